@@ -1,0 +1,166 @@
+// The whole config.yml as one schema. Sections and most keys have defaults, so a small file is enough;
+// objects are strict so that unknown keys are reported (as warnings, see load.ts).
+import * as z from 'zod';
+import {
+  absolutePath,
+  distinguishedName,
+  duration,
+  host,
+  intBetween,
+  nonEmptyString,
+  port,
+  size,
+  urlWithScheme,
+} from './fields.js';
+
+export const DEFAULT_INDEXER_PASSWORD_FILE = '/etc/edu-fileproxy/indexer.secret';
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const TLS_FILE_MISSING = 'required when http.tls is set (it needs both cert_file and key_file)';
+
+const httpSection = z.strictObject({
+  host: host().default('127.0.0.1'),
+  port: port().default(8080),
+  tls: z
+    .strictObject({
+      cert_file: absolutePath(TLS_FILE_MISSING),
+      key_file: absolutePath(TLS_FILE_MISSING),
+    })
+    .optional(),
+  max_body: size().prefault('1MiB'),
+  header_timeout: duration().prefault('10s'),
+  body_timeout: duration().prefault('30s'),
+});
+
+const shareEntry = z.strictObject({
+  name: nonEmptyString().regex(/^[^/\\]+$/, 'must be a share name without / or \\'),
+  server: host().optional(),
+});
+
+const smbSection = z
+  .strictObject({
+    server: host().optional(),
+    port: port().default(445),
+    domain: nonEmptyString(),
+    shares: z.array(shareEntry).min(1, 'must list at least one share'),
+    indexer_service_account: z
+      .strictObject({
+        user: nonEmptyString().optional(),
+        password_file: absolutePath().default(DEFAULT_INDEXER_PASSWORD_FILE),
+      })
+      .prefault({}),
+    request_timeout: duration().prefault('30s'),
+    idle_timeout: duration().prefault('5m'),
+  })
+  // Runs even when other smb keys are invalid (so all problems show at once); hence the defensive reads.
+  .superRefine((smb, ctx) => checkShares(smb, ctx), { when: () => true });
+
+/** Share names are unique (case-insensitive, like SMB) and every share has a backend server. */
+function checkShares(smb: { server?: unknown; shares?: unknown }, ctx: z.RefinementCtx): void {
+  if (!Array.isArray(smb.shares)) return;
+  const firstIndexByName = new Map<string, number>();
+  smb.shares.forEach((share: unknown, index) => {
+    if (share === null || typeof share !== 'object') return;
+    const { name, server } = share as { name?: unknown; server?: unknown };
+    if (typeof name === 'string') {
+      const first = firstIndexByName.get(name.toLowerCase());
+      if (first === undefined) firstIndexByName.set(name.toLowerCase(), index);
+      else
+        ctx.addIssue({
+          code: 'custom',
+          path: ['shares', index, 'name'],
+          message: `duplicate share name "${name}" (already used by smb.shares[${first}])`,
+        });
+    }
+    if (server === undefined && smb.server === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['shares', index, 'server'], message: 'required because smb.server is not set' });
+    }
+  });
+}
+
+const ldapSection = z.strictObject({
+  url: urlWithScheme(['ldap', 'ldaps'], 'must be an ldap:// or ldaps:// URL'),
+  base_dn: distinguishedName().optional(),
+  tls: z
+    .strictObject({
+      ca_file: absolutePath().optional(),
+      server_name: host().optional(),
+      reject_unauthorized: z.boolean().default(true),
+    })
+    .prefault({}),
+  timeout: duration().prefault('5s'),
+  cache_ttl: duration().prefault('5m'),
+  negative_cache_ttl: duration().prefault('30s'),
+});
+
+const adminSection = z.strictObject({
+  user: nonEmptyString(),
+  groups: z.array(nonEmptyString()).min(1, 'must list at least one group'),
+  session_ttl: duration().prefault('30m'),
+});
+
+const elasticsearchSection = z.strictObject({
+  enabled: z.boolean().default(true),
+  url: urlWithScheme(['http', 'https'], 'must be a URL with scheme http or https').default('http://127.0.0.1:9200'),
+});
+
+const webhooksSection = z.strictObject({
+  supported_user_agents: z
+    .array(nonEmptyString().regex(/^[^/\s]+$/, 'must be a User-Agent name without version or spaces, e.g. platform-api'))
+    .default(['service-eventhandler', 'platform-api']),
+  dedupe_size: intBetween(1, 1_000_000).default(100),
+  max_timestamp_age: duration().prefault('5m'),
+  user_events: z
+    .strictObject({
+      ttl: duration().prefault('24h'),
+      max_per_user: intBetween(1, 1_000_000).default(200),
+      max_total: intBetween(1, 100_000_000).default(50_000),
+    })
+    .prefault({}),
+});
+
+// Defaults suit a 2-core host: one HTTP front, two SMB readers, one indexer.
+const workersSection = z.strictObject({
+  http_front: intBetween(1, 64).default(1),
+  smb_readers: intBetween(1, 256).default(2),
+  indexers: intBetween(1, 64).default(1),
+});
+
+const supervisorSection = z.strictObject({
+  max_restarts: intBetween(0, 1000).default(5),
+  restart_window: duration().prefault('60s'),
+  backoff_initial: duration().prefault('100ms'),
+  backoff_max: duration().prefault('5s'),
+  shutdown_timeout: duration().prefault('10s'),
+});
+
+export const configSchema = z
+  .strictObject({
+    http: httpSection.prefault({}),
+    smb: smbSection,
+    ldap: ldapSection,
+    admin: adminSection,
+    elasticsearch: elasticsearchSection.prefault({}),
+    reconciler: z.strictObject({ interval: duration().prefault('15m') }).prefault({}),
+    webhooks: webhooksSection.prefault({}),
+    storage: z.strictObject({ data_dir: absolutePath().default('/var/lib/edu-fileproxy') }).prefault({}),
+    workers: workersSection.prefault({}),
+    supervisor: supervisorSection.prefault({}),
+    log: z
+      .strictObject({ level: z.enum(LOG_LEVELS, { error: `must be one of: ${LOG_LEVELS.join(', ')}` }).default('info') })
+      .prefault({}),
+  })
+  // The indexer reads SMB with the global-admin account unless another one is configured.
+  .transform((config) => ({
+    ...config,
+    smb: {
+      ...config.smb,
+      indexer_service_account: {
+        ...config.smb.indexer_service_account,
+        user: config.smb.indexer_service_account.user ?? config.admin.user,
+      },
+    },
+  }));
+
+/** The validated config: durations in milliseconds, sizes in bytes, defaults filled in. */
+export type Config = z.output<typeof configSchema>;
