@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+// `fileproxy <command>`: the service's command-line entry.
+import { runCheckConfig } from './check-config.js';
+import { runServe } from './serve.js';
+
+const USAGE = `usage: fileproxy <command> [options]
+
+commands:
+  serve --config <file>          run the service
+  check-config --config <file>   validate a config file and exit
+`;
+
+const commands: Record<string, (args: string[]) => Promise<number>> = {
+  'serve': runServe,
+  'check-config': runCheckConfig,
+};
+
+const [name, ...args] = process.argv.slice(2);
+const command = name === undefined ? undefined : commands[name];
+if (!command) {
+  process.stderr.write(name && name !== '--help' && name !== '-h' ? `unknown command: ${name}\n\n${USAGE}` : USAGE);
+  process.exitCode = name === '--help' || name === '-h' ? 0 : 2;
+} else {
+  process.exitCode = await command(args);
+}

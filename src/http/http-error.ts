@@ -1,0 +1,32 @@
+// The one error shape every endpoint answers with:
+// {"status":"error","error":"<code>","message":"<what is wrong>"}
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
+export interface ErrorBody { status: 'error'; error: string; message: string }
+
+export function errorBody(code: string, message: string): ErrorBody {
+  return { status: 'error', error: code, message };
+}
+
+/** Status lines uWebSockets.js wants spelled out. */
+const REASONS: Record<number, string> = {
+  200: 'OK', 201: 'Created', 204: 'No Content', 207: 'Multi-Status', 304: 'Not Modified',
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
+  409: 'Conflict', 412: 'Precondition Failed', 413: 'Payload Too Large', 415: 'Unsupported Media Type',
+  423: 'Locked', 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+};
+
+export function statusLine(status: number): string {
+  return `${status} ${REASONS[status] ?? 'Status'}`;
+}

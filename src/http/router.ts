@@ -1,0 +1,69 @@
+// Maps method + path to a handler. Paths are patterns of literal segments,
+// `:name` parameters and an optional trailing `*` (the rest of the path).
+import type { HttpExchange } from './exchange.js';
+import { HttpError } from './http-error.js';
+
+export type RouteParams = Record<string, string>;
+export type RouteHandler = (ex: HttpExchange, params: RouteParams) => Promise<void> | void;
+
+export interface RouteOptions {
+  /** Largest accepted request body in bytes; routes without it take no body. */
+  bodyLimit?: number;
+}
+
+interface Route extends RouteOptions {
+  method: string;
+  segments: string[];
+  handler: RouteHandler;
+}
+
+export interface RouteMatch extends RouteOptions {
+  handler: RouteHandler;
+  params: RouteParams;
+}
+
+export class Router {
+  private readonly routes: Route[] = [];
+
+  add(method: string, pattern: string, handler: RouteHandler, options: RouteOptions = {}): void {
+    this.routes.push({ method, segments: pattern.split('/').slice(1), handler, ...options });
+  }
+
+  /** The route for a request, or an HttpError (404 / 405) to answer with. */
+  match(method: string, path: string): RouteMatch | HttpError {
+    const segments = path.split('/').slice(1);
+    const allowed: string[] = [];
+    for (const route of this.routes) {
+      const params = matchSegments(route.segments, segments);
+      if (!params) continue;
+      if (route.method === method || (method === 'HEAD' && route.method === 'GET')) {
+        return { handler: route.handler, params, ...(route.bodyLimit !== undefined ? { bodyLimit: route.bodyLimit } : {}) };
+      }
+      allowed.push(route.method);
+    }
+    if (allowed.length > 0) {
+      return new HttpError(405, 'method_not_allowed', `${method} is not allowed on ${path}`, { allow: allowed.join(', ') });
+    }
+    return new HttpError(404, 'not_found', `no endpoint at ${path}`);
+  }
+}
+
+function matchSegments(pattern: string[], path: string[]): RouteParams | undefined {
+  const params: RouteParams = {};
+  for (let i = 0; i < pattern.length; i++) {
+    const p = pattern[i]!;
+    if (p === '*') {
+      params['*'] = path.slice(i).join('/');
+      return params;
+    }
+    const actual = path[i];
+    if (actual === undefined) return undefined;
+    if (p.startsWith(':')) {
+      if (actual === '') return undefined;
+      params[p.slice(1)] = actual;
+    } else if (p !== actual) {
+      return undefined;
+    }
+  }
+  return pattern.length === path.length ? params : undefined;
+}

@@ -1,0 +1,98 @@
+// The actor side of the runtime: what every actor thread's main module calls.
+// It answers the supervisor's control messages and keeps one RpcChannel per
+// connected peer, so actor code only says `ctx.peer<Proto>('dedupe').method()`.
+import { parentPort, workerData } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import { createLogger, type LogSettings } from '../log.js';
+import type { ActorDetails, ActorStartData, ActorToSupervisor, ServiceSecrets, SupervisorToActor } from './control.js';
+import { ActorUnavailableError, RpcChannel, toWire, type Remote } from './rpc.js';
+
+export interface ActorContext<C> {
+  readonly name: string;
+  readonly config: C;
+  readonly secrets: ServiceSecrets;
+  readonly log: Logger;
+  /** A typed client for a peer; calls fail fast while that peer is down. */
+  peer<P>(peer: string): Remote<P>;
+}
+
+export interface ActorBehaviour {
+  /** Served to every peer that connects to this actor. */
+  handlers?: object;
+  /** Extra fields for /healthz. */
+  health?(): ActorDetails;
+  /** Stop taking work and finish in-flight work within the timeout. */
+  stop?(timeoutMs: number): Promise<void>;
+  /** Synchronous last-chance cleanup before the thread dies of an uncaught error. */
+  abort?(): void;
+}
+
+/** Run this thread as an actor; `start` builds its behaviour from its context. */
+export function runActor<C extends LogSettings>(start: (ctx: ActorContext<C>) => Promise<ActorBehaviour>): void {
+  const port = parentPort;
+  if (!port) throw new Error('runActor must be called inside a worker thread');
+  const data = workerData as ActorStartData<C>;
+  const log = createLogger(data.config, { actor: data.name });
+  const channels = new Map<string, RpcChannel>();
+  let behaviour: ActorBehaviour = {};
+  const send = (msg: ActorToSupervisor) => port.postMessage(msg);
+
+  const ctx: ActorContext<C> = {
+    name: data.name,
+    config: data.config,
+    secrets: data.secrets,
+    log,
+    peer<P>(peer: string): Remote<P> {
+      return new Proxy({}, {
+        get: (_t, method) => (...args: unknown[]) => {
+          const channel = channels.get(peer);
+          if (!channel) return Promise.reject(new ActorUnavailableError(peer, 'not connected'));
+          return channel.call(String(method), args);
+        },
+      }) as Remote<P>;
+    },
+  };
+
+  // A crash must still release native resources (uWebSockets.js aborts the
+  // whole process if a thread exits with its sockets open).
+  process.on('uncaughtException', (err) => {
+    log.error({ err }, 'actor crashed');
+    try { behaviour.abort?.(); } finally {
+      send({ type: 'failed', phase: 'run', error: toWire(err) });
+      process.exit(1);
+    }
+  });
+
+  port.on('message', (msg: SupervisorToActor) => {
+    switch (msg.type) {
+      case 'connect':
+        channels.get(msg.peer)?.fail('replaced by a new connection');
+        channels.set(msg.peer, new RpcChannel(msg.port, msg.peer, behaviour.handlers));
+        break;
+      case 'disconnect':
+        channels.get(msg.peer)?.fail(msg.reason);
+        channels.delete(msg.peer);
+        break;
+      case 'ping':
+        send({ type: 'pong', id: msg.id, details: behaviour.health?.() ?? {} });
+        break;
+      case 'stop':
+        void (async () => {
+          try { await behaviour.stop?.(msg.timeoutMs); } catch (err) { log.error({ err }, 'error while stopping'); }
+          for (const channel of channels.values()) channel.fail('actor stopped');
+          send({ type: 'stopped' });
+          process.exit(0);
+        })();
+        break;
+    }
+  });
+
+  start(ctx).then(
+    (b) => { behaviour = b; send({ type: 'ready' }); },
+    (err: unknown) => {
+      log.error({ err }, 'actor failed to start');
+      send({ type: 'failed', phase: 'start', error: toWire(err) });
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,42 @@
+// Messages between the supervisor and one actor thread, over the worker's
+// parentPort. Requests between actors use RpcChannel over ports that the
+// supervisor hands out with `connect`.
+import type { MessagePort } from 'node:worker_threads';
+import type { WireError } from './rpc.js';
+
+/** Every actor thread the supervisor runs (pools are separate: see supervisor/pools.ts). */
+export type ActorKind = 'http-front' | 'dedupe' | 'ldap-resolver' | 'reconciler';
+
+/** What an actor reports about itself when pinged. */
+export type ActorDetails = Record<string, unknown>;
+
+export type SupervisorToActor =
+  /** A channel to a peer (another actor, or `supervisor`); replaces an older one of the same name. */
+  | { type: 'connect'; peer: string; port: MessagePort }
+  /** The peer died: fail its pending calls now. A new `connect` follows when it is back. */
+  | { type: 'disconnect'; peer: string; reason: string }
+  | { type: 'ping'; id: number }
+  /** Stop taking work, finish what is in flight within `timeoutMs`, then exit. */
+  | { type: 'stop'; timeoutMs: number };
+
+export type ActorToSupervisor =
+  | { type: 'ready' }
+  | { type: 'pong'; id: number; details: ActorDetails }
+  /** The actor failed to start or crashed; it exits right after this message. */
+  | { type: 'failed'; phase: 'start' | 'run'; error: WireError }
+  | { type: 'stopped' };
+
+/** Secrets read once by the supervisor and handed to the threads that need them. */
+export interface ServiceSecrets {
+  /** Password of smb.indexer_service_account; absent while the wiki feature is off. */
+  indexerPassword?: string;
+}
+
+/** What a worker receives as workerData. */
+export interface ActorStartData<C = unknown> {
+  /** Unique name, e.g. `http-front` or `http-front#2` when several run. */
+  name: string;
+  kind: ActorKind;
+  config: C;
+  secrets: ServiceSecrets;
+}

@@ -1,0 +1,155 @@
+// One supervised actor: its worker thread, its state, and its restarts.
+import { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import type { ActorDetails, ActorKind, ActorStartData, ActorToSupervisor, ServiceSecrets, SupervisorToActor } from '../src/runtime/control.js';
+import type { ActorHealth, ActorState } from '../src/messages/supervisor.js';
+import { RestartPolicy, type RestartLimits } from './restart-policy.js';
+
+export interface CellEvents {
+  /** The actor (re)started and can be connected to peers. */
+  ready(cell: ActorCell): void;
+  /** The actor died; peers must drop their channels to it. */
+  down(cell: ActorCell, reason: string): void;
+  /** The restart limit was hit. */
+  gaveUp(cell: ActorCell, reason: string): void;
+}
+
+const PING_TIMEOUT_MS = 1_000;
+
+export class ActorCell {
+  state: ActorState = 'starting';
+  private worker: Worker | undefined;
+  private restarts = 0;
+  private readyAt = 0;
+  /** Why the current incarnation died, if it reported it. */
+  private crashReason: string | undefined;
+  /** The most recent crash reason, kept for /healthz. */
+  private lastError: string | undefined;
+  private nextPingId = 1;
+  private readonly pings = new Map<number, (details: ActorDetails) => void>();
+  private readonly policy: RestartPolicy;
+  private stopped: (() => void) | undefined;
+
+  constructor(
+    readonly name: string,
+    readonly kind: ActorKind,
+    private readonly entry: URL,
+    private readonly config: unknown,
+    private readonly secrets: ServiceSecrets,
+    limits: RestartLimits,
+    private readonly events: CellEvents,
+    private readonly log: Logger,
+  ) {
+    this.policy = new RestartPolicy(limits);
+  }
+
+  start(): void {
+    this.crashReason = undefined;
+    const data: ActorStartData = { name: this.name, kind: this.kind, config: this.config, secrets: this.secrets };
+    const worker = new Worker(this.entry, { workerData: data, name: this.name });
+    this.worker = worker;
+    worker.on('message', (msg: ActorToSupervisor) => this.onMessage(msg));
+    // 'error' precedes 'exit' for uncaught errors the actor could not report itself.
+    worker.on('error', (err) => this.noteCrash(err.message));
+    worker.on('exit', (code) => this.onExit(worker, code));
+  }
+
+  send(msg: SupervisorToActor): void {
+    if (msg.type === 'connect') this.worker?.postMessage(msg, [msg.port]);
+    else this.worker?.postMessage(msg);
+  }
+
+  /** The actor's own report, or undefined when it does not answer in time. */
+  ping(): Promise<ActorDetails | undefined> {
+    if (this.state !== 'running') return Promise.resolve(undefined);
+    const id = this.nextPingId++;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => { this.pings.delete(id); resolve(undefined); }, PING_TIMEOUT_MS);
+      this.pings.set(id, (details) => { clearTimeout(timer); resolve(details); });
+      this.send({ type: 'ping', id });
+    });
+  }
+
+  async health(): Promise<ActorHealth> {
+    const details = await this.ping();
+    return {
+      state: this.state,
+      kind: 'actor',
+      restarts: this.restarts,
+      ...(this.state === 'running' ? { uptimeSeconds: Math.round((Date.now() - this.readyAt) / 1000) } : {}),
+      ...(this.lastError ? { lastError: this.lastError } : {}),
+      ...(details ? { details } : {}),
+    };
+  }
+
+  /** Ask the actor to drain and exit; terminate it if it overruns the timeout. */
+  async stop(timeoutMs: number): Promise<void> {
+    const worker = this.worker;
+    if (!worker || this.state === 'stopped' || this.state === 'failed') { this.state = 'stopped'; return; }
+    this.state = 'stopping';
+    const exited = new Promise<void>((resolve) => { this.stopped = resolve; });
+    this.send({ type: 'stop', timeoutMs });
+    const overrun = setTimeout(() => {
+      this.log.warn({ actor: this.name }, 'actor did not stop in time; terminating it');
+      void worker.terminate();
+    }, timeoutMs + 1_000);
+    await exited;
+    clearTimeout(overrun);
+  }
+
+  /** Kill the thread as a crash would (used by tests and by `fileproxy` fault drills). */
+  async kill(): Promise<void> {
+    await this.worker?.terminate();
+  }
+
+  private onMessage(msg: ActorToSupervisor): void {
+    switch (msg.type) {
+      case 'ready':
+        this.state = 'running';
+        this.readyAt = Date.now();
+        this.log.info({ actor: this.name, restarts: this.restarts }, 'actor ready');
+        this.events.ready(this);
+        break;
+      case 'pong':
+        this.pings.get(msg.id)?.(msg.details);
+        this.pings.delete(msg.id);
+        break;
+      case 'failed':
+        this.noteCrash(`${msg.phase === 'start' ? 'start failed' : 'crashed'}: ${msg.error.message}`);
+        break;
+      case 'stopped':
+        break;
+    }
+  }
+
+  private noteCrash(reason: string): void {
+    this.crashReason = reason;
+    this.lastError = reason;
+  }
+
+  private onExit(worker: Worker, code: number): void {
+    if (worker !== this.worker) return;
+    this.worker = undefined;
+    if (this.state === 'stopping') {
+      this.state = 'stopped';
+      this.stopped?.();
+      return;
+    }
+    const reason = this.crashReason ?? `thread exited with code ${code}`;
+    this.lastError = reason;
+    this.log.error({ actor: this.name, code, reason }, 'actor died');
+    this.events.down(this, reason);
+    const decision = this.policy.onCrash(Date.now());
+    if (!decision.restart) {
+      this.state = 'failed';
+      this.events.gaveUp(this, decision.reason);
+      return;
+    }
+    this.state = 'restarting';
+    this.restarts++;
+    setTimeout(() => {
+      if (this.state !== 'restarting') return; // stopped meanwhile
+      this.start();
+    }, decision.delayMs);
+  }
+}

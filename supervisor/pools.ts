@@ -1,0 +1,53 @@
+// The supervisor's worker pools. piscina replaces a pool worker that dies by
+// itself and fails only the task it was running, so pools need no restart
+// policy of ours; we only report their state.
+import { Piscina } from 'piscina';
+import type { ActorHealth } from '../src/messages/supervisor.js';
+import type { IndexerResult, IndexerTask, SmbReaderResult, SmbReaderTask } from '../src/messages/pools.js';
+
+export class WorkerPool<Task, Result> {
+  private readonly piscina: Piscina<Task, Result>;
+  private closing = false;
+
+  constructor(readonly name: string, entry: URL, threads: number, workerData: unknown) {
+    this.piscina = new Piscina({
+      filename: entry.href,
+      minThreads: threads,
+      maxThreads: threads,
+      workerData,
+      // Keep a bounded queue so that overload shows up as errors, not memory.
+      maxQueue: threads * 64,
+    });
+  }
+
+  run(task: Task): Promise<Result> {
+    return this.piscina.run(task);
+  }
+
+  health(): ActorHealth {
+    return {
+      state: this.closing ? 'stopping' : 'running',
+      kind: 'pool',
+      restarts: 0,
+      details: {
+        threads: this.piscina.threads.length,
+        queued: this.piscina.queueSize,
+        completed: this.piscina.completed,
+        utilization: Number(this.piscina.utilization.toFixed(3)),
+      },
+    };
+  }
+
+  /** Finish queued tasks, then end the threads; force them after the timeout. */
+  async close(timeoutMs: number): Promise<void> {
+    this.closing = true;
+    let timer: NodeJS.Timeout | undefined;
+    const overrun = new Promise<void>((resolve) => { timer = setTimeout(resolve, timeoutMs); });
+    await Promise.race([this.piscina.close().catch(() => undefined), overrun]);
+    clearTimeout(timer);
+    await this.piscina.destroy();
+  }
+}
+
+export type SmbReaderPool = WorkerPool<SmbReaderTask, SmbReaderResult>;
+export type IndexerPool = WorkerPool<IndexerTask, IndexerResult>;

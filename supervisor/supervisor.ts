@@ -1,0 +1,144 @@
+// The supervisor: runs on the main thread, spawns every actor and pool,
+// wires channels between them, restarts crashed actors and shuts all down.
+import { MessageChannel } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import type { Config } from '../src/config/index.js';
+import type { ActorKind, ServiceSecrets } from '../src/runtime/control.js';
+import { RpcChannel } from '../src/runtime/rpc.js';
+import type { HealthReport, SupervisorProtocol } from '../src/messages/supervisor.js';
+import { ActorCell, type CellEvents } from './actor-cell.js';
+import { WorkerPool, type IndexerPool, type SmbReaderPool } from './pools.js';
+import { instanceNames, linked } from './topology.js';
+
+const STARTUP_TIMEOUT_MS = 30_000;
+
+export class Supervisor {
+  private readonly cells: ActorCell[] = [];
+  /** The supervisor's own channel to each running actor, by actor name. */
+  private readonly channels = new Map<string, RpcChannel>();
+  readonly smbReaders: SmbReaderPool;
+  readonly indexers: IndexerPool;
+  private stopping: Promise<void> | undefined;
+  private exitCode = 0;
+  private resolveDone!: (code: number) => void;
+  /** Resolves with the process exit code once everything has stopped. */
+  readonly done = new Promise<number>((resolve) => { this.resolveDone = resolve; });
+  private startupFailed: ((err: Error) => void) | undefined;
+
+  constructor(private readonly config: Config, secrets: ServiceSecrets, private readonly log: Logger) {
+    const poolEntry = (kind: string) => new URL(`../actors/${kind}/task.js`, import.meta.url);
+    const poolData = { config, secrets };
+    this.smbReaders = new WorkerPool('smb-reader', poolEntry('smb-reader'), config.workers.smb_readers, poolData);
+    this.indexers = new WorkerPool('indexer', poolEntry('indexer'), config.workers.indexers, poolData);
+
+    const events: CellEvents = {
+      ready: (cell) => this.wire(cell),
+      down: (cell, reason) => this.unwire(cell, reason),
+      gaveUp: (cell, reason) => {
+        const err = new Error(`actor ${cell.name} keeps crashing (${reason}); giving up`);
+        this.log.fatal({ actor: cell.name }, err.message);
+        this.startupFailed?.(err);
+        this.exitCode = 1;
+        void this.stop();
+      },
+    };
+    const limits = {
+      maxRestarts: config.supervisor.max_restarts,
+      windowMs: config.supervisor.restart_window,
+      backoffInitialMs: config.supervisor.backoff_initial,
+      backoffMaxMs: config.supervisor.backoff_max,
+    };
+    const counts: Record<ActorKind, number> = {
+      'http-front': config.workers.http_front, 'dedupe': 1, 'ldap-resolver': 1, 'reconciler': 1,
+    };
+    for (const kind of Object.keys(counts) as ActorKind[]) {
+      for (const name of instanceNames(kind, counts[kind])) {
+        const entry = new URL(`../actors/${kind}/main.js`, import.meta.url);
+        this.cells.push(new ActorCell(name, kind, entry, config, secrets, limits, events, log));
+      }
+    }
+  }
+
+  /** Start every actor and pool; resolves when all are ready. */
+  async start(): Promise<void> {
+    const allReady = new Promise<void>((resolve, reject) => {
+      this.startupFailed = reject;
+      const timer = setTimeout(() => {
+        const late = this.cells.filter((c) => c.state !== 'running').map((c) => c.name);
+        reject(new Error(`actors not ready after ${STARTUP_TIMEOUT_MS} ms: ${late.join(', ')}`));
+      }, STARTUP_TIMEOUT_MS);
+      const check = setInterval(() => {
+        if (this.cells.every((c) => c.state === 'running')) {
+          clearTimeout(timer);
+          clearInterval(check);
+          resolve();
+        }
+      }, 20);
+    });
+    for (const cell of this.cells) cell.start();
+    // A pool whose task module cannot load fails here rather than on first use.
+    await Promise.all([allReady, this.smbReaders.run({ type: 'ping' }), this.indexers.run({ type: 'ping' })]);
+    this.startupFailed = undefined;
+    this.log.info({ actors: this.cells.map((c) => c.name) }, 'all actors ready');
+  }
+
+  async health(): Promise<HealthReport> {
+    const report: HealthReport = { status: 'ok', actors: {} };
+    const actorHealth = await Promise.all(this.cells.map((c) => c.health()));
+    this.cells.forEach((cell, i) => { report.actors[cell.name] = actorHealth[i]!; });
+    report.actors[this.smbReaders.name] = this.smbReaders.health();
+    report.actors[this.indexers.name] = this.indexers.health();
+    if (Object.values(report.actors).some((a) => a.state !== 'running')) report.status = 'degraded';
+    return report;
+  }
+
+  /** A running actor by name (for fault drills and tests). */
+  cell(name: string): ActorCell | undefined {
+    return this.cells.find((c) => c.name === name);
+  }
+
+  /**
+   * Graceful shutdown: the HTTP fronts stop accepting and drain first (they
+   * may still need their peers to finish requests), then the other actors,
+   * then the pools.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      const timeout = this.config.supervisor.shutdown_timeout;
+      this.log.info({ timeoutMs: timeout }, 'shutting down');
+      const fronts = this.cells.filter((c) => c.kind === 'http-front');
+      await Promise.all(fronts.map((c) => c.stop(timeout)));
+      await Promise.all(this.cells.filter((c) => c.kind !== 'http-front').map((c) => c.stop(timeout)));
+      await Promise.all([this.smbReaders.close(timeout), this.indexers.close(timeout)]);
+      for (const channel of this.channels.values()) channel.fail('supervisor stopped');
+      this.log.info({ exitCode: this.exitCode }, 'stopped');
+      this.resolveDone(this.exitCode);
+    })();
+    return this.stopping;
+  }
+
+  private wire(cell: ActorCell): void {
+    const handlers: SupervisorProtocol = { health: () => this.health() };
+    const own = new MessageChannel();
+    this.channels.get(cell.name)?.fail('actor restarted');
+    this.channels.set(cell.name, new RpcChannel(own.port1, cell.name, handlers));
+    cell.send({ type: 'connect', peer: 'supervisor', port: own.port2 });
+
+    for (const other of this.cells) {
+      if (other === cell || other.state !== 'running' || !linked(cell.kind, other.kind)) continue;
+      const { port1, port2 } = new MessageChannel();
+      cell.send({ type: 'connect', peer: other.name, port: port1 });
+      other.send({ type: 'connect', peer: cell.name, port: port2 });
+    }
+  }
+
+  private unwire(cell: ActorCell, reason: string): void {
+    this.channels.get(cell.name)?.fail(reason);
+    this.channels.delete(cell.name);
+    for (const other of this.cells) {
+      if (other !== cell && linked(cell.kind, other.kind)) {
+        other.send({ type: 'disconnect', peer: cell.name, reason: `${cell.name} crashed: ${reason}` });
+      }
+    }
+  }
+}

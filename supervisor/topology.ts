@@ -1,0 +1,19 @@
+// Which actors run and which of them talk to each other. Every actor also
+// gets a channel to the supervisor itself (peer name `supervisor`).
+import type { ActorKind } from '../src/runtime/control.js';
+
+/** Pairs of actor kinds that get a channel between every instance of each. */
+export const ACTOR_LINKS: ReadonlyArray<readonly [ActorKind, ActorKind]> = [
+  ['http-front', 'dedupe'],
+  ['http-front', 'ldap-resolver'],
+];
+
+/** Instance names: one instance is named after its kind, several get `#n`. */
+export function instanceNames(kind: ActorKind, count: number): string[] {
+  if (count === 1) return [kind];
+  return Array.from({ length: count }, (_, i) => `${kind}#${i + 1}`);
+}
+
+export function linked(a: ActorKind, b: ActorKind): boolean {
+  return ACTOR_LINKS.some(([x, y]) => (x === a && y === b) || (x === b && y === a));
+}
