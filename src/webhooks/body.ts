@@ -1,0 +1,58 @@
+import { type WebhookError, webhookError } from './errors.js';
+
+export type WebhookBodyResult =
+  | { readonly ok: true; readonly event: Record<string, unknown> }
+  | { readonly ok: false; readonly error: WebhookError };
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Checks the body of a webhook request: `Content-Type: application/json` (parameters allowed,
+ * a charset must be UTF-8) else 415; a JSON object else 400 `invalid_json` / `body_not_object`.
+ */
+export function checkWebhookBody(
+  contentType: string | undefined,
+  body: ArrayBuffer | Uint8Array | string,
+): WebhookBodyResult {
+  const mediaTypeProblem = checkContentType(contentType);
+  if (mediaTypeProblem !== undefined) {
+    return { ok: false, error: webhookError(415, 'unsupported_media_type', mediaTypeProblem) };
+  }
+  let text: string;
+  try {
+    text = typeof body === 'string' ? body : utf8.decode(body);
+  } catch {
+    return { ok: false, error: webhookError(400, 'invalid_json', 'request body is not valid UTF-8') };
+  }
+  if (text.trim() === '') {
+    return { ok: false, error: webhookError(400, 'invalid_json', 'request body is empty; a JSON object is required') };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, error: webhookError(400, 'invalid_json', `request body is not valid JSON: ${(err as Error).message}`) };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    const kind = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+    return { ok: false, error: webhookError(400, 'body_not_object', `request body must be a JSON object, got ${kind}`) };
+  }
+  return { ok: true, event: value as Record<string, unknown> };
+}
+
+/** Returns what is wrong with the Content-Type, or undefined if it is JSON in UTF-8. */
+function checkContentType(contentType: string | undefined): string | undefined {
+  const [mediaType = '', ...parameters] = (contentType ?? '').split(';');
+  if (mediaType.trim().toLowerCase() !== 'application/json') {
+    return contentType === undefined || contentType.trim() === ''
+      ? 'Content-Type header is missing; application/json is required'
+      : 'Content-Type must be application/json';
+  }
+  for (const parameter of parameters) {
+    const [name = '', value = ''] = parameter.split('=', 2).map((part) => part.trim().toLowerCase());
+    if (name === 'charset' && !['utf-8', 'utf8', '"utf-8"'].includes(value)) {
+      return 'Content-Type charset must be utf-8';
+    }
+  }
+  return undefined;
+}

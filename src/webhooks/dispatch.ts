@@ -1,0 +1,66 @@
+import { type WebhookClient, userAgentProduct } from './client.js';
+import type { UserEventsCache } from './user-events.js';
+
+/** The part of a pino logger the webhook processing uses (pino's Logger fits). */
+export interface WebhookLogger {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+}
+
+/** An event that passed all intake checks, including the dedupe ring. */
+export interface AcceptedWebhookEvent {
+  readonly client: WebhookClient;
+  readonly eventId: string;
+  readonly payload: Readonly<Record<string, unknown>>;
+}
+
+export interface WebhookDispatchDeps {
+  readonly userEvents: UserEventsCache;
+  readonly logger: WebhookLogger;
+  /**
+   * Content evaluation of `platform-api` events. The spec prepares it but keeps it inactive,
+   * so it is unset in production; when set, it is called for every `platform-api` event.
+   */
+  readonly evaluatePlatformApiEvent?: (event: AcceptedWebhookEvent) => void;
+}
+
+export type DispatchOutcome =
+  | 'cached' // service-eventhandler event stored for its user
+  | 'discarded' // service-eventhandler event without a usable username
+  | 'logged' // platform-api event
+  | 'evaluated' // platform-api event handed to the (normally inactive) content evaluation
+  | 'ignored'; // registered but without processing
+
+/**
+ * Processing of an accepted event by the product part of the client's registered User-Agent
+ * (spec 4.3). Every event is answered 200 whatever happens here. Log lines carry the client id
+ * and event id but never the API key or the payload.
+ */
+export function dispatchWebhookEvent(event: AcceptedWebhookEvent, deps: WebhookDispatchDeps): DispatchOutcome {
+  const service = userAgentProduct(event.client.user_agent);
+  const fields = { webhook_client: event.client.id, user_agent: service, event_id: event.eventId };
+  switch (service) {
+    case 'service-eventhandler': {
+      const username = event.payload['username'];
+      if (typeof username !== 'string' || username.trim() === '') {
+        const reason = username === undefined ? 'no username field' : 'username is not a non-empty string';
+        deps.logger.info({ ...fields, reason }, 'webhook event discarded');
+        return 'discarded';
+      }
+      deps.userEvents.add(username.trim(), {
+        eventId: event.eventId,
+        clientId: event.client.id,
+        payload: event.payload,
+      });
+      return 'cached';
+    }
+    case 'platform-api':
+      deps.logger.info(fields, 'platform-api webhook event received');
+      if (deps.evaluatePlatformApiEvent === undefined) return 'logged';
+      deps.evaluatePlatformApiEvent(event);
+      return 'evaluated';
+    default:
+      deps.logger.warn(fields, 'webhook event from a service without processing; accepted but not processed');
+      return 'ignored';
+  }
+}

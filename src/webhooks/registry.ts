@@ -1,0 +1,138 @@
+import crypto from 'node:crypto';
+import {
+  type MaskedWebhookClient,
+  type WebhookClient,
+  generateApiKey,
+  generateClientId,
+  maskClient,
+} from './client.js';
+import type { WebhookClientStore } from './store.js';
+
+/** The only thing the intake check needs from the registry. */
+export interface WebhookClientLookup {
+  findByKey(apiKey: string): WebhookClient | undefined;
+}
+
+export class UnsupportedUserAgentError extends Error {
+  override readonly name = 'UnsupportedUserAgentError';
+  constructor(readonly userAgent: string, readonly supported: readonly string[]) {
+    super(`User-Agent '${userAgent}' is not a supported service; choose one of: ${supported.join(', ')}`);
+  }
+}
+
+export interface WebhookRegistryOptions {
+  /** `webhooks.supported_user_agents`: the services a client may be created for. */
+  readonly supportedUserAgents: readonly string[];
+  /** Clock for `created_at`; injectable for tests. */
+  readonly now?: () => Date;
+}
+
+export interface DeleteResult {
+  readonly deleted: string[];
+  readonly notFound: string[];
+}
+
+function keyDigest(apiKey: string): Buffer {
+  return crypto.createHash('sha256').update(apiKey, 'utf8').digest();
+}
+
+/**
+ * The webhook clients, in memory for lookups and persisted through a store on every change.
+ * Lookups go through the SHA-256 of the key, so the time a lookup takes does not depend on
+ * how many leading characters of a guessed key are right; the final comparison of the digests
+ * is constant-time as well. Changes are serialised and written before they become visible, so
+ * a failed write leaves the registry as it was.
+ */
+export class WebhookClientRegistry implements WebhookClientLookup {
+  private clients: readonly WebhookClient[];
+  private byDigest: Map<string, { digest: Buffer; client: WebhookClient }>;
+  private pending: Promise<unknown> = Promise.resolve();
+  private readonly now: () => Date;
+
+  private constructor(
+    private readonly store: WebhookClientStore,
+    private readonly options: WebhookRegistryOptions,
+    clients: readonly WebhookClient[],
+  ) {
+    this.now = options.now ?? (() => new Date());
+    this.clients = clients;
+    this.byDigest = indexByDigest(clients);
+  }
+
+  static async open(store: WebhookClientStore, options: WebhookRegistryOptions): Promise<WebhookClientRegistry> {
+    return new WebhookClientRegistry(store, options, await store.load());
+  }
+
+  findByKey(apiKey: string): WebhookClient | undefined {
+    const digest = keyDigest(apiKey);
+    const entry = this.byDigest.get(digest.toString('hex'));
+    if (entry === undefined || !crypto.timingSafeEqual(entry.digest, digest)) return undefined;
+    return entry.client;
+  }
+
+  /** Creates a client for a supported User-Agent with a freshly generated key. */
+  create(userAgent: string): Promise<WebhookClient> {
+    if (!this.options.supportedUserAgents.includes(userAgent)) {
+      return Promise.reject(new UnsupportedUserAgentError(userAgent, this.options.supportedUserAgents));
+    }
+    return this.change((clients) => {
+      const client: WebhookClient = {
+        id: generateClientId(),
+        user_agent: userAgent,
+        api_key: generateApiKey(),
+        created_at: this.now().toISOString(),
+      };
+      return { clients: [...clients, client], result: client };
+    });
+  }
+
+  /** The settings list: keys masked, optionally only the clients of one User-Agent. */
+  list(filter: { userAgent?: string } = {}): MaskedWebhookClient[] {
+    return this.clients
+      .filter((c) => filter.userAgent === undefined || c.user_agent === filter.userAgent)
+      .map(maskClient);
+  }
+
+  /** One client with its key in clear, for the reveal action; undefined if the id is unknown. */
+  reveal(id: string): WebhookClient | undefined {
+    return this.clients.find((c) => c.id === id);
+  }
+
+  /** Deletes the given clients; their keys are rejected from the moment this resolves. */
+  delete(ids: readonly string[]): Promise<DeleteResult> {
+    return this.change((clients) => {
+      const wanted = new Set(ids);
+      const deleted = clients.filter((c) => wanted.has(c.id)).map((c) => c.id);
+      const notFound = [...wanted].filter((id) => !deleted.includes(id));
+      const remaining = deleted.length > 0 ? clients.filter((c) => !wanted.has(c.id)) : undefined;
+      return { clients: remaining, result: { deleted, notFound } };
+    });
+  }
+
+  /** Runs one change after the previous ones; `clients: undefined` means nothing changed. */
+  private change<T>(
+    apply: (clients: readonly WebhookClient[]) => { clients: WebhookClient[] | undefined; result: T },
+  ): Promise<T> {
+    const run = async (): Promise<T> => {
+      const next = apply(this.clients);
+      if (next.clients !== undefined) {
+        await this.store.save(next.clients);
+        this.clients = next.clients;
+        this.byDigest = indexByDigest(next.clients);
+      }
+      return next.result;
+    };
+    const result = this.pending.then(run, run);
+    this.pending = result.catch(() => undefined);
+    return result;
+  }
+}
+
+function indexByDigest(clients: readonly WebhookClient[]): Map<string, { digest: Buffer; client: WebhookClient }> {
+  const index = new Map<string, { digest: Buffer; client: WebhookClient }>();
+  for (const client of clients) {
+    const digest = keyDigest(client.api_key);
+    index.set(digest.toString('hex'), { digest, client });
+  }
+  return index;
+}

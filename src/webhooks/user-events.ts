@@ -1,0 +1,81 @@
+import { LRUCache } from 'lru-cache';
+
+/** A `service-eventhandler` event kept for one user. */
+export interface UserEvent {
+  readonly eventId: string;
+  readonly clientId: string;
+  /** When the event was accepted, milliseconds since the epoch. */
+  readonly receivedAt: number;
+  readonly payload: Readonly<Record<string, unknown>>;
+}
+
+export interface UserEventsCacheOptions {
+  /** `webhooks.user_events.ttl` in ms; the spec keeps events for 24 hours. */
+  readonly ttlMs?: number;
+  /** `webhooks.user_events.max_per_user`: older events of a user beyond this are dropped. */
+  readonly maxPerUser?: number;
+  /** `webhooks.user_events.max_total`: when exceeded, the least recently active users are dropped. */
+  readonly maxTotal?: number;
+  /** Clock in ms since the epoch; injectable for tests. */
+  readonly now?: () => number;
+}
+
+export const USER_EVENTS_DEFAULTS = { ttlMs: 24 * 60 * 60 * 1000, maxPerUser: 200, maxTotal: 50_000 } as const;
+
+/**
+ * Events per user for 24 hours. Users are entries of an LRU cache whose size is their number
+ * of events, so the total is bounded; each event also carries its own receive time, so a user's
+ * older events expire individually even while newer ones keep the user's entry alive.
+ * User names are compared case-insensitively (directory logins are), so keys are lower-cased.
+ */
+export class UserEventsCache {
+  private readonly ttlMs: number;
+  private readonly maxPerUser: number;
+  private readonly now: () => number;
+  private readonly users: LRUCache<string, UserEvent[]>;
+
+  constructor(options: UserEventsCacheOptions = {}) {
+    this.ttlMs = positiveInteger('ttlMs', options.ttlMs ?? USER_EVENTS_DEFAULTS.ttlMs);
+    this.maxPerUser = positiveInteger('maxPerUser', options.maxPerUser ?? USER_EVENTS_DEFAULTS.maxPerUser);
+    const maxTotal = positiveInteger('maxTotal', options.maxTotal ?? USER_EVENTS_DEFAULTS.maxTotal);
+    if (this.maxPerUser > maxTotal) {
+      throw new RangeError(`maxPerUser (${this.maxPerUser}) must not exceed maxTotal (${maxTotal})`);
+    }
+    const now = options.now ?? Date.now;
+    this.now = now;
+    this.users = new LRUCache<string, UserEvent[]>({
+      maxSize: maxTotal,
+      sizeCalculation: (events) => events.length,
+      ttl: this.ttlMs,
+      perf: { now },
+    });
+  }
+
+  /** Remembers an event for a user; the newest event comes first in `list`. */
+  add(username: string, event: Omit<UserEvent, 'receivedAt'>): void {
+    const key = username.toLowerCase();
+    const stored: UserEvent = { ...event, receivedAt: this.now() };
+    const events = [stored, ...this.unexpired(this.users.get(key))].slice(0, this.maxPerUser);
+    this.users.set(key, events); // set again so size and TTL follow the new list
+  }
+
+  /** The user's unexpired events, newest first. */
+  list(username: string): UserEvent[] {
+    return this.unexpired(this.users.get(username.toLowerCase()));
+  }
+
+  /** Number of events held over all users (expired ones may still count until touched). */
+  get totalEvents(): number {
+    return this.users.calculatedSize;
+  }
+
+  private unexpired(events: readonly UserEvent[] | undefined): UserEvent[] {
+    const oldest = this.now() - this.ttlMs;
+    return (events ?? []).filter((e) => e.receivedAt > oldest);
+  }
+}
+
+function positiveInteger(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  return value;
+}

@@ -1,0 +1,81 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import pino from 'pino';
+import type { WebhookClient } from '../../../src/webhooks/client.js';
+import { type AcceptedWebhookEvent, dispatchWebhookEvent, type WebhookLogger } from '../../../src/webhooks/dispatch.js';
+import { UserEventsCache } from '../../../src/webhooks/user-events.js';
+
+// pino's logger must satisfy the interface the dispatcher takes (a compile-time check)
+const pinoLogger: WebhookLogger = pino({ enabled: false });
+
+function recordingLogger() {
+  const lines: { level: 'info' | 'warn'; fields: object; message: string }[] = [];
+  const logger: WebhookLogger = {
+    info: (fields, message) => lines.push({ level: 'info', fields, message }),
+    warn: (fields, message) => lines.push({ level: 'warn', fields, message }),
+  };
+  return { logger, lines };
+}
+
+function accepted(userAgent: string, payload: Record<string, unknown>): AcceptedWebhookEvent {
+  const client: WebhookClient = { id: 'c1', user_agent: userAgent, api_key: 'the-secret-key', created_at: '2025-01-01T00:00:00.000Z' };
+  return { client, eventId: 'evt-1', payload };
+}
+
+describe('dispatchWebhookEvent', () => {
+  it('caches service-eventhandler events with a username for that user', () => {
+    const userEvents = new UserEventsCache();
+    const outcome = dispatchWebhookEvent(accepted('service-eventhandler', { username: 'anna', kind: 'x' }), {
+      userEvents,
+      logger: pinoLogger,
+    });
+    assert.equal(outcome, 'cached');
+    assert.deepEqual(userEvents.list('anna').map((e) => [e.eventId, e.clientId, e.payload]), [
+      ['evt-1', 'c1', { username: 'anna', kind: 'x' }],
+    ]);
+  });
+
+  for (const payload of [{}, { username: '' }, { username: '  ' }, { username: 42 }, { username: null }]) {
+    it(`discards service-eventhandler events with ${JSON.stringify(payload)} and logs why`, () => {
+      const userEvents = new UserEventsCache();
+      const { logger, lines } = recordingLogger();
+      assert.equal(dispatchWebhookEvent(accepted('service-eventhandler', payload), { userEvents, logger }), 'discarded');
+      assert.equal(userEvents.totalEvents, 0);
+      assert.equal(lines.length, 1);
+      assert.ok('reason' in lines[0]!.fields);
+    });
+  }
+
+  it('logs platform-api events; content evaluation is inactive unless a hook is given', () => {
+    const { logger, lines } = recordingLogger();
+    const userEvents = new UserEventsCache();
+    const event = accepted('platform-api', { username: 'anna' });
+    assert.equal(dispatchWebhookEvent(event, { userEvents, logger }), 'logged');
+    assert.equal(lines.length, 1);
+    assert.equal(lines[0]!.level, 'info');
+    assert.deepEqual(userEvents.list('anna'), []);
+
+    const evaluated: AcceptedWebhookEvent[] = [];
+    const withHook = { userEvents, logger, evaluatePlatformApiEvent: (e: AcceptedWebhookEvent) => evaluated.push(e) };
+    assert.equal(dispatchWebhookEvent(event, withHook), 'evaluated');
+    assert.deepEqual(evaluated, [event]);
+  });
+
+  it('ignores other registered services with exactly one warning', () => {
+    const { logger, lines } = recordingLogger();
+    const outcome = dispatchWebhookEvent(accepted('grades-sync', { username: 'anna' }), {
+      userEvents: new UserEventsCache(),
+      logger,
+    });
+    assert.equal(outcome, 'ignored');
+    assert.deepEqual(lines.map((l) => l.level), ['warn']);
+  });
+
+  it('never logs the API key', () => {
+    const { logger, lines } = recordingLogger();
+    for (const ua of ['service-eventhandler', 'platform-api', 'other']) {
+      dispatchWebhookEvent(accepted(ua, {}), { userEvents: new UserEventsCache(), logger });
+    }
+    assert.ok(!JSON.stringify(lines).includes('the-secret-key'));
+  });
+});
