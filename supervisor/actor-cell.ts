@@ -97,9 +97,13 @@ export class ActorCell {
     clearTimeout(overrun);
   }
 
-  /** Kill the thread as a crash would (used by tests and by `fileproxy` fault drills). */
-  async kill(): Promise<void> {
-    await this.worker?.terminate();
+  /**
+   * Fault drill: make the actor die of an uncaught error. (Terminating the
+   * thread from outside is no drill: uWebSockets.js aborts the whole process
+   * when a thread ends with its sockets open.)
+   */
+  crash(reason = 'fault drill'): void {
+    this.send({ type: 'crash', reason });
   }
 
   private onMessage(msg: ActorToSupervisor): void {

@@ -73,6 +73,9 @@ export function runActor<C extends LogSettings>(start: (ctx: ActorContext<C>) =>
         channels.get(msg.peer)?.fail(msg.reason);
         channels.delete(msg.peer);
         break;
+      case 'crash':
+        setImmediate(() => { throw new Error(msg.reason); });
+        break;
       case 'ping':
         send({ type: 'pong', id: msg.id, details: behaviour.health?.() ?? {} });
         break;

@@ -1,0 +1,85 @@
+// The supervisor against the real service build: actors start, report, get
+// restarted after a crash, and everything stops cleanly on SIGTERM.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { pino } from 'pino';
+import { Supervisor } from '../../supervisor/supervisor.js';
+import { loadConfig, readIndexerPassword } from '../../src/config/index.js';
+import type { HealthReport } from '../../src/messages/supervisor.js';
+import { startService, waitFor, writeServiceConfig, type RunningService } from '../support/service.js';
+
+const ACTORS = ['http-front', 'dedupe', 'ldap-resolver', 'reconciler', 'smb-reader', 'indexer'];
+
+async function health(url: string): Promise<HealthReport> {
+  return (await (await fetch(`${url}/healthz`)).json()) as HealthReport;
+}
+
+describe('fileproxy serve', () => {
+  let service: RunningService;
+  before(async () => { service = await startService(); });
+  after(async () => { await service.stop(); });
+
+  it('/healthz lists every actor and pool as running', async () => {
+    const res = await fetch(`${service.url}/healthz`);
+    assert.equal(res.status, 200);
+    const report = (await res.json()) as HealthReport;
+    assert.equal(report.status, 'ok');
+    assert.deepEqual(Object.keys(report.actors).sort(), [...ACTORS].sort());
+    for (const name of ACTORS) assert.equal(report.actors[name]!.state, 'running', name);
+    assert.equal(report.actors['smb-reader']!.kind, 'pool');
+  });
+
+  it('answers unknown paths with a JSON 404', async () => {
+    const res = await fetch(`${service.url}/no/such/thing`);
+    assert.equal(res.status, 404);
+    assert.deepEqual(await res.json(), { status: 'error', error: 'not_found', message: 'no endpoint at /no/such/thing' });
+  });
+
+  it('exits 0 on SIGTERM and stops listening', async () => {
+    assert.equal(await service.stop(), 0);
+    await assert.rejects(fetch(`${service.url}/healthz`));
+  });
+});
+
+describe('supervisor restarts', () => {
+  async function startSupervisor(maxRestarts: number) {
+    const { file, port } = await writeServiceConfig({ supervisor: { max_restarts: maxRestarts, backoff_initial: '50ms' } });
+    const { config } = loadConfig(file);
+    const supervisor = new Supervisor(config, { indexerPassword: readIndexerPassword(config) }, pino({ level: 'silent' }));
+    await supervisor.start();
+    return { supervisor, url: `http://127.0.0.1:${port}` };
+  }
+
+  it('restarts a crashed actor and reports the restart', async () => {
+    const { supervisor, url } = await startSupervisor(5);
+    try {
+      supervisor.cell('dedupe')!.crash('drill in test');
+      await waitFor(async () => {
+        const dedupe = (await health(url)).actors['dedupe']!;
+        return dedupe.state === 'running' && dedupe.restarts === 1;
+      }, 5_000);
+      const dedupe = (await health(url)).actors['dedupe']!;
+      assert.match(dedupe.lastError ?? '', /drill in test/);
+    } finally {
+      await supervisor.stop();
+    }
+  });
+
+  it('restarts a crashed http-front too', async () => {
+    const { supervisor, url } = await startSupervisor(5);
+    try {
+      supervisor.cell('http-front')!.crash('front drill');
+      await waitFor(async () => (await health(url)).actors['http-front']!.restarts === 1, 5_000);
+    } finally {
+      await supervisor.stop();
+    }
+  });
+
+  it('gives up after max_restarts crashes and exits non-zero', async () => {
+    const { supervisor } = await startSupervisor(1);
+    supervisor.cell('reconciler')!.crash('first');
+    await waitFor(async () => supervisor.cell('reconciler')!.state === 'running', 5_000);
+    supervisor.cell('reconciler')!.crash('second');
+    assert.equal(await supervisor.done, 1);
+  });
+});

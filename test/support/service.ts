@@ -1,0 +1,81 @@
+// Runs the real service (`fileproxy serve`) as a child process against the
+// testbed, on a port of its own, for integration tests.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse, stringify } from 'yaml';
+import { readTestbedEnv } from '../testbed/env.js';
+import { freePort } from './ports.js';
+
+const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+
+export interface RunningService {
+  url: string;
+  configFile: string;
+  process: ChildProcess;
+  /** Everything the service wrote to stdout and stderr so far. */
+  output(): string;
+  /** SIGTERM, then the exit code (SIGKILL after the timeout). */
+  stop(timeoutMs?: number): Promise<number | null>;
+}
+
+type Overrides = Record<string, Record<string, unknown>>;
+
+/** The testbed's config with a fresh port and data dir, plus per-section overrides. */
+export async function writeServiceConfig(overrides: Overrides = {}): Promise<{ file: string; port: number }> {
+  const env = readTestbedEnv();
+  const config = parse(readFileSync(env.config, 'utf8')) as Overrides;
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'fileproxy-test-'));
+  config['http'] = { ...config['http'], port };
+  config['storage'] = { ...config['storage'], data_dir: dir };
+  for (const [section, values] of Object.entries(overrides)) config[section] = { ...config[section], ...values };
+  const file = join(dir, 'config.yml');
+  writeFileSync(file, stringify(config));
+  return { file, port };
+}
+
+export async function startService(overrides: Overrides = {}): Promise<RunningService> {
+  const { file, port } = await writeServiceConfig(overrides);
+  const child = spawn(process.execPath, [CLI, 'serve', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => { output += d.toString(); });
+  child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = `http://127.0.0.1:${port}`;
+  const service: RunningService = {
+    url,
+    configFile: file,
+    process: child,
+    output: () => output,
+    async stop(timeoutMs = 15_000) {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+  await waitFor(async () => (await fetch(`${url}/healthz`)).status === 200, 30_000, () => {
+    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${output}`);
+  });
+  return service;
+}
+
+/** Poll `check` until it returns true; `guard` may throw to stop early. */
+export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, guard: () => void = () => {}): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    guard();
+    try {
+      if (await check()) return;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
