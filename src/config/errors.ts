@@ -34,7 +34,8 @@ export class ConfigError extends Error {
     readonly issues: readonly ConfigIssue[],
     /** Warnings found alongside the issues (e.g. unknown keys, which often explain a missing one). */
     readonly warnings: readonly string[] = [],
+    message = issues.map((issue) => formatIssue(file, issue)).join('\n'),
   ) {
-    super(issues.map((issue) => formatIssue(file, issue)).join('\n'));
+    super(message);
   }
 }

@@ -12,7 +12,8 @@ const PASSWORD_FILE_KEY = 'smb.indexer_service_account.password_file';
 export function readIndexerPassword(config: Config): string {
   const file = config.smb.indexer_service_account.password_file;
   const fail = (message: string): never => {
-    throw new ConfigError(file, [{ line: undefined, path: PASSWORD_FILE_KEY, message }]);
+    // Not located in config.yml: the problem is the file it points to, named in the message.
+    throw new ConfigError(file, [{ line: undefined, path: PASSWORD_FILE_KEY, message }], [], `${PASSWORD_FILE_KEY}: ${message}`);
   };
 
   let fd: number;
