@@ -32,10 +32,13 @@ const httpSection = z.strictObject({
   body_timeout: duration().prefault('30s'),
 });
 
-const shareEntry = z.strictObject({
-  name: nonEmptyString().regex(/^[^/\\]+$/, 'must be a share name without / or \\'),
-  server: host().optional(),
-});
+const shareEntry = z.strictObject(
+  {
+    name: nonEmptyString().regex(/^[^/\\]+$/, 'must be a share name without / or \\'),
+    server: host().optional(),
+  },
+  { error: (issue) => (issue.code === 'invalid_type' ? 'must be a mapping like "- name: schule"' : undefined) },
+);
 
 const smbSection = z
   .strictObject({

@@ -113,6 +113,19 @@ elasticsearch:
     issues: ['config.yml:4 smb.shares: must be a list'],
   },
   {
+    name: 'shares as plain names',
+    yaml: MINIMAL_CONFIG.replace('  shares:\n    - name: schule\n', '  shares: [schule, verwaltung]\n'),
+    issues: [
+      'config.yml:4 smb.shares[0]: must be a mapping like "- name: schule"',
+      'config.yml:4 smb.shares[1]: must be a mapping like "- name: schule"',
+    ],
+  },
+  {
+    name: 'share name that YAML reads as a number',
+    yaml: MINIMAL_CONFIG.replace('    - name: schule\n', '    - name: schule\n    - name: 2024\n'),
+    issues: ['config.yml:6 smb.shares[1].name: must be a string (write it in quotes: "2024")'],
+  },
+  {
     name: 'empty list of shares',
     yaml: MINIMAL_CONFIG.replace('  shares:\n    - name: schule\n', '  shares: []\n'),
     issues: ['config.yml:4 smb.shares: must list at least one share'],

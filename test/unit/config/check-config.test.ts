@@ -28,7 +28,7 @@ test('warnings of a valid config go to stderr, exit code stays 0', () => {
 });
 
 test('an invalid config prints each issue and exits 1', () => {
-  const file = writeTempFile(MINIMAL_CONFIG.replace('domain: SCHULE', 'domain: 7') + 'http:\n  port: 0\n');
+  const file = writeTempFile(MINIMAL_CONFIG.replace('domain: SCHULE', 'domain: [7]') + 'http:\n  port: 0\n');
   assert.deepEqual(checkConfig('--config', file), {
     status: 1,
     stdout: '',
