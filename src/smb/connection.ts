@@ -1,0 +1,358 @@
+/**
+ * One SMB2 connection: dialect negotiation, message ids and credits, signing / encryption of outgoing
+ * messages, verification / decryption of incoming ones, compounding, timeouts and failure of in-flight
+ * requests when the transport drops (MS-SMB2 3.2.4, 3.2.5).
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  NtStatus,
+  SmbConnectionError,
+  SmbError,
+  SmbProtocolError,
+  SmbStatusError,
+  SmbTimeoutError,
+  ntStatusName,
+} from './errors.js';
+import {
+  ALL_DIALECTS,
+  Command,
+  Dialect,
+  HEADER_SIZE,
+  HeaderFlags,
+  frameKind,
+  parseHeader,
+  parseTransform,
+  splitCompound,
+  writeRequestHeader,
+  type DialectCode,
+  type Smb2Header,
+} from './header.js';
+import { Cipher, PreauthHash, decryptMessage, encryptMessage, signMessage, verifySignature, type CipherId } from './crypto.js';
+import { Capabilities, SecurityMode, negotiateRequest, parseNegotiateResponse, emptyRequest, type SmbRequest } from './messages.js';
+import { Transport } from './transport.js';
+import { WireReader, align8 } from './wire.js';
+
+export interface ConnectionOptions {
+  host: string;
+  port?: number;
+  /** Per-request timeout (default 30 s). */
+  requestTimeoutMs?: number;
+  connectTimeoutMs?: number;
+  /** Dialects offered (default: all of 2.0.2 .. 3.1.1); the server picks the highest common one. */
+  dialects?: readonly DialectCode[];
+}
+
+/** Keys and policy of an authenticated session, registered so incoming frames can be checked. */
+export interface SessionCrypto {
+  sessionId: bigint;
+  signingKey: Buffer | null;
+  encryptionKey: Buffer | null;
+  decryptionKey: Buffer | null;
+  encryptData: boolean;
+}
+
+export interface RequestContext {
+  session?: SessionCrypto;
+  sessionId?: bigint;
+  treeId?: number;
+  /** Encrypt this request (share or session requires it). */
+  encrypt?: boolean;
+  /** Called with each serialized plain message before it is sent (pre-authentication hash). */
+  onWire?: (message: Buffer) => void;
+}
+
+export interface SmbResponse {
+  header: Smb2Header;
+  /** The whole message (header + body); SMB2 offsets are relative to its start. */
+  reader: WireReader;
+  raw: Buffer;
+}
+
+interface Pending {
+  command: number;
+  resolve(r: SmbResponse): void;
+  reject(e: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+const COMMAND_NAMES = new Map<number, string>(Object.entries(Command).map(([k, v]) => [v, k]));
+export const commandName = (c: number): string => COMMAND_NAMES.get(c) ?? `command 0x${c.toString(16)}`;
+
+/** Credits the client tries to keep available so that many requests can be in flight. */
+const CREDIT_TARGET = 512;
+
+export function assertStatus(res: SmbResponse, what: string, ok: readonly number[] = []): void {
+  const s = res.header.status;
+  if (s !== NtStatus.SUCCESS && !ok.includes(s)) throw new SmbStatusError(s, what);
+}
+
+export class Connection {
+  readonly host: string;
+  readonly port: number;
+  readonly requestTimeoutMs: number;
+  dialect: DialectCode = Dialect.SMB202;
+  maxReadSize = 65536;
+  maxWriteSize = 65536;
+  maxTransactSize = 65536;
+  serverSecurityMode = 0;
+  serverCapabilities = 0;
+  cipher: CipherId | 0 = 0;
+  /** Connection-level pre-authentication hash after NEGOTIATE (3.1.1). */
+  preauth: PreauthHash | null = null;
+  /** The NEGOTIATE security buffer (SPNEGO hints). */
+  negotiateToken: Buffer = Buffer.alloc(0);
+
+  private transport: Transport | null = null;
+  private readonly pending = new Map<bigint, Pending>();
+  private readonly sessions = new Map<bigint, SessionCrypto>();
+  private nextMessageId = 0n;
+  private credits = 1;
+  private creditWaiters: { charge: number; resolve(): void; reject(e: Error): void }[] = [];
+  private closeError: Error | null = null;
+  private readonly closeListeners: ((e: Error) => void)[] = [];
+
+  private constructor(opts: ConnectionOptions) {
+    this.host = opts.host;
+    this.port = opts.port ?? 445;
+    this.requestTimeoutMs = opts.requestTimeoutMs ?? 30_000;
+  }
+
+  static async connect(opts: ConnectionOptions): Promise<Connection> {
+    const conn = new Connection(opts);
+    conn.transport = await Transport.connect(conn.host, conn.port, opts.connectTimeoutMs ?? conn.requestTimeoutMs, {
+      onFrame: (f) => conn.onFrame(f),
+      onClose: (e) => conn.onClose(e),
+    });
+    try {
+      await conn.negotiate(opts.dialects ?? ALL_DIALECTS);
+    } catch (err) {
+      conn.close();
+      throw err;
+    }
+    return conn;
+  }
+
+  get isClosed(): boolean {
+    return this.closeError !== null;
+  }
+
+  get localPort(): number | undefined {
+    return this.transport?.localPort;
+  }
+
+  get signingRequired(): boolean {
+    return (this.serverSecurityMode & SecurityMode.SIGNING_REQUIRED) !== 0;
+  }
+
+  onceClosed(listener: (e: Error) => void): void {
+    this.closeListeners.push(listener);
+  }
+
+  registerSession(s: SessionCrypto): void {
+    this.sessions.set(s.sessionId, s);
+  }
+
+  unregisterSession(sessionId: bigint): void {
+    this.sessions.delete(sessionId);
+  }
+
+  private async negotiate(dialects: readonly DialectCode[]): Promise<void> {
+    if (dialects.length === 0) throw new SmbError('INVALID_ARGUMENT', 'no SMB dialect offered');
+    const hash = new PreauthHash();
+    const req = negotiateRequest(dialects, randomBytes(16), [Cipher.AES_128_GCM, Cipher.AES_128_CCM]);
+    const res = await this.request(req, { onWire: (m) => hash.update(m) });
+    const neg = parseNegotiateResponse(res.reader);
+    if (!dialects.includes(neg.dialect as DialectCode)) {
+      throw new SmbProtocolError(`server selected dialect 0x${neg.dialect.toString(16)} which was not offered`);
+    }
+    this.dialect = neg.dialect as DialectCode;
+    this.serverSecurityMode = neg.securityMode;
+    this.serverCapabilities = neg.capabilities;
+    this.negotiateToken = neg.securityBuffer;
+    const largeMtu = this.dialect >= Dialect.SMB210 && (neg.capabilities & Capabilities.LARGE_MTU) !== 0;
+    const cap = (n: number): number => Math.max(4096, Math.min(n, largeMtu ? 8 * 1024 * 1024 : 65536));
+    this.maxReadSize = cap(neg.maxReadSize);
+    this.maxWriteSize = cap(neg.maxWriteSize);
+    this.maxTransactSize = cap(neg.maxTransactSize);
+    if (this.dialect === Dialect.SMB311) {
+      hash.update(res.raw);
+      this.preauth = hash;
+      if (neg.cipher === Cipher.AES_128_CCM || neg.cipher === Cipher.AES_128_GCM) this.cipher = neg.cipher;
+    } else if (this.dialect >= Dialect.SMB300 && neg.capabilities & Capabilities.ENCRYPTION) {
+      this.cipher = Cipher.AES_128_CCM;
+    }
+  }
+
+  private creditCharge(req: SmbRequest): number {
+    if (this.dialect < Dialect.SMB210) return 1;
+    return Math.max(1, Math.ceil((req.payloadSize ?? 0) / 65536));
+  }
+
+  private acquireCredits(charge: number): Promise<void> {
+    if (this.closeError) return Promise.reject(this.closeError);
+    if (this.creditWaiters.length === 0 && this.credits >= charge) {
+      this.credits -= charge;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => this.creditWaiters.push({ charge, resolve, reject }));
+  }
+
+  private grantCredits(n: number): void {
+    this.credits += n;
+    while (this.creditWaiters.length > 0 && this.credits >= this.creditWaiters[0]!.charge) {
+      const w = this.creditWaiters.shift()!;
+      this.credits -= w.charge;
+      w.resolve();
+    }
+  }
+
+  /** Sends one request and waits for its final response; a failing status throws SmbStatusError. */
+  async request(req: SmbRequest, ctx: RequestContext = {}, okStatus: readonly number[] = []): Promise<SmbResponse> {
+    const [res] = await this.compound([req], ctx);
+    assertStatus(res!, commandName(req.command), okStatus);
+    return res!;
+  }
+
+  /**
+   * Sends requests as one compound chain (related: later ones act on the FileId of the first CREATE) and
+   * returns every response, whatever its status.
+   */
+  async compound(reqs: readonly SmbRequest[], ctx: RequestContext = {}): Promise<SmbResponse[]> {
+    const charges = reqs.map((r) => this.creditCharge(r));
+    const total = charges.reduce((a, b) => a + b, 0);
+    await this.acquireCredits(total);
+    if (this.closeError) throw this.closeError;
+    const session = ctx.session;
+    const sessionId = session?.sessionId ?? ctx.sessionId ?? 0n;
+    const encrypt = !!session && (ctx.encrypt || session.encryptData);
+    if (encrypt && (!session.encryptionKey || !this.cipher)) {
+      throw new SmbError('NOT_SUPPORTED', 'encryption is required but no cipher was negotiated');
+    }
+    const sign = !encrypt && !!session?.signingKey;
+    const grow = this.credits + this.pending.size < CREDIT_TARGET ? 64 : 0;
+    const parts: Buffer[] = [];
+    const ids: bigint[] = [];
+    reqs.forEach((req, i) => {
+      const size = HEADER_SIZE + req.body.length;
+      const padded = i < reqs.length - 1 ? align8(size) : size;
+      const msg = Buffer.alloc(padded);
+      const messageId = this.nextMessageId;
+      this.nextMessageId += BigInt(charges[i]!);
+      ids.push(messageId);
+      writeRequestHeader(msg, {
+        command: req.command,
+        creditCharge: this.dialect >= Dialect.SMB210 && req.command !== Command.NEGOTIATE ? charges[i]! : 0,
+        creditRequest: charges[i]! + (i === reqs.length - 1 ? grow : 0),
+        flags: (i > 0 ? HeaderFlags.RELATED_OPERATIONS : 0) | (sign ? HeaderFlags.SIGNED : 0),
+        messageId,
+        treeId: ctx.treeId ?? 0,
+        sessionId,
+      });
+      req.body.copy(msg, HEADER_SIZE);
+      if (i < reqs.length - 1) msg.writeUInt32LE(padded, 20);
+      if (sign) signMessage(this.dialect, session.signingKey!, msg);
+      ctx.onWire?.(msg);
+      parts.push(msg);
+    });
+    const plain = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+    const wire = encrypt ? encryptMessage(this.cipher as CipherId, session.encryptionKey!, sessionId, plain) : plain;
+    const responses = ids.map(
+      (id, i) =>
+        new Promise<SmbResponse>((resolve, reject) => {
+          const timer = setTimeout(() => {
+            this.pending.delete(id);
+            reject(new SmbTimeoutError(`${commandName(reqs[i]!.command)} timed out after ${this.requestTimeoutMs} ms`));
+          }, this.requestTimeoutMs);
+          this.pending.set(id, { command: reqs[i]!.command, resolve, reject, timer });
+        }),
+    );
+    try {
+      this.transport!.send(wire);
+    } catch (err) {
+      for (const id of ids) this.failPending(id, err as Error);
+    }
+    return Promise.all(responses);
+  }
+
+  async echo(): Promise<void> {
+    await this.request(emptyRequest(Command.ECHO));
+  }
+
+  close(): void {
+    this.transport?.destroy(new SmbConnectionError('SMB connection closed by the client'));
+  }
+
+  private failPending(id: bigint, err: Error): void {
+    const p = this.pending.get(id);
+    if (!p) return;
+    clearTimeout(p.timer);
+    this.pending.delete(id);
+    p.reject(err);
+  }
+
+  private onClose(error: Error): void {
+    if (this.closeError) return;
+    this.closeError = error;
+    for (const id of [...this.pending.keys()]) this.failPending(id, error);
+    for (const w of this.creditWaiters.splice(0)) w.reject(error);
+    for (const l of this.closeListeners.splice(0)) l(error);
+  }
+
+  /** Frames that cannot be attributed to a request poison the connection; others fail only their request. */
+  private onFrame(frame: Buffer): void {
+    try {
+      const kind = frameKind(frame);
+      if (kind === 'transform') {
+        const t = parseTransform(frame);
+        const s = this.sessions.get(t.sessionId);
+        if (!s?.decryptionKey || !this.cipher) throw new SmbProtocolError('encrypted message for an unknown session');
+        this.onPlainMessage(decryptMessage(this.cipher, s.decryptionKey, t), true);
+      } else if (kind === 'smb2') {
+        this.onPlainMessage(frame, false);
+      } else {
+        throw new SmbProtocolError(`unsupported frame type '${kind}'`);
+      }
+    } catch (err) {
+      this.transport?.destroy(err instanceof SmbError ? err : new SmbProtocolError(String(err)));
+    }
+  }
+
+  private onPlainMessage(frame: Buffer, decrypted: boolean): void {
+    for (const raw of splitCompound(frame)) {
+      const reader = new WireReader(raw, 'SMB2 response');
+      const header = parseHeader(reader);
+      if (!(header.flags & HeaderFlags.SERVER_TO_REDIR)) throw new SmbProtocolError('received a request instead of a response');
+      this.grantCredits(header.credits);
+      const p = this.pending.get(header.messageId);
+      if (!p) continue; // answer to a request that timed out
+      if (header.status === NtStatus.PENDING && header.flags & HeaderFlags.ASYNC_COMMAND) continue; // interim
+      if (header.command !== p.command) {
+        this.failPending(header.messageId, new SmbProtocolError(`response to ${commandName(p.command)} carries ${commandName(header.command)}`));
+        continue;
+      }
+      const problem = decrypted ? null : this.signatureProblem(header, raw);
+      if (problem) {
+        this.failPending(header.messageId, problem);
+        continue;
+      }
+      clearTimeout(p.timer);
+      this.pending.delete(header.messageId);
+      p.resolve({ header, reader, raw });
+    }
+  }
+
+  /**
+   * A response of a signed session must carry a valid signature; unsigned error statuses are tolerated because
+   * servers answer e.g. a failed logon before a session key exists.
+   */
+  private signatureProblem(header: Smb2Header, raw: Buffer): SmbError | null {
+    const s = this.sessions.get(header.sessionId);
+    if (!s?.signingKey) return null;
+    if (header.flags & HeaderFlags.SIGNED) {
+      if (verifySignature(this.dialect, s.signingKey, raw)) return null;
+      return new SmbError('SIGNATURE_MISMATCH', `${commandName(header.command)} response has an invalid signature`);
+    }
+    if (header.status >= 0xc0000000) return null;
+    return new SmbError('SIGNATURE_MISMATCH', `${commandName(header.command)} response (${ntStatusName(header.status)}) is not signed`);
+  }
+}

@@ -1,0 +1,259 @@
+/**
+ * Opens (MS-SMB2 3.2.4.3 ff.): a FileHandle for CREATE'd files and directories, with READ/WRITE split by the
+ * negotiated maximums, FLUSH, QUERY_DIRECTORY paging, QUERY_INFO, SET_INFO and CLOSE; plus the compound
+ * round trips for small files (CREATE + READ/QUERY_INFO/WRITE/SET_INFO + CLOSE).
+ */
+import { NtStatus, SmbError, SmbProtocolError } from './errors.js';
+import { assertStatus, type SmbResponse } from './connection.js';
+import {
+  FileInfoClass,
+  parseAllInfo,
+  parseBasicInfo,
+  parseIdFullDirectoryInfo,
+  parseInternalInfo,
+  parseStandardInfo,
+  type DirectoryEntry,
+  type FileAllInfo,
+  type FileBasicInfo,
+  type FileStandardInfo,
+} from './fscc.js';
+import {
+  InfoType,
+  QueryDirectoryFlags,
+  RELATED_FILE_ID,
+  SecurityInformation,
+  closeRequest,
+  createRequest,
+  flushRequest,
+  parseCreateResponse,
+  parseOutputBuffer,
+  parseReadResponse,
+  parseWriteResponse,
+  queryDirectoryRequest,
+  queryInfoRequest,
+  readRequest,
+  setInfoRequest,
+  writeRequest,
+  type CreateParams,
+  type CreateResponse,
+  type SmbRequest,
+} from './messages.js';
+import { parseSecurityDescriptor, type SecurityDescriptor } from './security-descriptor.js';
+import type { Tree } from './tree.js';
+import { WireReader } from './wire.js';
+
+/** Largest single READ/WRITE/QUERY we issue: 1 MiB (16 credits). */
+const MAX_CHUNK = 1024 * 1024;
+/** Output buffer for QUERY_DIRECTORY and QUERY_INFO; one credit. */
+const QUERY_BUFFER = 65536;
+const SECURITY_ALL = SecurityInformation.OWNER | SecurityInformation.GROUP | SecurityInformation.DACL;
+
+export function chunkSize(limit: number): number {
+  return Math.min(limit, MAX_CHUNK);
+}
+
+/** Runs `count` jobs with at most `limit` in flight, preserving result order. */
+async function inParallel<T>(count: number, limit: number, job: (i: number) => Promise<T>): Promise<T[]> {
+  const results = new Array<T>(count);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < count) {
+      const i = next++;
+      results[i] = await job(i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, count) }, worker));
+  return results;
+}
+
+export class FileHandle {
+  private closed = false;
+
+  constructor(
+    readonly tree: Tree,
+    readonly path: string,
+    readonly fileId: Buffer,
+    readonly info: CreateResponse,
+  ) {}
+
+  static async open(tree: Tree, params: CreateParams): Promise<FileHandle> {
+    const res = await tree.request(createRequest(params));
+    const info = parseCreateResponse(res.reader);
+    return new FileHandle(tree, params.name, info.fileId, info);
+  }
+
+  private what(op: string): string {
+    return `${op} ${this.tree.shareName}\\${this.path}`;
+  }
+
+  /** One READ of at most the negotiated maximum; returns fewer bytes at end of file. */
+  async readChunk(offset: number, length: number): Promise<Buffer> {
+    const res = await this.tree.request(readRequest(this.fileId, offset, length), [NtStatus.END_OF_FILE]);
+    if (res.header.status === NtStatus.END_OF_FILE) return Buffer.alloc(0);
+    return Buffer.from(parseReadResponse(res.reader));
+  }
+
+  /** Reads [offset, offset + length) with parallel chunked READs. */
+  async read(offset: number, length: number): Promise<Buffer> {
+    const chunk = chunkSize(this.tree.session.connection.maxReadSize);
+    const count = Math.ceil(length / chunk);
+    const parts = await inParallel(count, 16, (i) => this.readChunk(offset + i * chunk, Math.min(chunk, length - i * chunk)));
+    return Buffer.concat(parts);
+  }
+
+  async write(offset: number, data: Buffer): Promise<void> {
+    const chunk = chunkSize(this.tree.session.connection.maxWriteSize);
+    const count = Math.ceil(data.length / chunk);
+    await inParallel(count, 16, async (i) => {
+      const part = data.subarray(i * chunk, (i + 1) * chunk);
+      const res = await this.tree.request(writeRequest(this.fileId, offset + i * chunk, part));
+      const written = parseWriteResponse(res.reader);
+      if (written !== part.length) throw new SmbError('DISK_FULL', `${this.what('WRITE')}: server wrote ${written} of ${part.length} bytes`);
+    });
+  }
+
+  async flush(): Promise<void> {
+    await this.tree.request(flushRequest(this.fileId));
+  }
+
+  /** One QUERY_DIRECTORY page; null when the enumeration is exhausted. */
+  async queryDirectoryPage(pattern = '*', restart = false): Promise<DirectoryEntry[] | null> {
+    const req = queryDirectoryRequest(
+      this.fileId,
+      FileInfoClass.FileIdFullDirectoryInformation,
+      pattern,
+      restart ? QueryDirectoryFlags.RESTART_SCANS : 0,
+      QUERY_BUFFER,
+    );
+    const res = await this.tree.request(req, [NtStatus.NO_MORE_FILES]);
+    return directoryPage(res);
+  }
+
+  /** All entries except '.' and '..', paging until NO_MORE_FILES. */
+  async queryDirectory(pattern = '*'): Promise<DirectoryEntry[]> {
+    const all: DirectoryEntry[] = [];
+    for (let restart = true; ; restart = false) {
+      const page = await this.queryDirectoryPage(pattern, restart);
+      if (!page) return all.filter(isRealEntry);
+      all.push(...page);
+    }
+  }
+
+  async queryInfo(infoType: number, infoClass: number, additional = 0): Promise<Buffer> {
+    const res = await this.tree.request(queryInfoRequest(this.fileId, infoType, infoClass, QUERY_BUFFER, additional));
+    return parseOutputBuffer(res.reader, 'QUERY_INFO');
+  }
+
+  async basicInfo(): Promise<FileBasicInfo> {
+    return parseBasicInfo(new WireReader(await this.queryInfo(InfoType.FILE, FileInfoClass.FileBasicInformation), 'FileBasicInformation'));
+  }
+  async standardInfo(): Promise<FileStandardInfo> {
+    return parseStandardInfo(new WireReader(await this.queryInfo(InfoType.FILE, FileInfoClass.FileStandardInformation), 'FileStandardInformation'));
+  }
+  async internalId(): Promise<string> {
+    return parseInternalInfo(new WireReader(await this.queryInfo(InfoType.FILE, FileInfoClass.FileInternalInformation), 'FileInternalInformation'));
+  }
+  async allInfo(): Promise<FileAllInfo> {
+    return parseAllInfo(new WireReader(await this.queryInfo(InfoType.FILE, FileInfoClass.FileAllInformation), 'FileAllInformation'));
+  }
+  async securityDescriptor(): Promise<SecurityDescriptor> {
+    return parseSecurityDescriptor(await this.queryInfo(InfoType.SECURITY, 0, SECURITY_ALL));
+  }
+
+  async setInfo(infoClass: number, data: Buffer, infoType: number = InfoType.FILE, additional = 0): Promise<void> {
+    await this.tree.request(setInfoRequest(this.fileId, infoType, infoClass, data, additional));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.tree.request(closeRequest(this.fileId));
+  }
+}
+
+function isRealEntry(e: DirectoryEntry): boolean {
+  return e.name !== '.' && e.name !== '..';
+}
+
+function directoryPage(res: SmbResponse): DirectoryEntry[] | null {
+  if (res.header.status === NtStatus.NO_MORE_FILES) return null;
+  assertStatus(res, 'QUERY_DIRECTORY');
+  const buf = parseOutputBuffer(res.reader, 'QUERY_DIRECTORY');
+  if (buf.length === 0) return null;
+  return parseIdFullDirectoryInfo(buf);
+}
+
+/** The first failing status of a compound decides; the CREATE's error is the meaningful one. */
+function checkCompound(responses: SmbResponse[], what: string, ok: readonly number[][] = []): void {
+  responses.forEach((r, i) => assertStatus(r, what, ok[i] ?? []));
+}
+
+function expectCount(responses: SmbResponse[], n: number): void {
+  if (responses.length !== n) throw new SmbProtocolError(`compound returned ${responses.length} responses, expected ${n}`);
+}
+
+/** CREATE + <request on the new handle> + CLOSE in one round trip; returns the CREATE and middle responses. */
+export async function openDoClose(
+  tree: Tree,
+  params: CreateParams,
+  middle: readonly SmbRequest[],
+  ok: readonly number[][] = [],
+): Promise<{ create: CreateResponse; responses: SmbResponse[] }> {
+  const responses = await tree.compound([createRequest(params), ...middle, closeRequest(RELATED_FILE_ID)]);
+  expectCount(responses, middle.length + 2);
+  checkCompound(responses.slice(0, 1), `CREATE ${tree.shareName}\\${params.name}`);
+  checkCompound(responses.slice(1, -1), `${tree.shareName}\\${params.name}`, ok);
+  return { create: parseCreateResponse(responses[0]!.reader), responses: responses.slice(1, -1) };
+}
+
+/** Reads a whole file: CREATE + READ + CLOSE; files larger than the first READ continue on a second open. */
+export async function readWholeFile(tree: Tree, params: CreateParams, firstRead = QUERY_BUFFER): Promise<Buffer> {
+  const { create, responses } = await openDoClose(tree, params, [readRequest(RELATED_FILE_ID, 0, firstRead)], [[NtStatus.END_OF_FILE]]);
+  const head = responses[0]!.header.status === NtStatus.END_OF_FILE ? Buffer.alloc(0) : Buffer.from(parseReadResponse(responses[0]!.reader));
+  if (create.endOfFile <= head.length) return head;
+  const handle = await FileHandle.open(tree, params);
+  try {
+    const size = handle.info.endOfFile;
+    return Buffer.concat([head, await handle.read(head.length, size - head.length)]);
+  } finally {
+    await handle.close();
+  }
+}
+
+export async function queryAllInfo(tree: Tree, params: CreateParams): Promise<FileAllInfo> {
+  const { responses } = await openDoClose(tree, params, [
+    queryInfoRequest(RELATED_FILE_ID, InfoType.FILE, FileInfoClass.FileAllInformation, QUERY_BUFFER),
+  ]);
+  return parseAllInfo(new WireReader(parseOutputBuffer(responses[0]!.reader, 'QUERY_INFO'), 'FileAllInformation'));
+}
+
+export async function querySecurity(tree: Tree, params: CreateParams): Promise<SecurityDescriptor> {
+  const { responses } = await openDoClose(tree, params, [
+    queryInfoRequest(RELATED_FILE_ID, InfoType.SECURITY, 0, QUERY_BUFFER, SECURITY_ALL),
+  ]);
+  return parseSecurityDescriptor(parseOutputBuffer(responses[0]!.reader, 'QUERY_INFO'));
+}
+
+export async function setInfoByPath(tree: Tree, params: CreateParams, infoClass: number, data: Buffer): Promise<void> {
+  await openDoClose(tree, params, [setInfoRequest(RELATED_FILE_ID, InfoType.FILE, infoClass, data)]);
+}
+
+/**
+ * Lists a directory in one round trip when it fits: CREATE + QUERY_DIRECTORY x2 + CLOSE. If the second page
+ * was not the end, the listing is repeated on a kept-open handle with paging.
+ */
+export async function listDirectory(tree: Tree, params: CreateParams): Promise<DirectoryEntry[]> {
+  const query = (flags: number): SmbRequest =>
+    queryDirectoryRequest(RELATED_FILE_ID, FileInfoClass.FileIdFullDirectoryInformation, '*', flags, QUERY_BUFFER);
+  const none = [NtStatus.NO_MORE_FILES];
+  const { responses } = await openDoClose(tree, params, [query(QueryDirectoryFlags.RESTART_SCANS), query(0)], [none, none]);
+  const first = directoryPage(responses[0]!);
+  const second = directoryPage(responses[1]!);
+  if (!first || !second) return (first ?? []).filter(isRealEntry);
+  const handle = await FileHandle.open(tree, params);
+  try {
+    return await handle.queryDirectory();
+  } finally {
+    await handle.close();
+  }
+}

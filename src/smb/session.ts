@@ -1,0 +1,89 @@
+/**
+ * SMB2 session: NTLMv2-in-SPNEGO authentication (MS-SMB2 3.2.5.3), per-dialect key derivation, logoff.
+ */
+import { NtStatus, SmbError, SmbStatusError } from './errors.js';
+import { Command, Dialect } from './header.js';
+import { PreauthHash, deriveSessionKeys } from './crypto.js';
+import { assertStatus, type Connection, type RequestContext, type SessionCrypto, type SmbResponse } from './connection.js';
+import { SessionFlags, emptyRequest, parseSessionSetupResponse, sessionSetupRequest, type SmbRequest } from './messages.js';
+import { authenticateMessage, negotiateMessage, parseChallenge, type NtlmCredentials } from './ntlm.js';
+import { negTokenInit, negTokenResp, parseNegTokenResp, NegState } from './spnego.js';
+
+export type Credentials = NtlmCredentials;
+
+export class Session {
+  private loggedOff = false;
+
+  private constructor(
+    readonly connection: Connection,
+    readonly crypto: SessionCrypto,
+    readonly isGuest: boolean,
+  ) {}
+
+  static async setup(conn: Connection, creds: Credentials): Promise<Session> {
+    const hash = conn.preauth ? new PreauthHash(conn.preauth.digest) : null;
+    const first = await conn.compound([sessionSetupRequest(negTokenInit(negotiateMessage()))], {
+      onWire: (m) => hash?.update(m),
+    });
+    const r1 = first[0]!;
+    assertStatus(r1, 'SESSION_SETUP (negotiate)', [NtStatus.MORE_PROCESSING_REQUIRED]);
+    if (r1.header.status !== NtStatus.MORE_PROCESSING_REQUIRED) {
+      throw new SmbError('LOGON_FAILURE', 'server completed the logon without an NTLM challenge');
+    }
+    hash?.update(r1.raw);
+    const sessionId = r1.header.sessionId;
+    const spnego = parseNegTokenResp(parseSessionSetupResponse(r1.reader).securityBuffer);
+    if (spnego.negState === NegState.REJECT || !spnego.responseToken) {
+      throw new SmbError('LOGON_FAILURE', 'server rejected NTLM authentication');
+    }
+    const auth = authenticateMessage(parseChallenge(spnego.responseToken), creds);
+    const crypto: SessionCrypto = { sessionId, signingKey: null, encryptionKey: null, decryptionKey: null, encryptData: false };
+    const registerKeys = (finalRequest: Buffer): void => {
+      hash?.update(finalRequest);
+      const keys = deriveSessionKeys(conn.dialect, auth.sessionKey, hash?.digest ?? null);
+      Object.assign(crypto, keys);
+      conn.registerSession(crypto);
+    };
+    let r2: SmbResponse;
+    try {
+      [r2] = (await conn.compound([sessionSetupRequest(negTokenResp(auth.message))], { sessionId, onWire: registerKeys })) as [SmbResponse];
+      assertStatus(r2, 'SESSION_SETUP');
+    } catch (err) {
+      conn.unregisterSession(sessionId);
+      if (err instanceof SmbStatusError && err.status === NtStatus.ACCESS_DENIED) {
+        throw new SmbStatusError(NtStatus.LOGON_FAILURE, `logon of ${creds.domain}\\${creds.user}`);
+      }
+      throw err;
+    }
+    const flags = parseSessionSetupResponse(r2.reader).sessionFlags;
+    const isGuest = (flags & (SessionFlags.IS_GUEST | SessionFlags.IS_NULL)) !== 0;
+    if (isGuest) {
+      conn.unregisterSession(sessionId);
+      throw new SmbError('LOGON_FAILURE', `server logged ${creds.user} on as guest; signing is impossible`);
+    }
+    crypto.encryptData = (flags & SessionFlags.ENCRYPT_DATA) !== 0 && conn.dialect >= Dialect.SMB300;
+    return new Session(conn, crypto, isGuest);
+  }
+
+  get sessionId(): bigint {
+    return this.crypto.sessionId;
+  }
+
+  context(treeId = 0, encrypt = false): RequestContext {
+    return { session: this.crypto, treeId, encrypt };
+  }
+
+  request(req: SmbRequest, ok: readonly number[] = []): Promise<SmbResponse> {
+    return this.connection.request(req, this.context(), ok);
+  }
+
+  async logoff(): Promise<void> {
+    if (this.loggedOff) return;
+    this.loggedOff = true;
+    try {
+      await this.request(emptyRequest(Command.LOGOFF));
+    } finally {
+      this.connection.unregisterSession(this.sessionId);
+    }
+  }
+}
