@@ -21,7 +21,7 @@ export function loadConfig(file: string): LoadedConfig {
   if (!source.ok) throw new ConfigError(file, source.issues);
   const { data, lineOf } = source.source;
   if (data === undefined || data === null) {
-    throw new ConfigError(file, [{ line: undefined, path: '', message: 'file is empty (see config/config.example.yml)' }]);
+    throw new ConfigError(file, [{ line: undefined, path: '', message: `file is empty (see ${EXAMPLE_CONFIG})` }]);
   }
 
   const first = configSchema.safeParse(data, { error: issueMessage });

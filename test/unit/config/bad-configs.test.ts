@@ -171,6 +171,11 @@ elasticsearch:
     issues: ['config.yml:4: invalid YAML: map keys must be unique'],
   },
   {
+    name: 'YAML alias without anchor',
+    yaml: MINIMAL_CONFIG.replace('domain: SCHULE', 'domain: *domain'),
+    issues: ['config.yml: invalid YAML: unresolved alias (the anchor must be set before the alias): domain'],
+  },
+  {
     name: 'empty file',
     yaml: '',
     issues: ['config.yml: file is empty (see config/config.example.yml)'],
