@@ -1,0 +1,86 @@
+// node dist/test/testbed/cli.js up|down|status — the loopback Samba AD DC and Elasticsearch used by tests.
+import { ensureAccounts, type DirectorySids } from './accounts.js';
+import {
+  clusterStatus, elasticsearchIsUp, ensureElasticsearchRunning, esUrl, stopElasticsearch,
+} from './elasticsearch.js';
+import { writeTestbedFiles } from './env.js';
+import { layout } from './layout.js';
+import { ensurePackages } from './packages.js';
+import { note, step } from './progress.js';
+import {
+  ensureProvisioned, ensureSambaRunning, ensureShareConfig, ldapTls, reloadSambaConfig, sambaIsUp, stopSamba,
+  type LdapTls,
+} from './samba.js';
+import { ensureSeeded } from './seed.js';
+
+async function upSamba(): Promise<{ sids: DirectorySids; tls: LdapTls }> {
+  const provisioned = await step('samba: provision', ensureProvisioned);
+  if (provisioned) note('samba: provisioned a new domain');
+  const configChanged = await step('samba: share config', ensureShareConfig);
+  const samba = await step('samba: start', ensureSambaRunning);
+  note(`samba: ${samba.started ? 'started' : 'already running'}, pid ${samba.pid}`);
+  if (configChanged && !samba.started) {
+    await step('samba: reload changed config', reloadSambaConfig);
+  }
+  const tls = await step('samba: LDAPS certificate', ldapTls);
+  const accounts = await step('samba: users and groups', ensureAccounts);
+  if (!accounts.changed) note('samba: users and groups already in place');
+  const seeded = await step('samba: seed shares', () => ensureSeeded(accounts.sids));
+  if (!seeded) note('samba: shares already seeded');
+  return { sids: accounts.sids, tls };
+}
+
+async function upElasticsearch(): Promise<void> {
+  const es = await step('elasticsearch: start', ensureElasticsearchRunning);
+  note(`elasticsearch: ${es.started ? 'started' : 'already running'}, pid ${es.pid}`);
+}
+
+async function up(): Promise<number> {
+  await step('packages', ensurePackages);
+  // The two servers are independent; starting them side by side halves a cold start.
+  const [samba] = await Promise.all([upSamba(), upElasticsearch()]);
+  const changed = await step('env files', () =>
+    writeTestbedFiles({
+      sids: samba.sids,
+      ldapCaFile: samba.tls.caFile,
+      ldapServerName: samba.tls.serverName,
+      esUrl,
+    }),
+  );
+  note(changed.length > 0 ? `wrote ${changed.join(', ')}` : `${layout.envFile} unchanged`);
+  return 0;
+}
+
+async function down(): Promise<number> {
+  const results = await Promise.all([stopElasticsearch(), stopSamba()]);
+  for (const result of results) note(result);
+  return 0;
+}
+
+async function status(): Promise<number> {
+  const [samba, es] = await Promise.all([sambaIsUp(), elasticsearchIsUp()]);
+  const health = es === undefined ? undefined : await clusterStatus();
+  process.stdout.write(`samba: ${samba === undefined ? 'down' : `up (pid ${samba}, SMB 445, LDAPS 636)`}\n`);
+  process.stdout.write(`elasticsearch: ${es === undefined ? 'down' : `up (pid ${es}, cluster ${health})`}\n`);
+  return samba !== undefined && es !== undefined ? 0 : 1;
+}
+
+const commands: Record<string, () => Promise<number>> = { up, down, status };
+
+async function main(): Promise<void> {
+  const name = process.argv[2] ?? '';
+  const command = commands[name];
+  if (!command) {
+    process.stderr.write(`usage: node dist/test/testbed/cli.js up|down|status (got "${name}")\n`);
+    process.exitCode = 2;
+    return;
+  }
+  try {
+    process.exitCode = await command();
+  } catch (err) {
+    process.stderr.write(`testbed ${name} failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  }
+}
+
+await main();

@@ -1,0 +1,159 @@
+// Elasticsearch 8.19.3 (the integ-test zip from Maven Central) on 127.0.0.1:9200, run as a system user.
+import { access, chmod, mkdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { cacheDir, layout } from './layout.js';
+import { fileTail, isPortOpen, recordedProcess, run, stopProcess, waitUntil } from './processes.js';
+import { note } from './progress.js';
+
+const version = '8.19.3';
+const artifact = `org.elasticsearch.distribution.integ-test-zip:elasticsearch:${version}:zip`;
+const zipFile = path.join(cacheDir, `elasticsearch-${version}.zip`);
+const home = path.join(layout.elasticsearch.dir, `elasticsearch-${version}`);
+const clusterName = 'fileproxy-testbed';
+const esLog = path.join(layout.elasticsearch.logDir, `${clusterName}.log`);
+/** ES refuses to run as root. */
+export const esUser = 'fileproxy-es';
+export const esUrl = 'http://127.0.0.1:9200';
+
+async function exists(file: string): Promise<boolean> {
+  return access(file).then(() => true, () => false);
+}
+
+export function runningElasticsearch(): Promise<number | undefined> {
+  return recordedProcess(layout.elasticsearch.pidFile, (info) => info.cmdline.includes(`-Des.path.home=${home}`));
+}
+
+export async function clusterStatus(): Promise<string | undefined> {
+  try {
+    const response = await fetch(`${esUrl}/_cluster/health`, { signal: AbortSignal.timeout(2000) });
+    return ((await response.json()) as { status?: string }).status;
+  } catch {
+    return undefined;
+  }
+}
+
+async function isHealthy(): Promise<boolean> {
+  const status = await clusterStatus();
+  return status === 'green' || status === 'yellow';
+}
+
+export async function elasticsearchIsUp(): Promise<number | undefined> {
+  const pid = await runningElasticsearch();
+  return pid !== undefined && (await isHealthy()) ? pid : undefined;
+}
+
+async function ensureDownloaded(): Promise<void> {
+  if (await exists(zipFile)) return;
+  note(`downloading ${artifact} with Maven`);
+  await mkdir(cacheDir, { recursive: true });
+  await run('mvn', ['-q', '-B', 'dependency:copy', `-Dartifact=${artifact}`, `-DoutputDirectory=${cacheDir}`], {
+    cwd: cacheDir,
+    timeoutMs: 20 * 60_000,
+  });
+}
+
+/** Unpacks into a scratch dir and renames, so an interrupted unzip never looks like a complete install. */
+async function ensureUnpacked(): Promise<void> {
+  if (await exists(path.join(home, 'bin', 'elasticsearch'))) return;
+  const scratch = path.join(layout.elasticsearch.dir, 'unpacking');
+  await rm(scratch, { recursive: true, force: true });
+  await mkdir(scratch, { recursive: true });
+  await run('unzip', ['-q', zipFile, '-d', scratch]);
+  await rm(home, { recursive: true, force: true });
+  await rename(path.join(scratch, `elasticsearch-${version}`), home);
+  await rm(scratch, { recursive: true, force: true });
+}
+
+async function writeSettings(): Promise<void> {
+  const settings = [
+    `cluster.name: ${clusterName}`,
+    'node.name: testbed',
+    'discovery.type: single-node',
+    // Security is off, so the node must never listen beyond loopback.
+    'network.host: 127.0.0.1',
+    'http.port: 9200',
+    'xpack.security.enabled: false',
+    `path.data: ${layout.elasticsearch.dataDir}`,
+    `path.logs: ${layout.elasticsearch.logDir}`,
+  ];
+  await writeFile(path.join(home, 'config', 'elasticsearch.yml'), `${settings.join('\n')}\n`);
+}
+
+async function ensureUser(): Promise<void> {
+  const { code } = await run('id', ['-u', esUser], { allowFailure: true });
+  if (code === 0) return;
+  note(`creating system user ${esUser}`);
+  await run('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', esUser]);
+}
+
+/** The ES user must traverse every directory above its own; grant search (o+x) where it is missing. */
+async function ensureTraversable(dir: string): Promise<void> {
+  for (let current = path.dirname(dir); ; current = path.dirname(current)) {
+    const { mode } = await stat(current);
+    if ((mode & 0o001) === 0) {
+      note(`granting o+x on ${current} so ${esUser} can reach ${dir}`);
+      await chmod(current, mode | 0o001);
+    }
+    if (current === path.dirname(current)) return;
+  }
+}
+
+async function javaHome(): Promise<string> {
+  if (process.env.ES_JAVA_HOME) return process.env.ES_JAVA_HOME;
+  const { stdout } = await run('sh', ['-c', 'command -v java']);
+  return path.dirname(path.dirname(await realpath(stdout.trim())));
+}
+
+async function start(): Promise<void> {
+  if (await isPortOpen('127.0.0.1', 9200)) {
+    throw new Error('port 9200 on 127.0.0.1 is in use by a process the testbed did not start');
+  }
+  await mkdir(layout.elasticsearch.dataDir, { recursive: true });
+  await mkdir(layout.elasticsearch.logDir, { recursive: true });
+  await rm(layout.elasticsearch.pidFile, { force: true });
+  await run('chown', ['-R', `${esUser}:`, layout.elasticsearch.dir]);
+  await ensureTraversable(layout.elasticsearch.dir);
+  const env = {
+    PATH: process.env.PATH,
+    LANG: 'C.UTF-8',
+    ES_JAVA_HOME: await javaHome(),
+    ES_JAVA_OPTS: '-Xms512m -Xmx512m',
+  };
+  // With -d the launcher returns once the node has started (or failed); its output goes to launcher.log.
+  const launch = await run(
+    'runuser',
+    ['-u', esUser, '--', 'env', ...Object.entries(env).map(([key, value]) => `${key}=${value ?? ''}`),
+      path.join(home, 'bin', 'elasticsearch'), '-d', '-p', layout.elasticsearch.pidFile],
+    { cwd: home, allowFailure: true, timeoutMs: 5 * 60_000 },
+  );
+  await writeFile(layout.elasticsearch.launcherLog, launch.stdout + launch.stderr);
+  if (launch.code !== 0) {
+    throw new Error(`Elasticsearch failed to start (exit ${launch.code})\n${await fileTail(layout.elasticsearch.launcherLog)}\n${await fileTail(esLog)}`);
+  }
+}
+
+/** Starts Elasticsearch unless it runs; returns its pid and whether it was started now. */
+export async function ensureElasticsearchRunning(): Promise<{ pid: number; started: boolean }> {
+  let pid = await runningElasticsearch();
+  const started = pid === undefined;
+  if (started) {
+    await ensureDownloaded();
+    await ensureUnpacked();
+    await writeSettings();
+    await ensureUser();
+    await start();
+    pid = await runningElasticsearch();
+    if (pid === undefined) {
+      throw new Error(`Elasticsearch wrote no usable pid file\n${await fileTail(esLog)}`);
+    }
+  }
+  await waitUntil('Elasticsearch cluster health green or yellow', isHealthy, 120_000, () => fileTail(esLog));
+  return { pid: pid as number, started };
+}
+
+export async function stopElasticsearch(): Promise<string> {
+  const pid = await runningElasticsearch();
+  if (pid === undefined) return 'Elasticsearch not running';
+  return `Elasticsearch pid ${pid} ${await stopProcess(pid)}`;
+}
+

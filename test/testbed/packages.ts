@@ -1,0 +1,65 @@
+// Installs the Debian packages the testbed and the later benchmarks need, touching apt only when something is missing.
+import { access, rm, writeFile } from 'node:fs/promises';
+import { commandExists, run } from './processes.js';
+import { note } from './progress.js';
+
+const requiredPackages = [
+  'samba', 'samba-ad-dc', 'smbclient', 'ldap-utils', 'winbind', 'krb5-user',
+  'rclone', 'litmus', 'wrk', 'hyperfine',
+];
+
+// Tools used by the Elasticsearch step; they may come from outside Debian (e.g. a manual Maven), so the
+// command is what counts, and the package is only the fallback source.
+const requiredCommands = [
+  { command: 'java', package: 'openjdk-17-jre-headless' },
+  { command: 'mvn', package: 'maven' },
+  { command: 'unzip', package: 'unzip' },
+  { command: 'openssl', package: 'openssl' },
+];
+
+async function uninstalledPackages(names: readonly string[]): Promise<string[]> {
+  // dpkg-query exits non-zero when some package is unknown; the lines it prints are still valid.
+  const { stdout } = await run('dpkg-query', ['-W', '-f=${Package} ${db:Status-Abbrev}\\n', ...names], {
+    allowFailure: true,
+  });
+  const installed = new Set(
+    stdout.split('\n').filter((line) => / ii\s*$/.test(line)).map((line) => line.split(' ')[0]),
+  );
+  return names.filter((name) => !installed.has(name));
+}
+
+async function missingPackages(): Promise<string[]> {
+  const missing = await uninstalledPackages(requiredPackages);
+  for (const { command, package: pkg } of requiredCommands) {
+    if (!(await commandExists(command))) missing.push(pkg);
+  }
+  return missing;
+}
+
+// Keeps freshly installed Debian services (smbd, nmbd, samba-ad-dc) from starting during the install;
+// they would hold the ports the testbed's own DC needs. Only placed if the machine has no policy of its own.
+const policyFile = '/usr/sbin/policy-rc.d';
+
+async function withServiceStartsBlocked(work: () => Promise<void>): Promise<void> {
+  const ownPolicy = await access(policyFile).then(() => true, () => false);
+  if (!ownPolicy) await writeFile(policyFile, '#!/bin/sh\nexit 101\n', { mode: 0o755 });
+  try {
+    await work();
+  } finally {
+    if (!ownPolicy) await rm(policyFile, { force: true });
+  }
+}
+
+export async function ensurePackages(): Promise<void> {
+  const missing = await missingPackages();
+  if (missing.length === 0) return;
+  if (process.getuid?.() !== 0) {
+    throw new Error(`missing packages ${missing.join(' ')}; run the testbed as root so it can install them`);
+  }
+  note(`installing ${missing.join(' ')}`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  await withServiceStartsBlocked(async () => {
+    await run('apt-get', ['update'], { env });
+    await run('apt-get', ['install', '-y', '--no-install-recommends', ...missing], { env, timeoutMs: 30 * 60_000 });
+  });
+}

@@ -1,0 +1,124 @@
+// Fills the shares with wiki pages and files through SMB as the DC Administrator, setting each folder's NT ACL
+// before anything is created inside it, so every file and folder carries the ACL it inherits.
+import { createHash } from 'node:crypto';
+import { access, chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { DirectorySids } from './accounts.js';
+import { dcAdmin, netbiosDomain, wellKnownSids } from './domain.js';
+import { layout } from './layout.js';
+import { run } from './processes.js';
+import { sharePath, testbedShares } from './shares.js';
+import { alwaysGranted, shareContents, type Grant, type ShareContent } from './wiki-content.js';
+
+const contentHash = createHash('sha256').update(JSON.stringify(shareContents)).digest('hex');
+
+interface SeedStamp {
+  domainSid: string;
+  contentHash: string;
+}
+
+function adminCredentials(): string[] {
+  return ['-s', layout.samba.conf, '-U', `${netbiosDomain}\\${dcAdmin.user}%${dcAdmin.password}`];
+}
+
+function protection(share: string): string {
+  const encrypt = testbedShares.find((spec) => spec.name === share)?.encrypt ?? false;
+  return `--client-protection=${encrypt ? 'encrypt' : 'sign'}`;
+}
+
+function smbPath(relative: string): string {
+  return relative.split('/').join('\\');
+}
+
+/** Runs smbclient commands in one session; smbclient may exit 0 after a failed command, so its output is checked. */
+async function smbclient(share: string, commands: readonly string[]): Promise<void> {
+  const { stdout, stderr } = await run('smbclient', [
+    `//127.0.0.1/${share}`, ...adminCredentials(), protection(share), '-c', commands.join('; '),
+  ]);
+  const failure = /NT_STATUS_\w+/.exec(stdout + stderr);
+  if (failure) throw new Error(`smbclient on ${share} failed with ${failure[0]}:\n${stdout}${stderr}`);
+}
+
+function sidOf(principal: Grant['principal'], sids: DirectorySids): string {
+  const sid = sids.groups[principal] ?? sids.users[principal];
+  if (!sid) throw new Error(`no SID known for ACL principal ${principal}`);
+  return sid;
+}
+
+function aclString(grants: readonly Grant[], sids: DirectorySids): string {
+  const aces = [
+    `ACL:${wellKnownSids.administrators}:ALLOWED/OI|CI/FULL`,
+    `ACL:${wellKnownSids.system}:ALLOWED/OI|CI/FULL`,
+    ...[...alwaysGranted, ...grants].map(
+      (grant) => `ACL:${sidOf(grant.principal, sids)}:${grant.deny ? 'DENIED' : 'ALLOWED'}/OI|CI/${grant.access}`,
+    ),
+  ];
+  return [`OWNER:${wellKnownSids.administrators}`, `GROUP:${sids.groups['Domain Users']}`, ...aces].join(',');
+}
+
+async function setAcl(share: string, folder: string, grants: readonly Grant[], sids: DirectorySids): Promise<void> {
+  // smbcacls sorts the ACEs canonically (deny first) and resolves nothing: all principals are given as SIDs.
+  await run('smbcacls', [
+    `//127.0.0.1/${share}`, smbPath(folder), ...adminCredentials(), protection(share),
+    '--set', aclString(grants, sids),
+  ]);
+}
+
+async function seedShare(content: ShareContent, sids: DirectorySids, staging: string): Promise<void> {
+  const root = sharePath(content.share);
+  await rm(root, { recursive: true, force: true });
+  await mkdir(root, { recursive: true });
+  await chmod(root, 0o777);
+  const pending: string[] = [];
+  const flush = async (): Promise<void> => {
+    if (pending.length > 0) await smbclient(content.share, pending.splice(0));
+  };
+  for (const folder of content.folders) {
+    if (folder.path !== '') pending.push(`mkdir "${smbPath(folder.path)}"`);
+    if (folder.acl) {
+      await flush();
+      await setAcl(content.share, folder.path, folder.acl, sids);
+    }
+  }
+  for (const [index, [file, text]] of Object.entries(content.files).entries()) {
+    const local = path.join(staging, `${content.share}-${index}`);
+    await writeFile(local, text);
+    pending.push(`put "${local}" "${smbPath(file)}"`);
+  }
+  await flush();
+}
+
+async function readStamp(): Promise<SeedStamp | undefined> {
+  try {
+    return JSON.parse(await readFile(layout.samba.seedStamp, 'utf8')) as SeedStamp;
+  } catch {
+    return undefined;
+  }
+}
+
+async function sharesPresent(): Promise<boolean> {
+  const checks = shareContents.map((content) => access(path.join(sharePath(content.share), '.wiki')));
+  return Promise.all(checks).then(() => true, () => false);
+}
+
+/**
+ * Seeds the shares unless the stamp says this content was already seeded for this domain. Re-seeding (new
+ * domain SIDs, changed content, or an earlier run that died half-way) starts from empty share dirs.
+ */
+export async function ensureSeeded(sids: DirectorySids): Promise<boolean> {
+  const stamp = await readStamp();
+  if (stamp?.domainSid === sids.domainSid && stamp.contentHash === contentHash && (await sharesPresent())) {
+    return false;
+  }
+  await rm(layout.samba.seedStamp, { force: true });
+  const staging = await mkdtemp(path.join(os.tmpdir(), 'testbed-seed-'));
+  try {
+    for (const content of shareContents) await seedShare(content, sids, staging);
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+  const done: SeedStamp = { domainSid: sids.domainSid, contentHash };
+  await writeFile(layout.samba.seedStamp, `${JSON.stringify(done)}\n`);
+  return true;
+}
