@@ -48,6 +48,7 @@ export class UserEventsCache {
       sizeCalculation: (events) => events.length,
       ttl: this.ttlMs,
       perf: { now },
+      ttlResolution: 0, // always ask the clock, so an injected clock takes effect at once
     });
   }
 

@@ -1,0 +1,128 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { DirectoryError } from '../ldap/connection.js';
+import type { DirectoryUser, UserAuthenticator } from '../ldap/directory.js';
+import { parseBasicAuth } from './basic.js';
+
+export interface AdminAuthOptions {
+  /** `admin.groups`: membership of any of them (nested included) makes a global admin. */
+  readonly groups: readonly string[];
+}
+
+export interface GlobalAdmin {
+  readonly user: string;
+  readonly dn: string;
+  readonly sid: string;
+  /** The configured admin groups the user is a member of. */
+  readonly adminGroups: string[];
+}
+
+export type AdminAuthResult =
+  | { readonly ok: true; readonly admin: GlobalAdmin; readonly fromSession: boolean }
+  | {
+      readonly ok: false;
+      readonly status: 400 | 401 | 403 | 503;
+      readonly error: 'bad_credentials_format' | 'invalid_credentials' | 'not_admin' | 'directory_unavailable';
+      readonly message: string;
+    };
+
+export interface AdminSessionCacheOptions {
+  /** `admin.session_ttl` in ms (default 30 min), counted from the login, not extended by use. */
+  readonly ttlMs?: number;
+  readonly maxSessions?: number;
+  /** Clock for expiry; injectable for tests. */
+  readonly now?: () => number;
+}
+
+export const DEFAULT_SESSION_TTL_MS = 30 * 60 * 1000;
+
+/**
+ * Successful admin logins, keyed by an HMAC of user and password under a per-process random
+ * key: the plain password is never stored, and the key cannot be brute-forced offline from the
+ * cache alone. Can be shared by several authenticators.
+ */
+export class AdminSessionCache {
+  private readonly secret = randomBytes(32);
+  private readonly sessions: LRUCache<string, GlobalAdmin>;
+
+  constructor(options: AdminSessionCacheOptions = {}) {
+    const now = options.now ?? Date.now;
+    this.sessions = new LRUCache<string, GlobalAdmin>({
+      max: options.maxSessions ?? 1000,
+      ttl: options.ttlMs ?? DEFAULT_SESSION_TTL_MS,
+      perf: { now },
+      ttlResolution: 0, // always ask the clock, so an injected clock takes effect at once
+    });
+  }
+
+  get(user: string, password: string): GlobalAdmin | undefined {
+    return this.sessions.get(this.key(user, password));
+  }
+
+  set(user: string, password: string, admin: GlobalAdmin): void {
+    this.sessions.set(this.key(user, password), admin);
+  }
+
+  private key(user: string, password: string): string {
+    // the length prefix keeps ("a:b", "c") and ("a", "b:c") apart
+    return createHmac('sha256', this.secret).update(`${user.length}:${user}:${password}`, 'utf8').digest('base64url');
+  }
+}
+
+/**
+ * Authentication of global admins for the admin APIs: a simple bind as the user proves the
+ * password, membership of one of `admin.groups` (transitive, via tokenGroups) makes an admin.
+ * A successful login counts as a session for `session_ttl`; within it the directory is not
+ * asked again, so an LDAP outage does not lock out an admin already at work. A new login during
+ * an outage is `directory_unavailable` (503); wrong password 401; a valid non-admin 403.
+ */
+export class AdminAuthenticator {
+  private readonly adminGroups: Map<string, string>;
+
+  constructor(
+    private readonly directory: UserAuthenticator,
+    options: AdminAuthOptions,
+    private readonly sessions: AdminSessionCache = new AdminSessionCache(),
+  ) {
+    if (options.groups.length === 0) throw new Error('admin.groups must name at least one group');
+    this.adminGroups = new Map(options.groups.map((g) => [g.toLowerCase(), g]));
+  }
+
+  /** Authenticates the `Authorization` header of a request. */
+  authenticateHeader(authorization: string | undefined): Promise<AdminAuthResult> {
+    const credentials = parseBasicAuth(authorization);
+    if (!credentials.ok) {
+      const status = credentials.error === 'malformed' ? 400 : 401;
+      const error = credentials.error === 'malformed' ? 'bad_credentials_format' : 'invalid_credentials';
+      return Promise.resolve({ ok: false, status, error, message: credentials.message });
+    }
+    return this.authenticate(credentials.user, credentials.password);
+  }
+
+  async authenticate(user: string, password: string): Promise<AdminAuthResult> {
+    const session = this.sessions.get(user, password);
+    if (session !== undefined) return { ok: true, admin: session, fromSession: true };
+
+    let directoryUser: DirectoryUser;
+    try {
+      directoryUser = await this.directory.authenticateUser(user, password);
+    } catch (err) {
+      if (!(err instanceof DirectoryError)) throw err;
+      return err.kind === 'invalid_credentials'
+        ? { ok: false, status: 401, error: 'invalid_credentials', message: 'invalid user name or password' }
+        : {
+            ok: false,
+            status: 503,
+            error: 'directory_unavailable',
+            message: 'the directory service (LDAP) is unavailable, so a new login cannot be checked; try again later',
+          };
+    }
+    const adminGroups = directoryUser.groups.flatMap((g) => this.adminGroups.get(g.toLowerCase()) ?? []);
+    if (adminGroups.length === 0) {
+      return { ok: false, status: 403, error: 'not_admin', message: 'the user is not a member of an admin group' };
+    }
+    const admin: GlobalAdmin = { user: directoryUser.account, dn: directoryUser.dn, sid: directoryUser.sid, adminGroups };
+    this.sessions.set(user, password, admin);
+    return { ok: true, admin, fromSession: false };
+  }
+}

@@ -1,0 +1,205 @@
+import type { Client, Entry, Filter } from 'ldapts';
+import { allOf, anyOf, equals, equalsAny } from './filters.js';
+import {
+  DirectoryError,
+  type LdapClientFactory,
+  LdapConfigError,
+  toDirectoryError,
+  withLdapClient,
+} from './connection.js';
+import { type LoginName, parseLoginName, realmFromBaseDn } from './login-name.js';
+import { decodeSid, encodeSid } from './sid.js';
+
+export interface DirectoryOptions {
+  /** `ldap.base_dn`: every user and group lookup is a subtree search below it. */
+  readonly baseDn: string;
+  /** UPN suffix for bare user names; derived from the DC= parts of `baseDn` when absent. */
+  readonly realm?: string | undefined;
+  /** The indexer service account, used to resolve group names to SIDs. */
+  readonly serviceAccount?: { readonly user: string; readonly password: string } | undefined;
+  /** Names or SIDs per search; each batch is one LDAP search. */
+  readonly batchSize?: number | undefined;
+}
+
+/** A user whose password the directory accepted, with the transitive group membership. */
+export interface DirectoryUser {
+  readonly dn: string;
+  /** sAMAccountName as stored in the directory. */
+  readonly account: string;
+  readonly sid: string;
+  /** sAMAccountNames of all groups the user is in, nested membership included. */
+  readonly groups: string[];
+  /** SIDs of the same groups (the user's `tokenGroups`), including groups outside `baseDn`. */
+  readonly groupSids: string[];
+}
+
+/** What the admin authentication needs from the directory. */
+export interface UserAuthenticator {
+  authenticateUser(user: string, password: string): Promise<DirectoryUser>;
+}
+
+export const DEFAULT_BATCH_SIZE = 200;
+
+/**
+ * User authentication and group resolution against Active Directory (Samba AD) over LDAPS.
+ * Every call opens its own connection and closes it, so the object can be shared freely.
+ * Errors are DirectoryErrors: `invalid_credentials` (answer 401) or `directory_unavailable` (503).
+ */
+export class Directory implements UserAuthenticator {
+  private readonly realm: string;
+  private readonly batchSize: number;
+
+  constructor(private readonly connect: LdapClientFactory, private readonly options: DirectoryOptions) {
+    const realm = options.realm ?? realmFromBaseDn(options.baseDn);
+    if (realm === undefined) {
+      throw new LdapConfigError(`ldap.base_dn '${options.baseDn}' has no DC= parts to derive the realm from`);
+    }
+    this.realm = realm;
+    this.batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+    if (!Number.isInteger(this.batchSize) || this.batchSize < 1) {
+      throw new LdapConfigError(`batch size must be a positive integer, got ${this.batchSize}`);
+    }
+  }
+
+  /**
+   * Verifies the password with a simple bind as the user, then reads the user's entry and
+   * `tokenGroups` (transitive membership, primary group included) over that same connection.
+   */
+  async authenticateUser(user: string, password: string): Promise<DirectoryUser> {
+    const login = parseLoginName(user, this.realm);
+    // An empty password would make the simple bind an unauthenticated one, which succeeds.
+    if (password === '') throw new DirectoryError('invalid_credentials', 'password is empty');
+    return withLdapClient(this.connect, async (client) => {
+      await this.bind(client, login.bindName, password, 'checking the password');
+      try {
+        const entry = await this.findUserEntry(client, login);
+        const sid = decodeSid(asBuffer(single(entry, 'objectSid')));
+        const tokenGroups = await client.search(entry.dn, {
+          scope: 'base',
+          filter: '(objectClass=*)',
+          attributes: ['tokenGroups'],
+          explicitBufferAttributes: ['tokenGroups'],
+        });
+        const groupSids = values(tokenGroups.searchEntries[0], 'tokenGroups').map((v) => decodeSid(asBuffer(v)));
+        const names = await this.searchGroups(client, 'objectSid', groupSids.map(encodeSid));
+        return {
+          dn: entry.dn,
+          account: text(single(entry, 'sAMAccountName')),
+          sid,
+          groups: names.map((g) => g.name),
+          groupSids,
+        };
+      } catch (err) {
+        throw toDirectoryError(err, 'reading the user entry and groups');
+      }
+    });
+  }
+
+  /**
+   * Group name (sAMAccountName, case-insensitive) → SID, for names of groups under `baseDn`.
+   * Unknown names are absent from the result. Binds as the service account; one search per batch.
+   */
+  async resolveGroupSids(names: readonly string[]): Promise<Map<string, string>> {
+    const account = this.options.serviceAccount;
+    if (account === undefined) {
+      throw new LdapConfigError('resolving group SIDs needs the indexer service account (user and password)');
+    }
+    const wanted = [...new Set(names.filter((n) => n !== ''))];
+    const resolved = new Map<string, string>();
+    if (wanted.length === 0) return resolved;
+    const login = parseLoginName(account.user, this.realm);
+    return withLdapClient(this.connect, async (client) => {
+      await this.bind(client, login.bindName, account.password, 'binding as the service account');
+      let groups: { name: string; sid: string }[];
+      try {
+        groups = await this.searchGroups(client, 'sAMAccountName', wanted);
+      } catch (err) {
+        throw toDirectoryError(err, 'resolving group names');
+      }
+      const sidByName = new Map(groups.map((g) => [g.name.toLowerCase(), g.sid]));
+      for (const name of wanted) {
+        const sid = sidByName.get(name.toLowerCase());
+        if (sid !== undefined) resolved.set(name, sid);
+      }
+      return resolved;
+    });
+  }
+
+  private async bind(client: Client, bindName: string, password: string, doing: string): Promise<void> {
+    try {
+      await client.bind(bindName, password);
+    } catch (err) {
+      throw toDirectoryError(err, doing);
+    }
+  }
+
+  private async findUserEntry(client: Client, login: LoginName): Promise<Entry> {
+    const ways: Filter[] = [];
+    if (login.userPrincipalName !== undefined) ways.push(equals('userPrincipalName', login.userPrincipalName));
+    if (login.account !== undefined) ways.push(equals('sAMAccountName', login.account));
+    const { searchEntries } = await client.search(this.options.baseDn, {
+      scope: 'sub',
+      filter: allOf(equals('objectCategory', 'person'), equals('objectClass', 'user'), anyOf(...ways)),
+      attributes: ['objectSid', 'sAMAccountName', 'userPrincipalName'],
+      explicitBufferAttributes: ['objectSid'],
+      sizeLimit: 2,
+    });
+    const upn = login.userPrincipalName?.toLowerCase();
+    const entry =
+      searchEntries.length === 1
+        ? searchEntries[0]
+        : searchEntries.find((e) => values(e, 'userPrincipalName').some((v) => text(v).toLowerCase() === upn));
+    if (entry === undefined) {
+      throw new DirectoryError(
+        'invalid_credentials',
+        searchEntries.length === 0 ? 'no user entry for this login under ldap.base_dn' : 'login name is ambiguous',
+      );
+    }
+    return entry;
+  }
+
+  /** Groups whose `attribute` equals one of `wanted`, in one search per batch. */
+  private async searchGroups(
+    client: Client,
+    attribute: 'sAMAccountName' | 'objectSid',
+    wanted: readonly (string | Buffer)[],
+  ): Promise<{ name: string; sid: string }[]> {
+    const found: { name: string; sid: string }[] = [];
+    for (let start = 0; start < wanted.length; start += this.batchSize) {
+      const batch = wanted.slice(start, start + this.batchSize);
+      const { searchEntries } = await client.search(this.options.baseDn, {
+        scope: 'sub',
+        filter: allOf(equals('objectClass', 'group'), equalsAny(attribute, batch)),
+        attributes: ['sAMAccountName', 'objectSid'],
+        explicitBufferAttributes: ['objectSid'],
+      });
+      for (const entry of searchEntries) {
+        found.push({ name: text(single(entry, 'sAMAccountName')), sid: decodeSid(asBuffer(single(entry, 'objectSid'))) });
+      }
+    }
+    return found;
+  }
+}
+
+/** Attribute values of an entry, matched case-insensitively by name. */
+function values(entry: Entry | undefined, attribute: string): (Buffer | string)[] {
+  if (entry === undefined) return [];
+  const key = Object.keys(entry).find((k) => k.toLowerCase() === attribute.toLowerCase());
+  const value = key === undefined ? undefined : entry[key];
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+function single(entry: Entry, attribute: string): Buffer | string {
+  const [value] = values(entry, attribute);
+  if (value === undefined) throw new DirectoryError('directory_unavailable', `entry ${entry.dn} has no ${attribute}`);
+  return value;
+}
+
+function asBuffer(value: Buffer | string): Buffer {
+  return typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
+}
+
+function text(value: Buffer | string): string {
+  return typeof value === 'string' ? value : value.toString('utf8');
+}
