@@ -1,0 +1,301 @@
+/**
+ * File-system facade over the protocol layers: one SmbShare per (server, credentials, share), backed by the
+ * pool. Paths are forward-slash, share-relative.
+ */
+import { randomBytes } from 'node:crypto';
+import { SmbError } from './errors.js';
+import { FileInfoClass, basicInfo, dispositionInfo, renameInfo, type DirectoryEntry, type FileAllInfo } from './fscc.js';
+import {
+  Access,
+  CreateOptions,
+  Disposition,
+  FileAttributes,
+  InfoType,
+  RELATED_FILE_ID,
+  closeRequest,
+  createRequest,
+  parseCreateResponse,
+  setInfoRequest,
+  writeRequest,
+  type CreateParams,
+  type FileTimes,
+} from './messages.js';
+import { FileHandle, chunkSize, listDirectory, queryAllInfo, querySecurity, readWholeFile, setInfoByPath } from './open.js';
+import { joinPath, normalizePath, splitPath, toSmbPath } from './paths.js';
+import { SmbPool, type Endpoint, type SmbServer } from './pool.js';
+import type { SecurityDescriptor } from './security-descriptor.js';
+import type { Credentials } from './session.js';
+import type { Tree } from './tree.js';
+import { assertStatus } from './connection.js';
+
+export interface SmbStat {
+  /** Last path component ('' for the share root). */
+  name: string;
+  /** Share-relative forward-slash path. */
+  path: string;
+  size: number;
+  isDirectory: boolean;
+  attributes: number;
+  /** Server's internal index number (u64, decimal) — stable per file, the basis of ETags. */
+  fileId: string;
+  birthtime: Date;
+  atime: Date;
+  mtime: Date;
+  ctime: Date;
+  mtimeMs: number;
+}
+
+export interface WalkOptions {
+  /** Directory listings in flight at once (default 8). */
+  concurrency?: number;
+  /** Directories for which this returns false are not entered. */
+  descend?: (dir: SmbStat) => boolean;
+  /** Entries for which this returns false are not yielded (directories are still entered). */
+  include?: (entry: SmbStat) => boolean;
+}
+
+export interface ShareOptions extends SmbServer, Credentials {
+  share: string;
+}
+
+const READ_ATTRS = Access.FILE_READ_ATTRIBUTES | Access.SYNCHRONIZE;
+
+function toStat(path: string, t: FileTimes & { fileAttributes: number }, size: number, fileId: string): SmbStat {
+  const isDirectory = (t.fileAttributes & FileAttributes.DIRECTORY) !== 0;
+  return {
+    name: splitPath(path).base,
+    path,
+    size: isDirectory ? 0 : size,
+    isDirectory,
+    attributes: t.fileAttributes,
+    fileId,
+    birthtime: new Date(t.creationTime),
+    atime: new Date(t.lastAccessTime),
+    mtime: new Date(t.lastWriteTime),
+    ctime: new Date(t.changeTime),
+    mtimeMs: t.lastWriteTime,
+  };
+}
+
+function statFromAll(path: string, info: FileAllInfo): SmbStat {
+  return toStat(path, info.basic, info.standard.endOfFile, info.fileId);
+}
+
+function statFromEntry(dir: string, e: DirectoryEntry): SmbStat {
+  return toStat(joinPath(dir, e.name), e, e.endOfFile, e.fileId);
+}
+
+export class SmbShare {
+  constructor(
+    private readonly endpoint: Endpoint,
+    readonly shareName: string,
+  ) {
+    if (!shareName || /[\\/]/.test(shareName)) throw new SmbError('INVALID_ARGUMENT', `invalid share name '${shareName}'`);
+  }
+
+  private read<T>(op: (tree: Tree) => Promise<T>): Promise<T> {
+    return this.endpoint.run(this.shareName, true, op);
+  }
+  private modify<T>(op: (tree: Tree) => Promise<T>): Promise<T> {
+    return this.endpoint.run(this.shareName, false, op);
+  }
+
+  /** Runs `op` with the share's tree, for protocol-level access (FileHandle etc.). */
+  withTree<T>(op: (tree: Tree) => Promise<T>): Promise<T> {
+    return this.modify(op);
+  }
+
+  /** Local TCP port of the pooled connection, if connected. */
+  localPort(): Promise<number | undefined> {
+    return this.endpoint.localPort();
+  }
+
+  stat(path: string): Promise<SmbStat> {
+    const p = normalizePath(path);
+    return this.read(async (tree) => statFromAll(p, await queryAllInfo(tree, { name: toSmbPath(p), desiredAccess: READ_ATTRS, disposition: Disposition.OPEN })));
+  }
+
+  readFile(path: string): Promise<Buffer> {
+    return this.read((tree) =>
+      readWholeFile(tree, {
+        name: toSmbPath(path),
+        desiredAccess: Access.FILE_READ_DATA | READ_ATTRS,
+        disposition: Disposition.OPEN,
+        createOptions: CreateOptions.NON_DIRECTORY_FILE,
+      }),
+    );
+  }
+
+  readdir(path: string): Promise<SmbStat[]> {
+    const dir = normalizePath(path);
+    return this.read(async (tree) => (await listDirectory(tree, directoryParams(dir))).map((e) => statFromEntry(dir, e)));
+  }
+
+  /** Walks the tree below `path` breadth-first with bounded concurrency. */
+  async *walk(path: string, options: WalkOptions = {}): AsyncGenerator<SmbStat> {
+    const limit = Math.max(1, options.concurrency ?? 8);
+    const queue: string[] = [normalizePath(path)];
+    const running = new Map<number, Promise<{ id: number; entries: SmbStat[] }>>();
+    let nextId = 0;
+    try {
+      while (queue.length > 0 || running.size > 0) {
+        while (running.size < limit && queue.length > 0) {
+          const id = nextId++;
+          running.set(id, this.readdir(queue.shift()!).then((entries) => ({ id, entries })));
+        }
+        const { id, entries } = await Promise.race(running.values());
+        running.delete(id);
+        for (const e of entries) {
+          if (e.isDirectory && (options.descend?.(e) ?? true)) queue.push(e.path);
+          if (options.include?.(e) ?? true) yield e;
+        }
+      }
+    } finally {
+      for (const p of running.values()) p.catch(() => undefined);
+    }
+  }
+
+  /**
+   * Writes a file atomically for readers: the data goes to a temporary name in the same folder, which is then
+   * renamed over the target.
+   */
+  writeFile(path: string, data: Buffer | string): Promise<void> {
+    const content = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    const { dir, base } = splitPath(path);
+    if (!base) throw new SmbError('INVALID_ARGUMENT', 'writeFile needs a file path');
+    const target = toSmbPath(joinPath(dir, base));
+    const temp = toSmbPath(joinPath(dir, `.${base}.~${randomBytes(6).toString('hex')}.tmp`));
+    return this.modify(async (tree) => {
+      const first = content.subarray(0, chunkSize(tree.session.connection.maxWriteSize));
+      const responses = await tree.compound([
+        createRequest({
+          name: temp,
+          desiredAccess: Access.FILE_WRITE_DATA | Access.FILE_WRITE_ATTRIBUTES | Access.DELETE | Access.SYNCHRONIZE,
+          disposition: Disposition.CREATE,
+          createOptions: CreateOptions.NON_DIRECTORY_FILE,
+          fileAttributes: FileAttributes.ARCHIVE,
+        }),
+        writeRequest(RELATED_FILE_ID, 0, first),
+      ]);
+      assertStatus(responses[0]!, `CREATE ${tree.shareName}\\${temp}`);
+      const created = parseCreateResponse(responses[0]!.reader);
+      const handle = new FileHandle(tree, temp, created.fileId, created);
+      try {
+        assertStatus(responses[1]!, `WRITE ${tree.shareName}\\${temp}`);
+        if (content.length > first.length) await handle.write(first.length, content.subarray(first.length));
+        const done = await tree.compound([
+          setInfoRequest(handle.fileId, InfoType.FILE, FileInfoClass.FileRenameInformation, renameInfo(target, true)),
+          closeRequest(handle.fileId),
+        ]);
+        assertStatus(done[0]!, `rename to ${tree.shareName}\\${target}`);
+      } catch (err) {
+        await handle.setInfo(FileInfoClass.FileDispositionInformation, dispositionInfo(true)).catch(() => undefined);
+        await handle.close().catch(() => undefined);
+        throw err;
+      }
+    });
+  }
+
+  mkdir(path: string, options: { recursive?: boolean } = {}): Promise<void> {
+    const p = normalizePath(path);
+    if (!p) throw new SmbError('INVALID_ARGUMENT', 'cannot create the share root');
+    const parts = p.split('/');
+    const targets = options.recursive ? parts.map((_, i) => parts.slice(0, i + 1).join('/')) : [p];
+    return this.modify(async (tree) => {
+      for (const t of targets) {
+        await this.openClose(tree, {
+          name: toSmbPath(t),
+          desiredAccess: READ_ATTRS,
+          disposition: options.recursive ? Disposition.OPEN_IF : Disposition.CREATE,
+          createOptions: CreateOptions.DIRECTORY_FILE,
+          fileAttributes: FileAttributes.DIRECTORY,
+        });
+      }
+    });
+  }
+
+  rmdir(path: string): Promise<void> {
+    return this.deletePath(path, CreateOptions.DIRECTORY_FILE);
+  }
+
+  unlink(path: string): Promise<void> {
+    return this.deletePath(path, CreateOptions.NON_DIRECTORY_FILE);
+  }
+
+  /** Renames within the share; without `replace` an existing target fails with NAME_COLLISION. */
+  rename(from: string, to: string, options: { replace?: boolean } = {}): Promise<void> {
+    const target = toSmbPath(to);
+    if (!target) throw new SmbError('INVALID_ARGUMENT', 'rename needs a target path');
+    return this.modify((tree) =>
+      setInfoByPath(
+        tree,
+        { name: toSmbPath(from), desiredAccess: Access.DELETE | READ_ATTRS, disposition: Disposition.OPEN },
+        FileInfoClass.FileRenameInformation,
+        renameInfo(target, options.replace ?? false),
+      ),
+    );
+  }
+
+  /** Sets file times (ms since epoch); omitted times stay unchanged. */
+  setTimes(path: string, times: Partial<FileTimes>): Promise<void> {
+    return this.modify((tree) =>
+      setInfoByPath(
+        tree,
+        { name: toSmbPath(path), desiredAccess: Access.FILE_WRITE_ATTRIBUTES | READ_ATTRS, disposition: Disposition.OPEN },
+        FileInfoClass.FileBasicInformation,
+        basicInfo(times),
+      ),
+    );
+  }
+
+  getSecurity(path: string): Promise<SecurityDescriptor> {
+    return this.read((tree) =>
+      querySecurity(tree, { name: toSmbPath(path), desiredAccess: Access.READ_CONTROL | Access.SYNCHRONIZE, disposition: Disposition.OPEN }),
+    );
+  }
+
+  private deletePath(path: string, createOptions: number): Promise<void> {
+    const name = toSmbPath(path);
+    if (!name) throw new SmbError('INVALID_ARGUMENT', 'cannot delete the share root');
+    return this.modify((tree) =>
+      setInfoByPath(
+        tree,
+        { name, desiredAccess: Access.DELETE | READ_ATTRS, disposition: Disposition.OPEN, createOptions },
+        FileInfoClass.FileDispositionInformation,
+        dispositionInfo(true),
+      ),
+    );
+  }
+
+  private async openClose(tree: Tree, params: CreateParams): Promise<void> {
+    const responses = await tree.compound([createRequest(params), closeRequest(RELATED_FILE_ID)]);
+    assertStatus(responses[0]!, `CREATE ${tree.shareName}\\${params.name}`);
+  }
+}
+
+function directoryParams(dir: string): CreateParams {
+  return {
+    name: toSmbPath(dir),
+    desiredAccess: Access.FILE_READ_DATA | READ_ATTRS,
+    disposition: Disposition.OPEN,
+    createOptions: CreateOptions.DIRECTORY_FILE,
+  };
+}
+
+/** A file-system client: shares are opened through one pool of connections and sessions. */
+export class SmbClient {
+  readonly pool: SmbPool;
+
+  constructor(pool: SmbPool = new SmbPool()) {
+    this.pool = pool;
+  }
+
+  share(options: ShareOptions): SmbShare {
+    const { host, port, domain, user, password, workstation, share } = options;
+    return new SmbShare(this.pool.endpoint({ host, port }, { domain, user, password, workstation }), share);
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}

@@ -1,0 +1,31 @@
+/** Public surface of the SMB client: the file-system facade plus the protocol layers for advanced use. */
+export { SmbClient, SmbShare, type SmbStat, type WalkOptions, type ShareOptions } from './client.js';
+export { SmbPool, Endpoint, type SmbPoolOptions, type SmbServer } from './pool.js';
+export {
+  SmbError,
+  SmbStatusError,
+  SmbProtocolError,
+  SmbConnectionError,
+  SmbTimeoutError,
+  NtStatus,
+  ntStatusName,
+  type SmbErrorCode,
+} from './errors.js';
+export {
+  parseSecurityDescriptor,
+  grantsRead,
+  readAccessSids,
+  AceType,
+  AceFlags,
+  READ_ACCESS_BITS,
+  type SecurityDescriptor,
+  type Acl,
+  type Ace,
+} from './security-descriptor.js';
+export { Connection, type ConnectionOptions } from './connection.js';
+export { Session, type Credentials } from './session.js';
+export { Tree } from './tree.js';
+export { FileHandle } from './open.js';
+export { Dialect, type DialectCode } from './header.js';
+export { Access, CreateOptions, Disposition, FileAttributes, ShareAccess } from './messages.js';
+export { FileInfoClass } from './fscc.js';

@@ -1,0 +1,181 @@
+/**
+ * Connections and sessions pooled by (server, credentials), with lazy (re)connection and idle eviction. A dropped
+ * connection fails its in-flight requests; the next operation builds a new connection, session and trees.
+ */
+import { createHash } from 'node:crypto';
+import { SmbError, isConnectionFailure } from './errors.js';
+import { Connection } from './connection.js';
+import type { DialectCode } from './header.js';
+import { Session, type Credentials } from './session.js';
+import { Tree } from './tree.js';
+
+export interface SmbServer {
+  host: string;
+  port?: number;
+}
+
+export interface SmbPoolOptions {
+  /** Timeout of every request (default 30 s). */
+  requestTimeoutMs?: number;
+  connectTimeoutMs?: number;
+  /** Sessions unused this long are logged off and their connection closed (default 5 min). */
+  idleTimeoutMs?: number;
+  dialects?: readonly DialectCode[];
+}
+
+interface Live {
+  connection: Connection;
+  session: Session;
+  trees: Map<string, Promise<Tree>>;
+}
+
+/** One authenticated connection to one server for one set of credentials. */
+export class Endpoint {
+  private live: Promise<Live> | null = null;
+  private inFlight = 0;
+  lastUsed = Date.now();
+
+  constructor(
+    readonly server: SmbServer,
+    readonly credentials: Credentials,
+    private readonly options: SmbPoolOptions,
+  ) {}
+
+  get idle(): boolean {
+    return this.inFlight === 0;
+  }
+
+  private connect(): Promise<Live> {
+    if (!this.live) {
+      const attempt = (async (): Promise<Live> => {
+        const connection = await Connection.connect({
+          host: this.server.host,
+          port: this.server.port,
+          requestTimeoutMs: this.options.requestTimeoutMs,
+          connectTimeoutMs: this.options.connectTimeoutMs,
+          dialects: this.options.dialects,
+        });
+        connection.onceClosed(() => {
+          if (this.live === attempt) this.live = null;
+        });
+        try {
+          const session = await Session.setup(connection, this.credentials);
+          return { connection, session, trees: new Map() };
+        } catch (err) {
+          connection.close();
+          throw err;
+        }
+      })();
+      this.live = attempt;
+      attempt.catch(() => {
+        if (this.live === attempt) this.live = null;
+      });
+    }
+    return this.live;
+  }
+
+  async tree(share: string): Promise<Tree> {
+    const live = await this.connect();
+    let tree = live.trees.get(share);
+    if (!tree) {
+      tree = Tree.connect(live.session, share);
+      live.trees.set(share, tree);
+      tree.catch(() => live.trees.delete(share));
+    }
+    return tree;
+  }
+
+  /** Local TCP port of the current connection (undefined when not connected). */
+  async localPort(): Promise<number | undefined> {
+    return this.live ? (await this.live).connection.localPort : undefined;
+  }
+
+  /**
+   * Runs an operation on the share's tree. Idempotent operations are retried once on a fresh connection when
+   * the connection failed underneath them.
+   */
+  async run<T>(share: string, idempotent: boolean, op: (tree: Tree) => Promise<T>): Promise<T> {
+    this.inFlight++;
+    this.lastUsed = Date.now();
+    try {
+      try {
+        return await op(await this.tree(share));
+      } catch (err) {
+        if (!isConnectionFailure(err)) throw err;
+        await this.reset();
+        if (!idempotent) throw err;
+        return await op(await this.tree(share));
+      }
+    } finally {
+      this.inFlight--;
+      this.lastUsed = Date.now();
+    }
+  }
+
+  /** Drops the current connection so that the next operation reconnects. */
+  private async reset(): Promise<void> {
+    const live = this.live;
+    this.live = null;
+    if (live) (await live.catch(() => null))?.connection.close();
+  }
+
+  /** Logs off (best effort) and closes the connection. */
+  async close(): Promise<void> {
+    const live = this.live;
+    this.live = null;
+    const l = await live?.catch(() => null);
+    if (!l) return;
+    try {
+      await l.session.logoff();
+    } catch {
+      // the connection may already be gone; closing below is what matters
+    }
+    l.connection.close();
+  }
+}
+
+export class SmbPool {
+  private readonly endpoints = new Map<string, Endpoint>();
+  private readonly timer: NodeJS.Timeout;
+  readonly options: SmbPoolOptions;
+
+  constructor(options: SmbPoolOptions = {}) {
+    this.options = options;
+    const idle = options.idleTimeoutMs ?? 5 * 60_000;
+    this.timer = setInterval(() => void this.evictIdle(idle), Math.max(1000, Math.min(idle / 2, 30_000)));
+    this.timer.unref();
+  }
+
+  endpoint(server: SmbServer, credentials: Credentials): Endpoint {
+    if (!server.host) throw new SmbError('INVALID_ARGUMENT', 'SMB server host is empty');
+    const secret = createHash('sha256').update(credentials.password).digest('hex');
+    const key = [server.host.toLowerCase(), server.port ?? 445, credentials.domain.toUpperCase(), credentials.user.toLowerCase(), secret].join('|');
+    let ep = this.endpoints.get(key);
+    if (!ep) {
+      ep = new Endpoint(server, credentials, this.options);
+      this.endpoints.set(key, ep);
+    }
+    return ep;
+  }
+
+  get size(): number {
+    return this.endpoints.size;
+  }
+
+  async evictIdle(idleTimeoutMs: number): Promise<void> {
+    const now = Date.now();
+    for (const [key, ep] of this.endpoints) {
+      if (ep.idle && now - ep.lastUsed >= idleTimeoutMs) {
+        this.endpoints.delete(key);
+        await ep.close();
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    const all = [...this.endpoints.values()];
+    this.endpoints.clear();
+    await Promise.all(all.map((ep) => ep.close()));
+  }
+}
