@@ -1,0 +1,207 @@
+// Directory, group resolution and admin authentication against the testbed's Samba AD DC (LDAPS).
+import { before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
+import { AdminAuthenticator, AdminSessionCache } from '../../../src/auth/admin.js';
+import {
+  createLdapClientFactory,
+  DirectoryError,
+  type LdapClientFactory,
+  type LdapConnectionOptions,
+} from '../../../src/ldap/connection.js';
+import { Directory } from '../../../src/ldap/directory.js';
+
+const run = promisify(execFile);
+
+let env: TestbedEnv;
+let connection: LdapConnectionOptions;
+let directory: Directory;
+
+function directoryAt(options: LdapConnectionOptions, factory: LdapClientFactory = createLdapClientFactory(options), batchSize?: number) {
+  return new Directory(factory, {
+    baseDn: env.ldap.base_dn,
+    serviceAccount: { user: env.indexer.user, password: env.indexer.password },
+    batchSize,
+  });
+}
+
+/** The objectSid samba-tool reads from the DC's own database for a user or group. */
+async function sambaToolSid(kind: 'user' | 'group', name: string): Promise<string> {
+  const { stdout } = await run('samba-tool', [kind, 'show', name, '--attributes=objectSid', '-s', env.samba.conf]);
+  const sid = /^objectSid: (S-[\d-]+)$/m.exec(stdout)?.[1];
+  assert.ok(sid, `samba-tool printed no objectSid for ${kind} ${name}: ${stdout}`);
+  return sid;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<DirectoryError> {
+  try {
+    await promise;
+  } catch (err) {
+    assert.ok(err instanceof DirectoryError, `expected a DirectoryError, got ${String(err)}`);
+    return err;
+  }
+  return assert.fail('expected a rejection');
+}
+
+before(async () => {
+  env = await readTestbedEnv();
+  connection = {
+    url: env.ldap.url,
+    tls: { caFile: env.ldap.ca_file, serverName: env.ldap.server_name },
+    timeoutMs: 5000,
+  };
+  directory = directoryAt(connection);
+});
+
+describe('Directory.authenticateUser', () => {
+  it('accepts user, DOMAIN\\user and user@realm for the same account', async () => {
+    const anna = env.users['anna']!;
+    const forms = ['anna', `${env.smb.domain}\\anna`, `anna@${env.smb.realm}`, `ANNA@${env.smb.realm.toLowerCase()}`];
+    for (const form of forms) {
+      const user = await directory.authenticateUser(form, anna.password);
+      assert.equal(user.account, 'anna', form);
+      assert.equal(user.sid, anna.sid, form);
+      assert.match(user.dn, /^CN=anna,/i);
+    }
+  });
+
+  it('returns every group of the user by name and SID, Domain Users included', async () => {
+    for (const [name, account] of Object.entries(env.users)) {
+      const user = await directory.authenticateUser(name, account.password);
+      for (const group of [...account.groups, 'Domain Users']) {
+        assert.ok(user.groups.includes(group), `${name} should be in ${group}: ${user.groups.join(', ')}`);
+        assert.ok(user.groupSids.includes(env.groups[group]!), `${name} should carry the SID of ${group}`);
+      }
+      const otherGroups = Object.keys(env.groups).filter((g) => g !== 'Domain Users' && !account.groups.includes(g));
+      for (const group of otherGroups) assert.ok(!user.groups.includes(group), `${name} is not in ${group}`);
+    }
+  });
+
+  it('wrong password, unknown user and empty password are invalid credentials', async () => {
+    for (const [user, password] of [
+      ['anna', 'wrong'],
+      ['no-such-user', 'x'],
+      ['anna', ''],
+    ] as const) {
+      assert.equal((await rejection(directory.authenticateUser(user, password))).kind, 'invalid_credentials', user);
+    }
+  });
+
+  it('objectSid decoding matches samba-tool', async () => {
+    for (const name of ['anna', 'ben', env.admin.user]) {
+      const user = await directory.authenticateUser(name, env.users[name]!.password);
+      assert.equal(user.sid, await sambaToolSid('user', name));
+    }
+  });
+});
+
+describe('Directory.resolveGroupSids', () => {
+  const spacedUmlaut = () => Object.keys(env.groups).find((g) => / /.test(g) && /[äöüÄÖÜß]/.test(g));
+
+  it('resolves every testbed group, including the one with a space and an umlaut', async () => {
+    assert.ok(spacedUmlaut(), 'the testbed has a group name with a space and an umlaut');
+    const resolved = await directory.resolveGroupSids(Object.keys(env.groups));
+    assert.deepEqual(Object.fromEntries(resolved), env.groups);
+  });
+
+  it('matches names case-insensitively and keeps the names as asked', async () => {
+    const name = spacedUmlaut()!;
+    const resolved = await directory.resolveGroupSids([name.toUpperCase(), name.toLowerCase()]);
+    assert.equal(resolved.get(name.toUpperCase()), env.groups[name]);
+    assert.equal(resolved.get(name.toLowerCase()), env.groups[name]);
+  });
+
+  it('leaves unknown names and filter injections out', async () => {
+    const resolved = await directory.resolveGroupSids(['Lehrer', '*)(cn=*', '*', 'Lehrer)(|(cn=*', 'no-such-group', '']);
+    assert.deepEqual([...resolved.keys()], ['Lehrer']);
+    assert.equal((await directory.resolveGroupSids(['*)(cn=*'])).size, 0);
+  });
+
+  it('group SIDs match samba-tool', async () => {
+    const resolved = await directory.resolveGroupSids(Object.keys(env.groups));
+    for (const [name, sid] of resolved) assert.equal(sid, await sambaToolSid('group', name), name);
+  });
+
+  it('makes one search per batch', async () => {
+    let searches = 0;
+    const base = createLdapClientFactory(connection);
+    const counting: LdapClientFactory = () => {
+      const client = base();
+      const search = client.search.bind(client);
+      client.search = (...args: Parameters<typeof search>) => {
+        searches++;
+        return search(...args);
+      };
+      return client;
+    };
+    const names = Object.keys(env.groups);
+    const resolved = await directoryAt(connection, counting, 2).resolveGroupSids(names);
+    assert.equal(resolved.size, names.length);
+    assert.equal(searches, Math.ceil(names.length / 2));
+    searches = 0;
+    await directoryAt(connection, counting).resolveGroupSids(names);
+    assert.equal(searches, 1);
+  });
+});
+
+describe('LDAPS connection', () => {
+  it('refuses a certificate issued to another name', async () => {
+    const wrongName = directoryAt({ ...connection, tls: { caFile: env.ldap.ca_file, serverName: 'other.example.org' } });
+    const error = await rejection(wrongName.authenticateUser('anna', env.users['anna']!.password));
+    assert.equal(error.kind, 'directory_unavailable');
+    assert.match(error.message, /ERR_TLS_CERT_ALTNAME_INVALID/);
+  });
+
+  it('refuses a certificate from an unknown CA', async () => {
+    const noCa = directoryAt({ ...connection, tls: { serverName: env.ldap.server_name } });
+    assert.equal((await rejection(noCa.resolveGroupSids(['Lehrer']))).kind, 'directory_unavailable');
+  });
+
+  it('a closed port is directory_unavailable', async () => {
+    const down = directoryAt({ ...connection, url: 'ldaps://127.0.0.1:1' });
+    assert.equal((await rejection(down.authenticateUser('anna', 'x'))).kind, 'directory_unavailable');
+    assert.equal((await rejection(down.resolveGroupSids(['Lehrer']))).kind, 'directory_unavailable');
+  });
+});
+
+describe('AdminAuthenticator against the DC', () => {
+  const adminAuth = (dir: Directory, sessions?: AdminSessionCache) =>
+    new AdminAuthenticator(dir, { groups: [env.admin.group] }, sessions);
+
+  it('a member of the admin group logs in', async () => {
+    const result = await adminAuth(directory).authenticate(env.admin.user, env.admin.password);
+    assert.ok(result.ok, JSON.stringify(result));
+    assert.equal(result.admin.sid, env.users[env.admin.user]!.sid);
+    assert.deepEqual(result.admin.adminGroups, [env.admin.group]);
+  });
+
+  it('a valid user outside the admin group is forbidden (403)', async () => {
+    const result = await adminAuth(directory).authenticate('anna', env.users['anna']!.password);
+    assert.equal(result.ok, false);
+    assert.equal(result.ok ? 0 : result.status, 403);
+  });
+
+  it('a wrong password is invalid (401)', async () => {
+    const result = await adminAuth(directory).authenticate(env.admin.user, 'wrong-password');
+    assert.equal(result.ok ? 0 : result.status, 401);
+  });
+
+  it('during an outage an admin with a session keeps working, a new login gets 503', async () => {
+    const sessions = new AdminSessionCache();
+    assert.ok((await adminAuth(directory, sessions).authenticate(env.admin.user, env.admin.password)).ok);
+
+    const duringOutage = adminAuth(directoryAt({ ...connection, url: 'ldaps://127.0.0.1:1' }), sessions);
+    const atWork = await duringOutage.authenticate(env.admin.user, env.admin.password);
+    assert.ok(atWork.ok);
+    assert.equal(atWork.fromSession, true);
+
+    const newLogin = await duringOutage.authenticate('anna', env.users['anna']!.password);
+    assert.equal(newLogin.ok, false);
+    if (!newLogin.ok) {
+      assert.equal(newLogin.status, 503);
+      assert.equal(newLogin.error, 'directory_unavailable');
+    }
+  });
+});
