@@ -9,6 +9,7 @@ import {
 } from './connection.js';
 import { type LoginName, parseLoginName, realmFromBaseDn } from './login-name.js';
 import { decodeSid, encodeSid } from './sid.js';
+import type { GroupSidResolver } from './group-sid-cache.js';
 
 export interface DirectoryOptions {
   /** `ldap.base_dn`: every user and group lookup is a subtree search below it. */
@@ -45,7 +46,7 @@ export const DEFAULT_BATCH_SIZE = 200;
  * Every call opens its own connection and closes it, so the object can be shared freely.
  * Errors are DirectoryErrors: `invalid_credentials` (answer 401) or `directory_unavailable` (503).
  */
-export class Directory implements UserAuthenticator {
+export class Directory implements UserAuthenticator, GroupSidResolver {
   private readonly realm: string;
   private readonly batchSize: number;
 
