@@ -101,11 +101,16 @@ function nonceLength(cipher: CipherId): number {
   return cipher === Cipher.AES_128_CCM ? 11 : 12;
 }
 
-/** Wraps a plain SMB2 message (or compound chain) in a transform header. */
-export function encryptMessage(cipher: CipherId, key: Buffer, sessionId: bigint, plain: Buffer, nonce?: Buffer): Buffer {
-  const n = nonce ?? randomBytes(nonceLength(cipher));
-  const nonceField = Buffer.alloc(16);
-  n.copy(nonceField);
+/**
+ * Wraps a plain SMB2 message (or compound chain) in a transform header. `nonceField` (16 bytes, of which the
+ * cipher uses the first 11 or 12) is random unless given, which only test vectors do.
+ */
+export function encryptMessage(cipher: CipherId, key: Buffer, sessionId: bigint, plain: Buffer, nonceField?: Buffer): Buffer {
+  if (!nonceField) {
+    nonceField = Buffer.alloc(16);
+    randomBytes(nonceLength(cipher)).copy(nonceField);
+  }
+  const n = nonceField.subarray(0, nonceLength(cipher));
   const header = buildTransformHeader(nonceField, plain.length, sessionId);
   const aad = header.subarray(20, TRANSFORM_HEADER_SIZE);
   const ciphertext =
