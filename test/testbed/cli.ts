@@ -5,6 +5,7 @@ import {
 } from './elasticsearch.js';
 import { writeTestbedFiles } from './env.js';
 import { layout } from './layout.js';
+import { withLock } from './lock.js';
 import { ensurePackages } from './packages.js';
 import { note, step } from './progress.js';
 import {
@@ -48,6 +49,7 @@ async function up(): Promise<number> {
     }),
   );
   note(changed.length > 0 ? `wrote ${changed.join(', ')}` : `${layout.envFile} unchanged`);
+  note('testbed is up');
   return 0;
 }
 
@@ -65,7 +67,12 @@ async function status(): Promise<number> {
   return samba !== undefined && es !== undefined ? 0 : 1;
 }
 
-const commands: Record<string, () => Promise<number>> = { up, down, status };
+// up and down change the testbed and take turns; status only looks.
+const commands: Record<string, () => Promise<number>> = {
+  up: () => withLock(layout.lockFile, up),
+  down: () => withLock(layout.lockFile, down),
+  status,
+};
 
 async function main(): Promise<void> {
   const name = process.argv[2] ?? '';

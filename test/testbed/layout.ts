@@ -9,6 +9,7 @@ export const cacheDir = path.join(repoRoot, '.cache');
 
 export const layout = {
   envFile: path.join(testbedDir, 'env.json'),
+  lockFile: path.join(testbedDir, 'lock'),
   configFile: path.join(testbedDir, 'config.yml'),
   indexerSecretFile: path.join(testbedDir, 'indexer.secret'),
   dataDir: path.join(testbedDir, 'data'),
