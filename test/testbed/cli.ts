@@ -14,6 +14,10 @@ import {
 } from './samba.js';
 import { ensureSeeded } from './seed.js';
 
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
 async function upSamba(): Promise<{ sids: DirectorySids; tls: LdapTls }> {
   const provisioned = await step('samba: provision', ensureProvisioned);
   if (provisioned) note('samba: provisioned a new domain');
@@ -38,13 +42,16 @@ async function upElasticsearch(): Promise<void> {
 
 async function up(): Promise<number> {
   await step('packages', ensurePackages);
-  // The two servers are independent; starting them side by side halves a cold start.
-  const [samba] = await Promise.all([upSamba(), upElasticsearch()]);
+  // The two servers are independent; starting them side by side halves a cold start. Both run to the end
+  // so that one failing does not leave the other half-way with its output mixed into the error.
+  const [samba, es] = await Promise.allSettled([upSamba(), upElasticsearch()]);
+  const failures = [samba, es].flatMap((result) => (result.status === 'rejected' ? [message(result.reason)] : []));
+  if (samba.status === 'rejected' || failures.length > 0) throw new Error(failures.join('\n'));
   const changed = await step('env files', () =>
     writeTestbedFiles({
-      sids: samba.sids,
-      ldapCaFile: samba.tls.caFile,
-      ldapServerName: samba.tls.serverName,
+      sids: samba.value.sids,
+      ldapCaFile: samba.value.tls.caFile,
+      ldapServerName: samba.value.tls.serverName,
       esUrl,
     }),
   );
@@ -85,7 +92,7 @@ async function main(): Promise<void> {
   try {
     process.exitCode = await command();
   } catch (err) {
-    process.stderr.write(`testbed ${name} failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`testbed ${name} failed: ${message(err)}\n`);
     process.exitCode = 1;
   }
 }

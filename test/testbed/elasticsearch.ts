@@ -2,7 +2,9 @@
 import { access, chmod, mkdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { cacheDir, layout } from './layout.js';
-import { fileTail, isPortOpen, recordedProcess, run, stopProcess, waitUntil } from './processes.js';
+import {
+  fileTail, isPortOpen, listProcesses, recordedProcess, run, stopProcess, waitUntil,
+} from './processes.js';
 import { note } from './progress.js';
 
 const version = '8.19.3';
@@ -106,7 +108,14 @@ async function javaHome(): Promise<string> {
 
 async function start(): Promise<void> {
   if (await isPortOpen('127.0.0.1', 9200)) {
-    throw new Error('port 9200 on 127.0.0.1 is in use by a process the testbed did not start');
+    // Typically a node whose pid file was deleted with .testbed/; name it so it can be stopped by hand.
+    const candidates = (await listProcesses()).filter((info) => info.cmdline.includes('-Des.path.home='));
+    const hint = candidates
+      .map((info) => `pid ${info.pid} (home ${/-Des\.path\.home=(\S+)/.exec(info.cmdline)?.[1]})`)
+      .join('\n');
+    throw new Error(
+      `port 9200 on 127.0.0.1 is in use by a process the testbed did not start${hint ? `; Elasticsearch processes:\n${hint}` : ''}`,
+    );
   }
   await mkdir(layout.elasticsearch.dataDir, { recursive: true });
   await mkdir(layout.elasticsearch.logDir, { recursive: true });
