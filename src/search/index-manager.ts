@@ -1,0 +1,230 @@
+/**
+ * Lifecycle of the wiki index: the alias (`wiki-md`) on one versioned index (`wiki-md-vN`).
+ *
+ * N starts at MAPPING_VERSION; each rebuild creates the next N. What decides whether an index fits this build is
+ * `_meta.mapping_version` of the aliased index, compared with MAPPING_VERSION.
+ * Rebuild: create `wiki-md-v(N+1)`, fill it, move the alias with one atomic `_aliases` call, delete the old index.
+ * Searches go through the alias and see either the old or the new index, never none.
+ */
+import { errors, type Client, type estypes } from '@elastic/elasticsearch';
+import type { WikiDocument } from '../wiki/document.js';
+import { bulkRequestLines, countBulkItems } from './bulk.js';
+import { describeError, silentLog, type SearchLog } from './log.js';
+import { DEFAULT_ALIAS, indexMappings, indexSettings, MAPPING_VERSION, type IndexMeta, type TextAnalyzer } from './mapping.js';
+
+export type EnsureIndexResult = {
+  /** The index the alias points to. */
+  index: string;
+  mappingVersion: number;
+  analyzer: TextAnalyzer;
+} & (
+  | { status: 'created' }
+  | { status: 'ready' }
+  /** The index has an older mapping: call rebuildIndex() with all pages. Search keeps working meanwhile. */
+  | { status: 'migration_needed'; requiredVersion: number }
+  /** A newer build created the index; this build must not write to it. */
+  | { status: 'newer_mapping'; requiredVersion: number }
+);
+
+export interface RebuildResult {
+  from: string | null;
+  to: string;
+  documents: number;
+  analyzer: TextAnalyzer;
+}
+
+/** The index cannot be managed as asked (alias on several indices, a concrete index named like the alias, …). */
+export class IndexStateError extends Error {
+  override readonly name = 'IndexStateError';
+}
+
+export interface IndexManagerOptions {
+  client: Client;
+  /** Alias name, default `wiki-md`; versioned indices are `<alias>-v<N>`. Tests use their own. */
+  alias?: string;
+  /** Documents per `_bulk` request while rebuilding; default 500. */
+  rebuildBatchSize?: number;
+  /** Wait after moving the alias before deleting the old index, so searches already routed there finish. */
+  oldIndexGraceMs?: number;
+  log?: SearchLog;
+}
+
+function isNotFound(error: unknown): boolean {
+  return error instanceof errors.ResponseError && error.meta.statusCode === 404;
+}
+
+function isAlreadyExists(error: unknown): boolean {
+  return error instanceof errors.ResponseError && error.body?.error?.type === 'resource_already_exists_exception';
+}
+
+export class IndexManager {
+  readonly alias: string;
+  private readonly client: Client;
+  private readonly rebuildBatchSize: number;
+  private readonly oldIndexGraceMs: number;
+  private readonly log: SearchLog;
+
+  constructor(options: IndexManagerOptions) {
+    this.client = options.client;
+    this.alias = options.alias ?? DEFAULT_ALIAS;
+    this.rebuildBatchSize = options.rebuildBatchSize ?? 500;
+    this.oldIndexGraceMs = options.oldIndexGraceMs ?? 1000;
+    this.log = options.log ?? silentLog;
+  }
+
+  indexName(generation: number): string {
+    return `${this.alias}-v${generation}`;
+  }
+
+  /** N of `<alias>-vN`, or null for a name not of that form. */
+  generationOf(index: string): number | null {
+    const match = /^-v(\d+)$/.exec(index.slice(this.alias.length));
+    return index.startsWith(this.alias) && match ? Number(match[1]) : null;
+  }
+
+  /** `german` when the cluster has it (analysis-common module), else `standard`. */
+  async detectAnalyzer(): Promise<TextAnalyzer> {
+    try {
+      await this.client.indices.analyze({ analyzer: 'german', text: 'Schüler' });
+      return 'german';
+    } catch (error) {
+      if (error instanceof errors.ResponseError && error.meta.statusCode === 400) return 'standard';
+      throw error;
+    }
+  }
+
+  /** The indices the alias points to ([] when there is no alias). */
+  async aliasTargets(): Promise<string[]> {
+    try {
+      return Object.keys(await this.client.indices.getAlias({ name: this.alias })).sort();
+    } catch (error) {
+      if (isNotFound(error)) return [];
+      throw error;
+    }
+  }
+
+  async readMeta(index: string): Promise<IndexMeta> {
+    const response = await this.client.indices.getMapping({ index });
+    const meta = response[index]?.mappings._meta as Partial<IndexMeta> | undefined;
+    return {
+      mapping_version: meta?.mapping_version ?? this.generationOf(index) ?? 0,
+      analyzer: meta?.analyzer === 'german' ? 'german' : 'standard',
+    };
+  }
+
+  /**
+   * Makes sure the alias exists: creates `<alias>-v<MAPPING_VERSION>` and the alias when missing, and otherwise
+   * reports whether the aliased index fits this build. Throws when Elasticsearch is unreachable.
+   */
+  async ensureIndex(): Promise<EnsureIndexResult> {
+    const targets = await this.aliasTargets();
+    if (targets.length > 1) {
+      throw new IndexStateError(`alias ${this.alias} points to several indices (${targets.join(', ')})`);
+    }
+    if (targets.length === 1) {
+      const index = targets[0]!;
+      const meta = await this.readMeta(index);
+      const base = { index, mappingVersion: meta.mapping_version, analyzer: meta.analyzer };
+      if (meta.mapping_version === MAPPING_VERSION) return { ...base, status: 'ready' };
+      const status = meta.mapping_version < MAPPING_VERSION ? 'migration_needed' : 'newer_mapping';
+      this.log.warn({ ...base, requiredVersion: MAPPING_VERSION }, `search index ${index}: ${status}`);
+      return { ...base, status, requiredVersion: MAPPING_VERSION };
+    }
+    if (await this.client.indices.exists({ index: this.alias })) {
+      throw new IndexStateError(`${this.alias} is a concrete index, not an alias; delete it or rebuild`);
+    }
+    const { index, analyzer } = await this.createVersionedIndex(MAPPING_VERSION);
+    await this.switchAlias(null, index);
+    this.log.info({ index, alias: this.alias, analyzer }, 'search index created');
+    return { index, mappingVersion: MAPPING_VERSION, analyzer, status: 'created' };
+  }
+
+  /**
+   * Creates `<alias>-v<generation>` with this build's mapping; an existing index of that name is kept
+   * (a second process, or a start interrupted before the alias was set). Returns its analyzer.
+   */
+  async createVersionedIndex(generation: number, analyzer?: TextAnalyzer): Promise<{ index: string; analyzer: TextAnalyzer }> {
+    const index = this.indexName(generation);
+    const chosen = analyzer ?? (await this.detectAnalyzer());
+    try {
+      await this.client.indices.create({ index, settings: indexSettings(), mappings: indexMappings(chosen) });
+      return { index, analyzer: chosen };
+    } catch (error) {
+      if (!isAlreadyExists(error)) throw error;
+      return { index, analyzer: (await this.readMeta(index)).analyzer };
+    }
+  }
+
+  /** Points the alias from `from` (null: nowhere) to `to` in one atomic `_aliases` call. */
+  async switchAlias(from: string | null, to: string): Promise<void> {
+    const actions: estypes.IndicesUpdateAliasesAction[] = [];
+    if (from !== null) actions.push({ remove: { index: from, alias: this.alias } });
+    actions.push({ add: { index: to, alias: this.alias } });
+    await this.client.indices.updateAliases({ actions });
+  }
+
+  /** Deletes an index; a missing one is fine. */
+  async deleteIndex(index: string): Promise<void> {
+    try {
+      await this.client.indices.delete({ index });
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  }
+
+  /**
+   * Builds the next versioned index from `source`, moves the alias to it atomically and deletes the old one.
+   * Searches keep using the old index until the switch. Changes written through the alias during the rebuild
+   * land in the old index: run the drift reconciler afterwards. On failure the new index is removed and the alias
+   * stays where it was.
+   */
+  async rebuildIndex(source: AsyncIterable<WikiDocument>): Promise<RebuildResult> {
+    const targets = await this.aliasTargets();
+    if (targets.length > 1) {
+      throw new IndexStateError(`alias ${this.alias} points to several indices (${targets.join(', ')})`);
+    }
+    const from = targets[0] ?? null;
+    const generation = Math.max(MAPPING_VERSION, (from === null ? 0 : (this.generationOf(from) ?? 0)) + 1);
+    const to = this.indexName(generation);
+    await this.deleteIndex(to); // left over from an interrupted rebuild; never the aliased index
+    const { analyzer } = await this.createVersionedIndex(generation);
+    let documents = 0;
+    try {
+      documents = await this.fill(to, source);
+      await this.client.indices.refresh({ index: to });
+      await this.switchAlias(from, to);
+    } catch (error) {
+      this.log.warn({ index: to, ...describeError(error) }, 'search index rebuild failed, new index removed');
+      await this.deleteIndex(to).catch(() => undefined);
+      throw error;
+    }
+    this.log.info({ from, to, documents, analyzer }, 'search index rebuilt, alias switched');
+    if (from !== null) {
+      await new Promise((resolve) => setTimeout(resolve, this.oldIndexGraceMs));
+      await this.deleteIndex(from);
+    }
+    return { from, to, documents, analyzer };
+  }
+
+  private async fill(index: string, source: AsyncIterable<WikiDocument>): Promise<number> {
+    let count = 0;
+    let batch: WikiDocument[] = [];
+    const send = async (): Promise<void> => {
+      if (batch.length === 0) return;
+      const response = await this.client.bulk({
+        index,
+        operations: bulkRequestLines(batch.map((doc) => ({ action: 'upsert', doc }) as const)),
+      });
+      const { failed, reasons } = countBulkItems(response);
+      if (failed > 0) throw new IndexStateError(`${failed} documents rejected while filling ${index}: ${reasons.join('; ')}`);
+      count += batch.length;
+      batch = [];
+    };
+    for await (const doc of source) {
+      batch.push(doc);
+      if (batch.length >= this.rebuildBatchSize) await send();
+    }
+    await send();
+    return count;
+  }
+}

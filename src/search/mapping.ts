@@ -1,0 +1,53 @@
+/**
+ * The `wiki-md` index: settings and mapping of the versioned index `wiki-md-vN` behind the alias.
+ * Raise MAPPING_VERSION whenever the mapping or analysis changes; ensureIndex() then reports that a rebuild is due.
+ */
+import type { estypes } from '@elastic/elasticsearch';
+
+export const MAPPING_VERSION = 1;
+export const DEFAULT_ALIAS = 'wiki-md';
+
+/** `german` (stemming, umlaut folding) needs the analysis-common module; `standard` is always there. */
+export type TextAnalyzer = 'german' | 'standard';
+
+/** What `_meta` of every versioned index records. */
+export interface IndexMeta {
+  mapping_version: number;
+  analyzer: TextAnalyzer;
+}
+
+export function indexSettings(): estypes.IndicesIndexSettings {
+  // The sidecar is a single node: replicas could never be assigned and would keep the cluster yellow.
+  return { number_of_shards: 1, number_of_replicas: 0 };
+}
+
+export function indexMappings(analyzer: TextAnalyzer): estypes.MappingTypeMapping {
+  const keyword = { type: 'keyword' } as const;
+  const date = { type: 'date' } as const;
+  const meta: IndexMeta = { mapping_version: MAPPING_VERSION, analyzer };
+  return {
+    // Strict: a document with an unknown field is a bug in the indexer, not something to map on the fly.
+    dynamic: 'strict',
+    _meta: { ...meta },
+    properties: {
+      server: keyword,
+      share: keyword,
+      folder: keyword,
+      folder_key: keyword,
+      folder_ancestors: keyword,
+      page: keyword,
+      path: keyword,
+      is_start_page: { type: 'boolean' },
+      title: { type: 'text', analyzer },
+      headings: { type: 'text', analyzer },
+      // Offsets in the postings let the unified highlighter cut snippets without re-analysing long pages.
+      body: { type: 'text', analyzer, index_options: 'offsets' },
+      size: { type: 'long' },
+      modified: date,
+      version: keyword,
+      acl_allow: keyword,
+      acl_deny: keyword,
+      indexed_at: date,
+    },
+  };
+}

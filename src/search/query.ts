@@ -1,0 +1,200 @@
+/**
+ * POST /wiki/search request validation and the Elasticsearch requests behind search and the list views.
+ * Every request carries the same permission filter (viewerFilter), so list views never show what search hides.
+ */
+import type { estypes } from '@elastic/elasticsearch';
+import { folderKey } from '../wiki/document.js';
+import { SharePathError } from '../wiki/layout.js';
+
+/** Who is looking: the SID set from userSidSet() and the shares the caller may see. */
+export interface Viewer {
+  sids: readonly string[];
+  shares: readonly string[];
+}
+
+export interface SearchRequest {
+  /** The words searched for. */
+  q: string;
+  /** Only this share. */
+  share?: string | undefined;
+  /** Only pages in this folder or below it (share-relative; needs `share`). */
+  folder?: string | undefined;
+  from: number;
+  size: number;
+}
+
+export const MAX_PAGE_SIZE = 100;
+export const DEFAULT_PAGE_SIZE = 10;
+export const MAX_QUERY_LENGTH = 500;
+/** Elasticsearch's default `index.max_result_window`. */
+export const MAX_RESULT_WINDOW = 10_000;
+
+/** A search request that breaks a rule; `field` names the offending field (answer 400). */
+export class SearchRequestError extends Error {
+  override readonly name = 'SearchRequestError';
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(`${field}: ${message}`);
+  }
+}
+
+const KNOWN_FIELDS = new Set(['q', 'share', 'folder', 'from', 'size']);
+
+function optionalString(body: Record<string, unknown>, field: string): string | undefined {
+  const value = body[field];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw new SearchRequestError(field, 'must be a string');
+  return value;
+}
+
+function optionalInteger(body: Record<string, unknown>, field: string, fallback: number, min: number, max: number): number {
+  const value = body[field];
+  if (value === undefined || value === null) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value)) throw new SearchRequestError(field, 'must be an integer');
+  if (value < min || value > max) throw new SearchRequestError(field, `must be between ${min} and ${max}`);
+  return value;
+}
+
+/** A folder path a request may name: share-relative, without `.` or `..` segments. */
+export function checkFolder(folder: string, field = 'folder'): void {
+  try {
+    folderKey(folder);
+  } catch (error) {
+    if (error instanceof SharePathError) throw new SearchRequestError(field, error.message);
+    throw error;
+  }
+}
+
+/** Validates the JSON body of POST /wiki/search. */
+export function parseSearchRequest(body: unknown): SearchRequest {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new SearchRequestError('body', 'must be a JSON object');
+  }
+  const fields = body as Record<string, unknown>;
+  const unknown = Object.keys(fields).find((key) => !KNOWN_FIELDS.has(key));
+  if (unknown !== undefined) throw new SearchRequestError(unknown, 'is not a search request field');
+  const q = optionalString(fields, 'q')?.trim();
+  if (q === undefined || q === '') throw new SearchRequestError('q', 'is required and must not be blank');
+  if (q.length > MAX_QUERY_LENGTH) throw new SearchRequestError('q', `must be at most ${MAX_QUERY_LENGTH} characters`);
+  const share = optionalString(fields, 'share');
+  if (share !== undefined && share.trim() === '') throw new SearchRequestError('share', 'must not be blank');
+  const folder = optionalString(fields, 'folder');
+  if (folder !== undefined) {
+    if (share === undefined) throw new SearchRequestError('folder', 'needs share');
+    checkFolder(folder);
+  }
+  const size = optionalInteger(fields, 'size', DEFAULT_PAGE_SIZE, 1, MAX_PAGE_SIZE);
+  const from = optionalInteger(fields, 'from', 0, 0, MAX_RESULT_WINDOW - size);
+  return { q, share, folder, from, size };
+}
+
+/** Which part of the visible pages a request looks at. */
+export interface Scope {
+  share?: string | undefined;
+  folder?: string | undefined;
+  /** `under` (default): the folder and all below it; `exact`: pages of that folder only. */
+  folderMatch?: 'under' | 'exact';
+}
+
+/**
+ * The filter of every query: a SID of the viewer in `acl_allow`, none in `acl_deny`, a visible share, the scope.
+ * Null when the viewer can see nothing, so the caller answers without asking Elasticsearch.
+ */
+export function viewerFilter(viewer: Viewer, scope: Scope = {}): estypes.QueryDslBoolQuery | null {
+  if (viewer.sids.length === 0 || viewer.shares.length === 0) return null;
+  if (scope.share !== undefined && !viewer.shares.includes(scope.share)) return null;
+  const filter: estypes.QueryDslQueryContainer[] = [
+    { terms: { acl_allow: [...viewer.sids] } },
+    { terms: { share: scope.share === undefined ? [...viewer.shares] : [scope.share] } },
+  ];
+  if (scope.folder !== undefined) {
+    const key = folderKey(scope.folder);
+    if (scope.folderMatch === 'exact') filter.push({ term: { folder_key: key } });
+    else if (key !== '') filter.push({ term: { folder_ancestors: key } });
+  }
+  return { filter, must_not: [{ terms: { acl_deny: [...viewer.sids] } }] };
+}
+
+/** Fields a hit needs from `_source`; the body is only read by the highlighter. */
+export const HIT_SOURCE_FIELDS = ['share', 'folder', 'page', 'path', 'title', 'modified'];
+export const SNIPPET_LENGTH = 160;
+
+export function buildSearchBody(request: SearchRequest, viewer: Viewer): estypes.SearchRequest | null {
+  const permission = viewerFilter(viewer, { share: request.share, folder: request.folder });
+  if (permission === null) return null;
+  return {
+    from: request.from,
+    size: request.size,
+    track_total_hits: true,
+    _source: HIT_SOURCE_FIELDS,
+    query: {
+      bool: {
+        ...permission,
+        must: [
+          {
+            multi_match: {
+              query: request.q,
+              fields: ['title^3', 'headings^2', 'body'],
+              // All words must occur, each in any of the fields.
+              type: 'cross_fields',
+              operator: 'and',
+            },
+          },
+        ],
+      },
+    },
+    highlight: {
+      // encoder html escapes the page text; only the <mark> tags are markup.
+      encoder: 'html',
+      pre_tags: ['<mark>'],
+      post_tags: ['</mark>'],
+      // Pages longer than this are highlighted in their first part instead of failing the search.
+      max_analyzed_offset: 999_999,
+      fields: {
+        body: { fragment_size: SNIPPET_LENGTH, number_of_fragments: 1, no_match_size: SNIPPET_LENGTH },
+        title: { number_of_fragments: 0 },
+      },
+    },
+  };
+}
+
+/** Most pages a folder listing returns. */
+export const MAX_LISTED_PAGES = 1000;
+
+/** The pages of exactly one folder (not its sub-folders), start page first, then by name. */
+export function buildPageListBody(share: string, folder: string, viewer: Viewer): estypes.SearchRequest | null {
+  const permission = viewerFilter(viewer, { share, folder, folderMatch: 'exact' });
+  if (permission === null) return null;
+  return {
+    size: MAX_LISTED_PAGES,
+    track_total_hits: true,
+    _source: ['page', 'path', 'title', 'modified', 'is_start_page'],
+    query: { bool: permission },
+    sort: [{ is_start_page: 'desc' }, { page: 'asc' }],
+  };
+}
+
+/** Composite buckets per request of the roots listing. */
+export const ROOTS_PAGE_SIZE = 500;
+
+/** Distinct (share, folder) pairs with a page the viewer may see, and whether a visible start page is among them. */
+export function buildRootsBody(viewer: Viewer, after?: Record<string, string>): estypes.SearchRequest | null {
+  const permission = viewerFilter(viewer);
+  if (permission === null) return null;
+  return {
+    size: 0,
+    query: { bool: permission },
+    aggs: {
+      roots: {
+        composite: {
+          size: ROOTS_PAGE_SIZE,
+          sources: [{ share: { terms: { field: 'share' } } }, { folder: { terms: { field: 'folder' } } }],
+          ...(after === undefined ? {} : { after }),
+        },
+        aggs: { start_pages: { filter: { term: { is_start_page: true } } } },
+      },
+    },
+  };
+}

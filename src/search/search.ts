@@ -1,0 +1,162 @@
+/**
+ * Search and list views over the wiki index, always filtered by the viewer's SIDs and visible shares.
+ * Elasticsearch being down or failing is not an error for the caller: the answer is empty and `degraded: true`
+ * (spec: "Search engine down → wiki search returns no hits").
+ */
+import type { Client, estypes } from '@elastic/elasticsearch';
+import { describeError, silentLog, type SearchLog } from './log.js';
+import { DEFAULT_ALIAS } from './mapping.js';
+import {
+  buildPageListBody,
+  buildRootsBody,
+  buildSearchBody,
+  checkFolder,
+  ROOTS_PAGE_SIZE,
+  type SearchRequest,
+  type Viewer,
+} from './query.js';
+
+export interface SearchHit {
+  share: string;
+  /** Folder holding the page's `.wiki/` ('' = share root). */
+  folder: string;
+  page: string;
+  path: string;
+  /** Plain text, not HTML. */
+  title: string;
+  /** HTML: page text escaped, matches wrapped in `<mark>…</mark>`. */
+  snippet: string;
+  score: number;
+  modified: string;
+}
+
+/** `degraded` is set when Elasticsearch could not answer; the lists are then empty. */
+interface Degradable {
+  degraded?: true;
+}
+
+export interface SearchResult extends Degradable {
+  total: number;
+  hits: SearchHit[];
+}
+
+export interface PageEntry {
+  page: string;
+  path: string;
+  title: string;
+  modified: string;
+  is_start_page: boolean;
+}
+
+export interface PageListing extends Degradable {
+  total: number;
+  pages: PageEntry[];
+}
+
+export interface WikiRoot {
+  share: string;
+  folder: string;
+  /** Pages of this folder the viewer may see. */
+  pages: number;
+  /** Whether the folder has an `index.md` the viewer may see. */
+  has_start_page: boolean;
+}
+
+export interface RootListing extends Degradable {
+  roots: WikiRoot[];
+}
+
+export interface WikiSearchOptions {
+  client: Client;
+  /** Alias searched; default `wiki-md`. */
+  alias?: string;
+  log?: SearchLog;
+}
+
+type HitSource = Pick<SearchHit, 'share' | 'folder' | 'page' | 'path' | 'title' | 'modified'>;
+
+function totalOf(total: estypes.SearchHitsMetadata['total']): number {
+  return typeof total === 'number' ? total : (total?.value ?? 0);
+}
+
+export class WikiSearch {
+  private readonly client: Client;
+  private readonly alias: string;
+  private readonly log: SearchLog;
+
+  constructor(options: WikiSearchOptions) {
+    this.client = options.client;
+    this.alias = options.alias ?? DEFAULT_ALIAS;
+    this.log = options.log ?? silentLog;
+  }
+
+  /** Full-text search; `request` comes from parseSearchRequest(). */
+  async search(request: SearchRequest, viewer: Viewer): Promise<SearchResult> {
+    const body = buildSearchBody(request, viewer);
+    if (body === null) return { total: 0, hits: [] };
+    return this.degradable<SearchResult>('search', { total: 0, hits: [] }, async () => {
+      const response = await this.client.search<HitSource>({ index: this.alias, ...body });
+      return {
+        total: totalOf(response.hits.total),
+        hits: response.hits.hits.map((hit) => {
+          const source = hit._source!;
+          return {
+            share: source.share,
+            folder: source.folder,
+            page: source.page,
+            path: source.path,
+            title: source.title,
+            snippet: hit.highlight?.body?.[0] ?? hit.highlight?.title?.[0] ?? '',
+            score: hit._score ?? 0,
+            modified: source.modified,
+          };
+        }),
+      };
+    });
+  }
+
+  /** The pages of one folder's `.wiki/` the viewer may see (GET /wiki/pages). Throws SearchRequestError for a bad folder. */
+  async listPages(share: string, folder: string, viewer: Viewer): Promise<PageListing> {
+    checkFolder(folder);
+    const body = buildPageListBody(share, folder, viewer);
+    if (body === null) return { total: 0, pages: [] };
+    return this.degradable<PageListing>('listPages', { total: 0, pages: [] }, async () => {
+      const response = await this.client.search<PageEntry>({ index: this.alias, ...body });
+      return { total: totalOf(response.hits.total), pages: response.hits.hits.map((hit) => hit._source!) };
+    });
+  }
+
+  /** Every (share, folder) with a wiki page the viewer may see, sorted by share and folder (GET /wiki/roots). */
+  async listRoots(viewer: Viewer): Promise<RootListing> {
+    if (buildRootsBody(viewer) === null) return { roots: [] };
+    return this.degradable<RootListing>('listRoots', { roots: [] }, async () => {
+      const roots: WikiRoot[] = [];
+      let after: Record<string, string> | undefined;
+      do {
+        const response = await this.client.search({ index: this.alias, ...buildRootsBody(viewer, after)! });
+        const aggregation = response.aggregations?.['roots'] as estypes.AggregationsCompositeAggregate | undefined;
+        const buckets = (aggregation?.buckets ?? []) as estypes.AggregationsCompositeBucket[];
+        for (const bucket of buckets) {
+          const startPages = bucket['start_pages'] as estypes.AggregationsFilterAggregate;
+          roots.push({
+            share: String(bucket.key['share']),
+            folder: String(bucket.key['folder']),
+            pages: bucket.doc_count,
+            has_start_page: startPages.doc_count > 0,
+          });
+        }
+        after = buckets.length === ROOTS_PAGE_SIZE ? (aggregation?.after_key as Record<string, string> | undefined) : undefined;
+      } while (after !== undefined);
+      return { roots };
+    });
+  }
+
+  private async degradable<T extends Degradable>(operation: string, empty: T, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      this.log.warn({ operation, index: this.alias, ...describeError(error) }, 'search index unavailable, answering degraded');
+      return { ...empty, degraded: true };
+    }
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * A wiki page as a search index document: plain text from the Markdown token stream (markdown-it), the page's
+ * place in the share, its read ACL and a version token for drift detection.
+ */
+import { createHash } from 'node:crypto';
+import MarkdownIt, { type Token } from 'markdown-it';
+import type { SecurityDescriptor } from '../smb/security-descriptor.js';
+import { aclFingerprint, deriveAcl } from './acl.js';
+import { folderAncestry, normalizeSharePath, SharePathError, wikiPageLocation } from './layout.js';
+
+/** The index document; field names are the index mapping's (src/search/mapping.ts). */
+export interface WikiDocument {
+  /** Elasticsearch `_id`, see documentId(). */
+  id: string;
+  server: string;
+  share: string;
+  /** Folder holding the page's `.wiki/`, as spelled in the share ('' = share root). */
+  folder: string;
+  /** folderKey(folder): the folder compared case- and normalisation-insensitively. */
+  folder_key: string;
+  /** folderKey of the folder and each of its ancestors, for "under this folder" filters. */
+  folder_ancestors: string[];
+  /** File name without `.md`. */
+  page: string;
+  /** Share-relative path of the `.md` file. */
+  path: string;
+  is_start_page: boolean;
+  title: string;
+  headings: string[];
+  body: string;
+  size: number;
+  /** ISO 8601 modification time of the file. */
+  modified: string;
+  /** versionToken(): changes when size, modification time or read ACL change. */
+  version: string;
+  acl_allow: string[];
+  acl_deny: string[];
+  indexed_at: string;
+}
+
+/** What the indexer read from SMB for one page. */
+export interface WikiPageSource {
+  server: string;
+  share: string;
+  /** Share-relative path of the page. */
+  path: string;
+  /** The file content (UTF-8). */
+  content: string | Uint8Array;
+  /** File size as SMB reports it. */
+  size: number;
+  modified: Date;
+  securityDescriptor: SecurityDescriptor;
+}
+
+/** Comparable form of a share-relative path: SMB names are case-insensitive, macOS clients send NFD. */
+function comparablePath(path: string): string {
+  return normalizeSharePath(path).normalize('NFC').toLowerCase();
+}
+
+/** The key `folder_key` and `folder_ancestors` hold, and folder filters compare with. */
+export function folderKey(folder: string): string {
+  return comparablePath(folder);
+}
+
+/** Stable id of a page: sha256 (hex) of server, share and path, each compared case-insensitively. */
+export function documentId(server: string, share: string, path: string): string {
+  const key = [server.toLowerCase(), share.normalize('NFC').toLowerCase(), comparablePath(path)].join('\0');
+  return createHash('sha256').update(key).digest('hex');
+}
+
+/**
+ * The drift reconciler compares this with the indexed `version` without reading the page content:
+ * size, modification time (ms) and a hash of the read ACL.
+ */
+export function versionToken(size: number, modified: Date, sd: SecurityDescriptor): string {
+  const material = `${size}|${modified.getTime()}|${aclFingerprint(deriveAcl(sd))}`;
+  return createHash('sha256').update(material).digest('hex').slice(0, 32);
+}
+
+export interface MarkdownText {
+  /** Text of the first heading, null when the page has none. */
+  title: string | null;
+  headings: string[];
+  /** All text of the page, one line per block; raw HTML left out. */
+  body: string;
+}
+
+// `html: true` makes markdown-it emit raw HTML as html_block / html_inline tokens, which are then left out.
+const markdown = new MarkdownIt({ html: true, linkify: false, typographer: false });
+
+/** Text of inline children: text, code spans, image alt text; links keep their text, HTML tags are dropped. */
+function inlineText(tokens: readonly Token[]): string {
+  let text = '';
+  for (const token of tokens) {
+    if (token.type === 'text' || token.type === 'code_inline') text += token.content;
+    else if (token.type === 'softbreak' || token.type === 'hardbreak') text += ' ';
+    else if (token.type === 'image') text += inlineText(token.children ?? []);
+  }
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+export function markdownToText(source: string): MarkdownText {
+  const tokens = markdown.parse(source, {});
+  const blocks: string[] = [];
+  const headings: string[] = [];
+  let inHeading = false;
+  for (const token of tokens) {
+    if (token.type === 'heading_open') inHeading = true;
+    else if (token.type === 'heading_close') inHeading = false;
+    else if (token.type === 'inline') {
+      const text = inlineText(token.children ?? []);
+      if (inHeading && text !== '') headings.push(text);
+      if (text !== '') blocks.push(text);
+    } else if (token.type === 'fence' || token.type === 'code_block') {
+      const code = token.content.replace(/\n+$/, '');
+      if (code.trim() !== '') blocks.push(code);
+    }
+  }
+  return { title: headings[0] ?? null, headings, body: blocks.join('\n') };
+}
+
+const utf8 = new TextDecoder('utf-8');
+
+export function buildWikiDocument(source: WikiPageSource, indexedAt: Date = new Date()): WikiDocument {
+  const location = wikiPageLocation(source.path);
+  if (location === null) {
+    throw new SharePathError(`'${source.path}' is not a wiki page (a *.md file directly inside a .wiki folder)`);
+  }
+  const text = typeof source.content === 'string' ? source.content.replace(/^\uFEFF/, '') : utf8.decode(source.content);
+  const { title, headings, body } = markdownToText(text);
+  const acl = deriveAcl(source.securityDescriptor);
+  return {
+    id: documentId(source.server, source.share, location.path),
+    server: source.server,
+    share: source.share,
+    folder: location.folder,
+    folder_key: folderKey(location.folder),
+    folder_ancestors: folderAncestry(folderKey(location.folder)),
+    page: location.page,
+    path: location.path,
+    is_start_page: location.isStartPage,
+    title: title ?? location.page,
+    headings,
+    body,
+    size: source.size,
+    modified: source.modified.toISOString(),
+    version: versionToken(source.size, source.modified, source.securityDescriptor),
+    acl_allow: acl.allow,
+    acl_deny: acl.deny,
+    indexed_at: indexedAt.toISOString(),
+  };
+}

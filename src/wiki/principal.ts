@@ -1,0 +1,115 @@
+/**
+ * Who is asking, as the search index sees it: the `X-Service-Groups` header and the SID set a search filters with.
+ *
+ * `X-Service-Groups` format (sent by the browser-facing API with every call):
+ *   - a comma-separated list of directory group names, e.g. `Lehrer, Fachschaft%20Deutsch, Sch%C3%BCler`;
+ *   - each entry is trimmed of spaces and tabs, then percent-decoded as UTF-8 (`%20` space, `%C3%BC` ü,
+ *     `%2C` a comma inside a name); `+` is a literal plus;
+ *   - the raw header is ASCII: characters outside printable ASCII must be percent-encoded;
+ *   - empty entries (`a,,b`, a trailing comma) are skipped and repeated names count once;
+ *   - at most `maxGroups` names (default 100), each at most `maxNameLength` characters (default 256) after decoding;
+ *   - a decoded name must not contain control characters.
+ * A header that breaks a rule is rejected as a whole with a GroupsHeaderError (the caller answers 400).
+ */
+import { AUTHENTICATED_USERS_SID, EVERYONE_SID } from './acl.js';
+
+export const SERVICE_GROUPS_HEADER = 'x-service-groups';
+
+export interface GroupsHeaderLimits {
+  maxGroups: number;
+  maxNameLength: number;
+}
+
+export const DEFAULT_GROUPS_HEADER_LIMITS: GroupsHeaderLimits = { maxGroups: 100, maxNameLength: 256 };
+
+export type GroupsHeaderProblem =
+  | 'non_ascii'
+  | 'bad_percent_escape'
+  | 'invalid_utf8'
+  | 'control_character'
+  | 'too_many_groups'
+  | 'name_too_long';
+
+export class GroupsHeaderError extends Error {
+  override readonly name = 'GroupsHeaderError';
+  constructor(
+    readonly problem: GroupsHeaderProblem,
+    message: string,
+  ) {
+    super(`X-Service-Groups: ${message}`);
+  }
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Strict percent-decoding: every `%` is followed by two hex digits, and the bytes are valid UTF-8. */
+function percentDecode(entry: string, position: number): string {
+  const bytes: number[] = [];
+  for (let i = 0; i < entry.length; i++) {
+    const code = entry.charCodeAt(i);
+    if (code !== 0x25 /* % */) {
+      bytes.push(code);
+      continue;
+    }
+    const hex = entry.slice(i + 1, i + 3);
+    if (!/^[0-9A-Fa-f]{2}$/.test(hex)) {
+      throw new GroupsHeaderError(
+        'bad_percent_escape',
+        `group ${position}: '%${hex}' is not a percent escape (expected % and two hex digits)`,
+      );
+    }
+    bytes.push(parseInt(hex, 16));
+    i += 2;
+  }
+  try {
+    return utf8.decode(Uint8Array.from(bytes));
+  } catch {
+    throw new GroupsHeaderError('invalid_utf8', `group ${position}: the percent-decoded bytes of '${entry}' are not UTF-8`);
+  }
+}
+
+/** Parses the header value; an absent header means no groups. */
+export function parseServiceGroupsHeader(
+  value: string | undefined,
+  limits: GroupsHeaderLimits = DEFAULT_GROUPS_HEADER_LIMITS,
+): string[] {
+  if (value === undefined) return [];
+  if (/[^\x20-\x7e\t]/.test(value)) {
+    throw new GroupsHeaderError('non_ascii', 'contains characters outside printable ASCII; percent-encode them as UTF-8');
+  }
+  const names = new Set<string>();
+  const entries = value.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  entries.forEach((entry, index) => {
+    const name = percentDecode(entry, index + 1);
+    if (/\p{Cc}/u.test(name)) {
+      throw new GroupsHeaderError('control_character', `group ${index + 1} contains a control character`);
+    }
+    if ([...name].length > limits.maxNameLength) {
+      throw new GroupsHeaderError('name_too_long', `group ${index + 1} is longer than ${limits.maxNameLength} characters`);
+    }
+    names.add(name);
+    if (names.size > limits.maxGroups) {
+      throw new GroupsHeaderError('too_many_groups', `more than ${limits.maxGroups} groups`);
+    }
+  });
+  return [...names];
+}
+
+export interface ResolvedPrincipal {
+  /** The user's own SID, when known. */
+  userSid?: string | undefined;
+  /** SIDs of the groups from X-Service-Groups that the directory resolved (unresolved names are left out). */
+  groupSids: readonly string[];
+}
+
+/**
+ * The SIDs a search filters with: the user, the resolved groups, Everyone and Authenticated Users.
+ * Fail-closed: when no group from the header resolved (no base_dn, directory down, unknown names) the set is empty
+ * and every search and list view returns nothing.
+ */
+export function userSidSet(principal: ResolvedPrincipal): string[] {
+  if (principal.groupSids.length === 0) return [];
+  const sids = [...principal.groupSids, EVERYONE_SID, AUTHENTICATED_USERS_SID];
+  if (principal.userSid) sids.unshift(principal.userSid);
+  return [...new Set(sids)];
+}
