@@ -1,7 +1,8 @@
 // Creates the testbed's users and groups on the DC (idempotently) and collects their SIDs.
 import { createHash } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { accounts, domainUsersRid, groupNames } from './domain.js';
+import { readStateFile } from './files.js';
 import { layout } from './layout.js';
 import { sambaTool } from './samba.js';
 
@@ -30,24 +31,31 @@ async function objectSid(kind: 'user' | 'group', name: string): Promise<string> 
   return sid;
 }
 
+// Each samba-tool run is mostly Python start-up, so independent runs go side by side (sam.ldb serialises writes).
 async function createMissing(): Promise<void> {
-  // Test accounts must not expire while a testbed lives on for weeks.
-  await sambaTool(['domain', 'passwordsettings', 'set', '--max-pwd-age=0']);
-  const existingGroups = listed((await sambaTool(['group', 'list'])).stdout);
-  for (const group of groupNames) {
-    if (!existingGroups.has(group)) await sambaTool(['group', 'add', group]);
-  }
-  const existingUsers = listed((await sambaTool(['user', 'list'])).stdout);
-  for (const [user, spec] of Object.entries(accounts)) {
-    if (!existingUsers.has(user)) await sambaTool(['user', 'create', user, spec.password]);
-    else await sambaTool(['user', 'setpassword', user, `--newpassword=${spec.password}`]);
-  }
-  for (const group of groupNames) {
-    const members = listed((await sambaTool(['group', 'listmembers', group])).stdout);
-    const wanted = Object.keys(accounts).filter((user) => accounts[user]?.groups.includes(group));
-    const missing = wanted.filter((user) => !members.has(user));
-    if (missing.length > 0) await sambaTool(['group', 'addmembers', group, missing.join(',')]);
-  }
+  const [, existingGroups, existingUsers] = await Promise.all([
+    // Test accounts must not expire while a testbed lives on for weeks.
+    sambaTool(['domain', 'passwordsettings', 'set', '--max-pwd-age=0']),
+    sambaTool(['group', 'list']).then(({ stdout }) => listed(stdout)),
+    sambaTool(['user', 'list']).then(({ stdout }) => listed(stdout)),
+  ]);
+  await Promise.all([
+    ...groupNames.filter((group) => !existingGroups.has(group)).map((group) => sambaTool(['group', 'add', group])),
+    ...Object.entries(accounts).map(([user, spec]) =>
+      existingUsers.has(user)
+        ? sambaTool(['user', 'setpassword', user, `--newpassword=${spec.password}`])
+        : sambaTool(['user', 'create', user, spec.password]),
+    ),
+  ]);
+  await Promise.all(
+    groupNames.map(async (group) => {
+      const members = listed((await sambaTool(['group', 'listmembers', group])).stdout);
+      const missing = Object.keys(accounts).filter(
+        (user) => accounts[user]?.groups.includes(group) && !members.has(user),
+      );
+      if (missing.length > 0) await sambaTool(['group', 'addmembers', group, missing.join(',')]);
+    }),
+  );
 }
 
 async function collectSids(): Promise<DirectorySids> {
@@ -63,20 +71,12 @@ async function collectSids(): Promise<DirectorySids> {
   return { domainSid, users, groups };
 }
 
-async function readRecord(): Promise<AccountsRecord | undefined> {
-  try {
-    return JSON.parse(await readFile(layout.samba.accountsFile, 'utf8')) as AccountsRecord;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Ensures every account and group of `domain.ts` exists with its memberships. The record of SIDs lives
  * inside the Samba dir, so a reprovisioned domain (new SIDs) is populated again automatically.
  */
 export async function ensureAccounts(): Promise<{ sids: DirectorySids; changed: boolean }> {
-  const record = await readRecord();
+  const record = await readStateFile<AccountsRecord>(layout.samba.accountsFile);
   if (record?.specHash === specHash) return { sids: record.sids, changed: false };
   await createMissing();
   const sids = await collectSids();

@@ -1,9 +1,10 @@
 // Elasticsearch 8.19.3 (the integ-test zip from Maven Central) on 127.0.0.1:9200, run as a system user.
-import { access, chmod, mkdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { exists, fileTail } from './files.js';
 import { cacheDir, layout } from './layout.js';
 import {
-  fileTail, isPortOpen, listProcesses, recordedProcess, run, stopProcess, waitUntil,
+  isPortOpen, listProcesses, recordedProcess, run, stopProcess, waitUntil,
 } from './processes.js';
 import { note } from './progress.js';
 
@@ -16,10 +17,6 @@ const esLog = path.join(layout.elasticsearch.logDir, `${clusterName}.log`);
 /** ES refuses to run as root. */
 export const esUser = 'fileproxy-es';
 export const esUrl = 'http://127.0.0.1:9200';
-
-async function exists(file: string): Promise<boolean> {
-  return access(file).then(() => true, () => false);
-}
 
 export function runningElasticsearch(): Promise<number | undefined> {
   return recordedProcess(layout.elasticsearch.pidFile, (info) => info.cmdline.includes(`-Des.path.home=${home}`));

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { lastLines } from './files.js';
 
 export interface RunResult {
   stdout: string;
@@ -17,10 +18,6 @@ export interface RunOptions {
   /** Return a non-zero exit instead of throwing. */
   allowFailure?: boolean;
   timeoutMs?: number;
-}
-
-function tail(text: string, lines = 20): string {
-  return text.trimEnd().split('\n').slice(-lines).join('\n');
 }
 
 /** Runs a command without a shell and without stdin; throws with the command and its output tail on failure. */
@@ -44,7 +41,7 @@ export function run(command: string, args: readonly string[], options: RunOption
         return;
       }
       const why = signal ? `killed by ${signal}` : `exit code ${code}`;
-      reject(new Error(`${command} ${args.join(' ')} failed (${why}):\n${tail(stderr + stdout)}`));
+      reject(new Error(`${command} ${args.join(' ')} failed (${why}):\n${lastLines(stderr + stdout)}`));
     });
   });
 }
@@ -158,13 +155,5 @@ export async function stopProcess(pid: number, graceMs = 30_000): Promise<'stopp
     process.kill(pid, 'SIGKILL');
     await waitUntil(`pid ${pid} to exit after SIGKILL`, async () => !isAlive(pid), 10_000);
     return 'killed';
-  }
-}
-
-export async function fileTail(file: string, lines = 30): Promise<string> {
-  try {
-    return `--- last lines of ${file} ---\n${tail(await readFile(file, 'utf8'), lines)}`;
-  } catch {
-    return `(no log at ${file})`;
   }
 }

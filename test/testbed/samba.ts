@@ -1,10 +1,11 @@
 // The Samba AD DC: provisioning into .testbed/samba, the share sections of its smb.conf, start/stop/status.
 import { X509Certificate } from 'node:crypto';
-import { access, chmod, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dcAdmin, dcHostName, netbiosDomain, realm } from './domain.js';
+import { exists, fileTail } from './files.js';
 import { layout } from './layout.js';
 import {
-  fileTail, isPortOpen, listProcesses, recordedProcess, run, stopProcess, waitUntil,
+  isPortOpen, listProcesses, recordedProcess, run, stopProcess, waitUntil,
   type ProcessInfo, type RunResult,
 } from './processes.js';
 import { note } from './progress.js';
@@ -25,10 +26,6 @@ export function sambaTool(args: readonly string[]): Promise<RunResult> {
 export function runningSamba(): Promise<number | undefined> {
   // The master rewrites its command line to "samba: root process", so its name is what identifies it.
   return recordedProcess(layout.samba.pidFile, (info) => info.comm === 'samba');
-}
-
-async function exists(file: string): Promise<boolean> {
-  return access(file).then(() => true, () => false);
 }
 
 async function isProvisioned(): Promise<boolean> {

@@ -1,11 +1,12 @@
 // Fills the shares with wiki pages and files through SMB as the DC Administrator, setting each folder's NT ACL
 // before anything is created inside it, so every file and folder carries the ACL it inherits.
 import { createHash } from 'node:crypto';
-import { access, chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { DirectorySids } from './accounts.js';
 import { dcAdmin, netbiosDomain, wellKnownSids } from './domain.js';
+import { exists, readStateFile } from './files.js';
 import { layout } from './layout.js';
 import { run } from './processes.js';
 import { sharePath, testbedShares } from './shares.js';
@@ -89,17 +90,9 @@ async function seedShare(content: ShareContent, sids: DirectorySids, staging: st
   await flush();
 }
 
-async function readStamp(): Promise<SeedStamp | undefined> {
-  try {
-    return JSON.parse(await readFile(layout.samba.seedStamp, 'utf8')) as SeedStamp;
-  } catch {
-    return undefined;
-  }
-}
-
 async function sharesPresent(): Promise<boolean> {
-  const checks = shareContents.map((content) => access(path.join(sharePath(content.share), '.wiki')));
-  return Promise.all(checks).then(() => true, () => false);
+  const present = await Promise.all(shareContents.map((content) => exists(path.join(sharePath(content.share), '.wiki'))));
+  return present.every(Boolean);
 }
 
 /**
@@ -107,7 +100,7 @@ async function sharesPresent(): Promise<boolean> {
  * domain SIDs, changed content, or an earlier run that died half-way) starts from empty share dirs.
  */
 export async function ensureSeeded(sids: DirectorySids): Promise<boolean> {
-  const stamp = await readStamp();
+  const stamp = await readStateFile<SeedStamp>(layout.samba.seedStamp);
   if (stamp?.domainSid === sids.domainSid && stamp.contentHash === contentHash && (await sharesPresent())) {
     return false;
   }
