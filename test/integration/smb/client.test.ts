@@ -1,0 +1,213 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { AceType, SmbClient, grantsRead, readAccessSids, type SmbShare } from '../../../src/smb/index.js';
+import { env, removeTree, scratchName, shareFor, smbcacls, userAccount } from './testbed.js';
+
+describe('SMB facade against the testbed DC (schule, signed SMB 3.1.1)', () => {
+  const client = new SmbClient();
+  let share: SmbShare;
+  const dir = scratchName();
+  const p = (name: string): string => `${dir}/${name}`;
+
+  before(async () => {
+    share = shareFor(client, env.admin);
+    await share.mkdir(dir);
+  });
+
+  after(async () => {
+    await removeTree(share, dir);
+    await client.close();
+  });
+
+  test('writeFile / readFile round trips small, empty and multi-chunk content', async () => {
+    await share.writeFile(p('small.txt'), 'Grüße aus der Schule\n');
+    assert.equal((await share.readFile(p('small.txt'))).toString('utf8'), 'Grüße aus der Schule\n');
+    await share.writeFile(p('empty.bin'), Buffer.alloc(0));
+    assert.equal((await share.readFile(p('empty.bin'))).length, 0);
+    const big = randomBytes(3 * 1024 * 1024 + 12345);
+    await share.writeFile(p('big.bin'), big);
+    assert.ok((await share.readFile(p('big.bin'))).equals(big));
+  });
+
+  test('writeFile replaces the target via a temporary name and leaves nothing else behind', async () => {
+    await share.mkdir(p('atomic'));
+    await share.writeFile(p('atomic/doc.md'), 'v1');
+    await share.writeFile(p('atomic/doc.md'), 'version 2');
+    assert.equal((await share.readFile(p('atomic/doc.md'))).toString(), 'version 2');
+    assert.deepEqual((await share.readdir(p('atomic'))).map((e) => e.name), ['doc.md']);
+  });
+
+  test('stat returns size, times, attributes and a stable file id', async () => {
+    const before = Date.now();
+    await share.writeFile(p('stat.txt'), '12345');
+    const st = await share.stat(p('stat.txt'));
+    assert.equal(st.size, 5);
+    assert.equal(st.isDirectory, false);
+    assert.equal(st.name, 'stat.txt');
+    assert.equal(st.path, p('stat.txt'));
+    assert.match(st.fileId, /^[1-9]\d*$/);
+    assert.ok(st.mtime instanceof Date && Math.abs(st.mtimeMs - before) < 60_000);
+    assert.equal((await share.stat(p('stat.txt'))).fileId, st.fileId);
+    const d = await share.stat(dir);
+    assert.equal(d.isDirectory, true);
+    assert.equal((await share.stat('')).isDirectory, true);
+    const listed = (await share.readdir(dir)).find((e) => e.name === 'stat.txt');
+    assert.equal(listed?.fileId, st.fileId);
+    assert.equal(listed?.size, 5);
+  });
+
+  test('setTimes changes the modification time', async () => {
+    await share.writeFile(p('times.txt'), 'x');
+    const mtime = Date.UTC(2024, 0, 2, 3, 4, 5);
+    await share.setTimes(p('times.txt'), { lastWriteTime: mtime });
+    assert.equal((await share.stat(p('times.txt'))).mtimeMs, mtime);
+  });
+
+  test('mkdir, rmdir, unlink and their typed errors', async () => {
+    await share.mkdir(p('a/b/c'), { recursive: true });
+    await share.mkdir(p('a/b/c'), { recursive: true });
+    await assert.rejects(share.mkdir(p('a')), { code: 'NAME_COLLISION' });
+    await share.writeFile(p('a/b/c/f.txt'), 'f');
+    await assert.rejects(share.rmdir(p('a/b/c')), { code: 'DIRECTORY_NOT_EMPTY' });
+    await assert.rejects(share.rmdir(p('a/b/c/f.txt')), { code: 'NOT_A_DIRECTORY' });
+    await assert.rejects(share.unlink(p('a/b/c')), { code: 'IS_A_DIRECTORY' });
+    await share.unlink(p('a/b/c/f.txt'));
+    await assert.rejects(share.unlink(p('a/b/c/f.txt')), (err: { code: string; status: number }) => {
+      assert.equal(err.code, 'NOT_FOUND');
+      assert.equal(err.status, 0xc0000034);
+      return true;
+    });
+    await assert.rejects(share.readFile(p('missing/deeper.txt')), { code: 'NOT_FOUND' });
+    await share.rmdir(p('a/b/c'));
+    await share.rmdir(p('a/b'));
+    await share.rmdir(p('a'));
+    await assert.rejects(share.stat(p('a')), { code: 'NOT_FOUND' });
+    await assert.rejects(share.readFile('../etc/passwd'), { code: 'INVALID_ARGUMENT' });
+  });
+
+  test('rename with and without replace', async () => {
+    await share.writeFile(p('r1.txt'), 'one');
+    await share.writeFile(p('r2.txt'), 'two');
+    await assert.rejects(share.rename(p('r1.txt'), p('r2.txt')), { code: 'NAME_COLLISION' });
+    await share.rename(p('r1.txt'), p('r3.txt'));
+    assert.equal((await share.readFile(p('r3.txt'))).toString(), 'one');
+    await share.rename(p('r3.txt'), p('r2.txt'), { replace: true });
+    assert.equal((await share.readFile(p('r2.txt'))).toString(), 'one');
+    await assert.rejects(share.stat(p('r3.txt')), { code: 'NOT_FOUND' });
+  });
+
+  test('readdir pages through listings larger than one QUERY_DIRECTORY buffer', async () => {
+    await share.mkdir(p('many'));
+    const names = Array.from({ length: 700 }, (_, i) => `eintrag-${String(i).padStart(4, '0')}-${'x'.repeat(60)}.txt`);
+    await Promise.all(names.map((n) => share.writeFile(p(`many/${n}`), n)));
+    const listed = await share.readdir(p('many'));
+    assert.deepEqual(listed.map((e) => e.name).sort(), names);
+    assert.ok(listed.every((e) => !e.isDirectory && e.size === e.name.length));
+  });
+
+  test('walk visits the tree with bounded concurrency and honours descend/include', async () => {
+    await share.mkdir(p('tree/x/y'), { recursive: true });
+    await share.mkdir(p('tree/skip'), { recursive: true });
+    await share.writeFile(p('tree/x/y/a.md'), 'a');
+    await share.writeFile(p('tree/x/b.txt'), 'b');
+    await share.writeFile(p('tree/skip/c.md'), 'c');
+    const all: string[] = [];
+    for await (const e of share.walk(p('tree'), { concurrency: 2 })) all.push(e.path);
+    assert.deepEqual(all.sort(), ['skip', 'skip/c.md', 'x', 'x/b.txt', 'x/y', 'x/y/a.md'].map((s) => p(`tree/${s}`)));
+    const md: string[] = [];
+    for await (const e of share.walk(p('tree'), { descend: (d) => d.name !== 'skip', include: (e) => e.name.endsWith('.md') })) md.push(e.path);
+    assert.deepEqual(md, [p('tree/x/y/a.md')]);
+  });
+
+  test('200 concurrent reads share one connection', async () => {
+    await share.mkdir(p('conc'));
+    const files = Array.from({ length: 200 }, (_, i) => ({ name: p(`conc/f${i}.txt`), body: `file ${i} ${'z'.repeat(i)}` }));
+    await Promise.all(files.map((f) => share.writeFile(f.name, f.body)));
+    const port = await share.localPort();
+    const bodies = await Promise.all(files.map((f) => share.readFile(f.name)));
+    bodies.forEach((b, i) => assert.equal(b.toString(), files[i]!.body));
+    assert.equal(client.pool.size, 1);
+    assert.equal(await share.localPort(), port);
+  });
+
+  test('getSecurity returns the owner, group and DACL that smbcacls set', async () => {
+    await share.mkdir(p('acl'));
+    const anna = env.users['anna']!.sid;
+    const ben = env.users['ben']!.sid;
+    const admins = env.groups[env.admin.group]!;
+    const path = p('acl');
+    smbcacls('schule', path, ['-S', `ACL:${admins}:ALLOWED/OI|CI/FULL,ACL:${anna}:ALLOWED/OI|CI/READ,ACL:${ben}:DENIED/0x0/0x00000001`]);
+    const expected = smbcacls('schule', path, ['--numeric']);
+    const sd = await share.getSecurity(path);
+    const field = (name: string): string => new RegExp(`^${name}:(.*)$`, 'm').exec(expected)![1]!;
+    assert.equal(sd.owner, field('OWNER'));
+    assert.equal(sd.group, field('GROUP'));
+    const aces = [...expected.matchAll(/^ACL:(S-[\d-]+):(\d+)\/0x([0-9a-f]+)\/0x([0-9a-f]+)$/gm)].map((m) => ({
+      sid: m[1],
+      type: Number(m[2]),
+      flags: parseInt(m[3]!, 16),
+      mask: parseInt(m[4]!, 16),
+    }));
+    assert.equal(aces.length, 3);
+    assert.ok(aces.every((a) => [admins, anna, ben].includes(a.sid!)));
+    assert.deepEqual(sd.dacl?.aces, aces);
+    assert.ok(sd.dacl!.aces.some((a) => a.type === AceType.ACCESS_DENIED && a.sid === ben && a.mask === 1));
+    assert.equal(grantsRead(sd, [anna, env.groups['Lehrer']!]), true);
+    assert.equal(grantsRead(sd, [ben, env.groups['Lehrer']!]), false);
+    assert.equal(grantsRead(sd, env.users['carla']!.sid), false);
+    const access = readAccessSids(sd);
+    assert.deepEqual(access.allow.sort(), [admins, anna].sort());
+    assert.deepEqual(access.deny, [ben]);
+  });
+
+  test('a user without rights gets the typed access-denied error', async () => {
+    await share.mkdir(p('geheim'));
+    await share.writeFile(p('geheim/noten.txt'), 'vertraulich');
+    const admins = env.groups[env.admin.group]!;
+    smbcacls('schule', p('geheim'), ['-S', `ACL:${admins}:ALLOWED/OI|CI/FULL`]);
+    smbcacls('schule', p('geheim/noten.txt'), ['-S', `ACL:${admins}:ALLOWED/0x0/FULL`]);
+    const carla = shareFor(client, userAccount('carla'));
+    await assert.rejects(carla.readFile(p('geheim/noten.txt')), (err: { code: string; status: number }) => {
+      assert.equal(err.code, 'ACCESS_DENIED');
+      assert.equal(err.status, 0xc0000022);
+      return true;
+    });
+    await assert.rejects(carla.writeFile(p('carla-was-here.txt'), 'x'), { code: 'ACCESS_DENIED' });
+    assert.equal((await carla.readFile('Aushang.txt')).toString(), readFileSync(join(shareDir('schule'), 'Aushang.txt'), 'utf8'));
+  });
+
+  test('a wrong password is a typed logon failure', async () => {
+    const bad = shareFor(client, { user: 'anna', password: 'falsch' });
+    await assert.rejects(bad.stat(''), { code: 'LOGON_FAILURE' });
+  });
+});
+
+function shareDir(name: string): string {
+  return env.smb.shares.find((s) => s.name === name)!.path;
+}
+
+describe('SMB facade on the encrypted share (verwaltung)', () => {
+  const client = new SmbClient();
+  const share = shareFor(client, env.admin, 'verwaltung');
+  const dir = scratchName();
+
+  after(async () => {
+    await removeTree(share, dir).catch(() => undefined);
+    await client.close();
+  });
+
+  test('reads, writes and lists through AES-encrypted transform frames', async () => {
+    const onDisk = readFileSync(join(shareDir('verwaltung'), 'Haushalt', 'Budget 2026.csv'));
+    assert.ok((await share.readFile('Haushalt/Budget 2026.csv')).equals(onDisk));
+    await share.mkdir(dir);
+    const data = randomBytes(2 * 1024 * 1024);
+    await share.writeFile(`${dir}/enc.bin`, data);
+    assert.ok((await share.readFile(`${dir}/enc.bin`)).equals(data));
+    assert.deepEqual((await share.readdir(dir)).map((e) => e.name), ['enc.bin']);
+    const tree = await share.withTree(async (t) => t);
+    assert.equal(tree.encrypted, true);
+  });
+});

@@ -1,0 +1,64 @@
+/**
+ * Access to the testbed for the SMB integration tests: env.json, clients for its accounts, scratch folders
+ * and smbcacls.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SmbClient, type SmbShare } from '../../../src/smb/index.js';
+
+export interface TestbedEnv {
+  smb: { host: string; port: number; domain: string; shares: { name: string; path: string; encrypt: boolean }[] };
+  samba: { conf: string };
+  dc_admin: { user: string; password: string };
+  admin: { user: string; password: string; group: string };
+  users: Record<string, { password: string; groups: string[]; sid: string }>;
+  groups: Record<string, string>;
+}
+
+function findEnvFile(): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    const candidate = join(dir, '.testbed', 'env.json');
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) throw new Error('.testbed/env.json not found: run `node dist/test/testbed/cli.js up` first');
+  }
+}
+
+export const env: TestbedEnv = JSON.parse(readFileSync(findEnvFile(), 'utf8')) as TestbedEnv;
+
+export function shareFor(client: SmbClient, account: { user: string; password: string }, share = 'schule'): SmbShare {
+  return client.share({ host: env.smb.host, port: env.smb.port, domain: env.smb.domain, user: account.user, password: account.password, share });
+}
+
+export function userAccount(name: string): { user: string; password: string } {
+  const u = env.users[name];
+  if (!u) throw new Error(`testbed has no user ${name}`);
+  return { user: name, password: u.password };
+}
+
+export function scratchName(): string {
+  return `_smbtest-${randomBytes(4).toString('hex')}`;
+}
+
+/** Deletes a folder tree (files first, deepest folders first). */
+export async function removeTree(share: SmbShare, root: string): Promise<void> {
+  const dirs: string[] = [];
+  for await (const e of share.walk(root, { concurrency: 8 })) {
+    if (e.isDirectory) dirs.push(e.path);
+    else await share.unlink(e.path);
+  }
+  dirs.sort((a, b) => b.split('/').length - a.split('/').length);
+  for (const d of dirs) await share.rmdir(d);
+  await share.rmdir(root);
+}
+
+/** Runs smbcacls as the DC administrator against the share; returns its stdout. */
+export function smbcacls(share: string, path: string, args: string[]): string {
+  return execFileSync(
+    'smbcacls',
+    ['-s', env.samba.conf, `//${env.smb.host}/${share}`, path, '-U', `${env.dc_admin.user}%${env.dc_admin.password}`, ...args],
+    { encoding: 'utf8' },
+  );
+}
