@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  buildPageListBody,
+  buildRootsBody,
+  buildSearchBody,
+  parseSearchRequest,
+  SearchRequestError,
+  viewerFilter,
+  type Viewer,
+} from '../../../src/search/query.js';
+
+function fieldOf(body: unknown): string {
+  try {
+    parseSearchRequest(body);
+  } catch (error) {
+    assert.ok(error instanceof SearchRequestError, String(error));
+    assert.ok(error.message.startsWith(`${error.field}: `));
+    return error.field;
+  }
+  assert.fail(`${JSON.stringify(body)} was accepted`);
+}
+
+const viewer: Viewer = { sids: ['S-1-5-21-9-1101', 'S-1-1-0'], shares: ['schule', 'verwaltung'] };
+
+describe('parseSearchRequest', () => {
+  it('fills defaults and trims the query', () => {
+    assert.deepEqual(parseSearchRequest({ q: '  Lehrplan ' }), { q: 'Lehrplan', share: undefined, folder: undefined, from: 0, size: 10 });
+    assert.deepEqual(parseSearchRequest({ q: 'x', share: 'schule', folder: 'Fachschaften/Deutsch', from: 20, size: 100 }), {
+      q: 'x',
+      share: 'schule',
+      folder: 'Fachschaften/Deutsch',
+      from: 20,
+      size: 100,
+    });
+  });
+
+  it('names the field that breaks a rule', () => {
+    assert.equal(fieldOf(null), 'body');
+    assert.equal(fieldOf([]), 'body');
+    assert.equal(fieldOf({}), 'q');
+    assert.equal(fieldOf({ q: '   ' }), 'q');
+    assert.equal(fieldOf({ q: 42 }), 'q');
+    assert.equal(fieldOf({ q: 'x'.repeat(501) }), 'q');
+    assert.equal(fieldOf({ q: 'x', share: '' }), 'share');
+    assert.equal(fieldOf({ q: 'x', share: 3 }), 'share');
+    assert.equal(fieldOf({ q: 'x', folder: 'a' }), 'folder');
+    assert.equal(fieldOf({ q: 'x', share: 's', folder: '../etc' }), 'folder');
+    assert.equal(fieldOf({ q: 'x', size: 101 }), 'size');
+    assert.equal(fieldOf({ q: 'x', size: 0 }), 'size');
+    assert.equal(fieldOf({ q: 'x', size: 2.5 }), 'size');
+    assert.equal(fieldOf({ q: 'x', size: '10' }), 'size');
+    assert.equal(fieldOf({ q: 'x', from: -1 }), 'from');
+    assert.equal(fieldOf({ q: 'x', from: 9950, size: 100 }), 'from');
+    assert.equal(fieldOf({ q: 'x', sort: 'title' }), 'sort');
+  });
+});
+
+describe('viewerFilter', () => {
+  it('requires an allowed SID, no denied SID and a visible share', () => {
+    assert.deepEqual(viewerFilter(viewer), {
+      filter: [{ terms: { acl_allow: viewer.sids } }, { terms: { share: ['schule', 'verwaltung'] } }],
+      must_not: [{ terms: { acl_deny: viewer.sids } }],
+    });
+  });
+
+  it('is null when the viewer can see nothing: no SIDs, no shares, or a share not visible', () => {
+    assert.equal(viewerFilter({ sids: [], shares: ['schule'] }), null);
+    assert.equal(viewerFilter({ sids: ['S-1-1-0'], shares: [] }), null);
+    assert.equal(viewerFilter(viewer, { share: 'geheim' }), null);
+  });
+
+  it('narrows to one share and to a folder with everything below it, compared case-insensitively', () => {
+    const bool = viewerFilter(viewer, { share: 'schule', folder: '/Fachschaften/Deutsch/' })!;
+    assert.deepEqual(bool.filter, [
+      { terms: { acl_allow: viewer.sids } },
+      { terms: { share: ['schule'] } },
+      { term: { folder_ancestors: 'fachschaften/deutsch' } },
+    ]);
+    assert.equal((viewerFilter(viewer, { share: 'schule', folder: '' })!.filter as unknown[]).length, 2);
+  });
+
+  it('matches one folder exactly for page lists, the share root included', () => {
+    const bool = viewerFilter(viewer, { share: 'schule', folder: '', folderMatch: 'exact' })!;
+    assert.deepEqual((bool.filter as unknown[])[2], { term: { folder_key: '' } });
+  });
+});
+
+describe('request bodies', () => {
+  it('searches title, headings and body with escaped <mark> highlights', () => {
+    const body = buildSearchBody(parseSearchRequest({ q: 'Prüfung', size: 5, from: 5 }), viewer)!;
+    assert.equal(body.size, 5);
+    assert.equal(body.from, 5);
+    const bool = body.query!.bool!;
+    assert.deepEqual(bool.must, [
+      { multi_match: { query: 'Prüfung', fields: ['title^3', 'headings^2', 'body'], type: 'cross_fields', operator: 'and' } },
+    ]);
+    assert.deepEqual(bool.must_not, [{ terms: { acl_deny: viewer.sids } }]);
+    assert.equal(body.highlight!.encoder, 'html');
+    assert.deepEqual(body.highlight!.pre_tags, ['<mark>']);
+    assert.deepEqual(body.highlight!.post_tags, ['</mark>']);
+  });
+
+  it('builds nothing for a viewer without SIDs', () => {
+    assert.equal(buildSearchBody(parseSearchRequest({ q: 'x' }), { sids: [], shares: ['schule'] }), null);
+    assert.equal(buildPageListBody('schule', '', { sids: [], shares: ['schule'] }), null);
+    assert.equal(buildRootsBody({ sids: [], shares: ['schule'] }), null);
+  });
+
+  it('lists pages of one folder and groups roots by share and folder under the same filter', () => {
+    const pages = buildPageListBody('schule', 'Lehrerzimmer', viewer)!;
+    assert.deepEqual((pages.query!.bool!.filter as unknown[])[2], { term: { folder_key: 'lehrerzimmer' } });
+    assert.deepEqual(pages.query!.bool!.must_not, [{ terms: { acl_deny: viewer.sids } }]);
+    const roots = buildRootsBody(viewer, { share: 'schule', folder: 'A' })!;
+    assert.deepEqual(roots.query, { bool: viewerFilter(viewer) });
+    assert.deepEqual(roots.aggs!['roots']!.composite!.after, { share: 'schule', folder: 'A' });
+  });
+});
