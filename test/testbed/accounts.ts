@@ -1,10 +1,13 @@
-// Creates the testbed's users and groups on the DC (idempotently) and collects their SIDs.
+// Creates the testbed's users and groups on the DC (idempotently) over LDAPS as the DC Administrator and
+// collects their SIDs. One LDAP session instead of dozens of samba-tool runs (each mostly Python start-up).
 import { createHash } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
-import { accounts, domainUsersRid, groupNames } from './domain.js';
+import { readFile, writeFile } from 'node:fs/promises';
+import { Attribute, Change, Client, EqualityFilter, OrFilter, type Entry } from 'ldapts';
+import { decodeSid } from '../../src/ldap/sid.js';
+import { accounts, baseDn, dcAdmin, domainUsersRid, groupNames, realm } from './domain.js';
 import { readStateFile } from './files.js';
 import { layout } from './layout.js';
-import { sambaTool } from './samba.js';
+import type { LdapTls } from './samba.js';
 
 export interface DirectorySids {
   domainSid: string;
@@ -19,67 +22,110 @@ interface AccountsRecord {
 }
 
 const specHash = createHash('sha256').update(JSON.stringify({ accounts, groupNames })).digest('hex');
+const usersContainer = `CN=Users,${baseDn}`;
+// "Never expires" in AD's encoding; test accounts must not expire while a testbed lives on for weeks.
+const neverExpires = '-9223372036854775808';
+// A normal, enabled account (ADS_UF_NORMAL_ACCOUNT).
+const normalAccount = '512';
 
-function listed(output: string): Set<string> {
-  return new Set(output.split('\n').map((line) => line.trim()).filter(Boolean));
+function newDn(name: string): string {
+  return `CN=${name.replace(/[,+"\\<>;=#]/g, '\\$&')},${usersContainer}`;
 }
 
-async function objectSid(kind: 'user' | 'group', name: string): Promise<string> {
-  const { stdout } = await sambaTool([kind, 'show', name, '--attributes=objectSid']);
-  const sid = /^objectSid: (S-1-[\d-]+)$/m.exec(stdout)?.[1];
-  if (!sid) throw new Error(`samba-tool ${kind} show ${name} printed no objectSid:\n${stdout}`);
-  return sid;
+/** AD takes a password as the UTF-16LE encoding of the password in double quotes, and only over TLS. */
+function unicodePwd(password: string): Buffer {
+  return Buffer.from(`"${password}"`, 'utf16le');
 }
 
-// Each samba-tool run is mostly Python start-up, so independent runs go side by side (sam.ldb serialises writes).
-async function createMissing(): Promise<void> {
-  const [, existingGroups, existingUsers] = await Promise.all([
-    // Test accounts must not expire while a testbed lives on for weeks.
-    sambaTool(['domain', 'passwordsettings', 'set', '--max-pwd-age=0']),
-    sambaTool(['group', 'list']).then(({ stdout }) => listed(stdout)),
-    sambaTool(['user', 'list']).then(({ stdout }) => listed(stdout)),
-  ]);
-  await Promise.all([
-    ...groupNames.filter((group) => !existingGroups.has(group)).map((group) => sambaTool(['group', 'add', group])),
-    ...Object.entries(accounts).map(([user, spec]) =>
-      existingUsers.has(user)
-        ? sambaTool(['user', 'setpassword', user, `--newpassword=${spec.password}`])
-        : sambaTool(['user', 'create', user, spec.password]),
-    ),
-  ]);
-  await Promise.all(
-    groupNames.map(async (group) => {
-      const members = listed((await sambaTool(['group', 'listmembers', group])).stdout);
-      const missing = Object.keys(accounts).filter(
-        (user) => accounts[user]?.groups.includes(group) && !members.has(user),
-      );
-      if (missing.length > 0) await sambaTool(['group', 'addmembers', group, missing.join(',')]);
-    }),
-  );
+function values(entry: Entry, attribute: string): string[] {
+  const value = entry[attribute];
+  return (Array.isArray(value) ? value : value === undefined ? [] : [value]).map(String);
 }
 
-async function collectSids(): Promise<DirectorySids> {
-  const users = Object.fromEntries(
-    await Promise.all(Object.keys(accounts).map(async (user) => [user, await objectSid('user', user)] as const)),
-  );
-  const groups: Record<string, string> = Object.fromEntries(
-    await Promise.all(groupNames.map(async (group) => [group, await objectSid('group', group)] as const)),
-  );
-  const domainSid = (users[Object.keys(accounts)[0] ?? ''] ?? '').replace(/-\d+$/, '');
-  if (!domainSid) throw new Error('cannot derive the domain SID from the created accounts');
-  groups['Domain Users'] = `${domainSid}-${domainUsersRid}`;
-  return { domainSid, users, groups };
+async function findByAccountName(client: Client, names: readonly string[]): Promise<Map<string, Entry>> {
+  const { searchEntries } = await client.search(baseDn, {
+    filter: new OrFilter({ filters: names.map((value) => new EqualityFilter({ attribute: 'sAMAccountName', value })) }),
+    attributes: ['sAMAccountName', 'objectSid', 'memberOf'],
+    explicitBufferAttributes: ['objectSid'],
+  });
+  return new Map(searchEntries.map((entry) => [String(entry.sAMAccountName), entry]));
+}
+
+async function createMissing(client: Client): Promise<void> {
+  await client.modify(baseDn, new Change({
+    operation: 'replace',
+    modification: new Attribute({ type: 'maxPwdAge', values: [neverExpires] }),
+  }));
+  const users = Object.keys(accounts);
+  const existing = await findByAccountName(client, [...groupNames, ...users]);
+  for (const group of groupNames.filter((name) => !existing.has(name))) {
+    await client.add(newDn(group), { objectClass: 'group', sAMAccountName: group });
+  }
+  for (const user of users.filter((name) => !existing.has(name))) {
+    const attributes: [string, string[] | Buffer[]][] = [
+      ['objectClass', ['user']],
+      ['sAMAccountName', [user]],
+      ['userPrincipalName', [`${user}@${realm.toLowerCase()}`]],
+      ['unicodePwd', [unicodePwd(accounts[user]?.password ?? '')]],
+      ['userAccountControl', [normalAccount]],
+    ];
+    await client.add(newDn(user), attributes.map(([type, vals]) => new Attribute({ type, values: vals })));
+  }
+}
+
+async function addMemberships(client: Client, entries: Map<string, Entry>): Promise<void> {
+  for (const group of groupNames) {
+    const groupDn = entries.get(group)?.dn ?? '';
+    const missing = Object.entries(accounts)
+      .filter(([, spec]) => spec.groups.includes(group))
+      .map(([user]) => entries.get(user))
+      .filter((entry): entry is Entry => entry !== undefined)
+      .filter((entry) => !values(entry, 'memberOf').some((dn) => dn.toLowerCase() === groupDn.toLowerCase()))
+      .map((entry) => entry.dn);
+    if (missing.length === 0) continue;
+    await client.modify(groupDn, new Change({
+      operation: 'add',
+      modification: new Attribute({ type: 'member', values: missing }),
+    }));
+  }
+}
+
+function sidOf(entries: Map<string, Entry>, name: string): string {
+  const sid = entries.get(name)?.objectSid;
+  if (!Buffer.isBuffer(sid)) throw new Error(`the directory returned no objectSid for ${name}`);
+  return decodeSid(sid);
+}
+
+async function populate(tls: LdapTls): Promise<DirectorySids> {
+  const client = new Client({
+    url: 'ldaps://127.0.0.1:636',
+    timeout: 30_000,
+    connectTimeout: 10_000,
+    tlsOptions: { ca: [await readFile(tls.caFile)], servername: tls.serverName },
+  });
+  try {
+    await client.bind(`${dcAdmin.user}@${realm}`, dcAdmin.password);
+    await createMissing(client);
+    const users = Object.keys(accounts);
+    const entries = await findByAccountName(client, [...groupNames, ...users]);
+    await addMemberships(client, entries);
+    const userSids = Object.fromEntries(users.map((user) => [user, sidOf(entries, user)]));
+    const groupSids = Object.fromEntries(groupNames.map((group) => [group, sidOf(entries, group)]));
+    const domainSid = sidOf(entries, groupNames[0]).replace(/-\d+$/, '');
+    return { domainSid, users: userSids, groups: { ...groupSids, 'Domain Users': `${domainSid}-${domainUsersRid}` } };
+  } finally {
+    await client.unbind();
+  }
 }
 
 /**
  * Ensures every account and group of `domain.ts` exists with its memberships. The record of SIDs lives
  * inside the Samba dir, so a reprovisioned domain (new SIDs) is populated again automatically.
  */
-export async function ensureAccounts(): Promise<{ sids: DirectorySids; changed: boolean }> {
+export async function ensureAccounts(tls: LdapTls): Promise<{ sids: DirectorySids; changed: boolean }> {
   const record = await readStateFile<AccountsRecord>(layout.samba.accountsFile);
   if (record?.specHash === specHash) return { sids: record.sids, changed: false };
-  await createMissing();
-  const sids = await collectSids();
+  const sids = await populate(tls);
   await writeFile(layout.samba.accountsFile, `${JSON.stringify({ specHash, sids }, null, 2)}\n`);
   return { sids, changed: true };
 }

@@ -28,7 +28,7 @@ async function upSamba(): Promise<{ sids: DirectorySids; tls: LdapTls }> {
     await step('samba: reload changed config', reloadSambaConfig);
   }
   const tls = await step('samba: LDAPS certificate', ldapTls);
-  const accounts = await step('samba: users and groups', ensureAccounts);
+  const accounts = await step('samba: users and groups', () => ensureAccounts(tls));
   if (!accounts.changed) note('samba: users and groups already in place');
   const seeded = await step('samba: seed shares', () => ensureSeeded(accounts.sids));
   if (!seeded) note('samba: shares already seeded');

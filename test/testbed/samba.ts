@@ -6,7 +6,7 @@ import { exists, fileTail } from './files.js';
 import { layout } from './layout.js';
 import {
   isPortOpen, listProcesses, recordedProcess, run, stopProcess, waitUntil,
-  type ProcessInfo, type RunResult,
+  type ProcessInfo,
 } from './processes.js';
 import { note } from './progress.js';
 import { sharePath, testbedShares } from './shares.js';
@@ -18,10 +18,6 @@ export const sambaPorts = [445, 636] as const;
 const boundPorts = [88, 135, 139, 389, 445, 464, 636, 3268, 3269];
 const sambaDaemons = new Set(['samba', 'smbd', 'nmbd', 'winbindd']);
 const logFile = `${layout.samba.logDir}/log.samba`;
-
-export function sambaTool(args: readonly string[]): Promise<RunResult> {
-  return run('samba-tool', [...args, '-s', layout.samba.conf]);
-}
 
 export function runningSamba(): Promise<number | undefined> {
   // The master rewrites its command line to "samba: root process", so its name is what identifies it.

@@ -15,7 +15,8 @@ import { alwaysGranted, shareContents, type Grant, type ShareContent } from './w
 const contentHash = createHash('sha256').update(JSON.stringify(shareContents)).digest('hex');
 
 interface SeedStamp {
-  domainSid: string;
+  /** The SIDs the ACLs were written with; a recreated account or domain means re-seeding. */
+  sids: DirectorySids;
   contentHash: string;
 }
 
@@ -96,12 +97,13 @@ async function sharesPresent(): Promise<boolean> {
 }
 
 /**
- * Seeds the shares unless the stamp says this content was already seeded for this domain. Re-seeding (new
- * domain SIDs, changed content, or an earlier run that died half-way) starts from empty share dirs.
+ * Seeds the shares unless the stamp says this content was already seeded with these SIDs. Re-seeding (new
+ * SIDs, changed content, or an earlier run that died half-way) starts from empty share dirs.
  */
 export async function ensureSeeded(sids: DirectorySids): Promise<boolean> {
   const stamp = await readStateFile<SeedStamp>(layout.samba.seedStamp);
-  if (stamp?.domainSid === sids.domainSid && stamp.contentHash === contentHash && (await sharesPresent())) {
+  const sameSids = JSON.stringify(stamp?.sids) === JSON.stringify(sids);
+  if (sameSids && stamp?.contentHash === contentHash && (await sharesPresent())) {
     return false;
   }
   await rm(layout.samba.seedStamp, { force: true });
@@ -111,7 +113,7 @@ export async function ensureSeeded(sids: DirectorySids): Promise<boolean> {
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
-  const done: SeedStamp = { domainSid: sids.domainSid, contentHash };
+  const done: SeedStamp = { sids, contentHash };
   await writeFile(layout.samba.seedStamp, `${JSON.stringify(done)}\n`);
   return true;
 }
