@@ -1,0 +1,120 @@
+/** Synthetic SMB2 response frames for parser and connection tests. */
+import { encodeSid } from '../../../src/smb/security-descriptor.js';
+
+export function responseHeader(command: number, messageId: bigint, status = 0, extra: { sessionId?: bigint; credits?: number; flags?: number } = {}): Buffer {
+  const h = Buffer.alloc(64);
+  h.write('fe534d42', 0, 'hex');
+  h.writeUInt16LE(64, 4);
+  h.writeUInt32LE(status, 8);
+  h.writeUInt16LE(command, 12);
+  h.writeUInt16LE(extra.credits ?? 1, 14);
+  h.writeUInt32LE(0x1 | (extra.flags ?? 0), 16);
+  h.writeBigUInt64LE(messageId, 24);
+  h.writeBigUInt64LE(extra.sessionId ?? 0n, 40);
+  return h;
+}
+
+export function negotiateResponse(messageId: bigint, dialect = 0x311): Buffer {
+  const body = Buffer.alloc(64 + 8 + 38 + 2 + 8 + 4);
+  body.writeUInt16LE(65, 0);
+  body.writeUInt16LE(3, 2);
+  body.writeUInt16LE(dialect, 4);
+  body.writeUInt16LE(2, 6);
+  body.writeUInt32LE(0x4, 24);
+  body.writeUInt32LE(8 << 20, 28);
+  body.writeUInt32LE(8 << 20, 32);
+  body.writeUInt32LE(8 << 20, 36);
+  body.writeUInt32LE(128, 60); // contexts right after the 64-byte body
+  let off = 64;
+  body.writeUInt16LE(1, off);
+  body.writeUInt16LE(38, off + 2);
+  body.writeUInt16LE(1, off + 8);
+  body.writeUInt16LE(32, off + 10);
+  body.writeUInt16LE(1, off + 12);
+  off = 64 + 8 + 38 + 2; // aligned to 8 relative to the header
+  body.writeUInt16LE(2, off);
+  body.writeUInt16LE(4, off + 2);
+  body.writeUInt16LE(1, off + 8);
+  body.writeUInt16LE(2, off + 10);
+  return Buffer.concat([responseHeader(0, messageId, 0, { credits: 64 }), body]);
+}
+
+export function createResponse(messageId: bigint): Buffer {
+  const body = Buffer.alloc(88);
+  body.writeUInt16LE(89, 0);
+  body.writeBigUInt64LE(133000000000000000n, 8);
+  body.writeBigUInt64LE(4096n, 48);
+  body.writeUInt32LE(0x20, 56);
+  body.fill(0x11, 64, 80);
+  return Buffer.concat([responseHeader(5, messageId), body]);
+}
+
+export function readResponse(messageId: bigint, data: Buffer): Buffer {
+  const body = Buffer.alloc(16);
+  body.writeUInt16LE(17, 0);
+  body[2] = 80;
+  body.writeUInt32LE(data.length, 4);
+  return Buffer.concat([responseHeader(8, messageId), body, data]);
+}
+
+export function directoryEntries(names: string[]): Buffer {
+  const parts = names.map((n, i) => {
+    const name = Buffer.from(n, 'utf16le');
+    const e = Buffer.alloc((80 + name.length + 7) & ~7);
+    e.writeUInt32LE(i === names.length - 1 ? 0 : e.length, 0);
+    e.writeBigUInt64LE(BigInt(100 + i), 40);
+    e.writeUInt32LE(name.length, 60);
+    e.writeBigUInt64LE(BigInt(1000 + i), 72);
+    name.copy(e, 80);
+    return e;
+  });
+  return Buffer.concat(parts);
+}
+
+export function outputBufferResponse(command: number, messageId: bigint, data: Buffer): Buffer {
+  const body = Buffer.alloc(8);
+  body.writeUInt16LE(9, 0);
+  body.writeUInt16LE(72, 2);
+  body.writeUInt32LE(data.length, 4);
+  return Buffer.concat([responseHeader(command, messageId), body, data]);
+}
+
+export function securityDescriptor(): Buffer {
+  const owner = encodeSid('S-1-5-32-544');
+  const group = encodeSid('S-1-5-21-1-2-3-513');
+  const ace = (type: number, flags: number, mask: number, sid: string): Buffer => {
+    const s = encodeSid(sid);
+    const a = Buffer.alloc(8 + s.length);
+    a[0] = type;
+    a[1] = flags;
+    a.writeUInt16LE(a.length, 2);
+    a.writeUInt32LE(mask, 4);
+    s.copy(a, 8);
+    return a;
+  };
+  const aces = [ace(1, 0, 0x1, 'S-1-5-21-1-2-3-1108'), ace(0, 3, 0x1f01ff, 'S-1-5-32-544'), ace(0, 0x0b, 0x80000000, 'S-1-5-21-1-2-3-1107'), ace(0, 0, 0x1200a9, 'S-1-1-0')];
+  const aceBytes = Buffer.concat(aces);
+  const acl = Buffer.alloc(8);
+  acl[0] = 2;
+  acl.writeUInt16LE(8 + aceBytes.length, 2);
+  acl.writeUInt16LE(aces.length, 4);
+  const head = Buffer.alloc(20);
+  head[0] = 1;
+  head.writeUInt16LE(0x8004, 2);
+  head.writeUInt32LE(20, 4);
+  head.writeUInt32LE(20 + owner.length, 8);
+  head.writeUInt32LE(20 + owner.length + group.length, 16);
+  return Buffer.concat([head, owner, group, acl, aceBytes]);
+}
+
+/** Deterministic PRNG (mulberry32) so that fuzz failures can be reproduced. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

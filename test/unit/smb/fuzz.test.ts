@@ -1,0 +1,119 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { SmbError } from '../../../src/smb/errors.js';
+import { parseHeader, parseTransform, splitCompound } from '../../../src/smb/header.js';
+import {
+  parseCreateResponse,
+  parseErrorData,
+  parseNegotiateResponse,
+  parseOutputBuffer,
+  parseReadResponse,
+  parseSessionSetupResponse,
+  parseTreeConnectResponse,
+  parseWriteResponse,
+} from '../../../src/smb/messages.js';
+import { parseAllInfo, parseIdFullDirectoryInfo } from '../../../src/smb/fscc.js';
+import { parseSecurityDescriptor } from '../../../src/smb/security-descriptor.js';
+import { parseChallenge } from '../../../src/smb/ntlm.js';
+import { parseNegTokenResp } from '../../../src/smb/spnego.js';
+import { FrameDecoder } from '../../../src/smb/transport.js';
+import { WireReader } from '../../../src/smb/wire.js';
+import { createResponse, directoryEntries, negotiateResponse, outputBufferResponse, prng, readResponse, securityDescriptor } from './frames.js';
+
+const messageParsers: ((r: WireReader) => unknown)[] = [
+  parseHeader,
+  parseNegotiateResponse,
+  parseSessionSetupResponse,
+  parseTreeConnectResponse,
+  parseCreateResponse,
+  parseReadResponse,
+  parseWriteResponse,
+  (r) => parseOutputBuffer(r, 'fuzz'),
+  parseErrorData,
+];
+const bufferParsers: ((b: Buffer) => unknown)[] = [
+  splitCompound,
+  parseTransform,
+  parseIdFullDirectoryInfo,
+  (b) => parseAllInfo(new WireReader(b, 'fuzz')),
+  parseSecurityDescriptor,
+  parseChallenge,
+  parseNegTokenResp,
+];
+
+const seeds: Buffer[] = [
+  negotiateResponse(0n),
+  createResponse(3n),
+  readResponse(4n, Buffer.from('payload')),
+  outputBufferResponse(14, 5n, directoryEntries(['a.txt', 'ordner', 'ü.md'])),
+  outputBufferResponse(16, 6n, securityDescriptor()),
+  directoryEntries(['x', 'yy']),
+  securityDescriptor(),
+  Buffer.concat([Buffer.from('NTLMSSP\0', 'latin1'), Buffer.from([2, 0, 0, 0]), Buffer.alloc(40)]),
+  Buffer.from([0xa1, 0x10, 0x30, 0x0e, 0xa0, 0x03, 0x0a, 0x01, 0x01, 0xa2, 0x07, 0x04, 0x05, 1, 2, 3, 4, 5]),
+];
+
+function mutate(seed: Buffer, rnd: () => number): Buffer {
+  const b = Buffer.from(seed);
+  const kind = Math.floor(rnd() * 5);
+  if (kind === 0) return b.subarray(0, Math.floor(rnd() * b.length)); // truncation
+  if (kind === 1) return Buffer.from(Array.from({ length: Math.floor(rnd() * 300) }, () => Math.floor(rnd() * 256))); // noise
+  const flips = 1 + Math.floor(rnd() * 8);
+  for (let i = 0; i < flips && b.length > 0; i++) {
+    const at = Math.floor(rnd() * b.length);
+    // Lengths and offsets are the interesting targets: write extreme values, not just random bits.
+    b[at] = kind === 2 ? Math.floor(rnd() * 256) : [0, 0xff, 0x7f, 0x80, 0x40][Math.floor(rnd() * 5)]!;
+  }
+  return b;
+}
+
+function expectOnlySmbErrors(fn: () => unknown, input: Buffer): void {
+  try {
+    fn();
+  } catch (err) {
+    if (!(err instanceof SmbError)) {
+      assert.fail(`non-SMB error ${String(err)} for input ${input.toString('hex').slice(0, 200)}`);
+    }
+  }
+}
+
+test('parsers survive 20,000 random and mutated frames with only SmbErrors', () => {
+  const rnd = prng(0x5eed);
+  const started = Date.now();
+  for (let i = 0; i < 20_000; i++) {
+    const input = mutate(seeds[i % seeds.length]!, rnd);
+    for (const p of messageParsers) expectOnlySmbErrors(() => p(new WireReader(input, 'fuzz')), input);
+    for (const p of bufferParsers) expectOnlySmbErrors(() => p(input), input);
+  }
+  assert.ok(Date.now() - started < 10_000, 'fuzzing must finish in seconds');
+});
+
+test('the frame decoder handles random byte streams in random chunks without hanging', () => {
+  const rnd = prng(42);
+  for (let i = 0; i < 2_000; i++) {
+    const decoder = new FrameDecoder();
+    const stream = mutate(Buffer.concat([Buffer.from([0, 0, 0, 8]), Buffer.alloc(8), Buffer.from([0, 0, 1, 0])]), rnd);
+    let offset = 0;
+    try {
+      while (offset < stream.length) {
+        const n = 1 + Math.floor(rnd() * 16);
+        for (const f of decoder.push(stream.subarray(offset, offset + n))) assert.ok(f.length >= 4);
+        offset += n;
+      }
+    } catch (err) {
+      assert.ok(err instanceof SmbError, String(err));
+    }
+  }
+});
+
+test('the frame decoder reassembles frames split at every byte boundary', () => {
+  const frames = [Buffer.alloc(70, 1), Buffer.alloc(5, 2), Buffer.alloc(300, 3)];
+  const stream = Buffer.concat(frames.flatMap((f) => [Buffer.from([0, 0, f.length >> 8, f.length & 0xff]), f]));
+  for (let chunk = 1; chunk <= 40; chunk++) {
+    const decoder = new FrameDecoder();
+    const out: Buffer[] = [];
+    for (let o = 0; o < stream.length; o += chunk) out.push(...decoder.push(stream.subarray(o, o + chunk)));
+    assert.deepEqual(out, frames);
+  }
+  assert.throws(() => new FrameDecoder().push(Buffer.from([0x85, 0, 0, 0])), { code: 'PROTOCOL_ERROR' });
+});
