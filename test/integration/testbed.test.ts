@@ -7,6 +7,7 @@ import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { Client as ElasticClient } from '@elastic/elasticsearch';
 import { Client as LdapClient } from 'ldapts';
+import { loadConfig, readIndexerPassword } from '../../src/config/index.js';
 import { decodeSid } from '../../src/ldap/sid.js';
 import { readTestbedEnv, type TestbedEnv } from '../testbed/env.js';
 
@@ -147,5 +148,19 @@ describe('testbed SMB shares', () => {
       assert.equal(code, 0, output);
       assert.doesNotMatch(output, /NT_STATUS_/, output);
     }
+  });
+});
+
+describe('testbed service config', () => {
+  it('loads with the service config loader and points at the testbed servers', () => {
+    const { config, warnings } = loadConfig(env.config);
+    assert.deepEqual(warnings, []);
+    assert.equal(config.smb.server, env.smb.host);
+    assert.deepEqual(config.smb.shares.map((share) => share.name), env.smb.shares.map((share) => share.name));
+    assert.equal(config.ldap.url, env.ldap.url);
+    assert.equal(config.ldap.tls?.ca_file, env.ldap.ca_file);
+    assert.equal(config.elasticsearch.url, env.es.url);
+    assert.deepEqual(config.admin.groups, [env.admin.group]);
+    assert.equal(readIndexerPassword(config), env.indexer.password);
   });
 });

@@ -1,7 +1,7 @@
 // node dist/test/testbed/cli.js up|down|status — the loopback Samba AD DC and Elasticsearch used by tests.
 import { ensureAccounts, type DirectorySids } from './accounts.js';
 import {
-  clusterStatus, elasticsearchIsUp, ensureElasticsearchRunning, esUrl, stopElasticsearch,
+  clusterStatus, ensureElasticsearchRunning, esUrl, runningElasticsearch, stopElasticsearch,
 } from './elasticsearch.js';
 import { writeTestbedFiles } from './env.js';
 import { layout } from './layout.js';
@@ -9,7 +9,7 @@ import { withLock } from './lock.js';
 import { ensurePackages } from './packages.js';
 import { note, step } from './progress.js';
 import {
-  ensureProvisioned, ensureSambaRunning, ensureShareConfig, ldapTls, reloadSambaConfig, sambaIsUp, stopSamba,
+  ensureProvisioned, ensureSambaRunning, ensureShareConfig, ldapTls, reloadSambaConfig, runningSamba, sambaPortsAnswer, stopSamba,
   type LdapTls,
 } from './samba.js';
 import { ensureSeeded } from './seed.js';
@@ -67,11 +67,19 @@ async function down(): Promise<number> {
 }
 
 async function status(): Promise<number> {
-  const [samba, es] = await Promise.all([sambaIsUp(), elasticsearchIsUp()]);
-  const health = es === undefined ? undefined : await clusterStatus();
-  process.stdout.write(`samba: ${samba === undefined ? 'down' : `up (pid ${samba}, SMB 445, LDAPS 636)`}\n`);
-  process.stdout.write(`elasticsearch: ${es === undefined ? 'down' : `up (pid ${es}, cluster ${health})`}\n`);
-  return samba !== undefined && es !== undefined ? 0 : 1;
+  const [samba, es] = await Promise.all([runningSamba(), runningElasticsearch()]);
+  const [portsAnswer, health] = await Promise.all([
+    samba === undefined ? false : sambaPortsAnswer(),
+    es === undefined ? undefined : clusterStatus(),
+  ]);
+  const sambaUp = samba !== undefined && portsAnswer;
+  const esUp = health === 'green' || health === 'yellow';
+  const sambaLine = samba === undefined ? 'down' : sambaUp ? `up (pid ${samba}, SMB 445 and LDAPS 636 answer)`
+    : `down (pid ${samba} runs, but SMB 445 or LDAPS 636 does not answer)`;
+  const esLine = es === undefined ? 'down' : esUp ? `up (pid ${es}, cluster ${health})`
+    : `down (pid ${es} runs, cluster health ${health ?? 'unavailable'})`;
+  process.stdout.write(`samba: ${sambaLine}\nelasticsearch: ${esLine}\n`);
+  return sambaUp && esUp ? 0 : 1;
 }
 
 // up and down change the testbed and take turns; status only looks.

@@ -36,11 +36,6 @@ async function isHealthy(): Promise<boolean> {
   return status === 'green' || status === 'yellow';
 }
 
-export async function elasticsearchIsUp(): Promise<number | undefined> {
-  const pid = await runningElasticsearch();
-  return pid !== undefined && (await isHealthy()) ? pid : undefined;
-}
-
 async function ensureDownloaded(): Promise<void> {
   if (await exists(zipFile)) return;
   note(`downloading ${artifact} with Maven`);

@@ -126,13 +126,8 @@ async function openSambaPorts(): Promise<boolean[]> {
   return Promise.all(sambaPorts.map((port) => isPortOpen(host, port)));
 }
 
-async function portsAnswer(): Promise<boolean> {
+export async function sambaPortsAnswer(): Promise<boolean> {
   return (await openSambaPorts()).every(Boolean);
-}
-
-export async function sambaIsUp(): Promise<number | undefined> {
-  const pid = await runningSamba();
-  return pid !== undefined && (await portsAnswer()) ? pid : undefined;
 }
 
 /** Starts the DC unless it already runs; returns its pid and whether it was started now. */
@@ -140,7 +135,7 @@ export async function ensureSambaRunning(): Promise<{ pid: number; started: bool
   const running = await runningSamba();
   await assertNoForeignSamba(running);
   if (running !== undefined) {
-    await waitUntil('Samba ports 445 and 636', portsAnswer, 60_000, () => fileTail(logFile));
+    await waitUntil('Samba ports 445 and 636', sambaPortsAnswer, 60_000, () => fileTail(logFile));
     return { pid: running, started: false };
   }
   await rm(layout.samba.pidFile, { force: true });
@@ -150,7 +145,7 @@ export async function ensureSambaRunning(): Promise<{ pid: number; started: bool
   let pid: number | undefined;
   await waitUntil(
     'Samba to listen on 445 (SMB) and 636 (LDAPS)',
-    async () => (pid ??= await runningSamba()) !== undefined && (await portsAnswer()),
+    async () => (pid ??= await runningSamba()) !== undefined && (await sambaPortsAnswer()),
     90_000,
     () => fileTail(logFile),
   );
