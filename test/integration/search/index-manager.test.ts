@@ -1,0 +1,80 @@
+// Index creation, analyzer detection and version checks against the testbed's Elasticsearch.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { errors } from '@elastic/elasticsearch';
+import { IndexManager, IndexStateError } from '../../../src/search/index-manager.js';
+import { indexMappings, indexSettings, MAPPING_VERSION } from '../../../src/search/mapping.js';
+import { scratchIndex, type ScratchIndex } from './scratch-index.js';
+
+describe('IndexManager', () => {
+  let es: ScratchIndex;
+  let manager: IndexManager;
+  before(async () => {
+    es = await scratchIndex('manager');
+    manager = new IndexManager({ client: es.client, alias: es.alias });
+  });
+  after(() => es.drop());
+
+  it('picks german only when the cluster has it', async () => {
+    let german = true;
+    try {
+      await es.client.indices.analyze({ analyzer: 'german', text: 'Häuser' });
+    } catch (error) {
+      assert.ok(error instanceof errors.ResponseError && error.meta.statusCode === 400, String(error));
+      german = false;
+    }
+    assert.equal(await manager.detectAnalyzer(), german ? 'german' : 'standard');
+  });
+
+  it('creates the versioned index and the alias, then finds it ready', async () => {
+    const created = await manager.ensureIndex();
+    const analyzer = await manager.detectAnalyzer();
+    assert.deepEqual(created, { status: 'created', index: `${es.alias}-v${MAPPING_VERSION}`, mappingVersion: MAPPING_VERSION, analyzer });
+    assert.deepEqual(await manager.aliasTargets(), [created.index]);
+    const mapping = await es.client.indices.getMapping({ index: es.alias });
+    const body = mapping[created.index]!.mappings.properties!['body'] as { analyzer: string };
+    assert.equal(body.analyzer, analyzer);
+    assert.deepEqual(await manager.ensureIndex(), { ...created, status: 'ready' });
+  });
+
+  it('keeps an index that already exists when creating it again', async () => {
+    const again = await manager.createVersionedIndex(MAPPING_VERSION);
+    assert.equal(again.index, `${es.alias}-v${MAPPING_VERSION}`);
+  });
+
+  it('reports an index with an older mapping as needing a rebuild', async () => {
+    const old = new IndexManager({ client: es.client, alias: `${es.alias}-old` });
+    const index = old.indexName(7);
+    await es.client.indices.create({
+      index,
+      settings: indexSettings(),
+      mappings: { ...indexMappings('standard'), _meta: { mapping_version: MAPPING_VERSION - 1, analyzer: 'standard' } },
+    });
+    await old.switchAlias(null, index);
+    assert.deepEqual(await old.ensureIndex(), {
+      status: 'migration_needed',
+      index,
+      mappingVersion: MAPPING_VERSION - 1,
+      requiredVersion: MAPPING_VERSION,
+      analyzer: 'standard',
+    });
+  });
+
+  it('refuses a concrete index that has the alias name', async () => {
+    const clash = new IndexManager({ client: es.client, alias: `${es.alias}-clash` });
+    await es.client.indices.create({ index: clash.alias, settings: indexSettings() });
+    await assert.rejects(clash.ensureIndex(), IndexStateError);
+  });
+
+  it('moves the alias atomically and deletes indices idempotently', async () => {
+    const moving = new IndexManager({ client: es.client, alias: `${es.alias}-move` });
+    const first = (await moving.createVersionedIndex(1)).index;
+    const second = (await moving.createVersionedIndex(2)).index;
+    await moving.switchAlias(null, first);
+    await moving.switchAlias(first, second);
+    assert.deepEqual(await moving.aliasTargets(), [second]);
+    await moving.deleteIndex(first);
+    await moving.deleteIndex(first);
+    assert.equal(await es.client.indices.exists({ index: first }), false);
+  });
+});
