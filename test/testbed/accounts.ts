@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { Attribute, Change, Client, EqualityFilter, OrFilter, type Entry } from 'ldapts';
 import { decodeSid } from '../../src/ldap/sid.js';
-import { accounts, baseDn, dcAdmin, domainUsersRid, groupNames, realm } from './domain.js';
+import { accounts, baseDn, dcAdmin, domainUsersRid, groupNames, ldapsUrl, realm } from './domain.js';
 import { readStateFile } from './files.js';
 import { layout } from './layout.js';
 import type { LdapTls } from './samba.js';
@@ -98,7 +98,7 @@ function sidOf(entries: Map<string, Entry>, name: string): string {
 
 async function populate(tls: LdapTls): Promise<DirectorySids> {
   const client = new Client({
-    url: 'ldaps://127.0.0.1:636',
+    url: ldapsUrl,
     timeout: 30_000,
     connectTimeout: 10_000,
     tlsOptions: { ca: [await readFile(tls.caFile)], servername: tls.serverName },

@@ -6,7 +6,9 @@ export const netbiosDomain = 'EDU';
 export const baseDn = 'DC=edu,DC=test';
 /** NetBIOS/host name of the DC; its FQDN is the name in the LDAPS certificate Samba generates. */
 export const dcHostName = 'dc1';
-export const dcFqdn = `${dcHostName}.${realm.toLowerCase()}`;
+/** The DC listens on loopback only. */
+export const dcAddress = '127.0.0.1';
+export const ldapsUrl = `ldaps://${dcAddress}:636`;
 
 export const dcAdmin = { user: 'Administrator', password: 'Testbed-Admin-2026!' } as const;
 

@@ -4,7 +4,7 @@ import { readFile, writeFile, chmod, mkdir } from 'node:fs/promises';
 import { stringify } from 'yaml';
 import type { DirectorySids } from './accounts.js';
 import {
-  accounts, admin, baseDn, dcAdmin, globalAdminGroup, indexer, netbiosDomain, realm,
+  accounts, admin, baseDn, dcAddress, dcAdmin, globalAdminGroup, indexer, ldapsUrl, netbiosDomain, realm,
 } from './domain.js';
 import { layout } from './layout.js';
 import { sharePath, testbedShares } from './shares.js';
@@ -74,9 +74,9 @@ function buildEnv(inputs: EnvInputs): TestbedEnv {
   );
   return {
     es: { url: inputs.esUrl },
-    ldap: { url: 'ldaps://127.0.0.1:636', base_dn: baseDn, ca_file: inputs.ldapCaFile, server_name: inputs.ldapServerName },
+    ldap: { url: ldapsUrl, base_dn: baseDn, ca_file: inputs.ldapCaFile, server_name: inputs.ldapServerName },
     smb: {
-      host: '127.0.0.1',
+      host: dcAddress,
       port: 445,
       domain: netbiosDomain,
       realm,

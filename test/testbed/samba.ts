@@ -1,7 +1,7 @@
 // The Samba AD DC: provisioning into .testbed/samba, the share sections of its smb.conf, start/stop/status.
 import { X509Certificate } from 'node:crypto';
 import { chmod, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { dcAdmin, dcHostName, netbiosDomain, realm } from './domain.js';
+import { dcAddress, dcAdmin, dcHostName, netbiosDomain, realm } from './domain.js';
 import { exists, fileTail } from './files.js';
 import { layout } from './layout.js';
 import {
@@ -11,9 +11,8 @@ import {
 import { note } from './progress.js';
 import { sharePath, testbedShares } from './shares.js';
 
-const host = '127.0.0.1';
 /** SMB and LDAPS must answer before the DC counts as up. */
-export const sambaPorts = [445, 636] as const;
+const sambaPorts = [445, 636] as const;
 // Every TCP port the DC binds on loopback; another server on one of them would make `samba` fail half-way.
 const boundPorts = [88, 135, 139, 389, 445, 464, 636, 3268, 3269];
 const sambaDaemons = new Set(['samba', 'smbd', 'nmbd', 'winbindd']);
@@ -116,14 +115,14 @@ async function assertNoForeignSamba(ours: number | undefined): Promise<void> {
   }
   if (ours !== undefined) return;
   const busy = [];
-  for (const port of boundPorts) if (await isPortOpen(host, port, 300)) busy.push(port);
+  for (const port of boundPorts) if (await isPortOpen(dcAddress, port, 300)) busy.push(port);
   if (busy.length > 0) {
-    throw new Error(`ports ${busy.join(', ')} on ${host} are in use by processes the testbed did not start`);
+    throw new Error(`ports ${busy.join(', ')} on ${dcAddress} are in use by processes the testbed did not start`);
   }
 }
 
 async function openSambaPorts(): Promise<boolean[]> {
-  return Promise.all(sambaPorts.map((port) => isPortOpen(host, port)));
+  return Promise.all(sambaPorts.map((port) => isPortOpen(dcAddress, port)));
 }
 
 export async function sambaPortsAnswer(): Promise<boolean> {

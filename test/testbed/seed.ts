@@ -5,7 +5,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { DirectorySids } from './accounts.js';
-import { dcAdmin, netbiosDomain, wellKnownSids } from './domain.js';
+import { dcAddress, dcAdmin, netbiosDomain, wellKnownSids } from './domain.js';
 import { exists, readStateFile } from './files.js';
 import { layout } from './layout.js';
 import { run } from './processes.js';
@@ -36,7 +36,7 @@ function smbPath(relative: string): string {
 /** Runs smbclient commands in one session; smbclient may exit 0 after a failed command, so its output is checked. */
 async function smbclient(share: string, commands: readonly string[]): Promise<void> {
   const { stdout, stderr } = await run('smbclient', [
-    `//127.0.0.1/${share}`, ...adminCredentials(), protection(share), '-c', commands.join('; '),
+    `//${dcAddress}/${share}`, ...adminCredentials(), protection(share), '-c', commands.join('; '),
   ]);
   const failure = /NT_STATUS_\w+/.exec(stdout + stderr);
   if (failure) throw new Error(`smbclient on ${share} failed with ${failure[0]}:\n${stdout}${stderr}`);
@@ -62,7 +62,7 @@ function aclString(grants: readonly Grant[], sids: DirectorySids): string {
 async function setAcl(share: string, folder: string, grants: readonly Grant[], sids: DirectorySids): Promise<void> {
   // smbcacls sorts the ACEs canonically (deny first) and resolves nothing: all principals are given as SIDs.
   await run('smbcacls', [
-    `//127.0.0.1/${share}`, smbPath(folder), ...adminCredentials(), protection(share),
+    `//${dcAddress}/${share}`, smbPath(folder), ...adminCredentials(), protection(share),
     '--set', aclString(grants, sids),
   ]);
 }
