@@ -21,6 +21,7 @@ export const layout = {
     pidFile: path.join(testbedDir, 'samba', 'run', 'samba.pid'),
     logDir: path.join(testbedDir, 'samba', 'log'),
     tlsDir: path.join(testbedDir, 'samba', 'private', 'tls'),
+    samDb: path.join(testbedDir, 'samba', 'private', 'sam.ldb'),
     // Written last by provisioning; its absence means a run died half-way and the dir is rebuilt.
     provisionedMarker: path.join(testbedDir, 'samba', 'provisioned'),
     accountsFile: path.join(testbedDir, 'samba', 'accounts.json'),

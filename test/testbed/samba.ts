@@ -24,7 +24,8 @@ export function runningSamba(): Promise<number | undefined> {
 }
 
 async function isProvisioned(): Promise<boolean> {
-  return (await exists(layout.samba.provisionedMarker)) && (await exists(layout.samba.conf));
+  const parts = [layout.samba.provisionedMarker, layout.samba.conf, layout.samba.samDb];
+  return (await Promise.all(parts.map(exists))).every(Boolean);
 }
 
 /** Provisions the domain unless a complete provision exists; a half-finished one is removed first. */
@@ -45,6 +46,8 @@ export async function ensureProvisioned(): Promise<boolean> {
     // No printing on a file server testbed; it only adds noise and spoolss processes.
     '--option=load printers=no', '--option=printcap name=/dev/null', '--option=disable spoolss=yes',
     `--targetdir=${layout.samba.dir}`,
+    // Start from Samba's defaults, not from whatever the machine's /etc/samba/smb.conf holds.
+    '--configfile=/dev/null',
   ]);
   await writeFile(layout.samba.provisionedMarker, `${new Date().toISOString()}\n`);
   return true;
