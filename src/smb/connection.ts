@@ -70,6 +70,8 @@ export interface SmbResponse {
 
 interface Pending {
   command: number;
+  /** Sent encrypted: the response must come encrypted too (no downgrade). */
+  encrypted: boolean;
   resolve(r: SmbResponse): void;
   reject(e: Error): void;
   timer: NodeJS.Timeout;
@@ -263,7 +265,7 @@ export class Connection {
             this.pending.delete(id);
             reject(new SmbTimeoutError(`${commandName(reqs[i]!.command)} timed out after ${this.requestTimeoutMs} ms`));
           }, this.requestTimeoutMs);
-          this.pending.set(id, { command: reqs[i]!.command, resolve, reject, timer });
+          this.pending.set(id, { command: reqs[i]!.command, encrypted: encrypt, resolve, reject, timer });
         }),
     );
     try {
@@ -330,7 +332,11 @@ export class Connection {
         this.failPending(header.messageId, new SmbProtocolError(`response to ${commandName(p.command)} carries ${commandName(header.command)}`));
         continue;
       }
-      const problem = decrypted ? null : this.signatureProblem(header, raw);
+      const problem = decrypted
+        ? null
+        : p.encrypted
+          ? new SmbProtocolError(`${commandName(header.command)} was sent encrypted but answered in plain text`)
+          : this.signatureProblem(header, raw);
       if (problem) {
         this.failPending(header.messageId, problem);
         continue;

@@ -1,7 +1,7 @@
 /**
  * SMB2 session: NTLMv2-in-SPNEGO authentication (MS-SMB2 3.2.5.3), per-dialect key derivation, logoff.
  */
-import { NtStatus, SmbError, SmbStatusError } from './errors.js';
+import { NtStatus, SmbError } from './errors.js';
 import { Command, Dialect } from './header.js';
 import { PreauthHash, deriveSessionKeys } from './crypto.js';
 import { assertStatus, type Connection, type RequestContext, type SessionCrypto, type SmbResponse } from './connection.js';
@@ -17,7 +17,6 @@ export class Session {
   private constructor(
     readonly connection: Connection,
     readonly crypto: SessionCrypto,
-    readonly isGuest: boolean,
   ) {}
 
   static async setup(conn: Connection, creds: Credentials): Promise<Session> {
@@ -50,19 +49,15 @@ export class Session {
       assertStatus(r2, 'SESSION_SETUP');
     } catch (err) {
       conn.unregisterSession(sessionId);
-      if (err instanceof SmbStatusError && err.status === NtStatus.ACCESS_DENIED) {
-        throw new SmbStatusError(NtStatus.LOGON_FAILURE, `logon of ${creds.domain}\\${creds.user}`);
-      }
       throw err;
     }
     const flags = parseSessionSetupResponse(r2.reader).sessionFlags;
-    const isGuest = (flags & (SessionFlags.IS_GUEST | SessionFlags.IS_NULL)) !== 0;
-    if (isGuest) {
+    if (flags & (SessionFlags.IS_GUEST | SessionFlags.IS_NULL)) {
       conn.unregisterSession(sessionId);
       throw new SmbError('LOGON_FAILURE', `server logged ${creds.user} on as guest; signing is impossible`);
     }
     crypto.encryptData = (flags & SessionFlags.ENCRYPT_DATA) !== 0 && conn.dialect >= Dialect.SMB300;
-    return new Session(conn, crypto, isGuest);
+    return new Session(conn, crypto);
   }
 
   get sessionId(): bigint {

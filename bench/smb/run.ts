@@ -1,0 +1,181 @@
+/**
+ * SMB read and listing benchmark on the testbed: this client vs smbclient vs rclone.
+ *   node dist/bench/smb/run.js
+ * Creates (idempotently) schule/_smbbench/files (1,000 x 4 KiB) and schule/_smbbench/tree (1,000 folders,
+ * ~10,000 entries), then times: reading all files, and listing the whole tree.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SmbClient, type SmbShare } from '../../src/smb/index.js';
+import { env, shareFor } from '../../test/integration/smb/testbed.js';
+
+const ROOT = '_smbbench';
+const FILES = `${ROOT}/files`;
+const TREE = `${ROOT}/tree`;
+const FILE_COUNT = 1000;
+const FILE_SIZE = 4096;
+const GROUPS = 10;
+const FOLDERS_PER_GROUP = 100;
+const FILES_PER_FOLDER = 9;
+const MARKER = `${ROOT}/.complete-v1`;
+const SHARE = 'schule';
+
+const account = env.admin;
+const fileName = (i: number): string => `f${String(i).padStart(4, '0')}.txt`;
+
+async function inParallel(count: number, limit: number, job: (i: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: limit }, async () => {
+    while (next < count) await job(next++);
+  }));
+}
+
+async function prepare(share: SmbShare): Promise<void> {
+  if (await share.stat(MARKER).then(() => true, () => false)) return;
+  console.log('preparing the bench data set (once) ...');
+  await share.mkdir(FILES, { recursive: true });
+  const body = Buffer.alloc(FILE_SIZE, 'x');
+  await inParallel(FILE_COUNT, 64, (i) => share.writeFile(`${FILES}/${fileName(i)}`, body));
+  const folders: string[] = [];
+  for (let g = 0; g < GROUPS; g++) for (let f = 0; f < FOLDERS_PER_GROUP; f++) folders.push(`${TREE}/g${g}/d${String(f).padStart(3, '0')}`);
+  await inParallel(folders.length, 32, (i) => share.mkdir(folders[i]!, { recursive: true }));
+  await inParallel(folders.length * FILES_PER_FOLDER, 64, (i) =>
+    share.writeFile(`${folders[Math.floor(i / FILES_PER_FOLDER)]}/e${i % FILES_PER_FOLDER}.txt`, 'e'),
+  );
+  await share.writeFile(MARKER, new Date().toISOString());
+}
+
+interface Result {
+  tool: string;
+  seconds: number;
+  count: number;
+}
+
+function timed(tool: string, run: () => number): Result {
+  const t0 = process.hrtime.bigint();
+  const count = run();
+  return { tool, seconds: Number(process.hrtime.bigint() - t0) / 1e9, count };
+}
+
+async function timedAsync(tool: string, run: () => Promise<number>): Promise<Result> {
+  const t0 = process.hrtime.bigint();
+  const count = await run();
+  return { tool, seconds: Number(process.hrtime.bigint() - t0) / 1e9, count };
+}
+
+function smbclient(commands: string): string {
+  const r = spawnSync(
+    'smbclient',
+    ['-s', env.samba.conf, `//${env.smb.host}/${SHARE}`, '-U', `${env.smb.domain}\\${account.user}%${account.password}`, '-c', commands],
+    { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
+  );
+  if (r.status !== 0) throw new Error(`smbclient failed: ${r.stderr || r.stdout}`);
+  return r.stdout;
+}
+
+const rcloneEnv = {
+  ...process.env,
+  RCLONE_CONFIG_BENCH_TYPE: 'smb',
+  RCLONE_CONFIG_BENCH_HOST: env.smb.host,
+  RCLONE_CONFIG_BENCH_PORT: String(env.smb.port),
+  RCLONE_CONFIG_BENCH_USER: account.user,
+  RCLONE_CONFIG_BENCH_DOMAIN: env.smb.domain,
+  RCLONE_CONFIG_BENCH_PASS: execFileSync('rclone', ['obscure', account.password], { encoding: 'utf8' }).trim(),
+};
+
+function rclone(args: string[]): Buffer {
+  const r = spawnSync('rclone', args, { env: rcloneEnv, maxBuffer: 256 * 1024 * 1024 });
+  if (r.status !== 0) throw new Error(`rclone ${args[0]} failed: ${r.stderr.toString()}`);
+  return r.stdout;
+}
+
+async function main(): Promise<void> {
+  const client = new SmbClient();
+  const share = shareFor(client, account, SHARE);
+  await prepare(share);
+  await share.stat(''); // connection, session and tree set up before timing
+
+  const reads: Result[] = [];
+  reads.push(
+    await timedAsync('edu-fileproxy', async () => {
+      let bytes = 0;
+      await inParallel(FILE_COUNT, 64, async (i) => {
+        const data = await share.readFile(`${FILES}/${fileName(i)}`);
+        bytes += data.length;
+      });
+      if (bytes !== FILE_COUNT * FILE_SIZE) throw new Error(`read ${bytes} bytes`);
+      return FILE_COUNT;
+    }),
+  );
+  const target = mkdtempSync(join(tmpdir(), 'smbbench-'));
+  try {
+    reads.push(
+      timed('smbclient', () => {
+        smbclient(`prompt OFF; lcd ${target}; cd ${FILES.replaceAll('/', '\\')}; mget *`);
+        return readdirSync(target).length;
+      }),
+    );
+  } finally {
+    rmSync(target, { recursive: true, force: true });
+  }
+  reads.push(
+    timed('rclone', () => {
+      const out = rclone(['cat', `bench:${SHARE}/${FILES}`]);
+      if (out.length !== FILE_COUNT * FILE_SIZE) throw new Error(`rclone cat returned ${out.length} bytes`);
+      return FILE_COUNT;
+    }),
+  );
+
+  const lists: Result[] = [];
+  lists.push(
+    await timedAsync('edu-fileproxy', async () => {
+      let n = 0;
+      for await (const e of share.walk(TREE, { concurrency: 32 })) if (e) n++;
+      return n;
+    }),
+  );
+  lists.push(
+    timed('smbclient', () => {
+      const out = smbclient(`recurse ON; cd ${TREE.replaceAll('/', '\\')}; ls`);
+      return out.split('\n').filter((l) => /^\s{2}\S/.test(l) && !/^\s{2}\.{1,2}\s/.test(l)).length;
+    }),
+  );
+  lists.push(
+    timed('rclone', () => {
+      // lsf -R lists directories and files; rclone does not show empty-name entries, so this equals our count.
+      return rclone(['lsf', '-R', `bench:${SHARE}/${TREE}`]).toString('utf8').split('\n').filter(Boolean).length;
+    }),
+  );
+  await client.close();
+
+  const rate = (r: Result): number => r.count / r.seconds;
+  const rcloneRead = rate(reads.find((r) => r.tool === 'rclone')!);
+  const rcloneList = rate(lists.find((r) => r.tool === 'rclone')!);
+  const rows = reads.map((r, i) => {
+    const l = lists[i]!;
+    return [
+      r.tool,
+      `${r.count} in ${r.seconds.toFixed(2)} s`,
+      rate(r).toFixed(0),
+      (rate(r) / rcloneRead).toFixed(2),
+      `${l.count} in ${l.seconds.toFixed(2)} s`,
+      rate(l).toFixed(0),
+      (rate(l) / rcloneList).toFixed(2),
+    ];
+  });
+  const header = ['tool', 'small-file reads', 'files/s', 'x rclone', 'tree listing', 'entries/s', 'x rclone'];
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((row) => row[c]!.length)));
+  const line = (cells: string[]): string => cells.map((cell, c) => cell.padEnd(widths[c]!)).join(' | ');
+  console.log(line(header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('-|-'));
+  rows.forEach((row) => console.log(line(row)));
+  const ours = rows[0]!;
+  console.log(`targets: reads >= 1.5x rclone: ${Number(ours[3]) >= 1.5 ? 'met' : 'MISSED'}; listing >= 1.0x rclone: ${Number(ours[6]) >= 1.0 ? 'met' : 'MISSED'}`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
