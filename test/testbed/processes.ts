@@ -60,11 +60,23 @@ export async function readPidFile(file: string): Promise<number | undefined> {
   }
 }
 
+interface StatFields {
+  comm: string;
+  state: string;
+  ppid: number;
+}
+
+/** /proc/<pid>/stat is "pid (comm) state ppid ..."; comm may contain spaces and parentheses. */
+function parseStat(stat: string): StatFields {
+  const close = stat.lastIndexOf(')');
+  const [state = '', ppid = '0'] = stat.slice(close + 2).split(' ');
+  return { comm: stat.slice(stat.indexOf('(') + 1, close), state, ppid: Number.parseInt(ppid, 10) };
+}
+
 /** True while the process exists and is not a zombie (daemons are reparented to a pid 1 that may not reap them). */
 export function isAlive(pid: number): boolean {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+    return parseStat(readFileSync(`/proc/${pid}/stat`, 'utf8')).state !== 'Z';
   } catch {
     return false;
   }
@@ -77,16 +89,15 @@ export interface ProcessInfo {
   cmdline: string;
 }
 
+/** A live process's identity; undefined for gone processes and zombies. */
 export async function processInfo(pid: number): Promise<ProcessInfo | undefined> {
   try {
     const [stat, cmdline] = await Promise.all([
       readFile(`/proc/${pid}/stat`, 'utf8'),
       readFile(`/proc/${pid}/cmdline`, 'utf8'),
     ]);
-    // stat is "pid (comm) state ppid ..."; comm may contain spaces and parentheses.
-    const close = stat.lastIndexOf(')');
-    const comm = stat.slice(stat.indexOf('(') + 1, close);
-    const ppid = Number.parseInt(stat.slice(close + 2).split(' ')[1] ?? '0', 10);
+    const { comm, state, ppid } = parseStat(stat);
+    if (state === 'Z') return undefined;
     return { pid, ppid, comm, cmdline: cmdline.split('\0').join(' ').trim() };
   } catch {
     return undefined;
