@@ -86,18 +86,21 @@ function statFromEntry(dir: string, e: DirectoryEntry): SmbStat {
 }
 
 export class SmbShare {
+  /**
+   * `endpoint` is looked up per operation, so that a share object outlives the eviction of its idle endpoint.
+   */
   constructor(
-    private readonly endpoint: Endpoint,
+    private readonly endpoint: () => Endpoint,
     readonly shareName: string,
   ) {
     if (!shareName || /[\\/]/.test(shareName)) throw new SmbError('INVALID_ARGUMENT', `invalid share name '${shareName}'`);
   }
 
   private read<T>(op: (tree: Tree) => Promise<T>): Promise<T> {
-    return this.endpoint.run(this.shareName, true, op);
+    return this.endpoint().run(this.shareName, true, op);
   }
   private modify<T>(op: (tree: Tree) => Promise<T>): Promise<T> {
-    return this.endpoint.run(this.shareName, false, op);
+    return this.endpoint().run(this.shareName, false, op);
   }
 
   /** Runs `op` with the share's tree, for protocol-level access (FileHandle etc.). */
@@ -107,7 +110,7 @@ export class SmbShare {
 
   /** Local TCP port of the pooled connection, if connected. */
   localPort(): Promise<number | undefined> {
-    return this.endpoint.localPort();
+    return this.endpoint().localPort();
   }
 
   stat(path: string): Promise<SmbStat> {
@@ -292,7 +295,10 @@ export class SmbClient {
 
   share(options: ShareOptions): SmbShare {
     const { host, port, domain, user, password, workstation, share } = options;
-    return new SmbShare(this.pool.endpoint({ host, port }, { domain, user, password, workstation }), share);
+    const server = { host, port };
+    const credentials = { domain, user, password, workstation };
+    this.pool.endpoint(server, credentials); // validates the arguments now rather than on first use
+    return new SmbShare(() => this.pool.endpoint(server, credentials), share);
   }
 
   close(): Promise<void> {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { AceType, SmbClient, grantsRead, readAccessSids, type SmbShare } from '../../../src/smb/index.js';
+import { AceType, SmbClient, SmbPool, grantsRead, readAccessSids, type SmbShare } from '../../../src/smb/index.js';
 import { env, removeTree, scratchName, shareFor, smbcacls, userAccount } from './testbed.js';
 
 describe('SMB facade against the testbed DC (schule, signed SMB 3.1.1)', () => {
@@ -209,5 +209,24 @@ describe('SMB facade on the encrypted share (verwaltung)', () => {
     assert.deepEqual((await share.readdir(dir)).map((e) => e.name), ['enc.bin']);
     const tree = await share.withTree(async (t) => t);
     assert.equal(tree.encrypted, true);
+  });
+});
+
+describe('connection pool', () => {
+  test('one endpoint per (server, credentials); idle endpoints are logged off and evicted', async () => {
+    const client = new SmbClient(new SmbPool({ idleTimeoutMs: 300 }));
+    try {
+      const a = shareFor(client, env.admin);
+      const b = shareFor(client, env.admin, 'verwaltung');
+      await Promise.all([a.stat(''), b.stat('')]);
+      assert.equal(client.pool.size, 1, 'both shares use the same session');
+      await shareFor(client, userAccount('anna')).stat('');
+      assert.equal(client.pool.size, 2);
+      await new Promise((r) => setTimeout(r, 1500));
+      assert.equal(client.pool.size, 0);
+      assert.equal((await a.stat('')).isDirectory, true, 'an evicted share reconnects on use');
+    } finally {
+      await client.close();
+    }
   });
 });
