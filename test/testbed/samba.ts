@@ -31,11 +31,7 @@ async function isProvisioned(): Promise<boolean> {
 /** Provisions the domain unless a complete provision exists; a half-finished one is removed first. */
 export async function ensureProvisioned(): Promise<boolean> {
   if (await isProvisioned()) return false;
-  const stale = await runningSamba();
-  if (stale !== undefined) {
-    note(`stopping Samba pid ${stale} of an incomplete provision`);
-    await stopProcess(stale);
-  }
+  if ((await runningSamba()) !== undefined) note(`incomplete provision: ${await stopSamba()}`);
   await rm(layout.samba.dir, { recursive: true, force: true });
   await mkdir(layout.samba.dir, { recursive: true });
   await run('samba-tool', [
