@@ -13,11 +13,27 @@ export interface ScratchIndex {
   drop(): Promise<void>;
 }
 
+/** The testbed may be (re)starting Elasticsearch: wait up to two minutes for a green or yellow cluster. */
+async function waitForCluster(client: Client, url: string): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    let problem: string;
+    try {
+      const health = await client.cluster.health({ wait_for_status: 'yellow', timeout: '10s' });
+      if (health.status !== 'red') return;
+      problem = 'cluster is red';
+    } catch (error) {
+      problem = String(error);
+    }
+    if (Date.now() > deadline) throw new Error(`testbed Elasticsearch at ${url} is not usable: ${problem}`);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
 export async function scratchIndex(purpose: string): Promise<ScratchIndex> {
   const env = await readTestbedEnv();
   const client = createSearchClient(env.es.url, { maxRetries: 0 });
-  const health = await client.cluster.health({ timeout: '30s' });
-  if (health.status === 'red') throw new Error(`testbed Elasticsearch at ${env.es.url} is red`);
+  await waitForCluster(client, env.es.url);
   const alias = `test-wiki-${purpose}-${randomBytes(4).toString('hex')}`;
   return {
     client,
