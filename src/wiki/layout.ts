@@ -42,6 +42,11 @@ function pageNameOf(fileName: string): string | null {
   return fileName.toLowerCase().endsWith(PAGE_EXTENSION) && stem !== '' ? stem : null;
 }
 
+/** The first `.wiki` among the parent folders is the last one: `.wiki/` has no sub-folders and cannot nest. */
+function isDirectlyInWikiDir(parents: readonly string[]): boolean {
+  return parents.length > 0 && parents.findIndex(isWikiDirName) === parents.length - 1;
+}
+
 export interface WikiPageLocation {
   /** Canonical share-relative path of the `.md` file. */
   path: string;
@@ -56,14 +61,9 @@ export interface WikiPageLocation {
 /** Where a share-relative path sits in the wiki layout; null when it is not a wiki page. */
 export function wikiPageLocation(path: string): WikiPageLocation | null {
   const segments = splitSharePath(path);
-  if (segments.length < 2) return null;
-  const fileName = segments[segments.length - 1]!;
   const parents = segments.slice(0, -1);
-  // Exactly one `.wiki`, and it is the direct parent: `.wiki/` has no sub-folders and cannot nest.
-  if (!isWikiDirName(parents[parents.length - 1]!) || parents.some((s, i) => i < parents.length - 1 && isWikiDirName(s))) {
-    return null;
-  }
-  const page = pageNameOf(fileName);
+  if (!isDirectlyInWikiDir(parents)) return null;
+  const page = pageNameOf(segments[segments.length - 1]!);
   if (page === null) return null;
   return {
     path: segments.join('/'),
@@ -80,7 +80,7 @@ export function isWikiPage(path: string): boolean {
 /** Whether the path names a `.wiki/` folder (in the share root or a regular folder). */
 export function isWikiDir(path: string): boolean {
   const segments = splitSharePath(path);
-  return segments.length > 0 && isWikiDirName(segments[segments.length - 1]!) && !segments.slice(0, -1).some(isWikiDirName);
+  return isDirectlyInWikiDir(segments);
 }
 
 /** The `.wiki/` folder of a regular folder ('' = share root). */
@@ -117,8 +117,7 @@ export function wikiWriteViolation(path: string, kind: 'file' | 'folder'): WikiW
   const segments = splitSharePath(path);
   const parents = segments.slice(0, -1);
   if (!parents.some(isWikiDirName)) return null;
-  const directlyInWikiDir = parents.findIndex(isWikiDirName) === parents.length - 1;
-  if (kind === 'folder' || !directlyInWikiDir) {
+  if (kind === 'folder' || !isDirectlyInWikiDir(parents)) {
     return { code: 'wiki_subfolder', message: `'${path}': a .wiki folder cannot contain sub-folders` };
   }
   if (pageNameOf(segments[segments.length - 1]!) === null) {
