@@ -125,7 +125,7 @@ async function start(): Promise<void> {
     'runuser',
     ['-u', esUser, '--', 'env', ...Object.entries(env).map(([key, value]) => `${key}=${value ?? ''}`),
       path.join(home, 'bin', 'elasticsearch'), '-d', '-p', layout.elasticsearch.pidFile],
-    { cwd: home, allowFailure: true, timeoutMs: 5 * 60_000 },
+    { cwd: home, allowFailure: true, timeoutMs: 5 * 60_000, newSession: true },
   );
   await writeFile(layout.elasticsearch.launcherLog, launch.stdout + launch.stderr);
   if (launch.code !== 0) {

@@ -18,6 +18,8 @@ export interface RunOptions {
   /** Return a non-zero exit instead of throwing. */
   allowFailure?: boolean;
   timeoutMs?: number;
+  /** Start in a new session, so that daemons it leaves behind outlive a kill of the caller's process group. */
+  newSession?: boolean;
 }
 
 /** Runs a command without a shell and without stdin; throws with the command and its output tail on failure. */
@@ -28,6 +30,7 @@ export function run(command: string, args: readonly string[], options: RunOption
       env: options.env ?? process.env,
       stdio: ['ignore', 'pipe', 'pipe'],
       timeout: options.timeoutMs ?? 10 * 60_000,
+      detached: options.newSession ?? false,
     });
     let stdout = '';
     let stderr = '';
