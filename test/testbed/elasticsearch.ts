@@ -16,7 +16,10 @@ const clusterName = 'fileproxy-testbed';
 const esLog = path.join(layout.elasticsearch.logDir, `${clusterName}.log`);
 /** ES refuses to run as root. */
 export const esUser = 'fileproxy-es';
-export const esUrl = 'http://127.0.0.1:9200';
+// Security is off, so the node must never listen beyond loopback.
+const esHost = '127.0.0.1';
+const esPort = 9200;
+export const esUrl = `http://${esHost}:${esPort}`;
 
 export function runningElasticsearch(): Promise<number | undefined> {
   return recordedProcess(layout.elasticsearch.pidFile, (info) => info.cmdline.includes(`-Des.path.home=${home}`));
@@ -63,9 +66,8 @@ async function writeSettings(): Promise<void> {
     `cluster.name: ${clusterName}`,
     'node.name: testbed',
     'discovery.type: single-node',
-    // Security is off, so the node must never listen beyond loopback.
-    'network.host: 127.0.0.1',
-    'http.port: 9200',
+    `network.host: ${esHost}`,
+    `http.port: ${esPort}`,
     'xpack.security.enabled: false',
     `path.data: ${layout.elasticsearch.dataDir}`,
     `path.logs: ${layout.elasticsearch.logDir}`,
@@ -99,14 +101,14 @@ async function javaHome(): Promise<string> {
 }
 
 async function start(): Promise<void> {
-  if (await isPortOpen('127.0.0.1', 9200)) {
+  if (await isPortOpen(esHost, esPort)) {
     // Typically a node whose pid file was deleted with .testbed/; name it so it can be stopped by hand.
     const candidates = (await listProcesses()).filter((info) => info.cmdline.includes('-Des.path.home='));
     const hint = candidates
       .map((info) => `pid ${info.pid} (home ${/-Des\.path\.home=(\S+)/.exec(info.cmdline)?.[1]})`)
       .join('\n');
     throw new Error(
-      `port 9200 on 127.0.0.1 is in use by a process the testbed did not start${hint ? `; Elasticsearch processes:\n${hint}` : ''}`,
+      `port ${esPort} on ${esHost} is in use by a process the testbed did not start${hint ? `; Elasticsearch processes:\n${hint}` : ''}`,
     );
   }
   await mkdir(layout.elasticsearch.dataDir, { recursive: true });
