@@ -1,0 +1,56 @@
+// The reconciler's view of the index: every page of a share with its version, across search_after pages.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { BulkIndexer } from '../../../src/search/bulk.js';
+import { createSearchClient } from '../../../src/search/client.js';
+import { IndexManager } from '../../../src/search/index-manager.js';
+import { indexedPages, type IndexedPage } from '../../../src/search/inventory.js';
+import { buildWikiDocument, type WikiDocument } from '../../../src/wiki/document.js';
+import { scratchIndex, type ScratchIndex } from './scratch-index.js';
+
+function page(share: string, i: number): WikiDocument {
+  return buildWikiDocument({
+    server: 'dc1',
+    share,
+    path: `Klasse ${i % 4}/.wiki/Seite ${i}.md`,
+    content: `# Seite ${i}`,
+    size: i,
+    modified: new Date(Date.UTC(2026, 2, 1, 0, 0, i)),
+    securityDescriptor: { revision: 1, control: 0x8000, owner: null, group: null, dacl: null, sacl: null },
+  });
+}
+
+async function collect(pages: AsyncIterable<IndexedPage>): Promise<IndexedPage[]> {
+  const all: IndexedPage[] = [];
+  for await (const p of pages) all.push(p);
+  return all;
+}
+
+describe('indexedPages', () => {
+  let es: ScratchIndex;
+  const schule = Array.from({ length: 23 }, (_, i) => page('schule', i));
+  const verwaltung = Array.from({ length: 5 }, (_, i) => page('verwaltung', i));
+  before(async () => {
+    es = await scratchIndex('inventory');
+    await new IndexManager({ client: es.client, alias: es.alias }).ensureIndex();
+    const writer = new BulkIndexer({ client: es.client, index: es.alias, refresh: 'wait_for' });
+    [...schule, ...verwaltung].forEach((d) => writer.upsert(d));
+    await writer.close();
+  });
+  after(() => es.drop());
+
+  const expected = (docs: WikiDocument[]): IndexedPage[] =>
+    docs.map(({ id, path, version }) => ({ id, path, version })).sort((a, b) => (a.path < b.path ? -1 : 1));
+
+  it('lists every page of one share with id and version, over several requests', async () => {
+    assert.deepEqual(await collect(indexedPages(es.client, 'schule', { alias: es.alias, pageSize: 7 })), expected(schule));
+    assert.deepEqual(await collect(indexedPages(es.client, 'verwaltung', { alias: es.alias, pageSize: 5 })), expected(verwaltung));
+    assert.deepEqual(await collect(indexedPages(es.client, 'privat', { alias: es.alias })), []);
+  });
+
+  it('throws instead of reporting an empty index when Elasticsearch is unreachable', async () => {
+    const down = createSearchClient('http://127.0.0.1:1', { maxRetries: 0 });
+    await assert.rejects(collect(indexedPages(down, 'schule')), /ECONNREFUSED/);
+    await down.close();
+  });
+});
