@@ -77,9 +77,13 @@ describe('supervisor restarts', () => {
 
   it('gives up after max_restarts crashes and exits non-zero', async () => {
     const { supervisor } = await startSupervisor(1);
-    supervisor.cell('reconciler')!.crash('first');
-    await waitFor(async () => supervisor.cell('reconciler')!.state === 'running', 5_000);
-    supervisor.cell('reconciler')!.crash('second');
+    const reconciler = supervisor.cell('reconciler')!;
+    reconciler.crash('first');
+    await waitFor(async () => {
+      const h = await reconciler.health();
+      return h.state === 'running' && h.restarts === 1;
+    }, 5_000);
+    reconciler.crash('second');
     assert.equal(await supervisor.done, 1);
   });
 });

@@ -25,7 +25,7 @@ type Overrides = Record<string, Record<string, unknown>>;
 
 /** The testbed's config with a fresh port and data dir, plus per-section overrides. */
 export async function writeServiceConfig(overrides: Overrides = {}): Promise<{ file: string; port: number }> {
-  const env = readTestbedEnv();
+  const env = await readTestbedEnv();
   const config = parse(readFileSync(env.config, 'utf8')) as Overrides;
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'fileproxy-test-'));
