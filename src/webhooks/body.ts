@@ -1,43 +1,41 @@
-import { type WebhookError, webhookError } from './errors.js';
+import { HttpError } from '../http/http-error.js';
 
-export type WebhookBodyResult =
-  | { readonly ok: true; readonly event: Record<string, unknown> }
-  | { readonly ok: false; readonly error: WebhookError };
+export type JsonObjectBodyResult =
+  | { readonly ok: true; readonly object: Record<string, unknown> }
+  | { readonly ok: false; readonly error: HttpError };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * Checks the body of a webhook request: `Content-Type: application/json` (parameters allowed,
- * a charset must be UTF-8) else 415; a JSON object else 400 `invalid_json` / `body_not_object`.
+ * Checks a request body that must be a JSON object (webhook events, admin API requests):
+ * `Content-Type: application/json` (parameters allowed, a charset must be UTF-8) else 415;
+ * a JSON object else 400 `invalid_json` / `body_not_object`.
  */
-export function checkWebhookBody(
-  contentType: string | undefined,
-  body: ArrayBuffer | Uint8Array | string,
-): WebhookBodyResult {
+export function checkJsonObjectBody(contentType: string | undefined, body: ArrayBuffer | Uint8Array | string): JsonObjectBodyResult {
   const mediaTypeProblem = checkContentType(contentType);
-  if (mediaTypeProblem !== undefined) {
-    return { ok: false, error: webhookError(415, 'unsupported_media_type', mediaTypeProblem) };
-  }
+  if (mediaTypeProblem !== undefined) return fail(415, 'unsupported_media_type', mediaTypeProblem);
   let text: string;
   try {
     text = typeof body === 'string' ? body : utf8.decode(body);
   } catch {
-    return { ok: false, error: webhookError(400, 'invalid_json', 'request body is not valid UTF-8') };
+    return fail(400, 'invalid_json', 'request body is not valid UTF-8');
   }
-  if (text.trim() === '') {
-    return { ok: false, error: webhookError(400, 'invalid_json', 'request body is empty; a JSON object is required') };
-  }
+  if (text.trim() === '') return fail(400, 'invalid_json', 'request body is empty; a JSON object is required');
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
-    return { ok: false, error: webhookError(400, 'invalid_json', `request body is not valid JSON: ${(err as Error).message}`) };
+    return fail(400, 'invalid_json', `request body is not valid JSON: ${(err as Error).message}`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     const kind = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
-    return { ok: false, error: webhookError(400, 'body_not_object', `request body must be a JSON object, got ${kind}`) };
+    return fail(400, 'body_not_object', `request body must be a JSON object, got ${kind}`);
   }
-  return { ok: true, event: value as Record<string, unknown> };
+  return { ok: true, object: value as Record<string, unknown> };
+}
+
+function fail(status: number, code: string, message: string): JsonObjectBodyResult {
+  return { ok: false, error: new HttpError(status, code, message) };
 }
 
 /** Returns what is wrong with the Content-Type, or undefined if it is JSON in UTF-8. */

@@ -28,6 +28,16 @@ export class DedupeRing {
     return true;
   }
 
+  /**
+   * Forgets an id (its event could not be processed after all). Its slot is emptied too, so
+   * that a later eviction of that slot cannot drop the id if it is admitted again meanwhile.
+   */
+  forget(id: string): void {
+    if (!this.seen.delete(id)) return;
+    const slot = this.ring.indexOf(id);
+    if (slot !== -1) this.ring[slot] = undefined;
+  }
+
   has(id: string): boolean {
     return this.seen.has(id);
   }

@@ -1,5 +1,5 @@
 import { type WebhookClient, userAgentProduct } from './client.js';
-import type { UserEventsCache } from './user-events.js';
+import type { UserEvent } from './user-events.js';
 
 /** The part of a pino logger the webhook processing uses (pino's Logger fits). */
 export interface WebhookLogger {
@@ -14,8 +14,13 @@ export interface AcceptedWebhookEvent {
   readonly payload: Readonly<Record<string, unknown>>;
 }
 
+/** Where `service-eventhandler` events go: the UserEventsCache, or a call to the actor that owns it. */
+export interface UserEventSink {
+  add(username: string, event: Omit<UserEvent, 'receivedAt'>): void | Promise<void>;
+}
+
 export interface WebhookDispatchDeps {
-  readonly userEvents: UserEventsCache;
+  readonly userEvents: UserEventSink;
   readonly logger: WebhookLogger;
   /**
    * Content evaluation of `platform-api` events. The spec prepares it but keeps it inactive,
@@ -33,10 +38,11 @@ export type DispatchOutcome =
 
 /**
  * Processing of an accepted event by the product part of the client's registered User-Agent
- * (spec 4.3). Every event is answered 200 whatever happens here. Log lines carry the client id
- * and event id but never the API key or the payload.
+ * (spec 4.3). Resolves once the event is stored where it goes (the caller answers 200 then);
+ * rejects only when the user-event sink fails. Log lines carry the client id and event id but
+ * never the API key or the payload.
  */
-export function dispatchWebhookEvent(event: AcceptedWebhookEvent, deps: WebhookDispatchDeps): DispatchOutcome {
+export async function dispatchWebhookEvent(event: AcceptedWebhookEvent, deps: WebhookDispatchDeps): Promise<DispatchOutcome> {
   const service = userAgentProduct(event.client.user_agent);
   const fields = { webhook_client: event.client.id, user_agent: service, event_id: event.eventId };
   switch (service) {
@@ -47,7 +53,7 @@ export function dispatchWebhookEvent(event: AcceptedWebhookEvent, deps: WebhookD
         deps.logger.info({ ...fields, reason }, 'webhook event discarded');
         return 'discarded';
       }
-      deps.userEvents.add(username.trim(), {
+      await deps.userEvents.add(username.trim(), {
         eventId: event.eventId,
         clientId: event.client.id,
         payload: event.payload,

@@ -1,31 +1,23 @@
-/**
- * The one error shape of the webhook intake: an HTTP status plus the JSON body
- * `{"status":"error","error":"<code>","message":"<what is wrong>"}`.
- * Messages describe the problem for the sender and never contain the API key.
- */
-export interface WebhookErrorBody {
-  readonly status: 'error';
-  readonly error: string;
-  readonly message: string;
-}
-
-export interface WebhookError {
-  readonly httpStatus: 400 | 401 | 409 | 415;
-  readonly body: WebhookErrorBody;
-}
-
-export function webhookError(httpStatus: WebhookError['httpStatus'], error: string, message: string): WebhookError {
-  return { httpStatus, body: { status: 'error', error, message } };
-}
+// Errors of the webhook intake and the webhook APIs. They are HttpErrors
+// (src/http/http-error.ts), the one error shape of the service:
+// {"status":"error","error":"<code>","message":"<what is wrong>"}.
+// Messages describe the problem for the sender and never contain the API key.
+import { HttpError } from '../http/http-error.js';
+import { ActorUnavailableError } from '../runtime/rpc.js';
 
 /** Check 4 of the intake: the dedupe ring said the event id was already accepted. */
-export function duplicateEventError(): WebhookError {
-  return webhookError(
-    409,
-    'duplicate_event',
-    'x-webhook-event-id was already processed; use a new id per event, also for retries',
-  );
+export function duplicateEventError(): HttpError {
+  return new HttpError(409, 'duplicate_event', 'x-webhook-event-id was already processed; use a new id per event, also for retries');
 }
 
-/** Body of the success response: status 200 with `{"status":"ok"}`. */
-export const WEBHOOK_OK_BODY = Object.freeze({ status: 'ok' as const });
+/** Body of the success response (status 200), serialised once. */
+export const WEBHOOK_OK_JSON = '{"status":"ok"}';
+
+/**
+ * A call to another actor failed because that actor is down or restarting:
+ * the request gets 503 (retry later), never a 200 or a 500. Other errors pass through.
+ */
+export function unavailableAs503(err: unknown): unknown {
+  if (!(err instanceof ActorUnavailableError)) return err;
+  return new HttpError(503, 'service_unavailable', `${err.actor} is temporarily unavailable; try again shortly`, { 'retry-after': '1' });
+}

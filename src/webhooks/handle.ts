@@ -1,39 +1,70 @@
-import { checkWebhookBody } from './body.js';
+import { HttpError } from '../http/http-error.js';
+import { checkJsonObjectBody, type JsonObjectBodyResult } from './body.js';
 import type { AcceptedWebhookEvent } from './dispatch.js';
-import { duplicateEventError, WEBHOOK_OK_BODY, type WebhookError } from './errors.js';
+import { duplicateEventError } from './errors.js';
 import { checkWebhookHeaders, type WebhookIntakeHeaders, type WebhookIntakeOptions } from './intake.js';
-import type { WebhookClientLookup } from './registry.js';
+import type { WebhookClientLookup } from './key-index.js';
 
 export interface WebhookRequest {
-  readonly headers: WebhookIntakeHeaders;
-  readonly contentType: string | undefined;
-  readonly body: ArrayBuffer | Uint8Array | string;
+  readonly headers: WebhookIntakeHeaders & { readonly 'content-type'?: string | undefined };
+  /** The buffered body; rejects with an HttpError (413) when it is over the size limit. */
+  readonly body: () => Promise<Uint8Array | string>;
   /** Receive time, milliseconds since the epoch. */
   readonly nowMs: number;
+}
+
+/** The ring of accepted event ids (the dedupe actor), shared by every HTTP thread. */
+export interface AcceptedEventIds {
+  /** Whether the id was accepted before. */
+  seen(eventId: string): Promise<boolean>;
+  /** Atomic check-and-insert: true if the id was new and is now remembered. */
+  admit(eventId: string): Promise<boolean>;
+  /** Drops an admitted id again (its processing failed, so the sender must be able to retry). */
+  forget(eventId: string): Promise<void>;
 }
 
 export interface WebhookHandlerDeps {
   readonly registry: WebhookClientLookup;
   readonly intake: WebhookIntakeOptions;
-  /** The dedupe ring's `checkAndInsert`, possibly in another thread: true if the id is new. */
-  readonly isNewEvent: (eventId: string) => boolean | Promise<boolean>;
-  /** Processing of an accepted event, e.g. `dispatchWebhookEvent` or a message to an actor. */
-  readonly process: (event: AcceptedWebhookEvent) => void | Promise<void>;
+  readonly eventIds: AcceptedEventIds;
+  /** Processing of an accepted event, e.g. `dispatchWebhookEvent`. */
+  readonly process: (event: AcceptedWebhookEvent) => unknown;
 }
 
-export type WebhookResponse = { readonly httpStatus: 200; readonly body: typeof WEBHOOK_OK_BODY } | WebhookError;
-
 /**
- * The whole intake of `POST /edu-api/webhook`, framework-free: headers (400/401), then body
- * (415/400), then the dedupe ring (409), then processing, then 200 `{"status":"ok"}`. The ring
- * comes after every other check so that a rejected request never uses up its event id.
+ * The intake of `POST /edu-api/webhook`, framework-free. Resolves when the event is accepted
+ * (answer 200 `{"status":"ok"}`), throws an HttpError otherwise. The answer is the one the
+ * spec's order gives: headers (400, 401), then the event id (409), then the body (413, 415,
+ * 400). A valid body is checked locally first so that the common case costs one call to the
+ * ring (`admit`) instead of two; only a bad body asks `seen` first, so that a duplicate with a
+ * bad body still gets 409. An id is remembered only for an accepted event: a rejected body never
+ * reaches `admit`, and a failed processing step forgets the id again.
  */
-export async function handleWebhookRequest(request: WebhookRequest, deps: WebhookHandlerDeps): Promise<WebhookResponse> {
-  const accepted = checkWebhookHeaders(request.headers, request.nowMs, deps.registry, deps.intake);
-  if (!accepted.ok) return accepted.error;
-  const body = checkWebhookBody(request.contentType, request.body);
-  if (!body.ok) return body.error;
-  if (!(await deps.isNewEvent(accepted.eventId))) return duplicateEventError();
-  await deps.process({ client: accepted.client, eventId: accepted.eventId, payload: body.event });
-  return { httpStatus: 200, body: WEBHOOK_OK_BODY };
+export async function handleWebhookRequest(request: WebhookRequest, deps: WebhookHandlerDeps): Promise<void> {
+  const headers = checkWebhookHeaders(request.headers, request.nowMs, deps.registry, deps.intake);
+  if (!headers.ok) throw headers.error;
+  const { eventId, client } = headers;
+  const body = await readBody(request);
+  if (!body.ok) {
+    if (await deps.eventIds.seen(eventId)) throw duplicateEventError();
+    throw body.error;
+  }
+  if (!(await deps.eventIds.admit(eventId))) throw duplicateEventError();
+  try {
+    await deps.process({ client, eventId, payload: body.object });
+  } catch (err) {
+    await deps.eventIds.forget(eventId).catch(() => undefined);
+    throw err;
+  }
+}
+
+async function readBody(request: WebhookRequest): Promise<JsonObjectBodyResult> {
+  let bytes: Uint8Array | string;
+  try {
+    bytes = await request.body();
+  } catch (err) {
+    if (err instanceof HttpError) return { ok: false, error: err };
+    throw err;
+  }
+  return checkJsonObjectBody(request.headers['content-type'], bytes);
 }

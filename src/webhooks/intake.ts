@@ -1,6 +1,6 @@
 import { type WebhookClient, userAgentMatches } from './client.js';
-import { type WebhookError, webhookError } from './errors.js';
-import type { WebhookClientLookup } from './registry.js';
+import { HttpError } from '../http/http-error.js';
+import type { WebhookClientLookup } from './key-index.js';
 
 /** The request headers the intake looks at (names lower-case, as HTTP servers hand them over). */
 export interface WebhookIntakeHeaders {
@@ -26,7 +26,7 @@ export interface AcceptedWebhookHeaders {
   readonly userAgent: string;
 }
 
-export type WebhookIntakeResult = AcceptedWebhookHeaders | { readonly ok: false; readonly error: WebhookError };
+export type WebhookIntakeResult = AcceptedWebhookHeaders | { readonly ok: false; readonly error: HttpError };
 
 const REQUIRED_HEADERS = ['x-webhook-key', 'x-webhook-timestamp', 'x-webhook-event-id'] as const;
 
@@ -89,6 +89,6 @@ export function checkWebhookHeaders(
   return { ok: true, client, eventId, timestamp, userAgent };
 }
 
-function fail(httpStatus: WebhookError['httpStatus'], error: string, message: string): WebhookIntakeResult {
-  return { ok: false, error: webhookError(httpStatus, error, message) };
+function fail(status: 400 | 401, code: string, message: string): WebhookIntakeResult {
+  return { ok: false, error: new HttpError(status, code, message) };
 }

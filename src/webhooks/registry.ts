@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import {
   type MaskedWebhookClient,
   type WebhookClient,
@@ -6,12 +5,8 @@ import {
   generateClientId,
   maskClient,
 } from './client.js';
+import { ClientKeyIndex, type WebhookClientLookup } from './key-index.js';
 import type { WebhookClientStore } from './store.js';
-
-/** The only thing the intake check needs from the registry. */
-export interface WebhookClientLookup {
-  findByKey(apiKey: string): WebhookClient | undefined;
-}
 
 export class UnsupportedUserAgentError extends Error {
   override readonly name = 'UnsupportedUserAgentError';
@@ -32,20 +27,14 @@ export interface DeleteResult {
   readonly notFound: string[];
 }
 
-function keyDigest(apiKey: string): Buffer {
-  return crypto.createHash('sha256').update(apiKey, 'utf8').digest();
-}
-
 /**
  * The webhook clients, in memory for lookups and persisted through a store on every change.
- * Lookups go through the SHA-256 of the key, so the time a lookup takes does not depend on
- * how many leading characters of a guessed key are right; the final comparison of the digests
- * is constant-time as well. Changes are serialised and written before they become visible, so
- * a failed write leaves the registry as it was.
+ * Key lookups go through a ClientKeyIndex (timing-safe). Changes are serialised and written
+ * before they become visible, so a failed write leaves the registry as it was.
  */
 export class WebhookClientRegistry implements WebhookClientLookup {
   private clients: readonly WebhookClient[];
-  private byDigest: Map<string, { digest: Buffer; client: WebhookClient }>;
+  private index: ClientKeyIndex;
   private pending: Promise<unknown> = Promise.resolve();
   private readonly now: () => Date;
 
@@ -56,7 +45,7 @@ export class WebhookClientRegistry implements WebhookClientLookup {
   ) {
     this.now = options.now ?? (() => new Date());
     this.clients = clients;
-    this.byDigest = indexByDigest(clients);
+    this.index = new ClientKeyIndex(clients);
   }
 
   static async open(store: WebhookClientStore, options: WebhookRegistryOptions): Promise<WebhookClientRegistry> {
@@ -64,10 +53,12 @@ export class WebhookClientRegistry implements WebhookClientLookup {
   }
 
   findByKey(apiKey: string): WebhookClient | undefined {
-    const digest = keyDigest(apiKey);
-    const entry = this.byDigest.get(digest.toString('hex'));
-    if (entry === undefined || !crypto.timingSafeEqual(entry.digest, digest)) return undefined;
-    return entry.client;
+    return this.index.findByKey(apiKey);
+  }
+
+  /** Every client with its key, for the read replicas of the HTTP threads. */
+  all(): readonly WebhookClient[] {
+    return this.clients;
   }
 
   /** Creates a client for a supported User-Agent with a freshly generated key. */
@@ -118,7 +109,7 @@ export class WebhookClientRegistry implements WebhookClientLookup {
       if (next.clients !== undefined) {
         await this.store.save(next.clients);
         this.clients = next.clients;
-        this.byDigest = indexByDigest(next.clients);
+        this.index = new ClientKeyIndex(next.clients);
       }
       return next.result;
     };
@@ -126,13 +117,4 @@ export class WebhookClientRegistry implements WebhookClientLookup {
     this.pending = result.catch(() => undefined);
     return result;
   }
-}
-
-function indexByDigest(clients: readonly WebhookClient[]): Map<string, { digest: Buffer; client: WebhookClient }> {
-  const index = new Map<string, { digest: Buffer; client: WebhookClient }>();
-  for (const client of clients) {
-    const digest = keyDigest(client.api_key);
-    index.set(digest.toString('hex'), { digest, client });
-  }
-  return index;
 }

@@ -31,6 +31,21 @@ describe('DedupeRing', () => {
     assert.equal(ring.has('b'), true);
   });
 
+  it('forgets an id so that it can be admitted again, without a stale slot evicting it later', () => {
+    const ring = new DedupeRing(3);
+    ring.checkAndInsert('a');
+    ring.checkAndInsert('b');
+    ring.forget('a');
+    assert.equal(ring.has('a'), false);
+    ring.checkAndInsert('c');
+    assert.equal(ring.checkAndInsert('a'), true, 'a forgotten id is new again');
+    ring.checkAndInsert('d'); // takes the slot after 'c': the ring is now c, a, d
+    assert.equal(ring.has('a'), true, 'the emptied slot of the first "a" did not drop the second');
+    assert.equal(ring.has('b'), false);
+    ring.forget('never-seen');
+    assert.equal(ring.size, 3);
+  });
+
   it('rejects a capacity that is not a positive integer', () => {
     assert.throws(() => new DedupeRing(0), RangeError);
     assert.throws(() => new DedupeRing(1.5), RangeError);

@@ -23,9 +23,9 @@ function accepted(userAgent: string, payload: Record<string, unknown>): Accepted
 }
 
 describe('dispatchWebhookEvent', () => {
-  it('caches service-eventhandler events with a username for that user', () => {
+  it('caches service-eventhandler events with a username for that user', async () => {
     const userEvents = new UserEventsCache();
-    const outcome = dispatchWebhookEvent(accepted('service-eventhandler', { username: 'anna', kind: 'x' }), {
+    const outcome = await dispatchWebhookEvent(accepted('service-eventhandler', { username: 'anna', kind: 'x' }), {
       userEvents,
       logger: pinoLogger,
     });
@@ -36,34 +36,34 @@ describe('dispatchWebhookEvent', () => {
   });
 
   for (const payload of [{}, { username: '' }, { username: '  ' }, { username: 42 }, { username: null }]) {
-    it(`discards service-eventhandler events with ${JSON.stringify(payload)} and logs why`, () => {
+    it(`discards service-eventhandler events with ${JSON.stringify(payload)} and logs why`, async () => {
       const userEvents = new UserEventsCache();
       const { logger, lines } = recordingLogger();
-      assert.equal(dispatchWebhookEvent(accepted('service-eventhandler', payload), { userEvents, logger }), 'discarded');
+      assert.equal(await dispatchWebhookEvent(accepted('service-eventhandler', payload), { userEvents, logger }), 'discarded');
       assert.equal(userEvents.totalEvents, 0);
       assert.equal(lines.length, 1);
       assert.ok('reason' in lines[0]!.fields);
     });
   }
 
-  it('logs platform-api events; content evaluation is inactive unless a hook is given', () => {
+  it('logs platform-api events; content evaluation is inactive unless a hook is given', async () => {
     const { logger, lines } = recordingLogger();
     const userEvents = new UserEventsCache();
     const event = accepted('platform-api', { username: 'anna' });
-    assert.equal(dispatchWebhookEvent(event, { userEvents, logger }), 'logged');
+    assert.equal(await dispatchWebhookEvent(event, { userEvents, logger }), 'logged');
     assert.equal(lines.length, 1);
     assert.equal(lines[0]!.level, 'info');
     assert.deepEqual(userEvents.list('anna'), []);
 
     const evaluated: AcceptedWebhookEvent[] = [];
     const withHook = { userEvents, logger, evaluatePlatformApiEvent: (e: AcceptedWebhookEvent) => evaluated.push(e) };
-    assert.equal(dispatchWebhookEvent(event, withHook), 'evaluated');
+    assert.equal(await dispatchWebhookEvent(event, withHook), 'evaluated');
     assert.deepEqual(evaluated, [event]);
   });
 
-  it('ignores other registered services with exactly one warning', () => {
+  it('ignores other registered services with exactly one warning', async () => {
     const { logger, lines } = recordingLogger();
-    const outcome = dispatchWebhookEvent(accepted('grades-sync', { username: 'anna' }), {
+    const outcome = await dispatchWebhookEvent(accepted('grades-sync', { username: 'anna' }), {
       userEvents: new UserEventsCache(),
       logger,
     });
@@ -71,10 +71,10 @@ describe('dispatchWebhookEvent', () => {
     assert.deepEqual(lines.map((l) => l.level), ['warn']);
   });
 
-  it('never logs the API key', () => {
+  it('never logs the API key', async () => {
     const { logger, lines } = recordingLogger();
     for (const ua of ['service-eventhandler', 'platform-api', 'other']) {
-      dispatchWebhookEvent(accepted(ua, {}), { userEvents: new UserEventsCache(), logger });
+      await dispatchWebhookEvent(accepted(ua, {}), { userEvents: new UserEventsCache(), logger });
     }
     assert.ok(!JSON.stringify(lines).includes('the-secret-key'));
   });

@@ -1,23 +1,28 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { duplicateEventError, WEBHOOK_OK_BODY, webhookError } from '../../../src/webhooks/errors.js';
+import { HttpError } from '../../../src/http/http-error.js';
+import { ActorUnavailableError } from '../../../src/runtime/rpc.js';
+import { duplicateEventError, unavailableAs503, WEBHOOK_OK_JSON } from '../../../src/webhooks/errors.js';
 
 describe('webhook responses', () => {
-  it('errors have the shape {status:"error", error, message}', () => {
-    assert.deepEqual(webhookError(400, 'missing_header', 'x'), {
-      httpStatus: 400,
-      body: { status: 'error', error: 'missing_header', message: 'x' },
-    });
-  });
-
   it('a duplicate event id is 409 duplicate_event', () => {
     const error = duplicateEventError();
-    assert.equal(error.httpStatus, 409);
-    assert.equal(error.body.error, 'duplicate_event');
-    assert.match(error.body.message, /already processed/);
+    assert.ok(error instanceof HttpError);
+    assert.equal(error.status, 409);
+    assert.equal(error.code, 'duplicate_event');
+    assert.match(error.message, /already processed/);
   });
 
   it('success is {"status":"ok"}', () => {
-    assert.equal(JSON.stringify(WEBHOOK_OK_BODY), '{"status":"ok"}');
+    assert.deepEqual(JSON.parse(WEBHOOK_OK_JSON), { status: 'ok' });
+  });
+
+  it('an actor that is down becomes 503; other errors pass through unchanged', () => {
+    const mapped = unavailableAs503(new ActorUnavailableError('dedupe', 'restarting'));
+    assert.ok(mapped instanceof HttpError);
+    assert.equal(mapped.status, 503);
+    assert.match(mapped.message, /dedupe/);
+    const other = new Error('disk full');
+    assert.equal(unavailableAs503(other), other);
   });
 });

@@ -1,8 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { WebhookClient } from '../../../src/webhooks/client.js';
+import { HttpError } from '../../../src/http/http-error.js';
 import { checkWebhookHeaders, type WebhookIntakeHeaders } from '../../../src/webhooks/intake.js';
-import type { WebhookClientLookup } from '../../../src/webhooks/registry.js';
+import type { WebhookClientLookup } from '../../../src/webhooks/key-index.js';
 
 const NOW_MS = 1_700_000_000_500;
 const NOW_S = Math.floor(NOW_MS / 1000);
@@ -46,26 +47,24 @@ describe('checkWebhookHeaders', () => {
 
   it('400 missing_header names every missing or empty header', () => {
     const error = errorOf(headers({ 'x-webhook-key': undefined, 'x-webhook-event-id': '  ' }));
-    assert.equal(error.httpStatus, 400);
-    assert.deepEqual(
-      { status: error.body.status, error: error.body.error },
-      { status: 'error', error: 'missing_header' },
-    );
-    assert.match(error.body.message, /x-webhook-key/);
-    assert.match(error.body.message, /x-webhook-event-id/);
-    assert.doesNotMatch(error.body.message, /x-webhook-timestamp/);
+    assert.equal(error.status, 400);
+    assert.ok(error instanceof HttpError, 'the shared error shape of src/http');
+    assert.equal(error.code, 'missing_header');
+    assert.match(error.message, /x-webhook-key/);
+    assert.match(error.message, /x-webhook-event-id/);
+    assert.doesNotMatch(error.message, /x-webhook-timestamp/);
   });
 
   it('missing header wins over an unknown key (400, not 401)', () => {
     const error = errorOf(headers({ 'x-webhook-key': 'unknown', 'x-webhook-timestamp': undefined }));
-    assert.equal(error.httpStatus, 400);
-    assert.equal(error.body.error, 'missing_header');
+    assert.equal(error.status, 400);
+    assert.equal(error.code, 'missing_header');
   });
 
   it('unknown key is 401 even when the timestamp is stale too', () => {
     const error = errorOf(headers({ 'x-webhook-key': 'unknown', 'x-webhook-timestamp': String(NOW_S - 10_000) }));
-    assert.equal(error.httpStatus, 401);
-    assert.equal(error.body.error, 'invalid_key');
+    assert.equal(error.status, 401);
+    assert.equal(error.code, 'invalid_key');
   });
 
   it('messages never contain the key', () => {
@@ -76,8 +75,8 @@ describe('checkWebhookHeaders', () => {
       headers({ 'x-webhook-timestamp': 'abc' }),
     ]) {
       const error = errorOf(h);
-      assert.ok(!JSON.stringify(error.body).includes(secret));
-      assert.ok(!JSON.stringify(error.body).includes(client.api_key));
+      assert.ok(!error.message.includes(secret));
+      assert.ok(!error.message.includes(client.api_key));
     }
   });
 
@@ -87,12 +86,12 @@ describe('checkWebhookHeaders', () => {
     for (const ua of ['platform-api/1.0', 'service-eventhandler-evil', 'Service-Eventhandler/1.0', 'x service-eventhandler']) {
       it(`rejects ${ua} with 401 user_agent_mismatch`, () => {
         const error = errorOf(headers({ 'user-agent': ua }));
-        assert.equal(error.httpStatus, 401);
-        assert.equal(error.body.error, 'user_agent_mismatch');
+        assert.equal(error.status, 401);
+        assert.equal(error.code, 'user_agent_mismatch');
       });
     }
     it('rejects a missing User-Agent with 401', () => {
-      assert.equal(errorOf(headers({ 'user-agent': undefined })).httpStatus, 401);
+      assert.equal(errorOf(headers({ 'user-agent': undefined })).status, 401);
     });
   });
 
@@ -103,27 +102,27 @@ describe('checkWebhookHeaders', () => {
     });
     it('rejects 301 s old with 401 timestamp_expired', () => {
       const error = errorOf(headers({ 'x-webhook-timestamp': String(NOW_S - 301) }));
-      assert.equal(error.httpStatus, 401);
-      assert.equal(error.body.error, 'timestamp_expired');
+      assert.equal(error.status, 401);
+      assert.equal(error.code, 'timestamp_expired');
     });
     it('rejects +5 s with 401 timestamp_in_future', () => {
       const error = errorOf(headers({ 'x-webhook-timestamp': String(NOW_S + 5) }));
-      assert.equal(error.httpStatus, 401);
-      assert.equal(error.body.error, 'timestamp_in_future');
-      assert.doesNotMatch(error.body.message, /milliseconds/);
+      assert.equal(error.status, 401);
+      assert.equal(error.code, 'timestamp_in_future');
+      assert.doesNotMatch(error.message, /milliseconds/);
     });
     it('rejects milliseconds as future and says seconds are required', () => {
       const error = errorOf(headers({ 'x-webhook-timestamp': String(NOW_MS) }));
-      assert.equal(error.httpStatus, 401);
-      assert.equal(error.body.error, 'timestamp_in_future');
-      assert.match(error.body.message, /milliseconds; seconds are required/);
+      assert.equal(error.status, 401);
+      assert.equal(error.code, 'timestamp_in_future');
+      assert.match(error.message, /milliseconds; seconds are required/);
     });
     for (const bad of ['abc', '12.5', '-5', '1e9', '0x10', '']) {
       it(`rejects ${JSON.stringify(bad)}`, () => {
         const error = errorOf(headers({ 'x-webhook-timestamp': bad }));
         // an empty header is a missing header (400); anything else is a bad timestamp (401)
-        assert.equal(error.httpStatus, bad === '' ? 400 : 401);
-        assert.equal(error.body.error, bad === '' ? 'missing_header' : 'invalid_timestamp');
+        assert.equal(error.status, bad === '' ? 400 : 401);
+        assert.equal(error.code, bad === '' ? 'missing_header' : 'invalid_timestamp');
       });
     }
     it('honours a configured maximum age', () => {
@@ -137,7 +136,7 @@ describe('checkWebhookHeaders', () => {
   it('valid key + stale timestamp + an already seen id is 401: the header checks stop before the ring', () => {
     // the id was accepted before, but check 3 fails first, so the caller never reaches the ring (409)
     const error = errorOf(headers({ 'x-webhook-timestamp': String(NOW_S - 301), 'x-webhook-event-id': 'evt-seen' }));
-    assert.equal(error.httpStatus, 401);
-    assert.equal(error.body.error, 'timestamp_expired');
+    assert.equal(error.status, 401);
+    assert.equal(error.code, 'timestamp_expired');
   });
 });
