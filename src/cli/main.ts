@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `fileproxy <command>`: the service's command-line entry.
 import { runCheckConfig } from './check-config.js';
+import { runDoctorCommand } from './doctor.js';
 import { runServe } from './serve.js';
 
 const USAGE = `usage: fileproxy <command> [options]
@@ -8,11 +9,13 @@ const USAGE = `usage: fileproxy <command> [options]
 commands:
   serve --config <file>          run the service
   check-config --config <file>   validate a config file and exit
+  doctor --config <file>         check the installation (directory, shares, search engine, RAM)
 `;
 
 const commands: Record<string, (args: string[]) => Promise<number>> = {
   'serve': runServe,
   'check-config': runCheckConfig,
+  'doctor': runDoctorCommand,
 };
 
 const [name, ...args] = process.argv.slice(2);

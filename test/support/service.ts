@@ -23,15 +23,29 @@ export interface RunningService {
 
 type Overrides = Record<string, Record<string, unknown>>;
 
-/** The testbed's config with a fresh port and data dir, plus per-section overrides. */
+/** Merge `overrides` into `base`: objects merge key by key, anything else replaces; undefined deletes. */
+function deepMerge(base: Record<string, unknown>, overrides: Record<string, unknown>): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(overrides)) {
+    const old = merged[key];
+    if (value === undefined) delete merged[key];
+    else if (isPlainObject(value) && isPlainObject(old)) merged[key] = deepMerge(old, value);
+    else merged[key] = value;
+  }
+  return merged;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The testbed's config with a fresh port and data dir, plus overrides merged in (see deepMerge). */
 export async function writeServiceConfig(overrides: Overrides = {}): Promise<{ file: string; port: number }> {
   const env = await readTestbedEnv();
-  const config = parse(readFileSync(env.config, 'utf8')) as Overrides;
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'fileproxy-test-'));
-  config['http'] = { ...config['http'], port };
-  config['storage'] = { ...config['storage'], data_dir: dir };
-  for (const [section, values] of Object.entries(overrides)) config[section] = { ...config[section], ...values };
+  const testbed = parse(readFileSync(env.config, 'utf8')) as Record<string, unknown>;
+  const config = deepMerge(deepMerge(testbed, { http: { port }, storage: { data_dir: dir } }), overrides);
   const file = join(dir, 'config.yml');
   writeFileSync(file, stringify(config));
   return { file, port };

@@ -1,0 +1,132 @@
+// `fileproxy doctor` against the testbed: all green as set up, and a clear
+// FAIL line with a fix for each deliberately broken case.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { checkFreeRam, checkNotExposed } from '../../src/doctor/checks.js';
+import { listeningAddresses } from '../../src/doctor/listeners.js';
+import { createSearchClient } from '../../src/search/client.js';
+import { IndexManager } from '../../src/search/index-manager.js';
+import { readTestbedEnv, type TestbedEnv } from '../testbed/env.js';
+import { writeServiceConfig } from '../support/service.js';
+
+const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+
+function doctor(configFile: string): { code: number | null; lines: string[] } {
+  const run = spawnSync(process.execPath, [CLI, 'doctor', '--config', configFile], { encoding: 'utf8', timeout: 60_000 });
+  return { code: run.status, lines: run.stdout.split('\n') };
+}
+
+function failLine(lines: string[], check: string): string {
+  const i = lines.findIndex((l) => l.startsWith(`FAIL ${check}`));
+  assert.ok(i >= 0, `expected a FAIL line for ${check} in:\n${lines.join('\n')}`);
+  assert.match(lines[i + 1] ?? '', /^ {5}fix: \S/, `the failure of ${check} comes with a fix`);
+  return lines[i]!;
+}
+
+/** A secret file of its own, next to the test config. */
+function secretFile(configFile: string, content: string, mode: number): string {
+  const file = join(dirname(configFile), 'indexer.secret');
+  writeFileSync(file, content);
+  chmodSync(file, mode);
+  return file;
+}
+
+describe('fileproxy doctor', () => {
+  let env: TestbedEnv;
+  before(async () => {
+    env = await readTestbedEnv();
+    // The service creates the alias on start; the doctor only looks for it.
+    await new IndexManager({ client: createSearchClient(env.es.url) }).ensureIndex();
+  });
+
+  const indexerAccount = (password_file: string) => ({
+    indexer_service_account: { user: env.indexer.user, password_file },
+  });
+
+  it('passes on the testbed as set up', async () => {
+    const { code, lines } = doctor(env.config);
+    assert.equal(code, 0, lines.join('\n'));
+    assert.ok(lines.includes('all checks passed'));
+    for (const check of ['config', 'indexer secret', 'LDAP', 'global-admin groups', 'share //127.0.0.1/schule', 'share //127.0.0.1/verwaltung', 'Elasticsearch health', 'wiki index', 'free RAM']) {
+      assert.ok(lines.some((l) => l.startsWith(`ok   ${check}`)), `${check} ok in:\n${lines.join('\n')}`);
+    }
+  });
+
+  it('fails on an invalid config and names the key', async () => {
+    const { file } = await writeServiceConfig({ http: { port: 70000 } });
+    const { code, lines } = doctor(file);
+    assert.equal(code, 1);
+    assert.match(failLine(lines, 'config'), /http\.port: must be an integer between 1 and 65535/);
+  });
+
+  it('fails on a secret file readable by others', async () => {
+    const { file } = await writeServiceConfig();
+    const secret = secretFile(file, `${env.indexer.password}\n`, 0o644);
+    const { file: broken } = await writeServiceConfig({ smb: indexerAccount(secret) });
+    const { code, lines } = doctor(broken);
+    assert.equal(code, 1);
+    assert.match(failLine(lines, 'indexer secret'), /mode 644/);
+  });
+
+  it('fails on a secret file with two trailing line breaks', async () => {
+    const { file } = await writeServiceConfig();
+    const secret = secretFile(file, `${env.indexer.password}\n\n`, 0o600);
+    const { file: broken } = await writeServiceConfig({ smb: indexerAccount(secret) });
+    assert.match(failLine(doctor(broken).lines, 'indexer secret'), /more than one line break/);
+  });
+
+  it('fails on a wrong indexer password: LDAP and shares', async () => {
+    const { file } = await writeServiceConfig();
+    const secret = secretFile(file, 'not-the-password\n', 0o600);
+    const { file: broken } = await writeServiceConfig({ smb: indexerAccount(secret) });
+    const { lines } = doctor(broken);
+    assert.match(failLine(lines, 'LDAP'), /bind as svc-indexer/);
+    failLine(lines, 'share //127.0.0.1/schule');
+  });
+
+  it('fails without ldap.base_dn', async () => {
+    const { file } = await writeServiceConfig({ ldap: { base_dn: undefined } });
+    assert.match(failLine(doctor(file).lines, 'LDAP'), /ldap\.base_dn is not set/);
+  });
+
+  it('fails on a global-admin group that does not exist', async () => {
+    const { file } = await writeServiceConfig({ admin: { groups: ['Schul-Admins', 'Keine Solche Gruppe'] } });
+    assert.match(failLine(doctor(file).lines, 'global-admin groups'), /Keine Solche Gruppe/);
+  });
+
+  it('fails on a share that does not exist', async () => {
+    const { file } = await writeServiceConfig({ smb: { shares: [{ name: 'schule' }, { name: 'gibtsnicht' }] } });
+    const { lines } = doctor(file);
+    failLine(lines, 'share //127.0.0.1/gibtsnicht');
+    assert.ok(lines.some((l) => l.startsWith('ok   share //127.0.0.1/schule')));
+  });
+
+  it('fails when Elasticsearch does not answer', async () => {
+    const { file } = await writeServiceConfig({ elasticsearch: { url: 'http://127.0.0.1:1' } });
+    assert.match(failLine(doctor(file).lines, 'Elasticsearch health'), /unreachable/);
+  });
+
+  it('fails when the search port is listened on beyond loopback', async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      assert.ok(listeningAddresses(port).includes('0.0.0.0'));
+      const result = checkNotExposed(port);
+      assert.equal(result.status, 'fail');
+      assert.match(result.detail, /0\.0\.0\.0/);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('fails on too little free RAM', () => {
+    assert.equal(checkFreeRam(1024 ** 3).status, 'fail');
+    assert.equal(checkFreeRam(2 * 1024 ** 3).status, 'ok');
+  });
+});
