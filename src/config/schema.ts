@@ -82,7 +82,8 @@ function checkShares(smb: { server?: unknown; shares?: unknown }, ctx: z.Refinem
 }
 
 const ldapSection = z.strictObject({
-  url: urlWithScheme(['ldap', 'ldaps'], 'must be an ldap:// or ldaps:// URL'),
+  // Only LDAPS: simple binds send passwords, and directories refuse them on plain LDAP.
+  url: urlWithScheme(['ldaps'], 'must be an ldaps:// URL (simple binds send passwords, so plain ldap:// is refused)'),
   base_dn: distinguishedName().optional(),
   tls: z
     .strictObject({

@@ -62,7 +62,12 @@ elasticsearch:
   {
     name: 'LDAP URL with http scheme',
     yaml: MINIMAL_CONFIG.replace('ldaps://dc1.schule.local', 'http://dc1.schule.local'),
-    issues: ['config.yml:9 ldap.url: must be an ldap:// or ldaps:// URL'],
+    issues: ['config.yml:9 ldap.url: must be an ldaps:// URL (simple binds send passwords, so plain ldap:// is refused)'],
+  },
+  {
+    name: 'LDAP URL without TLS',
+    yaml: MINIMAL_CONFIG.replace('ldaps://dc1.schule.local', 'ldap://dc1.schule.local'),
+    issues: ['config.yml:9 ldap.url: must be an ldaps:// URL (simple binds send passwords, so plain ldap:// is refused)'],
   },
   {
     name: 'LDAP URL missing: points at the ldap mapping',
