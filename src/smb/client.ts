@@ -52,6 +52,11 @@ export interface WalkOptions {
   descend?: (dir: SmbStat) => boolean;
   /** Entries for which this returns false are not yielded (directories are still entered). */
   include?: (entry: SmbStat) => boolean;
+  /**
+   * Called when a directory cannot be listed (e.g. ACCESS_DENIED); the walk then skips it. Without this
+   * handler the error ends the walk.
+   */
+  onError?: (error: unknown, dir: string) => void;
 }
 
 export interface ShareOptions extends SmbServer, Credentials {
@@ -144,7 +149,13 @@ export class SmbShare {
       while (queue.length > 0 || running.size > 0) {
         while (running.size < limit && queue.length > 0) {
           const id = nextId++;
-          running.set(id, this.readdir(queue.shift()!).then((entries) => ({ id, entries })));
+          const dir = queue.shift()!;
+          const listing = this.readdir(dir).catch((err: unknown) => {
+            if (!options.onError) throw err;
+            options.onError(err, dir);
+            return [];
+          });
+          running.set(id, listing.then((entries) => ({ id, entries })));
         }
         const { id, entries } = await Promise.race(running.values());
         running.delete(id);

@@ -101,8 +101,6 @@ export class Connection {
   cipher: CipherId | 0 = 0;
   /** Connection-level pre-authentication hash after NEGOTIATE (3.1.1). */
   preauth: PreauthHash | null = null;
-  /** The NEGOTIATE security buffer (SPNEGO hints). */
-  negotiateToken: Buffer = Buffer.alloc(0);
 
   private transport: Transport | null = null;
   private readonly pending = new Map<bigint, Pending>();
@@ -170,7 +168,6 @@ export class Connection {
     this.dialect = neg.dialect as DialectCode;
     this.serverSecurityMode = neg.securityMode;
     this.serverCapabilities = neg.capabilities;
-    this.negotiateToken = neg.securityBuffer;
     const largeMtu = this.dialect >= Dialect.SMB210 && (neg.capabilities & Capabilities.LARGE_MTU) !== 0;
     const cap = (n: number): number => Math.max(4096, Math.min(n, largeMtu ? 8 * 1024 * 1024 : 65536));
     this.maxReadSize = cap(neg.maxReadSize);

@@ -365,10 +365,3 @@ export function setInfoRequest(fileId: Buffer, infoType: number, infoClass: numb
   data.copy(b, 32);
   return { command: Command.SET_INFO, body: b, payloadSize: data.length };
 }
-
-/** ERROR response (MS-SMB2 2.2.2): for BUFFER_TOO_SMALL its data is the required length. */
-export function parseErrorData(r: WireReader): Buffer {
-  if (r.length < HEADER_SIZE + 8 || r.u16(HEADER_SIZE) !== 9) return Buffer.alloc(0);
-  const count = r.u32(HEADER_SIZE + 4);
-  return count ? r.bytes(HEADER_SIZE + 8, count) : Buffer.alloc(0);
-}

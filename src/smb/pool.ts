@@ -74,8 +74,7 @@ export class Endpoint {
     return this.live;
   }
 
-  async tree(share: string): Promise<Tree> {
-    const live = await this.connect();
+  private tree(share: string, live: Live): Promise<Tree> {
     let tree = live.trees.get(share);
     if (!tree) {
       tree = Tree.connect(live.session, share);
@@ -99,12 +98,10 @@ export class Endpoint {
     this.lastUsed = Date.now();
     try {
       try {
-        return await op(await this.tree(share));
+        return await this.attempt(share, op);
       } catch (err) {
-        if (!isConnectionFailure(err)) throw err;
-        await this.reset();
-        if (!idempotent) throw err;
-        return await op(await this.tree(share));
+        if (!idempotent || !isConnectionFailure(err)) throw err;
+        return await this.attempt(share, op);
       }
     } finally {
       this.inFlight--;
@@ -112,11 +109,18 @@ export class Endpoint {
     }
   }
 
-  /** Drops the current connection so that the next operation reconnects. */
-  private async reset(): Promise<void> {
-    const live = this.live;
-    this.live = null;
-    if (live) (await live.catch(() => null))?.connection.close();
+  /** One try; a connection-level failure drops that connection (not a newer one) so the next try reconnects. */
+  private async attempt<T>(share: string, op: (tree: Tree) => Promise<T>): Promise<T> {
+    const live = this.connect();
+    try {
+      return await op(await this.tree(share, await live));
+    } catch (err) {
+      if (isConnectionFailure(err) && this.live === live) {
+        this.live = null;
+        (await live.catch(() => null))?.connection.close();
+      }
+      throw err;
+    }
   }
 
   /** Logs off (best effort) and closes the connection. */

@@ -176,6 +176,18 @@ describe('SMB facade against the testbed DC (schule, signed SMB 3.1.1)', () => {
       return true;
     });
     await assert.rejects(carla.writeFile(p('carla-was-here.txt'), 'x'), { code: 'ACCESS_DENIED' });
+    const denied: string[] = [];
+    const seen: string[] = [];
+    const onError = (err: unknown, d: string): void => {
+      assert.equal((err as { code: string }).code, 'ACCESS_DENIED');
+      denied.push(d);
+    };
+    for await (const e of carla.walk(dir, { onError })) seen.push(e.path);
+    assert.ok(denied.includes(p('geheim')), 'the unreadable folder is reported and skipped');
+    assert.ok(seen.includes(p('geheim')) && seen.includes(p('stat.txt')));
+    await assert.rejects(async () => {
+      for await (const e of carla.walk(dir)) void e;
+    }, { code: 'ACCESS_DENIED' });
     assert.equal((await carla.readFile('Aushang.txt')).toString(), readFileSync(join(shareDir('schule'), 'Aushang.txt'), 'utf8'));
   });
 

@@ -4,7 +4,6 @@ import { SmbError } from '../../../src/smb/errors.js';
 import { parseHeader, parseTransform, splitCompound } from '../../../src/smb/header.js';
 import {
   parseCreateResponse,
-  parseErrorData,
   parseNegotiateResponse,
   parseOutputBuffer,
   parseReadResponse,
@@ -29,7 +28,6 @@ const messageParsers: ((r: WireReader) => unknown)[] = [
   parseReadResponse,
   parseWriteResponse,
   (r) => parseOutputBuffer(r, 'fuzz'),
-  parseErrorData,
 ];
 const bufferParsers: ((b: Buffer) => unknown)[] = [
   splitCompound,
