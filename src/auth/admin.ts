@@ -7,22 +7,28 @@ import { parseBasicAuth } from './basic.js';
 export interface AdminAuthOptions {
   /** `admin.groups`: membership of any of them (nested included) makes a global admin. */
   readonly groups: readonly string[];
+  /**
+   * Accounts (sAMAccountName, case-insensitive) let in besides the group members, for APIs that
+   * calling services use with their own service account. Empty for the global-admin APIs.
+   */
+  readonly accounts?: readonly string[];
 }
 
-export interface GlobalAdmin {
+/** A user whose password the directory accepted and whom the rules of the authenticator let in. */
+export interface AuthorizedUser {
   readonly user: string;
   readonly dn: string;
   readonly sid: string;
-  /** The configured admin groups the user is a member of. */
+  /** The configured groups the user is a member of (empty for an account let in by name). */
   readonly adminGroups: string[];
 }
 
 export type AdminAuthResult =
-  | { readonly ok: true; readonly admin: GlobalAdmin; readonly fromSession: boolean }
+  | { readonly ok: true; readonly admin: AuthorizedUser; readonly fromSession: boolean }
   | {
       readonly ok: false;
       readonly status: 400 | 401 | 403 | 503;
-      readonly error: 'bad_credentials_format' | 'invalid_credentials' | 'not_admin' | 'directory_unavailable';
+      readonly error: 'bad_credentials_format' | 'invalid_credentials' | 'forbidden' | 'directory_unavailable';
       readonly message: string;
     };
 
@@ -43,11 +49,11 @@ export const DEFAULT_SESSION_TTL_MS = 30 * 60 * 1000;
  */
 export class AdminSessionCache {
   private readonly secret = randomBytes(32);
-  private readonly sessions: LRUCache<string, GlobalAdmin>;
+  private readonly sessions: LRUCache<string, AuthorizedUser>;
 
   constructor(options: AdminSessionCacheOptions = {}) {
     const now = options.now ?? Date.now;
-    this.sessions = new LRUCache<string, GlobalAdmin>({
+    this.sessions = new LRUCache<string, AuthorizedUser>({
       max: options.maxSessions ?? 1000,
       ttl: options.ttlMs ?? DEFAULT_SESSION_TTL_MS,
       perf: { now },
@@ -55,11 +61,11 @@ export class AdminSessionCache {
     });
   }
 
-  get(user: string, password: string): GlobalAdmin | undefined {
+  get(user: string, password: string): AuthorizedUser | undefined {
     return this.sessions.get(this.key(user, password));
   }
 
-  set(user: string, password: string, admin: GlobalAdmin): void {
+  set(user: string, password: string, admin: AuthorizedUser): void {
     this.sessions.set(this.key(user, password), admin);
   }
 
@@ -71,13 +77,16 @@ export class AdminSessionCache {
 
 /**
  * Authentication of global admins for the admin APIs: a simple bind as the user proves the
- * password, membership of one of `admin.groups` (transitive, via tokenGroups) makes an admin.
+ * password, membership of one of `admin.groups` (transitive, via tokenGroups) makes an admin;
+ * `accounts` may let named service accounts in as well.
  * A successful login counts as a session for `session_ttl`; within it the directory is not
  * asked again, so an LDAP outage does not lock out an admin already at work. A new login during
  * an outage is `directory_unavailable` (503); wrong password 401; a valid non-admin 403.
  */
 export class AdminAuthenticator {
   private readonly adminGroups: Map<string, string>;
+  private readonly accounts: Set<string>;
+  private readonly forbidden: string;
 
   constructor(
     private readonly directory: UserAuthenticator,
@@ -86,6 +95,10 @@ export class AdminAuthenticator {
   ) {
     if (options.groups.length === 0) throw new Error('admin.groups must name at least one group');
     this.adminGroups = new Map(options.groups.map((g) => [g.toLowerCase(), g]));
+    this.accounts = new Set((options.accounts ?? []).map((a) => a.toLowerCase()));
+    this.forbidden = `the user is not a member of an admin group (${options.groups.join(', ')})${
+      this.accounts.size > 0 ? ' nor an allowed service account' : ''
+    }`;
   }
 
   /** Authenticates the `Authorization` header of a request. */
@@ -118,10 +131,10 @@ export class AdminAuthenticator {
           };
     }
     const adminGroups = directoryUser.groups.flatMap((g) => this.adminGroups.get(g.toLowerCase()) ?? []);
-    if (adminGroups.length === 0) {
-      return { ok: false, status: 403, error: 'not_admin', message: 'the user is not a member of an admin group' };
+    if (adminGroups.length === 0 && !this.accounts.has(directoryUser.account.toLowerCase())) {
+      return { ok: false, status: 403, error: 'forbidden', message: this.forbidden };
     }
-    const admin: GlobalAdmin = { user: directoryUser.account, dn: directoryUser.dn, sid: directoryUser.sid, adminGroups };
+    const admin: AuthorizedUser = { user: directoryUser.account, dn: directoryUser.dn, sid: directoryUser.sid, adminGroups };
     this.sessions.set(user, password, admin);
     return { ok: true, admin, fromSession: false };
   }

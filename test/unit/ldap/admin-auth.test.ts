@@ -1,6 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { AdminAuthenticator, AdminSessionCache } from '../../../src/auth/admin.js';
+import { authorizedOrThrow } from '../../../src/auth/http.js';
+import { HttpError } from '../../../src/http/http-error.js';
 import { DirectoryError } from '../../../src/ldap/connection.js';
 import type { DirectoryUser, UserAuthenticator } from '../../../src/ldap/directory.js';
 
@@ -116,6 +118,40 @@ describe('AdminAuthenticator', () => {
     assert.equal(missing.ok ? 0 : missing.status, 401);
     const malformed = await auth.authenticateHeader('Basic %%%%');
     assert.equal(malformed.ok ? 0 : malformed.status, 400);
+  });
+
+  it('lets named service accounts in besides the group members, when configured', async () => {
+    const { directory } = fakeDirectory();
+    const admins = new AdminAuthenticator(directory, { groups: ['Schul-Admins'] });
+    const readers = new AdminAuthenticator(directory, { groups: ['Schul-Admins'], accounts: ['ANNA'] });
+    const asAdmin = await admins.authenticate('anna', 'anna-pw');
+    assert.equal(asAdmin.ok ? 0 : asAdmin.status, 403);
+    assert.doesNotMatch(asAdmin.ok ? '' : asAdmin.message, /service account/);
+    const asReader = await readers.authenticate('anna', 'anna-pw');
+    assert.ok(asReader.ok);
+    assert.deepEqual(asReader.admin.adminGroups, []);
+    assert.ok((await readers.authenticate('fpadmin', 'right')).ok);
+    const wrong = await readers.authenticate('anna', 'nope');
+    assert.equal(wrong.ok ? 0 : wrong.status, 401);
+  });
+
+  it('authorizedOrThrow: 401 carries the Basic challenge, 503 a Retry-After, others no extra header', () => {
+    const thrown = (status: 400 | 401 | 403 | 503): HttpError => {
+      try {
+        authorizedOrThrow({ ok: false, status, error: 'forbidden', message: 'm' });
+      } catch (err) {
+        assert.ok(err instanceof HttpError);
+        assert.equal(err.status, status);
+        return err;
+      }
+      return assert.fail('expected an HttpError');
+    };
+    assert.deepEqual(thrown(401).headers, { 'www-authenticate': 'Basic realm="edu-fileproxy"' });
+    assert.deepEqual(thrown(503).headers, { 'retry-after': '5' });
+    assert.deepEqual(thrown(403).headers, {});
+    assert.deepEqual(thrown(400).headers, {});
+    const admin = { user: 'u', dn: 'd', sid: 's', adminGroups: [] };
+    assert.equal(authorizedOrThrow({ ok: true, admin, fromSession: false }), admin);
   });
 
   it('refuses an empty admin group list', () => {
