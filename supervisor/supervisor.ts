@@ -6,6 +6,7 @@ import type { Config } from '../src/config/index.js';
 import type { ActorKind, ServiceSecrets } from '../src/runtime/control.js';
 import { RpcChannel } from '../src/runtime/rpc.js';
 import type { HealthReport, SupervisorProtocol } from '../src/messages/supervisor.js';
+import { resultOf } from '../src/messages/pools.js';
 import { ActorCell, type CellEvents } from './actor-cell.js';
 import { WorkerPool, type IndexerPool, type SmbReaderPool } from './pools.js';
 import { instanceNames, linked } from './topology.js';
@@ -118,7 +119,13 @@ export class Supervisor {
   }
 
   private wire(cell: ActorCell): void {
-    const handlers: SupervisorProtocol = { health: () => this.health() };
+    const handlers: SupervisorProtocol = {
+      health: () => this.health(),
+      readPage: async (page) => resultOf(await this.smbReaders.run({ type: 'read-page', page }), 'page').page,
+      listWikiPages: async (server, share) =>
+        resultOf(await this.smbReaders.run({ type: 'list-pages', server, share }), 'page-list').listing,
+      renderPage: async (source) => resultOf(await this.indexers.run({ type: 'render-page', source }), 'document').document,
+    };
     const own = new MessageChannel();
     this.channels.get(cell.name)?.fail('actor restarted');
     this.channels.set(cell.name, new RpcChannel(own.port1, cell.name, handlers));

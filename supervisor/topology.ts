@@ -6,6 +6,8 @@ import type { ActorKind } from '../src/runtime/control.js';
 export const ACTOR_LINKS: ReadonlyArray<readonly [ActorKind, ActorKind]> = [
   ['http-front', 'dedupe'],
   ['http-front', 'ldap-resolver'],
+  // Post-write hook: WebDAV on the fronts tells the reconciler which wiki pages changed.
+  ['http-front', 'reconciler'],
 ];
 
 /** Instance names: one instance is named after its kind, several get `#n`. */

@@ -1,10 +1,36 @@
 // A worker of the smb-reader pool (piscina runs the default export per task).
-import { threadId } from 'node:worker_threads';
-import type { SmbReaderResult, SmbReaderTask } from '../../src/messages/pools.js';
+// Each worker keeps one SMB client for the indexer account across tasks, so
+// connections and sessions are reused.
+import { threadId, workerData } from 'node:worker_threads';
+import type { PoolWorkerData, SmbReaderResult, SmbReaderTask } from '../../src/messages/pools.js';
+import { SmbClient, SmbPool, type SmbShare } from '../../src/smb/index.js';
+import { listWikiPages, readWikiPage } from '../../src/wiki/share-reader.js';
+
+const { config, secrets } = workerData as PoolWorkerData;
+const client = new SmbClient(new SmbPool({ requestTimeoutMs: config.smb.request_timeout, idleTimeoutMs: config.smb.idle_timeout }));
+const shares = new Map<string, SmbShare>();
+
+/** The share as the indexer account sees it. */
+function indexerShare(server: string, share: string): SmbShare {
+  const password = secrets.indexerPassword;
+  if (password === undefined) throw new Error('the indexer account password is not loaded (elasticsearch.enabled is false)');
+  const key = `${server}\0${share}`;
+  let found = shares.get(key);
+  if (!found) {
+    const { user } = config.smb.indexer_service_account;
+    found = client.share({ host: server, port: config.smb.port, domain: config.smb.domain, user, password, share });
+    shares.set(key, found);
+  }
+  return found;
+}
 
 export default async function run(task: SmbReaderTask): Promise<SmbReaderResult> {
   switch (task.type) {
     case 'ping':
       return { type: 'pong', threadId };
+    case 'read-page':
+      return { type: 'page', page: await readWikiPage(indexerShare(task.page.server, task.page.share), task.page.path) };
+    case 'list-pages':
+      return { type: 'page-list', listing: await listWikiPages(indexerShare(task.server, task.share)) };
   }
 }

@@ -1,5 +1,8 @@
 // What actors may ask the supervisor, declared once for both ends.
 import type { ActorDetails } from '../runtime/control.js';
+import type { WikiDocument, WikiPageSource } from '../wiki/document.js';
+import type { PageRead, WikiListing } from './pools.js';
+import type { PageAddress } from './reconciler.js';
 
 export type ActorState = 'starting' | 'running' | 'restarting' | 'stopping' | 'stopped' | 'failed';
 
@@ -20,4 +23,10 @@ export interface HealthReport {
 
 export interface SupervisorProtocol {
   health(): Promise<HealthReport>;
+  /** smb-reader pool, indexer account: one wiki page; null when the file is gone. */
+  readPage(page: PageAddress): Promise<PageRead | null>;
+  /** smb-reader pool, indexer account: every wiki page of a share with its version token. */
+  listWikiPages(server: string, share: string): Promise<WikiListing>;
+  /** indexer pool: the index document of a page that was read. */
+  renderPage(source: WikiPageSource): Promise<WikiDocument>;
 }
