@@ -50,7 +50,7 @@ export class Supervisor {
       backoffMaxMs: config.supervisor.backoff_max,
     };
     const counts: Record<ActorKind, number> = {
-      'http-front': config.workers.http_front, 'dedupe': 1, 'ldap-resolver': 1, 'reconciler': 1,
+      'http-front': config.workers.http_front, 'dedupe': 1, 'webhook-store': 1, 'ldap-resolver': 1, 'reconciler': 1,
     };
     for (const kind of Object.keys(counts) as ActorKind[]) {
       for (const name of instanceNames(kind, counts[kind])) {

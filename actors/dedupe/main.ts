@@ -1,6 +1,17 @@
 // The dedupe actor: the ring of recently accepted webhook event ids. One
-// thread owns it, so check-and-insert is atomic for every HTTP thread.
+// thread owns it, so check-and-insert is atomic for every HTTP thread. It is
+// memory only: a restart forgets the ids, as the spec says.
 import type { Config } from '../../src/config/index.js';
+import type { DedupeProtocol } from '../../src/messages/dedupe.js';
 import { runActor } from '../../src/runtime/actor.js';
+import { DedupeRing } from '../../src/webhooks/dedupe-ring.js';
 
-runActor<Config>(async () => ({}));
+runActor<Config>(async (ctx) => {
+  const ring = new DedupeRing(ctx.config.webhooks.dedupe_size);
+  const handlers: DedupeProtocol = {
+    seen: async (eventId) => ring.has(eventId),
+    admit: async (eventId) => ring.checkAndInsert(eventId),
+    forget: async (eventId) => ring.forget(eventId),
+  };
+  return { handlers, health: () => ({ rememberedEventIds: ring.size, capacity: ring.capacity }) };
+});

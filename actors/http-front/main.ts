@@ -1,17 +1,37 @@
 // The http-front actor: the uWebSockets.js server and its routes.
 import type { Config } from '../../src/config/index.js';
 import { Router } from '../../src/http/router.js';
+import type { DedupeProtocol } from '../../src/messages/dedupe.js';
+import type { HttpFrontProtocol } from '../../src/messages/http-front.js';
 import type { SupervisorProtocol } from '../../src/messages/supervisor.js';
+import type { WebhookStoreProtocol } from '../../src/messages/webhook-store.js';
 import { runActor } from '../../src/runtime/actor.js';
+import { WebhookClientReplica } from '../../src/webhooks/replica.js';
+import { registerAdminWebhookClientRoutes } from './routes/admin-webhook-clients.js';
 import { registerHealthRoutes } from './routes/health.js';
+import { registerUserEventRoutes } from './routes/user-events.js';
+import { registerWebhookRoutes } from './routes/webhooks.js';
 import { HttpServer } from './server.js';
 
 runActor<Config>(async (ctx) => {
+  const { config, log } = ctx;
   const router = new Router();
   registerHealthRoutes(router, ctx.peer<SupervisorProtocol>('supervisor'));
-  const server = await HttpServer.listen(ctx.config.http, router, ctx.log);
+
+  // Filled and replaced by the webhook-store (see actors/webhook-store/main.ts).
+  const webhookClients = new WebhookClientReplica();
+  const store = ctx.peer<WebhookStoreProtocol>('webhook-store');
+  registerWebhookRoutes(router, { config, clients: webhookClients, dedupe: ctx.peer<DedupeProtocol>('dedupe'), store, log });
+  registerAdminWebhookClientRoutes(router, { config, store, log });
+  registerUserEventRoutes(router, store);
+
+  const handlers: HttpFrontProtocol = {
+    replaceWebhookClients: async (clients) => webhookClients.replace(clients),
+  };
+  const server = await HttpServer.listen(config.http, router, log);
   return {
-    health: () => server.stats(),
+    handlers,
+    health: () => ({ ...server.stats(), webhookClients: webhookClients.size ?? 'not loaded' }),
     stop: (timeoutMs) => server.drain(timeoutMs),
     abort: () => server.closeNow(),
   };

@@ -14,11 +14,15 @@ export interface ActorContext<C> {
   readonly log: Logger;
   /** A typed client for a peer; calls fail fast while that peer is down. */
   peer<P>(peer: string): Remote<P>;
+  /** Names of the peers connected right now (e.g. every running `http-front#n`). */
+  connectedPeers(): string[];
 }
 
 export interface ActorBehaviour {
   /** Served to every peer that connects to this actor. */
   handlers?: object;
+  /** A peer (re)connected: a new channel to it is ready for calls. */
+  peerConnected?(peer: string): void;
   /** Extra fields for /healthz. */
   health?(): ActorDetails;
   /** Stop taking work and finish in-flight work within the timeout. */
@@ -51,6 +55,7 @@ export function runActor<C extends LogSettings>(start: (ctx: ActorContext<C>) =>
         },
       }) as Remote<P>;
     },
+    connectedPeers: () => [...channels.keys()],
   };
 
   // A crash must still release native resources (uWebSockets.js aborts the
@@ -68,6 +73,7 @@ export function runActor<C extends LogSettings>(start: (ctx: ActorContext<C>) =>
       case 'connect':
         channels.get(msg.peer)?.fail('replaced by a new connection');
         channels.set(msg.peer, new RpcChannel(msg.port, msg.peer, behaviour.handlers));
+        behaviour.peerConnected?.(msg.peer);
         break;
       case 'disconnect':
         channels.get(msg.peer)?.fail(msg.reason);

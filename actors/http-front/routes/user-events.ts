@@ -1,0 +1,41 @@
+// GET /edu-api/users/{username}/events: a user's cached service-eventhandler
+// events (unexpired, newest first), for the calling service. Basic credentials,
+// checked by the webhook-store (see actors/webhook-store/logins.ts for who may call).
+import { authorizedOrThrow } from '../../../src/auth/http.js';
+import { HttpError } from '../../../src/http/http-error.js';
+import type { Router } from '../../../src/http/router.js';
+import type { WebhookStoreProtocol } from '../../../src/messages/webhook-store.js';
+import type { Remote } from '../../../src/runtime/rpc.js';
+import { unavailableAs503 } from '../../../src/webhooks/errors.js';
+
+export function registerUserEventRoutes(router: Router, store: Remote<WebhookStoreProtocol>): void {
+  router.add('GET', '/edu-api/users/:username/events', async (ex, params) => {
+    try {
+      authorizedOrThrow(await store.authenticateEventReader(ex.headers['authorization']));
+      const username = decodeUsername(params['username'] ?? '');
+      const events = await store.userEvents(username);
+      ex.json(200, {
+        username,
+        events: events.map((e) => ({
+          event_id: e.eventId,
+          client_id: e.clientId,
+          received_at: new Date(e.receivedAt).toISOString(),
+          payload: e.payload,
+        })),
+      }, { 'cache-control': 'no-store' });
+    } catch (err) {
+      throw unavailableAs503(err);
+    }
+  });
+}
+
+function decodeUsername(raw: string): string {
+  let username: string;
+  try {
+    username = decodeURIComponent(raw);
+  } catch {
+    throw new HttpError(400, 'invalid_username', 'the user name in the path is not valid percent-encoded UTF-8');
+  }
+  if (username.trim() === '') throw new HttpError(400, 'invalid_username', 'the user name in the path is empty');
+  return username;
+}

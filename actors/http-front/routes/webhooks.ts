@@ -1,0 +1,43 @@
+// POST /edu-api/webhook: the webhook intake. Key checks use this thread's
+// replica of the clients; the event id goes to the dedupe actor (one call for
+// an accepted event); service-eventhandler events go to the webhook-store.
+import type { Logger } from 'pino';
+import type { Config } from '../../../src/config/index.js';
+import type { Router } from '../../../src/http/router.js';
+import type { DedupeProtocol } from '../../../src/messages/dedupe.js';
+import type { WebhookStoreProtocol } from '../../../src/messages/webhook-store.js';
+import type { Remote } from '../../../src/runtime/rpc.js';
+import { dispatchWebhookEvent } from '../../../src/webhooks/dispatch.js';
+import { unavailableAs503, WEBHOOK_OK_JSON } from '../../../src/webhooks/errors.js';
+import { handleWebhookRequest, type WebhookHandlerDeps } from '../../../src/webhooks/handle.js';
+import type { WebhookClientLookup } from '../../../src/webhooks/key-index.js';
+
+export interface WebhookRouteDeps {
+  readonly config: Pick<Config, 'http' | 'webhooks'>;
+  readonly clients: WebhookClientLookup;
+  readonly dedupe: Remote<DedupeProtocol>;
+  readonly store: Remote<WebhookStoreProtocol>;
+  readonly log: Logger;
+}
+
+const OK_HEADERS = { 'content-type': 'application/json' };
+
+export function registerWebhookRoutes(router: Router, deps: WebhookRouteDeps): void {
+  const intake: WebhookHandlerDeps = {
+    registry: deps.clients,
+    intake: { maxTimestampAgeMs: deps.config.webhooks.max_timestamp_age },
+    eventIds: deps.dedupe,
+    process: (event) => dispatchWebhookEvent(event, {
+      userEvents: { add: (username, userEvent) => deps.store.addUserEvent(username, userEvent) },
+      logger: deps.log,
+    }),
+  };
+  router.add('POST', '/edu-api/webhook', async (ex) => {
+    try {
+      await handleWebhookRequest({ headers: ex.headers, body: () => ex.readBody(), nowMs: Date.now() }, intake);
+    } catch (err) {
+      throw unavailableAs503(err);
+    }
+    ex.send(200, WEBHOOK_OK_JSON, OK_HEADERS);
+  }, { bodyLimit: deps.config.http.max_body });
+}

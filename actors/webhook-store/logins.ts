@@ -1,0 +1,44 @@
+// Who may use the webhook APIs. Both authenticators live in the store actor,
+// so that a login's session is valid on every HTTP thread.
+import { AdminAuthenticator, AdminSessionCache, type AdminAuthResult } from '../../src/auth/admin.js';
+import { directoryFromConfig } from '../../src/auth/directory-config.js';
+import type { Config } from '../../src/config/index.js';
+
+export interface WebhookLogins {
+  /** The admin API: global admins only (members of `admin.groups`). */
+  admin(authorization: string | undefined): Promise<AdminAuthResult>;
+  /**
+   * `GET /edu-api/users/{username}/events`: the calling service's basic credentials. Decision:
+   * global admins, the service account `admin.user` and the indexer service account
+   * (`smb.indexer_service_account.user`); no ordinary user may read other users' events.
+   */
+  eventReader(authorization: string | undefined): Promise<AdminAuthResult>;
+}
+
+/**
+ * When the `ldap` block cannot serve logins (no base_dn, ldap:// URL, unreadable CA file), the
+ * service still runs (the webhook intake needs no directory) and every login gets 503 naming
+ * the config problem, which is also logged once at start.
+ */
+export function createWebhookLogins(config: Config, onConfigProblem: (message: string) => void): WebhookLogins {
+  let directory;
+  try {
+    directory = directoryFromConfig(config.ldap);
+  } catch (err) {
+    const message = `logins to the webhook APIs are impossible: ${(err as Error).message}`;
+    onConfigProblem(message);
+    const refuse = async (): Promise<AdminAuthResult> => ({ ok: false, status: 503, error: 'directory_unavailable', message });
+    return { admin: refuse, eventReader: refuse };
+  }
+  const sessions = () => new AdminSessionCache({ ttlMs: config.admin.session_ttl });
+  const admins = new AdminAuthenticator(directory, { groups: config.admin.groups }, sessions());
+  const readers = new AdminAuthenticator(
+    directory,
+    { groups: config.admin.groups, accounts: [config.admin.user, config.smb.indexer_service_account.user] },
+    sessions(),
+  );
+  return {
+    admin: (authorization) => admins.authenticateHeader(authorization),
+    eventReader: (authorization) => readers.authenticateHeader(authorization),
+  };
+}

@@ -1,0 +1,66 @@
+// The webhook-store actor: owns the webhook client registry (a durable file in
+// storage.data_dir), the cache of service-eventhandler events per user, and the
+// logins of the webhook APIs. Each http-front keeps a read replica of the
+// clients for its key checks; the store pushes the full list to every front
+// after each change, before the admin call returns, and to each front that
+// (re)connects — so a deleted client's key is rejected at once on every thread.
+import type { Config } from '../../src/config/index.js';
+import type { HttpFrontProtocol } from '../../src/messages/http-front.js';
+import type { WebhookStoreProtocol } from '../../src/messages/webhook-store.js';
+import { runActor } from '../../src/runtime/actor.js';
+import { maskClient } from '../../src/webhooks/client.js';
+import { WebhookClientRegistry } from '../../src/webhooks/registry.js';
+import { FileWebhookClientStore } from '../../src/webhooks/store.js';
+import { UserEventsCache } from '../../src/webhooks/user-events.js';
+import { kindOfInstance } from '../../supervisor/topology.js';
+import { createWebhookLogins } from './logins.js';
+
+runActor<Config>(async (ctx) => {
+  const { config, log } = ctx;
+  const registry = await WebhookClientRegistry.open(new FileWebhookClientStore(config.storage.data_dir), {
+    supportedUserAgents: config.webhooks.supported_user_agents,
+  });
+  const userEvents = new UserEventsCache({
+    ttlMs: config.webhooks.user_events.ttl,
+    maxPerUser: config.webhooks.user_events.max_per_user,
+    maxTotal: config.webhooks.user_events.max_total,
+  });
+  const logins = createWebhookLogins(config, (message) => log.error(message));
+
+  /** Sends the full list; a front that cannot take it is down and gets the list when it reconnects. */
+  const pushClients = (fronts: string[]) => {
+    const clients = registry.all();
+    return Promise.all(fronts.map((front) =>
+      ctx.peer<HttpFrontProtocol>(front).replaceWebhookClients(clients).catch((err: unknown) => {
+        log.warn({ err, peer: front }, 'could not update the webhook clients of an http-front; it gets them when it reconnects');
+      })));
+  };
+  const connectedFronts = () => ctx.connectedPeers().filter((peer) => kindOfInstance(peer) === 'http-front');
+
+  const handlers: WebhookStoreProtocol = {
+    authenticateAdmin: (authorization) => logins.admin(authorization),
+    authenticateEventReader: (authorization) => logins.eventReader(authorization),
+    async createClient(userAgent) {
+      const client = await registry.create(userAgent);
+      await pushClients(connectedFronts());
+      return maskClient(client);
+    },
+    listClients: async (userAgent) => registry.list(userAgent === undefined ? {} : { userAgent }),
+    revealClient: async (id) => registry.reveal(id),
+    async deleteClients(ids) {
+      const result = await registry.delete(ids);
+      if (result.deleted.length > 0) await pushClients(connectedFronts());
+      return result;
+    },
+    addUserEvent: async (username, event) => userEvents.add(username, event),
+    userEvents: async (username) => userEvents.list(username),
+  };
+  log.info({ clients: registry.all().length }, 'webhook client registry loaded');
+  return {
+    handlers,
+    peerConnected: (peer) => {
+      if (kindOfInstance(peer) === 'http-front') void pushClients([peer]);
+    },
+    health: () => ({ webhookClients: registry.all().length, cachedUserEvents: userEvents.totalEvents }),
+  };
+});

@@ -1,0 +1,28 @@
+// What the HTTP fronts ask the webhook-store actor, declared once for both ends.
+// The store owns the webhook client registry (durable file), the cached user
+// events and the logins (with their sessions) of the users who may manage or
+// read them, so that a session is valid on every HTTP thread.
+import type { AdminAuthResult } from '../auth/admin.js';
+import type { MaskedWebhookClient, WebhookClient } from '../webhooks/client.js';
+import type { DeleteResult } from '../webhooks/registry.js';
+import type { UserEvent } from '../webhooks/user-events.js';
+
+export interface WebhookStoreProtocol {
+  /** A global admin (member of `admin.groups`), from an `Authorization` header. */
+  authenticateAdmin(authorization: string | undefined): Promise<AdminAuthResult>;
+  /** A caller of the user-events API: a global admin, `admin.user` or the indexer service account. */
+  authenticateEventReader(authorization: string | undefined): Promise<AdminAuthResult>;
+
+  /** Creates a client for a supported User-Agent; every front knows its key when this resolves. */
+  createClient(userAgent: string): Promise<MaskedWebhookClient>;
+  listClients(userAgent: string | undefined): Promise<MaskedWebhookClient[]>;
+  /** One client with its key in clear, or undefined for an unknown id. */
+  revealClient(id: string): Promise<WebhookClient | undefined>;
+  /** Deletes clients; every front rejects their keys when this resolves. */
+  deleteClients(ids: string[]): Promise<DeleteResult>;
+
+  /** Caches an accepted `service-eventhandler` event for its user. */
+  addUserEvent(username: string, event: Omit<UserEvent, 'receivedAt'>): Promise<void>;
+  /** The user's unexpired events, newest first. */
+  userEvents(username: string): Promise<UserEvent[]>;
+}
