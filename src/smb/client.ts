@@ -65,10 +65,11 @@ export interface ShareOptions extends SmbServer, Credentials {
 
 const READ_ATTRS = Access.FILE_READ_ATTRIBUTES | Access.SYNCHRONIZE;
 
-function toStat(path: string, t: FileTimes & { fileAttributes: number }, size: number, fileId: string): SmbStat {
+/** `path` is already normalised; `name` is its last component. */
+function toStat(path: string, name: string, t: FileTimes & { fileAttributes: number }, size: number, fileId: string): SmbStat {
   const isDirectory = (t.fileAttributes & FileAttributes.DIRECTORY) !== 0;
   return {
-    name: splitPath(path).base,
+    name,
     path,
     size: isDirectory ? 0 : size,
     isDirectory,
@@ -83,11 +84,12 @@ function toStat(path: string, t: FileTimes & { fileAttributes: number }, size: n
 }
 
 function statFromAll(path: string, info: FileAllInfo): SmbStat {
-  return toStat(path, info.basic, info.standard.endOfFile, info.fileId);
+  return toStat(path, splitPath(path).base, info.basic, info.standard.endOfFile, info.fileId);
 }
 
+/** `dir` is already normalised. */
 function statFromEntry(dir: string, e: DirectoryEntry): SmbStat {
-  return toStat(joinPath(dir, e.name), e, e.endOfFile, e.fileId);
+  return toStat(dir ? `${dir}/${e.name}` : e.name, e.name, e, e.endOfFile, e.fileId);
 }
 
 export class SmbShare {

@@ -53,13 +53,24 @@ function shiftLeft1(b: Buffer): Buffer {
   return out;
 }
 
+const ZERO_BLOCK = Buffer.alloc(16);
+/** CMAC subkeys per signing key object (session keys live as long as their session). */
+const subkeyCache = new WeakMap<Buffer, { k1: Buffer; k2: Buffer }>();
+
+function cmacSubkeys(key: Buffer): { k1: Buffer; k2: Buffer } {
+  let keys = subkeyCache.get(key);
+  if (!keys) {
+    const l = createCipheriv('aes-128-ecb', key, null).setAutoPadding(false).update(ZERO_BLOCK);
+    const k1 = shiftLeft1(l);
+    keys = { k1, k2: shiftLeft1(k1) };
+    subkeyCache.set(key, keys);
+  }
+  return keys;
+}
+
 /** AES-128-CMAC (RFC 4493), built on AES-CBC with a zero IV since OpenSSL's CMAC is not exposed by node. */
 export function aesCmac(key: Buffer, message: Buffer): Buffer {
-  const zero = Buffer.alloc(16);
-  const ecb = createCipheriv('aes-128-ecb', key, null).setAutoPadding(false);
-  const l = ecb.update(zero);
-  const k1 = shiftLeft1(l);
-  const k2 = shiftLeft1(k1);
+  const { k1, k2 } = cmacSubkeys(key);
   const blocks = Math.max(1, Math.ceil(message.length / 16));
   const complete = message.length > 0 && message.length % 16 === 0;
   const padded = Buffer.alloc(blocks * 16);
@@ -68,7 +79,7 @@ export function aesCmac(key: Buffer, message: Buffer): Buffer {
   const subkey = complete ? k1 : k2;
   const last = (blocks - 1) * 16;
   for (let i = 0; i < 16; i++) padded[last + i] ^= subkey[i]!;
-  const cbc = createCipheriv('aes-128-cbc', key, zero).setAutoPadding(false);
+  const cbc = createCipheriv('aes-128-cbc', key, ZERO_BLOCK).setAutoPadding(false);
   const out = cbc.update(padded);
   return out.subarray(out.length - 16);
 }

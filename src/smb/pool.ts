@@ -21,6 +21,8 @@ export interface SmbPoolOptions {
   /** Sessions unused this long are logged off and their connection closed (default 5 min). */
   idleTimeoutMs?: number;
   dialects?: readonly DialectCode[];
+  /** Connections per (server, credentials); requests are spread over them (default 1). */
+  connectionsPerServer?: number;
 }
 
 interface Live {
@@ -29,21 +31,15 @@ interface Live {
   trees: Map<string, Promise<Tree>>;
 }
 
-/** One authenticated connection to one server for one set of credentials. */
-export class Endpoint {
+/** One lazily (re)established connection with its session and tree connects. */
+class Channel {
   private live: Promise<Live> | null = null;
-  private inFlight = 0;
-  lastUsed = Date.now();
 
   constructor(
-    readonly server: SmbServer,
-    readonly credentials: Credentials,
+    private readonly server: SmbServer,
+    private readonly credentials: Credentials,
     private readonly options: SmbPoolOptions,
   ) {}
-
-  get idle(): boolean {
-    return this.inFlight === 0;
-  }
 
   private connect(): Promise<Live> {
     if (!this.live) {
@@ -84,33 +80,12 @@ export class Endpoint {
     return tree;
   }
 
-  /** Local TCP port of the current connection (undefined when not connected). */
   async localPort(): Promise<number | undefined> {
     return this.live ? (await this.live).connection.localPort : undefined;
   }
 
-  /**
-   * Runs an operation on the share's tree. Idempotent operations are retried once on a fresh connection when
-   * the connection failed underneath them.
-   */
-  async run<T>(share: string, idempotent: boolean, op: (tree: Tree) => Promise<T>): Promise<T> {
-    this.inFlight++;
-    this.lastUsed = Date.now();
-    try {
-      try {
-        return await this.attempt(share, op);
-      } catch (err) {
-        if (!idempotent || !isConnectionFailure(err)) throw err;
-        return await this.attempt(share, op);
-      }
-    } finally {
-      this.inFlight--;
-      this.lastUsed = Date.now();
-    }
-  }
-
   /** One try; a connection-level failure drops that connection (not a newer one) so the next try reconnects. */
-  private async attempt<T>(share: string, op: (tree: Tree) => Promise<T>): Promise<T> {
+  async attempt<T>(share: string, op: (tree: Tree) => Promise<T>): Promise<T> {
     const live = this.connect();
     try {
       return await op(await this.tree(share, await live));
@@ -135,6 +110,60 @@ export class Endpoint {
       // the connection may already be gone; closing below is what matters
     }
     l.connection.close();
+  }
+}
+
+/**
+ * The connections to one server for one set of credentials. Operations are spread round-robin over
+ * `connectionsPerServer` channels (one smbd process serves each connection).
+ */
+export class Endpoint {
+  private readonly channels: Channel[];
+  private nextChannel = 0;
+  private inFlight = 0;
+  lastUsed = Date.now();
+
+  constructor(
+    readonly server: SmbServer,
+    readonly credentials: Credentials,
+    options: SmbPoolOptions,
+  ) {
+    const count = Math.max(1, Math.floor(options.connectionsPerServer ?? 1));
+    this.channels = Array.from({ length: count }, () => new Channel(server, credentials, options));
+  }
+
+  get idle(): boolean {
+    return this.inFlight === 0;
+  }
+
+  /** Local TCP port of the first channel's connection (undefined when not connected). */
+  localPort(): Promise<number | undefined> {
+    return this.channels[0]!.localPort();
+  }
+
+  /**
+   * Runs an operation on the share's tree. Idempotent operations are retried once on a fresh connection when
+   * the connection failed underneath them.
+   */
+  async run<T>(share: string, idempotent: boolean, op: (tree: Tree) => Promise<T>): Promise<T> {
+    const channel = this.channels[this.nextChannel++ % this.channels.length]!;
+    this.inFlight++;
+    this.lastUsed = Date.now();
+    try {
+      try {
+        return await channel.attempt(share, op);
+      } catch (err) {
+        if (!idempotent || !isConnectionFailure(err)) throw err;
+        return await channel.attempt(share, op);
+      }
+    } finally {
+      this.inFlight--;
+      this.lastUsed = Date.now();
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.channels.map((c) => c.close()));
   }
 }
 

@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -237,6 +238,20 @@ describe('connection pool', () => {
       await new Promise((r) => setTimeout(r, 1500));
       assert.equal(client.pool.size, 0);
       assert.equal((await a.stat('')).isDirectory, true, 'an evicted share reconnects on use');
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('connectionsPerServer spreads operations over several connections', async () => {
+    const client = new SmbClient(new SmbPool({ connectionsPerServer: 3 }));
+    try {
+      const share = shareFor(client, env.admin);
+      const listings = await Promise.all(Array.from({ length: 12 }, () => share.readdir('')));
+      assert.ok(listings.every((l) => l.some((e) => e.name === 'Aushang.txt')));
+      const sockets = execFileSync('ss', ['-tnpH', 'state', 'established', `( dport = :${env.smb.port} )`], { encoding: 'utf8' });
+      const ours = sockets.split('\n').filter((l) => l.includes(`pid=${process.pid},`));
+      assert.equal(ours.length, 3, sockets);
     } finally {
       await client.close();
     }
