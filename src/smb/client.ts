@@ -20,7 +20,7 @@ import {
   type CreateParams,
   type FileTimes,
 } from './messages.js';
-import { FileHandle, chunkSize, listDirectory, queryAllInfo, querySecurity, readWholeFile, setInfoByPath } from './open.js';
+import { FileHandle, listDirectory, queryAllInfo, querySecurity, readWholeFile, setInfoByPath } from './open.js';
 import { joinPath, normalizePath, splitPath, toSmbPath } from './paths.js';
 import { SmbPool, type Endpoint, type SmbServer } from './pool.js';
 import type { SecurityDescriptor } from './security-descriptor.js';
@@ -182,7 +182,7 @@ export class SmbShare {
     const target = toSmbPath(joinPath(dir, base));
     const temp = toSmbPath(joinPath(dir, `.${base}.~${randomBytes(6).toString('hex')}.tmp`));
     return this.modify(async (tree) => {
-      const first = content.subarray(0, chunkSize(tree.session.connection.maxWriteSize));
+      const first = content.subarray(0, tree.session.connection.maxWriteSize);
       const responses = await tree.compound([
         createRequest({
           name: temp,

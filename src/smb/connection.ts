@@ -82,6 +82,10 @@ export const commandName = (c: number): string => COMMAND_NAMES.get(c) ?? `comma
 
 /** Credits the client tries to keep available so that many requests can be in flight. */
 const CREDIT_TARGET = 512;
+/** Largest READ/WRITE/QUERY payload we use (16 credits); bigger transfers are split. */
+const MAX_IO_SIZE = 1024 * 1024;
+/** Responses can never legitimately be larger than one payload plus headers and a small compound. */
+const MAX_RESPONSE_FRAME = MAX_IO_SIZE + 64 * 1024;
 
 export function assertStatus(res: SmbResponse, what: string, ok: readonly number[] = []): void {
   const s = res.header.status;
@@ -107,7 +111,7 @@ export class Connection {
   private readonly sessions = new Map<bigint, SessionCrypto>();
   private nextMessageId = 0n;
   private credits = 1;
-  private creditWaiters: { charge: number; resolve(): void; reject(e: Error): void }[] = [];
+  private creditWaiters: { charge: number; resolve(): void; reject(e: Error): void; timer: NodeJS.Timeout }[] = [];
   private closeError: Error | null = null;
   private readonly closeListeners: ((e: Error) => void)[] = [];
 
@@ -169,10 +173,11 @@ export class Connection {
     this.serverSecurityMode = neg.securityMode;
     this.serverCapabilities = neg.capabilities;
     const largeMtu = this.dialect >= Dialect.SMB210 && (neg.capabilities & Capabilities.LARGE_MTU) !== 0;
-    const cap = (n: number): number => Math.max(4096, Math.min(n, largeMtu ? 8 * 1024 * 1024 : 65536));
+    const cap = (n: number): number => Math.max(4096, Math.min(n, largeMtu ? MAX_IO_SIZE : 65536));
     this.maxReadSize = cap(neg.maxReadSize);
     this.maxWriteSize = cap(neg.maxWriteSize);
     this.maxTransactSize = cap(neg.maxTransactSize);
+    this.transport!.maxFrameSize = MAX_RESPONSE_FRAME;
     if (this.dialect === Dialect.SMB311) {
       hash.update(res.raw);
       this.preauth = hash;
@@ -193,13 +198,26 @@ export class Connection {
       this.credits -= charge;
       return Promise.resolve();
     }
-    return new Promise((resolve, reject) => this.creditWaiters.push({ charge, resolve, reject }));
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        charge,
+        resolve,
+        reject,
+        // A server that stops granting credits must not stall callers forever.
+        timer: setTimeout(() => {
+          this.creditWaiters.splice(this.creditWaiters.indexOf(waiter), 1);
+          reject(new SmbTimeoutError(`no SMB credits granted within ${this.requestTimeoutMs} ms`));
+        }, this.requestTimeoutMs),
+      };
+      this.creditWaiters.push(waiter);
+    });
   }
 
   private grantCredits(n: number): void {
     this.credits += n;
     while (this.creditWaiters.length > 0 && this.credits >= this.creditWaiters[0]!.charge) {
       const w = this.creditWaiters.shift()!;
+      clearTimeout(w.timer);
       this.credits -= w.charge;
       w.resolve();
     }
@@ -293,7 +311,10 @@ export class Connection {
     if (this.closeError) return;
     this.closeError = error;
     for (const id of [...this.pending.keys()]) this.failPending(id, error);
-    for (const w of this.creditWaiters.splice(0)) w.reject(error);
+    for (const w of this.creditWaiters.splice(0)) {
+      clearTimeout(w.timer);
+      w.reject(error);
+    }
     for (const l of this.closeListeners.splice(0)) l(error);
   }
 

@@ -42,15 +42,9 @@ import { parseSecurityDescriptor, type SecurityDescriptor } from './security-des
 import type { Tree } from './tree.js';
 import { WireReader } from './wire.js';
 
-/** Largest single READ/WRITE/QUERY we issue: 1 MiB (16 credits). */
-const MAX_CHUNK = 1024 * 1024;
 /** Output buffer for QUERY_DIRECTORY and QUERY_INFO; one credit. */
 const QUERY_BUFFER = 65536;
 const SECURITY_ALL = SecurityInformation.OWNER | SecurityInformation.GROUP | SecurityInformation.DACL;
-
-export function chunkSize(limit: number): number {
-  return Math.min(limit, MAX_CHUNK);
-}
 
 /** Runs `count` jobs with at most `limit` in flight, preserving result order. */
 async function inParallel<T>(count: number, limit: number, job: (i: number) => Promise<T>): Promise<T[]> {
@@ -95,14 +89,14 @@ export class FileHandle {
 
   /** Reads [offset, offset + length) with parallel chunked READs. */
   async read(offset: number, length: number): Promise<Buffer> {
-    const chunk = chunkSize(this.tree.session.connection.maxReadSize);
+    const chunk = this.tree.session.connection.maxReadSize;
     const count = Math.ceil(length / chunk);
     const parts = await inParallel(count, 16, (i) => this.readChunk(offset + i * chunk, Math.min(chunk, length - i * chunk)));
     return Buffer.concat(parts);
   }
 
   async write(offset: number, data: Buffer): Promise<void> {
-    const chunk = chunkSize(this.tree.session.connection.maxWriteSize);
+    const chunk = this.tree.session.connection.maxWriteSize;
     const count = Math.ceil(data.length / chunk);
     await inParallel(count, 16, async (i) => {
       const part = data.subarray(i * chunk, (i + 1) * chunk);

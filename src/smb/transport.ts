@@ -10,6 +10,8 @@ export const MAX_FRAME_SIZE = 0xffffff;
 export class FrameDecoder {
   private chunks: Buffer[] = [];
   private buffered = 0;
+  /** Frames announcing more than this are rejected before they are buffered. */
+  maxFrameSize = MAX_FRAME_SIZE;
 
   /** Feeds bytes from the socket; returns the complete frames. Throws on a malformed frame prefix. */
   push(chunk: Buffer): Buffer[] {
@@ -21,6 +23,7 @@ export class FrameDecoder {
       if (head[0] !== 0) throw new SmbProtocolError(`bad Direct TCP frame prefix 0x${head[0]!.toString(16)}`);
       const length = head.readUIntBE(1, 3);
       if (length < 4) throw new SmbProtocolError(`Direct TCP frame of ${length} bytes is too short`);
+      if (length > this.maxFrameSize) throw new SmbProtocolError(`Direct TCP frame of ${length} bytes exceeds the ${this.maxFrameSize} byte limit`);
       if (this.buffered < 4 + length) break;
       this.take(4);
       frames.push(this.take(length));
@@ -110,6 +113,10 @@ export class Transport {
 
   get isClosed(): boolean {
     return this.closed;
+  }
+
+  set maxFrameSize(n: number) {
+    this.decoder.maxFrameSize = n;
   }
 
   /** Local TCP port, used to find the server-side process of this connection. */

@@ -161,3 +161,19 @@ test('300 mutated responses: every request settles with a response or an SmbErro
   }
   conn?.close();
 });
+
+test('a server that stops granting credits makes waiting requests time out instead of hang', async () => {
+  const conn = await peer((req, socket) => send(socket, echoResponse(req, 0)));
+  try {
+    const results = await Promise.allSettled(Array.from({ length: 70 }, () => conn.request(echo)));
+    assert.equal(results.filter((r) => r.status === 'fulfilled').length, 64, 'the 64 credits of NEGOTIATE');
+    for (const r of results) if (r.status === 'rejected') assert.equal((r.reason as SmbError).code, 'TIMEOUT');
+  } finally {
+    conn.close();
+  }
+});
+
+test('a frame larger than any legitimate response is refused before it is buffered', async () => {
+  const conn = await peer((_req, socket) => socket.write(Buffer.from([0, 0x20, 0, 0])));
+  await assert.rejects(conn.request(echo), { code: 'PROTOCOL_ERROR' });
+});

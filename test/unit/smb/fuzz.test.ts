@@ -114,4 +114,7 @@ test('the frame decoder reassembles frames split at every byte boundary', () => 
     assert.deepEqual(out, frames);
   }
   assert.throws(() => new FrameDecoder().push(Buffer.from([0x85, 0, 0, 0])), { code: 'PROTOCOL_ERROR' });
+  const limited = new FrameDecoder();
+  limited.maxFrameSize = 1000;
+  assert.throws(() => limited.push(Buffer.from([0, 0, 0x03, 0xe9])), { code: 'PROTOCOL_ERROR' }, 'oversized before buffering');
 });
