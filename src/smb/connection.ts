@@ -72,6 +72,8 @@ interface Pending {
   command: number;
   /** Sent encrypted: the response must come encrypted too (no downgrade). */
   encrypted: boolean;
+  /** SessionId of the request; its keys verify the response whatever the response header claims. */
+  sessionId: bigint;
   resolve(r: SmbResponse): void;
   reject(e: Error): void;
   timer: NodeJS.Timeout;
@@ -243,6 +245,7 @@ export class Connection {
     const sessionId = session?.sessionId ?? ctx.sessionId ?? 0n;
     const encrypt = !!session && (ctx.encrypt || session.encryptData);
     if (encrypt && (!session.encryptionKey || !this.cipher)) {
+      this.grantCredits(total);
       throw new SmbError('NOT_SUPPORTED', 'encryption is required but no cipher was negotiated');
     }
     const sign = !encrypt && !!session?.signingKey;
@@ -280,7 +283,7 @@ export class Connection {
             this.pending.delete(id);
             reject(new SmbTimeoutError(`${commandName(reqs[i]!.command)} timed out after ${this.requestTimeoutMs} ms`));
           }, this.requestTimeoutMs);
-          this.pending.set(id, { command: reqs[i]!.command, encrypted: encrypt, resolve, reject, timer });
+          this.pending.set(id, { command: reqs[i]!.command, encrypted: encrypt, sessionId, resolve, reject, timer });
         }),
     );
     try {
@@ -350,11 +353,14 @@ export class Connection {
         this.failPending(header.messageId, new SmbProtocolError(`response to ${commandName(p.command)} carries ${commandName(header.command)}`));
         continue;
       }
-      const problem = decrypted
-        ? null
-        : p.encrypted
-          ? new SmbProtocolError(`${commandName(header.command)} was sent encrypted but answered in plain text`)
-          : this.signatureProblem(header, raw);
+      const problem =
+        p.sessionId !== 0n && header.sessionId !== p.sessionId
+          ? new SmbProtocolError(`${commandName(header.command)} response names another session`)
+          : decrypted
+            ? null
+            : p.encrypted
+              ? new SmbProtocolError(`${commandName(header.command)} was sent encrypted but answered in plain text`)
+              : this.signatureProblem(p.sessionId, header, raw);
       if (problem) {
         this.failPending(header.messageId, problem);
         continue;
@@ -369,8 +375,8 @@ export class Connection {
    * A response of a signed session must carry a valid signature; unsigned error statuses are tolerated because
    * servers answer e.g. a failed logon before a session key exists.
    */
-  private signatureProblem(header: Smb2Header, raw: Buffer): SmbError | null {
-    const s = this.sessions.get(header.sessionId);
+  private signatureProblem(sessionId: bigint, header: Smb2Header, raw: Buffer): SmbError | null {
+    const s = this.sessions.get(sessionId);
     if (!s?.signingKey) return null;
     if (header.flags & HeaderFlags.SIGNED) {
       if (verifySignature(this.dialect, s.signingKey, raw)) return null;

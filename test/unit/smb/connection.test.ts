@@ -97,11 +97,12 @@ test('credits: never more requests outstanding than granted; multi-credit READs 
   }
 });
 
-test('signed sessions: a wrong or missing signature is SIGNATURE_MISMATCH, a correct one passes', async () => {
+test('signed sessions: a wrong or missing signature is SIGNATURE_MISMATCH, a correct one passes, another session id is refused', async () => {
   const key = Buffer.alloc(16, 9);
-  let mode: 'good' | 'bad' | 'unsigned' = 'good';
+  let mode: 'good' | 'bad' | 'unsigned' | 'sessionless' = 'good';
   const conn = await peer((req, socket) => {
-    const res = echoResponse(req, 1, mode === 'unsigned' ? 0 : 0x8);
+    const res = echoResponse(req, 1, mode === 'unsigned' || mode === 'sessionless' ? 0 : 0x8);
+    if (mode === 'sessionless') res.writeBigUInt64LE(0n, 40); // a session without keys must not dodge the check
     if (mode !== 'unsigned') signMessage(Dialect.SMB311, key, res);
     if (mode === 'bad') res[60] ^= 1;
     send(socket, res);
@@ -113,6 +114,8 @@ test('signed sessions: a wrong or missing signature is SIGNATURE_MISMATCH, a cor
     await assert.rejects(conn.request(echo, { session: session(key) }), { code: 'SIGNATURE_MISMATCH' });
     mode = 'unsigned';
     await assert.rejects(conn.request(echo, { session: session(key) }), { code: 'SIGNATURE_MISMATCH' });
+    mode = 'sessionless';
+    await assert.rejects(conn.request(echo, { session: session(key) }), { code: 'PROTOCOL_ERROR' });
   } finally {
     conn.close();
   }
