@@ -1,6 +1,67 @@
-// The ldap-resolver actor: turns directory group names into SIDs, off the
-// request thread.
+// The ldap-resolver actor: works out who a wiki caller is (LDAPS bind, group
+// names to SIDs, the SID set and visible shares a search filters with) off the
+// request thread, and owns the per-share wiki visibility settings.
+import type { Logger } from 'pino';
 import type { Config } from '../../src/config/index.js';
+import { createLdapClientFactory, LdapConfigError } from '../../src/ldap/connection.js';
+import { Directory } from '../../src/ldap/directory.js';
+import type { LdapResolverProtocol } from '../../src/messages/ldap-resolver.js';
 import { runActor } from '../../src/runtime/actor.js';
+import { ViewerResolver } from '../../src/wiki/viewer.js';
+import { VisibilityFile } from '../../src/wiki/visibility-file.js';
+import { WikiVisibilitySettings } from '../../src/wiki/visibility.js';
 
-runActor<Config>(async () => ({}));
+/** A verified wiki login is trusted this long (at most `ldap.cache_ttl`). */
+const LOGIN_TTL_MS = 60_000;
+
+/**
+ * The directory for wiki callers: user binds, and group lookups as the indexer account. Null (every caller sees
+ * nothing) without `ldap.base_dn`, without the indexer password (wiki off) or with an unusable `ldap` block.
+ */
+function wikiDirectory(config: Config, indexerPassword: string | undefined, log: Logger): Directory | null {
+  const { ldap } = config;
+  if (indexerPassword === undefined) return null;
+  if (ldap.base_dn === undefined) {
+    log.warn('ldap.base_dn is not set: group SIDs cannot be resolved, so wiki search returns no hits');
+    return null;
+  }
+  try {
+    const connect = createLdapClientFactory({
+      url: ldap.url,
+      tls: { caFile: ldap.tls.ca_file, serverName: ldap.tls.server_name, rejectUnauthorized: ldap.tls.reject_unauthorized },
+      timeoutMs: ldap.timeout,
+    });
+    const serviceAccount = { user: config.smb.indexer_service_account.user, password: indexerPassword };
+    return new Directory(connect, { baseDn: ldap.base_dn, serviceAccount });
+  } catch (err) {
+    if (!(err instanceof LdapConfigError)) throw err;
+    log.error(`wiki callers cannot be resolved, so wiki search returns no hits: ${err.message}`);
+    return null;
+  }
+}
+
+runActor<Config>(async (ctx) => {
+  const { config, log } = ctx;
+  const visibility = await WikiVisibilitySettings.open(
+    new VisibilityFile(config.storage.data_dir),
+    config.smb.shares.map((share) => share.name),
+  );
+  const directory = wikiDirectory(config, ctx.secrets.indexerPassword, log);
+  const viewers = new ViewerResolver({
+    directory,
+    visibleShares: (groups) => visibility.visibleShares(groups),
+    loginTtlMs: Math.min(LOGIN_TTL_MS, config.ldap.cache_ttl),
+    groupTtlMs: config.ldap.cache_ttl,
+    negativeGroupTtlMs: config.ldap.negative_cache_ttl,
+  });
+
+  const handlers: LdapResolverProtocol = {
+    viewer: (query) => viewers.resolve(query),
+    listVisibility: async () => visibility.list(),
+    setVisibility: (share, settings) => visibility.set(share, settings),
+  };
+  return {
+    handlers,
+    health: () => ({ resolvesViewers: directory !== null, ...viewers.stats }),
+  };
+});

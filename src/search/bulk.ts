@@ -61,7 +61,7 @@ export function countBulkItems(response: estypes.BulkResponse): BulkItemCounts {
 
 export interface BulkIndexerOptions {
   client: Client;
-  /** Alias (or index) written to; default `wiki-md`. */
+  /** Alias written to (it must exist: writes require an alias); default `wiki-md`. */
   index?: string;
   /** Operations per batch; default 500. */
   maxOperations?: number;
@@ -168,6 +168,9 @@ export class BulkIndexer {
         index: this.index,
         operations: bulkRequestLines(batch),
         refresh: this.refresh,
+        // Writes go through the alias; should it be missing (a wiped cluster), Elasticsearch must reject them
+        // instead of auto-creating a concrete index under the alias name.
+        require_alias: true,
       });
       const counts = countBulkItems(response);
       this.counters.upserted += counts.upserted;

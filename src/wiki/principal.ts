@@ -113,3 +113,15 @@ export function userSidSet(principal: ResolvedPrincipal): string[] {
   if (principal.userSid) sids.unshift(principal.userSid);
   return [...new Set(sids)];
 }
+
+/** Relative id of `Domain Users`, the primary group of every domain account. */
+const DOMAIN_USERS_RID = 513;
+
+/**
+ * `Domain Users` of the user's own domain (`S-1-5-21-a-b-c-1105` → `S-1-5-21-a-b-c-513`); null for a SID that is
+ * not a domain account's.
+ */
+export function domainUsersSid(userSid: string): string | null {
+  const match = /^(S-1-5-21(?:-\d+){3})-\d+$/.exec(userSid);
+  return match ? `${match[1]}-${DOMAIN_USERS_RID}` : null;
+}

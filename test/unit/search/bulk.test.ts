@@ -49,6 +49,7 @@ describe('BulkIndexer', () => {
     await writer.flush();
     assert.equal(calls.length, 1);
     assert.equal(calls[0]!.index, 'test-alias');
+    assert.equal((calls[0] as { require_alias?: boolean }).require_alias, true, 'never auto-creates an index under the alias name');
     assert.deepEqual(calls[0]!.operations, [
       { index: { _id: 'a' } },
       { title: 'second' },

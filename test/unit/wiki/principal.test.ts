@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AUTHENTICATED_USERS_SID, EVERYONE_SID } from '../../../src/wiki/acl.js';
-import { GroupsHeaderError, parseServiceGroupsHeader, userSidSet, type GroupsHeaderProblem } from '../../../src/wiki/principal.js';
+import {
+  domainUsersSid,
+  GroupsHeaderError,
+  parseServiceGroupsHeader,
+  userSidSet,
+  type GroupsHeaderProblem,
+} from '../../../src/wiki/principal.js';
 
 function problemOf(value: string, limits?: { maxGroups: number; maxNameLength: number }): GroupsHeaderProblem {
   try {
@@ -80,5 +86,17 @@ describe('userSidSet', () => {
 
   it('is empty when no group resolved, even with a user SID (fail-closed)', () => {
     assert.deepEqual(userSidSet({ userSid: user, groupSids: [] }), []);
+  });
+});
+
+describe('domainUsersSid', () => {
+  it('is RID 513 of the account\'s own domain', () => {
+    assert.equal(domainUsersSid('S-1-5-21-1004336348-1177238915-682003330-1105'), 'S-1-5-21-1004336348-1177238915-682003330-513');
+  });
+
+  it('is null for SIDs that are not domain accounts', () => {
+    assert.equal(domainUsersSid('S-1-5-18'), null);
+    assert.equal(domainUsersSid('S-1-5-32-544'), null);
+    assert.equal(domainUsersSid('S-1-5-21-1-2-1105'), null);
   });
 });

@@ -1,0 +1,102 @@
+// The wiki endpoints: POST /wiki/search, GET /wiki/roots, GET /wiki/pages.
+// Every call needs basic credentials; the ldap-resolver turns them and the
+// X-Service-Groups header into the SID set and visible shares (without a
+// header, or with no resolvable group, that set is empty: no hits, never an
+// error). Elasticsearch is queried from this thread (async I/O); when it is
+// down the answer is empty with "degraded": true. With
+// `elasticsearch.enabled: false` every wiki endpoint answers 404 and no
+// Elasticsearch client is created.
+import type { Logger } from 'pino';
+import { BASIC_CHALLENGE } from '../../../src/auth/http.js';
+import { parseBasicAuth, type BasicCredentials } from '../../../src/auth/basic.js';
+import type { Config } from '../../../src/config/index.js';
+import type { HttpExchange } from '../../../src/http/exchange.js';
+import { HttpError } from '../../../src/http/http-error.js';
+import type { RouteHandler, Router } from '../../../src/http/router.js';
+import type { LdapResolverProtocol } from '../../../src/messages/ldap-resolver.js';
+import type { Remote } from '../../../src/runtime/rpc.js';
+import { createSearchClient } from '../../../src/search/client.js';
+import { checkFolder, parseSearchRequest, SearchRequestError, type Viewer } from '../../../src/search/query.js';
+import { WikiSearch } from '../../../src/search/search.js';
+import { checkJsonObjectBody } from '../../../src/webhooks/body.js';
+import { unavailableAs503 } from '../../../src/webhooks/errors.js';
+
+export interface WikiRouteDeps {
+  readonly config: Pick<Config, 'elasticsearch'>;
+  readonly resolver: Remote<LdapResolverProtocol>;
+  readonly log: Logger;
+}
+
+/** A search request is a few hundred bytes; this leaves room without inviting large bodies. */
+const SEARCH_BODY_LIMIT = 16 * 1024;
+const NO_STORE = { 'cache-control': 'no-store' };
+const PATHS = { search: '/wiki/search', roots: '/wiki/roots', pages: '/wiki/pages' } as const;
+
+export function registerWikiRoutes(router: Router, deps: WikiRouteDeps): void {
+  if (!deps.config.elasticsearch.enabled) {
+    const off: RouteHandler = () => {
+      throw new HttpError(404, 'wiki_disabled', 'the wiki is turned off on this host (elasticsearch.enabled is false in config.yml)');
+    };
+    router.add('POST', PATHS.search, off, { bodyLimit: SEARCH_BODY_LIMIT });
+    router.add('GET', PATHS.roots, off);
+    router.add('GET', PATHS.pages, off);
+    return;
+  }
+  const search = new WikiSearch({ client: createSearchClient(deps.config.elasticsearch.url), log: deps.log });
+
+  /** Who is asking; 401 without valid credentials, 400 for a malformed groups header, 503 without a directory. */
+  const viewerOf = async (credentials: BasicCredentials, ex: HttpExchange): Promise<Viewer> => {
+    const answer = await deps.resolver.viewer({ ...credentials, groupsHeader: ex.headers['x-service-groups'] });
+    if (!answer.ok) throw new HttpError(answer.status, answer.error, answer.message, challengeFor(answer.status));
+    return { sids: answer.sids, shares: answer.shares };
+  };
+
+  router.add('POST', PATHS.search, wikiCall(async (ex, credentials) => {
+    const body = checkJsonObjectBody(ex.headers['content-type'], await ex.readBody());
+    if (!body.ok) throw body.error;
+    const request = validated(() => parseSearchRequest(body.object));
+    ex.json(200, await search.search(request, await viewerOf(credentials, ex)), NO_STORE);
+  }), { bodyLimit: SEARCH_BODY_LIMIT });
+
+  router.add('GET', PATHS.roots, wikiCall(async (ex, credentials) => {
+    ex.json(200, await search.listRoots(await viewerOf(credentials, ex)), NO_STORE);
+  }));
+
+  router.add('GET', PATHS.pages, wikiCall(async (ex, credentials) => {
+    const share = ex.query.get('share');
+    if (share === null || share.trim() === '') throw new HttpError(400, 'invalid_request', 'share: is required');
+    const folder = ex.query.get('folder') ?? '';
+    validated(() => checkFolder(folder));
+    ex.json(200, await search.listPages(share, folder, await viewerOf(credentials, ex)), NO_STORE);
+  }));
+}
+
+/** Basic credentials first (401 with a challenge before anything else), then the call; a down actor is a 503. */
+function wikiCall(work: (ex: HttpExchange, credentials: BasicCredentials) => Promise<void>): RouteHandler {
+  return async (ex) => {
+    const credentials = parseBasicAuth(ex.headers['authorization']);
+    if (!credentials.ok) {
+      const status = credentials.error === 'malformed' ? 400 : 401;
+      throw new HttpError(status, status === 400 ? 'bad_credentials_format' : 'credentials_required', credentials.message, challengeFor(status));
+    }
+    try {
+      await work(ex, credentials);
+    } catch (err) {
+      throw unavailableAs503(err);
+    }
+  };
+}
+
+function challengeFor(status: number): Record<string, string> {
+  return status === 401 ? { 'www-authenticate': BASIC_CHALLENGE } : {};
+}
+
+/** Runs a validation; a SearchRequestError becomes a 400 whose message starts with the field's name. */
+function validated<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (err) {
+    if (err instanceof SearchRequestError) throw new HttpError(400, 'invalid_request', err.message);
+    throw err;
+  }
+}

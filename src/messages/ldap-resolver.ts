@@ -1,0 +1,42 @@
+// What the http-front asks the ldap-resolver, declared once for both ends:
+// who a wiki caller is (the SID set and shares a search filters with) and the
+// per-share wiki visibility that global admins manage.
+
+/** A wiki request's identity as it arrived: basic credentials and the raw `X-Service-Groups` header. */
+export interface ViewerQuery {
+  user: string;
+  password: string;
+  /** The header value; undefined when the request had none. */
+  groupsHeader: string | undefined;
+}
+
+export type ViewerAnswer =
+  | {
+      ok: true;
+      /** The authenticated user's SID; null when it could not be looked up (no `ldap.base_dn`). */
+      userSid: string | null;
+      /** What `acl_allow` / `acl_deny` are matched with; empty = the caller sees nothing. */
+      sids: string[];
+      /** Configured shares whose wiki this caller may see (active, access groups met). */
+      shares: string[];
+    }
+  | { ok: false; status: 400 | 401 | 503; error: string; message: string };
+
+/** The second permission stage of one share's wiki (spec §5): is it on, and for whom. */
+export interface WikiVisibility {
+  active: boolean;
+  /** Directory group names; empty = every user. */
+  access_groups: string[];
+}
+
+export interface ShareVisibility extends WikiVisibility {
+  share: string;
+}
+
+export interface LdapResolverProtocol {
+  viewer(query: ViewerQuery): Promise<ViewerAnswer>;
+  /** Every configured share with its settings (defaults filled in), in config order. */
+  listVisibility(): Promise<ShareVisibility[]>;
+  /** Stores the settings durably; null when `share` is not a configured share. */
+  setVisibility(share: string, settings: WikiVisibility): Promise<ShareVisibility | null>;
+}

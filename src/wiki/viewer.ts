@@ -1,0 +1,170 @@
+/**
+ * Who a wiki caller is, as the search filter needs it: the SID set matched with `acl_allow` / `acl_deny` and the
+ * shares whose wiki the caller may see. Runs in the ldap-resolver actor, off the request thread.
+ *
+ * Steps (fail-closed: whenever something is missing the SID set is empty and every search finds nothing):
+ *  1. `X-Service-Groups` is parsed (principal.ts; a malformed header is a 400).
+ *  2. The basic credentials are verified by an LDAPS bind as the user (Directory.authenticateUser), which also
+ *     yields the user's SID and `tokenGroups` (transitive membership). Successful logins are cached for a short
+ *     time under an HMAC of user name and password, never under the password itself.
+ *  3. The header's group names are resolved to SIDs (cached; unknown names for a shorter time). During a
+ *     directory outage cached names keep resolving and uncached ones resolve to nothing.
+ *  4. Identity decision: the token from the authenticated bind is authoritative. A header group counts only when
+ *     its SID is in the user's `tokenGroups` — the header may narrow the user's groups, never widen them. When at
+ *     least one header group counts, the user's `Domain Users` membership (the primary group, which AD lists in
+ *     `tokenGroups` but which group lists sent by other systems usually omit) is added as well, because NT ACLs
+ *     grant by it (the testbed's share root does) and SMB itself would grant the user access through it.
+ *  5. SID set = user SID + counted group SIDs (+ Domain Users) + Everyone + Authenticated Users (userSidSet);
+ *     shares = configured shares with an active wiki whose access groups (if any) include a counted group.
+ * Without `ldap.base_dn` nothing can be resolved: the answer is the empty set, never an error.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import type { ViewerAnswer, ViewerQuery } from '../messages/ldap-resolver.js';
+import { DirectoryError } from '../ldap/connection.js';
+import type { UserAuthenticator } from '../ldap/directory.js';
+import { CachedGroupSidResolver, type GroupSidResolver } from '../ldap/group-sid-cache.js';
+import { domainUsersSid, GroupsHeaderError, parseServiceGroupsHeader, userSidSet } from './principal.js';
+
+/** A verified login as far as the wiki needs it. */
+interface Identity {
+  sid: string;
+  tokenGroupSids: ReadonlySet<string>;
+}
+
+export interface ViewerResolverOptions {
+  /** The directory; null when the wiki cannot resolve anyone (no `ldap.base_dn`): every answer is then empty. */
+  directory: (UserAuthenticator & GroupSidResolver) | null;
+  /** The shares a caller in these (counted) groups may see; see WikiVisibilitySettings.visibleShares. */
+  visibleShares(groupNames: readonly string[]): string[];
+  /** How long a verified login is reused without asking the directory. */
+  loginTtlMs: number;
+  /** `ldap.cache_ttl`: resolved group names. */
+  groupTtlMs: number;
+  /** `ldap.negative_cache_ttl`: unknown group names. */
+  negativeGroupTtlMs: number;
+  /** After a failed directory call, uncached group names fail at once for this long instead of waiting on timeouts. */
+  outageCooldownMs?: number;
+  now?: () => number;
+}
+
+export interface ViewerStats {
+  logins: number;
+  cachedLogins: number;
+  rejectedLogins: number;
+  directoryErrors: number;
+}
+
+const DEFAULT_OUTAGE_COOLDOWN_MS = 5_000;
+
+export class ViewerResolver {
+  private readonly secret = randomBytes(32);
+  private readonly logins: LRUCache<string, Identity>;
+  private readonly groups: CachedGroupSidResolver | null;
+  private readonly now: () => number;
+  private readonly cooldownMs: number;
+  private directoryDownUntil = 0;
+  private readonly counters: ViewerStats = { logins: 0, cachedLogins: 0, rejectedLogins: 0, directoryErrors: 0 };
+
+  constructor(private readonly options: ViewerResolverOptions) {
+    this.now = options.now ?? Date.now;
+    this.cooldownMs = options.outageCooldownMs ?? DEFAULT_OUTAGE_COOLDOWN_MS;
+    this.logins = new LRUCache({ max: 10_000, ttl: options.loginTtlMs, perf: { now: this.now }, ttlResolution: 0 });
+    const directory = options.directory;
+    this.groups = directory === null ? null : new CachedGroupSidResolver(
+      { resolveGroupSids: (names) => this.askDirectory(() => directory.resolveGroupSids(names)) },
+      { ttlMs: options.groupTtlMs, negativeTtlMs: options.negativeGroupTtlMs, now: this.now },
+    );
+  }
+
+  get stats(): Readonly<ViewerStats> {
+    return { ...this.counters };
+  }
+
+  async resolve(query: ViewerQuery): Promise<ViewerAnswer> {
+    let names: string[];
+    try {
+      names = parseServiceGroupsHeader(query.groupsHeader);
+    } catch (error) {
+      if (error instanceof GroupsHeaderError) return { ok: false, status: 400, error: 'bad_groups_header', message: error.message };
+      throw error;
+    }
+    if (this.options.directory === null || this.groups === null) return { ok: true, userSid: null, sids: [], shares: [] };
+
+    let identity: Identity;
+    try {
+      identity = await this.login(this.options.directory, query.user, query.password);
+    } catch (error) {
+      if (!(error instanceof DirectoryError)) throw error;
+      if (error.kind === 'invalid_credentials') {
+        this.counters.rejectedLogins++;
+        return { ok: false, status: 401, error: 'invalid_credentials', message: 'invalid user name or password' };
+      }
+      return {
+        ok: false,
+        status: 503,
+        error: 'directory_unavailable',
+        message: 'the directory service (LDAP) is unavailable, so the credentials cannot be checked; try again later',
+      };
+    }
+
+    const resolved = await this.resolveGroups(this.groups, names);
+    const counted = [...resolved].filter(([, sid]) => identity.tokenGroupSids.has(sid));
+    const groupSids = counted.map(([, sid]) => sid);
+    const domainUsers = domainUsersSid(identity.sid);
+    if (groupSids.length > 0 && domainUsers !== null && identity.tokenGroupSids.has(domainUsers)) groupSids.push(domainUsers);
+    const sids = userSidSet({ userSid: identity.sid, groupSids });
+    const shares = sids.length === 0 ? [] : this.options.visibleShares(counted.map(([name]) => name));
+    return { ok: true, userSid: identity.sid, sids, shares };
+  }
+
+  private async login(directory: UserAuthenticator, user: string, password: string): Promise<Identity> {
+    // The length prefix keeps ("a:b", "c") and ("a", "b:c") apart.
+    const key = createHmac('sha256', this.secret).update(`${user.length}:${user}:${password}`, 'utf8').digest('base64url');
+    const cached = this.logins.get(key);
+    if (cached !== undefined) {
+      this.counters.cachedLogins++;
+      return cached;
+    }
+    const account = await directory.authenticateUser(user, password).catch((error: unknown) => {
+      if (error instanceof DirectoryError && error.kind === 'directory_unavailable') this.counters.directoryErrors++;
+      throw error;
+    });
+    const identity: Identity = { sid: account.sid, tokenGroupSids: new Set(account.groupSids) };
+    this.logins.set(key, identity);
+    this.counters.logins++;
+    return identity;
+  }
+
+  /** Group name → SID; during an outage only what the cache already knows. */
+  private async resolveGroups(groups: GroupSidResolver, names: readonly string[]): Promise<Map<string, string>> {
+    try {
+      return await groups.resolveGroupSids(names);
+    } catch (error) {
+      if (!(error instanceof DirectoryError)) throw error;
+      // One name at a time, so that cached names still resolve; uncached ones fail at once during the cooldown.
+      const known = new Map<string, string>();
+      for (const name of names) {
+        const found = await groups.resolveGroupSids([name]).catch(() => new Map<string, string>());
+        for (const [key, sid] of found) known.set(key, sid);
+      }
+      return known;
+    }
+  }
+
+  private async askDirectory<T>(call: () => Promise<T>): Promise<T> {
+    if (this.now() < this.directoryDownUntil) {
+      throw new DirectoryError('directory_unavailable', 'the directory failed moments ago; not asking again yet');
+    }
+    try {
+      return await call();
+    } catch (error) {
+      // A refused service account is as fatal for group lookups as an unreachable directory.
+      if (error instanceof DirectoryError) {
+        this.counters.directoryErrors++;
+        this.directoryDownUntil = this.now() + this.cooldownMs;
+      }
+      throw error;
+    }
+  }
+}
