@@ -120,12 +120,12 @@ export class SmbShare {
     return this.endpoint().localPort();
   }
 
-  stat(path: string): Promise<SmbStat> {
+  async stat(path: string): Promise<SmbStat> {
     const p = normalizePath(path);
     return this.read(async (tree) => statFromAll(p, await queryAllInfo(tree, { name: toSmbPath(p), desiredAccess: READ_ATTRS, disposition: Disposition.OPEN })));
   }
 
-  readFile(path: string): Promise<Buffer> {
+  async readFile(path: string): Promise<Buffer> {
     return this.read((tree) =>
       readWholeFile(tree, {
         name: toSmbPath(path),
@@ -136,7 +136,7 @@ export class SmbShare {
     );
   }
 
-  readdir(path: string): Promise<SmbStat[]> {
+  async readdir(path: string): Promise<SmbStat[]> {
     const dir = normalizePath(path);
     return this.read(async (tree) => (await listDirectory(tree, directoryParams(dir))).map((e) => statFromEntry(dir, e)));
   }
@@ -175,7 +175,7 @@ export class SmbShare {
    * Writes a file atomically for readers: the data goes to a temporary name in the same folder, which is then
    * renamed over the target.
    */
-  writeFile(path: string, data: Buffer | string): Promise<void> {
+  async writeFile(path: string, data: Buffer | string): Promise<void> {
     const content = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     const { dir, base } = splitPath(path);
     if (!base) throw new SmbError('INVALID_ARGUMENT', 'writeFile needs a file path');
@@ -199,20 +199,26 @@ export class SmbShare {
       try {
         assertStatus(responses[1]!, `WRITE ${tree.shareName}\\${temp}`);
         if (content.length > first.length) await handle.write(first.length, content.subarray(first.length));
-        const done = await tree.compound([
-          setInfoRequest(handle.fileId, InfoType.FILE, FileInfoClass.FileRenameInformation, renameInfo(target, true)),
-          closeRequest(handle.fileId),
-        ]);
-        assertStatus(done[0]!, `rename to ${tree.shareName}\\${target}`);
       } catch (err) {
         await handle.setInfo(FileInfoClass.FileDispositionInformation, dispositionInfo(true)).catch(() => undefined);
         await handle.close().catch(() => undefined);
         throw err;
       }
+      const done = await tree.compound([
+        setInfoRequest(handle.fileId, InfoType.FILE, FileInfoClass.FileRenameInformation, renameInfo(target, true)),
+        closeRequest(handle.fileId),
+      ]);
+      if (done[0]!.header.status !== 0) {
+        // The CLOSE in the same round trip already ran: remove the temporary file by name.
+        await setInfoByPath(tree, { name: temp, desiredAccess: Access.DELETE, disposition: Disposition.OPEN }, FileInfoClass.FileDispositionInformation, dispositionInfo(true)).catch(
+          () => undefined,
+        );
+        assertStatus(done[0]!, `rename to ${tree.shareName}\\${target}`);
+      }
     });
   }
 
-  mkdir(path: string, options: { recursive?: boolean } = {}): Promise<void> {
+  async mkdir(path: string, options: { recursive?: boolean } = {}): Promise<void> {
     const p = normalizePath(path);
     if (!p) throw new SmbError('INVALID_ARGUMENT', 'cannot create the share root');
     const parts = p.split('/');
@@ -230,16 +236,16 @@ export class SmbShare {
     });
   }
 
-  rmdir(path: string): Promise<void> {
+  async rmdir(path: string): Promise<void> {
     return this.deletePath(path, CreateOptions.DIRECTORY_FILE);
   }
 
-  unlink(path: string): Promise<void> {
+  async unlink(path: string): Promise<void> {
     return this.deletePath(path, CreateOptions.NON_DIRECTORY_FILE);
   }
 
   /** Renames within the share; without `replace` an existing target fails with NAME_COLLISION. */
-  rename(from: string, to: string, options: { replace?: boolean } = {}): Promise<void> {
+  async rename(from: string, to: string, options: { replace?: boolean } = {}): Promise<void> {
     const target = toSmbPath(to);
     if (!target) throw new SmbError('INVALID_ARGUMENT', 'rename needs a target path');
     return this.modify((tree) =>
@@ -253,7 +259,7 @@ export class SmbShare {
   }
 
   /** Sets file times (ms since epoch); omitted times stay unchanged. */
-  setTimes(path: string, times: Partial<FileTimes>): Promise<void> {
+  async setTimes(path: string, times: Partial<FileTimes>): Promise<void> {
     return this.modify((tree) =>
       setInfoByPath(
         tree,
@@ -264,13 +270,13 @@ export class SmbShare {
     );
   }
 
-  getSecurity(path: string): Promise<SecurityDescriptor> {
+  async getSecurity(path: string): Promise<SecurityDescriptor> {
     return this.read((tree) =>
       querySecurity(tree, { name: toSmbPath(path), desiredAccess: Access.READ_CONTROL | Access.SYNCHRONIZE, disposition: Disposition.OPEN }),
     );
   }
 
-  private deletePath(path: string, createOptions: number): Promise<void> {
+  private async deletePath(path: string, createOptions: number): Promise<void> {
     const name = toSmbPath(path);
     if (!name) throw new SmbError('INVALID_ARGUMENT', 'cannot delete the share root');
     return this.modify((tree) =>

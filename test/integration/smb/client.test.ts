@@ -39,6 +39,10 @@ describe('SMB facade against the testbed DC (schule, signed SMB 3.1.1)', () => {
     await share.writeFile(p('atomic/doc.md'), 'version 2');
     assert.equal((await share.readFile(p('atomic/doc.md'))).toString(), 'version 2');
     assert.deepEqual((await share.readdir(p('atomic'))).map((e) => e.name), ['doc.md']);
+    await share.mkdir(p('atomic/sub'));
+    await assert.rejects(share.writeFile(p('atomic/sub'), 'a file cannot replace a folder'), { code: 'NAME_COLLISION' });
+    assert.deepEqual((await share.readdir(p('atomic'))).map((e) => e.name).sort(), ['doc.md', 'sub'], 'the temporary file is gone');
+    await assert.rejects(share.writeFile('', 'x'), { code: 'INVALID_ARGUMENT' });
   });
 
   test('stat returns size, times, attributes and a stable file id', async () => {
