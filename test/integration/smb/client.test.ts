@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { AceType, SmbClient, SmbPool, grantsRead, readAccessSids, type SmbShare } from '../../../src/smb/index.js';
+import { Access, AceType, Disposition, FileHandle, SmbClient, SmbPool, grantsRead, readAccessSids, type SmbShare } from '../../../src/smb/index.js';
 import { env, removeTree, scratchName, shareFor, smbcacls, userAccount } from './testbed.js';
 
 describe('SMB facade against the testbed DC (schule, signed SMB 3.1.1)', () => {
@@ -91,6 +91,23 @@ describe('SMB facade against the testbed DC (schule, signed SMB 3.1.1)', () => {
     await share.rmdir(p('a'));
     await assert.rejects(share.stat(p('a')), { code: 'NOT_FOUND' });
     await assert.rejects(share.readFile('../etc/passwd'), { code: 'INVALID_ARGUMENT' });
+  });
+
+  test('an exclusively opened file gives SHARING_VIOLATION', async () => {
+    await share.writeFile(p('locked.txt'), 'mine');
+    const handle = await share.withTree((tree) =>
+      FileHandle.open(tree, { name: `${dir}\\locked.txt`, desiredAccess: Access.GENERIC_READ, disposition: Disposition.OPEN, shareAccess: 0 }),
+    );
+    try {
+      await assert.rejects(share.readFile(p('locked.txt')), (err: { code: string; status: number }) => {
+        assert.equal(err.code, 'SHARING_VIOLATION');
+        assert.equal(err.status, 0xc0000043);
+        return true;
+      });
+    } finally {
+      await handle.close();
+    }
+    assert.equal((await share.readFile(p('locked.txt'))).toString(), 'mine');
   });
 
   test('rename with and without replace', async () => {
