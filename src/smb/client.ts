@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { SmbError } from './errors.js';
-import { FileInfoClass, basicInfo, dispositionInfo, renameInfo, type DirectoryEntry, type FileAllInfo } from './fscc.js';
+import { FileInfoClass, basicInfo, dispositionInfo, renameInfo, type DirectoryEntry, type FileAllInfo, type FileTimes } from './fscc.js';
 import {
   Access,
   CreateOptions,
@@ -18,7 +18,6 @@ import {
   setInfoRequest,
   writeRequest,
   type CreateParams,
-  type FileTimes,
 } from './messages.js';
 import { FileHandle, listDirectory, queryAllInfo, querySecurity, readWholeFile, setInfoByPath } from './open.js';
 import { joinPath, normalizePath, splitPath, toSmbPath } from './paths.js';

@@ -3,7 +3,6 @@
  */
 import { SmbProtocolError } from './errors.js';
 import { WireReader, filetimeToMs, msToFiletime, utf16 } from './wire.js';
-import type { FileTimes } from './messages.js';
 
 export const FileInfoClass = {
   FileBasicInformation: 4,
@@ -15,6 +14,24 @@ export const FileInfoClass = {
   FileEndOfFileInformation: 20,
   FileIdFullDirectoryInformation: 38,
 } as const;
+
+/** The four FILETIMEs, as ms since the Unix epoch (0 = not set). */
+export interface FileTimes {
+  creationTime: number;
+  lastAccessTime: number;
+  lastWriteTime: number;
+  changeTime: number;
+}
+
+/** Creation, last access, last write and change time: four consecutive FILETIMEs at `at`. */
+export function readFileTimes(r: WireReader, at: number): FileTimes {
+  return {
+    creationTime: filetimeToMs(r.u64(at)),
+    lastAccessTime: filetimeToMs(r.u64(at + 8)),
+    lastWriteTime: filetimeToMs(r.u64(at + 16)),
+    changeTime: filetimeToMs(r.u64(at + 24)),
+  };
+}
 
 export interface FileBasicInfo extends FileTimes {
   fileAttributes: number;
@@ -40,13 +57,7 @@ export interface FileAllInfo {
 }
 
 export function parseBasicInfo(r: WireReader, at = 0): FileBasicInfo {
-  return {
-    creationTime: filetimeToMs(r.u64(at)),
-    lastAccessTime: filetimeToMs(r.u64(at + 8)),
-    lastWriteTime: filetimeToMs(r.u64(at + 16)),
-    changeTime: filetimeToMs(r.u64(at + 24)),
-    fileAttributes: r.u32(at + 32),
-  };
+  return { ...readFileTimes(r, at), fileAttributes: r.u32(at + 32) };
 }
 
 export function parseStandardInfo(r: WireReader, at = 0): FileStandardInfo {
@@ -94,10 +105,7 @@ export function parseIdFullDirectoryInfo(buf: Buffer): DirectoryEntry[] {
     const next = r.u32(off);
     const nameLength = r.u32(off + 60);
     out.push({
-      creationTime: filetimeToMs(r.u64(off + 8)),
-      lastAccessTime: filetimeToMs(r.u64(off + 16)),
-      lastWriteTime: filetimeToMs(r.u64(off + 24)),
-      changeTime: filetimeToMs(r.u64(off + 32)),
+      ...readFileTimes(r, off + 8),
       endOfFile: r.u64n(off + 40),
       allocationSize: r.u64n(off + 48),
       fileAttributes: r.u32(off + 56),

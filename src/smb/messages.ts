@@ -5,7 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { SmbProtocolError } from './errors.js';
 import { Command, Dialect, HEADER_SIZE, type CommandCode, type DialectCode } from './header.js';
-import { WireReader, align8, filetimeToMs, utf16 } from './wire.js';
+import { WireReader, align8, utf16 } from './wire.js';
+import { readFileTimes, type FileTimes } from './fscc.js';
 
 export interface SmbRequest {
   command: CommandCode;
@@ -236,13 +237,6 @@ export function createRequest(p: CreateParams): SmbRequest {
   return { command: Command.CREATE, body: b };
 }
 
-export interface FileTimes {
-  creationTime: number;
-  lastAccessTime: number;
-  lastWriteTime: number;
-  changeTime: number;
-}
-
 export interface CreateResponse extends FileTimes {
   createAction: number;
   allocationSize: number;
@@ -256,10 +250,7 @@ export function parseCreateResponse(r: WireReader): CreateResponse {
   const b = HEADER_SIZE;
   return {
     createAction: r.u32(b + 4),
-    creationTime: filetimeToMs(r.u64(b + 8)),
-    lastAccessTime: filetimeToMs(r.u64(b + 16)),
-    lastWriteTime: filetimeToMs(r.u64(b + 24)),
-    changeTime: filetimeToMs(r.u64(b + 32)),
+    ...readFileTimes(r, b + 8),
     allocationSize: r.u64n(b + 40),
     endOfFile: r.u64n(b + 48),
     fileAttributes: r.u32(b + 56),
