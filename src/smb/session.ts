@@ -4,7 +4,7 @@
 import { NtStatus, SmbError } from './errors.js';
 import { Command, Dialect } from './header.js';
 import { PreauthHash, deriveSessionKeys } from './crypto.js';
-import { assertStatus, type Connection, type RequestContext, type SessionCrypto, type SmbResponse } from './connection.js';
+import { type Connection, type RequestContext, type SessionCrypto, type SmbResponse } from './connection.js';
 import { SessionFlags, emptyRequest, parseSessionSetupResponse, sessionSetupRequest, type SmbRequest } from './messages.js';
 import { authenticateMessage, negotiateMessage, parseChallenge, type NtlmCredentials } from './ntlm.js';
 import { negTokenInit, negTokenResp, parseNegTokenResp, NegState } from './spnego.js';
@@ -21,11 +21,11 @@ export class Session {
 
   static async setup(conn: Connection, creds: Credentials): Promise<Session> {
     const hash = conn.preauth ? new PreauthHash(conn.preauth.digest) : null;
-    const first = await conn.compound([sessionSetupRequest(negTokenInit(negotiateMessage()))], {
-      onWire: (m) => hash?.update(m),
-    });
-    const r1 = first[0]!;
-    assertStatus(r1, 'SESSION_SETUP (negotiate)', [NtStatus.MORE_PROCESSING_REQUIRED]);
+    const r1 = await conn.request(
+      sessionSetupRequest(negTokenInit(negotiateMessage())),
+      { onWire: (m) => hash?.update(m) },
+      [NtStatus.MORE_PROCESSING_REQUIRED],
+    );
     if (r1.header.status !== NtStatus.MORE_PROCESSING_REQUIRED) {
       throw new SmbError('LOGON_FAILURE', 'server completed the logon without an NTLM challenge');
     }
@@ -45,8 +45,7 @@ export class Session {
     };
     let r2: SmbResponse;
     try {
-      [r2] = (await conn.compound([sessionSetupRequest(negTokenResp(auth.message))], { sessionId, onWire: registerKeys })) as [SmbResponse];
-      assertStatus(r2, 'SESSION_SETUP');
+      r2 = await conn.request(sessionSetupRequest(negTokenResp(auth.message)), { sessionId, onWire: registerKeys });
     } catch (err) {
       conn.unregisterSession(sessionId);
       throw err;
