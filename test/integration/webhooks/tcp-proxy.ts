@@ -1,0 +1,43 @@
+// A TCP relay between the service and a testbed server, which a test can take
+// down and bring back to simulate an outage without touching the server itself.
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { freePort } from '../../support/ports.js';
+
+export class TcpProxy {
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+
+  private constructor(readonly port: number, private readonly target: { host: string; port: number }) {}
+
+  static async start(target: { host: string; port: number }): Promise<TcpProxy> {
+    const proxy = new TcpProxy(await freePort(), target);
+    await proxy.up();
+    return proxy;
+  }
+
+  /** Accept and relay connections (again). */
+  up(): Promise<void> {
+    const server = createServer((client) => {
+      const upstream = connect(this.target.port, this.target.host);
+      for (const socket of [client, upstream]) {
+        this.sockets.add(socket);
+        socket.on('close', () => this.sockets.delete(socket));
+        socket.on('error', () => { client.destroy(); upstream.destroy(); });
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    this.server = server;
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port, '127.0.0.1', () => resolve());
+    });
+  }
+
+  /** The outage: close the port (new connections are refused) and cut every open connection. */
+  down(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    for (const socket of this.sockets) socket.destroy();
+    return new Promise((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  }
+}
