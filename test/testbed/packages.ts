@@ -6,6 +6,8 @@ import { note } from './progress.js';
 const requiredPackages = [
   'samba', 'samba-ad-dc', 'smbclient', 'ldap-utils', 'winbind', 'krb5-user',
   'rclone', 'litmus', 'wrk', 'hyperfine',
+  // Headless browser and a font for the admin page's end-to-end test and its screenshots.
+  'chromium', 'fonts-dejavu-core',
 ];
 
 // Tools used by the Elasticsearch step; they may come from outside Debian (e.g. a manual Maven), so the
