@@ -14,12 +14,22 @@ import {
   RELATED_FILE_ID,
   closeRequest,
   createRequest,
+  parseCloseResponse,
   parseCreateResponse,
   setInfoRequest,
   writeRequest,
   type CreateParams,
 } from './messages.js';
-import { FileHandle, listDirectory, queryAllInfo, querySecurity, readWholeFile, setInfoByPath } from './open.js';
+import {
+  FileHandle,
+  internalIdRequest,
+  listDirectory,
+  parseInternalIdResponse,
+  queryAllInfo,
+  querySecurity,
+  readFileRange,
+  setInfoByPath,
+} from './open.js';
 import { joinPath, normalizePath, splitPath, toSmbPath } from './paths.js';
 import { SmbPool, type Endpoint, type SmbServer } from './pool.js';
 import type { SecurityDescriptor } from './security-descriptor.js';
@@ -124,15 +134,21 @@ export class SmbShare {
     return this.read(async (tree) => statFromAll(p, await queryAllInfo(tree, { name: toSmbPath(p), desiredAccess: READ_ATTRS, disposition: Disposition.OPEN })));
   }
 
-  async readFile(path: string): Promise<Buffer> {
-    return this.read((tree) =>
-      readWholeFile(tree, {
-        name: toSmbPath(path),
-        desiredAccess: Access.FILE_READ_DATA | READ_ATTRS,
-        disposition: Disposition.OPEN,
-        createOptions: CreateOptions.NON_DIRECTORY_FILE,
-      }),
-    );
+  /** The whole file, or `length` bytes (to the end by default) from `offset` — e.g. for HTTP range requests. */
+  async readFile(path: string, range: { offset?: number; length?: number } = {}): Promise<Buffer> {
+    const offset = range.offset ?? 0;
+    const length = range.length ?? Infinity;
+    if (!Number.isSafeInteger(offset) || offset < 0) throw new SmbError('INVALID_ARGUMENT', `invalid read offset ${offset}`);
+    if (length !== Infinity && (!Number.isSafeInteger(length) || length < 1)) {
+      throw new SmbError('INVALID_ARGUMENT', `invalid read length ${length}`);
+    }
+    const params: CreateParams = {
+      name: toSmbPath(path),
+      desiredAccess: Access.FILE_READ_DATA | READ_ATTRS,
+      disposition: Disposition.OPEN,
+      createOptions: CreateOptions.NON_DIRECTORY_FILE,
+    };
+    return this.read((tree) => readFileRange(tree, params, offset, length));
   }
 
   async readdir(path: string): Promise<SmbStat[]> {
@@ -172,9 +188,9 @@ export class SmbShare {
 
   /**
    * Writes a file atomically for readers: the data goes to a temporary name in the same folder, which is then
-   * renamed over the target.
+   * renamed over the target. Returns the stat of the new version (queried before its handle closes).
    */
-  async writeFile(path: string, data: Buffer | string): Promise<void> {
+  async writeFile(path: string, data: Buffer | string): Promise<SmbStat> {
     const content = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     const { dir, base } = splitPath(path);
     if (!base) throw new SmbError('INVALID_ARGUMENT', 'writeFile needs a file path');
@@ -185,7 +201,7 @@ export class SmbShare {
       const responses = await tree.compound([
         createRequest({
           name: temp,
-          desiredAccess: Access.FILE_WRITE_DATA | Access.FILE_WRITE_ATTRIBUTES | Access.DELETE | Access.SYNCHRONIZE,
+          desiredAccess: Access.FILE_WRITE_DATA | Access.FILE_WRITE_ATTRIBUTES | Access.FILE_READ_ATTRIBUTES | Access.DELETE | Access.SYNCHRONIZE,
           disposition: Disposition.CREATE,
           createOptions: CreateOptions.NON_DIRECTORY_FILE,
           fileAttributes: FileAttributes.ARCHIVE,
@@ -203,9 +219,11 @@ export class SmbShare {
         await handle.close().catch(() => undefined);
         throw err;
       }
+      // Times can still change at CLOSE (pending write time), so they come from the CLOSE itself.
       const done = await tree.compound([
         setInfoRequest(handle.fileId, InfoType.FILE, FileInfoClass.FileRenameInformation, renameInfo(target, true)),
-        closeRequest(handle.fileId),
+        internalIdRequest(handle.fileId),
+        closeRequest(handle.fileId, true),
       ]);
       if (done[0]!.header.status !== 0) {
         // The CLOSE in the same round trip already ran: remove the temporary file by name.
@@ -214,6 +232,10 @@ export class SmbShare {
         );
         assertStatus(done[0]!, `rename to ${tree.shareName}\\${target}`);
       }
+      assertStatus(done[1]!, `QUERY_INFO ${tree.shareName}\\${target}`);
+      assertStatus(done[2]!, `CLOSE ${tree.shareName}\\${target}`);
+      const after = parseCloseResponse(done[2]!.reader);
+      return toStat(normalizePath(path), base, after, after.endOfFile, parseInternalIdResponse(done[1]!));
     });
   }
 

@@ -258,10 +258,24 @@ export function parseCreateResponse(r: WireReader): CreateResponse {
   };
 }
 
-export function closeRequest(fileId: Buffer): SmbRequest {
+/** CLOSE; with `postQuery` the response carries the file's times, size and attributes after the close. */
+export function closeRequest(fileId: Buffer, postQuery = false): SmbRequest {
   const b = fixedBody(24);
+  b.writeUInt16LE(postQuery ? 1 : 0, 2);
   fileId.copy(b, 8);
   return { command: Command.CLOSE, body: b };
+}
+
+export interface CloseAttributes extends FileTimes {
+  endOfFile: number;
+  fileAttributes: number;
+}
+
+export function parseCloseResponse(r: WireReader): CloseAttributes {
+  expectStructureSize(r, 60, 'CLOSE');
+  const b = HEADER_SIZE;
+  if ((r.u16(b + 2) & 1) === 0) throw new SmbProtocolError('CLOSE response lacks the requested attributes');
+  return { ...readFileTimes(r, b + 8), endOfFile: r.u64n(b + 48), fileAttributes: r.u32(b + 56) };
 }
 
 export function flushRequest(fileId: Buffer): SmbRequest {

@@ -145,10 +145,10 @@ export class FileHandle {
     return parseStandardInfo(new WireReader(await this.queryInfo(InfoType.FILE, FileInfoClass.FileStandardInformation), 'FileStandardInformation'));
   }
   async internalId(): Promise<string> {
-    return parseInternalInfo(new WireReader(await this.queryInfo(InfoType.FILE, FileInfoClass.FileInternalInformation), 'FileInternalInformation'));
+    return parseInternalIdResponse(await this.tree.request(internalIdRequest(this.fileId)));
   }
   async allInfo(): Promise<FileAllInfo> {
-    return parseAllInfo(new WireReader(await this.queryInfo(InfoType.FILE, FileInfoClass.FileAllInformation), 'FileAllInformation'));
+    return parseAllInfoResponse(await this.tree.request(allInfoRequest(this.fileId)));
   }
   async securityDescriptor(): Promise<SecurityDescriptor> {
     return parseSecurityDescriptor(await this.queryInfo(InfoType.SECURITY, 0, SECURITY_ALL));
@@ -200,25 +200,46 @@ export async function openDoClose(
   return { create: parseCreateResponse(responses[0]!.reader), responses: responses.slice(1, -1) };
 }
 
-/** Reads a whole file: CREATE + READ + CLOSE; files larger than the first READ continue on a second open. */
-export async function readWholeFile(tree: Tree, params: CreateParams, firstRead = QUERY_BUFFER): Promise<Buffer> {
-  const { create, responses } = await openDoClose(tree, params, [readRequest(RELATED_FILE_ID, 0, firstRead)], [[NtStatus.END_OF_FILE]]);
+/**
+ * Reads [offset, offset + length) of a file (to its end by default): CREATE + READ + CLOSE in one round trip;
+ * whatever the first 64 KiB READ did not cover continues on a second open.
+ */
+export async function readFileRange(tree: Tree, params: CreateParams, offset = 0, length = Infinity): Promise<Buffer> {
+  const firstRead = Math.min(length, QUERY_BUFFER);
+  const { create, responses } = await openDoClose(tree, params, [readRequest(RELATED_FILE_ID, offset, firstRead)], [[NtStatus.END_OF_FILE]]);
   const head = responses[0]!.header.status === NtStatus.END_OF_FILE ? Buffer.alloc(0) : Buffer.from(parseReadResponse(responses[0]!.reader));
-  if (create.endOfFile <= head.length) return head;
+  const end = Math.min(create.endOfFile, offset + length);
+  if (offset + head.length >= end) return head;
   const handle = await FileHandle.open(tree, params);
   try {
-    const size = handle.info.endOfFile;
-    return Buffer.concat([head, await handle.read(head.length, size - head.length)]);
+    const rest = Math.min(handle.info.endOfFile, offset + length) - (offset + head.length);
+    return Buffer.concat([head, await handle.read(offset + head.length, Math.max(0, rest))]);
   } finally {
     await handle.close();
   }
 }
 
+/** QUERY_INFO FileInternalInformation (the file id) on the handle of a compound (or an explicit FileId). */
+export function internalIdRequest(fileId: Buffer = RELATED_FILE_ID): SmbRequest {
+  return queryInfoRequest(fileId, InfoType.FILE, FileInfoClass.FileInternalInformation, QUERY_BUFFER);
+}
+
+export function parseInternalIdResponse(res: SmbResponse): string {
+  return parseInternalInfo(new WireReader(parseOutputBuffer(res.reader, 'QUERY_INFO'), 'FileInternalInformation'));
+}
+
+/** QUERY_INFO FileAllInformation on the handle of a compound (or an explicit FileId). */
+function allInfoRequest(fileId: Buffer = RELATED_FILE_ID): SmbRequest {
+  return queryInfoRequest(fileId, InfoType.FILE, FileInfoClass.FileAllInformation, QUERY_BUFFER);
+}
+
+function parseAllInfoResponse(res: SmbResponse): FileAllInfo {
+  return parseAllInfo(new WireReader(parseOutputBuffer(res.reader, 'QUERY_INFO'), 'FileAllInformation'));
+}
+
 export async function queryAllInfo(tree: Tree, params: CreateParams): Promise<FileAllInfo> {
-  const { responses } = await openDoClose(tree, params, [
-    queryInfoRequest(RELATED_FILE_ID, InfoType.FILE, FileInfoClass.FileAllInformation, QUERY_BUFFER),
-  ]);
-  return parseAllInfo(new WireReader(parseOutputBuffer(responses[0]!.reader, 'QUERY_INFO'), 'FileAllInformation'));
+  const { responses } = await openDoClose(tree, params, [allInfoRequest()]);
+  return parseAllInfoResponse(responses[0]!);
 }
 
 export async function querySecurity(tree: Tree, params: CreateParams): Promise<SecurityDescriptor> {

@@ -33,6 +33,18 @@ describe('SMB facade against the testbed DC (schule, signed SMB 3.1.1)', () => {
     assert.ok((await share.readFile(p('big.bin'))).equals(big));
   });
 
+  test('readFile reads byte ranges', async () => {
+    const big = randomBytes(2 * 1024 * 1024 + 777);
+    await share.writeFile(p('range.bin'), big);
+    const cases: [number, number | undefined][] = [[0, 10], [100_000, 200_000], [5, 65536], [big.length - 100, 1000], [2_000_000, undefined]];
+    for (const [offset, length] of cases) {
+      const expected = big.subarray(offset, length === undefined ? undefined : offset + length);
+      assert.ok((await share.readFile(p('range.bin'), { offset, length })).equals(expected), `${offset}+${length}`);
+    }
+    assert.equal((await share.readFile(p('range.bin'), { offset: big.length + 5, length: 10 })).length, 0);
+    await assert.rejects(share.readFile(p('range.bin'), { offset: -1 }), { code: 'INVALID_ARGUMENT' });
+  });
+
   test('writeFile replaces the target via a temporary name and leaves nothing else behind', async () => {
     await share.mkdir(p('atomic'));
     await share.writeFile(p('atomic/doc.md'), 'v1');
@@ -47,8 +59,13 @@ describe('SMB facade against the testbed DC (schule, signed SMB 3.1.1)', () => {
 
   test('stat returns size, times, attributes and a stable file id', async () => {
     const before = Date.now();
-    await share.writeFile(p('stat.txt'), '12345');
+    const written = await share.writeFile(p('stat.txt'), '12345');
     const st = await share.stat(p('stat.txt'));
+    assert.deepEqual(
+      [written.fileId, written.size, written.mtimeMs, written.path],
+      [st.fileId, st.size, st.mtimeMs, st.path],
+      'writeFile returns the stat of the version it wrote',
+    );
     assert.equal(st.size, 5);
     assert.equal(st.isDirectory, false);
     assert.equal(st.name, 'stat.txt');
