@@ -32,11 +32,16 @@ describe('reconnect after the server side of the connection dies', () => {
     const conn = await Connection.connect({ host: env.smb.host, port: env.smb.port });
     await Session.setup(conn, { domain: env.smb.domain, user: env.admin.user, password: env.admin.password });
     const closed = new Promise<Error>((resolve) => conn.onceClosed(resolve));
+    // Freeze the server process first so that the requests are certainly in flight when it dies.
+    const pid = smbdChildFor(conn.localPort!);
+    process.kill(pid, 'SIGSTOP');
     const inFlight = Array.from({ length: 20 }, () => conn.echo());
-    killChild(conn.localPort!);
+    await new Promise((r) => setTimeout(r, 200));
+    process.kill(pid, 'SIGKILL');
     const results = await Promise.allSettled(inFlight);
     for (const r of results) {
-      if (r.status === 'rejected') assert.equal((r.reason as { code: string }).code, 'CONNECTION_CLOSED');
+      assert.equal(r.status, 'rejected');
+      assert.equal((r.reason as { code: string }).code, 'CONNECTION_CLOSED');
     }
     const reason = await closed;
     assert.ok(reason instanceof SmbError && reason.code === 'CONNECTION_CLOSED', String(reason));
