@@ -143,6 +143,8 @@ export class WikiClient {
 
 /** The reconciler's health details. */
 export interface ReconcilerDetails {
+  /** Only with `elasticsearch.enabled: false`: why there is no index. */
+  wiki?: string;
   status: string;
   index: string | null;
   analyzer: string | null;
