@@ -107,6 +107,9 @@ export class Connection {
   cipher: CipherId | 0 = 0;
   /** Connection-level pre-authentication hash after NEGOTIATE (3.1.1). */
   preauth: PreauthHash | null = null;
+  readonly clientGuid = randomBytes(16);
+  offeredDialects: readonly DialectCode[] = [];
+  serverGuid: Buffer = Buffer.alloc(16);
 
   private transport: Transport | null = null;
   private readonly pending = new Map<bigint, Pending>();
@@ -165,7 +168,8 @@ export class Connection {
   private async negotiate(dialects: readonly DialectCode[]): Promise<void> {
     if (dialects.length === 0) throw new SmbError('INVALID_ARGUMENT', 'no SMB dialect offered');
     const hash = new PreauthHash();
-    const req = negotiateRequest(dialects, randomBytes(16), [Cipher.AES_128_GCM, Cipher.AES_128_CCM]);
+    this.offeredDialects = dialects;
+    const req = negotiateRequest(dialects, this.clientGuid, [Cipher.AES_128_GCM, Cipher.AES_128_CCM]);
     const res = await this.request(req, { onWire: (m) => hash.update(m) });
     const neg = parseNegotiateResponse(res.reader);
     if (!dialects.includes(neg.dialect as DialectCode)) {
@@ -174,6 +178,7 @@ export class Connection {
     this.dialect = neg.dialect as DialectCode;
     this.serverSecurityMode = neg.securityMode;
     this.serverCapabilities = neg.capabilities;
+    this.serverGuid = neg.serverGuid;
     const largeMtu = this.dialect >= Dialect.SMB210 && (neg.capabilities & Capabilities.LARGE_MTU) !== 0;
     const cap = (n: number): number => Math.max(4096, Math.min(n, largeMtu ? MAX_IO_SIZE : 65536));
     this.maxReadSize = cap(neg.maxReadSize);

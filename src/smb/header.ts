@@ -16,6 +16,7 @@ export const Command = {
   FLUSH: 0x07,
   READ: 0x08,
   WRITE: 0x09,
+  IOCTL: 0x0b,
   ECHO: 0x0d,
   QUERY_DIRECTORY: 0x0e,
   QUERY_INFO: 0x10,

@@ -17,6 +17,9 @@ export interface SmbRequest {
 
 export const Capabilities = { DFS: 0x1, LEASING: 0x2, LARGE_MTU: 0x4, MULTI_CHANNEL: 0x8, ENCRYPTION: 0x40 } as const;
 export const SecurityMode = { SIGNING_ENABLED: 0x1, SIGNING_REQUIRED: 0x2 } as const;
+/** What this client announces in NEGOTIATE (and repeats in VALIDATE_NEGOTIATE_INFO). */
+export const CLIENT_CAPABILITIES = Capabilities.LARGE_MTU | Capabilities.ENCRYPTION;
+export const CLIENT_SECURITY_MODE = SecurityMode.SIGNING_ENABLED;
 export const SessionFlags = { IS_GUEST: 0x1, IS_NULL: 0x2, ENCRYPT_DATA: 0x4 } as const;
 export const ShareFlags = { ENCRYPT_DATA: 0x8000 } as const;
 const NegotiateContext = { PREAUTH_INTEGRITY: 1, ENCRYPTION: 2 } as const;
@@ -70,8 +73,8 @@ export function negotiateRequest(dialects: readonly DialectCode[], clientGuid: B
   const b = Buffer.alloc(size);
   b.writeUInt16LE(36, 0);
   b.writeUInt16LE(dialects.length, 2);
-  b.writeUInt16LE(SecurityMode.SIGNING_ENABLED, 4);
-  b.writeUInt32LE(Capabilities.LARGE_MTU | Capabilities.ENCRYPTION, 8);
+  b.writeUInt16LE(CLIENT_SECURITY_MODE, 4);
+  b.writeUInt32LE(CLIENT_CAPABILITIES, 8);
   clientGuid.copy(b, 12);
   if (with311) {
     b.writeUInt32LE(HEADER_SIZE + contextStart, 28);
@@ -85,6 +88,7 @@ export function negotiateRequest(dialects: readonly DialectCode[], clientGuid: B
 export interface NegotiateResponse {
   securityMode: number;
   dialect: number;
+  serverGuid: Buffer;
   capabilities: number;
   maxTransactSize: number;
   maxReadSize: number;
@@ -103,6 +107,7 @@ export function parseNegotiateResponse(r: WireReader): NegotiateResponse {
   const res: NegotiateResponse = {
     securityMode: r.u16(b + 2),
     dialect,
+    serverGuid: Buffer.from(r.bytes(b + 8, 16)),
     capabilities: r.u32(b + 24),
     maxTransactSize: r.u32(b + 28),
     maxReadSize: r.u32(b + 32),
@@ -138,7 +143,7 @@ export function parseNegotiateResponse(r: WireReader): NegotiateResponse {
 export function sessionSetupRequest(securityBuffer: Buffer): SmbRequest {
   const b = Buffer.alloc(24 + securityBuffer.length);
   b.writeUInt16LE(25, 0);
-  b[3] = SecurityMode.SIGNING_ENABLED;
+  b[3] = CLIENT_SECURITY_MODE;
   b.writeUInt16LE(HEADER_SIZE + 24, 12);
   b.writeUInt16LE(securityBuffer.length, 14);
   securityBuffer.copy(b, 24);
@@ -282,6 +287,42 @@ export function flushRequest(fileId: Buffer): SmbRequest {
   const b = fixedBody(24);
   fileId.copy(b, 8);
   return { command: Command.FLUSH, body: b };
+}
+
+// ---- IOCTL: FSCTL_VALIDATE_NEGOTIATE_INFO (MS-SMB2 2.2.31.4, 3.2.5.14.12) ----
+
+const FSCTL_VALIDATE_NEGOTIATE_INFO = 0x00140204;
+const IOCTL_IS_FSCTL = 0x1;
+
+export interface NegotiateInfo {
+  capabilities: number;
+  guid: Buffer;
+  securityMode: number;
+}
+
+export function validateNegotiateRequest(client: NegotiateInfo, dialects: readonly number[]): SmbRequest {
+  const input = Buffer.alloc(24 + 2 * dialects.length);
+  input.writeUInt32LE(client.capabilities, 0);
+  client.guid.copy(input, 4);
+  input.writeUInt16LE(client.securityMode, 20);
+  input.writeUInt16LE(dialects.length, 22);
+  dialects.forEach((d, i) => input.writeUInt16LE(d, 24 + 2 * i));
+  const b = Buffer.alloc(56 + input.length);
+  b.writeUInt16LE(57, 0);
+  b.writeUInt32LE(FSCTL_VALIDATE_NEGOTIATE_INFO, 4);
+  RELATED_FILE_ID.copy(b, 8);
+  b.writeUInt32LE(HEADER_SIZE + 56, 24);
+  b.writeUInt32LE(input.length, 28);
+  b.writeUInt32LE(24, 44); // MaxOutputResponse
+  b.writeUInt32LE(IOCTL_IS_FSCTL, 48);
+  input.copy(b, 56);
+  return { command: Command.IOCTL, body: b };
+}
+
+export function parseValidateNegotiateResponse(r: WireReader): NegotiateInfo & { dialect: number } {
+  expectStructureSize(r, 49, 'IOCTL');
+  const out = r.sub(r.u32(HEADER_SIZE + 32), r.u32(HEADER_SIZE + 36), 'VALIDATE_NEGOTIATE_INFO output');
+  return { capabilities: out.u32(0), guid: Buffer.from(out.bytes(4, 16)), securityMode: out.u16(20), dialect: out.u16(22) };
 }
 
 // ---- READ / WRITE ----

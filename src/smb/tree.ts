@@ -2,9 +2,20 @@
  * Tree connect to a share (MS-SMB2 3.2.4.2): requests on the tree carry its TreeId and are encrypted when the
  * share or the session demands it.
  */
-import { Command } from './header.js';
+import { NtStatus, SmbProtocolError } from './errors.js';
+import { Command, Dialect } from './header.js';
 import type { SmbResponse } from './connection.js';
-import { ShareFlags, emptyRequest, parseTreeConnectResponse, treeConnectRequest, type SmbRequest } from './messages.js';
+import {
+  CLIENT_CAPABILITIES,
+  CLIENT_SECURITY_MODE,
+  ShareFlags,
+  emptyRequest,
+  parseTreeConnectResponse,
+  parseValidateNegotiateResponse,
+  treeConnectRequest,
+  validateNegotiateRequest,
+  type SmbRequest,
+} from './messages.js';
 import type { Session } from './session.js';
 
 export class Tree {
@@ -22,7 +33,34 @@ export class Tree {
     const unc = `\\\\${session.connection.host}\\${shareName}`;
     const res = await session.request(treeConnectRequest(unc));
     const info = parseTreeConnectResponse(res.reader);
-    return new Tree(session, shareName, res.header.treeId, info.shareFlags, info.maximalAccess);
+    const tree = new Tree(session, shareName, res.header.treeId, info.shareFlags, info.maximalAccess);
+    const dialect = session.connection.dialect;
+    if (dialect === Dialect.SMB300 || dialect === Dialect.SMB302) await tree.validateNegotiate();
+    return tree;
+  }
+
+  /**
+   * SMB 3.0/3.0.2 secure dialect negotiation (MS-SMB2 3.2.5.14.12): the server repeats, in a signed IOCTL
+   * response, what it negotiated; any difference means the NEGOTIATE was tampered with.
+   */
+  private async validateNegotiate(): Promise<void> {
+    const conn = this.session.connection;
+    const req = validateNegotiateRequest(
+      { capabilities: CLIENT_CAPABILITIES, guid: conn.clientGuid, securityMode: CLIENT_SECURITY_MODE },
+      conn.offeredDialects,
+    );
+    const res = await this.request(req, [NtStatus.NOT_SUPPORTED, NtStatus.INVALID_DEVICE_REQUEST]);
+    if (res.header.status !== NtStatus.SUCCESS) return; // servers without the FSCTL
+    const got = parseValidateNegotiateResponse(res.reader);
+    if (
+      got.dialect !== conn.dialect ||
+      got.capabilities !== conn.serverCapabilities ||
+      got.securityMode !== conn.serverSecurityMode ||
+      !got.guid.equals(conn.serverGuid)
+    ) {
+      conn.close();
+      throw new SmbProtocolError('VALIDATE_NEGOTIATE_INFO does not match the NEGOTIATE response: connection tampered with');
+    }
   }
 
   get encrypted(): boolean {

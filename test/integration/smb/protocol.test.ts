@@ -122,6 +122,15 @@ describe('SMB2 commands per dialect (signing required by the DC)', () => {
     }
   });
 
+  test('3.0.x secure dialect negotiation detects a NEGOTIATE that differs from what the server signed', async () => {
+    const conn = await connect([Dialect.SMB300, Dialect.SMB302]);
+    const session = await Session.setup(conn, creds);
+    // Pretend a man in the middle had stripped a capability from the NEGOTIATE response.
+    conn.serverCapabilities &= ~0x40;
+    await assert.rejects(Tree.connect(session, 'schule'), { code: 'PROTOCOL_ERROR' });
+    assert.equal(conn.isClosed, true);
+  });
+
   test('an unknown share is BAD_NETWORK_NAME', async () => {
     const conn = await connect();
     try {

@@ -9,7 +9,9 @@ import {
   parseReadResponse,
   parseSessionSetupResponse,
   parseTreeConnectResponse,
+  parseValidateNegotiateResponse,
   parseWriteResponse,
+  parseCloseResponse,
 } from '../../../src/smb/messages.js';
 import { parseAllInfo, parseIdFullDirectoryInfo } from '../../../src/smb/fscc.js';
 import { parseSecurityDescriptor } from '../../../src/smb/security-descriptor.js';
@@ -27,6 +29,8 @@ const messageParsers: ((r: WireReader) => unknown)[] = [
   parseCreateResponse,
   parseReadResponse,
   parseWriteResponse,
+  parseCloseResponse,
+  parseValidateNegotiateResponse,
   (r) => parseOutputBuffer(r, 'fuzz'),
 ];
 const bufferParsers: ((b: Buffer) => unknown)[] = [
