@@ -118,3 +118,22 @@ export function prng(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+export function closeResponse(messageId: bigint): Buffer {
+  const body = Buffer.alloc(60);
+  body.writeUInt16LE(60, 0);
+  body.writeUInt16LE(1, 2);
+  body.writeBigUInt64LE(133000000000000000n, 24);
+  body.writeBigUInt64LE(5n, 48);
+  return Buffer.concat([responseHeader(6, messageId), body]);
+}
+
+export function validateNegotiateResponse(messageId: bigint): Buffer {
+  const body = Buffer.alloc(48 + 24);
+  body.writeUInt16LE(49, 0);
+  body.writeUInt32LE(0x00140204, 4);
+  body.writeUInt32LE(64 + 48, 32);
+  body.writeUInt32LE(24, 36);
+  body.writeUInt16LE(0x302, 48 + 22);
+  return Buffer.concat([responseHeader(11, messageId), body]);
+}

@@ -19,7 +19,17 @@ import { parseChallenge } from '../../../src/smb/ntlm.js';
 import { parseNegTokenResp } from '../../../src/smb/spnego.js';
 import { FrameDecoder } from '../../../src/smb/transport.js';
 import { WireReader } from '../../../src/smb/wire.js';
-import { createResponse, directoryEntries, negotiateResponse, outputBufferResponse, prng, readResponse, securityDescriptor } from './frames.js';
+import {
+  closeResponse,
+  createResponse,
+  directoryEntries,
+  negotiateResponse,
+  outputBufferResponse,
+  prng,
+  readResponse,
+  securityDescriptor,
+  validateNegotiateResponse,
+} from './frames.js';
 
 const messageParsers: ((r: WireReader) => unknown)[] = [
   parseHeader,
@@ -46,6 +56,8 @@ const bufferParsers: ((b: Buffer) => unknown)[] = [
 const seeds: Buffer[] = [
   negotiateResponse(0n),
   createResponse(3n),
+  closeResponse(7n),
+  validateNegotiateResponse(8n),
   readResponse(4n, Buffer.from('payload')),
   outputBufferResponse(14, 5n, directoryEntries(['a.txt', 'ordner', 'ü.md'])),
   outputBufferResponse(16, 6n, securityDescriptor()),

@@ -2,10 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AceType, grantsRead, parseSecurityDescriptor, readAccessSids } from '../../../src/smb/security-descriptor.js';
 import { parseIdFullDirectoryInfo } from '../../../src/smb/fscc.js';
-import { parseCreateResponse, parseNegotiateResponse, parseOutputBuffer } from '../../../src/smb/messages.js';
+import { parseCloseResponse, parseCreateResponse, parseNegotiateResponse, parseOutputBuffer, parseValidateNegotiateResponse } from '../../../src/smb/messages.js';
 import { normalizePath, toSmbPath } from '../../../src/smb/paths.js';
 import { WireReader } from '../../../src/smb/wire.js';
-import { createResponse, directoryEntries, negotiateResponse, outputBufferResponse, securityDescriptor } from './frames.js';
+import { closeResponse, createResponse, directoryEntries, negotiateResponse, outputBufferResponse, securityDescriptor, validateNegotiateResponse } from './frames.js';
 
 test('security descriptor: owner, group, ACE types, flags, masks and SIDs', () => {
   const sd = parseSecurityDescriptor(securityDescriptor());
@@ -30,7 +30,7 @@ test('grantsRead: first matching deny or allow decides; inherit-only ACEs do not
   assert.deepEqual(readAccessSids(sd), { allow: ['S-1-5-32-544', 'S-1-1-0'], deny: ['S-1-5-21-1-2-3-1108'] });
 });
 
-test('directory listings, CREATE and NEGOTIATE responses parse from synthetic frames', () => {
+test('directory listings, CREATE, CLOSE, IOCTL and NEGOTIATE responses parse from synthetic frames', () => {
   const entries = parseIdFullDirectoryInfo(directoryEntries(['a.txt', 'Schülerzeitung']));
   assert.deepEqual(entries.map((e) => [e.name, e.endOfFile, e.fileId]), [['a.txt', 100, '1000'], ['Schülerzeitung', 101, '1001']]);
   const c = parseCreateResponse(new WireReader(createResponse(1n), 'test'));
@@ -41,6 +41,8 @@ test('directory listings, CREATE and NEGOTIATE responses parse from synthetic fr
   assert.equal(n.cipher, 2);
   const out = parseOutputBuffer(new WireReader(outputBufferResponse(16, 2n, Buffer.from('abc')), 'test'), 'QUERY_INFO');
   assert.equal(out.toString(), 'abc');
+  assert.equal(parseCloseResponse(new WireReader(closeResponse(3n), 'test')).endOfFile, 5);
+  assert.equal(parseValidateNegotiateResponse(new WireReader(validateNegotiateResponse(4n), 'test')).dialect, 0x302);
 });
 
 test('lengths pointing outside the frame raise PROTOCOL_ERROR', () => {
