@@ -1,0 +1,104 @@
+// The reconciler of the running service repairs drift between the shares and the index: pages written, changed,
+// re-permissioned or deleted behind the service's back (straight over SMB as the DC administrator) show up
+// correctly after the next pass. With Elasticsearch stopped, search answers 200 with no hits and "degraded";
+// once it is back, what changed meanwhile arrives with the next pass.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { after, before, describe, it } from 'node:test';
+import { SmbClient, type SmbShare } from '../../../src/smb/index.js';
+import { startService, type RunningService } from '../../support/service.js';
+import { stopElasticsearch } from '../../testbed/elasticsearch.js';
+import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
+import { removeTree } from '../smb/testbed.js';
+import { eventually, passAfter, reconcilerDetails, WikiClient, type Caller } from './wiki-service.js';
+
+const run = promisify(execFile);
+const TESTBED_CLI = fileURLToPath(new URL('../../testbed/cli.js', import.meta.url));
+const ANNA: Caller = { user: 'anna', groups: ['Lehrer'] };
+const DORA: Caller = { user: 'dora', groups: ['Verwaltung'] };
+/** Passes run every 2 s here; a change should be searchable within a few passes. */
+const SOON_MS = 20_000;
+
+describe('drift repair by the reconciler', () => {
+  let env: TestbedEnv;
+  let service: RunningService;
+  let api: WikiClient;
+  let smb: SmbClient;
+  let admin: SmbShare;
+  const scratch = `_wikidrift-${randomBytes(4).toString('hex')}`;
+  const page = `${scratch}/.wiki/notizen.md`;
+  const found = async (caller: Caller, word: string) => (await api.searchedPages(caller, { q: word })).join(',');
+
+  before(async () => {
+    env = await readTestbedEnv();
+    smb = new SmbClient();
+    admin = smb.share({ host: env.smb.host, port: env.smb.port, domain: env.smb.domain, user: env.dc_admin.user, password: env.dc_admin.password, share: 'schule' });
+    await admin.mkdir(`${scratch}/.wiki`, { recursive: true });
+    const started = Date.now();
+    service = await startService({ reconciler: { interval: '2s' } });
+    api = new WikiClient(service.url, env);
+    await passAfter(service, started);
+  });
+  after(async () => {
+    try {
+      await removeTree(admin, scratch);
+    } finally {
+      await service?.stop();
+      await smb?.close();
+    }
+  });
+
+  it('indexes a page written behind its back', async () => {
+    // The folder inherits the share root's ACL: Domain Users read, Lehrer change.
+    await admin.writeFile(page, '# Notizen\n\nDas Stichwort lautet Driftwortalpha.\n');
+    await eventually(async () => assert.equal(await found(ANNA, 'Driftwortalpha'), `schule:${page}`), SOON_MS);
+  });
+
+  it('re-indexes a changed page: the new text is found, the old one no longer', async () => {
+    await admin.writeFile(page, '# Notizen\n\nJetzt steht hier Driftwortbeta.\n');
+    await eventually(async () => {
+      assert.equal(await found(ANNA, 'Driftwortbeta'), `schule:${page}`);
+      assert.equal(await found(ANNA, 'Driftwortalpha'), '');
+    }, SOON_MS);
+  });
+
+  it('follows a changed ACL: who finds the page changes with it', async () => {
+    const sids = { verwaltung: env.groups['Verwaltung']!, indexer: env.users['svc-indexer']!.sid };
+    await run('smbcacls', [
+      '-s', env.samba.conf, `//${env.smb.host}/schule`, page, '-U', `${env.dc_admin.user}%${env.dc_admin.password}`,
+      '--sddl', '--set', `D:P(A;;0x1200a9;;;${sids.verwaltung})(A;;0x1200a9;;;${sids.indexer})(A;;0x1f01ff;;;BA)`,
+    ]);
+    await eventually(async () => {
+      assert.equal(await found(ANNA, 'Driftwortbeta'), '');
+      assert.equal(await found(DORA, 'Driftwortbeta'), `schule:${page}`);
+    }, SOON_MS);
+  });
+
+  it('removes a deleted page', async () => {
+    await admin.unlink(page);
+    await eventually(async () => assert.equal(await found(DORA, 'Driftwortbeta'), ''), SOON_MS);
+  });
+
+  it('answers degraded while Elasticsearch is down, and catches up once it is back', async () => {
+    const outage = Date.now();
+    await stopElasticsearch();
+    try {
+      assert.deepEqual(await api.search(ANNA, { q: 'Handys' }), { total: 0, hits: [], degraded: true });
+      assert.deepEqual(await api.roots(ANNA), { roots: [], degraded: true });
+      assert.deepEqual(await api.pages(ANNA, 'schule', ''), { total: 0, pages: [], degraded: true });
+      await admin.writeFile(page, '# Notizen\n\nGeschrieben während des Ausfalls: Ausfallwortgamma.\n');
+      const pass = await passAfter(service, outage);
+      assert.match(pass.errors.join('\n'), /index wiki-md/);
+      assert.equal(pass.indexed, 0);
+    } finally {
+      await run(process.execPath, [TESTBED_CLI, 'up'], { maxBuffer: 16 * 1024 * 1024 });
+    }
+    await eventually(async () => assert.equal(await found(ANNA, 'Ausfallwortgamma'), `schule:${page}`), 60_000);
+    const details = await reconcilerDetails(service);
+    assert.equal(details.status, 'ready');
+    assert.deepEqual(details.lastPass?.errors, []);
+  });
+});
