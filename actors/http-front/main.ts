@@ -8,6 +8,7 @@ import type { SupervisorProtocol } from '../../src/messages/supervisor.js';
 import type { WebhookStoreProtocol } from '../../src/messages/webhook-store.js';
 import { runActor } from '../../src/runtime/actor.js';
 import { WebhookClientReplica } from '../../src/webhooks/replica.js';
+import { registerAdminUiRoutes } from './routes/admin-ui.js';
 import { registerAdminWebhookClientRoutes } from './routes/admin-webhook-clients.js';
 import { registerWikiVisibilityRoutes } from './routes/admin-wiki-visibility.js';
 import { registerHealthRoutes } from './routes/health.js';
@@ -30,6 +31,7 @@ runActor<Config>(async (ctx) => {
   const resolver = ctx.peer<LdapResolverProtocol>('ldap-resolver');
   registerWikiRoutes(router, { config, resolver, log });
   registerWikiVisibilityRoutes(router, { config, resolver, logins: store, log });
+  registerAdminUiRoutes(router, { config, logins: store, log });
 
   const handlers: HttpFrontProtocol = {
     replaceWebhookClients: async (clients) => webhookClients.replace(clients),
