@@ -3,7 +3,7 @@
  * pool. Paths are forward-slash, share-relative.
  */
 import { randomBytes } from 'node:crypto';
-import { SmbError } from './errors.js';
+import { NtStatus, SmbError } from './errors.js';
 import { FileInfoClass, basicInfo, dispositionInfo, renameInfo, type DirectoryEntry, type FileAllInfo, type FileTimes } from './fscc.js';
 import {
   Access,
@@ -19,6 +19,7 @@ import {
   setInfoRequest,
   writeRequest,
   type CreateParams,
+  type SmbRequest,
 } from './messages.js';
 import {
   FileHandle,
@@ -73,6 +74,9 @@ export interface ShareOptions extends SmbServer, Credentials {
 }
 
 const READ_ATTRS = Access.FILE_READ_ATTRIBUTES | Access.SYNCHRONIZE;
+/** Statuses of a rename over a target that is still open elsewhere, and the waits before each retry. */
+const RENAME_RETRY_STATUS: readonly number[] = [NtStatus.ACCESS_DENIED, NtStatus.SHARING_VIOLATION];
+const RENAME_BACKOFF_MS = [10, 20, 40, 80, 160, 250, 250, 250];
 
 /** `path` is already normalised; `name` is its last component. */
 function toStat(path: string, name: string, t: FileTimes & { fileAttributes: number }, size: number, fileId: string): SmbStat {
@@ -220,11 +224,23 @@ export class SmbShare {
         throw err;
       }
       // Times can still change at CLOSE (pending write time), so they come from the CLOSE itself.
-      const done = await tree.compound([
-        setInfoRequest(handle.fileId, InfoType.FILE, FileInfoClass.FileRenameInformation, renameInfo(target, true)),
-        internalIdRequest(handle.fileId),
-        closeRequest(handle.fileId, true),
-      ]);
+      const renameAndStat = (fileId: Buffer): SmbRequest[] => [
+        setInfoRequest(fileId, InfoType.FILE, FileInfoClass.FileRenameInformation, renameInfo(target, true)),
+        internalIdRequest(fileId),
+        closeRequest(fileId, true),
+      ];
+      let done = await tree.compound(renameAndStat(handle.fileId));
+      // Windows semantics: a target that another client has open cannot be replaced. Readers hold files
+      // briefly, so the rename is retried (on the temporary file reopened by name) for about a second.
+      for (let attempt = 0; RENAME_RETRY_STATUS.includes(done[0]!.header.status) && attempt < RENAME_BACKOFF_MS.length; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, RENAME_BACKOFF_MS[attempt]));
+        const reopened = await tree.compound([
+          createRequest({ name: temp, desiredAccess: Access.DELETE | READ_ATTRS, disposition: Disposition.OPEN }),
+          ...renameAndStat(RELATED_FILE_ID),
+        ]);
+        assertStatus(reopened[0]!, `CREATE ${tree.shareName}\\${temp}`);
+        done = reopened.slice(1);
+      }
       if (done[0]!.header.status !== 0) {
         // The CLOSE in the same round trip already ran: remove the temporary file by name.
         await setInfoByPath(tree, { name: temp, desiredAccess: Access.DELETE, disposition: Disposition.OPEN }, FileInfoClass.FileDispositionInformation, dispositionInfo(true)).catch(

@@ -201,19 +201,19 @@ export async function openDoClose(
 }
 
 /**
- * Reads [offset, offset + length) of a file (to its end by default): CREATE + READ + CLOSE in one round trip;
- * whatever the first 64 KiB READ did not cover continues on a second open.
+ * Reads [offset, offset + length) of a file (to its end by default): CREATE + READ + CLOSE in one round trip.
+ * If the first 64 KiB READ did not cover the range, the whole range is read again on one open handle, so that
+ * a file replaced in between is never stitched together from two versions.
  */
 export async function readFileRange(tree: Tree, params: CreateParams, offset = 0, length = Infinity): Promise<Buffer> {
   const firstRead = Math.min(length, QUERY_BUFFER);
   const { create, responses } = await openDoClose(tree, params, [readRequest(RELATED_FILE_ID, offset, firstRead)], [[NtStatus.END_OF_FILE]]);
   const head = responses[0]!.header.status === NtStatus.END_OF_FILE ? Buffer.alloc(0) : Buffer.from(parseReadResponse(responses[0]!.reader));
-  const end = Math.min(create.endOfFile, offset + length);
-  if (offset + head.length >= end) return head;
+  if (offset + head.length >= Math.min(create.endOfFile, offset + length)) return head;
   const handle = await FileHandle.open(tree, params);
   try {
-    const rest = Math.min(handle.info.endOfFile, offset + length) - (offset + head.length);
-    return Buffer.concat([head, await handle.read(offset + head.length, Math.max(0, rest))]);
+    const end = Math.min(handle.info.endOfFile, offset + length);
+    return await handle.read(offset, Math.max(0, end - offset));
   } finally {
     await handle.close();
   }

@@ -33,6 +33,29 @@ describe('SMB facade against the testbed DC (schule, signed SMB 3.1.1)', () => {
     assert.ok((await share.readFile(p('big.bin'))).equals(big));
   });
 
+  test('readers never see a partially written or mixed version', async () => {
+    const size = 300_000; // several READs per version
+    const versions = ['A', 'B'].map((c) => Buffer.alloc(size, c));
+    await share.writeFile(p('flip.bin'), versions[0]!);
+    let writing = true;
+    const writer = (async () => {
+      for (let i = 1; i <= 12; i++) await share.writeFile(p('flip.bin'), versions[i % 2]!);
+      writing = false;
+    })();
+    let reads = 0;
+    const reader = async (): Promise<void> => {
+      while (writing) {
+        const data = await share.readFile(p('flip.bin'));
+        assert.equal(data.length, size);
+        assert.ok(data.equals(versions[0]!) || data.equals(versions[1]!), 'content of exactly one version');
+        reads++;
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    };
+    await Promise.all([writer, reader(), reader(), reader()]);
+    assert.ok(reads > 0);
+  });
+
   test('readFile reads byte ranges', async () => {
     const big = randomBytes(2 * 1024 * 1024 + 777);
     await share.writeFile(p('range.bin'), big);
