@@ -3,7 +3,7 @@
 // checked against the service itself: keys it reveals are posted to the webhook
 // intake, visibility it saves is seen in /wiki/search.
 // Screenshots of every screen go to test/artifacts/admin-ui/ (git-ignored);
-// docs/admin-ui/*.png are copies of four of them.
+// docs/admin-ui/*.png are copies of 01, 04, 05 and 11 (copy them again when the page changes).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
