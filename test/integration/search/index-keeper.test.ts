@@ -15,20 +15,8 @@ import { userSidSet } from '../../../src/wiki/principal.js';
 import { listWikiPages, readWikiPage } from '../../../src/wiki/share-reader.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { removeTree } from '../smb/testbed.js';
+import { eventually } from '../wiki/wiki-service.js';
 import { scratchIndex, type ScratchIndex } from './scratch-index.js';
-
-/** Elasticsearch refreshes within a second; the hook's batches are flushed every 50 ms here. */
-async function eventually(check: () => Promise<void>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
 
 describe('WikiIndexKeeper on the testbed', () => {
   let env: TestbedEnv;
