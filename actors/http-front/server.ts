@@ -1,44 +1,51 @@
-// The uWebSockets.js server of one http-front thread: accepts requests,
-// dispatches them through the router, counts what is in flight so that a
-// shutdown can drain, and closes every socket before the thread exits.
+// The HTTP server of one http-front thread: accepts requests, dispatches them
+// through the router, counts what is in flight so that a shutdown can drain,
+// and closes every socket before the thread exits.
+//
+// Two transports: uWebSockets.js, whose listening sockets use SO_REUSEPORT so
+// that several http-front threads share one port; and node:http, whose parser
+// knows the WebDAV methods that uWS 20.30 drops (it closes the connection on
+// PROPFIND, MKCOL, LOCK, ...), but which cannot share a port between threads
+// on Node 20.
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import uws from '@trufflesuite/uws-js-unofficial';
 import type { Logger } from 'pino';
 import type { Config } from '../../src/config/index.js';
-import { HttpExchange } from '../../src/http/exchange.js';
+import type { HttpExchange } from '../../src/http/exchange.js';
 import { HttpError } from '../../src/http/http-error.js';
+import { NodeExchange } from '../../src/http/node-exchange.js';
 import type { Router } from '../../src/http/router.js';
+import { UwsExchange } from '../../src/http/uws-exchange.js';
+
+export type HttpTransport = 'uws' | 'node';
 
 /** The binary has `close()` (it closes every socket of the app); its typings lack it. */
 type App = uws.TemplatedApp & { close(): void };
 
+/** What the two transports have to offer the server. */
+interface Listener {
+  /** Stop accepting new connections. */
+  stopListening(): void;
+  /** Close every connection now. */
+  closeAll(): void;
+}
+
 export class HttpServer {
-  private listenSocket: uws.us_listen_socket | undefined;
+  private listener: Listener | undefined;
   private inFlight = 0;
   private served = 0;
   private draining = false;
   private drained: (() => void) | undefined;
 
-  private constructor(private readonly app: App, private readonly router: Router, private readonly log: Logger) {
-    app.any('/*', (res, req) => this.handle(res, req));
-  }
+  private constructor(private readonly router: Router, private readonly log: Logger) {}
 
-  static listen(http: Config['http'], router: Router, log: Logger): Promise<HttpServer> {
-    const app = (http.tls
-      ? uws.SSLApp({ cert_file_name: http.tls.cert_file, key_file_name: http.tls.key_file })
-      : uws.App()) as App;
-    const server = new HttpServer(app, router, log);
-    return new Promise((resolve, reject) => {
-      app.listen(http.host, http.port, (socket) => {
-        if (!socket) {
-          app.close();
-          reject(new Error(`cannot listen on ${http.host}:${http.port} (address in use or not available)`));
-          return;
-        }
-        server.listenSocket = socket;
-        log.info({ host: http.host, port: http.port, tls: Boolean(http.tls) }, 'listening');
-        resolve(server);
-      });
-    });
+  static async listen(http: Config['http'], router: Router, log: Logger, transport: HttpTransport = 'uws'): Promise<HttpServer> {
+    const server = new HttpServer(router, log);
+    server.listener = transport === 'uws' ? await server.listenUws(http) : await server.listenNode(http);
+    log.info({ host: http.host, port: http.port, tls: Boolean(http.tls), transport }, 'listening');
+    return server;
   }
 
   stats(): Record<string, number> {
@@ -48,30 +55,72 @@ export class HttpServer {
   /** Stop accepting, let in-flight requests finish (up to the timeout), close all. */
   async drain(timeoutMs: number): Promise<void> {
     this.draining = true;
-    this.stopListening();
+    this.listener?.stopListening();
     if (this.inFlight > 0) {
       await new Promise<void>((resolve) => {
         this.drained = resolve;
         setTimeout(resolve, timeoutMs).unref();
       });
     }
-    this.app.close();
+    this.listener?.closeAll();
   }
 
   /** Synchronous close for a dying thread. */
   closeNow(): void {
-    this.stopListening();
-    this.app.close();
+    this.listener?.stopListening();
+    this.listener?.closeAll();
   }
 
-  private stopListening(): void {
-    if (this.listenSocket) uws.us_listen_socket_close(this.listenSocket);
-    this.listenSocket = undefined;
+  private listenUws(http: Config['http']): Promise<Listener> {
+    const app = (http.tls
+      ? uws.SSLApp({ cert_file_name: http.tls.cert_file, key_file_name: http.tls.key_file })
+      : uws.App()) as App;
+    app.any('/*', (res, req) => this.handle(new UwsExchange(res, req, () => this.onDone())));
+    return new Promise((resolve, reject) => {
+      app.listen(http.host, http.port, (socket) => {
+        if (!socket) {
+          app.close();
+          reject(new Error(`cannot listen on ${http.host}:${http.port} (address in use or not available)`));
+          return;
+        }
+        let listening: uws.us_listen_socket | undefined = socket;
+        resolve({
+          stopListening: () => {
+            if (listening) uws.us_listen_socket_close(listening);
+            listening = undefined;
+          },
+          closeAll: () => app.close(),
+        });
+      });
+    });
   }
 
-  private handle(res: uws.HttpResponse, req: uws.HttpRequest): void {
+  private listenNode(http: Config['http']): Promise<Listener> {
+    const onRequest = (req: IncomingMessage, res: ServerResponse) => this.handle(new NodeExchange(req, res, () => this.onDone()));
+    const options = { headersTimeout: http.header_timeout, requestTimeout: 0, keepAliveTimeout: 5_000 };
+    const server: Server = http.tls
+      ? createHttpsServer({ ...options, cert: readFileSync(http.tls.cert_file), key: readFileSync(http.tls.key_file) }, onRequest)
+      : createHttpServer(options, onRequest);
+    // A client that stops sending (or reading) for this long loses its connection.
+    server.timeout = http.body_timeout;
+    return new Promise((resolve, reject) => {
+      server.once('error', (err) => reject(new Error(`cannot listen on ${http.host}:${http.port}: ${err.message}`)));
+      server.listen(http.port, http.host, () => {
+        server.removeAllListeners('error');
+        server.on('error', (err) => this.log.error({ err }, 'http server error'));
+        resolve({
+          stopListening: () => {
+            server.close();
+            server.closeIdleConnections();
+          },
+          closeAll: () => server.closeAllConnections(),
+        });
+      });
+    });
+  }
+
+  private handle(ex: HttpExchange): void {
     this.inFlight++;
-    const ex = new HttpExchange(res, req, () => this.onDone());
     if (this.draining) {
       ex.fail(new HttpError(503, 'shutting_down', 'the service is shutting down', { connection: 'close' }));
       return;
@@ -82,6 +131,7 @@ export class HttpServer {
       return;
     }
     if (route.bodyLimit !== undefined) ex.collectBody(route.bodyLimit);
+    if (route.streamBody) ex.streamBody();
     Promise.resolve()
       .then(() => route.handler(ex, route.params))
       .then(

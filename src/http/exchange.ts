@@ -1,38 +1,39 @@
-// One HTTP request/response over uWebSockets.js, made safe for async code.
-// uWS hands out a request object that dies when the handler returns, and a
-// response that dies on abort; this copies what we need up front and guards
-// every write.
-import type { HttpRequest, HttpResponse } from '@trufflesuite/uws-js-unofficial';
-import { HttpError, errorBody, statusLine } from './http-error.js';
+// One HTTP request/response, the same for both transports the http-front can
+// run on (uWebSockets.js, node:http): request line and headers copied up
+// front, the body collected or streamed, every write guarded against a
+// response that is already sent or whose client went away.
+import { HttpError, errorBody } from './http-error.js';
 
-export class HttpExchange {
-  readonly method: string;
+export type ResponseHeaders = Record<string, string>;
+
+export abstract class HttpExchange {
+  abstract readonly method: string;
   /** The raw (still percent-encoded) path, without the query string. */
-  readonly path: string;
-  readonly query: URLSearchParams;
+  abstract readonly path: string;
+  abstract readonly query: URLSearchParams;
   /** Lower-case header names; repeated headers are joined with ", ". */
-  readonly headers: Record<string, string> = {};
+  abstract readonly headers: Record<string, string>;
   readonly startedAt = performance.now();
   status = 0;
-  private aborted = false;
+  protected aborted = false;
   private body: Promise<Buffer> | undefined;
+  private chunks: AsyncIterable<Buffer> | undefined;
+  private finished = false;
 
-  constructor(private readonly res: HttpResponse, req: HttpRequest, private readonly onDone: (ex: HttpExchange) => void) {
-    this.method = req.getCaseSensitiveMethod().toUpperCase();
-    this.path = req.getUrl();
-    this.query = new URLSearchParams(req.getQuery() ?? '');
-    req.forEach((name, value) => {
-      this.headers[name] = name in this.headers ? `${this.headers[name]}, ${value}` : value;
-    });
-    res.onAborted(() => {
-      this.aborted = true;
-      this.finish();
-    });
-  }
+  protected constructor(private readonly onDone: (ex: HttpExchange) => void) {}
 
   get done(): boolean {
     return this.aborted || this.status !== 0;
   }
+
+  /** The request body as it arrives, with backpressure; it starts flowing when first iterated. */
+  protected abstract openBody(): AsyncIterable<Buffer>;
+  /** Status, headers and the whole body (undefined: none, not even a Content-Length: 0). */
+  protected abstract writeWhole(status: number, headers: ResponseHeaders, body: string | Buffer | undefined, closeConnection: boolean): void;
+  /** Status and headers with `Content-Length: length` but no body (HEAD). */
+  protected abstract writeHead(status: number, headers: ResponseHeaders, length: number): void;
+  /** Status, headers and `length` bytes from `source`, waiting for the client to take them. */
+  protected abstract writeStream(status: number, headers: ResponseHeaders, length: number, source: AsyncIterable<Buffer>): Promise<void>;
 
   /**
    * Start buffering the request body, up to `limit` bytes. Must be called
@@ -41,26 +42,21 @@ export class HttpExchange {
    */
   collectBody(limit: number): void {
     const declared = Number(this.headers['content-length'] ?? 0);
-    this.body = new Promise((resolve, reject) => {
-      if (declared > limit) {
-        reject(new HttpError(413, 'body_too_large', `request body of ${declared} bytes exceeds the limit of ${limit} bytes`));
-        return;
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      this.res.onData((chunk, isLast) => {
-        if (size < 0) return; // already rejected
-        size += chunk.byteLength;
-        if (size > limit) {
-          size = -1;
-          reject(new HttpError(413, 'body_too_large', `request body exceeds the limit of ${limit} bytes`));
-          return;
+    if (declared > limit) {
+      this.body = Promise.reject(new HttpError(413, 'body_too_large', `request body of ${declared} bytes exceeds the limit of ${limit} bytes`));
+    } else {
+      const source = this.openBody();
+      this.body = (async () => {
+        const parts: Buffer[] = [];
+        let size = 0;
+        for await (const chunk of source) {
+          size += chunk.byteLength;
+          if (size > limit) throw new HttpError(413, 'body_too_large', `request body exceeds the limit of ${limit} bytes`);
+          parts.push(chunk);
         }
-        // uWS reuses the chunk's memory after this callback: copy it.
-        chunks.push(Buffer.from(chunk.slice(0)));
-        if (isLast) resolve(Buffer.concat(chunks, size));
-      });
-    });
+        return Buffer.concat(parts, size);
+      })();
+    }
     // A handler that never reads the body must not cause an unhandled rejection.
     this.body.catch(() => undefined);
   }
@@ -70,18 +66,44 @@ export class HttpExchange {
     return this.body ?? Promise.resolve(Buffer.alloc(0));
   }
 
-  send(status: number, body: string | Buffer = '', headers: Record<string, string> = {}, closeConnection = false): void {
+  /** Make the body available as a stream (routes with `streamBody`); like collectBody, before the first await. */
+  streamBody(): void {
+    this.chunks = this.openBody();
+  }
+
+  /** The streamed body (empty when the route takes none). */
+  bodyChunks(): AsyncIterable<Buffer> {
+    return this.chunks ?? (async function* () {})();
+  }
+
+  send(status: number, body: string | Buffer = '', headers: ResponseHeaders = {}, closeConnection = false): void {
     if (this.done) return;
     this.status = status;
-    this.res.cork(() => {
-      this.res.writeStatus(statusLine(status));
-      for (const [name, value] of Object.entries(headers)) this.res.writeHeader(name, value);
-      this.res.end(body, closeConnection);
-    });
+    // 204 and 304 carry neither a body nor a Content-Length.
+    this.writeWhole(status, headers, status === 204 || status === 304 ? undefined : body, closeConnection);
     this.finish();
   }
 
-  json(status: number, value: unknown, headers: Record<string, string> = {}): void {
+  /** A HEAD answer: the headers a GET would carry, Content-Length included, and no body. */
+  head(status: number, headers: ResponseHeaders, length: number): void {
+    if (this.done) return;
+    this.status = status;
+    this.writeHead(status, headers, length);
+    this.finish();
+  }
+
+  /** A body of `length` bytes produced chunk by chunk (large files); the exchange is done when it ends. */
+  async stream(status: number, headers: ResponseHeaders, length: number, source: AsyncIterable<Buffer>): Promise<void> {
+    if (this.done) return;
+    this.status = status;
+    try {
+      await this.writeStream(status, headers, length, source);
+    } finally {
+      this.finish();
+    }
+  }
+
+  json(status: number, value: unknown, headers: ResponseHeaders = {}): void {
     this.send(status, JSON.stringify(value), { 'content-type': 'application/json', ...headers });
   }
 
@@ -91,8 +113,7 @@ export class HttpExchange {
     this.send(err.status, body, { 'content-type': 'application/json', ...err.headers }, err.status === 413);
   }
 
-  private finished = false;
-  private finish(): void {
+  protected finish(): void {
     if (this.finished) return;
     this.finished = true;
     this.onDone(this);

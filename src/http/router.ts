@@ -7,8 +7,10 @@ export type RouteParams = Record<string, string>;
 export type RouteHandler = (ex: HttpExchange, params: RouteParams) => Promise<void> | void;
 
 export interface RouteOptions {
-  /** Largest accepted request body in bytes; routes without it take no body. */
+  /** Largest accepted request body in bytes; routes without it (or streamBody) take no body. */
   bodyLimit?: number;
+  /** The handler reads the body as a stream (`ex.bodyChunks()`), of any size. */
+  streamBody?: boolean;
 }
 
 interface Route extends RouteOptions {
@@ -37,7 +39,8 @@ export class Router {
       const params = matchSegments(route.segments, segments);
       if (!params) continue;
       if (route.method === method || (method === 'HEAD' && route.method === 'GET')) {
-        return { handler: route.handler, params, ...(route.bodyLimit !== undefined ? { bodyLimit: route.bodyLimit } : {}) };
+        const { bodyLimit, streamBody } = route;
+        return { handler: route.handler, params, ...(bodyLimit !== undefined ? { bodyLimit } : {}), ...(streamBody ? { streamBody } : {}) };
       }
       allowed.push(route.method);
     }

@@ -1,73 +1,77 @@
 // The uWS server on a real loopback socket: routing, body limits, draining.
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import { it } from 'node:test';
+import { describe, it } from 'node:test';
 import { pino } from 'pino';
-import { HttpServer } from '../../actors/http-front/server.js';
+import { HttpServer, type HttpTransport } from '../../actors/http-front/server.js';
 import { Router } from '../../src/http/router.js';
 import { freePort } from '../support/ports.js';
 
-async function listen(router: Router) {
-  const port = await freePort();
-  const http = { host: '127.0.0.1', port, max_body: 1024, header_timeout: 10_000, body_timeout: 30_000 };
-  const server = await HttpServer.listen(http, router, pino({ level: 'silent' }));
-  return { server, url: `http://127.0.0.1:${port}` };
-}
+for (const transport of ['uws', 'node'] as HttpTransport[]) {
+  describe(`http server over ${transport}`, () => {
+    async function listen(router: Router) {
+      const port = await freePort();
+      const http = { host: '127.0.0.1', port, max_body: 1024, header_timeout: 10_000, body_timeout: 30_000 };
+      const server = await HttpServer.listen(http, router, pino({ level: 'silent' }), transport);
+      return { server, url: `http://127.0.0.1:${port}` };
+    }
 
-it('drains in-flight requests on stop and refuses new connections', async () => {
-  const router = new Router();
-  let release!: () => void;
-  const started = new Promise<void>((resolveStarted) => {
-    router.add('GET', '/slow', async (ex) => {
-      resolveStarted();
-      await new Promise<void>((r) => { release = r; });
-      ex.json(200, { finished: true });
+    it('drains in-flight requests on stop and refuses new connections', async () => {
+      const router = new Router();
+      let release!: () => void;
+      const started = new Promise<void>((resolveStarted) => {
+        router.add('GET', '/slow', async (ex) => {
+          resolveStarted();
+          await new Promise<void>((r) => { release = r; });
+          ex.json(200, { finished: true });
+        });
+      });
+      const { server, url } = await listen(router);
+      const slow = fetch(`${url}/slow`);
+      await started;
+      const draining = server.drain(5_000);
+      await assert.rejects(fetch(`${url}/slow`, { headers: { connection: 'close' } }));
+      release();
+      const res = await slow;
+      assert.equal(res.status, 200);
+      assert.deepEqual(await res.json(), { finished: true });
+      await draining;
+    });
+
+    it('answers 405 with Allow, and 413 for a body over the route limit without reading it', async () => {
+      const router = new Router();
+      router.add('POST', '/echo', async (ex) => ex.send(200, await ex.readBody()), { bodyLimit: 16 });
+      const { server, url } = await listen(router);
+      try {
+        const wrongMethod = await fetch(`${url}/echo`);
+        assert.equal(wrongMethod.status, 405);
+        assert.equal(wrongMethod.headers.get('allow'), 'POST');
+
+        const ok = await fetch(`${url}/echo`, { method: 'POST', body: 'hello' });
+        assert.equal(await ok.text(), 'hello');
+
+        // Declared too large: rejected before any body byte is read.
+        const status = await new Promise<number>((resolve, reject) => {
+          const req = request(`${url}/echo`, { method: 'POST', headers: { 'content-length': '1000000' } }, (res) => resolve(res.statusCode ?? 0));
+          req.on('error', reject);
+          req.write('x'.repeat(100));
+        });
+        assert.equal(status, 413);
+
+        // Chunked (no length declared): grows over the limit while streaming.
+        const body = new ReadableStream({
+          start(controller) {
+            controller.enqueue(new TextEncoder().encode('y'.repeat(10)));
+            controller.enqueue(new TextEncoder().encode('y'.repeat(10)));
+            controller.close();
+          },
+        });
+        const chunked = await fetch(`${url}/echo`, { method: 'POST', body, duplex: 'half' } as RequestInit);
+        assert.equal(chunked.status, 413);
+        assert.equal(((await chunked.json()) as { error: string }).error, 'body_too_large');
+      } finally {
+        await server.drain(1_000);
+      }
     });
   });
-  const { server, url } = await listen(router);
-  const slow = fetch(`${url}/slow`);
-  await started;
-  const draining = server.drain(5_000);
-  await assert.rejects(fetch(`${url}/slow`, { headers: { connection: 'close' } }));
-  release();
-  const res = await slow;
-  assert.equal(res.status, 200);
-  assert.deepEqual(await res.json(), { finished: true });
-  await draining;
-});
-
-it('answers 405 with Allow, and 413 for a body over the route limit without reading it', async () => {
-  const router = new Router();
-  router.add('POST', '/echo', async (ex) => ex.send(200, await ex.readBody()), { bodyLimit: 16 });
-  const { server, url } = await listen(router);
-  try {
-    const wrongMethod = await fetch(`${url}/echo`);
-    assert.equal(wrongMethod.status, 405);
-    assert.equal(wrongMethod.headers.get('allow'), 'POST');
-
-    const ok = await fetch(`${url}/echo`, { method: 'POST', body: 'hello' });
-    assert.equal(await ok.text(), 'hello');
-
-    // Declared too large: rejected before any body byte is read.
-    const status = await new Promise<number>((resolve, reject) => {
-      const req = request(`${url}/echo`, { method: 'POST', headers: { 'content-length': '1000000' } }, (res) => resolve(res.statusCode ?? 0));
-      req.on('error', reject);
-      req.write('x'.repeat(100));
-    });
-    assert.equal(status, 413);
-
-    // Chunked (no length declared): grows over the limit while streaming.
-    const body = new ReadableStream({
-      start(controller) {
-        controller.enqueue(new TextEncoder().encode('y'.repeat(10)));
-        controller.enqueue(new TextEncoder().encode('y'.repeat(10)));
-        controller.close();
-      },
-    });
-    const chunked = await fetch(`${url}/echo`, { method: 'POST', body, duplex: 'half' } as RequestInit);
-    assert.equal(chunked.status, 413);
-    assert.equal(((await chunked.json()) as { error: string }).error, 'body_too_large');
-  } finally {
-    await server.drain(1_000);
-  }
-});
+}

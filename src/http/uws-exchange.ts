@@ -1,0 +1,120 @@
+// HttpExchange over uWebSockets.js. uWS hands out a request object that dies
+// when the handler returns, and a response that dies on abort; this copies
+// what we need up front and guards every write.
+import type { HttpRequest, HttpResponse } from '@trufflesuite/uws-js-unofficial';
+import { HttpExchange, type ResponseHeaders } from './exchange.js';
+import { statusLine } from './http-error.js';
+
+/** Body bytes buffered before uWS is asked to pause the socket. */
+const BODY_HIGH_WATER = 1024 * 1024;
+
+export class UwsExchange extends HttpExchange {
+  readonly method: string;
+  readonly path: string;
+  readonly query: URLSearchParams;
+  readonly headers: Record<string, string> = {};
+
+  constructor(private readonly res: HttpResponse, req: HttpRequest, onDone: (ex: HttpExchange) => void) {
+    super(onDone);
+    this.method = req.getCaseSensitiveMethod().toUpperCase();
+    this.path = req.getUrl();
+    this.query = new URLSearchParams(req.getQuery() ?? '');
+    req.forEach((name, value) => {
+      this.headers[name] = name in this.headers ? `${this.headers[name]}, ${value}` : value;
+    });
+    res.onAborted(() => {
+      this.aborted = true;
+      this.finish();
+    });
+  }
+
+  protected openBody(): AsyncIterable<Buffer> {
+    const queue: Buffer[] = [];
+    let queued = 0;
+    let ended = false;
+    let wake: (() => void) | undefined;
+    const res = this.res;
+    res.onData((chunk, isLast) => {
+      // uWS reuses the chunk's memory after this callback: copy it.
+      const copy = Buffer.from(chunk.slice(0));
+      queue.push(copy);
+      queued += copy.byteLength;
+      ended = isLast;
+      if (queued > BODY_HIGH_WATER && !ended) res.pause();
+      wake?.();
+    });
+    const self = this;
+    return (async function* () {
+      for (;;) {
+        const next = queue.shift();
+        if (next !== undefined) {
+          queued -= next.byteLength;
+          if (queued <= BODY_HIGH_WATER && !ended && !self.aborted) res.resume();
+          yield next;
+          continue;
+        }
+        if (ended) return;
+        if (self.aborted) throw new Error('client went away before the request body was complete');
+        await new Promise<void>((resolve) => { wake = resolve; });
+        wake = undefined;
+      }
+    })();
+  }
+
+  protected writeWhole(status: number, headers: ResponseHeaders, body: string | Buffer | undefined, closeConnection: boolean): void {
+    this.res.cork(() => {
+      this.writeStatusAndHeaders(status, headers);
+      if (body === undefined) this.res.endWithoutBody(undefined, closeConnection);
+      else this.res.end(body, closeConnection);
+    });
+  }
+
+  protected writeHead(status: number, headers: ResponseHeaders, length: number): void {
+    this.res.cork(() => {
+      this.writeStatusAndHeaders(status, headers);
+      this.res.endWithoutBody(length);
+    });
+  }
+
+  protected async writeStream(status: number, headers: ResponseHeaders, length: number, source: AsyncIterable<Buffer>): Promise<void> {
+    let started = false;
+    try {
+      for await (const chunk of source) {
+        if (this.aborted) return;
+        let outcome: [boolean, boolean] = [false, false];
+        const offset = this.res.getWriteOffset();
+        this.res.cork(() => {
+          if (!started) this.writeStatusAndHeaders(status, headers);
+          started = true;
+          outcome = this.res.tryEnd(chunk, length);
+        });
+        if (outcome[1]) return;
+        if (!outcome[0]) await this.drained(chunk, offset, length);
+      }
+    } catch (err) {
+      if (!this.aborted) this.res.close();
+      throw err;
+    }
+  }
+
+  /** Waits until uWS took the rest of `chunk` (sent from write offset `start`). */
+  private drained(chunk: Buffer, start: number, length: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.res.onWritable((offset) => {
+        const [ok, done] = this.res.tryEnd(chunk.subarray(offset - start), length);
+        if (ok || done) resolve();
+        return ok;
+      });
+      this.res.onAborted(() => {
+        this.aborted = true;
+        this.finish();
+        resolve();
+      });
+    });
+  }
+
+  private writeStatusAndHeaders(status: number, headers: ResponseHeaders): void {
+    this.res.writeStatus(statusLine(status));
+    for (const [name, value] of Object.entries(headers)) this.res.writeHeader(name, value);
+  }
+}
