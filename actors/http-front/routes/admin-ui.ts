@@ -101,7 +101,8 @@ function sendAsset(ex: HttpExchange, asset: Asset): void {
     ex.send(304, '', { ...PAGE_HEADERS, etag: asset.headers['etag']! });
     return;
   }
-  ex.send(200, ex.method === 'HEAD' ? '' : asset.body, asset.headers);
+  if (ex.method === 'HEAD') ex.head(200, asset.headers, asset.body.length);
+  else ex.send(200, asset.body, asset.headers);
 }
 
 /** The files of the page folder by name, or undefined (logged) when the folder is missing or has no index.html. */

@@ -87,6 +87,10 @@ describe('admin settings page /admin/ in headless Chromium', () => {
     assert.ok(etag);
     const again = await fetch(url('/admin/'), { headers: { 'if-none-match': etag } });
     assert.equal(again.status, 304);
+    const head = await fetch(url('/admin/'), { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get('content-type'), 'text/html; charset=utf-8');
+    assert.equal(Number(head.headers.get('content-length')), (await readFile(new URL('index.html', PAGE_SOURCES))).length);
 
     for (const [file, type] of [['admin.js', 'text/javascript; charset=utf-8'], ['admin.css', 'text/css; charset=utf-8'], ['icon.svg', 'image/svg+xml']] as const) {
       const res = await fetch(url(`/admin/${file}`));
