@@ -10,7 +10,7 @@ runActor<Config>(async (ctx) => {
   const ring = new DedupeRing(ctx.config.webhooks.dedupe_size);
   const handlers: DedupeProtocol = {
     seen: async (eventId) => ring.has(eventId),
-    admit: async (eventId) => ring.checkAndInsert(eventId),
+    admitAll: async (eventIds) => eventIds.map((eventId) => ring.checkAndInsert(eventId)),
     forget: async (eventId) => ring.forget(eventId),
   };
   return { handlers, health: () => ({ rememberedEventIds: ring.size, capacity: ring.capacity }) };

@@ -52,7 +52,9 @@ runActor<Config>(async (ctx) => {
       if (result.deleted.length > 0) await pushClients(connectedFronts());
       return result;
     },
-    addUserEvent: async (username, event) => userEvents.add(username, event),
+    addUserEvents: async (events) => {
+      for (const { username, event } of events) userEvents.add(username, event);
+    },
     userEvents: async (username) => userEvents.list(username),
   };
   log.info({ clients: registry.all().length }, 'webhook client registry loaded');

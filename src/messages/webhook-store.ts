@@ -7,6 +7,11 @@ import type { MaskedWebhookClient, WebhookClient } from '../webhooks/client.js';
 import type { DeleteResult } from '../webhooks/registry.js';
 import type { UserEvent } from '../webhooks/user-events.js';
 
+export interface NewUserEvent {
+  readonly username: string;
+  readonly event: Omit<UserEvent, 'receivedAt'>;
+}
+
 export interface WebhookStoreProtocol {
   /** A global admin (member of `admin.groups`), from an `Authorization` header. */
   authenticateAdmin(authorization: string | undefined): Promise<AdminAuthResult>;
@@ -21,8 +26,8 @@ export interface WebhookStoreProtocol {
   /** Deletes clients; every front rejects their keys when this resolves. */
   deleteClients(ids: string[]): Promise<DeleteResult>;
 
-  /** Caches an accepted `service-eventhandler` event for its user. */
-  addUserEvent(username: string, event: Omit<UserEvent, 'receivedAt'>): Promise<void>;
+  /** Caches accepted `service-eventhandler` events for their users (a front sends those of one event-loop turn together). */
+  addUserEvents(events: NewUserEvent[]): Promise<void>;
   /** The user's unexpired events, newest first. */
   userEvents(username: string): Promise<UserEvent[]>;
 }

@@ -5,10 +5,8 @@
 import { HttpError } from '../http/http-error.js';
 import { ActorUnavailableError } from '../runtime/rpc.js';
 
-/** Check 4 of the intake: the dedupe ring said the event id was already accepted. */
-export function duplicateEventError(): HttpError {
-  return new HttpError(409, 'duplicate_event', 'x-webhook-event-id was already processed; use a new id per event, also for retries');
-}
+/** Check 4 of the intake: the event id was accepted before. Built once (an Error's stack trace is costly). */
+export const DUPLICATE_EVENT = new HttpError(409, 'duplicate_event', 'x-webhook-event-id was already processed; use a new id per event, also for retries');
 
 /** Body of the success response (status 200), serialised once. */
 export const WEBHOOK_OK_JSON = '{"status":"ok"}';

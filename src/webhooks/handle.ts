@@ -1,7 +1,7 @@
 import { HttpError } from '../http/http-error.js';
 import { checkJsonObjectBody, type JsonObjectBodyResult } from './body.js';
 import type { AcceptedWebhookEvent } from './dispatch.js';
-import { duplicateEventError } from './errors.js';
+import { DUPLICATE_EVENT } from './errors.js';
 import { checkWebhookHeaders, type WebhookIntakeHeaders, type WebhookIntakeOptions } from './intake.js';
 import type { WebhookClientLookup } from './key-index.js';
 
@@ -46,10 +46,10 @@ export async function handleWebhookRequest(request: WebhookRequest, deps: Webhoo
   const { eventId, client } = headers;
   const body = await readBody(request);
   if (!body.ok) {
-    if (await deps.eventIds.seen(eventId)) throw duplicateEventError();
+    if (await deps.eventIds.seen(eventId)) throw DUPLICATE_EVENT;
     throw body.error;
   }
-  if (!(await deps.eventIds.admit(eventId))) throw duplicateEventError();
+  if (!(await deps.eventIds.admit(eventId))) throw DUPLICATE_EVENT;
   try {
     await deps.process({ client, eventId, payload: body.object });
   } catch (err) {

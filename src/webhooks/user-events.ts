@@ -22,17 +22,24 @@ export interface UserEventsCacheOptions {
 
 export const USER_EVENTS_DEFAULTS = { ttlMs: 24 * 60 * 60 * 1000, maxPerUser: 200, maxTotal: 50_000 } as const;
 
+/** One user's events, oldest first. A new holder per change lets the LRU see the new size. */
+interface UserEvents {
+  readonly events: UserEvent[];
+}
+
 /**
  * Events per user for 24 hours. Users are entries of an LRU cache whose size is their number
  * of events, so the total is bounded; each event also carries its own receive time, so a user's
  * older events expire individually even while newer ones keep the user's entry alive.
+ * A user's events are kept oldest first, so adding one and dropping expired or surplus ones
+ * only touches the ends of the list (no copy of up to max_per_user events per add).
  * User names are compared case-insensitively (directory logins are), so keys are lower-cased.
  */
 export class UserEventsCache {
   private readonly ttlMs: number;
   private readonly maxPerUser: number;
   private readonly now: () => number;
-  private readonly users: LRUCache<string, UserEvent[]>;
+  private readonly users: LRUCache<string, UserEvents>;
 
   constructor(options: UserEventsCacheOptions = {}) {
     this.ttlMs = positiveInteger('ttlMs', options.ttlMs ?? USER_EVENTS_DEFAULTS.ttlMs);
@@ -43,9 +50,9 @@ export class UserEventsCache {
     }
     const now = options.now ?? Date.now;
     this.now = now;
-    this.users = new LRUCache<string, UserEvent[]>({
+    this.users = new LRUCache<string, UserEvents>({
       maxSize: maxTotal,
-      sizeCalculation: (events) => events.length,
+      sizeCalculation: (user) => Math.max(1, user.events.length),
       ttl: this.ttlMs,
       perf: { now },
       ttlResolution: 0, // always ask the clock, so an injected clock takes effect at once
@@ -55,14 +62,18 @@ export class UserEventsCache {
   /** Remembers an event for a user; the newest event comes first in `list`. */
   add(username: string, event: Omit<UserEvent, 'receivedAt'>): void {
     const key = username.toLowerCase();
-    const stored: UserEvent = { ...event, receivedAt: this.now() };
-    const events = [stored, ...this.unexpired(this.users.get(key))].slice(0, this.maxPerUser);
-    this.users.set(key, events); // set again so size and TTL follow the new list
+    const events = this.users.get(key)?.events ?? [];
+    events.push({ ...event, receivedAt: this.now() });
+    this.dropExpired(events);
+    while (events.length > this.maxPerUser) events.shift();
+    this.users.set(key, { events }); // set again so size and TTL follow the new list
   }
 
   /** The user's unexpired events, newest first. */
   list(username: string): UserEvent[] {
-    return this.unexpired(this.users.get(username.toLowerCase()));
+    const events = this.users.get(username.toLowerCase())?.events ?? [];
+    this.dropExpired(events);
+    return events.slice().reverse();
   }
 
   /** Number of events held over all users (expired ones may still count until touched). */
@@ -70,9 +81,10 @@ export class UserEventsCache {
     return this.users.calculatedSize;
   }
 
-  private unexpired(events: readonly UserEvent[] | undefined): UserEvent[] {
+  /** Events arrive in time order, so the expired ones are at the front. */
+  private dropExpired(events: UserEvent[]): void {
     const oldest = this.now() - this.ttlMs;
-    return (events ?? []).filter((e) => e.receivedAt > oldest);
+    while (events.length > 0 && events[0]!.receivedAt <= oldest) events.shift();
   }
 }
 

@@ -1,12 +1,14 @@
 // POST /edu-api/webhook: the webhook intake. Key checks use this thread's
 // replica of the clients; the event id goes to the dedupe actor (one call for
 // an accepted event); service-eventhandler events go to the webhook-store.
+// Both calls are batched per event-loop turn.
 import type { Logger } from 'pino';
 import type { Config } from '../../../src/config/index.js';
 import type { Router } from '../../../src/http/router.js';
 import type { DedupeProtocol } from '../../../src/messages/dedupe.js';
-import type { WebhookStoreProtocol } from '../../../src/messages/webhook-store.js';
+import type { NewUserEvent, WebhookStoreProtocol } from '../../../src/messages/webhook-store.js';
 import type { Remote } from '../../../src/runtime/rpc.js';
+import { CallBatcher } from '../../../src/webhooks/batch.js';
 import { dispatchWebhookEvent } from '../../../src/webhooks/dispatch.js';
 import { unavailableAs503, WEBHOOK_OK_JSON } from '../../../src/webhooks/errors.js';
 import { handleWebhookRequest, type WebhookHandlerDeps } from '../../../src/webhooks/handle.js';
@@ -23,12 +25,22 @@ export interface WebhookRouteDeps {
 const OK_HEADERS = { 'content-type': 'application/json' };
 
 export function registerWebhookRoutes(router: Router, deps: WebhookRouteDeps): void {
+  // Admissions and cached events of one event-loop turn travel together: one message per burst, not per request.
+  const admissions = new CallBatcher((ids: string[]) => deps.dedupe.admitAll(ids));
+  const cachedEvents = new CallBatcher(async (events: NewUserEvent[]) => {
+    await deps.store.addUserEvents(events);
+    return events.map(() => undefined);
+  });
   const intake: WebhookHandlerDeps = {
     registry: deps.clients,
     intake: { maxTimestampAgeMs: deps.config.webhooks.max_timestamp_age },
-    eventIds: deps.dedupe,
+    eventIds: {
+      seen: (id) => deps.dedupe.seen(id),
+      admit: (id) => admissions.call(id),
+      forget: (id) => deps.dedupe.forget(id),
+    },
     process: (event) => dispatchWebhookEvent(event, {
-      userEvents: { add: (username, userEvent) => deps.store.addUserEvent(username, userEvent) },
+      userEvents: { add: (username, userEvent) => cachedEvents.call({ username, event: userEvent }) },
       logger: deps.log,
     }),
   };

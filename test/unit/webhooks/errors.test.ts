@@ -2,11 +2,11 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { HttpError } from '../../../src/http/http-error.js';
 import { ActorUnavailableError } from '../../../src/runtime/rpc.js';
-import { duplicateEventError, unavailableAs503, WEBHOOK_OK_JSON } from '../../../src/webhooks/errors.js';
+import { DUPLICATE_EVENT, unavailableAs503, WEBHOOK_OK_JSON } from '../../../src/webhooks/errors.js';
 
 describe('webhook responses', () => {
   it('a duplicate event id is 409 duplicate_event', () => {
-    const error = duplicateEventError();
+    const error = DUPLICATE_EVENT;
     assert.ok(error instanceof HttpError);
     assert.equal(error.status, 409);
     assert.equal(error.code, 'duplicate_event');

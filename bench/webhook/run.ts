@@ -1,0 +1,195 @@
+/**
+ * Webhook intake benchmark on the testbed: the real service (accepted events, 401 rejections,
+ * 409 duplicates) next to a bare uWebSockets.js and a bare node:http hello-world, all driven by
+ * the same wrk script.
+ *   node dist/bench/webhook/run.js
+ * Needs wrk on PATH and the testbed up (the service authenticates the admin over LDAPS to
+ * register the bench client). Prints a table and writes it under "## Webhook intake" in
+ * bench/RESULTS.md. Takes about 110 s.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '../../test/support/ports.js';
+import { startService } from '../../test/support/service.js';
+import { readTestbedEnv } from '../../test/testbed/env.js';
+import { AdminApi } from '../../test/integration/webhooks/api.js';
+
+const DURATION_S = 6;
+const ROUNDS = 3;
+const WRK_ARGS = ['-t1', '-c50', `-d${DURATION_S}s`, '--latency'];
+const WARMUP_ARGS = ['-t1', '-c50', '-d2s'];
+const LUA = fileURLToPath(new URL('../../../bench/webhook/webhook.lua', import.meta.url));
+const RESULTS = fileURLToPath(new URL('../../../bench/RESULTS.md', import.meta.url));
+const HEADING = '## Webhook intake';
+const AGENT = 'service-eventhandler/1.0';
+const CLOCK_TICKS_PER_S = 100; // USER_HZ of /proc/<pid>/stat on Linux
+
+interface Target {
+  name: string;
+  /** What the responses must be, checked against wrk's non-2xx count. */
+  expected: 'all 200' | 'all 401' | 'all 409';
+  url: string;
+  luaArgs: string[];
+  /** The server process, whose CPU time per request is measured. */
+  pid: number;
+}
+
+interface Measurement {
+  requests: number;
+  non2xx: number;
+  rps: number;
+  p50ms: number;
+  p99ms: number;
+  /** CPU time (user + system, all threads) the server process spent per request, in µs. */
+  cpuUsPerRequest: number;
+}
+
+function wrk(args: string[], target: Target): string {
+  return execFileSync('wrk', [...args, '-s', LUA, target.url, '--', ...target.luaArgs], { encoding: 'utf8' });
+}
+
+/** utime + stime of a process, in seconds. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
+}
+
+function toMs(value: string): number {
+  const match = /^([\d.]+)(us|ms|s)$/.exec(value);
+  if (!match) throw new Error(`unexpected wrk latency ${value}`);
+  const n = Number(match[1]);
+  return match[2] === 'us' ? n / 1000 : match[2] === 's' ? n * 1000 : n;
+}
+
+function measure(target: Target): Measurement {
+  const cpuBefore = cpuSeconds(target.pid);
+  const output = wrk(WRK_ARGS, target);
+  const cpu = cpuSeconds(target.pid) - cpuBefore;
+  const field = (re: RegExp) => {
+    const m = re.exec(output);
+    if (!m) throw new Error(`wrk output for ${target.name} lacks ${re}:\n${output}`);
+    return m[1]!;
+  };
+  const requests = Number(field(/(\d+) requests in/));
+  return {
+    requests,
+    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0),
+    rps: Number(field(/Requests\/sec:\s+([\d.]+)/)),
+    p50ms: toMs(field(/\s50%\s+(\S+)/)),
+    p99ms: toMs(field(/\s99%\s+(\S+)/)),
+    cpuUsPerRequest: (cpu * 1e6) / requests,
+  };
+}
+
+async function startBare(script: string): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [fileURLToPath(new URL(script, import.meta.url)), String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => { if (d.toString().includes('listening')) resolve(); });
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+/** Whether wrk's non-2xx count fits what the run was meant to produce. */
+function plausible(target: Target, m: Measurement): boolean {
+  if (target.expected === 'all 200') return m.non2xx === 0;
+  if (target.expected === 'all 401') return m.non2xx === m.requests;
+  return m.non2xx >= m.requests - 1; // all 409 but possibly the first
+}
+
+/** The round with the median req/s. */
+function median(rounds: Measurement[]): Measurement {
+  return [...rounds].sort((a, b) => a.rps - b.rps)[Math.floor(rounds.length / 2)]!;
+}
+
+function table(targets: Target[], results: Measurement[][], uws: Measurement, node: Measurement): string {
+  const lines = [
+    '| target | expected responses | req/s (median of rounds) | rounds req/s | p50 ms | p99 ms | server CPU µs/request | × bare uWS | × bare node:http | checked |',
+    '|---|---|---:|---|---:|---:|---:|---:|---:|---|',
+  ];
+  targets.forEach((target, i) => {
+    const rounds = results[i]!;
+    const m = median(rounds);
+    const bad = rounds.filter((r) => !plausible(target, r));
+    const checked = bad.length === 0 ? 'ok' : `NO: ${bad.map((r) => `${r.non2xx} of ${r.requests} non-2xx`).join('; ')}`;
+    lines.push(`| ${target.name} | ${target.expected} | ${m.rps.toFixed(0)} | ${rounds.map((r) => r.rps.toFixed(0)).join(', ')} | ${m.p50ms.toFixed(2)} | ${m.p99ms.toFixed(2)} | ${m.cpuUsPerRequest.toFixed(1)} | ${(m.rps / uws.rps).toFixed(2)} | ${(m.rps / node.rps).toFixed(2)} | ${checked} |`);
+  });
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const env = await readTestbedEnv();
+  const bareUws = await startBare('./bare-uws.js');
+  const bareNode = await startBare('./bare-node.js');
+  // The wiki is off so that its drift reconciler does not compete for the cores during the runs.
+  const service = await startService({ elasticsearch: { enabled: false } });
+  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  let targets: Target[];
+  const results: Measurement[][] = [];
+  try {
+    const client = await AdminApi.asAdmin(service.url, env).register('service-eventhandler');
+    const servicePid = service.process.pid!;
+    targets = [
+      { name: 'service: accepted (cached for a user)', expected: 'all 200', url: service.url, luaArgs: ['fresh', client.api_key, AGENT], pid: servicePid },
+      { name: 'service: 401 unknown key', expected: 'all 401', url: service.url, luaArgs: ['fresh', 'not-a-registered-key', AGENT], pid: servicePid },
+      { name: 'service: 409 duplicate id', expected: 'all 409', url: service.url, luaArgs: ['same', client.api_key, AGENT], pid: servicePid },
+      { name: 'bare uWebSockets.js hello-world', expected: 'all 200', url: bareUws.url, luaArgs: ['fresh', 'unused', AGENT], pid: bareUws.child.pid! },
+      { name: 'bare node:http hello-world', expected: 'all 200', url: bareNode.url, luaArgs: ['fresh', 'unused', AGENT], pid: bareNode.child.pid! },
+    ];
+    for (const target of targets) wrk(WARMUP_ARGS, target);
+    // Rounds interleave the targets, so that load from elsewhere on the machine hits all of them alike.
+    for (let round = 1; round <= ROUNDS; round++) {
+      targets.forEach((target, i) => {
+        const m = measure(target);
+        (results[i] ??= []).push(m);
+        console.log(`round ${round} ${target.name}: ${m.rps.toFixed(0)} req/s, ${m.cpuUsPerRequest.toFixed(1)} µs CPU/request`);
+      });
+    }
+  } finally {
+    await service.stop();
+    bareUws.child.kill('SIGTERM');
+    bareNode.child.kill('SIGTERM');
+  }
+
+  const [accepted, , , uws, node] = results.map(median) as [Measurement, Measurement, Measurement, Measurement, Measurement];
+  const meetsUws = accepted.rps >= 0.6 * uws.rps;
+  const meetsNode = accepted.rps >= 1.2 * node.rps;
+  const verdict = meetsUws && meetsNode
+    ? 'Target met: accepted events ≥ 0.6 × bare uWebSockets.js and ≥ 1.2 × bare node:http.'
+    : `Target MISSED: accepted events are ${(accepted.rps / uws.rps).toFixed(2)} × bare uWebSockets.js (target ≥ 0.6) and ${(accepted.rps / node.rps).toFixed(2)} × bare node:http (target ≥ 1.2).`;
+  const command = `wrk ${WRK_ARGS.join(' ')} -s bench/webhook/webhook.lua <url> -- <fresh|same> <key> ${AGENT}`;
+  const section = [
+    HEADING,
+    '',
+    `Run by \`node dist/bench/webhook/run.js\` on ${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, Node ${process.version}; wrk on the same machine; load average at the start ${load}.`,
+    'Service: the testbed config with `elasticsearch.enabled: false` (no wiki reconciler running alongside), one http-front thread;',
+    'each accepted event is a `service-eventhandler` event with a username, admitted by the dedupe actor and cached in the webhook-store.',
+    '',
+    `Command per target and round: \`${command}\` (${ROUNDS} rounds interleaving the targets after a \`${WARMUP_ARGS.join(' ')}\` warm-up each; the table shows the median round).`,
+    'Server CPU is user + system time of the whole server process (all threads) per request, from /proc; it depends less on other load than req/s does.',
+    '',
+    table(targets, results, uws, node),
+    '',
+    verdict,
+    '',
+  ].join('\n');
+  console.log(`\n${section}`);
+  writeSection(section);
+}
+
+/** Replaces the webhook section of bench/RESULTS.md (or appends it), leaving other sections alone. */
+function writeSection(section: string): void {
+  const text = existsSync(RESULTS) ? readFileSync(RESULTS, 'utf8') : '# Benchmark results\n';
+  const start = text.indexOf(HEADING);
+  if (start === -1) {
+    writeFileSync(RESULTS, `${text.trimEnd()}\n\n${section}`);
+    return;
+  }
+  const next = text.indexOf('\n## ', start + HEADING.length);
+  writeFileSync(RESULTS, `${text.slice(0, start)}${section}${next === -1 ? '' : text.slice(next + 1)}`);
+}
+
+await main();
