@@ -51,6 +51,7 @@ export class Supervisor {
     };
     const counts: Record<ActorKind, number> = {
       'http-front': config.workers.http_front, 'dedupe': 1, 'webhook-store': 1, 'ldap-resolver': 1, 'reconciler': 1,
+      'dav-state': 1,
     };
     for (const kind of Object.keys(counts) as ActorKind[]) {
       for (const name of instanceNames(kind, counts[kind])) {

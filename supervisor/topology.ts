@@ -10,6 +10,8 @@ export const ACTOR_LINKS: ReadonlyArray<readonly [ActorKind, ActorKind]> = [
   ['http-front', 'ldap-resolver'],
   // Post-write hook: WebDAV on the fronts tells the reconciler which wiki pages changed.
   ['http-front', 'reconciler'],
+  // WebDAV locks and dead properties, shared by every front.
+  ['http-front', 'dav-state'],
 ];
 
 /** Instance names: one instance is named after its kind, several get `#n`. */

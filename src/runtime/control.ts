@@ -5,7 +5,7 @@ import type { MessagePort } from 'node:worker_threads';
 import type { WireError } from './rpc.js';
 
 /** Every actor thread the supervisor runs (pools are separate: see supervisor/pools.ts). */
-export type ActorKind = 'http-front' | 'dedupe' | 'webhook-store' | 'ldap-resolver' | 'reconciler';
+export type ActorKind = 'http-front' | 'dedupe' | 'webhook-store' | 'ldap-resolver' | 'reconciler' | 'dav-state';
 
 /** What an actor reports about itself when pinged. */
 export type ActorDetails = Record<string, unknown>;

@@ -1,0 +1,32 @@
+// The dav-state actor: one thread owns the WebDAV lock table and the dead
+// properties, so that every http-front sees the same state. Properties live
+// in <storage.data_dir>/dav-properties.json.
+import { join } from 'node:path';
+import type { Config } from '../../src/config/index.js';
+import { runActor } from '../../src/runtime/actor.js';
+import { DeadProperties } from '../../src/webdav/dead-properties.js';
+import { LockTable } from '../../src/webdav/locks.js';
+import { DavStateService } from './service.js';
+
+/** How often expired locks are dropped from the shared lock count. */
+const PRUNE_INTERVAL_MS = 10_000;
+
+runActor<Config>(async (ctx) => {
+  const file = join(ctx.config.storage.data_dir, 'dav-properties.json');
+  const properties = await DeadProperties.open(file);
+  // A write lease outlives any single SMB request of the writer.
+  const service = new DavStateService(new LockTable(), properties, 2 * ctx.config.smb.request_timeout);
+  const timer = setInterval(() => service.publish(), PRUNE_INTERVAL_MS);
+  timer.unref();
+  ctx.log.info({ file, propertyResources: properties.size }, 'dav state ready');
+  return {
+    handlers: service,
+    health: () => service.stats(),
+    stop: async () => {
+      clearInterval(timer);
+      service.retire();
+      await properties.settled();
+    },
+    abort: () => service.retire(),
+  };
+});

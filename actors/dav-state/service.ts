@@ -1,0 +1,109 @@
+// The dav-state actor's handlers: the lock table, the dead-property store,
+// per-resource write leases, and the shared counters that let http-fronts
+// skip asking when there are no locks or properties at all.
+import type {
+  ActiveLock, DavResource, DavStateProtocol, LockDepth, LockOutcome, LockRequest, PropertyPatch, ResourceState,
+  UnlockOutcome, WriteGate, WriteGateResult,
+} from '../../src/messages/dav-state.js';
+import { HINT_LOCKS, HINT_PROPERTY_RESOURCES, HINT_RETIRED, HINT_SLOTS } from '../../src/messages/dav-state.js';
+import type { DeadProperties } from '../../src/webdav/dead-properties.js';
+import type { LockTable } from '../../src/webdav/locks.js';
+import { LeaseQueue } from './leases.js';
+
+export class DavStateService implements DavStateProtocol {
+  private readonly shared = new SharedArrayBuffer(HINT_SLOTS * Int32Array.BYTES_PER_ELEMENT);
+  private readonly counters = new Int32Array(this.shared);
+  private readonly leases: LeaseQueue;
+
+  constructor(private readonly locks: LockTable, private readonly properties: DeadProperties, leaseTimeoutMs: number) {
+    this.leases = new LeaseQueue(leaseTimeoutMs);
+    this.publish();
+  }
+
+  /** Counts for /healthz. */
+  stats(): Record<string, number> {
+    return { locks: this.locks.size, propertyResources: this.properties.size, leases: this.leases.size };
+  }
+
+  /** Expired locks leave the table; keep the shared count honest. */
+  publish(): void {
+    Atomics.store(this.counters, HINT_LOCKS, this.locks.size);
+    Atomics.store(this.counters, HINT_PROPERTY_RESOURCES, this.properties.size);
+  }
+
+  /** This incarnation is going away: fronts must fetch the next one's counters. */
+  retire(): void {
+    Atomics.store(this.counters, HINT_RETIRED, 1);
+  }
+
+  async hint(): Promise<SharedArrayBuffer> {
+    return this.shared;
+  }
+
+  async writeGate(gate: WriteGate): Promise<WriteGateResult> {
+    const leaseId = gate.lease ? await this.leases.acquire(resourceKey(gate.lease)) : undefined;
+    const blocker = this.locks.blocker(gate.principal, gate.tokens, gate.targets);
+    const lockTokens = gate.ask.map((r) => this.locks.covering(r).map((l) => l.token));
+    if (blocker) {
+      if (leaseId !== undefined) this.leases.release(leaseId);
+      return { blockedBy: blocker.root, lockTokens };
+    }
+    return { lockTokens, ...(leaseId !== undefined ? { leaseId } : {}) };
+  }
+
+  async release(leaseId: number): Promise<void> {
+    this.leases.release(leaseId);
+  }
+
+  async describe(resources: DavResource[], what: { locks: boolean; properties: boolean }): Promise<(ResourceState | null)[]> {
+    return resources.map((r) => {
+      const locks = what.locks ? this.locks.covering(r) : [];
+      const properties = what.properties ? this.properties.get(r) : [];
+      return locks.length + properties.length > 0 ? { locks, properties } : null;
+    });
+  }
+
+  async patchProperties(resource: DavResource, patches: PropertyPatch[]): Promise<void> {
+    await this.changed(this.properties.patch(resource, patches));
+  }
+
+  async lock(request: LockRequest): Promise<LockOutcome> {
+    const outcome = this.locks.lock(request);
+    this.publish();
+    return outcome;
+  }
+
+  async refresh(resource: DavResource, tokens: string[], principal: string, timeoutSeconds: number): Promise<ActiveLock | undefined> {
+    return this.locks.refresh(resource, tokens, principal, timeoutSeconds);
+  }
+
+  async unlock(resource: DavResource, token: string, principal: string): Promise<UnlockOutcome> {
+    const outcome = this.locks.unlock(resource, token, principal);
+    this.publish();
+    return outcome;
+  }
+
+  async removed(resource: DavResource): Promise<void> {
+    this.locks.removeAt(resource);
+    await this.changed(this.properties.remove(resource));
+  }
+
+  async moved(from: DavResource, to: DavResource): Promise<void> {
+    this.locks.removeAt(from);
+    await this.changed(this.properties.move(from, to));
+  }
+
+  async copied(from: DavResource, to: DavResource, depth: LockDepth): Promise<void> {
+    await this.changed(this.properties.copy(from, to, depth));
+  }
+
+  /** Counters change with the in-memory state, before the disk write finishes. */
+  private async changed(saved: Promise<void>): Promise<void> {
+    this.publish();
+    await saved;
+  }
+}
+
+function resourceKey(r: DavResource): string {
+  return `${r.share.toLowerCase()}\u0000${r.path.toLowerCase()}`;
+}

@@ -1,0 +1,90 @@
+// COPY and MOVE within one share (RFC 4918 §9.8, §9.9): Destination,
+// Overwrite and Depth; dead properties follow, locks do not.
+import { HttpError } from '../../../src/http/http-error.js';
+import type { Router } from '../../../src/http/router.js';
+import type { LockDepth } from '../../../src/messages/dav-state.js';
+import { isWithin, parentPath } from '../../../src/webdav/dav-path.js';
+import type { DavEntry } from '../../../src/webdav/properties.js';
+import { destinationPath, parseLockDepth, parseOverwrite } from '../../../src/webdav/requests.js';
+import { copyTree, membersMapped, removeTree } from '../../../src/webdav/tree-ops.js';
+import { pageDeleted, pageMoved, pageWritten } from '../../../src/webdav/wiki-hook.js';
+import { isWikiDir } from '../../../src/wiki/layout.js';
+import { checkWikiLayout, forgetResource, sendFailures } from './dav-write.js';
+import { parentTarget, type DavCall, type DavService } from './dav.js';
+
+export function registerDavCopyMoveRoutes(router: Router, svc: DavService): void {
+  svc.route(router, 'COPY', (call) => copyOrMove(call, svc, 'copy'));
+  svc.route(router, 'MOVE', (call) => copyOrMove(call, svc, 'move'));
+}
+
+async function copyOrMove(call: DavCall, svc: DavService, kind: 'copy' | 'move'): Promise<void> {
+  const { ex } = call;
+  const destination = svc.locate(destinationPath(ex.headers['destination']));
+  if (!destination || destination.share !== call.location.share) {
+    throw new HttpError(502, 'other_share', 'the Destination must be on the same share');
+  }
+  const to = destination.path;
+  const overwrite = parseOverwrite(ex.headers['overwrite']);
+  const depth = parseLockDepth(ex.headers['depth']);
+  if (kind === 'move' && depth !== 'infinity') throw new HttpError(400, 'invalid_request', 'MOVE of a collection needs Depth: infinity');
+  if (call.path === '' || to === '') throw new HttpError(403, 'share_root', 'the share root cannot be copied, moved or replaced');
+  if (to.toLowerCase() === call.path.toLowerCase()) throw new HttpError(403, 'same_resource', 'source and destination are the same');
+
+  const targets = [{ resource: call.resource(to), depth: 'infinity' as LockDepth }, parentTarget(call, to)];
+  if (kind === 'move') targets.push({ resource: call.resource(), depth: 'infinity' }, parentTarget(call, call.path));
+  const check = await call.checkWrite(targets, { lease: call.conditional, state: () => call.storage.stat(call.path) });
+  try {
+    const source = check.current;
+    if (!source) throw new HttpError(404, 'not_found', `${call.path} does not exist`);
+    if (source.isCollection && isWithin(to, call.path)) throw new HttpError(403, 'into_itself', 'a folder cannot be copied or moved into itself');
+    await checkDestinationLayout(call, source, to, kind, depth);
+    const existing = await call.storage.stat(to);
+    if (existing && !overwrite) throw new HttpError(412, 'destination_exists', `${to} exists and Overwrite is F`);
+    if (!(await call.storage.stat(parentPath(to)))?.isCollection) {
+      throw new HttpError(409, 'no_parent', `the folder of the destination ${to} does not exist`);
+    }
+    if (existing && (kind === 'copy' || existing.isCollection || source.isCollection)) {
+      const removed = await removeTree(call.storage, existing);
+      if (removed.failures.length > 0) return sendFailures(call, removed.failures);
+      svc.hook(removed.files.flatMap((f) => pageDeleted(call.server, call.location.share, f)));
+    }
+    if (kind === 'move') {
+      await call.storage.rename(call.path, to, existing !== null);
+      const counts = await svc.hints.counts();
+      if (counts.locks + counts.propertyResources > 0) await svc.davState.moved(call.resource(), call.resource(to));
+      hookMoved(call, svc, source, to);
+    } else {
+      const copied = await copyTree(call.storage, source, to, depth);
+      if (existing) await forgetResource(call, svc, to);
+      if ((await svc.hints.counts()).propertyResources > 0) await svc.davState.copied(call.resource(), call.resource(to), depth);
+      svc.hook(copied.files.flatMap((f) => pageWritten(call.server, call.location.share, f)));
+      if (copied.failures.length > 0) return sendFailures(call, copied.failures);
+    }
+    ex.send(existing ? 204 : 201);
+  } finally {
+    check.release();
+  }
+}
+
+/** The wiki layout must hold at the destination: no folders in a `.wiki/`, only `*.md` files. */
+async function checkDestinationLayout(call: DavCall, source: DavEntry, to: string, kind: 'copy' | 'move', depth: LockDepth): Promise<void> {
+  if (!source.isCollection) return checkWikiLayout(to, 'file');
+  checkWikiLayout(to, 'folder');
+  if (kind === 'copy' && depth === '0') return;
+  if (!isWikiDir(to)) return; // members keep their places relative to each other, so their layout holds
+  for (const member of await call.storage.list(call.path)) {
+    checkWikiLayout(`${to}/${member.name}`, member.isCollection ? 'folder' : 'file');
+  }
+}
+
+/** Post-write hook for a MOVE: a folder's pages are found by walking it after the answer went out. */
+function hookMoved(call: DavCall, svc: DavService, source: DavEntry, to: string): void {
+  const { server } = call;
+  const share = call.location.share;
+  if (!source.isCollection) return svc.hook(pageMoved(server, share, call.path, to));
+  const moved: DavEntry = { ...source, path: to };
+  membersMapped(call.storage, moved, call.path).then(
+    (members) => svc.hook(members.filter((m) => !m.entry.isCollection).flatMap((m) => pageMoved(server, share, m.target, m.entry.path))),
+    (err: unknown) => svc.deps.log.warn({ err, to }, 'could not list a moved folder for the post-write hook; the reconciler will catch up'),
+  );
+}

@@ -1,0 +1,150 @@
+// WebDAV writes: PUT (atomic, conditional, streamed), DELETE, MKCOL and
+// PROPPATCH; COPY/MOVE and LOCK/UNLOCK have modules of their own.
+import { HttpError } from '../../../src/http/http-error.js';
+import type { Router } from '../../../src/http/router.js';
+import type { PropertyPatch } from '../../../src/messages/dav-state.js';
+import { NtStatus, SmbError, SmbStatusError } from '../../../src/smb/errors.js';
+import { davHttpError } from '../../../src/webdav/errors.js';
+import { multistatus, propertyElement, propstatResponse, statusResponse } from '../../../src/webdav/multistatus.js';
+import { entryEtag, isLiveProperty } from '../../../src/webdav/properties.js';
+import { isEmpty, parseLockDepth, parsePropertyUpdate } from '../../../src/webdav/requests.js';
+import type { CommitMode } from '../../../src/webdav/storage.js';
+import { removeTree, type MemberFailure } from '../../../src/webdav/tree-ops.js';
+import { pageDeleted, pageWritten } from '../../../src/webdav/wiki-hook.js';
+import { clarkName } from '../../../src/webdav/xml.js';
+import { wikiWriteViolation } from '../../../src/wiki/layout.js';
+import { registerDavCopyMoveRoutes } from './dav-copy-move.js';
+import { registerDavLockRoutes } from './dav-lock.js';
+import { MULTISTATUS_TYPE } from './dav-read.js';
+import { parentTarget, type DavCall, type DavService, type WriteCheck } from './dav.js';
+
+export function registerDavWriteRoutes(router: Router, svc: DavService): void {
+  svc.route(router, 'PUT', (call) => put(call, svc), 'stream');
+  svc.route(router, 'DELETE', (call) => remove(call, svc));
+  svc.route(router, 'MKCOL', mkcol, 'xml');
+  svc.route(router, 'PROPPATCH', (call) => proppatch(call, svc), 'xml');
+  registerDavCopyMoveRoutes(router, svc);
+  registerDavLockRoutes(router, svc);
+}
+
+/** 403 when the wiki layout forbids creating `kind` at `path`. */
+export function checkWikiLayout(path: string, kind: 'file' | 'folder'): void {
+  const violation = wikiWriteViolation(path, kind);
+  if (violation) throw new HttpError(403, violation.code, violation.message);
+}
+
+async function put(call: DavCall, svc: DavService): Promise<void> {
+  if (call.path === '' || call.location.trailingSlash) throw new HttpError(405, 'is_a_collection', 'PUT needs a file path, not a folder');
+  checkWikiLayout(call.path, 'file');
+  const { locks } = await svc.hints.counts();
+  const guarded = call.conditional || locks > 0;
+  let check: WriteCheck | undefined;
+  const decide = async (): Promise<CommitMode> => {
+    if (!guarded) return 'create-or-replace';
+    check = await call.checkWrite([{ resource: call.resource(), depth: '0' }, parentTarget(call, call.path)], {
+      lease: call.conditional,
+      state: () => call.storage.stat(call.path),
+    });
+    if (check.current?.isCollection) throw new HttpError(405, 'is_a_collection', `${call.path} is a folder`);
+    return check.current ? 'replace' : 'create';
+  };
+  let result;
+  try {
+    result = await call.storage.upload(call.path, call.ex.bodyChunks(), decide);
+  } catch (err) {
+    throw await putFailure(call, err);
+  } finally {
+    check?.release();
+  }
+  call.ex.send(result.created ? 201 : 204, '', { etag: entryEtag(result.entry), 'last-modified': new Date(result.entry.mtimeMs).toUTCString() });
+  svc.hook(pageWritten(call.server, call.location.share, call.path));
+}
+
+/** What a failed upload means for the client. */
+async function putFailure(call: DavCall, err: unknown): Promise<unknown> {
+  if (!(err instanceof SmbError)) return err;
+  if (err instanceof SmbStatusError && err.status === NtStatus.OBJECT_PATH_NOT_FOUND) {
+    return new HttpError(409, 'no_parent', `the folder of ${call.path} does not exist`);
+  }
+  // Another writer created the file between the check and the rename.
+  if (err.code === 'NAME_COLLISION' && call.conditional) return new HttpError(412, 'precondition_failed', `${call.path} was created meanwhile`);
+  const target = await call.storage.stat(call.path).catch(() => null);
+  if (target?.isCollection) return new HttpError(405, 'is_a_collection', `${call.path} is a folder`);
+  return err;
+}
+
+async function remove(call: DavCall, svc: DavService): Promise<void> {
+  if (call.path === '') throw new HttpError(403, 'share_root', 'the share root cannot be deleted');
+  if (parseLockDepth(call.ex.headers['depth']) !== 'infinity') {
+    throw new HttpError(400, 'invalid_request', 'DELETE removes the whole resource: Depth must be infinity or absent');
+  }
+  const check = await call.checkWrite([{ resource: call.resource(), depth: 'infinity' }, parentTarget(call, call.path)], {
+    lease: call.conditional,
+    state: () => call.storage.stat(call.path),
+  });
+  try {
+    const entry = check.current;
+    if (!entry) throw new HttpError(404, 'not_found', `${call.path} does not exist`);
+    const result = await removeTree(call.storage, entry);
+    await forgetResource(call, svc, call.path);
+    svc.hook(result.files.flatMap((f) => pageDeleted(call.server, call.location.share, f)));
+    if (result.failures.length > 0) return sendFailures(call, result.failures);
+    call.ex.send(204);
+  } finally {
+    check.release();
+  }
+}
+
+/** Locks and dead properties of a resource that is gone. */
+export async function forgetResource(call: DavCall, svc: DavService, path: string): Promise<void> {
+  const counts = await svc.hints.counts();
+  if (counts.locks + counts.propertyResources > 0) await svc.davState.removed(call.resource(path));
+}
+
+/** 207 with the members that could not be handled. */
+export function sendFailures(call: DavCall, failures: readonly MemberFailure[]): void {
+  const responses = failures.map((f) => {
+    const status = davHttpError(f.error, { server: call.server, share: call.location.share, path: f.path })?.status ?? 500;
+    return statusResponse(call.href(f.path, f.isCollection), status);
+  });
+  call.ex.send(207, multistatus(responses), { 'content-type': MULTISTATUS_TYPE });
+}
+
+async function mkcol(call: DavCall): Promise<void> {
+  if (!isEmpty(await call.ex.readBody())) throw new HttpError(415, 'unsupported_body', 'MKCOL takes no request body');
+  if (call.path === '') throw new HttpError(405, 'exists', 'the share root exists');
+  checkWikiLayout(call.path, 'folder');
+  const check = await call.checkWrite([{ resource: call.resource(), depth: '0' }, parentTarget(call, call.path)]);
+  try {
+    await call.storage.mkdir(call.path);
+  } catch (err) {
+    if (err instanceof SmbError && err.code === 'NAME_COLLISION') throw new HttpError(405, 'exists', `${call.path} already exists`);
+    if (err instanceof SmbError && err.code === 'NOT_FOUND') throw new HttpError(409, 'no_parent', `the folder of ${call.path} does not exist`);
+    throw err;
+  } finally {
+    check.release();
+  }
+  call.ex.send(201);
+}
+
+async function proppatch(call: DavCall, svc: DavService): Promise<void> {
+  const patches = parsePropertyUpdate(await call.ex.readBody());
+  const check = await call.checkWrite([{ resource: call.resource(), depth: '0' }], { state: () => call.storage.stat(call.path) });
+  try {
+    const entry = check.current;
+    if (!entry) throw new HttpError(404, 'not_found', `${call.path || '/'} does not exist`);
+    const nameOf = (p: PropertyPatch) => ('set' in p ? p.set : p.remove);
+    const refused = patches.filter((p) => isLiveProperty(nameOf(p)));
+    if (refused.length === 0) await svc.davState.patchProperties(call.resource(), patches);
+    const distinct = (list: PropertyPatch[]) => [...new Map(list.map((p) => [clarkName(nameOf(p).ns, nameOf(p).name), nameOf(p)])).values()];
+    const groups = refused.length === 0
+      ? [{ status: 200, properties: distinct(patches).map(propertyElement) }]
+      : [
+        { status: 403, properties: distinct(refused).map(propertyElement) },
+        { status: 424, properties: distinct(patches.filter((p) => !refused.includes(p))).map(propertyElement) },
+      ];
+    call.ex.send(207, multistatus([propstatResponse(call.href(call.path, entry.isCollection), groups)]), { 'content-type': MULTISTATUS_TYPE });
+  } finally {
+    check.release();
+  }
+}

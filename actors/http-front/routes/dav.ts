@@ -1,0 +1,247 @@
+// WebDAV on the SMB shares: /dav/{share}/{path}. Every request opens (or
+// reuses from the pool) an SMB session as the user of its Basic credentials,
+// so the file server's ACLs decide what they may do. Locks and dead
+// properties live in the dav-state actor; the protocol pieces are in
+// src/webdav, this module and its siblings only dispatch.
+import type { Logger } from 'pino';
+import type { Config } from '../../../src/config/index.js';
+import { parseBasicAuth } from '../../../src/auth/basic.js';
+import { HttpError } from '../../../src/http/http-error.js';
+import type { HttpExchange } from '../../../src/http/exchange.js';
+import type { Router } from '../../../src/http/router.js';
+import type { DavResource, DavStateProtocol, WriteGateResult, WriteTarget } from '../../../src/messages/dav-state.js';
+import type { PageChange, ReconcilerProtocol } from '../../../src/messages/reconciler.js';
+import type { Remote } from '../../../src/runtime/rpc.js';
+import { SmbClient, SmbPool } from '../../../src/smb/index.js';
+import { DAV_PREFIX, hrefOf, parseDavPath, parentPath, type DavLocation } from '../../../src/webdav/dav-path.js';
+import { BASIC_CHALLENGE, davHttpError } from '../../../src/webdav/errors.js';
+import { evaluateIf, ifResources, parseIfHeader, submittedTokens, type IfList, type IfResourceState } from '../../../src/webdav/if-header.js';
+import { evaluatePreconditions, hasPreconditions } from '../../../src/webdav/preconditions.js';
+import { entryEtag, type DavEntry } from '../../../src/webdav/properties.js';
+import { destinationPath } from '../../../src/webdav/requests.js';
+import { DavStateHints } from '../../../src/webdav/state-hint.js';
+import { DavStorage } from '../../../src/webdav/storage.js';
+import { registerDavReadRoutes } from './dav-read.js';
+import { registerDavWriteRoutes } from './dav-write.js';
+
+export const DAV_METHODS = ['OPTIONS', 'GET', 'HEAD', 'PUT', 'DELETE', 'PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK'];
+
+/** A refused connection answers at once; a server that does not answer at all is given this long. */
+const CONNECT_TIMEOUT_MS = 3_000;
+
+export interface DavDeps {
+  config: Config;
+  davState: Remote<DavStateProtocol>;
+  reconciler: Remote<ReconcilerProtocol>;
+  log: Logger;
+}
+
+export type DavHandler = (call: DavCall) => Promise<void>;
+
+/** What every WebDAV route shares: the SMB sessions of this thread, dav-state, the post-write hook. */
+export class DavService {
+  readonly smb: SmbClient;
+  readonly hints: DavStateHints;
+  private readonly shares: string[];
+
+  constructor(readonly deps: DavDeps) {
+    const { smb } = deps.config;
+    this.smb = new SmbClient(new SmbPool({
+      requestTimeoutMs: smb.request_timeout,
+      connectTimeoutMs: Math.min(CONNECT_TIMEOUT_MS, smb.request_timeout),
+      idleTimeoutMs: smb.idle_timeout,
+    }));
+    this.hints = new DavStateHints(deps.davState);
+    this.shares = smb.shares.map((s) => s.name);
+  }
+
+  get davState(): Remote<DavStateProtocol> {
+    return this.deps.davState;
+  }
+
+  /** A route for one method; `body` says whether it takes an XML body, streams one (PUT) or takes none. */
+  route(router: Router, method: string, handler: DavHandler, body: 'none' | 'xml' | 'stream' = 'none'): void {
+    const options = body === 'xml' ? { bodyLimit: this.deps.config.http.max_body } : body === 'stream' ? { streamBody: true } : {};
+    router.add(method, `${DAV_PREFIX}*`, async (ex) => {
+      let call: DavCall | undefined;
+      try {
+        call = this.open(ex);
+        await handler(call);
+      } catch (err) {
+        const answer = davHttpError(err, { server: call?.server ?? '', share: call?.location.share ?? '', path: call?.path ?? ex.path });
+        if (!answer) throw err;
+        if (answer.status >= 500) this.deps.log.warn({ err, method: ex.method, path: ex.path }, 'WebDAV request failed');
+        throw answer;
+      }
+    }, options);
+  }
+
+  /** Sends post-write hook messages; they never delay or fail the response. */
+  hook(changes: readonly PageChange[]): void {
+    for (const change of changes) {
+      this.deps.reconciler.pageChanged(change).catch((err: unknown) => {
+        this.deps.log.warn({ err, change }, 'post-write hook not delivered; the reconciler will catch up');
+      });
+    }
+  }
+
+  /** The share path a request URI (or If header tag, Destination) names on this service, if any. */
+  locate(rawPath: string): DavLocation | undefined {
+    return parseDavPath(rawPath, this.shares);
+  }
+
+  close(): Promise<void> {
+    return this.smb.close();
+  }
+
+  private open(ex: HttpExchange): DavCall {
+    const location = this.locate(ex.path);
+    if (!location) throw new HttpError(404, 'unknown_share', `no share is configured under ${ex.path.split('/').slice(0, 3).join('/')}/`);
+    const { smb } = this.deps.config;
+    const server = smb.shares.find((s) => s.name === location.share)?.server ?? smb.server!;
+    return new DavCall(this, ex, location, server);
+  }
+}
+
+/** One WebDAV request: where it points, who makes it, and the SMB share as that user. */
+export class DavCall {
+  private storageOfUser: DavStorage | undefined;
+  private principalName: string | undefined;
+  private ifLists: IfList[] | undefined | null = null;
+
+  constructor(readonly svc: DavService, readonly ex: HttpExchange, readonly location: DavLocation, readonly server: string) {}
+
+  get path(): string {
+    return this.location.path;
+  }
+
+  /** Lower-case `domain\user` (or the UPN): who owns the locks this request takes. */
+  get principal(): string {
+    return this.principalName ?? this.authenticate().principal;
+  }
+
+  /** The share opened with the request's Basic credentials; 401 without them. */
+  get storage(): DavStorage {
+    return this.storageOfUser ?? this.authenticate().storage;
+  }
+
+  private authenticate(): { principal: string; storage: DavStorage } {
+    const auth = parseBasicAuth(this.ex.headers['authorization']);
+    if (!auth.ok) throw new HttpError(401, 'unauthorized', auth.message, BASIC_CHALLENGE);
+    const { smb } = this.svc.deps.config;
+    const [domain, user] = auth.user.includes('\\')
+      ? auth.user.split('\\', 2) as [string, string]
+      : [auth.user.includes('@') ? '' : smb.domain, auth.user];
+    this.principalName = (domain ? `${domain}\\${user}` : user).toLowerCase();
+    const share = this.svc.smb.share({ host: this.server, port: smb.port, domain, user, password: auth.password, share: this.location.share });
+    this.storageOfUser = new DavStorage(share, this.location.share);
+    return { principal: this.principalName, storage: this.storageOfUser };
+  }
+
+  resource(path = this.path): DavResource {
+    return { share: this.location.share, path };
+  }
+
+  href(path: string, collection: boolean): string {
+    return hrefOf(this.location.share, path, collection);
+  }
+
+  /** The If header's lists; undefined without one. */
+  ifHeader(): IfList[] | undefined {
+    if (this.ifLists === null) {
+      const header = this.ex.headers['if'];
+      this.ifLists = header === undefined ? undefined : parseIfHeader(header);
+    }
+    return this.ifLists;
+  }
+
+  /** Whether the request carries conditions (If, If-Match, ...): such writes are serialized per resource. */
+  get conditional(): boolean {
+    return this.ifHeader() !== undefined || hasPreconditions(this.ex.headers);
+  }
+
+  /**
+   * The checks before a write: locks on `targets` (423 unless the If header submits their tokens), the
+   * If header and RFC 9110 preconditions (412). `state` reads the request resource after the lease (when
+   * `lease`) is taken. Call `release` when the write is done.
+   */
+  async checkWrite(targets: WriteTarget[], options: { lease?: boolean; state?: () => Promise<DavEntry | null> } = {}): Promise<WriteCheck> {
+    const lists = this.ifHeader();
+    const { locks } = await this.svc.hints.counts();
+    const tags = lists ? ifResources(lists) : [];
+    const asked = tags.map((tag) => this.resolveTag(tag));
+    let gate: WriteGateResult | undefined;
+    if (locks > 0 || lists !== undefined || options.lease) {
+      gate = await this.svc.davState.writeGate({
+        principal: this.principal,
+        targets,
+        tokens: lists ? submittedTokens(lists) : [],
+        ask: asked.filter((r) => r !== undefined),
+        ...(options.lease ? { lease: this.resource() } : {}),
+      });
+    }
+    const release = () => {
+      if (gate?.leaseId !== undefined) this.svc.davState.release(gate.leaseId).catch(() => undefined);
+    };
+    try {
+      const current = options.state ? await options.state() : undefined;
+      if (hasPreconditions(this.ex.headers)) {
+        const known = current === undefined ? await this.storage.stat(this.path) : current;
+        const outcome = evaluatePreconditions(this.ex.method, known && !known.isCollection ? { etag: entryEtag(known), mtimeMs: known.mtimeMs } : null, this.ex.headers);
+        if (outcome !== 'proceed') throw new HttpError(412, 'precondition_failed', `a precondition (If-Match, If-None-Match, ...) does not hold for ${this.path || '/'}`);
+      }
+      if (lists) {
+        const known = asked.filter((r) => r !== undefined);
+        const states = new Map<string | undefined, IfResourceState>();
+        for (const [i, tag] of tags.entries()) {
+          const resource = asked[i];
+          const entry = resource === undefined ? null : tag === undefined && current !== undefined ? current : await this.storage.stat(resource.path);
+          states.set(tag, {
+            etag: entry && !entry.isCollection ? entryEtag(entry) : null,
+            lockTokens: new Set(resource ? gate?.lockTokens[known.indexOf(resource)] : []),
+          });
+        }
+        if (!evaluateIf(lists, (tag) => states.get(tag)!)) throw new HttpError(412, 'precondition_failed', 'the If header does not hold');
+      }
+      if (gate?.blockedBy) {
+        throw new HttpError(423, 'locked', `${this.path || '/'} is locked (lock on ${hrefOf(gate.blockedBy.share, gate.blockedBy.path, false)}); submit its lock token in the If header`);
+      }
+      return { current, release };
+    } catch (err) {
+      release();
+      throw err;
+    }
+  }
+
+  /** A resource the If header tags: on this share, or undefined (then none of its conditions on locks or tags hold). */
+  private resolveTag(tag: string | undefined): DavResource | undefined {
+    if (tag === undefined) return this.resource();
+    try {
+      const location = this.svc.locate(destinationPath(tag));
+      return location && location.share === this.location.share ? this.resource(location.path) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+export interface WriteCheck {
+  /** The request resource as `state` read it (undefined when not asked). */
+  current: DavEntry | null | undefined;
+  release(): void;
+}
+
+/** The parent of a path as a depth-0 write target (adding or removing a member changes it). */
+export function parentTarget(call: DavCall, path: string): WriteTarget {
+  return { resource: call.resource(parentPath(path)), depth: '0' };
+}
+
+export function registerDavRoutes(router: Router, deps: DavDeps): DavService {
+  const svc = new DavService(deps);
+  router.add('OPTIONS', `${DAV_PREFIX}*`, (ex) => {
+    ex.send(200, '', { dav: '1, 2', allow: DAV_METHODS.join(', '), 'ms-author-via': 'DAV' });
+  });
+  registerDavReadRoutes(router, svc);
+  registerDavWriteRoutes(router, svc);
+  return svc;
+}

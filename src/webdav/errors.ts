@@ -1,0 +1,60 @@
+// How failures of a WebDAV request become HTTP answers: SMB errors by their
+// code, protocol errors of the request as 400, an unreachable backend or
+// dav-state as a fast 503 that names what is down.
+import { HttpError } from '../http/http-error.js';
+import { ActorUnavailableError } from '../runtime/rpc.js';
+import { SmbError } from '../smb/errors.js';
+import { DavPathError } from './dav-path.js';
+import { EtagSyntaxError } from './etag.js';
+import { IfHeaderError } from './if-header.js';
+import { DavRequestError } from './requests.js';
+
+export const BASIC_CHALLENGE = { 'www-authenticate': 'Basic realm="edu-fileproxy", charset="UTF-8"' };
+
+export interface FailureContext {
+  /** The SMB server of the share. */
+  server: string;
+  share: string;
+  path: string;
+}
+
+/** The HttpError for `err`, or undefined when it is a bug (answered 500 and logged). */
+export function davHttpError(err: unknown, at: FailureContext): HttpError | undefined {
+  if (err instanceof HttpError) return err;
+  if (err instanceof DavPathError) return new HttpError(400, 'invalid_path', err.message);
+  if (err instanceof DavRequestError || err instanceof IfHeaderError || err instanceof EtagSyntaxError) {
+    return new HttpError(400, 'invalid_request', err.message);
+  }
+  if (err instanceof ActorUnavailableError) {
+    return new HttpError(503, 'dav_state_unavailable', 'the WebDAV lock and property store is restarting; try again');
+  }
+  if (err instanceof SmbError) return smbHttpError(err, at);
+  return undefined;
+}
+
+function smbHttpError(err: SmbError, at: FailureContext): HttpError {
+  const where = `'${at.path || '/'}' on share ${at.share}`;
+  switch (err.code) {
+    case 'NOT_FOUND': return new HttpError(404, 'not_found', `${where} does not exist`);
+    case 'ACCESS_DENIED': return new HttpError(403, 'access_denied', `the file server denies access to ${where}`);
+    case 'LOGON_FAILURE': return new HttpError(401, 'logon_failure', `the file server ${at.server} refused the credentials`, BASIC_CHALLENGE);
+    case 'SHARING_VIOLATION': return new HttpError(423, 'in_use', `${where} is in use by another program`);
+    case 'DELETE_PENDING': return new HttpError(409, 'delete_pending', `${where} is being deleted`);
+    case 'NAME_COLLISION': return new HttpError(409, 'exists', `${where} already exists`);
+    case 'DIRECTORY_NOT_EMPTY': return new HttpError(409, 'not_empty', `${where} is a folder that is not empty`);
+    case 'NOT_A_DIRECTORY': return new HttpError(409, 'not_a_folder', `a parent of ${where} is a file, not a folder`);
+    case 'IS_A_DIRECTORY': return new HttpError(405, 'is_a_folder', `${where} is a folder`);
+    case 'INVALID_PARAMETER': return new HttpError(400, 'invalid_name', `the file server does not accept the name ${where}`);
+    case 'INVALID_ARGUMENT': return new HttpError(400, 'invalid_path', err.message);
+    case 'DISK_FULL': return new HttpError(507, 'disk_full', `the file server ${at.server} has no space left for ${where}`);
+    case 'BAD_NETWORK_NAME': return new HttpError(502, 'share_unavailable', `the file server ${at.server} has no share ${at.share}`);
+    case 'TIMEOUT':
+    case 'CONNECTION_CLOSED':
+    case 'SESSION_EXPIRED':
+    case 'PROTOCOL_ERROR':
+    case 'SIGNATURE_MISMATCH':
+      return new HttpError(503, 'backend_unavailable', `the SMB server ${at.server} (share ${at.share}) is unavailable: ${err.message}`);
+    default:
+      return new HttpError(502, 'backend_error', `the SMB server ${at.server} failed on ${where}: ${err.message}`);
+  }
+}

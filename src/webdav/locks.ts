@@ -1,0 +1,124 @@
+// The WebDAV lock table (RFC 4918 §6, §7): exclusive and shared write locks
+// of depth 0 or infinity, with timeouts. Pure logic; the dav-state actor owns
+// the one instance every http-front asks.
+import { randomUUID } from 'node:crypto';
+import type {
+  ActiveLock, DavResource, LockDepth, LockOutcome, LockRequest, UnlockOutcome, WriteTarget,
+} from '../messages/dav-state.js';
+import { isWithin } from './dav-path.js';
+
+/** Lock timeouts: what a client gets when it asks for none, and the most it can get (also for Infinite). */
+export const DEFAULT_LOCK_SECONDS = 3600;
+export const MAX_LOCK_SECONDS = 8 * 3600;
+
+interface StoredLock extends Omit<ActiveLock, 'timeoutSeconds'> {
+  expiresAt: number;
+}
+
+export class LockTable {
+  private readonly locks = new Map<string, StoredLock>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** Active locks (expired ones are dropped first). */
+  get size(): number {
+    this.prune();
+    return this.locks.size;
+  }
+
+  /** Locks whose scope includes the resource: on it, or depth infinity on an ancestor. */
+  covering(resource: DavResource): ActiveLock[] {
+    return this.active().filter((l) => covers(l, resource)).map((l) => this.view(l));
+  }
+
+  lock(request: LockRequest): LockOutcome {
+    const exclusive = request.scope === 'exclusive';
+    const conflict = this.active().find((l) =>
+      (exclusive || l.scope === 'exclusive') && (covers(l, request.resource) || (request.depth === 'infinity' && below(l.root, request.resource))));
+    if (conflict) return { conflict: conflict.root };
+    const lock: StoredLock = {
+      token: `urn:uuid:${randomUUID()}`,
+      root: request.resource,
+      scope: request.scope,
+      depth: request.depth,
+      ...(request.owner ? { owner: request.owner } : {}),
+      principal: request.principal,
+      expiresAt: this.now() + clampTimeout(request.timeoutSeconds) * 1000,
+    };
+    this.locks.set(lock.token, lock);
+    return { granted: this.view(lock) };
+  }
+
+  refresh(resource: DavResource, tokens: readonly string[], principal: string, timeoutSeconds: number): ActiveLock | undefined {
+    const lock = tokens.map((t) => this.get(t)).find((l) => l !== undefined && l.principal === principal && covers(l, resource));
+    if (!lock) return undefined;
+    lock.expiresAt = this.now() + clampTimeout(timeoutSeconds) * 1000;
+    return this.view(lock);
+  }
+
+  unlock(resource: DavResource, token: string, principal: string): UnlockOutcome {
+    const lock = this.get(token);
+    if (!lock || !covers(lock, resource)) return 'no-such-lock';
+    if (lock.principal !== principal) return 'not-owner';
+    this.locks.delete(token);
+    return 'unlocked';
+  }
+
+  /**
+   * The first lock that stops a write to `targets`: a lock covering a target
+   * (or, for depth infinity, below it) whose token the principal did not submit.
+   */
+  blocker(principal: string, tokens: readonly string[], targets: readonly WriteTarget[]): ActiveLock | undefined {
+    const submitted = new Set(tokens);
+    const lock = this.active().find((l) =>
+      (!submitted.has(l.token) || l.principal !== principal)
+      && targets.some((t) => covers(l, t.resource) || (t.depth === 'infinity' && below(l.root, t.resource))));
+    return lock && this.view(lock);
+  }
+
+  /** Drops the locks on the resource and below it (it was deleted or moved away). */
+  removeAt(resource: DavResource): void {
+    for (const [token, l] of this.locks) if (sameShare(l.root, resource) && isWithin(l.root.path, resource.path)) this.locks.delete(token);
+  }
+
+  private get(token: string): StoredLock | undefined {
+    const lock = this.locks.get(token);
+    return lock && lock.expiresAt > this.now() ? lock : undefined;
+  }
+
+  private active(): StoredLock[] {
+    this.prune();
+    return [...this.locks.values()];
+  }
+
+  private prune(): void {
+    const now = this.now();
+    for (const [token, l] of this.locks) if (l.expiresAt <= now) this.locks.delete(token);
+  }
+
+  private view(l: StoredLock): ActiveLock {
+    const { expiresAt, ...rest } = l;
+    return { ...rest, timeoutSeconds: Math.max(0, Math.ceil((expiresAt - this.now()) / 1000)) };
+  }
+}
+
+function sameShare(a: DavResource, b: DavResource): boolean {
+  return a.share.toLowerCase() === b.share.toLowerCase();
+}
+
+function covers(lock: { root: DavResource; depth: LockDepth }, resource: DavResource): boolean {
+  if (!sameShare(lock.root, resource)) return false;
+  if (lock.root.path.toLowerCase() === resource.path.toLowerCase()) return true;
+  return lock.depth === 'infinity' && isWithin(resource.path, lock.root.path);
+}
+
+/** `inner` lies strictly below `outer`. */
+function below(inner: DavResource, outer: DavResource): boolean {
+  return sameShare(inner, outer) && inner.path.toLowerCase() !== outer.path.toLowerCase() && isWithin(inner.path, outer.path);
+}
+
+function clampTimeout(seconds: number): number {
+  if (seconds === Infinity) return MAX_LOCK_SECONDS;
+  if (!(seconds > 0)) return DEFAULT_LOCK_SECONDS;
+  return Math.min(Math.floor(seconds), MAX_LOCK_SECONDS);
+}

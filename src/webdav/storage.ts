@@ -1,0 +1,231 @@
+// The SMB side of WebDAV: one share, opened with the requesting user's
+// credentials. Most operations are the SMB facade's; reads and uploads are
+// built here from its protocol layer, because WebDAV needs the file version
+// (for the ETag) in the same round trip as the data, uploads of any size
+// streamed to a temporary file, and a check between writing and renaming
+// (If-Match, locks).
+import { randomBytes } from 'node:crypto';
+import { assertStatus } from '../smb/connection.js';
+import { NtStatus, SmbError } from '../smb/errors.js';
+import { FileInfoClass, dispositionInfo, renameInfo } from '../smb/fscc.js';
+import type { SmbShare, SmbStat } from '../smb/index.js';
+import {
+  Access, CreateOptions, Disposition, FileAttributes, InfoType, RELATED_FILE_ID, closeRequest, createRequest,
+  parseCloseResponse, parseCreateResponse, parseReadResponse, readRequest, setInfoRequest, writeRequest, type CreateParams,
+} from '../smb/messages.js';
+import { FileHandle, internalIdRequest, openDoClose, parseInternalIdResponse, setInfoByPath } from '../smb/open.js';
+import type { Tree } from '../smb/tree.js';
+import { baseName, joinPath, parentPath } from './dav-path.js';
+import type { DavEntry } from './properties.js';
+
+/** Bytes read together with the open; most wiki pages fit. */
+const HEAD_BYTES = 64 * 1024;
+/** Upload data is written in blocks of this size. */
+const WRITE_BLOCK = 1024 * 1024;
+const READ_ATTRS = Access.FILE_READ_ATTRIBUTES | Access.SYNCHRONIZE;
+
+/** Temporary files of uploads in progress: hidden from listings. */
+const TEMP_NAME = /^\..+\.~[0-9a-f]{12}\.tmp$/;
+
+/** How an upload replaces its target, decided after the data is written and right before the rename. */
+export type CommitMode = 'replace' | 'create' | 'create-or-replace';
+
+export interface UploadResult {
+  entry: DavEntry;
+  /** The target did not exist before. */
+  created: boolean;
+}
+
+function toSmb(path: string): string {
+  return path.replaceAll('/', '\\');
+}
+
+export class DavStorage {
+  constructor(private readonly smb: SmbShare, readonly share: string) {}
+
+  entryOf(s: SmbStat, path = s.path): DavEntry {
+    return {
+      share: this.share, path, name: s.name, isCollection: s.isDirectory, size: s.size, fileId: s.fileId,
+      mtimeMs: s.mtimeMs, birthtimeMs: s.birthtime.getTime(),
+    };
+  }
+
+  /** The entry, or null when nothing exists at `path`. */
+  async stat(path: string): Promise<DavEntry | null> {
+    try {
+      return this.entryOf(await this.smb.stat(path), path);
+    } catch (err) {
+      if (err instanceof SmbError && err.code === 'NOT_FOUND') return null;
+      throw err;
+    }
+  }
+
+  /** The members of a folder, without temporary upload files. */
+  async list(path: string): Promise<DavEntry[]> {
+    return (await this.smb.readdir(path)).filter((s) => !TEMP_NAME.test(s.name)).map((s) => this.entryOf(s));
+  }
+
+  /**
+   * Opens a file and reads its first bytes in one round trip: CREATE, file id, READ, CLOSE. The entry and the
+   * bytes are of the same version. A folder fails with IS_A_DIRECTORY.
+   */
+  async openRead(path: string): Promise<{ entry: DavEntry; head: Buffer }> {
+    return this.smb.withTree(async (tree) => {
+      const { create, responses } = await openDoClose(tree, readParams(path), [
+        internalIdRequest(),
+        readRequest(RELATED_FILE_ID, 0, HEAD_BYTES),
+      ], [[], [NtStatus.END_OF_FILE]]);
+      const id = responses[0]!;
+      const read = responses[1]!;
+      const head = read.header.status === NtStatus.END_OF_FILE ? Buffer.alloc(0) : Buffer.from(parseReadResponse(read.reader));
+      const entry: DavEntry = {
+        share: this.share, path, name: baseName(path), isCollection: false, size: create.endOfFile,
+        fileId: parseInternalIdResponse(id), mtimeMs: create.lastWriteTime, birthtimeMs: create.creationTime,
+      };
+      return { entry, head };
+    });
+  }
+
+  /**
+   * Bytes [start, end] of the file version `fileId`, in blocks as the consumer takes them. Fails with
+   * NOT_FOUND if the file was replaced since that version was seen.
+   */
+  async *readBlocks(path: string, fileId: string, start: number, end: number): AsyncGenerator<Buffer> {
+    const handle = await this.smb.withTree((tree) => FileHandle.open(tree, readParams(path)));
+    try {
+      if ((await handle.internalId()) !== fileId) throw new SmbError('NOT_FOUND', `${path} was replaced while it was being read`);
+      for (let offset = start; offset <= end; offset += WRITE_BLOCK) {
+        yield await handle.read(offset, Math.min(WRITE_BLOCK, end + 1 - offset));
+      }
+    } finally {
+      await handle.close().catch(() => undefined);
+    }
+  }
+
+  /** Every entry below a folder (not the folder itself), without temporary upload files. */
+  async *walk(path: string): AsyncGenerator<DavEntry> {
+    for await (const s of this.smb.walk(path)) if (!TEMP_NAME.test(s.name)) yield this.entryOf(s);
+  }
+
+  /**
+   * Writes `chunks` to a temporary file next to `path`, then calls `decide` (which may check preconditions
+   * and locks, or throw to abandon the upload) and renames the temporary file over the target as decided.
+   * Readers see the old or the new version, never a part.
+   */
+  async upload(path: string, chunks: AsyncIterable<Buffer>, decide: () => Promise<CommitMode>): Promise<UploadResult> {
+    const temp = joinPath(parentPath(path), `.${baseName(path)}.~${randomBytes(6).toString('hex')}.tmp`);
+    return this.smb.withTree(async (tree) => {
+      const blocks = inBlocks(chunks);
+      const first = await blocks.next();
+      const firstBlock = first.done ? Buffer.alloc(0) : first.value;
+      const opened = await tree.compound([
+        createRequest({
+          name: toSmb(temp),
+          desiredAccess: Access.FILE_WRITE_DATA | Access.FILE_WRITE_ATTRIBUTES | Access.DELETE | READ_ATTRS,
+          disposition: Disposition.CREATE,
+          createOptions: CreateOptions.NON_DIRECTORY_FILE,
+          fileAttributes: FileAttributes.ARCHIVE,
+        }),
+        writeRequest(RELATED_FILE_ID, 0, firstBlock),
+        internalIdRequest(),
+      ]);
+      assertStatus(opened[0]!, `CREATE ${tree.shareName}\\${toSmb(temp)}`);
+      const created = parseCreateResponse(opened[0]!.reader);
+      const handle = new FileHandle(tree, toSmb(temp), created.fileId, created);
+      let mode: CommitMode;
+      let size = firstBlock.length;
+      try {
+        assertStatus(opened[1]!, `WRITE ${tree.shareName}\\${toSmb(temp)}`);
+        assertStatus(opened[2]!, `QUERY_INFO ${tree.shareName}\\${toSmb(temp)}`);
+        for (let next = first.done ? first : await blocks.next(); !next.done; next = await blocks.next()) {
+          await handle.write(size, next.value);
+          size += next.value.length;
+        }
+        mode = await decide();
+      } catch (err) {
+        await handle.setInfo(FileInfoClass.FileDispositionInformation, dispositionInfo(true)).catch(() => undefined);
+        await handle.close().catch(() => undefined);
+        throw err;
+      }
+      const fileId = parseInternalIdResponse(opened[2]!);
+      const replace = mode === 'replace';
+      const done = await tree.compound([
+        setInfoRequest(handle.fileId, InfoType.FILE, FileInfoClass.FileRenameInformation, renameInfo(toSmb(path), replace)),
+        closeRequest(handle.fileId, true),
+      ]);
+      let isNew = !replace;
+      if (done[0]!.header.status !== NtStatus.SUCCESS) {
+        // The CLOSE of the same round trip ran: the temporary file is closed but still there.
+        try {
+          if (mode !== 'create-or-replace' || done[0]!.header.status !== NtStatus.OBJECT_NAME_COLLISION) {
+            assertStatus(done[0]!, `rename to ${tree.shareName}\\${toSmb(path)}`);
+          }
+          await renameByPath(tree, temp, path, true);
+          isNew = false;
+        } catch (err) {
+          await deleteByPath(tree, temp).catch(() => undefined);
+          throw err;
+        }
+      }
+      // Times can still change at CLOSE (pending write time), so they come from the CLOSE itself.
+      const closed = parseCloseResponse(done[1]!.reader);
+      const entry: DavEntry = {
+        share: this.share, path, name: baseName(path), isCollection: false, size: closed.endOfFile, fileId,
+        mtimeMs: closed.lastWriteTime, birthtimeMs: closed.creationTime,
+      };
+      return { entry, created: isNew };
+    });
+  }
+
+  mkdir(path: string): Promise<void> {
+    return this.smb.mkdir(path);
+  }
+
+  rename(from: string, to: string, replace: boolean): Promise<void> {
+    return this.smb.rename(from, to, { replace });
+  }
+
+  removeFile(path: string): Promise<void> {
+    return this.smb.unlink(path);
+  }
+
+  removeFolder(path: string): Promise<void> {
+    return this.smb.rmdir(path);
+  }
+}
+
+function readParams(path: string): CreateParams {
+  return {
+    name: toSmb(path),
+    desiredAccess: Access.FILE_READ_DATA | READ_ATTRS,
+    disposition: Disposition.OPEN,
+    createOptions: CreateOptions.NON_DIRECTORY_FILE,
+  };
+}
+
+function renameByPath(tree: Tree, from: string, to: string, replace: boolean): Promise<void> {
+  return setInfoByPath(tree, { name: toSmb(from), desiredAccess: Access.DELETE | READ_ATTRS, disposition: Disposition.OPEN },
+    FileInfoClass.FileRenameInformation, renameInfo(toSmb(to), replace));
+}
+
+function deleteByPath(tree: Tree, path: string): Promise<void> {
+  return setInfoByPath(tree, { name: toSmb(path), desiredAccess: Access.DELETE | READ_ATTRS, disposition: Disposition.OPEN },
+    FileInfoClass.FileDispositionInformation, dispositionInfo(true));
+}
+
+/** Regroups a stream of chunks into blocks of WRITE_BLOCK bytes (the last may be shorter). */
+async function* inBlocks(chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  let parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of chunks) {
+    parts.push(chunk);
+    size += chunk.length;
+    while (size >= WRITE_BLOCK) {
+      const all = Buffer.concat(parts, size);
+      yield all.subarray(0, WRITE_BLOCK);
+      parts = [all.subarray(WRITE_BLOCK)];
+      size -= WRITE_BLOCK;
+    }
+  }
+  if (size > 0) yield Buffer.concat(parts, size);
+}
