@@ -68,6 +68,27 @@ describe('restarts', () => {
       }
     });
 
+    it('a restarted http-front gets the client list from the store and accepts the keys again', async () => {
+      const { supervisor, url } = await startSupervisor();
+      try {
+        const client = await AdminApi.asAdmin(url, await readTestbedEnv()).register('platform-api');
+        supervisor.cell('http-front')!.crash('drill');
+        await waitFor(async () => (await supervisor.cell('http-front')!.health()).restarts === 1, 10_000);
+        // Until the store's copy arrives the front answers 503 (never 401); then the key works again.
+        const statuses = new Set<number>();
+        await waitFor(async () => {
+          const { status } = await postWebhook(url, { key: client.api_key, userAgent: 'platform-api' });
+          statuses.add(status);
+          return status === 200;
+        }, 5_000);
+        assert.deepEqual([...statuses].filter((s) => s !== 200 && s !== 503), []);
+        const report = (await (await fetch(`${url}/healthz`)).json()) as HealthReport;
+        assert.equal(report.actors['http-front']?.details?.['webhookClients'], 1);
+      } finally {
+        await supervisor.stop();
+      }
+    });
+
     it('webhook-store down: the intake keeps working, the admin API answers 503; restarted, it has the clients', async () => {
       const { supervisor, url } = await startSupervisor();
       try {
