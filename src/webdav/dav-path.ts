@@ -48,6 +48,7 @@ export function parseDavPath(rawPath: string, shares: readonly string[]): DavLoc
   const [rawShare, ...rawNames] = rawSegments;
   if (rawShare === undefined || rawShare === '') throw new DavPathError(`the path must name a share: ${DAV_PREFIX}{share}/...`);
   const shareName = decodeSegment(rawShare);
+  checkName(shareName);
   const share = shares.find((s) => s.toLowerCase() === shareName.toLowerCase());
   const names = rawNames.map((raw) => {
     if (raw === '') throw new DavPathError('the path contains an empty segment (//)');

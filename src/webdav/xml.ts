@@ -99,6 +99,9 @@ export function parseXml(body: Buffer | string): XmlElement {
   if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw new XmlError('document type declarations are not accepted in XML bodies');
   const valid = XMLValidator.validate(text);
   if (valid !== true) throw new XmlError(`malformed XML at line ${valid.err.line}, column ${valid.err.col}: ${valid.err.msg}`);
+  // The parser drops text outside the root element; the outline (no comments or processing instructions) shows it.
+  const outline = text.replace(/<!--[\s\S]*?-->/g, '').replace(/<\?[\s\S]*?\?>/g, '').trim();
+  if (!outline.startsWith('<') || !outline.endsWith('>')) throw new XmlError('text outside the root element');
   const top = parser.parse(text) as OrderedNode[];
   const roots: XmlElement[] = [];
   for (const node of top) {

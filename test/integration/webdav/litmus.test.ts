@@ -1,0 +1,48 @@
+// litmus, the WebDAV server test suite, against the running service as a
+// testbed user with change rights on the share root (anna, group Lehrer):
+// every test of the basic, copymove, props, locks and http suites passes.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { readTestbedEnv } from '../../testbed/env.js';
+import { startService, type RunningService } from '../../support/service.js';
+import { DavClient, account } from './dav-client.js';
+
+const SUITES = ['basic', 'copymove', 'props', 'locks', 'http'];
+
+describe('litmus against /dav/schule/', () => {
+  let service: RunningService;
+  let dav: DavClient;
+  const scratch = `_litmus-${randomBytes(4).toString('hex')}`;
+
+  before(async () => {
+    service = await startService();
+    dav = new DavClient(service, account(await readTestbedEnv(), 'anna'));
+    assert.equal(await dav.mkcol(scratch), 201);
+  });
+  after(async () => {
+    await dav.remove(scratch);
+    await service.stop();
+  });
+
+  it(`passes every test of ${SUITES.join(', ')}`, async () => {
+    const { user, password } = dav.as!;
+    // -k: run every suite even after a failure, so that all summaries can be checked; debug.log goes to a temp dir.
+    const { stdout } = await promisify(execFile)('litmus', ['-k', `${dav.url(scratch)}/`, user, password], {
+      cwd: mkdtempSync(join(tmpdir(), 'litmus-')),
+      env: { ...process.env, TESTS: SUITES.join(' ') },
+      maxBuffer: 16 * 1024 * 1024,
+      timeout: 300_000,
+    }).catch((err: { stdout?: string; message: string }) => ({ stdout: err.stdout ?? err.message }));
+    const summaries = [...stdout.matchAll(/summary for `(\w+)': of (\d+) tests run: (\d+) passed, (\d+) failed/g)]
+      .map(([, suite, run, passed, failed]) => ({ suite, run: Number(run), passed: Number(passed), failed: Number(failed) }));
+    assert.deepEqual(summaries.map((s) => s.suite), SUITES, stdout);
+    for (const s of summaries) assert.equal(s.failed, 0, `${s.suite}: ${s.failed} of ${s.run} failed\n${stdout}`);
+    assert.ok(summaries.reduce((n, s) => n + s.passed, 0) >= 100, stdout);
+  });
+});
