@@ -134,7 +134,8 @@ export function parseLockToken(header: string | undefined): string {
 export function destinationPath(header: string | undefined): string {
   if (header === undefined || header.trim() === '') throw new DavRequestError('COPY and MOVE need a Destination header');
   const value = header.trim();
-  if (value.startsWith('/')) return value.split(/[?#]/)[0]!;
+  if (value.includes('#')) throw new DavRequestError('the Destination must not have a fragment (#)');
+  if (value.startsWith('/')) return value.split('?')[0]!;
   let url: URL;
   try {
     url = new URL(value);
@@ -149,5 +150,5 @@ export function destinationPath(header: string | undefined): string {
 function rawPathOf(uri: string): string {
   const afterScheme = uri.slice(uri.indexOf('//') + 2);
   const slash = afterScheme.indexOf('/');
-  return slash < 0 ? '/' : afterScheme.slice(slash).split(/[?#]/)[0]!;
+  return slash < 0 ? '/' : afterScheme.slice(slash).split('?')[0]!;
 }

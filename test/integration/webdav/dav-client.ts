@@ -54,14 +54,17 @@ export class DavClient {
   }
 }
 
-/** Sends one request with `target` exactly as given on the wire; resolves with the status code. */
+/**
+ * Sends one request with `target` exactly as given on the wire; resolves with the status code. The socket is not
+ * half-closed (the server may drop the answer then); `Connection: close` makes the server close it.
+ */
 export function rawStatus(service: RunningService, method: string, target: string, headers: Record<string, string> = {}, body = ''): Promise<number> {
   const { port, hostname } = new URL(service.url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname, () => {
       const lines = [`${method} ${target} HTTP/1.1`, `Host: ${hostname}:${port}`, 'Connection: close', `Content-Length: ${Buffer.byteLength(body)}`,
         ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
-      socket.end(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), Buffer.from(body)]));
+      socket.write(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), Buffer.from(body)]));
     });
     let head = '';
     socket.on('data', (d: Buffer) => { head += d.toString('latin1'); });

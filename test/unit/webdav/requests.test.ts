@@ -52,7 +52,8 @@ describe('WebDAV request headers', () => {
   });
 
   it('Destination: the raw path of an absolute URI or path, before any normalisation', () => {
-    assert.equal(destinationPath('http://h:8080/dav/schule/a%20b?x#y'), '/dav/schule/a%20b');
+    assert.equal(destinationPath('http://h:8080/dav/schule/a%20b?x'), '/dav/schule/a%20b');
+    assert.throws(() => destinationPath('http://h:8080/dav/schule/a#b'), /fragment/);
     assert.equal(destinationPath('http://h/dav/schule/../verwaltung/x'), '/dav/schule/../verwaltung/x');
     assert.equal(destinationPath('/dav/schule/x'), '/dav/schule/x');
     assert.throws(() => destinationPath(undefined), /Destination header/);
