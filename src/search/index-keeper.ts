@@ -272,12 +272,15 @@ export class WikiIndexKeeper {
       dropped: 0,
       errors: [],
     };
+    let prepared = true;
     try {
       await this.prepare();
     } catch (error) {
+      prepared = false;
       summary.errors.push(`index ${this.alias}: ${describeError(error).error}`);
     }
-    if (this.writable) {
+    // An index that could not be checked could not be diffed either: the shares are not walked.
+    if (prepared && this.writable) {
       for (const share of this.shares) {
         try {
           await this.reconcileShare(share, summary);

@@ -8,6 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
+import { createSearchClient } from '../../../src/search/client.js';
+import { DEFAULT_ALIAS } from '../../../src/search/mapping.js';
 import { SmbClient, type SmbShare } from '../../../src/smb/index.js';
 import { startService, type RunningService } from '../../support/service.js';
 import { stopElasticsearch } from '../../testbed/elasticsearch.js';
@@ -95,10 +97,15 @@ describe('drift repair by the reconciler', () => {
       assert.equal(pass.indexed, 0);
     } finally {
       await run(process.execPath, [TESTBED_CLI, 'up'], { maxBuffer: 16 * 1024 * 1024 });
+      // The cluster answers before the index's shard is back; later tests need it.
+      const es = createSearchClient(env.es.url);
+      await es.cluster.health({ index: DEFAULT_ALIAS, wait_for_status: 'yellow', timeout: '60s' }).finally(() => es.close());
     }
     await eventually(async () => assert.equal(await found(ANNA, 'Ausfallwortgamma'), `schule:${page}`), 60_000);
-    const details = await reconcilerDetails(service);
-    assert.equal(details.status, 'ready');
-    assert.deepEqual(details.lastPass?.errors, []);
+    await eventually(async () => {
+      const details = await reconcilerDetails(service);
+      assert.equal(details.status, 'ready');
+      assert.deepEqual(details.lastPass?.errors, []);
+    }, 30_000);
   });
 });
