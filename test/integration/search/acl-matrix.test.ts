@@ -13,6 +13,7 @@ import { buildWikiDocument, type WikiDocument } from '../../../src/wiki/document
 import { wikiPagePath } from '../../../src/wiki/layout.js';
 import { userSidSet } from '../../../src/wiki/principal.js';
 import { scratchIndex, type ScratchIndex } from './scratch-index.js';
+import { seededRandom } from './seeded-random.js';
 
 const USERS = ['S-1-5-21-77-1001', 'S-1-5-21-77-1002', 'S-1-5-21-77-1003', 'S-1-5-21-77-1004'] as const;
 const GROUPS = ['S-1-5-21-77-2001', 'S-1-5-21-77-2002', 'S-1-5-21-77-2003', 'S-1-5-21-77-2004', 'S-1-5-21-77-2005'] as const;
@@ -33,16 +34,6 @@ interface MatrixPage {
   dacl: Ace[] | null;
 }
 
-/** Deterministic pseudo-random numbers, so a failure can be reproduced. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function allow(sid: string, mask = READ, flags = 0): Ace {
   return { type: AceType.ACCESS_ALLOWED, flags, mask, sid };
 }
@@ -51,7 +42,7 @@ function deny(sid: string): Ace {
 }
 
 function matrixPages(): MatrixPage[] {
-  const next = random(20260321);
+  const next = seededRandom(20260321);
   const startPages = new Set<string>();
   const pages: MatrixPage[] = [];
   for (let i = 0; i < 48; i++) {
