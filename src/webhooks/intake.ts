@@ -39,7 +39,7 @@ const MILLISECONDS_THRESHOLD = 1e11;
  * (2) key registered and User-Agent matching that client, else 401;
  * (3) timestamp whole seconds, not in the future, at most `maxTimestampAgeMs` old, else 401.
  * Check 4 (event id not yet processed, else 409) belongs to the dedupe ring and is left to the
- * caller, which should run it last so that a rejected request never uses up an event id.
+ * caller (handleWebhookRequest), which remembers an id only once its event is accepted.
  * `nowMs` is the current time in milliseconds since the epoch.
  */
 export function checkWebhookHeaders(

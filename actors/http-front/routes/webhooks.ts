@@ -9,7 +9,7 @@ import type { DedupeProtocol } from '../../../src/messages/dedupe.js';
 import type { NewUserEvent, WebhookStoreProtocol } from '../../../src/messages/webhook-store.js';
 import type { Remote } from '../../../src/runtime/rpc.js';
 import { CallBatcher } from '../../../src/webhooks/batch.js';
-import { dispatchWebhookEvent } from '../../../src/webhooks/dispatch.js';
+import { dispatchWebhookEvent, type WebhookDispatchDeps } from '../../../src/webhooks/dispatch.js';
 import { unavailableAs503, WEBHOOK_OK_JSON } from '../../../src/webhooks/errors.js';
 import { handleWebhookRequest, type WebhookHandlerDeps } from '../../../src/webhooks/handle.js';
 import type { WebhookClientLookup } from '../../../src/webhooks/key-index.js';
@@ -31,6 +31,10 @@ export function registerWebhookRoutes(router: Router, deps: WebhookRouteDeps): v
     await deps.store.addUserEvents(events);
     return events.map(() => undefined);
   });
+  const dispatch: WebhookDispatchDeps = {
+    userEvents: { add: (username, event) => cachedEvents.call({ username, event }) },
+    logger: deps.log,
+  };
   const intake: WebhookHandlerDeps = {
     registry: deps.clients,
     intake: { maxTimestampAgeMs: deps.config.webhooks.max_timestamp_age },
@@ -39,10 +43,7 @@ export function registerWebhookRoutes(router: Router, deps: WebhookRouteDeps): v
       admit: (id) => admissions.call(id),
       forget: (id) => deps.dedupe.forget(id),
     },
-    process: (event) => dispatchWebhookEvent(event, {
-      userEvents: { add: (username, userEvent) => cachedEvents.call({ username, event: userEvent }) },
-      logger: deps.log,
-    }),
+    process: (event) => dispatchWebhookEvent(event, dispatch),
   };
   router.add('POST', '/edu-api/webhook', async (ex) => {
     try {
