@@ -22,10 +22,11 @@ async function lock(call: DavCall, svc: DavService): Promise<void> {
   if (isEmpty(body)) return refresh(call, svc, timeoutSeconds);
   const info = parseLockInfo(body);
   const depth = parseLockDepth(call.ex.headers['depth']);
-  const check = await call.checkWrite([parentTarget(call, call.path)], { state: () => call.storage.stat(call.path) });
+  const existing = await call.storage.stat(call.path);
+  if (!existing) checkWikiLayout(call.path, 'file');
+  // Locking a name that does not exist creates a member of the parent folder.
+  const check = await call.checkWrite(existing ? [] : [parentTarget(call, call.path)], { state: async () => existing });
   try {
-    const existing = check.current;
-    if (!existing) checkWikiLayout(call.path, 'file');
     const outcome = await svc.davState.lock({
       resource: call.resource(), scope: info.scope, depth, principal: call.principal, timeoutSeconds,
       ...(info.owner ? { owner: info.owner } : {}),

@@ -46,7 +46,8 @@ async function put(call: DavCall, svc: DavService): Promise<void> {
       state: () => call.storage.stat(call.path),
     });
     if (check.current?.isCollection) throw new HttpError(405, 'is_a_collection', `${call.path} is a folder`);
-    return check.current ? 'replace' : 'create';
+    // A conditional PUT must not replace a file created meanwhile; a plain one may.
+    return check.current ? 'replace' : call.conditional ? 'create' : 'create-or-replace';
   };
   let result;
   try {
