@@ -1,0 +1,304 @@
+/**
+ * Wiki search benchmark on the testbed: `POST /wiki/search` through the service next to the same Elasticsearch
+ * query (same `acl_allow` / `acl_deny` / share filter, same highlighting) sent straight to Elasticsearch.
+ *   node dist/bench/search/run.js
+ * Needs wrk on PATH and the testbed up. Starts the service (its first reconciler pass done, no further passes),
+ * seeds 50,000 synthetic pages into `wiki-md` (share `schule`, under `zz-wikibench/`, German-like text, varied
+ * ACLs) with `_bulk`, checks that both targets answer the same hits, runs wrk rounds interleaving the two targets,
+ * deletes the pages again, prints a table and writes it under "## Wiki search" in bench/RESULTS.md.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bulkRequestLines, countBulkItems } from '../../src/search/bulk.js';
+import { createSearchClient } from '../../src/search/client.js';
+import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
+import { buildSearchBody, parseSearchRequest, type Viewer } from '../../src/search/query.js';
+import type { SearchResult } from '../../src/search/search.js';
+import { AceFlags, AceType, type SecurityDescriptor } from '../../src/smb/index.js';
+import { AUTHENTICATED_USERS_SID, EVERYONE_SID } from '../../src/wiki/acl.js';
+import { buildWikiDocument, type WikiDocument } from '../../src/wiki/document.js';
+import { startService, type RunningService } from '../../test/support/service.js';
+import { readTestbedEnv, type TestbedEnv } from '../../test/testbed/env.js';
+import { groupsHeader, passAfter } from '../../test/integration/wiki/wiki-service.js';
+import { seededRandom } from '../../test/integration/search/seeded-random.js';
+
+const PAGES = 50_000;
+const SEED_BATCH = 2_000;
+const ROOT = 'zz-wikibench';
+const FOLDERS = 500;
+const ROUNDS = 3;
+/** Throughput under load: 8 connections keep both targets busy. */
+const LOAD_ARGS = ['-t1', '-c8', '-d10s'];
+/** Latency without queueing: one connection, one request at a time (under load, p50 is mostly time in queues). */
+const LATENCY_ARGS = ['-t1', '-c1', '-d10s'];
+const WARMUP_ARGS = ['-t1', '-c8', '-d3s'];
+const LUA = fileURLToPath(new URL('../../../bench/search/search.lua', import.meta.url));
+const RESULTS = fileURLToPath(new URL('../../../bench/RESULTS.md', import.meta.url));
+const HEADING = '## Wiki search';
+const CALLER = { user: 'anna', groups: ['Lehrer', 'Lehrkräfte Mathe'] };
+/** A word on about 5 % of the pages: a typical search with a few hundred visible hits, 10 per page. */
+const QUERY = { q: 'Elternabend' };
+const READ = 0x1200a9;
+
+const SYLLABLES = [
+  'schu', 'le', 'klas', 'sen', 'fahrt', 'rat', 'haus', 'auf', 'ga', 'be', 'lehr', 'zim', 'mer', 'ta', 'fel', 'bü',
+  'cher', 'pau', 'hof', 'sport', 'hal', 'mu', 'sik', 'kunst', 'raum', 'plan', 'stun', 'de', 'wo', 'che', 'mo', 'nat',
+  'jahr', 'zeug', 'nis', 'no', 'ar', 'beit', 'heft', 'buch', 'stift', 'tag', 'fei', 'er', 'fest', 'lauf', 'spiel',
+  'grup', 'pe', 'pro', 'jekt', 'kurs', 'fach', 'ü', 'bung', 'prü', 'fung', 'wahl', 'tref', 'fen', 'ord', 'ner',
+];
+const SMALL_WORDS = ['der', 'die', 'das', 'und', 'ist', 'im', 'mit', 'für', 'auf', 'den', 'von', 'zu', 'am', 'wird', 'bitte', 'alle', 'nach', 'bei'];
+/** Words with a known share of pages, so that queries have predictable hit counts. */
+const TOPICS: [string, number][] = [['Elternabend', 0.05], ['Klassenfahrt', 0.02], ['Vertretungsplan', 0.08], ['Notenschluss', 0.01]];
+
+function textGenerator(next: () => number) {
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
+  const word = (): string => {
+    let w = '';
+    for (let n = 2 + Math.floor(next() * 3); n > 0; n--) w += pick(SYLLABLES);
+    return next() < 0.4 ? w[0]!.toUpperCase() + w.slice(1) : w;
+  };
+  const sentence = (topics: string[]): string => {
+    const words = Array.from({ length: 6 + Math.floor(next() * 10) }, () => (next() < 0.35 ? pick(SMALL_WORDS) : word()));
+    if (topics.length > 0 && next() < 0.3) words.splice(Math.floor(next() * words.length), 0, topics[Math.floor(next() * topics.length)]!);
+    const text = words.join(' ');
+    return `${text[0]!.toUpperCase()}${text.slice(1)}.`;
+  };
+  return { word, sentence, pick };
+}
+
+interface Sids {
+  anna: string;
+  indexer: string;
+  groups: Record<string, string>;
+}
+
+/** One synthetic page as the indexer would render it: Markdown, a DACL with inherited read entries. */
+function syntheticPage(i: number, next: () => number, sids: Sids, server: string): WikiDocument {
+  const text = textGenerator(next);
+  const topics = TOPICS.filter(([, share]) => next() < share).map(([topic]) => topic);
+  const paragraphs = Array.from({ length: 3 + Math.floor(next() * 4) }, () =>
+    Array.from({ length: 3 + Math.floor(next() * 5) }, () => text.sentence(topics)).join(' '));
+  // Topic words always appear once, so the expected hit share holds.
+  const markdown = [
+    `# ${text.word()} ${text.word()}`,
+    '',
+    ...paragraphs.flatMap((p, n) => (n % 2 === 1 ? [`## ${text.word()}`, '', p, ''] : [p, ''])),
+    ...(topics.length > 0 ? [`- Siehe auch: ${topics.join(', ')}`] : []),
+  ].join('\n');
+  const { groups } = sids;
+  const domainGroups = [groups['Lehrer']!, groups['Domain Users']!, groups['Schueler']!, groups['Verwaltung']!, groups['Lehrkräfte Mathe']!];
+  const classGroup = (n: number) => `${groups['Domain Users']!.replace(/-513$/, '')}-${5000 + n}`;
+  const allow = [groups['Schul-Admins']!, sids.indexer];
+  for (let n = 1 + Math.floor(next() * 3); n > 0; n--) allow.push(next() < 0.6 ? text.pick(domainGroups) : classGroup(Math.floor(next() * 40)));
+  if (next() < 0.02) allow.push(EVERYONE_SID);
+  const deny = next() < 0.05 ? [groups['Schueler']!] : [];
+  const ace = (type: number, sid: string) => ({ type, flags: AceFlags.INHERITED, mask: READ, sid });
+  const securityDescriptor: SecurityDescriptor = {
+    revision: 1,
+    control: 0x8004,
+    owner: null,
+    group: null,
+    dacl: { revision: 2, aces: [...deny.map((sid) => ace(AceType.ACCESS_DENIED, sid)), ...allow.map((sid) => ace(AceType.ACCESS_ALLOWED, sid))] },
+    sacl: null,
+  };
+  const folder = `${ROOT}/Ordner-${String(i % FOLDERS).padStart(3, '0')}`;
+  const content = Buffer.from(markdown, 'utf8');
+  return buildWikiDocument({
+    server,
+    share: 'schule',
+    path: `${folder}/.wiki/${i < FOLDERS ? 'index' : `seite-${i}`}.md`,
+    content,
+    size: content.length,
+    modified: new Date(Date.UTC(2025, 0, 1) + Math.floor(next() * 365 * 86_400_000)),
+    securityDescriptor,
+  });
+}
+
+interface Measurement {
+  requests: number;
+  non2xx: number;
+  socketErrors: number;
+  rps: number;
+  p50ms: number;
+  p99ms: number;
+}
+
+interface Target {
+  name: string;
+  url: string;
+  /** Arguments for search.lua: path, body file, then the headers of the service call. */
+  luaArgs: string[];
+}
+
+function wrk(args: string[], target: Target): Measurement {
+  const out = execFileSync('wrk', [...args, '-s', LUA, target.url, '--', ...target.luaArgs], { encoding: 'utf8' });
+  const line = out.split('\n').find((l) => l.startsWith('WRK_JSON '));
+  if (!line) throw new Error(`wrk printed no summary:\n${out}`);
+  const s = JSON.parse(line.slice('WRK_JSON '.length)) as { requests: number; duration_us: number; non2xx: number; socket_errors: number; p50_us: number; p99_us: number };
+  return {
+    requests: s.requests,
+    non2xx: s.non2xx,
+    socketErrors: s.socket_errors,
+    rps: s.requests / (s.duration_us / 1e6),
+    p50ms: s.p50_us / 1000,
+    p99ms: s.p99_us / 1000,
+  };
+}
+
+/** The round with the median req/s. */
+function median(rounds: Measurement[]): Measurement {
+  return [...rounds].sort((a, b) => a.rps - b.rps)[Math.floor(rounds.length / 2)]!;
+}
+
+/** Replaces this benchmark's section of bench/RESULTS.md, or appends it; other sections stay as they are. */
+function writeSection(section: string): void {
+  const text = existsSync(RESULTS) ? readFileSync(RESULTS, 'utf8') : '# Benchmark results\n';
+  const start = text.indexOf(`${HEADING}\n`);
+  const end = start === -1 ? -1 : text.indexOf('\n## ', start + HEADING.length);
+  const before = start === -1 ? `${text.trimEnd()}\n\n` : text.slice(0, start);
+  writeFileSync(RESULTS, `${before}${section}${end === -1 ? '' : text.slice(end + 1)}`);
+}
+
+async function seed(env: TestbedEnv, client: ReturnType<typeof createSearchClient>): Promise<string[]> {
+  const next = seededRandom(20260521);
+  const sids: Sids = { anna: env.users['anna']!.sid, indexer: env.users['svc-indexer']!.sid, groups: env.groups };
+  const ids: string[] = [];
+  for (let start = 0; start < PAGES; start += SEED_BATCH) {
+    const docs = Array.from({ length: Math.min(SEED_BATCH, PAGES - start) }, (_, k) => syntheticPage(start + k, next, sids, env.smb.host));
+    const response = await client.bulk({
+      index: DEFAULT_ALIAS,
+      require_alias: true,
+      operations: bulkRequestLines(docs.map((doc) => ({ action: 'upsert' as const, doc }))),
+    });
+    const counts = countBulkItems(response);
+    if (counts.failed > 0) throw new Error(`seeding failed: ${counts.reasons.join('; ')}`);
+    ids.push(...docs.map((d) => d.id));
+  }
+  await client.indices.refresh({ index: DEFAULT_ALIAS });
+  await client.indices.forcemerge({ index: DEFAULT_ALIAS, max_num_segments: 1 });
+  return ids;
+}
+
+async function unseed(client: ReturnType<typeof createSearchClient>, ids: string[]): Promise<void> {
+  for (let start = 0; start < ids.length; start += SEED_BATCH) {
+    const batch = ids.slice(start, start + SEED_BATCH).map((id) => ({ action: 'delete' as const, id }));
+    await client.bulk({ index: DEFAULT_ALIAS, operations: bulkRequestLines(batch), require_alias: true });
+  }
+  await client.indices.refresh({ index: DEFAULT_ALIAS });
+}
+
+async function main(): Promise<void> {
+  const env = await readTestbedEnv();
+  const client = createSearchClient(env.es.url, { requestTimeoutMs: 120_000 });
+  const work = mkdtempSync(join(tmpdir(), 'wiki-search-bench-'));
+  const started = Date.now();
+  // No reconciler pass after the first one: it would delete the seeded pages, which have no files.
+  const service: RunningService = await startService({ reconciler: { interval: '24h' } });
+  let ids: string[] = [];
+  /** Per target: the rounds under load and the rounds with one connection. */
+  const loaded: Measurement[][] = [[], []];
+  const single: Measurement[][] = [[], []];
+  let targets: Target[] = [];
+  let checked = '';
+  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  try {
+    await passAfter(service, started);
+    const seedStart = Date.now();
+    ids = await seed(env, client);
+    console.log(`seeded ${ids.length} pages in ${((Date.now() - seedStart) / 1000).toFixed(1)} s`);
+
+    // The service's viewer for the caller, by its documented rule (checked below by comparing answers).
+    const user = env.users[CALLER.user]!;
+    const viewer: Viewer = {
+      sids: [user.sid, ...CALLER.groups.map((g) => env.groups[g]!), env.groups['Domain Users']!, EVERYONE_SID, AUTHENTICATED_USERS_SID],
+      shares: env.smb.shares.map((s) => s.name),
+    };
+    const directBody = join(work, 'direct.json');
+    const serviceBody = join(work, 'service.json');
+    writeFileSync(directBody, JSON.stringify(buildSearchBody(parseSearchRequest(QUERY), viewer)));
+    writeFileSync(serviceBody, JSON.stringify(QUERY));
+    const authorization = `Basic ${Buffer.from(`${CALLER.user}:${user.password}`).toString('base64')}`;
+    const header = groupsHeader(CALLER.groups);
+    targets = [
+      { name: 'Elasticsearch directly (same query and ACL filter)', url: env.es.url, luaArgs: [`/${DEFAULT_ALIAS}/_search`, directBody] },
+      { name: 'service POST /wiki/search', url: service.url, luaArgs: ['/wiki/search', serviceBody, authorization, header] },
+    ];
+
+    // Both must answer the same hits, or the comparison means nothing.
+    const viaService = (await (await fetch(`${service.url}/wiki/search`, {
+      method: 'POST',
+      headers: { authorization, 'x-service-groups': header, 'content-type': 'application/json' },
+      body: JSON.stringify(QUERY),
+    })).json()) as SearchResult;
+    const direct = (await (await fetch(`${env.es.url}/${DEFAULT_ALIAS}/_search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: readFileSync(directBody),
+    })).json()) as { hits: { total: { value: number }; hits: { _source: { share: string; path: string } }[] } };
+    const servicePaths = viaService.hits.map((h) => `${h.share}:${h.path}`);
+    const directPaths = direct.hits.hits.map((h) => `${h._source.share}:${h._source.path}`);
+    if (viaService.total !== direct.hits.total.value || servicePaths.join() !== directPaths.join() || viaService.total === 0) {
+      throw new Error(`the targets disagree: service ${viaService.total} ${servicePaths.join()} / direct ${direct.hits.total.value} ${directPaths.join()}`);
+    }
+    checked = `both answer ${viaService.total} visible hits of ${ids.length} pages, the same 10 first`;
+    console.log(checked);
+
+    for (const target of targets) wrk(WARMUP_ARGS, target);
+    for (let round = 1; round <= ROUNDS; round++) {
+      targets.forEach((target, i) => {
+        const load = wrk(LOAD_ARGS, target);
+        const one = wrk(LATENCY_ARGS, target);
+        loaded[i]!.push(load);
+        single[i]!.push(one);
+        console.log(`round ${round} ${target.name}: ${load.rps.toFixed(0)} req/s (c8, p50 ${load.p50ms.toFixed(2)} ms); c1 p50 ${one.p50ms.toFixed(2)} ms, p99 ${one.p99ms.toFixed(2)} ms`);
+      });
+    }
+  } finally {
+    await unseed(client, ids).catch((err: unknown) => console.error('could not remove the seeded pages:', err));
+    await service.stop();
+    await client.close();
+  }
+
+  const [direct, viaService] = loaded.map(median) as [Measurement, Measurement];
+  const [directOne, serviceOne] = single.map(median) as [Measurement, Measurement];
+  const throughput = viaService.rps / direct.rps;
+  const addedP50 = serviceOne.p50ms - directOne.p50ms;
+  const bad = [...loaded, ...single].flat().filter((m) => m.non2xx > 0 || m.socketErrors > 0);
+  const rows = targets.map((target, i) => {
+    const load = median(loaded[i]!);
+    const one = median(single[i]!);
+    const errors = [...loaded[i]!, ...single[i]!].reduce((n, m) => n + m.non2xx + m.socketErrors, 0);
+    return `| ${target.name} | ${load.rps.toFixed(0)} | ${loaded[i]!.map((r) => r.rps.toFixed(0)).join(', ')} | ${one.p50ms.toFixed(2)} | ${one.p99ms.toFixed(2)} | ${load.p50ms.toFixed(2)} | ${load.p99ms.toFixed(2)} | ${errors} |`;
+  });
+  const met = throughput >= 0.85 && addedP50 <= 0.5;
+  const verdict = met
+    ? `Target met: throughput ${throughput.toFixed(2)} × direct (target ≥ 0.85), added p50 ${addedP50.toFixed(2)} ms (target ≤ 0.5 ms).`
+    : `Target MISSED: throughput ${throughput.toFixed(2)} × direct (target ≥ 0.85), added p50 ${addedP50.toFixed(2)} ms (target ≤ 0.5 ms).`;
+  const section = [
+    HEADING,
+    '',
+    `Run by \`node dist/bench/search/run.js\` on ${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, Node ${process.version}; wrk, the service and Elasticsearch on the same machine; load average at the start ${load}.`,
+    `Data: ${PAGES.toLocaleString('en')} synthetic pages seeded into \`wiki-md\` with \`_bulk\` (German-like Markdown rendered by the indexer's code, inherited allow entries for 1–3 of 45 groups plus admins, 5 % deny Schueler), plus the testbed's own pages.`,
+    `Query: \`${JSON.stringify(QUERY)}\` as anna with \`X-Service-Groups: ${CALLER.groups.join(', ')}\` (login and groups cached after the first call); ${checked}.`,
+    'Direct: the same request body the service builds (bool filter on acl_allow and share, must_not on acl_deny, highlighting) posted to `/wiki-md/_search`.',
+    '',
+    `Commands per target and round: \`wrk ${LOAD_ARGS.join(' ')} -s bench/search/search.lua <url> -- <path> <body-file> [<authorization> <groups>]\` for throughput, then the same with \`${LATENCY_ARGS.join(' ')}\` for latency without queueing (${ROUNDS} rounds interleaving the targets after a \`${WARMUP_ARGS.join(' ')}\` warm-up each; the table shows the median rounds).`,
+    '',
+    '| target | req/s, 8 connections (median) | rounds req/s | p50 ms, 1 connection | p99 ms, 1 connection | p50 ms, 8 connections | p99 ms, 8 connections | errors |',
+    '|---|---:|---|---:|---:|---:|---:|---:|',
+    ...rows,
+    '',
+    `Ratios: throughput service / direct = ${throughput.toFixed(2)} (8 connections); p50 added by the service = ${addedP50.toFixed(2)} ms (1 connection); p99 service / direct = ${(serviceOne.p99ms / directOne.p99ms).toFixed(2)} (1 connection).`,
+    bad.length === 0 ? 'Every response was 200.' : `NOT every response was 200: ${bad.length} round(s) had errors.`,
+    '',
+    verdict,
+    '',
+  ].join('\n');
+  console.log(`\n${section}`);
+  writeSection(section);
+}
+
+await main();

@@ -1,0 +1,26 @@
+-- wrk script for the wiki search bench: the same POST with a fixed JSON body on every request.
+--   wrk ... -s search.lua <url> -- <path> <body-file> [<authorization> <x-service-groups>]
+-- At the end it prints one line "WRK_JSON {...}" with counts and latency percentiles in µs.
+local prepared
+
+function init(args)
+  local file = assert(io.open(args[2], "rb"))
+  local body = file:read("*a")
+  file:close()
+  local headers = { ["Content-Type"] = "application/json" }
+  if args[3] then headers["Authorization"] = args[3] end
+  if args[4] then headers["X-Service-Groups"] = args[4] end
+  prepared = wrk.format("POST", args[1], headers, body)
+end
+
+function request()
+  return prepared
+end
+
+function done(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format(
+    'WRK_JSON {"requests":%d,"duration_us":%d,"non2xx":%d,"socket_errors":%d,"p50_us":%d,"p99_us":%d}\n',
+    summary.requests, summary.duration, e.status, e.connect + e.read + e.write + e.timeout,
+    latency:percentile(50), latency:percentile(99)))
+end
