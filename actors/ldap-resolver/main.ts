@@ -3,8 +3,9 @@
 // request thread, and owns the per-share wiki visibility settings.
 import type { Logger } from 'pino';
 import type { Config } from '../../src/config/index.js';
-import { createLdapClientFactory, LdapConfigError } from '../../src/ldap/connection.js';
-import { Directory } from '../../src/ldap/directory.js';
+import { LdapConfigError } from '../../src/ldap/connection.js';
+import type { Directory } from '../../src/ldap/directory.js';
+import { directoryFromConfig } from '../../src/ldap/from-config.js';
 import type { LdapResolverProtocol } from '../../src/messages/ldap-resolver.js';
 import { runActor } from '../../src/runtime/actor.js';
 import { ViewerResolver } from '../../src/wiki/viewer.js';
@@ -26,13 +27,7 @@ function wikiDirectory(config: Config, indexerPassword: string | undefined, log:
     return null;
   }
   try {
-    const connect = createLdapClientFactory({
-      url: ldap.url,
-      tls: { caFile: ldap.tls.ca_file, serverName: ldap.tls.server_name, rejectUnauthorized: ldap.tls.reject_unauthorized },
-      timeoutMs: ldap.timeout,
-    });
-    const serviceAccount = { user: config.smb.indexer_service_account.user, password: indexerPassword };
-    return new Directory(connect, { baseDn: ldap.base_dn, serviceAccount });
+    return directoryFromConfig(config, indexerPassword);
   } catch (err) {
     if (!(err instanceof LdapConfigError)) throw err;
     log.error(`wiki callers cannot be resolved, so wiki search returns no hits: ${err.message}`);

@@ -1,8 +1,8 @@
 // Who may use the webhook APIs. Both authenticators live in the store actor,
 // so that a login's session is valid on every HTTP thread.
 import { AdminAuthenticator, AdminSessionCache, type AdminAuthResult } from '../../src/auth/admin.js';
-import { directoryFromConfig } from '../../src/auth/directory-config.js';
 import type { Config } from '../../src/config/index.js';
+import { directoryFromConfig } from '../../src/ldap/from-config.js';
 
 export interface WebhookLogins {
   /** The admin API: global admins only (members of `admin.groups`). */
@@ -23,7 +23,7 @@ export interface WebhookLogins {
 export function createWebhookLogins(config: Config, onConfigProblem: (message: string) => void): WebhookLogins {
   let directory;
   try {
-    directory = directoryFromConfig(config.ldap);
+    directory = directoryFromConfig(config, undefined);
   } catch (err) {
     const message = `logins to the webhook APIs are impossible: ${(err as Error).message}`;
     onConfigProblem(message);

@@ -33,7 +33,7 @@ export async function checkLdapBind(config: Config, password: string | undefined
   }
   if (password === undefined) return { result: skip(name, 'no indexer password to bind with') };
   try {
-    const directory = directoryFromConfig(config, password)!;
+    const directory = directoryFromConfig(config, password);
     await directory.authenticateUser(user, password);
     return { result: ok(name, `LDAPS bind as ${user} at ${config.ldap.url} under ${config.ldap.base_dn}`), directory };
   } catch (err) {

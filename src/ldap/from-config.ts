@@ -1,17 +1,19 @@
 // The one place that turns config.yml's `ldap` block into a Directory, so
 // every thread that talks to the directory configures it the same way.
 import type { Config } from '../config/index.js';
-import { createLdapClientFactory } from './connection.js';
+import { createLdapClientFactory, LdapConfigError } from './connection.js';
 import { Directory } from './directory.js';
 
 /**
- * The directory of `config`, or undefined without `ldap.base_dn` (then no
- * user or group can be looked up, and callers fail closed).
- * `indexerPassword` enables group lookups with the service account.
+ * The directory of `config`. `indexerPassword` enables group lookups with the
+ * indexer service account. Throws LdapConfigError naming the key when the
+ * block cannot serve (no `ldap.base_dn`, an ldap:// URL, an unreadable CA file).
  */
-export function directoryFromConfig(config: Config, indexerPassword: string | undefined): Directory | undefined {
+export function directoryFromConfig(config: Config, indexerPassword: string | undefined): Directory {
   const { ldap } = config;
-  if (ldap.base_dn === undefined) return undefined;
+  if (ldap.base_dn === undefined) {
+    throw new LdapConfigError('ldap.base_dn is not set; users and their groups cannot be looked up');
+  }
   const connect = createLdapClientFactory({
     url: ldap.url,
     tls: { caFile: ldap.tls.ca_file, serverName: ldap.tls.server_name, rejectUnauthorized: ldap.tls.reject_unauthorized },
