@@ -24,6 +24,17 @@ describe('the dav-state service', () => {
     assert.notEqual(other.leaseId, undefined);
   });
 
+  it('a lease whose holder never releases it expires, and the next writer gets it', async () => {
+    const s = new DavStateService(new LockTable(), DeadProperties.inMemory(), 50);
+    const gate = { principal: 'anna', targets: [], tokens: [], ask: [], lease: at('page.md') };
+    await s.writeGate(gate);
+    const started = Date.now();
+    const keepAlive = setTimeout(() => undefined, 1_000); // the lease timer does not hold the event loop open
+    assert.notEqual((await s.writeGate(gate)).leaseId, undefined);
+    clearTimeout(keepAlive);
+    assert.ok(Date.now() - started >= 40);
+  });
+
   it('a blocked write gets no lease, and its tokens answer the If header', async () => {
     const s = service();
     const lock = await s.lock({ resource: at('doc.md'), scope: 'exclusive', depth: '0', principal: 'anna', timeoutSeconds: 60 });
