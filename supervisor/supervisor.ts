@@ -7,11 +7,17 @@ import type { ActorKind, ServiceSecrets } from '../src/runtime/control.js';
 import { RpcChannel } from '../src/runtime/rpc.js';
 import type { HealthReport, SupervisorProtocol } from '../src/messages/supervisor.js';
 import { resultOf } from '../src/messages/pools.js';
+import { dependencyProbes } from '../src/metrics/dependency-probes.js';
+import { Readiness } from '../src/metrics/readiness.js';
+import { mergeSnapshots, type MetricSnapshot, type MetricsSource } from '../src/metrics/snapshot.js';
+import { SupervisorMetrics } from '../src/metrics/supervisor-metrics.js';
 import { ActorCell, type CellEvents } from './actor-cell.js';
 import { WorkerPool, type IndexerPool, type SmbReaderPool } from './pools.js';
 import { instanceNames, linked } from './topology.js';
 
 const STARTUP_TIMEOUT_MS = 30_000;
+/** An actor that does not hand over its metrics this fast is left out of a scrape (its actor_up says why). */
+const METRICS_TIMEOUT_MS = 2_000;
 
 export class Supervisor {
   private readonly cells: ActorCell[] = [];
@@ -25,8 +31,11 @@ export class Supervisor {
   /** Resolves with the process exit code once everything has stopped. */
   readonly done = new Promise<number>((resolve) => { this.resolveDone = resolve; });
   private startupFailed: ((err: Error) => void) | undefined;
+  private readonly readiness: Readiness;
+  private readonly ownMetrics = new SupervisorMetrics();
 
   constructor(private readonly config: Config, secrets: ServiceSecrets, private readonly log: Logger) {
+    this.readiness = new Readiness(dependencyProbes(config, secrets));
     const poolEntry = (kind: string) => new URL(`../actors/${kind}/task.js`, import.meta.url);
     const poolData = { config, secrets };
     this.smbReaders = new WorkerPool('smb-reader', poolEntry('smb-reader'), config.workers.smb_readers, poolData);
@@ -94,6 +103,21 @@ export class Supervisor {
     return report;
   }
 
+  /** Prometheus text: this thread's metrics (process, actors, pools) and those of every running actor, merged. */
+  async metrics(): Promise<string> {
+    const fromActors = [...this.channels.entries()].map(([name, channel]) => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<MetricSnapshot>((resolve) => { timer = setTimeout(() => resolve([]), METRICS_TIMEOUT_MS); });
+      const snapshot = channel.remote<MetricsSource>().metrics().catch((err: unknown) => {
+        this.log.warn({ err, actor: name }, 'actor metrics not collected');
+        return [];
+      });
+      return Promise.race([snapshot, late]).finally(() => clearTimeout(timer));
+    });
+    const own = this.ownMetrics.snapshot(await this.health());
+    return mergeSnapshots(await Promise.all([own, ...fromActors]));
+  }
+
   /** A running actor by name (for fault drills and tests). */
   cell(name: string): ActorCell | undefined {
     return this.cells.find((c) => c.name === name);
@@ -122,6 +146,8 @@ export class Supervisor {
   private wire(cell: ActorCell): void {
     const handlers: SupervisorProtocol = {
       health: () => this.health(),
+      readiness: () => this.readiness.report(),
+      metrics: () => this.metrics(),
       readPage: async (page) => resultOf(await this.smbReaders.run({ type: 'read-page', page }), 'page').page,
       listWikiPages: async (server, share) =>
         resultOf(await this.smbReaders.run({ type: 'list-pages', server, share }), 'page-list').listing,

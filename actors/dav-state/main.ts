@@ -1,8 +1,12 @@
 // The dav-state actor: one thread owns the WebDAV lock table and the dead
 // properties, so that every http-front sees the same state. Properties live
 // in <storage.data_dir>/dav-properties.json.
+import { Registry } from 'prom-client';
 import { join } from 'node:path';
 import type { Config } from '../../src/config/index.js';
+import { davStateMetrics } from '../../src/metrics/actor-metrics.js';
+import { servingMetrics } from '../../src/metrics/snapshot.js';
+import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { runActor } from '../../src/runtime/actor.js';
 import { DeadProperties } from '../../src/webdav/dead-properties.js';
 import { LockTable } from '../../src/webdav/locks.js';
@@ -19,8 +23,10 @@ runActor<Config>(async (ctx) => {
   const timer = setInterval(() => service.publish(), PRUNE_INTERVAL_MS);
   timer.unref();
   ctx.log.info({ file, propertyResources: properties.size }, 'dav state ready');
+  const registry = new Registry();
+  registerStatMetrics(registry, () => service.stats(), davStateMetrics);
   return {
-    handlers: service,
+    handlers: servingMetrics(service, registry),
     health: () => service.stats(),
     stop: async () => {
       clearInterval(timer);

@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../src/config/index.js';
 import type { HttpExchange } from '../../src/http/exchange.js';
 import { HttpError } from '../../src/http/http-error.js';
+import { plainOutcome, requestIdFrom, UNMATCHED_ROUTE, type FinishedRequest, type HttpRequestMetrics } from '../../src/metrics/http-requests.js';
 import { NodeExchange } from '../../src/http/node-exchange.js';
 import type { Router } from '../../src/http/router.js';
 import { UwsExchange } from '../../src/http/uws-exchange.js';
@@ -32,17 +33,28 @@ interface Listener {
   closeAll(): void;
 }
 
+/** What the server notes about a request while it runs, for its log line and metrics. */
+interface Tracked {
+  requestId: string;
+  route: string;
+  /** The code of the HttpError answered, if any. */
+  errorCode: string | undefined;
+}
+
 export class HttpServer {
   private listener: Listener | undefined;
   private inFlight = 0;
   private served = 0;
   private draining = false;
   private drained: (() => void) | undefined;
+  private readonly tracked = new Map<HttpExchange, Tracked>();
 
-  private constructor(private readonly router: Router, private readonly log: Logger) {}
+  private constructor(private readonly router: Router, private readonly log: Logger, private readonly metrics: HttpRequestMetrics | undefined) {}
 
-  static async listen(http: Config['http'], router: Router, log: Logger, transport: HttpTransport = 'uws'): Promise<HttpServer> {
-    const server = new HttpServer(router, log);
+  static async listen(
+    http: Config['http'], router: Router, log: Logger, transport: HttpTransport = 'uws', metrics?: HttpRequestMetrics,
+  ): Promise<HttpServer> {
+    const server = new HttpServer(router, log, metrics);
     server.listener = transport === 'uws' ? await server.listenUws(http) : await server.listenNode(http);
     log.info({ host: http.host, port: http.port, tls: Boolean(http.tls), transport }, 'listening');
     return server;
@@ -75,7 +87,7 @@ export class HttpServer {
     const app = (http.tls
       ? uws.SSLApp({ cert_file_name: http.tls.cert_file, key_file_name: http.tls.key_file })
       : uws.App()) as App;
-    app.any('/*', (res, req) => this.handle(new UwsExchange(res, req, () => this.onDone())));
+    app.any('/*', (res, req) => this.handle(new UwsExchange(res, req, (ex) => this.onDone(ex))));
     return new Promise((resolve, reject) => {
       app.listen(http.host, http.port, (socket) => {
         if (!socket) {
@@ -96,7 +108,7 @@ export class HttpServer {
   }
 
   private listenNode(http: Config['http']): Promise<Listener> {
-    const onRequest = (req: IncomingMessage, res: ServerResponse) => this.handle(new NodeExchange(req, res, () => this.onDone()));
+    const onRequest = (req: IncomingMessage, res: ServerResponse) => this.handle(new NodeExchange(req, res, (ex) => this.onDone(ex)));
     const options = { headersTimeout: http.header_timeout, requestTimeout: 0, keepAliveTimeout: 5_000 };
     const server: Server = http.tls
       ? createHttpsServer({ ...options, cert: readFileSync(http.tls.cert_file), key: readFileSync(http.tls.key_file) }, onRequest)
@@ -121,15 +133,23 @@ export class HttpServer {
 
   private handle(ex: HttpExchange): void {
     this.inFlight++;
+    const request: Tracked = { requestId: requestIdFrom(ex.headers['x-request-id']), route: UNMATCHED_ROUTE, errorCode: undefined };
+    this.tracked.set(ex, request);
+    ex.commonHeaders['x-request-id'] = request.requestId;
+    const fail = (err: HttpError) => {
+      request.errorCode = err.code;
+      ex.fail(err);
+    };
     if (this.draining) {
-      ex.fail(new HttpError(503, 'shutting_down', 'the service is shutting down', { connection: 'close' }));
+      fail(new HttpError(503, 'shutting_down', 'the service is shutting down', { connection: 'close' }));
       return;
     }
     const route = this.router.match(ex.method, ex.path);
     if (route instanceof HttpError) {
-      ex.fail(route);
+      fail(route);
       return;
     }
+    request.route = route.pattern;
     if (route.bodyLimit !== undefined) ex.collectBody(route.bodyLimit);
     if (route.streamBody) ex.streamBody();
     Promise.resolve()
@@ -139,17 +159,35 @@ export class HttpServer {
       )
       .catch((err: unknown) => {
         if (err instanceof HttpError) {
-          ex.fail(err);
+          fail(err);
           return;
         }
-        this.log.error({ err, method: ex.method, path: ex.path }, 'request failed');
-        ex.fail(new HttpError(500, 'internal_error', 'internal error; see the service log'));
+        this.log.error({ err, req_id: request.requestId, method: ex.method, path: ex.path }, 'request failed');
+        fail(new HttpError(500, 'internal_error', 'internal error; see the service log'));
       });
   }
 
-  private onDone(): void {
+  private onDone(ex: HttpExchange): void {
     this.inFlight--;
     this.served++;
+    const request = this.tracked.get(ex);
+    if (request) {
+      this.tracked.delete(ex);
+      this.finished({
+        requestId: request.requestId,
+        method: ex.method,
+        route: request.route,
+        status: ex.status,
+        durationMs: Math.round((performance.now() - ex.startedAt) * 100) / 100,
+        outcome: request.errorCode ?? plainOutcome(ex.status),
+      });
+    }
     if (this.draining && this.inFlight === 0) this.drained?.();
+  }
+
+  /** One log line per request (never its path, headers or body: they may carry names and secrets). */
+  private finished(r: FinishedRequest): void {
+    this.log.info({ req_id: r.requestId, method: r.method, route: r.route, status: r.status, duration_ms: r.durationMs, outcome: r.outcome }, 'request');
+    this.metrics?.record(r);
   }
 }

@@ -2,11 +2,15 @@
 // names to SIDs, the SID set and visible shares a search filters with) off the
 // request thread, and owns the per-share wiki visibility settings.
 import type { Logger } from 'pino';
+import { Registry } from 'prom-client';
 import type { Config } from '../../src/config/index.js';
 import { LdapConfigError } from '../../src/ldap/connection.js';
 import type { Directory } from '../../src/ldap/directory.js';
 import { directoryFromConfig } from '../../src/ldap/from-config.js';
 import type { LdapResolverProtocol } from '../../src/messages/ldap-resolver.js';
+import { ldapResolverMetrics } from '../../src/metrics/actor-metrics.js';
+import { servingMetrics } from '../../src/metrics/snapshot.js';
+import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { runActor } from '../../src/runtime/actor.js';
 import { ViewerResolver } from '../../src/wiki/viewer.js';
 import { VisibilityFile } from '../../src/wiki/visibility-file.js';
@@ -55,8 +59,8 @@ runActor<Config>(async (ctx) => {
     listVisibility: async () => visibility.list(),
     setVisibility: (share, settings) => visibility.set(share, settings),
   };
-  return {
-    handlers,
-    health: () => ({ resolvesViewers: directory !== null, ...viewers.stats }),
-  };
+  const health = () => ({ resolvesViewers: directory !== null, ...viewers.stats });
+  const registry = new Registry();
+  registerStatMetrics(registry, health, ldapResolverMetrics);
+  return { handlers: servingMetrics(handlers, registry), health };
 });

@@ -4,9 +4,13 @@
 // after start and then every `reconciler.interval`. Pages are read and
 // rendered by the supervisor's pools. With `elasticsearch.enabled: false` it
 // never connects to Elasticsearch and ignores page changes.
+import { Registry } from 'prom-client';
 import type { Config } from '../../src/config/index.js';
 import type { ReconcilerProtocol } from '../../src/messages/reconciler.js';
 import type { SupervisorProtocol } from '../../src/messages/supervisor.js';
+import { reconcilerMetrics } from '../../src/metrics/actor-metrics.js';
+import { servingMetrics } from '../../src/metrics/snapshot.js';
+import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { runActor } from '../../src/runtime/actor.js';
 import { createSearchClient } from '../../src/search/client.js';
 import { WikiIndexKeeper, type PassSummary } from '../../src/search/index-keeper.js';
@@ -20,7 +24,7 @@ runActor<Config>(async (ctx) => {
   const { config, log } = ctx;
   if (!config.elasticsearch.enabled) {
     const handlers: ReconcilerProtocol = { pageChanged: async () => undefined };
-    return { handlers, health: () => ({ wiki: 'disabled (elasticsearch.enabled is false)' }) };
+    return { handlers: servingMetrics(handlers, new Registry()), health: () => ({ wiki: 'disabled (elasticsearch.enabled is false)' }) };
   }
 
   const supervisor = ctx.peer<SupervisorProtocol>('supervisor');
@@ -53,8 +57,10 @@ runActor<Config>(async (ctx) => {
   const handlers: ReconcilerProtocol = {
     pageChanged: async (change) => keeper.pageChanged(change),
   };
+  const registry = new Registry();
+  registerStatMetrics(registry, () => keeper.stats(), reconcilerMetrics);
   return {
-    handlers,
+    handlers: servingMetrics(handlers, registry),
     health: () => ({ ...keeper.stats() }),
     async stop(timeoutMs) {
       stopping = true;

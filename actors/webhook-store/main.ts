@@ -4,9 +4,13 @@
 // clients for its key checks; the store pushes the full list to every front
 // after each change, before the admin call returns, and to each front that
 // (re)connects — so a deleted client's key is rejected at once on every thread.
+import { Registry } from 'prom-client';
 import type { Config } from '../../src/config/index.js';
 import type { HttpFrontProtocol } from '../../src/messages/http-front.js';
 import type { WebhookStoreProtocol } from '../../src/messages/webhook-store.js';
+import { webhookStoreMetrics } from '../../src/metrics/actor-metrics.js';
+import { servingMetrics } from '../../src/metrics/snapshot.js';
+import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { runActor } from '../../src/runtime/actor.js';
 import { maskClient } from '../../src/webhooks/client.js';
 import { WebhookClientRegistry } from '../../src/webhooks/registry.js';
@@ -58,11 +62,14 @@ runActor<Config>(async (ctx) => {
     userEvents: async (username) => userEvents.list(username),
   };
   log.info({ clients: registry.all().length }, 'webhook client registry loaded');
+  const health = () => ({ webhookClients: registry.all().length, cachedUserEvents: userEvents.totalEvents });
+  const metrics = new Registry();
+  registerStatMetrics(metrics, health, webhookStoreMetrics);
   return {
-    handlers,
+    handlers: servingMetrics(handlers, metrics),
     peerConnected: (peer) => {
       if (kindOfInstance(peer) === 'http-front') void pushClients([peer]);
     },
-    health: () => ({ webhookClients: registry.all().length, cachedUserEvents: userEvents.totalEvents }),
+    health,
   };
 });

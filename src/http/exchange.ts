@@ -14,6 +14,8 @@ export abstract class HttpExchange {
   /** Lower-case header names; repeated headers are joined with ", ". */
   abstract readonly headers: Record<string, string>;
   readonly startedAt = performance.now();
+  /** Sent with every response of this exchange (e.g. X-Request-Id); the route's own headers win. */
+  readonly commonHeaders: ResponseHeaders = {};
   status = 0;
   protected aborted = false;
   private body: Promise<Buffer> | undefined;
@@ -80,7 +82,7 @@ export abstract class HttpExchange {
     if (this.done) return;
     this.status = status;
     // 204 and 304 carry neither a body nor a Content-Length.
-    this.writeWhole(status, headers, status === 204 || status === 304 ? undefined : body, closeConnection);
+    this.writeWhole(status, { ...this.commonHeaders, ...headers }, status === 204 || status === 304 ? undefined : body, closeConnection);
     this.finish();
   }
 
@@ -88,7 +90,7 @@ export abstract class HttpExchange {
   head(status: number, headers: ResponseHeaders, length: number): void {
     if (this.done) return;
     this.status = status;
-    this.writeHead(status, headers, length);
+    this.writeHead(status, { ...this.commonHeaders, ...headers }, length);
     this.finish();
   }
 
@@ -97,7 +99,7 @@ export abstract class HttpExchange {
     if (this.done) return;
     this.status = status;
     try {
-      await this.writeStream(status, headers, length, source);
+      await this.writeStream(status, { ...this.commonHeaders, ...headers }, length, source);
     } finally {
       this.finish();
     }

@@ -15,11 +15,14 @@ export interface RouteOptions {
 
 interface Route extends RouteOptions {
   method: string;
+  pattern: string;
   segments: string[];
   handler: RouteHandler;
 }
 
 export interface RouteMatch extends RouteOptions {
+  /** The pattern the route was added with (a label for logs and metrics, unlike the raw path). */
+  pattern: string;
   handler: RouteHandler;
   params: RouteParams;
 }
@@ -28,7 +31,7 @@ export class Router {
   private readonly routes: Route[] = [];
 
   add(method: string, pattern: string, handler: RouteHandler, options: RouteOptions = {}): void {
-    this.routes.push({ method, segments: pattern.split('/').slice(1), handler, ...options });
+    this.routes.push({ method, pattern, segments: pattern.split('/').slice(1), handler, ...options });
   }
 
   /** The route for a request, or an HttpError (404 / 405) to answer with. */
@@ -40,7 +43,7 @@ export class Router {
       if (!params) continue;
       if (route.method === method || (method === 'HEAD' && route.method === 'GET')) {
         const { bodyLimit, streamBody } = route;
-        return { handler: route.handler, params, ...(bodyLimit !== undefined ? { bodyLimit } : {}), ...(streamBody ? { streamBody } : {}) };
+        return { pattern: route.pattern, handler: route.handler, params, ...(bodyLimit !== undefined ? { bodyLimit } : {}), ...(streamBody ? { streamBody } : {}) };
       }
       allowed.push(route.method);
     }

@@ -1,4 +1,5 @@
 // What actors may ask the supervisor, declared once for both ends.
+import type { ReadinessReport } from '../metrics/readiness.js';
 import type { ActorDetails } from '../runtime/control.js';
 import type { WikiDocument, WikiPageSource } from '../wiki/document.js';
 import type { PageRead, WikiListing } from './pools.js';
@@ -23,6 +24,10 @@ export interface HealthReport {
 
 export interface SupervisorProtocol {
   health(): Promise<HealthReport>;
+  /** GET /readyz: whether Elasticsearch, the directory and each SMB backend answer (results kept a few seconds). */
+  readiness(): Promise<ReadinessReport>;
+  /** GET /metrics: the supervisor's and every actor's metrics, merged into Prometheus text. */
+  metrics(): Promise<string>;
   /** smb-reader pool, indexer account: one wiki page; null when the file is gone. */
   readPage(page: PageAddress): Promise<PageRead | null>;
   /** smb-reader pool, indexer account: every wiki page of a share with its version token. */

@@ -1,0 +1,56 @@
+// Every route of an http-front, registered in one place so that tests can
+// build the same router the front serves (the OpenAPI document must describe
+// each of them).
+import type { Logger } from 'pino';
+import type { Config } from '../../../src/config/index.js';
+import type { Router } from '../../../src/http/router.js';
+import type { DavStateProtocol } from '../../../src/messages/dav-state.js';
+import type { DedupeProtocol } from '../../../src/messages/dedupe.js';
+import type { LdapResolverProtocol } from '../../../src/messages/ldap-resolver.js';
+import type { ReconcilerProtocol } from '../../../src/messages/reconciler.js';
+import type { SupervisorProtocol } from '../../../src/messages/supervisor.js';
+import type { WebhookStoreProtocol } from '../../../src/messages/webhook-store.js';
+import type { Remote } from '../../../src/runtime/rpc.js';
+import type { WebhookClientLookup } from '../../../src/webhooks/key-index.js';
+import { registerAdminUiRoutes } from './admin-ui.js';
+import { registerAdminWebhookClientRoutes } from './admin-webhook-clients.js';
+import { registerWikiVisibilityRoutes } from './admin-wiki-visibility.js';
+import { registerDavRoutes, type DavService } from './dav.js';
+import { registerHealthRoutes } from './health.js';
+import { registerMetricsRoutes } from './metrics.js';
+import { registerOpenApiRoutes } from './openapi.js';
+import { registerReadinessRoutes } from './readyz.js';
+import { registerUserEventRoutes } from './user-events.js';
+import { registerWebhookRoutes } from './webhooks.js';
+import { registerWikiRoutes } from './wiki.js';
+
+export interface FrontRouteDeps {
+  config: Config;
+  log: Logger;
+  /** A typed client for a peer actor (the actor context's `peer`). */
+  peer<P>(name: string): Remote<P>;
+  /** This thread's replica of the webhook clients, for the intake's key checks. */
+  webhookClients: WebhookClientLookup;
+}
+
+/** Registers every route; returns the WebDAV service, whose SMB sessions the front closes when it stops. */
+export function registerRoutes(router: Router, deps: FrontRouteDeps): DavService {
+  const { config, log, peer, webhookClients } = deps;
+  const supervisor = peer<SupervisorProtocol>('supervisor');
+  registerHealthRoutes(router, supervisor);
+  registerReadinessRoutes(router, supervisor);
+  registerMetricsRoutes(router, supervisor);
+  registerOpenApiRoutes(router);
+
+  const store = peer<WebhookStoreProtocol>('webhook-store');
+  registerWebhookRoutes(router, { config, clients: webhookClients, dedupe: peer<DedupeProtocol>('dedupe'), store, log });
+  registerAdminWebhookClientRoutes(router, { config, store, log });
+  registerUserEventRoutes(router, store);
+  const resolver = peer<LdapResolverProtocol>('ldap-resolver');
+  registerWikiRoutes(router, { config, resolver, log });
+  registerWikiVisibilityRoutes(router, { config, resolver, logins: store, log });
+  registerAdminUiRoutes(router, { config, logins: store, log });
+  return registerDavRoutes(router, {
+    config, davState: peer<DavStateProtocol>('dav-state'), reconciler: peer<ReconcilerProtocol>('reconciler'), log,
+  });
+}

@@ -1,0 +1,64 @@
+// The metrics of each actor, read from what the actor reports in health().
+// Every actor thread registers its list in a registry of its own (see
+// snapshot.ts for how the supervisor collects and merges them).
+import type { IndexKeeperStats } from '../search/index-keeper.js';
+import type { ViewerStats } from '../wiki/viewer.js';
+import type { StatMetric } from './stat-metrics.js';
+
+export const dedupeMetrics: readonly StatMetric<{ rememberedEventIds: number; capacity: number }>[] = [
+  { name: 'fileproxy_webhook_dedupe_ring_size', help: 'Accepted webhook event ids the dedupe ring remembers', type: 'gauge', read: (s) => s.rememberedEventIds },
+  { name: 'fileproxy_webhook_dedupe_ring_capacity', help: 'Event ids the dedupe ring can remember (webhooks.dedupe_size)', type: 'gauge', read: (s) => s.capacity },
+];
+
+export const webhookStoreMetrics: readonly StatMetric<{ webhookClients: number; cachedUserEvents: number }>[] = [
+  { name: 'fileproxy_webhook_clients', help: 'Registered webhook clients', type: 'gauge', read: (s) => s.webhookClients },
+  { name: 'fileproxy_user_events_cached', help: 'Cached service-eventhandler events of all users', type: 'gauge', read: (s) => s.cachedUserEvents },
+];
+
+export const ldapResolverMetrics: readonly StatMetric<ViewerStats & { resolvesViewers: boolean }>[] = [
+  {
+    name: 'fileproxy_wiki_logins_total', help: 'Wiki caller logins by result: verified by an LDAPS bind, served from the login cache, or rejected',
+    type: 'counter', label: 'result', read: (s) => ({ verified: s.logins, cached: s.cachedLogins, rejected: s.rejectedLogins }),
+  },
+  { name: 'fileproxy_directory_errors_total', help: 'Directory (LDAP) calls of the ldap-resolver that failed because the directory was unavailable', type: 'counter', read: (s) => s.directoryErrors },
+  { name: 'fileproxy_wiki_directory_configured', help: '1 when wiki callers can be resolved (ldap.base_dn and the indexer account are set), else 0', type: 'gauge', read: (s) => Number(s.resolvesViewers) },
+];
+
+export const reconcilerMetrics: readonly StatMetric<IndexKeeperStats>[] = [
+  { name: 'fileproxy_index_queue_depth', help: 'Post-write hook changes waiting to be indexed', type: 'gauge', read: (s) => s.hook.queued },
+  { name: 'fileproxy_index_queue_running', help: 'Post-write hook changes being read, rendered and indexed now', type: 'gauge', read: (s) => s.hook.running },
+  {
+    name: 'fileproxy_post_write_changes_total', help: 'Post-write hook messages by result (dropped: index not writable or queue full; the next pass repairs)',
+    type: 'counter', label: 'result', read: (s) => ({ applied: s.hook.applied, ignored: s.hook.ignored, failed: s.hook.failed, dropped: s.hook.dropped }),
+  },
+  {
+    name: 'fileproxy_index_bulk_operations_total', help: 'Index operations of the bulk writer by result',
+    type: 'counter', label: 'result', read: (s) => ({ upserted: s.bulk.upserted, deleted: s.bulk.deleted, failed: s.bulk.failed, dropped: s.bulk.dropped }),
+  },
+  { name: 'fileproxy_index_status', help: 'State of the wiki index (1 for the current state)', type: 'gauge', label: 'status', read: (s) => ({ [s.status]: 1 }) },
+  { name: 'fileproxy_reconciler_passes_total', help: 'Finished drift-repair passes', type: 'counter', read: (s) => s.passes },
+  { name: 'fileproxy_reconciler_last_pass_start_seconds', help: 'Start of the last finished pass, Unix time (0: none yet)', type: 'gauge', read: (s) => (s.lastPass ? Date.parse(s.lastPass.startedAt) / 1000 : 0) },
+  { name: 'fileproxy_reconciler_last_pass_duration_seconds', help: 'Duration of the last finished pass', type: 'gauge', read: (s) => (s.lastPass?.durationMs ?? 0) / 1000 },
+  {
+    name: 'fileproxy_reconciler_last_pass_pages', help: 'Pages of the last finished pass by result',
+    type: 'gauge', label: 'result',
+    read: ({ lastPass: p }): Record<string, number> =>
+      (p ? { listed: p.listed, indexed: p.indexed, deleted: p.deleted, unreadable: p.unreadable, failed: p.failed, dropped: p.dropped } : {}),
+  },
+  { name: 'fileproxy_reconciler_last_pass_errors', help: 'Whole-share or index failures of the last finished pass', type: 'gauge', read: (s) => s.lastPass?.errors.length ?? 0 },
+];
+
+export const davStateMetrics: readonly StatMetric<Record<string, number>>[] = [
+  { name: 'fileproxy_dav_locks', help: 'Active WebDAV locks', type: 'gauge', read: (s) => s['locks'] ?? 0 },
+  { name: 'fileproxy_dav_property_resources', help: 'Resources with dead WebDAV properties', type: 'gauge', read: (s) => s['propertyResources'] ?? 0 },
+  { name: 'fileproxy_dav_write_leases', help: 'Conditional WebDAV writes holding a lease now', type: 'gauge', read: (s) => s['leases'] ?? 0 },
+];
+
+/** An http-front thread: its server's counts and its SMB pool (WebDAV sessions of the users). */
+export const httpFrontMetrics: readonly StatMetric<{ inFlight: number; smbSessions: number }>[] = [
+  { name: 'fileproxy_http_requests_in_flight', help: 'Requests being answered now', type: 'gauge', read: (s) => s.inFlight },
+  {
+    name: 'fileproxy_smb_sessions', help: 'Pooled SMB sessions (one per server and credentials) by pool',
+    type: 'gauge', label: 'pool', read: (s) => ({ webdav: s.smbSessions }),
+  },
+];

@@ -1,0 +1,100 @@
+// The probes of GET /readyz, one per dependency: Elasticsearch (cluster
+// health), the directory (an LDAPS bind as the indexer account) and each SMB
+// backend (negotiate and a session setup as the indexer account). Without the
+// indexer password (wiki off) the directory and the file servers are only
+// connected to, since there is no account to log on with.
+import type { Config } from '../config/index.js';
+import { createLdapClientFactory, toDirectoryError, withLdapClient } from '../ldap/connection.js';
+import type { ServiceSecrets } from '../runtime/control.js';
+import { Connection, Session, type Credentials } from '../smb/index.js';
+import type { DependencyProbe, ProbeResult } from './readiness.js';
+
+/** A dependency that answers slower than this counts as down (readiness probes have short timeouts too). */
+export const PROBE_TIMEOUT_MS = 3_000;
+
+export function dependencyProbes(config: Config, secrets: ServiceSecrets): DependencyProbe[] {
+  return [elasticsearchProbe(config.elasticsearch), ldapProbe(config, secrets.indexerPassword), ...smbProbes(config, secrets.indexerPassword)];
+}
+
+function elasticsearchProbe(elasticsearch: Config['elasticsearch']): DependencyProbe {
+  const base = elasticsearch.url.replace(/\/+$/, '');
+  return {
+    name: 'elasticsearch',
+    ...(elasticsearch.enabled ? {} : { disabled: 'elasticsearch.enabled is false: the wiki feature is off' }),
+    async run(): Promise<ProbeResult> {
+      let body: { status?: unknown; cluster_name?: unknown };
+      try {
+        const res = await fetch(`${base}/_cluster/health`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+        body = await res.json() as typeof body;
+      } catch (err) {
+        return { up: false, detail: `${base} unreachable: ${describe(err)}` };
+      }
+      const up = body.status === 'green' || body.status === 'yellow';
+      return { up, detail: `cluster ${String(body.cluster_name)} at ${base} is ${String(body.status)}` };
+    },
+  };
+}
+
+function ldapProbe(config: Config, indexerPassword: string | undefined): DependencyProbe {
+  const { ldap } = config;
+  const user = config.smb.indexer_service_account.user;
+  // AD binds DOMAIN\user and UPNs, not a bare account name.
+  const bindName = /[\\@]/.test(user) ? user : `${config.smb.domain}\\${user}`;
+  return {
+    name: 'ldap',
+    async run(): Promise<ProbeResult> {
+      const connect = createLdapClientFactory({
+        url: ldap.url,
+        tls: { caFile: ldap.tls.ca_file, serverName: ldap.tls.server_name, rejectUnauthorized: ldap.tls.reject_unauthorized },
+        timeoutMs: Math.min(ldap.timeout, PROBE_TIMEOUT_MS),
+      });
+      try {
+        if (indexerPassword === undefined) {
+          await withLdapClient(connect, (client) => client.search('', { scope: 'base', filter: '(objectClass=*)', attributes: ['defaultNamingContext'] }));
+          return { up: true, detail: `${ldap.url} answers over LDAPS (no bind: the indexer account is not loaded while elasticsearch.enabled is false)` };
+        }
+        await withLdapClient(connect, (client) => client.bind(bindName, indexerPassword));
+        return { up: true, detail: `LDAPS bind as ${bindName} at ${ldap.url}` };
+      } catch (err) {
+        return { up: false, detail: toDirectoryError(err, `binding as ${bindName} at ${ldap.url}`).message };
+      }
+    },
+  };
+}
+
+/** One probe per distinct SMB server of the shares. */
+function smbProbes(config: Config, indexerPassword: string | undefined): DependencyProbe[] {
+  const { smb } = config;
+  const hosts = [...new Set(smb.shares.map((share) => share.server ?? smb.server!))];
+  const account: Credentials | undefined = indexerPassword === undefined
+    ? undefined
+    : { domain: smb.domain, user: smb.indexer_service_account.user, password: indexerPassword };
+  return hosts.map((host) => ({
+    name: `smb://${host}:${smb.port}`,
+    async run(): Promise<ProbeResult> {
+      const timeoutMs = Math.min(smb.request_timeout, PROBE_TIMEOUT_MS);
+      let connection: Connection;
+      try {
+        connection = await Connection.connect({ host, port: smb.port, connectTimeoutMs: timeoutMs, requestTimeoutMs: timeoutMs });
+      } catch (err) {
+        return { up: false, detail: `${host}:${smb.port} does not answer an SMB negotiate: ${describe(err)}` };
+      }
+      try {
+        if (account === undefined) return { up: true, detail: `${host}:${smb.port} answers an SMB negotiate (no logon: the indexer account is not loaded while elasticsearch.enabled is false)` };
+        const session = await Session.setup(connection, account);
+        await session.logoff().catch(() => undefined);
+        return { up: true, detail: `SMB session setup as ${smb.domain}\\${account.user} at ${host}:${smb.port}` };
+      } catch (err) {
+        return { up: false, detail: `SMB session setup as ${smb.domain}\\${account!.user} at ${host}:${smb.port} failed: ${describe(err)}` };
+      } finally {
+        connection.close();
+      }
+    },
+  }));
+}
+
+function describe(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const cause = (err as { cause?: unknown }).cause;
+  return cause instanceof Error ? `${err.message} (${cause.message})` : err.message;
+}
