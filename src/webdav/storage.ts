@@ -108,8 +108,9 @@ export class DavStorage {
   }
 
   /**
-   * Writes `chunks` to a temporary file next to `path`, then calls `decide` (which may check preconditions
-   * and locks, or throw to abandon the upload) and renames the temporary file over the target as decided.
+   * Writes `chunks` to a temporary file next to `path`, calls `decide` (which may check preconditions and
+   * locks, or throw to abandon the upload) and renames the temporary file over the target as decided. For a
+   * body of more than one block `decide` runs after all data is written; for one block, during its write.
    * Readers see the old or the new version, never a part.
    */
   async upload(path: string, chunks: AsyncIterable<Buffer>, decide: () => Promise<CommitMode>): Promise<UploadResult> {
@@ -118,6 +119,10 @@ export class DavStorage {
       const blocks = inBlocks(chunks);
       const first = await blocks.next();
       const firstBlock = first.done ? Buffer.alloc(0) : first.value;
+      const second = first.done ? first : await blocks.next();
+      // A body of one block (a wiki page): decide while the temporary file is written, saving a round trip.
+      const early = second.done ? decide() : undefined;
+      early?.catch(() => undefined);
       const opened = await tree.compound([
         createRequest({
           name: toSmb(temp),
@@ -128,8 +133,14 @@ export class DavStorage {
         }),
         writeRequest(RELATED_FILE_ID, 0, firstBlock),
         internalIdRequest(),
-      ]);
-      assertStatus(opened[0]!, `CREATE ${tree.shareName}\\${toSmb(temp)}`);
+      ]).then((responses) => {
+        assertStatus(responses[0]!, `CREATE ${tree.shareName}\\${toSmb(temp)}`);
+        return responses;
+      }).catch(async (err: unknown) => {
+        // Whatever `decide` took (a lease) must be known to the caller before it cleans up.
+        await early?.catch(() => undefined);
+        throw err;
+      });
       const created = parseCreateResponse(opened[0]!.reader);
       const handle = new FileHandle(tree, toSmb(temp), created.fileId, created);
       let mode: CommitMode;
@@ -137,11 +148,11 @@ export class DavStorage {
       try {
         assertStatus(opened[1]!, `WRITE ${tree.shareName}\\${toSmb(temp)}`);
         assertStatus(opened[2]!, `QUERY_INFO ${tree.shareName}\\${toSmb(temp)}`);
-        for (let next = first.done ? first : await blocks.next(); !next.done; next = await blocks.next()) {
+        for (let next = second; !next.done; next = await blocks.next()) {
           await handle.write(size, next.value);
           size += next.value.length;
         }
-        mode = await decide();
+        mode = await (early ?? decide());
       } catch (err) {
         await handle.setInfo(FileInfoClass.FileDispositionInformation, dispositionInfo(true)).catch(() => undefined);
         await handle.close().catch(() => undefined);

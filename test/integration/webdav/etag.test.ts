@@ -60,6 +60,12 @@ describe('WebDAV ETags and conditional requests', () => {
     assert.equal((await dav.put(page, 'x', { 'if-none-match': '*' })).status, 412);
     assert.equal((await dav.put(`${dir}/neu.md`, 'x', { 'if-none-match': '*' })).status, 201);
     assert.equal((await dav.put(`${dir}/fehlt.md`, 'x', { 'if-match': second.etag! })).status, 412);
+    // A failed conditional PUT gives its per-resource lease back: the next one is not kept waiting.
+    for (let i = 0; i < 2; i++) {
+      const started = Date.now();
+      assert.equal((await dav.put(`${dir}/kein-ordner/seite.md`, 'x', { 'if-none-match': '*' })).status, 409);
+      assert.ok(Date.now() - started < 5_000);
+    }
   });
 
   it('GET and HEAD: 304 for a matching If-None-Match, HEAD without a body, one byte range', async () => {

@@ -1,0 +1,194 @@
+/**
+ * WebDAV benchmark on the testbed: the service and `rclone serve webdav` (SMB backend, same share, same user,
+ * `--dir-cache-time 0` so that both read fresh metadata) side by side, in one run:
+ *   GET of a 4 KiB page, PUT of a 4 KiB page with If-Match (each worker keeps its own page and sends the ETag of
+ *   its previous write), PROPFIND Depth 1 on a folder of 1,000 files.
+ *   node dist/bench/webdav/run.js
+ * Needs rclone on PATH and the testbed up. Prints a table and writes it under "## WebDAV" in bench/RESULTS.md.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { cpus, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { SmbClient, type SmbShare } from '../../src/smb/index.js';
+import { freePort } from '../../test/support/ports.js';
+import { startService, waitFor } from '../../test/support/service.js';
+import { readTestbedEnv } from '../../test/testbed/env.js';
+
+const RESULTS = fileURLToPath(new URL('../../../bench/RESULTS.md', import.meta.url));
+const HEADING = '## WebDAV';
+const USER = 'anna';
+const LISTING_SIZE = 1000;
+const PAGE = randomBytes(2048).toString('hex'); // 4 KiB of text
+
+interface Op {
+  name: string;
+  target: string;
+  /** Requests in flight. */
+  concurrency: number;
+  /** How long to keep sending; each worker also finishes at least one request. */
+  seconds: number;
+}
+
+interface Result {
+  requests: number;
+  failures: number;
+  /** Status codes of the failures, e.g. `412 ×30`. */
+  failed: string;
+  rps: number;
+  p50: number;
+  p99: number;
+}
+
+interface Server {
+  name: string;
+  base: string;
+  headers: Record<string, string>;
+}
+
+function send(server: Server, agent: Agent, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; etag: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${server.base}${path}`, { method, agent, headers: { ...server.headers, ...headers } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, etag: res.headers.etag }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Runs `op` against a server: each worker sends one request after the other; latencies of all requests. */
+async function measure(server: Server, op: Op, dir: string): Promise<Result> {
+  const agent = new Agent({ keepAlive: true, maxSockets: op.concurrency });
+  const latencies: number[] = [];
+  const failed = new Map<number, number>();
+  const started = performance.now();
+  const deadline = started + op.seconds * 1000;
+  const worker = async (w: number) => {
+    let etag: string | undefined;
+    const page = `${dir}/put-${w}.md`;
+    do {
+      const t = performance.now();
+      let res;
+      if (op.name === 'GET') res = await send(server, agent, 'GET', `${dir}/page.md`, {});
+      else if (op.name === 'PUT') res = await send(server, agent, 'PUT', page, etag ? { 'if-match': etag } : {}, PAGE);
+      else res = await send(server, agent, 'PROPFIND', `${dir}/list/`, { depth: '1' });
+      latencies.push(performance.now() - t);
+      if (res.status >= 300) failed.set(res.status, (failed.get(res.status) ?? 0) + 1);
+      etag = res.etag;
+    } while (performance.now() < deadline);
+  };
+  await Promise.all(Array.from({ length: op.concurrency }, (_, w) => worker(w)));
+  const elapsed = (performance.now() - started) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const pick = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
+  const failures = [...failed.values()].reduce((a, b) => a + b, 0);
+  const statuses = [...failed].map(([status, n]) => `${status} ×${n}`).join(', ');
+  return { requests: latencies.length, failures, failed: statuses, rps: latencies.length / elapsed, p50: pick(0.5), p99: pick(0.99) };
+}
+
+async function fixture(share: SmbShare, dir: string): Promise<void> {
+  await share.mkdir(`${dir}/list`, { recursive: true });
+  await share.writeFile(`${dir}/page.md`, PAGE);
+  const names = Array.from({ length: LISTING_SIZE }, (_, i) => `${dir}/list/datei-${String(i).padStart(4, '0')}.md`);
+  for (let i = 0; i < names.length; i += 50) await Promise.all(names.slice(i, i + 50).map((n) => share.writeFile(n, '# Seite\n')));
+}
+
+async function removeTree(share: SmbShare, dir: string): Promise<void> {
+  const folders: string[] = [];
+  for await (const e of share.walk(dir)) {
+    if (e.isDirectory) folders.push(e.path);
+    else await share.unlink(e.path);
+  }
+  for (const f of folders.sort((a, b) => b.length - a.length)) await share.rmdir(f);
+  await share.rmdir(dir);
+}
+
+function format(n: number, digits = 1): string {
+  return n.toFixed(digits);
+}
+
+async function main(): Promise<void> {
+  const env = await readTestbedEnv();
+  const password = env.users[USER]!.password;
+  const client = new SmbClient();
+  const share = client.share({ host: env.smb.host, port: env.smb.port, domain: env.smb.domain, user: USER, password, share: 'schule' });
+  const dir = `_davbench-${randomBytes(4).toString('hex')}`;
+  await fixture(share, dir);
+
+  const service = await startService();
+  const rclonePort = await freePort();
+  const obscured = execFileSync('rclone', ['obscure', password], { encoding: 'utf8' }).trim();
+  const rclone = spawn('rclone', [
+    'serve', 'webdav', ':smb:schule', '--addr', `127.0.0.1:${rclonePort}`, '--dir-cache-time', '0',
+    '--smb-host', env.smb.host, '--smb-user', USER, '--smb-pass', obscured, '--smb-domain', env.smb.domain,
+  ], { stdio: 'ignore' });
+  const servers: Server[] = [
+    { name: 'edu-fileproxy', base: `${service.url}/dav/schule/`, headers: { authorization: `Basic ${Buffer.from(`${USER}:${password}`).toString('base64')}` } },
+    { name: 'rclone serve webdav', base: `http://127.0.0.1:${rclonePort}/`, headers: {} },
+  ];
+  const load = loadavg().map((l) => l.toFixed(2)).join(' ');
+  const rows: string[] = [];
+  const verdicts: string[] = [];
+  try {
+    await waitFor(async () => (await fetch(`${servers[1]!.base}${dir}/page.md`)).status === 200, 15_000);
+    const ops: (Op & { target: string; goal: number })[] = [
+      { name: 'GET', target: 'GET of a 4 KiB page', concurrency: 8, seconds: 5, goal: 2 },
+      { name: 'PUT', target: 'PUT of a 4 KiB page with If-Match', concurrency: 8, seconds: 5, goal: 2 },
+      { name: 'PROPFIND', target: `PROPFIND Depth 1 on ${LISTING_SIZE} files`, concurrency: 2, seconds: 5, goal: 1.5 },
+    ];
+    for (const op of ops) {
+      const results: Result[] = [];
+      for (const server of servers) {
+        await measure(server, { ...op, seconds: 1, concurrency: 1 }, dir); // warm-up
+        const r = await measure(server, op, dir);
+        results.push(r);
+        process.stdout.write(`${op.name} ${server.name}: ${r.requests} requests, ${format(r.rps)} req/s, p50 ${format(r.p50)} ms, p99 ${format(r.p99)} ms, ${r.failures} failures ${r.failed}\n`);
+      }
+      const [ours, theirs] = results as [Result, Result];
+      const ratio = ours.rps / theirs.rps;
+      results.forEach((r, i) => rows.push(
+        `| ${op.target} | ${servers[i]!.name} | ${op.concurrency} | ${r.requests} | ${r.failures ? `${r.failures} (${r.failed})` : 0} | ${format(r.rps)} | ${format(r.p50, 2)} | ${format(r.p99, 2)} | ${i === 0 ? `${format(ratio, 2)} ×` : '1.00 ×'} |`,
+      ));
+      verdicts.push(`${op.target}: ${format(ratio, 2)} × rclone, target ≥ ${op.goal} × ${ratio >= op.goal ? 'met' : 'MISSED'}.`);
+    }
+  } finally {
+    rclone.kill();
+    await service.stop();
+    await removeTree(share, dir);
+    await client.close();
+  }
+
+  const section = [
+    HEADING,
+    '',
+    `Run by \`npm run build && node dist/bench/webdav/run.js\` on ${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}; load average at the start ${load}.`,
+    `Both servers read the share \`schule\` of the testbed DC (Samba, SMB 3.1.1, signing required) as \`${USER}\`: the service with the testbed config (one http-front thread),`,
+    '`rclone serve webdav :smb:schule --dir-cache-time 0` (rclone 1.60, SMB backend) without HTTP authentication of its own.',
+    'The driver is one Node process on the same machine with keep-alive connections; each worker sends its next request when the previous one is answered,',
+    'for 5 s after a 1 s warm-up (a PROPFIND worker finishes the request it started). PUT: each worker writes its own 4 KiB page, with the ETag of its previous',
+    'write in If-Match. Failures are answers ≥ 300, with their status codes.',
+    '',
+    '| operation | server | in flight | requests | failures | req/s | p50 ms | p99 ms | × rclone |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows,
+    '',
+    ...verdicts,
+    '',
+  ].join('\n');
+  process.stdout.write(`\n${section}\n`);
+  const text = existsSync(RESULTS) ? readFileSync(RESULTS, 'utf8') : '# Benchmark results\n';
+  const start = text.indexOf(HEADING);
+  if (start < 0) {
+    writeFileSync(RESULTS, `${text.trimEnd()}\n\n${section}`);
+  } else {
+    const next = text.indexOf('\n## ', start + HEADING.length);
+    writeFileSync(RESULTS, `${text.slice(0, start)}${section.trimEnd()}\n${next < 0 ? '' : text.slice(next)}`);
+  }
+}
+
+await main();
