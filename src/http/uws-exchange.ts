@@ -32,6 +32,8 @@ export class UwsExchange extends HttpExchange {
     const queue: Buffer[] = [];
     let queued = 0;
     let ended = false;
+    // uWS stalls the upload when resume() is called on a socket that is not paused.
+    let paused = false;
     let wake: (() => void) | undefined;
     const res = this.res;
     res.onData((chunk, isLast) => {
@@ -40,7 +42,10 @@ export class UwsExchange extends HttpExchange {
       queue.push(copy);
       queued += copy.byteLength;
       ended = isLast;
-      if (queued > BODY_HIGH_WATER && !ended) res.pause();
+      if (queued > BODY_HIGH_WATER && !ended && !paused) {
+        paused = true;
+        res.pause();
+      }
       wake?.();
     });
     const self = this;
@@ -49,7 +54,10 @@ export class UwsExchange extends HttpExchange {
         const next = queue.shift();
         if (next !== undefined) {
           queued -= next.byteLength;
-          if (queued <= BODY_HIGH_WATER && !ended && !self.aborted) res.resume();
+          if (paused && queued <= BODY_HIGH_WATER && !self.aborted) {
+            paused = false;
+            res.resume();
+          }
           yield next;
           continue;
         }
@@ -64,7 +72,8 @@ export class UwsExchange extends HttpExchange {
   protected writeWhole(status: number, headers: ResponseHeaders, body: string | Buffer | undefined, closeConnection: boolean): void {
     this.res.cork(() => {
       this.writeStatusAndHeaders(status, headers);
-      if (body === undefined) this.res.endWithoutBody(undefined, closeConnection);
+      // endWithoutBody(undefined, ...) would announce a Content-Length of 2^63; without arguments it sends none.
+      if (body === undefined) closeConnection ? this.res.endWithoutBody(0, true) : this.res.endWithoutBody();
       else this.res.end(body, closeConnection);
     });
   }

@@ -1,5 +1,6 @@
 // The uWS server on a real loopback socket: routing, body limits, draining.
 import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { describe, it } from 'node:test';
 import { pino } from 'pino';
@@ -36,6 +37,44 @@ for (const transport of ['uws', 'node'] as HttpTransport[]) {
       assert.equal(res.status, 200);
       assert.deepEqual(await res.json(), { finished: true });
       await draining;
+    });
+
+    it('streams a large request body in and a large response out; HEAD and 204 carry no body', async () => {
+      const router = new Router();
+      router.add('PUT', '/upload', async (ex) => {
+        const hash = createHash('sha256');
+        let size = 0;
+        for await (const chunk of ex.bodyChunks()) {
+          hash.update(chunk);
+          size += chunk.length;
+        }
+        ex.json(200, { size, sha256: hash.digest('hex') });
+      }, { streamBody: true });
+      const blocks = 40;
+      router.add('GET', '/download', async (ex) => {
+        if (ex.method === 'HEAD') return ex.head(200, { etag: '"d"' }, blocks * 65536);
+        await ex.stream(200, {}, blocks * 65536, (async function* () {
+          for (let i = 0; i < blocks; i++) yield Buffer.alloc(65536, i);
+        })());
+      });
+      router.add('DELETE', '/nothing', (ex) => ex.send(204));
+      const { server, url } = await listen(router);
+      try {
+        const body = randomBytes(3 * 1024 * 1024 + 17);
+        const up = await fetch(`${url}/upload`, { method: 'PUT', body });
+        assert.deepEqual(await up.json(), { size: body.length, sha256: createHash('sha256').update(body).digest('hex') });
+        const down = Buffer.from(await (await fetch(`${url}/download`)).arrayBuffer());
+        assert.equal(down.length, blocks * 65536);
+        assert.equal(down[blocks * 65536 - 1], blocks - 1);
+        const head = await fetch(`${url}/download`, { method: 'HEAD' });
+        assert.equal(head.headers.get('content-length'), String(blocks * 65536));
+        assert.equal(head.headers.get('etag'), '"d"');
+        const none = await fetch(`${url}/nothing`, { method: 'DELETE' });
+        assert.equal(none.status, 204);
+        assert.equal(none.headers.get('content-length'), null);
+      } finally {
+        await server.drain(1_000);
+      }
     });
 
     it('answers 405 with Allow, and 413 for a body over the route limit without reading it', async () => {
