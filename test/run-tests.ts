@@ -1,10 +1,16 @@
 // Runs the compiled test files: unit tests first, then integration tests
 // (which share the testbed's servers, so files run one at a time).
 // Arguments narrow the run to files whose path contains one of them.
+// Every test process loads support/openapi-check.js (answers of the services
+// are checked against the OpenAPI document); after the run, the logs of every
+// service the tests started are searched for the testbed's secrets.
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { readTestbedEnv } from './testbed/env.js';
+import { findSecrets, LOG_DIR_VARIABLE, secretsOfRun, serviceLogsIn } from './support/log-audit.js';
 
 const distTest = fileURLToPath(new URL('.', import.meta.url));
 
@@ -24,7 +30,20 @@ if (files.length === 0) {
   process.stderr.write(`no test files match ${filters.join(' ')}\n`);
   process.exit(1);
 }
-const result = spawnSync(process.execPath, ['--test', '--test-concurrency=1', '--test-timeout=600000', ...files], {
+const logDir = mkdtempSync(join(tmpdir(), 'fileproxy-test-logs-'));
+const openApiCheck = pathToFileURL(join(distTest, 'support', 'openapi-check.js')).href;
+const result = spawnSync(process.execPath, ['--import', openApiCheck, '--test', '--test-concurrency=1', '--test-timeout=600000', ...files], {
   stdio: 'inherit',
+  env: { ...process.env, [LOG_DIR_VARIABLE]: logDir },
 });
-process.exit(result.status ?? 1);
+
+const logs = serviceLogsIn(logDir);
+let leaks = 0;
+if (logs.length > 0) {
+  const secrets = secretsOfRun(await readTestbedEnv(), logDir);
+  const found = findSecrets(logs, secrets);
+  for (const leak of found) process.stderr.write(`secret in a service log: ${leak.secret} at ${leak.file}:${leak.line}\n`);
+  process.stdout.write(`log audit: ${logs.length} service log(s) in ${logDir} searched for ${secrets.length} secrets: ${found.length === 0 ? 'none found' : `${found.length} found`}\n`);
+  leaks = found.length;
+}
+process.exit(leaks > 0 ? 1 : (result.status ?? 1));

@@ -441,7 +441,11 @@ export const openApiDocument = {
         operationId: 'getOpenApi',
         summary: 'This document',
         tags: ['Operations'],
-        responses: { '200': ok('The OpenAPI 3.1 document', { type: 'object', required: ['openapi', 'info', 'paths'] }) },
+        responses: { '200': ok('The OpenAPI 3.1 document', {
+          type: 'object',
+          required: ['openapi', 'info', 'paths'],
+          properties: { openapi: { type: 'string', pattern: '^3\\.1\\.' }, info: { type: 'object' }, paths: { type: 'object' } },
+        }) },
       }),
     },
     '/admin': {

@@ -1,13 +1,15 @@
 // Runs the real service (`fileproxy serve`) as a child process against the
 // testbed, on a port of its own, for integration tests.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import { readTestbedEnv } from '../testbed/env.js';
+import { runLogDir, serviceLogFile } from './log-audit.js';
 import { freePort } from './ports.js';
+import { serviceOrigins } from './service-origins.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
@@ -55,10 +57,22 @@ export async function startService(overrides: Overrides = {}): Promise<RunningSe
   const { file, port } = await writeServiceConfig(overrides);
   const child = spawn(process.execPath, [CLI, 'serve', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout.on('data', (d: Buffer) => { output += d.toString(); });
-  child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // Kept for the run's log audit (test/support/log-audit.ts), when the run has a log directory.
+  const logDir = runLogDir();
+  const logFile = logDir === undefined ? undefined : createWriteStream(serviceLogFile(logDir, port));
+  const collect = (d: Buffer) => {
+    output += d.toString();
+    logFile?.write(d);
+  };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
   const url = `http://127.0.0.1:${port}`;
+  serviceOrigins.add(url);
+  child.once('close', () => logFile?.end());
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => {
+    serviceOrigins.delete(url);
+    resolve(code);
+  }));
   const service: RunningService = {
     url,
     configFile: file,
