@@ -72,12 +72,15 @@ async function measure(server: Server, op: Op, dir: string): Promise<Result> {
     const page = `${dir}/put-${w}.md`;
     do {
       const t = performance.now();
-      let res;
-      if (op.name === 'GET') res = await send(server, agent, 'GET', `${dir}/page.md`, {});
-      else if (op.name === 'PUT') res = await send(server, agent, 'PUT', page, etag ? { 'if-match': etag } : {}, PAGE);
-      else res = await send(server, agent, 'PROPFIND', `${dir}/list/`, { depth: '1' });
+      // A connection that breaks counts as a failure with status 0.
+      const res = await (op.name === 'GET'
+        ? send(server, agent, 'GET', `${dir}/page.md`, {})
+        : op.name === 'PUT'
+          ? send(server, agent, 'PUT', page, etag ? { 'if-match': etag } : {}, PAGE)
+          : send(server, agent, 'PROPFIND', `${dir}/list/`, { depth: '1' })
+      ).catch(() => ({ status: 0, etag: undefined }));
       latencies.push(performance.now() - t);
-      if (res.status >= 300) failed.set(res.status, (failed.get(res.status) ?? 0) + 1);
+      if (res.status >= 300 || res.status === 0) failed.set(res.status, (failed.get(res.status) ?? 0) + 1);
       etag = res.etag;
     } while (performance.now() < deadline);
   };
@@ -180,7 +183,7 @@ async function main(): Promise<void> {
     'The driver is one Node process on the same machine with keep-alive connections; each worker sends its next request when the previous one is answered,',
     'for 5 s after a 1 s warm-up (a PROPFIND worker finishes the request it started). GET and PUT run 3 rounds alternating the two servers; the table shows',
     'the round with the median ratio (all ratios in brackets); PROPFIND runs one round. PUT: each worker writes its own 4 KiB page, with the ETag of its',
-    'previous write in If-Match. Failures are answers ≥ 300, with their status codes.',
+    'previous write in If-Match. Failures are answers ≥ 300, with their status codes (0: the connection broke).',
     '',
     '| operation | server | in flight | requests | failures | req/s | p50 ms | p99 ms | × rclone |',
     '|---|---|---:|---:|---:|---:|---:|---:|---:|',

@@ -70,7 +70,7 @@ export class DavStorage {
    * bytes are of the same version. A folder fails with IS_A_DIRECTORY.
    */
   async openRead(path: string): Promise<{ entry: DavEntry; head: Buffer }> {
-    return this.smb.withTree(async (tree) => {
+    return onceMore(() => this.smb.withTree(async (tree) => {
       const { create, responses } = await openDoClose(tree, readParams(path), [
         internalIdRequest(),
         readRequest(RELATED_FILE_ID, 0, HEAD_BYTES),
@@ -83,7 +83,7 @@ export class DavStorage {
         fileId: parseInternalIdResponse(id), mtimeMs: create.lastWriteTime, birthtimeMs: create.creationTime,
       };
       return { entry, head };
-    });
+    }));
   }
 
   /**
@@ -91,7 +91,7 @@ export class DavStorage {
    * NOT_FOUND if the file was replaced since that version was seen.
    */
   async *readBlocks(path: string, fileId: string, start: number, end: number): AsyncGenerator<Buffer> {
-    const handle = await this.smb.withTree((tree) => FileHandle.open(tree, readParams(path)));
+    const handle = await onceMore(() => this.smb.withTree((tree) => FileHandle.open(tree, readParams(path))));
     try {
       if ((await handle.internalId()) !== fileId) throw new SmbError('NOT_FOUND', `${path} was replaced while it was being read`);
       for (let offset = start; offset <= end; offset += WRITE_BLOCK) {
@@ -202,6 +202,20 @@ export class DavStorage {
 
   removeFolder(path: string): Promise<void> {
     return this.smb.rmdir(path);
+  }
+}
+
+/**
+ * Runs a read again when the connection dropped under it: the pool has discarded the connection by then and
+ * reconnects (it retries only its own idempotent operations, and withTree is not one of them). A timeout is not
+ * retried, so that an unreachable server costs one connect timeout, not two.
+ */
+async function onceMore<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    if (!(err instanceof SmbError && (err.code === 'CONNECTION_CLOSED' || err.code === 'SESSION_EXPIRED'))) throw err;
+    return read();
   }
 }
 

@@ -50,6 +50,7 @@ async function copyOrMove(call: DavCall, svc: DavService, kind: 'copy' | 'move')
     }
     if (kind === 'move') {
       await call.storage.rename(call.path, to, existing !== null);
+      if (existing) await forgetResource(call, svc, to);
       const counts = await svc.hints.counts();
       if (counts.locks + counts.propertyResources > 0) await svc.davState.moved(call.resource(), call.resource(to));
       hookMoved(call, svc, source, to);

@@ -86,7 +86,7 @@ async function propfind(call: DavCall, svc: DavService): Promise<void> {
 
   const wantsLocks = request.kind === 'allprop' || (request.kind === 'prop' && request.names.some((n) => n.ns === DAV_NS && n.name === 'lockdiscovery'));
   const wantsDead = request.kind !== 'prop' || request.names.some((n) => !isLiveProperty(n));
-  const counts = await svc.hints.counts();
+  const counts = wantsLocks || wantsDead ? await svc.hints.counts() : { locks: 0, propertyResources: 0 };
   const what = { locks: wantsLocks && counts.locks > 0, properties: wantsDead && counts.propertyResources > 0 };
   const states = what.locks || what.properties
     ? await svc.davState.describe(entries.map((e) => call.resource(e.path)), what)
