@@ -10,7 +10,7 @@ import { Connection, Session, type Credentials } from '../smb/index.js';
 import type { DependencyProbe, ProbeResult } from './readiness.js';
 
 /** A dependency that answers slower than this counts as down (readiness probes have short timeouts too). */
-export const PROBE_TIMEOUT_MS = 3_000;
+const PROBE_TIMEOUT_MS = 3_000;
 
 export function dependencyProbes(config: Config, secrets: ServiceSecrets): DependencyProbe[] {
   return [elasticsearchProbe(config.elasticsearch), ldapProbe(config, secrets.indexerPassword), ...smbProbes(config, secrets.indexerPassword)];

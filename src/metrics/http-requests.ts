@@ -18,7 +18,7 @@ export interface FinishedRequest {
 
 export const UNMATCHED_ROUTE = 'unmatched';
 /** The webhook intake's route, whose outcomes are counted per check. */
-export const WEBHOOK_ROUTE = '/edu-api/webhook';
+const WEBHOOK_ROUTE = '/edu-api/webhook';
 
 /** An incoming X-Request-Id is kept when it is a plain token (no spaces, quotes or control characters). */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._~:@+=/-]{1,128}$/;

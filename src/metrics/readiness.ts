@@ -30,7 +30,7 @@ export interface ReadinessReport {
   checks: Record<string, DependencyCheck>;
 }
 
-export const READINESS_CACHE_MS = 5_000;
+const READINESS_CACHE_MS = 5_000;
 
 interface Cached {
   at: number;

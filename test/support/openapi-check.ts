@@ -151,14 +151,14 @@ function mediaTypeMatches(range: string, type: string): boolean {
   return wanted.endsWith('/*') && type.startsWith(wanted.slice(0, -1));
 }
 
-export class OpenApiMismatchError extends Error {
+class OpenApiMismatchError extends Error {
   override readonly name = 'OpenApiMismatchError';
 }
 
 const INSTALLED = Symbol.for('edu-fileproxy.openapi-check');
 
 /** Wraps globalThis.fetch (once per process) so that every answer of a service started by startService is checked. */
-export function installOpenApiCheck(): void {
+function installOpenApiCheck(): void {
   const global = globalThis as typeof globalThis & { [INSTALLED]?: true };
   if (global[INSTALLED]) return;
   global[INSTALLED] = true;
