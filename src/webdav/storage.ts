@@ -114,7 +114,8 @@ export class DavStorage {
    * Readers see the old or the new version, never a part.
    */
   async upload(path: string, chunks: AsyncIterable<Buffer>, decide: () => Promise<CommitMode>): Promise<UploadResult> {
-    const temp = joinPath(parentPath(path), `.${baseName(path)}.~${randomBytes(6).toString('hex')}.tmp`);
+    // Shortened so that the temporary name of a 255-character name is still a valid name.
+    const temp = joinPath(parentPath(path), `.${baseName(path).slice(0, 200)}.~${randomBytes(6).toString('hex')}.tmp`);
     return this.smb.withTree(async (tree) => {
       const blocks = inBlocks(chunks);
       const first = await blocks.next();

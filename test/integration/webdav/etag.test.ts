@@ -59,6 +59,7 @@ describe('WebDAV ETags and conditional requests', () => {
 
     assert.equal((await dav.put(page, 'x', { 'if-none-match': '*' })).status, 412);
     assert.equal((await dav.put(`${dir}/neu.md`, 'x', { 'if-none-match': '*' })).status, 201);
+    assert.equal((await dav.put(`${dir}/${'n'.repeat(252)}.md`, 'longest name')).status, 201);
     assert.equal((await dav.put(`${dir}/fehlt.md`, 'x', { 'if-match': second.etag! })).status, 412);
     // A failed conditional PUT gives its per-resource lease back: the next one is not kept waiting.
     for (let i = 0; i < 2; i++) {
