@@ -6,6 +6,7 @@ import {
 import { writeTestbedFiles } from './env.js';
 import { layout } from './layout.js';
 import { withLock } from './lock.js';
+import { stopOtherCheckoutsTestbeds } from './other-checkouts.js';
 import { ensurePackages } from './packages.js';
 import { note, step } from './progress.js';
 import {
@@ -42,6 +43,7 @@ async function upElasticsearch(): Promise<void> {
 
 async function up(): Promise<number> {
   await step('packages', ensurePackages);
+  await step('testbeds of other checkouts', stopOtherCheckoutsTestbeds);
   // The two servers are independent; starting them side by side halves a cold start. Both run to the end
   // so that one failing does not leave the other half-way with its output mixed into the error.
   const [samba, es] = await Promise.allSettled([upSamba(), upElasticsearch()]);
