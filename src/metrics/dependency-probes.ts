@@ -27,7 +27,7 @@ function elasticsearchProbe(elasticsearch: Config['elasticsearch']): DependencyP
         const res = await fetch(`${base}/_cluster/health`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
         body = await res.json() as typeof body;
       } catch (err) {
-        return { up: false, detail: `${base} unreachable: ${describe(err)}` };
+        return { up: false, detail: `${base} unreachable: ${errorText(err)}` };
       }
       const up = body.status === 'green' || body.status === 'yellow';
       return { up, detail: `cluster ${String(body.cluster_name)} at ${base} is ${String(body.status)}` };
@@ -77,7 +77,7 @@ function smbProbes(config: Config, indexerPassword: string | undefined): Depende
       try {
         connection = await Connection.connect({ host, port: smb.port, connectTimeoutMs: timeoutMs, requestTimeoutMs: timeoutMs });
       } catch (err) {
-        return { up: false, detail: `${host}:${smb.port} does not answer an SMB negotiate: ${describe(err)}` };
+        return { up: false, detail: `${host}:${smb.port} does not answer an SMB negotiate: ${errorText(err)}` };
       }
       try {
         if (account === undefined) return { up: true, detail: `${host}:${smb.port} answers an SMB negotiate (no logon: the indexer account is not loaded while elasticsearch.enabled is false)` };
@@ -85,7 +85,7 @@ function smbProbes(config: Config, indexerPassword: string | undefined): Depende
         await session.logoff().catch(() => undefined);
         return { up: true, detail: `SMB session setup as ${smb.domain}\\${account.user} at ${host}:${smb.port}` };
       } catch (err) {
-        return { up: false, detail: `SMB session setup as ${smb.domain}\\${account!.user} at ${host}:${smb.port} failed: ${describe(err)}` };
+        return { up: false, detail: `SMB session setup as ${smb.domain}\\${account!.user} at ${host}:${smb.port} failed: ${errorText(err)}` };
       } finally {
         connection.close();
       }
@@ -93,7 +93,7 @@ function smbProbes(config: Config, indexerPassword: string | undefined): Depende
   }));
 }
 
-function describe(err: unknown): string {
+function errorText(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
   const cause = (err as { cause?: unknown }).cause;
   return cause instanceof Error ? `${err.message} (${cause.message})` : err.message;

@@ -45,6 +45,15 @@ describe('merging the metrics of several threads', () => {
     assert.equal(sampleValue(samples, 'test_ring_size'), 7);
   });
 
+  it('counts methods a client made up under OTHER, so that the series stay bounded', async () => {
+    const registry = new Registry();
+    const metrics = new HttpRequestMetrics(registry);
+    for (const method of ['BREW', 'SPAM', 'PROPFIND']) metrics.record({ requestId: 'r', method, route: 'unmatched', status: 405, durationMs: 1, outcome: 'method_not_allowed' });
+    const samples = parsePrometheusText(await mergeSnapshots([await registry.getMetricsAsJSON()]));
+    assert.equal(sampleValue(samples, 'fileproxy_http_request_duration_seconds_count', { method: 'OTHER' }), 2);
+    assert.equal(sampleValue(samples, 'fileproxy_http_request_duration_seconds_count', { method: 'PROPFIND' }), 1);
+  });
+
   it('serves a registry\'s snapshot as `metrics()` beside an actor\'s own handlers', async () => {
     const registry = new Registry();
     registerStatMetrics(registry, () => ({ n: 3 }), [{ name: 'test_n', help: 'n', type: 'gauge', read: (s) => s.n }]);
