@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
+import { freePort } from '../../support/ports.js';
 import { startService, type RunningService } from '../../support/service.js';
 import { eventually, passAfter, WikiClient, type Caller } from '../wiki/wiki-service.js';
 import { DavClient, account } from './dav-client.js';
@@ -83,5 +84,30 @@ describe('WebDAV and the wiki', () => {
 
     assert.equal(await dav.remove(`${dir}-neu`), 204);
     await found([]);
+  });
+});
+
+describe('WebDAV while Elasticsearch is unreachable', () => {
+  it('keeps every method working on wiki pages; the hook messages are the reconciler\'s to drop', async () => {
+    const env = await readTestbedEnv();
+    const service = await startService({ elasticsearch: { url: `http://127.0.0.1:${await freePort()}` } });
+    const dav = new DavClient(service, account(env, 'anna'));
+    const dir = `_davwiki-${randomBytes(4).toString('hex')}`;
+    try {
+      assert.equal(await dav.mkcol(dir), 201);
+      assert.equal(await dav.mkcol(`${dir}/.wiki`), 201);
+      const started = Date.now();
+      const put = await dav.put(`${dir}/.wiki/index.md`, '# Start\n');
+      assert.equal(put.status, 201);
+      assert.equal((await dav.put(`${dir}/.wiki/index.md`, '# Start 2\n', { 'if-match': put.headers.get('etag')! })).status, 204);
+      assert.equal((await dav.text(`${dir}/.wiki/index.md`)).body, '# Start 2\n');
+      assert.equal((await dav.request('COPY', `${dir}/.wiki/index.md`, { headers: { destination: dav.url(`${dir}/.wiki/kopie.md`) } })).status, 201);
+      assert.equal((await dav.request('MOVE', `${dir}/.wiki/kopie.md`, { headers: { destination: dav.url(`${dir}/.wiki/neu.md`) } })).status, 201);
+      assert.equal(await dav.remove(`${dir}/.wiki/neu.md`), 204);
+      assert.ok(Date.now() - started < 5_000, `took ${Date.now() - started} ms`);
+    } finally {
+      await dav.remove(dir);
+      await service.stop();
+    }
   });
 });
