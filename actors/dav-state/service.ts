@@ -8,7 +8,8 @@ import type {
 import { HINT_LOCKS, HINT_PROPERTY_RESOURCES, HINT_RETIRED, HINT_SLOTS } from '../../src/messages/dav-state.js';
 import type { DeadProperties } from '../../src/webdav/dead-properties.js';
 import type { LockTable } from '../../src/webdav/locks.js';
-import { LeaseQueue } from './leases.js';
+import { resourceKey } from '../../src/webdav/dav-path.js';
+import { LeaseQueue } from '../../src/webdav/leases.js';
 
 export class DavStateService implements DavStateProtocol {
   private readonly shared = new SharedArrayBuffer(HINT_SLOTS * Int32Array.BYTES_PER_ELEMENT);
@@ -102,8 +103,4 @@ export class DavStateService implements DavStateProtocol {
     this.publish();
     await saved;
   }
-}
-
-function resourceKey(r: DavResource): string {
-  return `${r.share.toLowerCase()}\u0000${r.path.toLowerCase()}`;
 }

@@ -112,6 +112,11 @@ export function joinPath(dir: string, name: string): string {
   return dir === '' ? name : `${dir}/${name}`;
 }
 
+/** The identity of a share path as SMB sees it: names compare case-insensitively. */
+export function resourceKey(r: { share: string; path: string }): string {
+  return `${r.share.toLowerCase()}\u0000${r.path.toLowerCase()}`;
+}
+
 /** Whether `path` is `ancestor` itself or lies below it (SMB names compare case-insensitively). */
 export function isWithin(path: string, ancestor: string): boolean {
   const p = path.toLowerCase();

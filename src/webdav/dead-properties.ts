@@ -6,7 +6,7 @@
 import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { DavResource, PropertyPatch } from '../messages/dav-state.js';
-import { isWithin } from './dav-path.js';
+import { isWithin, resourceKey } from './dav-path.js';
 import { clarkName, type XmlElement } from './xml.js';
 
 const FILE_VERSION = 1;
@@ -25,10 +25,6 @@ interface FileShape {
   resources: { share: string; path: string; properties: XmlElement[] }[];
 }
 
-/** SMB compares names case-insensitively, so does the store. */
-function keyOf(r: DavResource): string {
-  return `${r.share.toLowerCase()}\u0000${r.path.toLowerCase()}`;
-}
 
 export class DeadProperties {
   private readonly resources = new Map<string, StoredResource>();
@@ -66,12 +62,12 @@ export class DeadProperties {
   }
 
   get(resource: DavResource): XmlElement[] {
-    return [...(this.resources.get(keyOf(resource))?.properties.values() ?? [])];
+    return [...(this.resources.get(resourceKey(resource))?.properties.values() ?? [])];
   }
 
   /** All patches in document order, or none when one fails validation (callers validate first). */
   async patch(resource: DavResource, patches: readonly PropertyPatch[]): Promise<void> {
-    const key = keyOf(resource);
+    const key = resourceKey(resource);
     const entry = this.resources.get(key) ?? { share: resource.share, path: resource.path, properties: new Map() };
     const next: PropertySet = new Map(entry.properties);
     for (const p of patches) {
@@ -98,7 +94,7 @@ export class DeadProperties {
   async copy(from: DavResource, to: DavResource, depth: '0' | 'infinity'): Promise<void> {
     const replaced = this.dropBelow(to);
     const copied = depth === '0'
-      ? [this.resources.get(keyOf(from))].filter((e) => e !== undefined)
+      ? [this.resources.get(resourceKey(from))].filter((e) => e !== undefined)
       : this.within(from);
     for (const e of copied) this.put(to.share, to.path + e.path.slice(from.path.length), new Map(e.properties));
     if (replaced.length + copied.length > 0) await this.save();
@@ -111,12 +107,12 @@ export class DeadProperties {
 
   private dropBelow(resource: DavResource): StoredResource[] {
     const gone = this.within(resource);
-    for (const e of gone) this.resources.delete(keyOf(e));
+    for (const e of gone) this.resources.delete(resourceKey(e));
     return gone;
   }
 
   private put(share: string, path: string, properties: PropertySet): void {
-    this.resources.set(keyOf({ share, path }), { share, path, properties });
+    this.resources.set(resourceKey({ share, path }), { share, path, properties });
   }
 
   private load(data: FileShape, file: string): void {

@@ -13,12 +13,13 @@ import type { DavResource, DavStateProtocol, WriteGateResult, WriteTarget } from
 import type { PageChange, ReconcilerProtocol } from '../../../src/messages/reconciler.js';
 import type { Remote } from '../../../src/runtime/rpc.js';
 import { SmbClient, SmbPool } from '../../../src/smb/index.js';
-import { DAV_PREFIX, hrefOf, parseDavPath, parentPath, type DavLocation } from '../../../src/webdav/dav-path.js';
+import { DAV_PREFIX, hrefOf, parseDavPath, parentPath, resourceKey, type DavLocation } from '../../../src/webdav/dav-path.js';
 import { BASIC_CHALLENGE, davHttpError } from '../../../src/webdav/errors.js';
 import { evaluateIf, ifResources, parseIfHeader, submittedTokens, type IfList, type IfResourceState } from '../../../src/webdav/if-header.js';
 import { evaluatePreconditions, hasPreconditions } from '../../../src/webdav/preconditions.js';
 import { entryEtag, type DavEntry } from '../../../src/webdav/properties.js';
 import { destinationPath } from '../../../src/webdav/requests.js';
+import { LeaseQueue } from '../../../src/webdav/leases.js';
 import { DavStateHints } from '../../../src/webdav/state-hint.js';
 import { DavStorage } from '../../../src/webdav/storage.js';
 import { registerDavReadRoutes } from './dav-read.js';
@@ -42,6 +43,11 @@ export type DavHandler = (call: DavCall) => Promise<void>;
 export class DavService {
   readonly smb: SmbClient;
   readonly hints: DavStateHints;
+  /**
+   * Write leases held in this thread when it is the only http-front (every write of the service passes
+   * here, so they serialize as well as dav-state's would, without the hop); undefined with several fronts.
+   */
+  readonly localLeases: LeaseQueue | undefined;
   private readonly shares: string[];
 
   constructor(readonly deps: DavDeps) {
@@ -52,6 +58,7 @@ export class DavService {
       idleTimeoutMs: smb.idle_timeout,
     }));
     this.hints = new DavStateHints(deps.davState);
+    this.localLeases = deps.config.workers.http_front === 1 ? new LeaseQueue(2 * smb.request_timeout) : undefined;
     this.shares = smb.shares.map((s) => s.name);
   }
 
@@ -170,20 +177,24 @@ export class DavCall {
     const { locks } = await this.svc.hints.counts();
     const tags = lists ? ifResources(lists) : [];
     const asked = tags.map((tag) => this.resolveTag(tag));
+    const local = options.lease ? this.svc.localLeases : undefined;
+    const localLease = local ? await local.acquire(resourceKey(this.resource())) : undefined;
+    const sharedLease = options.lease && !local;
     let gate: WriteGateResult | undefined;
-    if (locks > 0 || lists !== undefined || options.lease) {
-      gate = await this.svc.davState.writeGate({
-        principal: this.principal,
-        targets,
-        tokens: lists ? submittedTokens(lists) : [],
-        ask: asked.filter((r) => r !== undefined),
-        ...(options.lease ? { lease: this.resource() } : {}),
-      });
-    }
     const release = () => {
+      if (local && localLease !== undefined) local.release(localLease);
       if (gate?.leaseId !== undefined) this.svc.davState.release(gate.leaseId).catch(() => undefined);
     };
     try {
+      if (locks > 0 || lists !== undefined || sharedLease) {
+        gate = await this.svc.davState.writeGate({
+          principal: this.principal,
+          targets,
+          tokens: lists ? submittedTokens(lists) : [],
+          ask: asked.filter((r) => r !== undefined),
+          ...(sharedLease ? { lease: this.resource() } : {}),
+        });
+      }
       const current = options.state ? await options.state() : undefined;
       if (hasPreconditions(this.ex.headers)) {
         const known = current === undefined ? await this.storage.stat(this.path) : current;

@@ -1,6 +1,8 @@
-// Per-key write leases: one holder at a time, the others queue in arrival
-// order. A holder that never releases (its http-front died mid-request) loses
-// the lease after the timeout, so a key cannot stay blocked.
+// Per-resource write leases: one holder at a time, the others queue in
+// arrival order. A holder that never releases (its http-front died
+// mid-request) loses the lease after the timeout, so a key cannot stay
+// blocked. The dav-state actor holds them for all http-fronts; a single
+// http-front holds its own and saves the hop.
 
 interface Holder {
   key: string;
