@@ -151,6 +151,12 @@ export class Supervisor {
       readPage: async (page) => resultOf(await this.smbReaders.run({ type: 'read-page', page }), 'page').page,
       listWikiPages: async (server, share) =>
         resultOf(await this.smbReaders.run({ type: 'list-pages', server, share }), 'page-list').listing,
+      listWikiFolder: async (server, share, path) =>
+        resultOf(await this.smbReaders.run({ type: 'list-wiki-folder', server, share, path }), 'wiki-folder').listing,
+      readPageForIndex: async (page) =>
+        resultOf(await this.smbReaders.run({ type: 'read-page-for-index', page }), 'page-outcome').outcome,
+      listFolderNames: async (server, share, path) =>
+        resultOf(await this.smbReaders.run({ type: 'list-names', server, share, path }), 'names').listing,
       renderPage: async (source) => resultOf(await this.indexers.run({ type: 'render-page', source }), 'document').document,
     };
     const own = new MessageChannel();

@@ -1,9 +1,11 @@
-// The reconciler actor: owns the wiki index. On start it makes sure the
-// `wiki-md` alias fits this build (rebuilding when the mapping is older), takes
-// the post-write hook's page changes, and runs a full drift-repair pass shortly
-// after start and then every `reconciler.interval`. Pages are read and
-// rendered by the supervisor's pools. With `elasticsearch.enabled: false` it
-// never connects to Elasticsearch and ignores page changes.
+// The reconciler actor: owns the wiki index.
+// - The index keeper (src/search/index-keeper.ts) makes sure the `wiki-md` alias fits this build and takes the
+//   post-write hook's page changes.
+// - The drift reconciler (src/reconcile/reconciler.ts) runs a pass shortly after start and then every
+//   `reconciler.interval`, and the reindex / rebuild jobs of `fileproxy reindex`, one job at a time.
+// - The admin channel (src/reconcile/admin-server.ts) is the Unix socket `fileproxy reindex` talks to.
+// Pages are listed, read and rendered by the supervisor's pools. With `elasticsearch.enabled: false` it never
+// connects to Elasticsearch, ignores page changes and refuses reindex requests.
 import { Registry } from 'prom-client';
 import type { Config } from '../../src/config/index.js';
 import type { ReconcilerProtocol } from '../../src/messages/reconciler.js';
@@ -11,24 +13,82 @@ import type { SupervisorProtocol } from '../../src/messages/supervisor.js';
 import { reconcilerMetrics } from '../../src/metrics/actor-metrics.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
+import { AdminChannel, type AdminTarget } from '../../src/reconcile/admin-server.js';
+import { adminSocketPath } from '../../src/reconcile/admin-protocol.js';
+import type { JobInfo } from '../../src/reconcile/jobs.js';
+import { JobRequestError, Reconciler, type ReconcilerShare } from '../../src/reconcile/reconciler.js';
+import { PageRenderError, type ShareSource } from '../../src/reconcile/share-pass.js';
 import { runActor } from '../../src/runtime/actor.js';
+import { RemoteError, type Remote } from '../../src/runtime/rpc.js';
 import { createSearchClient } from '../../src/search/client.js';
 import { WikiIndexKeeper, type PassSummary } from '../../src/search/index-keeper.js';
+import { describeError } from '../../src/search/log.js';
 
 /** The first pass waits a moment, so that start-up (and the supervisor's channel) settles first. */
 const FIRST_PASS_DELAY_MS = 1_000;
 /** After a pass that could not finish (Elasticsearch or a share unreachable), try again this soon. */
 const RETRY_DELAY_MS = 30_000;
 
+/** A share's pages through the supervisor's pools, as the indexer account. */
+function poolSource(supervisor: Remote<SupervisorProtocol>, { server, share }: ReconcilerShare): ShareSource {
+  return {
+    listFolder: (path) => supervisor.listWikiFolder(server, share, path),
+    readPage: (path) => supervisor.readPageForIndex({ server, share, path }),
+    listNames: (path) => supervisor.listFolderNames(server, share, path),
+    // The indexer pool threw for this page (its content); an unavailable pool or supervisor stops the pass.
+    renderPage: (source) =>
+      supervisor.renderPage(source).catch((error: unknown) => {
+        throw error instanceof RemoteError ? new PageRenderError(error.message) : error;
+      }),
+  };
+}
+
+/** The last pass in the shape the keeper's metrics read. */
+function passSummary(pass: JobInfo | null): PassSummary | null {
+  if (pass === null || pass.startedAt === null) return null;
+  const { startedAt, durationMs, seen, indexed, removed, unreadable, failed, errors } = pass;
+  return { startedAt, durationMs, listed: seen, indexed, deleted: removed, unreadable, failed, dropped: 0, errors };
+}
+
+/** Serves the admin channel; a service that cannot (another one owns the socket) still runs, and says why. */
+async function openAdminChannel(path: string, target: AdminTarget, log: Parameters<typeof AdminChannel.listen>[2]): Promise<AdminChannel | string> {
+  try {
+    return await AdminChannel.listen(path, target, log);
+  } catch (error) {
+    const reason = `not served: ${describeError(error).error}`;
+    log.warn({ socket: path, reason }, 'admin channel not available; fileproxy reindex cannot reach this service');
+    return reason;
+  }
+}
+
 runActor<Config>(async (ctx) => {
   const { config, log } = ctx;
+  const socketPath = adminSocketPath(config.storage.data_dir);
   if (!config.elasticsearch.enabled) {
+    const disabled = 'the wiki search index is disabled (elasticsearch.enabled is false in config.yml)';
+    const refuse: AdminTarget = {
+      submit: () => {
+        throw new JobRequestError(disabled);
+      },
+      cancel: () => undefined,
+      status: () => {
+        throw new JobRequestError(disabled);
+      },
+    };
+    const channel = await openAdminChannel(socketPath, refuse, log);
     const handlers: ReconcilerProtocol = { pageChanged: async () => undefined };
-    return { handlers: servingMetrics(handlers, new Registry()), health: () => ({ wiki: 'disabled (elasticsearch.enabled is false)' }) };
+    return {
+      handlers: servingMetrics(handlers, new Registry()),
+      health: () => ({ wiki: 'disabled (elasticsearch.enabled is false)' }),
+      stop: async () => {
+        if (typeof channel !== 'string') await channel.close();
+      },
+    };
   }
 
   const supervisor = ctx.peer<SupervisorProtocol>('supervisor');
   const client = createSearchClient(config.elasticsearch.url);
+  const shares = config.smb.shares.map((share) => ({ server: (share.server ?? config.smb.server)!, share: share.name }));
   const keeper = new WikiIndexKeeper({
     client,
     source: {
@@ -36,35 +96,44 @@ runActor<Config>(async (ctx) => {
       readPage: (page) => supervisor.readPage(page),
       renderPage: (source) => supervisor.renderPage(source),
     },
-    shares: config.smb.shares.map((share) => ({ server: (share.server ?? config.smb.server)!, share: share.name })),
+    shares,
     bulk: { maxOperations: 500, flushIntervalMs: 500 },
     log,
   });
-
-  let timer: NodeJS.Timeout | undefined;
-  let stopping = false;
-  const schedule = (delayMs: number) => {
-    timer = setTimeout(() => {
-      void keeper.reconcile().then((pass: PassSummary) => {
-        if (stopping) return;
-        const interval = config.reconciler.interval;
-        schedule(pass.errors.length === 0 ? interval : Math.min(interval, RETRY_DELAY_MS));
-      });
-    }, delayMs);
-  };
-  schedule(FIRST_PASS_DELAY_MS);
+  const reconciler = new Reconciler({
+    client,
+    alias: keeper.alias,
+    index: {
+      prepare: () => keeper.prepare(),
+      refusal: () => {
+        const { status, index } = keeper.stats();
+        return status === 'newer_mapping' ? `${index} has a newer mapping than this build; not writing to it` : null;
+      },
+    },
+    shares,
+    source: (share) => poolSource(supervisor, share),
+    intervalMs: config.reconciler.interval,
+    firstPassDelayMs: FIRST_PASS_DELAY_MS,
+    retryDelayMs: RETRY_DELAY_MS,
+    log,
+  });
+  reconciler.start();
+  const channel = await openAdminChannel(socketPath, reconciler, log);
 
   const handlers: ReconcilerProtocol = {
     pageChanged: async (change) => keeper.pageChanged(change),
   };
   const registry = new Registry();
-  registerStatMetrics(registry, () => keeper.stats(), reconcilerMetrics);
+  registerStatMetrics(registry, () => {
+    const { passes, lastPass } = reconciler.status();
+    return { ...keeper.stats(), passes, lastPass: passSummary(lastPass) };
+  }, reconcilerMetrics);
   return {
     handlers: servingMetrics(handlers, registry),
-    health: () => ({ ...keeper.stats() }),
+    health: () => ({ ...keeper.stats(), ...reconciler.status(), adminChannel: typeof channel === 'string' ? channel : channel.path }),
     async stop(timeoutMs) {
-      stopping = true;
-      clearTimeout(timer);
+      if (typeof channel !== 'string') await channel.close();
+      await reconciler.stop(timeoutMs);
       await keeper.close(timeoutMs);
       await client.close();
     },

@@ -3,6 +3,7 @@
 // connections and sessions are reused.
 import { threadId, workerData } from 'node:worker_threads';
 import type { PoolWorkerData, SmbReaderResult, SmbReaderTask } from '../../src/messages/pools.js';
+import { listNames, listWikiFolder, readPageForIndex } from '../../src/reconcile/share-folders.js';
 import { SmbClient, SmbPool, type SmbShare } from '../../src/smb/index.js';
 import { listWikiPages, readWikiPage } from '../../src/wiki/share-reader.js';
 
@@ -32,5 +33,11 @@ export default async function run(task: SmbReaderTask): Promise<SmbReaderResult>
       return { type: 'page', page: await readWikiPage(indexerShare(task.page.server, task.page.share), task.page.path) };
     case 'list-pages':
       return { type: 'page-list', listing: await listWikiPages(indexerShare(task.server, task.share)) };
+    case 'list-wiki-folder':
+      return { type: 'wiki-folder', listing: await listWikiFolder(indexerShare(task.server, task.share), task.path) };
+    case 'read-page-for-index':
+      return { type: 'page-outcome', outcome: await readPageForIndex(indexerShare(task.page.server, task.page.share), task.page.path) };
+    case 'list-names':
+      return { type: 'names', listing: await listNames(indexerShare(task.server, task.share), task.path) };
   }
 }

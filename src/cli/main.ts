@@ -2,6 +2,7 @@
 // `fileproxy <command>`: the service's command-line entry.
 import { runCheckConfig } from './check-config.js';
 import { runDoctorCommand } from './doctor.js';
+import { runReindex } from './reindex.js';
 import { runServe } from './serve.js';
 
 const USAGE = `usage: fileproxy <command> [options]
@@ -10,12 +11,15 @@ commands:
   serve --config <file>          run the service
   check-config --config <file>   validate a config file and exit
   doctor --config <file>         check the installation (directory, shares, search engine, RAM)
+  reindex --share <name> | --all | --rebuild [--dry-run] [--json] [--config <file>]
+                                 index shares again in the running service (see fileproxy reindex --help)
 `;
 
 const commands: Record<string, (args: string[]) => Promise<number>> = {
   'serve': runServe,
   'check-config': runCheckConfig,
   'doctor': runDoctorCommand,
+  'reindex': runReindex,
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -1,6 +1,7 @@
 // Tasks the supervisor's worker pools run, declared once for both ends.
 // Each pool's task module handles exactly the union declared for it here.
 import type { Config } from '../config/index.js';
+import type { FolderListing, NameListing, PageOutcome } from '../reconcile/listing.js';
 import type { ServiceSecrets } from '../runtime/control.js';
 import type { SecurityDescriptor } from '../smb/security-descriptor.js';
 import type { WikiDocument, WikiPageSource } from '../wiki/document.js';
@@ -38,12 +39,21 @@ export type SmbReaderTask =
   /** Content, stat and security descriptor of one page. */
   | { type: 'read-page'; page: PageAddress }
   /** Every `.wiki/*.md` of a share. */
-  | { type: 'list-pages'; server: string; share: string };
+  | { type: 'list-pages'; server: string; share: string }
+  /** The reconciler's walk: one folder, with the pages of its `.wiki/` (src/reconcile/share-folders.ts). */
+  | { type: 'list-wiki-folder'; server: string; share: string; path: string }
+  /** One page for the reconciler; a missing or unreadable page is an outcome, not an error. */
+  | { type: 'read-page-for-index'; page: PageAddress }
+  /** The names in one folder: the reconciler confirms deletions with it. */
+  | { type: 'list-names'; server: string; share: string; path: string };
 export type SmbReaderResult =
   | { type: 'pong'; threadId: number }
   /** `page` is null when the file does not exist (deleted meanwhile). */
   | { type: 'page'; page: PageRead | null }
-  | { type: 'page-list'; listing: WikiListing };
+  | { type: 'page-list'; listing: WikiListing }
+  | { type: 'wiki-folder'; listing: FolderListing }
+  | { type: 'page-outcome'; outcome: PageOutcome }
+  | { type: 'names'; listing: NameListing };
 
 export type IndexerTask =
   | { type: 'ping' }

@@ -1,0 +1,123 @@
+/**
+ * The reconciler's jobs and what is reported about them (health, log, the admin channel).
+ * - `pass`: the drift repair over every share (periodic, or triggered); overlapping triggers share one pass.
+ * - `reindex`: named shares (or all), every page written again (`force`).
+ * - `rebuild`: a new versioned index from every share, the alias switched at the end, then a pass.
+ * Any of them may be a dry run: the differences are counted, nothing is written.
+ */
+import { addCounts, emptyCounts, type ShareCounts } from './share-pass.js';
+
+export type JobKind = 'pass' | 'reindex' | 'rebuild';
+
+export interface JobRequest {
+  kind: JobKind;
+  /** For `reindex`: the shares, as named in smb.shares; omitted means all. */
+  shares?: string[];
+  dryRun?: boolean;
+}
+
+export type JobState = 'queued' | 'running' | 'finished' | 'cancelled' | 'failed';
+
+/** A share's part of a job. */
+export interface ShareReport extends ShareCounts {
+  durationMs: number;
+  /** Why the share could not be finished. */
+  error?: string;
+}
+
+/** Everything said about a job, live while it runs; the counts are totals over its shares. */
+export interface JobInfo extends ShareCounts {
+  id: number;
+  kind: JobKind;
+  dryRun: boolean;
+  shares: string[];
+  /** What asked for it: `timer`, `start`, `admin`. */
+  trigger: string;
+  state: JobState;
+  queuedAt: string;
+  startedAt: string | null;
+  durationMs: number;
+  /** The share being worked on. */
+  current: string | null;
+  /** Documents the index held for the job's shares when it started: an estimate of the pages to expect. */
+  expected: number | null;
+  /** Every walk is done: `seen + unreadable` is the final number of pages. */
+  walked: boolean;
+  /** What failed as a whole: the index, a share. */
+  errors: string[];
+  perShare: Record<string, ShareReport>;
+  rebuild?: { from: string | null; to: string; documents: number };
+}
+
+export function isTerminal(state: JobState): boolean {
+  return state === 'finished' || state === 'cancelled' || state === 'failed';
+}
+
+/** A job in the reconciler's queue. */
+export class Job {
+  readonly info: JobInfo;
+  readonly controller = new AbortController();
+  private readonly listeners = new Set<(info: JobInfo) => void>();
+  private resolveDone!: (info: JobInfo) => void;
+  readonly done = new Promise<JobInfo>((resolve) => {
+    this.resolveDone = resolve;
+  });
+
+  constructor(id: number, request: Required<JobRequest>, trigger: string) {
+    this.info = {
+      id,
+      kind: request.kind,
+      dryRun: request.dryRun,
+      shares: request.shares,
+      trigger,
+      state: 'queued',
+      queuedAt: new Date().toISOString(),
+      startedAt: null,
+      durationMs: 0,
+      current: null,
+      expected: null,
+      walked: false,
+      ...emptyCounts(),
+      errors: [],
+      perShare: {},
+    };
+  }
+
+  /** The report of a share, created when the job reaches it; the pass fills in its counts. */
+  shareReport(share: string): ShareReport {
+    const report: ShareReport = { ...emptyCounts(), durationMs: 0 };
+    this.info.perShare[share] = report;
+    return report;
+  }
+
+  /** A copy of the current state with the totals over the shares; `durationMs` is up to date while it runs. */
+  snapshot(): JobInfo {
+    const info = structuredClone(this.info);
+    const totals = emptyCounts();
+    for (const report of Object.values(info.perShare)) addCounts(totals, report);
+    Object.assign(info, totals);
+    if (info.state === 'running' && info.startedAt !== null) info.durationMs = Date.now() - Date.parse(info.startedAt);
+    return info;
+  }
+
+  /** Calls `listener` with each update until the job ends; returns the unsubscribe function. */
+  subscribe(listener: (info: JobInfo) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Tells every listener the current state. */
+  publish(): void {
+    const snapshot = this.snapshot();
+    for (const listener of this.listeners) listener(snapshot);
+  }
+
+  end(state: Exclude<JobState, 'queued' | 'running'>): void {
+    this.info.state = state;
+    this.info.current = null;
+    if (this.info.startedAt !== null) this.info.durationMs = Date.now() - Date.parse(this.info.startedAt);
+    this.publish();
+    this.listeners.clear();
+    this.resolveDone(this.snapshot());
+  }
+}

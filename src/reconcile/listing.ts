@@ -1,0 +1,47 @@
+/**
+ * What the reconciler learns from a share, one folder at a time (the smb-reader pool answers; see
+ * share-folders.ts), and what it learns about one page it is about to index. Folders and pages that cannot be
+ * read are answers here, not errors: only failures of the connection itself are thrown.
+ */
+import type { PageRead } from '../messages/pools.js';
+
+/** A folder or `.wiki/` folder that yielded no entries, and why. */
+export type Unlisted =
+  /** Gone (deleted while the walk ran): nothing below it exists. */
+  | { state: 'missing' }
+  /** The indexer account may not list it: nothing below it may be in the index. */
+  | { state: 'denied' }
+  /** Another answer of the server about this folder: what the index holds below it is left as it is. */
+  | { state: 'failed'; error: string };
+
+/** A page of a `.wiki/` folder with the version token the index is compared with. */
+export interface PageVersion {
+  /** File name, `*.md`. */
+  name: string;
+  version: string;
+}
+
+export type WikiDirListing =
+  | {
+      state: 'listed';
+      pages: PageVersion[];
+      /** Names of pages whose security descriptor the indexer account may not read. */
+      unreadable: string[];
+    }
+  | Unlisted;
+
+/** A regular folder: its sub-folders (without `.wiki`) and, when it has one, its `.wiki/` folder's pages. */
+export type FolderListing =
+  | { state: 'listed'; folders: string[]; wiki: { name: string; listing: WikiDirListing } | null }
+  | Unlisted;
+
+/** The names in a folder, to confirm that pages are gone. */
+export type NameListing = { state: 'listed'; names: string[] } | Unlisted;
+
+/** One page read for indexing. */
+export type PageOutcome =
+  | { status: 'read'; page: PageRead }
+  | { status: 'gone' }
+  | { status: 'denied' }
+  /** The server refused this file for another reason (e.g. a sharing violation); try again at the next pass. */
+  | { status: 'failed'; error: string };

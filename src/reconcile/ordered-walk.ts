@@ -1,0 +1,140 @@
+/**
+ * The pages of a share in the order the index side is read in (path, code point order), one folder listing at a
+ * time, so that the two can be merged without holding either in memory.
+ *
+ * Depth-first, with each folder's children sorted by name plus '/' (for folders): then the order of the yielded
+ * paths is the order of the full path strings ('a-b/x' before 'a/x', because '-' < '/').
+ * Listings are requested ahead of the walk (`lookahead` per folder level), so that the server is kept busy while
+ * the consumer works; memory stays bounded by the tree's depth times the lookahead, not by the number of pages.
+ */
+import { compareCodePoints } from './code-point-order.js';
+import type { FolderListing, Unlisted, WikiDirListing } from './listing.js';
+
+export type WalkItem =
+  | { kind: 'page'; path: string; version: string }
+  /** A page the indexer account may not read: it must not be in the index. */
+  | { kind: 'unreadable'; path: string }
+  /** A folder (`prefix` ends with '/') the indexer account may not list: nothing below it may be in the index. */
+  | { kind: 'denied'; prefix: string }
+  /** A folder that could not be listed for another reason: what the index holds below it is left alone. */
+  | { kind: 'skipped'; prefix: string; reason: string };
+
+/** The share root itself could not be listed; nothing can be said about the share. */
+export class ShareUnlistedError extends Error {
+  override readonly name = 'ShareUnlistedError';
+}
+
+export interface OrderedWalkOptions {
+  /** Folder listings requested ahead, per level of the tree. Default 8. */
+  lookahead?: number;
+  /** Folders nested deeper than this are skipped (a guard against link loops). Default 64. */
+  maxDepth?: number;
+}
+
+type Child =
+  | { key: string; kind: 'folder'; path: string; listing?: Promise<FolderListing> }
+  | { key: string; kind: 'wiki'; path: string; listing: WikiDirListing };
+
+interface Frame {
+  depth: number;
+  /** Walked children are cleared, so that their listings can be collected. */
+  children: (Child | undefined)[];
+  next: number;
+}
+
+function joinPath(folder: string, name: string): string {
+  return folder === '' ? name : `${folder}/${name}`;
+}
+
+function byKey(a: { key: string }, b: { key: string }): number {
+  return compareCodePoints(a.key, b.key);
+}
+
+/** What an unlisted folder means for the index below it, or nothing when it is simply gone. */
+function unlistedItem(prefix: string, unlisted: Unlisted): WalkItem | null {
+  switch (unlisted.state) {
+    case 'missing':
+      return null;
+    case 'denied':
+      return { kind: 'denied', prefix };
+    case 'failed':
+      return { kind: 'skipped', prefix, reason: unlisted.error };
+  }
+}
+
+/** Every page of the share below the root, sorted by path in code point order. `list` lists one folder. */
+export async function* walkWikiPages(
+  list: (path: string) => Promise<FolderListing>,
+  options: OrderedWalkOptions = {},
+): AsyncGenerator<WalkItem> {
+  const lookahead = Math.max(1, options.lookahead ?? 8);
+  const maxDepth = options.maxDepth ?? 64;
+
+  const request = (child: Child | undefined): void => {
+    if (child?.kind !== 'folder' || child.listing !== undefined) return;
+    const listing = list(child.path);
+    // Failures surface when the walk reaches the folder; until then the rejection must not count as unhandled.
+    listing.catch(() => undefined);
+    child.listing = listing;
+  };
+  const frameOf = (path: string, depth: number, listing: Extract<FolderListing, { state: 'listed' }>): Frame => {
+    const children: Child[] = listing.folders.map((name) => ({ key: `${name}/`, kind: 'folder', path: joinPath(path, name) }));
+    if (listing.wiki !== null) {
+      const { name, listing: pages } = listing.wiki;
+      children.push({ key: `${name}/`, kind: 'wiki', path: joinPath(path, name), listing: pages });
+    }
+    children.sort(byKey);
+    const frame: Frame = { depth, children, next: 0 };
+    for (let i = 0; i < lookahead && i < children.length; i++) request(children[i]);
+    return frame;
+  };
+
+  const root = await list('');
+  if (root.state !== 'listed') {
+    throw new ShareUnlistedError(root.state === 'failed' ? root.error : `the share root is ${root.state}`);
+  }
+  const stack: Frame[] = [frameOf('', 0, root)];
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1]!;
+    const child = frame.children[frame.next];
+    if (child === undefined) {
+      stack.pop();
+      continue;
+    }
+    frame.children[frame.next++] = undefined;
+    request(frame.children[frame.next + lookahead - 1]);
+    const prefix = `${child.path}/`;
+
+    if (child.kind === 'wiki') {
+      if (child.listing.state !== 'listed') {
+        const item = unlistedItem(prefix, child.listing);
+        if (item !== null) yield item;
+        continue;
+      }
+      const pages: WalkItem[] = [
+        ...child.listing.pages.map((page): WalkItem => ({ kind: 'page', path: prefix + page.name, version: page.version })),
+        ...child.listing.unreadable.map((name): WalkItem => ({ kind: 'unreadable', path: prefix + name })),
+      ];
+      pages.sort((a, b) => compareCodePoints(walkItemKey(a), walkItemKey(b)));
+      yield* pages;
+      continue;
+    }
+
+    if (frame.depth + 1 > maxDepth) {
+      yield { kind: 'skipped', prefix, reason: `nested deeper than ${maxDepth} folders` };
+      continue;
+    }
+    request(child);
+    const listing = await child.listing!;
+    if (listing.state === 'listed') stack.push(frameOf(child.path, frame.depth + 1, listing));
+    else {
+      const item = unlistedItem(prefix, listing);
+      if (item !== null) yield item;
+    }
+  }
+}
+
+/** The sort key of a walk item in the merge: a page's path, or the folder prefix everything below it starts with. */
+export function walkItemKey(item: WalkItem): string {
+  return item.kind === 'page' || item.kind === 'unreadable' ? item.path : item.prefix;
+}

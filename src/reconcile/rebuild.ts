@@ -1,0 +1,75 @@
+/**
+ * `reindex --rebuild`: every page of every share rendered into a new versioned index, and the alias switched to
+ * it at the end (IndexManager.rebuildIndex). Searches use the old index until the switch; a rebuild that fails or
+ * is cancelled removes the new index and leaves the alias where it was.
+ */
+import type { IndexManager, RebuildResult } from '../search/index-manager.js';
+import type { SearchLog } from '../search/log.js';
+import type { WikiDocument } from '../wiki/document.js';
+import { mapConcurrent } from './map-concurrent.js';
+import { walkWikiPages, type WalkItem } from './ordered-walk.js';
+import { PageRenderError, type ShareCounts, type ShareSource } from './share-pass.js';
+
+export interface RebuildShare {
+  server: string;
+  share: string;
+  source: ShareSource;
+  /** Filled in as the rebuild goes. */
+  counts: ShareCounts;
+}
+
+export interface RebuildOptions {
+  manager: IndexManager;
+  shares: readonly RebuildShare[];
+  concurrency: number;
+  lookahead: number;
+  signal: AbortSignal;
+  /** Called when a share's walk starts. */
+  onShare(share: string): void;
+  log: SearchLog;
+}
+
+export class RebuildCancelledError extends Error {
+  override readonly name = 'RebuildCancelledError';
+}
+
+async function* shareDocuments(target: RebuildShare, options: RebuildOptions): AsyncGenerator<WikiDocument> {
+  const { server, share, source, counts } = target;
+  const load = async (item: WalkItem): Promise<WikiDocument | null> => {
+    if (item.kind === 'unreadable') counts.unreadable++;
+    if (item.kind !== 'page') return null;
+    counts.seen++;
+    const read = await source.readPage(item.path);
+    if (read.status !== 'read') {
+      if (read.status === 'denied') counts.unreadable++;
+      if (read.status === 'failed') counts.failed++;
+      return null;
+    }
+    try {
+      const doc = await source.renderPage({ server, share, path: item.path, ...read.page });
+      counts.added++;
+      counts.indexed++;
+      return doc;
+    } catch (error) {
+      if (!(error instanceof PageRenderError)) throw error;
+      counts.failed++;
+      options.log.warn({ share, path: item.path, error: error.message }, 'wiki page left out of the rebuild');
+      return null;
+    }
+  };
+  const walk = walkWikiPages((path) => source.listFolder(path), { lookahead: options.lookahead });
+  for await (const doc of mapConcurrent(walk, options.concurrency, load)) {
+    if (options.signal.aborted) throw new RebuildCancelledError('rebuild cancelled; the alias stays on the old index');
+    if (doc !== null) yield doc;
+  }
+}
+
+export async function rebuildFromShares(options: RebuildOptions): Promise<RebuildResult> {
+  async function* everything(): AsyncGenerator<WikiDocument> {
+    for (const target of options.shares) {
+      options.onShare(target.share);
+      yield* shareDocuments(target, options);
+    }
+  }
+  return options.manager.rebuildIndex(everything());
+}

@@ -1,0 +1,284 @@
+/**
+ * The drift reconciler: runs one job at a time (jobs.ts), so there are never two passes over a share at once.
+ * A pass is due shortly after start and then `interval` after the previous one ended (sooner after a pass that
+ * could not finish). A pass asked for while one is queued or running joins it instead of running again.
+ * Reindex and rebuild requests (the admin channel) queue behind the running job.
+ */
+import { errors as esErrors, type Client } from '@elastic/elasticsearch';
+import { IndexManager } from '../search/index-manager.js';
+import { describeError, type SearchLog } from '../search/log.js';
+import { IndexWriteError } from './index-writer.js';
+import { isTerminal, Job, type JobInfo, type JobRequest } from './jobs.js';
+import { rebuildFromShares } from './rebuild.js';
+import { runSharePass, type ShareSource } from './share-pass.js';
+
+/** The index keeper's part: the alias exists and fits this build, and may be written. */
+export interface IndexGate {
+  /** Makes sure the alias exists (creating or migrating it); throws when Elasticsearch cannot be reached. */
+  prepare(): Promise<void>;
+  /** Null when writes are allowed, else why not. */
+  refusal(): string | null;
+}
+
+export interface ReconcilerShare {
+  server: string;
+  share: string;
+}
+
+export interface ReconcilerOptions {
+  client: Client;
+  alias: string;
+  index: IndexGate;
+  shares: readonly ReconcilerShare[];
+  source(share: ReconcilerShare): ShareSource;
+  intervalMs: number;
+  /** Delay of the first pass after start. */
+  firstPassDelayMs: number;
+  /** After a pass that could not finish, the next one comes this soon (at most `intervalMs`). */
+  retryDelayMs: number;
+  /** Differences applied at once per pass. Default 16. */
+  concurrency?: number;
+  /** Folder listings requested ahead per level. Default 8. */
+  lookahead?: number;
+  log: SearchLog;
+}
+
+/** A request the reconciler cannot take (an unknown share, ...); the admin channel answers it as an error. */
+export class JobRequestError extends Error {
+  override readonly name = 'JobRequestError';
+}
+
+export interface ReconcilerStatus {
+  intervalMs: number;
+  /** Passes finished since start. */
+  passes: number;
+  /** The latest pass over every share: last start, duration, pages seen, added, updated, removed, errors. */
+  lastPass: JobInfo | null;
+  /** The latest reindex or rebuild. */
+  lastJob: JobInfo | null;
+  running: JobInfo | null;
+  queued: Pick<JobInfo, 'id' | 'kind' | 'shares' | 'trigger'>[];
+  /** When the next pass is due (none while one is queued or running). */
+  nextRun: string | null;
+}
+
+/** How often a running job's progress is published. */
+const PROGRESS_INTERVAL_MS = 250;
+
+/** Failures of Elasticsearch end the whole job; those of one share's SMB server only that share. */
+function isIndexFailure(error: unknown): boolean {
+  return error instanceof IndexWriteError || error instanceof esErrors.ElasticsearchClientError;
+}
+
+export class Reconciler {
+  private readonly options: ReconcilerOptions;
+  private readonly manager: IndexManager;
+  private readonly queue: Job[] = [];
+  private running: Job | undefined;
+  private nextId = 1;
+  private timer: NodeJS.Timeout | undefined;
+  private nextRunAt: number | null = null;
+  private passes = 0;
+  private lastPass: JobInfo | null = null;
+  private lastJob: JobInfo | null = null;
+  private stopped = false;
+
+  constructor(options: ReconcilerOptions) {
+    this.options = options;
+    this.manager = new IndexManager({ client: options.client, alias: options.alias, log: options.log });
+  }
+
+  start(): void {
+    this.schedule(this.options.firstPassDelayMs, 'start');
+  }
+
+  /** Queues a job, or returns the pass already queued or running when a pass is asked for. */
+  submit(request: JobRequest, trigger: string): Job {
+    if (this.stopped) throw new JobRequestError('the service is stopping');
+    const all = this.options.shares.map((s) => s.share);
+    const shares = request.kind === 'reindex' && request.shares !== undefined ? request.shares : all;
+    const unknown = shares.filter((name) => !all.includes(name));
+    if (unknown.length > 0) {
+      throw new JobRequestError(`not a share in smb.shares: ${unknown.map((n) => `'${n}'`).join(', ')} (configured: ${all.join(', ')})`);
+    }
+    if (shares.length === 0) throw new JobRequestError('no shares given');
+    const dryRun = request.dryRun ?? false;
+    if (request.kind === 'pass' && !dryRun) {
+      const joinable = [this.running, ...this.queue].find((job) => job?.info.kind === 'pass' && !job.info.dryRun && !isTerminal(job.info.state));
+      if (joinable !== undefined) return joinable;
+    }
+    const job = new Job(this.nextId++, { kind: request.kind, shares: [...new Set(shares)], dryRun }, trigger);
+    this.queue.push(job);
+    if (request.kind === 'pass') this.cancelTimer();
+    void this.pump();
+    return job;
+  }
+
+  /** Stops a job: a queued one at once, a running one between pages (what it did so far stays). */
+  cancel(job: Job): void {
+    const queued = this.queue.indexOf(job);
+    if (queued !== -1) {
+      this.queue.splice(queued, 1);
+      job.end('cancelled');
+    } else if (job === this.running) job.controller.abort();
+  }
+
+  status(): ReconcilerStatus {
+    return {
+      intervalMs: this.options.intervalMs,
+      passes: this.passes,
+      lastPass: this.lastPass,
+      lastJob: this.lastJob,
+      running: this.running?.snapshot() ?? null,
+      queued: this.queue.map(({ info }) => ({ id: info.id, kind: info.kind, shares: info.shares, trigger: info.trigger })),
+      nextRun: this.nextRunAt === null ? null : new Date(this.nextRunAt).toISOString(),
+    };
+  }
+
+  /** Cancels what is queued, stops the running job and waits for it (up to the timeout). */
+  async stop(timeoutMs: number): Promise<void> {
+    this.stopped = true;
+    this.cancelTimer();
+    for (const job of this.queue.splice(0)) job.end('cancelled');
+    const running = this.running;
+    if (running === undefined) return;
+    running.controller.abort();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([running.done, new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+    clearTimeout(timer);
+  }
+
+  private schedule(delayMs: number, trigger: string): void {
+    this.cancelTimer();
+    if (this.stopped) return;
+    this.nextRunAt = Date.now() + delayMs;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.nextRunAt = null;
+      this.submit({ kind: 'pass' }, trigger);
+    }, delayMs);
+  }
+
+  private cancelTimer(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.nextRunAt = null;
+  }
+
+  private async pump(): Promise<void> {
+    if (this.running !== undefined) return;
+    const job = this.queue.shift();
+    if (job === undefined) return;
+    this.running = job;
+    job.info.state = 'running';
+    job.info.startedAt = new Date().toISOString();
+    job.publish();
+    const ticker = setInterval(() => job.publish(), PROGRESS_INTERVAL_MS);
+    try {
+      await this.run(job);
+    } catch (error) {
+      job.info.errors.push(describeError(error).error);
+    } finally {
+      clearInterval(ticker);
+    }
+    job.end(job.controller.signal.aborted ? 'cancelled' : job.info.errors.length > 0 ? 'failed' : 'finished');
+    this.running = undefined;
+    this.finished(job.snapshot());
+    void this.pump();
+  }
+
+  private finished(info: JobInfo): void {
+    const { perShare, ...summary } = info;
+    const problems = info.errors.length > 0 || info.failed > 0 || info.state === 'cancelled';
+    const what = info.dryRun ? `wiki ${info.kind} (dry run)` : `wiki ${info.kind}`;
+    const details = { ...summary, shares: perShare };
+    if (problems) this.options.log.warn(details, `${what} ${info.state} with problems`);
+    else this.options.log.info(details, `${what} finished`);
+    if (info.kind === 'pass' && !info.dryRun) {
+      this.passes++;
+      this.lastPass = info;
+      const { intervalMs, retryDelayMs } = this.options;
+      this.schedule(info.errors.length === 0 ? intervalMs : Math.min(intervalMs, retryDelayMs), 'timer');
+    } else {
+      this.lastJob = info;
+      // Changes the post-write hook made during a rebuild went to the old index: a pass brings them over.
+      if (info.kind === 'rebuild' && !info.dryRun && info.state === 'finished') this.submit({ kind: 'pass' }, 'rebuild');
+    }
+  }
+
+  private async run(job: Job): Promise<void> {
+    const { alias, log } = this.options;
+    const { info, controller } = job;
+    try {
+      await this.options.index.prepare();
+    } catch (error) {
+      info.errors.push(`index ${alias}: ${describeError(error).error}`);
+      return;
+    }
+    const refusal = this.options.index.refusal();
+    if (refusal !== null) {
+      info.errors.push(`index ${alias}: ${refusal}`);
+      return;
+    }
+    info.expected = await this.indexedCount(info.shares);
+    const targets = this.options.shares.filter((s) => info.shares.includes(s.share));
+
+    if (info.kind === 'rebuild' && !info.dryRun) {
+      const rebuilt = await rebuildFromShares({
+        manager: this.manager,
+        shares: targets.map((target) => ({ ...target, source: this.options.source(target), counts: job.shareReport(target.share) })),
+        concurrency: this.options.concurrency ?? 16,
+        lookahead: this.options.lookahead ?? 8,
+        signal: controller.signal,
+        onShare: (share) => (info.current = share),
+        log,
+      });
+      info.rebuild = { from: rebuilt.from, to: rebuilt.to, documents: rebuilt.documents };
+      info.walked = true;
+      await this.options.index.prepare();
+      return;
+    }
+
+    let wrote = false;
+    for (const target of targets) {
+      if (controller.signal.aborted) break;
+      info.current = target.share;
+      const report = job.shareReport(target.share);
+      const started = Date.now();
+      try {
+        await runSharePass({
+          ...target,
+          source: this.options.source(target),
+          client: this.options.client,
+          alias,
+          dryRun: info.dryRun,
+          force: info.kind !== 'pass',
+          concurrency: this.options.concurrency ?? 16,
+          lookahead: this.options.lookahead ?? 8,
+          signal: controller.signal,
+          counts: report,
+          log,
+        });
+      } catch (error) {
+        report.error = describeError(error).error;
+        info.errors.push(`share ${target.share}: ${report.error}`);
+        if (isIndexFailure(error)) break;
+      } finally {
+        report.durationMs = Date.now() - started;
+        wrote ||= report.indexed + report.removed > 0;
+      }
+    }
+    info.walked = !controller.signal.aborted && info.errors.length === 0;
+    // Make the result searchable now rather than at the next periodic refresh.
+    if (!info.dryRun && wrote) await this.options.client.indices.refresh({ index: alias }).catch(() => undefined);
+  }
+
+  private async indexedCount(shares: string[]): Promise<number | null> {
+    try {
+      const { count } = await this.options.client.count({ index: this.options.alias, query: { terms: { share: shares } } });
+      return count;
+    } catch {
+      return null;
+    }
+  }
+}

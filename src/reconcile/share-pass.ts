@@ -1,0 +1,211 @@
+/**
+ * One share brought in line with the index: the ordered walk merged with the indexed pages (diff.ts), and each
+ * difference applied with bounded concurrency: missing and changed pages read, rendered and upserted, documents
+ * of deleted or unreadable pages removed. With `force` (the reindex command) unchanged pages are written too;
+ * without a writer (dry run) nothing is read or written beyond what the diff needs, only counted.
+ *
+ * It stops at the first failure that is not about one page (an SMB connection, Elasticsearch): what was applied
+ * until then is correct, and the next pass does the rest.
+ */
+import type { Client } from '@elastic/elasticsearch';
+import { indexedPages } from '../search/inventory.js';
+import { documentId, type WikiDocument, type WikiPageSource } from '../wiki/document.js';
+import { diffShare, groupGone, type DiffItem, type GoneInFolder } from './diff.js';
+import { IndexWriter } from './index-writer.js';
+import type { FolderListing, NameListing, PageOutcome } from './listing.js';
+import { mapConcurrent } from './map-concurrent.js';
+import { walkWikiPages } from './ordered-walk.js';
+import type { SearchLog } from '../search/log.js';
+
+/** Where one share's pages come from: in the service, the smb-reader and indexer pools. */
+export interface ShareSource {
+  listFolder(path: string): Promise<FolderListing>;
+  /** The names in a folder, to confirm deletions. */
+  listNames(path: string): Promise<NameListing>;
+  readPage(path: string): Promise<PageOutcome>;
+  /** Throws PageRenderError for a page that cannot be rendered; any other error stops the pass. */
+  renderPage(source: WikiPageSource): Promise<WikiDocument>;
+}
+
+/** This one page could not be turned into a document; the pass goes on. */
+export class PageRenderError extends Error {
+  override readonly name = 'PageRenderError';
+}
+
+/** What a pass (or a dry run: what it would do) did to one share. Updated while it runs. */
+export interface ShareCounts {
+  /** Pages found on the share that the indexer account may read. */
+  seen: number;
+  /** Pages that were not in the index. */
+  added: number;
+  /** Pages whose version token (size, modification time, ACL) changed. */
+  updated: number;
+  /** Pages whose version token matched; a forced run writes them anyway. */
+  unchanged: number;
+  /** Documents written (delivered to Elasticsearch; in a dry run: that would be written). */
+  indexed: number;
+  /** Documents deleted (delivered; in a dry run: that would be deleted): their page is gone or unreadable. */
+  removed: number;
+  /** Pages (and pages below folders) the indexer account may not read. */
+  unreadable: number;
+  /** Pages that could not be read or rendered; tried again at the next pass. */
+  failed: number;
+  /** Folders that could not be listed for another reason than access; what the index held below them was kept. */
+  skippedFolders: number;
+}
+
+export function emptyCounts(): ShareCounts {
+  return { seen: 0, added: 0, updated: 0, unchanged: 0, indexed: 0, removed: 0, unreadable: 0, failed: 0, skippedFolders: 0 };
+}
+
+export function addCounts(total: ShareCounts, part: ShareCounts): void {
+  for (const key of Object.keys(total) as (keyof ShareCounts)[]) total[key] += part[key];
+}
+
+export interface SharePassOptions {
+  server: string;
+  share: string;
+  source: ShareSource;
+  client: Client;
+  alias: string;
+  /** Count what would change, write nothing. */
+  dryRun: boolean;
+  /** Write unchanged pages too. */
+  force: boolean;
+  /** Differences applied at once. */
+  concurrency: number;
+  /** Folder listings requested ahead of the walk, per level. */
+  lookahead: number;
+  /** Stops the pass between pages (a cancelled reindex, a shutdown). */
+  signal: AbortSignal;
+  /** Filled in as the pass goes. */
+  counts: ShareCounts;
+  log: SearchLog;
+}
+
+type Outcome = 'added' | 'updated' | 'unchanged';
+
+/** Deleted pages confirmed with one listing of their `.wiki/` folder, at most this many at once. */
+const GONE_GROUP = 500;
+
+/** A name as SMB compares it: case-insensitively (and macOS clients write NFD). */
+function comparableName(name: string): string {
+  return name.normalize('NFC').toLowerCase();
+}
+
+export async function runSharePass(options: SharePassOptions): Promise<void> {
+  const { server, share, source, counts, log } = options;
+  const writer = options.dryRun
+    ? null
+    : new IndexWriter({
+        client: options.client,
+        alias: options.alias,
+        log,
+        onDelivered: ({ upserted, deleted, rejected }) => {
+          counts.indexed += upserted;
+          counts.removed += deleted;
+          counts.failed += rejected;
+        },
+      });
+
+  const indexPage = async (path: string, outcome: Outcome, indexedId: string | null): Promise<void> => {
+    if (writer === null) {
+      counts[outcome]++;
+      counts.indexed++;
+      return;
+    }
+    const read = await source.readPage(path);
+    switch (read.status) {
+      case 'read': {
+        let doc: WikiDocument;
+        try {
+          doc = await source.renderPage({ server, share, path, ...read.page });
+        } catch (error) {
+          if (!(error instanceof PageRenderError)) throw error;
+          counts.failed++;
+          log.warn({ share, path, error: error.message }, 'wiki page not indexed');
+          return;
+        }
+        await writer.upsert(doc);
+        counts[outcome]++;
+        return;
+      }
+      case 'gone':
+      case 'denied':
+        // Gone or locked away since the walk: whatever the index holds for it goes.
+        if (read.status === 'denied') counts.unreadable++;
+        if (indexedId !== null) await remove(indexedId);
+        return;
+      case 'failed':
+        counts.failed++;
+        log.warn({ share, path, error: read.error }, 'wiki page not read');
+        return;
+    }
+  };
+
+  const remove = async (id: string): Promise<void> => {
+    if (writer === null) counts.removed++;
+    else await writer.delete(id);
+  };
+
+  /** A document without a page in the walk is deleted only if its file is really gone (see DiffItem 'gone'). */
+  const removeIfGone = async (id: string, path: string): Promise<void> => {
+    const read = await source.readPage(path);
+    if (read.status === 'gone' || read.status === 'denied') await remove(id);
+  };
+
+  /** The same for the documents of one `.wiki/` folder: one listing tells which files are still there. */
+  const removeGoneInFolder = async ({ wikiDir, pages }: GoneInFolder): Promise<void> => {
+    const listing = await source.listNames(wikiDir);
+    if (listing.state === 'failed') return;
+    const present = new Set(listing.state === 'listed' ? listing.names.map(comparableName) : []);
+    for (const page of pages) {
+      if (!present.has(comparableName(page.path.slice(page.path.lastIndexOf('/') + 1)))) await remove(page.id);
+    }
+  };
+
+  const apply = async (item: DiffItem | GoneInFolder): Promise<void> => {
+    switch (item.kind) {
+      case 'gone-in-folder':
+        return removeGoneInFolder(item);
+      case 'missing':
+        counts.seen++;
+        return indexPage(item.path, 'added', null);
+      case 'changed':
+        counts.seen++;
+        return indexPage(item.path, 'updated', item.id);
+      case 'unchanged':
+        counts.seen++;
+        if (options.force) return indexPage(item.path, 'unchanged', item.id);
+        counts.unchanged++;
+        return;
+      case 'gone':
+        return removeIfGone(item.id, item.path);
+      case 'misplaced':
+        return remove(item.id);
+      case 'unreadable':
+        counts.unreadable++;
+        if (item.id !== null) await remove(item.id);
+        return;
+      case 'denied':
+        log.info({ share, folder: item.prefix }, 'wiki pass: the indexer account may not list this folder; nothing below it is indexed');
+        return;
+      case 'skipped':
+        counts.skippedFolders++;
+        log.warn({ share, folder: item.prefix, reason: item.reason, kept: item.kept }, 'wiki pass: folder not listed, its documents kept as they are');
+        return;
+    }
+  };
+
+  const walk = walkWikiPages((path) => source.listFolder(path), { lookahead: options.lookahead });
+  const indexed = indexedPages(options.client, share, { alias: options.alias });
+  const diff = groupGone(diffShare(walk, indexed, (path) => documentId(server, share, path)), GONE_GROUP);
+  try {
+    for await (const _ of mapConcurrent(diff, options.concurrency, apply)) {
+      if (options.signal.aborted) break;
+    }
+  } finally {
+    // What was decided until a stop or failure is delivered (or fails again, when Elasticsearch is the problem).
+    await writer?.flush();
+  }
+}

@@ -1,0 +1,60 @@
+// Elasticsearch stopped while a reconciler pass writes: the pass stops cleanly and says so (report, log); the
+// service keeps answering; once Elasticsearch is back, the next pass completes the repair, document by document.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, it } from 'node:test';
+import { startJob } from '../../../src/reconcile/admin-client.js';
+import type { JobInfo } from '../../../src/reconcile/jobs.js';
+import { DEFAULT_ALIAS } from '../../../src/search/mapping.js';
+import { waitFor } from '../../support/service.js';
+import { stopElasticsearch } from '../../testbed/elasticsearch.js';
+import { markdownPage } from './markdown.js';
+import { assertSameDocuments, expectedFacts, indexedFacts, runJob, scratchService, shareAs, socketOf, writeFiles, type DocumentFacts } from './support.js';
+
+const run = promisify(execFile);
+const TESTBED_CLI = fileURLToPath(new URL('../../testbed/cli.js', import.meta.url));
+const FOLDERS = 40;
+const PAGES_PER_FOLDER = 75;
+
+describe('an Elasticsearch outage during a pass', () => {
+  const fixture = scratchService('_reconout');
+  const inScratch = (facts: Map<string, DocumentFacts>) => new Map([...facts].filter(([, f]) => f.path.startsWith(`${fixture.scratch}/`)));
+
+  it('stops the pass cleanly, and the next pass completes the repair', async () => {
+    const files: [string, string][] = [];
+    for (let f = 0; f < FOLDERS; f++) {
+      for (let p = 0; p < PAGES_PER_FOLDER; p++) files.push([`${fixture.scratch}/Ordner-${f}/.wiki/seite-${p}.md`, markdownPage(f * 1000 + p, 1500)]);
+    }
+    await writeFiles(fixture.admin, files);
+
+    let outage: Promise<string> | undefined;
+    let interrupted: JobInfo;
+    try {
+      const job = await startJob(socketOf(fixture.service), { kind: 'pass' }, (info) => {
+        if (outage === undefined && info.added >= 50) outage = stopElasticsearch();
+      });
+      interrupted = await job.finished;
+      assert.ok(outage, `Elasticsearch was stopped while the pass ran: ${JSON.stringify(interrupted)}`);
+      await outage;
+      assert.equal(interrupted.state, 'failed');
+      assert.match(interrupted.errors.join('\n'), /wiki-md|ECONNREFUSED|ConnectionError/);
+      assert.ok(interrupted.indexed < files.length, `indexed ${interrupted.indexed} before the outage`);
+      // It says what it did, and the service keeps answering.
+      await waitFor(async () => fixture.service.output().includes('"msg":"wiki pass failed with problems"'), 5_000);
+      assert.equal((await fetch(`${fixture.service.url}/healthz`)).status, 200);
+    } finally {
+      await run(process.execPath, [TESTBED_CLI, 'up'], { maxBuffer: 16 * 1024 * 1024 });
+      await fixture.es.cluster.health({ index: DEFAULT_ALIAS, wait_for_status: 'yellow', timeout: '60s' });
+    }
+
+    const repair = await runJob(fixture.service, { kind: 'pass' });
+    assert.equal(repair.state, 'finished', JSON.stringify(repair.errors));
+    assert.ok(repair.added > 0, 'the pass after the outage indexed what the interrupted one did not');
+    const indexer = shareAs(fixture.smb, fixture.env, fixture.env.indexer, 'schule');
+    const expected = inScratch(await expectedFacts(indexer, 'schule'));
+    assert.equal(expected.size, files.length);
+    assertSameDocuments(inScratch(await indexedFacts(fixture.es, 'schule')), expected, fixture.scratch);
+  });
+});
