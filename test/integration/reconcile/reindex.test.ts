@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { reconcilerStatus } from '../../../src/reconcile/admin-client.js';
 import type { JobInfo } from '../../../src/reconcile/jobs.js';
+import { IndexManager } from '../../../src/search/index-manager.js';
 import { documentId } from '../../../src/wiki/document.js';
 import { waitFor, writeServiceConfig } from '../../support/service.js';
 import { AdminApi, postWebhook } from '../webhooks/api.js';
@@ -113,10 +114,40 @@ describe('fileproxy reindex', () => {
     assert.ok(indexed.has(documentId(SERVER, 'schule', `${fixture.scratch}/Klasse-0/.wiki/nachgereicht.md`)));
   });
 
+  it('--rebuild fills a new versioned index from every share and switches the alias at the end', async () => {
+    const manager = new IndexManager({ client: fixture.es });
+    const [before] = await manager.aliasTargets();
+    const api = new WikiClient(fixture.service.url, fixture.env);
+    const statuses: number[] = [];
+    let done = false;
+    const searching = (async () => {
+      while (!done) statuses.push((await api.request('/wiki/search', { caller: { user: 'anna', groups: ['Lehrer'] }, body: { q: 'Elternabend' } })).status);
+    })();
+    let result: CliRun;
+    try {
+      result = await reindex(['--rebuild', '--json', ...config()]);
+    } finally {
+      done = true;
+      await searching;
+    }
+    assert.equal(result.code, 0, result.stderr);
+    const report = JSON.parse(result.stdout) as JobInfo;
+    assert.deepEqual([report.kind, report.state, report.shares], ['rebuild', 'finished', ['schule', 'verwaltung']]);
+    assert.equal(report.rebuild?.from, before);
+    assert.equal(report.rebuild?.to, `wiki-md-v${manager.generationOf(before!)! + 1}`);
+    assert.deepEqual(await manager.aliasTargets(), [report.rebuild!.to]);
+    assert.equal(await fixture.es.indices.exists({ index: before! }), false, 'the old index is gone');
+    assert.ok(report.rebuild!.documents >= FOLDERS * PAGES_PER_FOLDER, `${report.rebuild!.documents} documents`);
+    assert.ok(statuses.length >= 5, `${statuses.length} searches during the rebuild`);
+    assert.deepEqual([...new Set(statuses)], [200]);
+    // The pass that follows a rebuild brings over what the post-write hook wrote to the old index meanwhile.
+    await waitFor(async () => (await reconcilerStatus(socketOf(fixture.service))).lastPass?.trigger === 'rebuild', 60_000);
+  });
+
   it('stops on Ctrl-C: the service ends the job, what was indexed stays, and it keeps answering', async () => {
     const socket = socketOf(fixture.service);
     const result = await reindex(['--share', 'schule', ...config()], (child) => {
-      void waitFor(async () => ((await reconcilerStatus(socket)).running?.added ?? 0) > 0, 30_000).then(() => child.kill('SIGINT'));
+      void waitFor(async () => ((await reconcilerStatus(socket)).running?.seen ?? 0) >= 100, 30_000).then(() => child.kill('SIGINT'));
     });
     assert.equal(result.code, 130, result.stderr);
     assert.match(result.stderr, /stopping/);

@@ -1,0 +1,115 @@
+/**
+ * The benchmark's wiki: `pages` Markdown pages of 1–20 KiB (log-uniform sizes) in `folders` folders, each with
+ * a `.wiki/` of its own, written straight onto the DC's disk under `<share path>/<root>/`.
+ *
+ * ACLs: files written on the disk carry no NT ACL, and Samba would show a default one made from the Unix mode.
+ * So the NT ACLs are made by Samba itself once per ACL kind: a template folder gets a protected, inheritable ACL
+ * (smbcacls), and a folder and a page created in it over SMB inherit it. Their `security.NTACL` extended
+ * attributes (what Samba's acl_xattr module stores) are then copied onto every seeded folder, `.wiki/` and page
+ * of that kind with one `setfattr --restore`. Samba then reports, per folder, the ACL the folder would have had
+ * if an administrator had set it and the pages had inherited it.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { SmbShare } from '../../src/smb/index.js';
+import { markdownPage } from '../../test/integration/reconcile/markdown.js';
+import type { TestbedEnv } from '../../test/testbed/env.js';
+
+export interface SeedOptions {
+  env: TestbedEnv;
+  /** The share as the DC administrator. */
+  admin: SmbShare;
+  share: string;
+  root: string;
+  folders: number;
+  pages: number;
+}
+
+export interface Seed {
+  pages: number;
+  folders: number;
+  bytes: number;
+  aclKinds: number;
+}
+
+const READ = '0x1200a9';
+const FULL = '0x1f01ff';
+
+/** The ACL kinds: which groups may read. The indexer may read all; Builtin Administrators have full control. */
+function aclKinds(env: TestbedEnv): string[] {
+  const groups = Object.entries(env.groups).filter(([name]) => name !== 'Domain Users').map(([, sid]) => sid);
+  const indexer = env.users[env.indexer.user]!.sid;
+  const kinds: string[][] = [[env.groups['Domain Users']!]];
+  for (const group of groups) kinds.push([group]);
+  for (let i = 0; i + 1 < groups.length; i++) kinds.push([groups[i]!, groups[i + 1]!]);
+  return kinds.map((readers) => `D:P${[...readers, indexer].map((sid) => `(A;OICI;${READ};;;${sid})`).join('')}(A;OICI;${FULL};;;BA)`);
+}
+
+function smbcacls(env: TestbedEnv, share: string, path: string, args: string[]): void {
+  execFileSync('smbcacls', ['-s', env.samba.conf, `//${env.smb.host}/${share}`, path, '-U', `${env.dc_admin.user}%${env.dc_admin.password}`, ...args]);
+}
+
+function ntAcl(file: string): string {
+  const out = execFileSync('getfattr', ['--absolute-names', '-n', 'security.NTACL', '-e', 'base64', file], { encoding: 'utf8' });
+  const match = /security\.NTACL=(0s\S+)/.exec(out);
+  if (!match) throw new Error(`no security.NTACL on ${file}: ${out}`);
+  return match[1]!;
+}
+
+/** Log-uniform between 1 and 20 KiB: most pages short, some long. */
+function pageSize(n: number): number {
+  const u = ((n * 2654435761) % 1000) / 1000;
+  return Math.round(1024 * 20 ** u);
+}
+
+export async function seedWiki(options: SeedOptions): Promise<Seed> {
+  const { env, admin, share, root } = options;
+  const disk = env.smb.shares.find((s) => s.name === share)!.path;
+  const kinds = aclKinds(env);
+
+  // One template per ACL kind, made by Samba: folder ACL set, then a folder and a page created below it.
+  const templates = `${root}/.acl-templates`;
+  const blobs: { folder: string; file: string }[] = [];
+  for (const [k, sddl] of kinds.entries()) {
+    const dir = `${templates}/t${k}`;
+    await admin.mkdir(dir, { recursive: true });
+    smbcacls(env, share, dir, ['--sddl', '--set', sddl]);
+    await admin.mkdir(`${dir}/folder`);
+    await admin.writeFile(`${dir}/folder/page.md`, '# template\n');
+    blobs.push({ folder: ntAcl(join(disk, dir, 'folder')), file: ntAcl(join(disk, dir, 'folder', 'page.md')) });
+  }
+
+  const perFolder = Math.ceil(options.pages / options.folders);
+  const dump: string[] = [];
+  let bytes = 0;
+  let written = 0;
+  for (let f = 0; f < options.folders; f++) {
+    const folder = join(disk, root, `Schule-${String(Math.floor(f / 100)).padStart(2, '0')}`, `Klasse-${String(f).padStart(4, '0')}`);
+    const wiki = join(folder, '.wiki');
+    mkdirSync(wiki, { recursive: true });
+    const blob = blobs[f % blobs.length]!;
+    dump.push(`# file: ${folder}\nsecurity.NTACL=${blob.folder}\n`, `# file: ${wiki}\nsecurity.NTACL=${blob.folder}\n`);
+    for (let p = 0; p < perFolder && written < options.pages; p++, written++) {
+      const file = join(wiki, p === 0 ? 'index.md' : `seite-${p}.md`);
+      const content = markdownPage(written, pageSize(written));
+      writeFileSync(file, content);
+      bytes += Buffer.byteLength(content);
+      dump.push(`# file: ${file}\nsecurity.NTACL=${blob.file}\n`);
+    }
+  }
+  const dumpFile = join(tmpdir(), `indexbench-ntacl-${process.pid}.txt`);
+  writeFileSync(dumpFile, `${dump.join('\n')}\n`);
+  try {
+    execFileSync('setfattr', [`--restore=${dumpFile}`]);
+  } finally {
+    rmSync(dumpFile, { force: true });
+  }
+  return { pages: written, folders: options.folders, bytes, aclKinds: kinds.length };
+}
+
+/** Removes the seeded tree from the disk. */
+export function removeSeed(env: TestbedEnv, share: string, root: string): void {
+  rmSync(join(env.smb.shares.find((s) => s.name === share)!.path, root), { recursive: true, force: true });
+}
