@@ -4,15 +4,21 @@
 // recorded itself, never anything it did not start.
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
-import { listProcesses, readPidFile, stopProcess } from './processes.js';
+import { listProcesses, processInfo, readPidFile, stopProcess, type ProcessInfo } from './processes.js';
 import { note } from './progress.js';
 import { testbedDir } from './layout.js';
 
-/** How a testbed server's command line names its testbed dir, and where that dir keeps the pid. */
+/**
+ * Command lines that name a testbed dir: Samba's children carry the config file
+ * (the root process renames itself), Elasticsearch its home.
+ */
+const TESTBED_IN_CMDLINE = [/(\/\S+\/\.testbed)\/samba\/etc\/smb\.conf/, /-Des\.path\.home=(\/\S+\/\.testbed)\/elasticsearch\//];
+
+/** Where a testbed dir records the pid of each server it started, and how that process looks (pids get reused). */
 const SERVERS = [
-  { name: 'samba', dirInCmdline: /(\/\S+\/\.testbed)\/samba\/etc\/smb\.conf/, pidFile: 'samba/run/samba.pid' },
-  { name: 'elasticsearch', dirInCmdline: /-Des\.path\.home=(\/\S+\/\.testbed)\/elasticsearch\//, pidFile: 'elasticsearch/es.pid' },
-] as const;
+  { name: 'samba', pidFile: 'samba/run/samba.pid', is: (info: ProcessInfo) => info.comm === 'samba' },
+  { name: 'elasticsearch', pidFile: 'elasticsearch/es.pid', is: (info: ProcessInfo, dir: string) => info.cmdline.includes(`${dir}/elasticsearch/`) },
+];
 
 /** The dir with symbolic links resolved; as written when it does not exist (yet). */
 function resolved(dir: string): string {
@@ -25,12 +31,18 @@ function resolved(dir: string): string {
 
 export async function stopOtherCheckoutsTestbeds(): Promise<void> {
   const ours = resolved(testbedDir);
+  const others = new Set<string>();
   for (const info of await listProcesses()) {
+    for (const pattern of TESTBED_IN_CMDLINE) {
+      const dir = pattern.exec(info.cmdline)?.[1];
+      if (dir && resolved(dir) !== ours) others.add(dir);
+    }
+  }
+  for (const dir of others) {
     for (const server of SERVERS) {
-      const dir = server.dirInCmdline.exec(info.cmdline)?.[1];
-      if (!dir || resolved(dir) === ours) continue;
-      // Only the process that testbed recorded as its server (children go with it).
-      if ((await readPidFile(path.join(dir, server.pidFile))) !== info.pid) continue;
+      const pid = await readPidFile(path.join(dir, server.pidFile));
+      const info = pid === undefined ? undefined : await processInfo(pid);
+      if (!info || !server.is(info, dir)) continue;
       note(`stopping the ${server.name} of another checkout's testbed (${dir}, pid ${info.pid})`);
       await stopProcess(info.pid);
     }
