@@ -4,7 +4,7 @@ import { compareCodePoints } from '../../../src/reconcile/code-point-order.js';
 import { diffShare, groupGone, OrderError, type DiffItem } from '../../../src/reconcile/diff.js';
 import { walkItemKey, type WalkItem } from '../../../src/reconcile/ordered-walk.js';
 import type { IndexedPage } from '../../../src/search/inventory.js';
-import { randomInts } from './random-ints.js';
+import { randomInts } from './fixtures.js';
 
 const idOf = (path: string) => `id:${path.toLowerCase()}`;
 
