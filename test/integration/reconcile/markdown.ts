@@ -2,7 +2,7 @@
  * Wiki pages that look like a school's: headings, paragraphs, lists, a table, links, now and then a code block,
  * in German-like words; deterministic for a seed. Used by the reconciler tests and bench/index.
  */
-import { randomInts } from '../../unit/reconcile/random-ints.js';
+import { randomInts } from '../../unit/reconcile/fixtures.js';
 
 const WORDS = [
   'Schule', 'Klasse', 'Elternabend', 'Hausaufgaben', 'Vertretungsplan', 'Klassenfahrt', 'Mathematik', 'Deutsch', 'Englisch',
