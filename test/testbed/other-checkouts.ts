@@ -2,9 +2,9 @@
 // running by another checkout of this repository (an earlier clone, a CI run)
 // would make `up` fail here, so `up` stops it first — by the pids that testbed
 // recorded itself, never anything it did not start.
-import { readlinkSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
-import { listProcesses, processInfo, readPidFile, stopProcess, type ProcessInfo } from './processes.js';
+import { inOurNetwork, listProcesses, processInfo, readPidFile, stopProcess, type ProcessInfo } from './processes.js';
 import { note } from './progress.js';
 import { testbedDir } from './layout.js';
 
@@ -29,21 +29,11 @@ function resolved(dir: string): string {
   }
 }
 
-/** The network namespace of a process; testbeds in other namespaces hold other ports and are left alone. */
-function netNamespace(pid: number | 'self'): string | undefined {
-  try {
-    return readlinkSync(`/proc/${pid}/ns/net`);
-  } catch {
-    return undefined;
-  }
-}
-
 export async function stopOtherCheckoutsTestbeds(): Promise<void> {
   const ours = resolved(testbedDir);
-  const ourNetwork = netNamespace('self');
   const others = new Set<string>();
   for (const info of await listProcesses()) {
-    if (netNamespace(info.pid) !== ourNetwork) continue;
+    if (!inOurNetwork(info.pid)) continue;
     for (const pattern of TESTBED_IN_CMDLINE) {
       const dir = pattern.exec(info.cmdline)?.[1];
       if (dir && resolved(dir) !== ours) others.add(dir);

@@ -1,6 +1,6 @@
 // Child commands, pid files and port/exit polling shared by the testbed components.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -80,6 +80,15 @@ function parseStat(stat: string): StatFields {
 export function isAlive(pid: number): boolean {
   try {
     return parseStat(readFileSync(`/proc/${pid}/stat`, 'utf8')).state !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** Whether a process shares our network namespace: one in another holds other ports and is none of our business. */
+export function inOurNetwork(pid: number): boolean {
+  try {
+    return readlinkSync(`/proc/${pid}/ns/net`) === readlinkSync('/proc/self/ns/net');
   } catch {
     return false;
   }

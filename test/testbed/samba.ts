@@ -5,7 +5,7 @@ import { dcAddress, dcAdmin, dcHostName, netbiosDomain, realm } from './domain.j
 import { exists, fileTail } from './files.js';
 import { layout } from './layout.js';
 import {
-  isPortOpen, listProcesses, recordedProcess, run, stopProcess, waitUntil,
+  inOurNetwork, isPortOpen, listProcesses, recordedProcess, run, stopProcess, waitUntil,
   type ProcessInfo,
 } from './processes.js';
 import { note } from './progress.js';
@@ -102,6 +102,7 @@ async function assertNoForeignSamba(ours: number | undefined): Promise<void> {
   const foreign = processes.filter(
     (info) =>
       sambaDaemons.has(info.comm) &&
+      inOurNetwork(info.pid) &&
       !(ours !== undefined && descendsFrom(info, ours, byPid)) &&
       !info.cmdline.includes(layout.samba.conf),
   );
