@@ -14,6 +14,7 @@ import {
   parseCloseResponse, parseCreateResponse, parseReadResponse, readRequest, setInfoRequest, writeRequest, type CreateParams,
 } from '../smb/messages.js';
 import { FileHandle, internalIdRequest, openDoClose, parseInternalIdResponse, setInfoByPath } from '../smb/open.js';
+import { toSmbPath } from '../smb/paths.js';
 import type { Tree } from '../smb/tree.js';
 import { baseName, joinPath, parentPath } from './dav-path.js';
 import type { DavEntry } from './properties.js';
@@ -34,10 +35,6 @@ export interface UploadResult {
   entry: DavEntry;
   /** The target did not exist before. */
   created: boolean;
-}
-
-function toSmb(path: string): string {
-  return path.replaceAll('/', '\\');
 }
 
 export class DavStorage {
@@ -126,7 +123,7 @@ export class DavStorage {
       early?.catch(() => undefined);
       const opened = await tree.compound([
         createRequest({
-          name: toSmb(temp),
+          name: toSmbPath(temp),
           desiredAccess: Access.FILE_WRITE_DATA | Access.FILE_WRITE_ATTRIBUTES | Access.DELETE | READ_ATTRS,
           disposition: Disposition.CREATE,
           createOptions: CreateOptions.NON_DIRECTORY_FILE,
@@ -135,7 +132,7 @@ export class DavStorage {
         writeRequest(RELATED_FILE_ID, 0, firstBlock),
         internalIdRequest(),
       ]).then((responses) => {
-        assertStatus(responses[0]!, `CREATE ${tree.shareName}\\${toSmb(temp)}`);
+        assertStatus(responses[0]!, `CREATE ${tree.shareName}\\${toSmbPath(temp)}`);
         return responses;
       }).catch(async (err: unknown) => {
         // Whatever `decide` took (a lease) must be known to the caller before it cleans up.
@@ -143,12 +140,12 @@ export class DavStorage {
         throw err;
       });
       const created = parseCreateResponse(opened[0]!.reader);
-      const handle = new FileHandle(tree, toSmb(temp), created.fileId, created);
+      const handle = new FileHandle(tree, toSmbPath(temp), created.fileId, created);
       let mode: CommitMode;
       let size = firstBlock.length;
       try {
-        assertStatus(opened[1]!, `WRITE ${tree.shareName}\\${toSmb(temp)}`);
-        assertStatus(opened[2]!, `QUERY_INFO ${tree.shareName}\\${toSmb(temp)}`);
+        assertStatus(opened[1]!, `WRITE ${tree.shareName}\\${toSmbPath(temp)}`);
+        assertStatus(opened[2]!, `QUERY_INFO ${tree.shareName}\\${toSmbPath(temp)}`);
         for (let next = second; !next.done; next = await blocks.next()) {
           await handle.write(size, next.value);
           size += next.value.length;
@@ -162,7 +159,7 @@ export class DavStorage {
       const fileId = parseInternalIdResponse(opened[2]!);
       const replace = mode === 'replace';
       const done = await tree.compound([
-        setInfoRequest(handle.fileId, InfoType.FILE, FileInfoClass.FileRenameInformation, renameInfo(toSmb(path), replace)),
+        setInfoRequest(handle.fileId, InfoType.FILE, FileInfoClass.FileRenameInformation, renameInfo(toSmbPath(path), replace)),
         closeRequest(handle.fileId, true),
       ]);
       let isNew = !replace;
@@ -170,7 +167,7 @@ export class DavStorage {
         // The CLOSE of the same round trip ran: the temporary file is closed but still there.
         try {
           if (mode !== 'create-or-replace' || done[0]!.header.status !== NtStatus.OBJECT_NAME_COLLISION) {
-            assertStatus(done[0]!, `rename to ${tree.shareName}\\${toSmb(path)}`);
+            assertStatus(done[0]!, `rename to ${tree.shareName}\\${toSmbPath(path)}`);
           }
           await renameByPath(tree, temp, path, true);
           isNew = false;
@@ -222,7 +219,7 @@ async function onceMore<T>(read: () => Promise<T>): Promise<T> {
 
 function readParams(path: string): CreateParams {
   return {
-    name: toSmb(path),
+    name: toSmbPath(path),
     desiredAccess: Access.FILE_READ_DATA | READ_ATTRS,
     disposition: Disposition.OPEN,
     createOptions: CreateOptions.NON_DIRECTORY_FILE,
@@ -230,12 +227,12 @@ function readParams(path: string): CreateParams {
 }
 
 function renameByPath(tree: Tree, from: string, to: string, replace: boolean): Promise<void> {
-  return setInfoByPath(tree, { name: toSmb(from), desiredAccess: Access.DELETE | READ_ATTRS, disposition: Disposition.OPEN },
-    FileInfoClass.FileRenameInformation, renameInfo(toSmb(to), replace));
+  return setInfoByPath(tree, { name: toSmbPath(from), desiredAccess: Access.DELETE | READ_ATTRS, disposition: Disposition.OPEN },
+    FileInfoClass.FileRenameInformation, renameInfo(toSmbPath(to), replace));
 }
 
 function deleteByPath(tree: Tree, path: string): Promise<void> {
-  return setInfoByPath(tree, { name: toSmb(path), desiredAccess: Access.DELETE | READ_ATTRS, disposition: Disposition.OPEN },
+  return setInfoByPath(tree, { name: toSmbPath(path), desiredAccess: Access.DELETE | READ_ATTRS, disposition: Disposition.OPEN },
     FileInfoClass.FileDispositionInformation, dispositionInfo(true));
 }
 
