@@ -1,5 +1,5 @@
 // One supervised actor: its worker thread, its state, and its restarts.
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { ActorDetails, ActorKind, ActorStartData, ActorToSupervisor, ServiceSecrets, SupervisorToActor } from '../src/runtime/control.js';
 import type { ActorHealth, ActorState } from '../src/messages/supervisor.js';
@@ -36,6 +36,7 @@ export class ActorCell {
     private readonly entry: URL,
     private readonly config: unknown,
     private readonly secrets: ServiceSecrets,
+    private readonly heapLimits: ResourceLimits,
     limits: RestartLimits,
     private readonly events: CellEvents,
     private readonly log: Logger,
@@ -46,7 +47,7 @@ export class ActorCell {
   start(): void {
     this.crashReason = undefined;
     const data: ActorStartData = { name: this.name, kind: this.kind, config: this.config, secrets: this.secrets };
-    const worker = new Worker(this.entry, { workerData: data, name: this.name });
+    const worker = new Worker(this.entry, { workerData: data, name: this.name, resourceLimits: this.heapLimits });
     this.worker = worker;
     worker.on('message', (msg: ActorToSupervisor) => this.onMessage(msg));
     // 'error' precedes 'exit' for uncaught errors the actor could not report itself.

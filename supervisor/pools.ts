@@ -1,6 +1,7 @@
 // The supervisor's worker pools. piscina replaces a pool worker that dies by
 // itself and fails only the task it was running, so pools need no restart
 // policy of ours; we only report their state.
+import type { ResourceLimits } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { ActorHealth } from '../src/messages/supervisor.js';
 import type { IndexerResult, IndexerTask, SmbReaderResult, SmbReaderTask } from '../src/messages/pools.js';
@@ -9,11 +10,20 @@ export class WorkerPool<Task, Result> {
   private readonly piscina: Piscina<Task, Result>;
   private closing = false;
 
-  constructor(readonly name: string, entry: URL, threads: number, workerData: unknown) {
+  /** `tasksPerThread`: tasks a thread runs at once; more than 1 for tasks that mostly wait for I/O. */
+  constructor(
+    readonly name: string,
+    entry: URL,
+    threads: number,
+    workerData: unknown,
+    options: { tasksPerThread?: number; resourceLimits?: ResourceLimits } = {},
+  ) {
     this.piscina = new Piscina({
       filename: entry.href,
       minThreads: threads,
       maxThreads: threads,
+      concurrentTasksPerWorker: options.tasksPerThread ?? 1,
+      ...(options.resourceLimits ? { resourceLimits: options.resourceLimits } : {}),
       workerData,
       // Keep a bounded queue so that overload shows up as errors, not memory.
       maxQueue: threads * 64,

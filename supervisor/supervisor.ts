@@ -12,10 +12,13 @@ import { Readiness } from '../src/metrics/readiness.js';
 import { mergeSnapshots, type MetricSnapshot, type MetricsSource } from '../src/metrics/snapshot.js';
 import { SupervisorMetrics } from '../src/metrics/supervisor-metrics.js';
 import { ActorCell, type CellEvents } from './actor-cell.js';
+import { actorHeapLimits, POOL_HEAP_LIMITS } from './heap-limits.js';
 import { WorkerPool, type IndexerPool, type SmbReaderPool } from './pools.js';
 import { instanceNames, linked } from './topology.js';
 
 const STARTUP_TIMEOUT_MS = 30_000;
+/** SMB tasks (page reads, folder listings) one smb-reader thread runs at once. */
+const SMB_READS_PER_THREAD = 16;
 /** An actor that does not hand over its metrics this fast is left out of a scrape (its actor_up says why). */
 const METRICS_TIMEOUT_MS = 2_000;
 
@@ -38,8 +41,12 @@ export class Supervisor {
     this.readiness = new Readiness(dependencyProbes(config, secrets));
     const poolEntry = (kind: string) => new URL(`../actors/${kind}/task.js`, import.meta.url);
     const poolData = { config, secrets };
-    this.smbReaders = new WorkerPool('smb-reader', poolEntry('smb-reader'), config.workers.smb_readers, poolData);
-    this.indexers = new WorkerPool('indexer', poolEntry('indexer'), config.workers.indexers, poolData);
+    // SMB reads mostly wait for the server: each thread keeps several in flight on its connection.
+    this.smbReaders = new WorkerPool('smb-reader', poolEntry('smb-reader'), config.workers.smb_readers, poolData, {
+      tasksPerThread: SMB_READS_PER_THREAD,
+      resourceLimits: POOL_HEAP_LIMITS,
+    });
+    this.indexers = new WorkerPool('indexer', poolEntry('indexer'), config.workers.indexers, poolData, { resourceLimits: POOL_HEAP_LIMITS });
 
     const events: CellEvents = {
       ready: (cell) => this.wire(cell),
@@ -65,7 +72,7 @@ export class Supervisor {
     for (const kind of Object.keys(counts) as ActorKind[]) {
       for (const name of instanceNames(kind, counts[kind])) {
         const entry = new URL(`../actors/${kind}/main.js`, import.meta.url);
-        this.cells.push(new ActorCell(name, kind, entry, config, secrets, limits, events, log));
+        this.cells.push(new ActorCell(name, kind, entry, config, secrets, actorHeapLimits(kind), limits, events, log));
       }
     }
   }
@@ -153,8 +160,8 @@ export class Supervisor {
         resultOf(await this.smbReaders.run({ type: 'list-pages', server, share }), 'page-list').listing,
       listWikiFolder: async (server, share, path) =>
         resultOf(await this.smbReaders.run({ type: 'list-wiki-folder', server, share, path }), 'wiki-folder').listing,
-      readPageForIndex: async (page) =>
-        resultOf(await this.smbReaders.run({ type: 'read-page-for-index', page }), 'page-outcome').outcome,
+      loadPageDocument: async (page, known) =>
+        resultOf(await this.smbReaders.run({ type: 'load-page-document', page, ...(known ? { known } : {}) }), 'page-document').outcome,
       listFolderNames: async (server, share, path) =>
         resultOf(await this.smbReaders.run({ type: 'list-names', server, share, path }), 'names').listing,
       renderPage: async (source) => resultOf(await this.indexers.run({ type: 'render-page', source }), 'document').document,

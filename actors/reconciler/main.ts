@@ -4,7 +4,7 @@
 // - The drift reconciler (src/reconcile/reconciler.ts) runs a pass shortly after start and then every
 //   `reconciler.interval`, and the reindex / rebuild jobs of `fileproxy reindex`, one job at a time.
 // - The admin channel (src/reconcile/admin-server.ts) is the Unix socket `fileproxy reindex` talks to.
-// Pages are listed, read and rendered by the supervisor's pools. With `elasticsearch.enabled: false` it never
+// Pages are listed, read and rendered in the supervisor's smb-reader pool. With `elasticsearch.enabled: false` it never
 // connects to Elasticsearch, ignores page changes and refuses reindex requests.
 import { Registry } from 'prom-client';
 import type { Config } from '../../src/config/index.js';
@@ -14,12 +14,13 @@ import { reconcilerMetrics } from '../../src/metrics/actor-metrics.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { AdminChannel, type AdminTarget } from '../../src/reconcile/admin-server.js';
+import { runAsBackgroundThread } from '../../src/reconcile/background-priority.js';
 import { adminSocketPath } from '../../src/reconcile/admin-protocol.js';
 import type { JobInfo } from '../../src/reconcile/jobs.js';
 import { JobRequestError, Reconciler, type ReconcilerShare } from '../../src/reconcile/reconciler.js';
-import { PageRenderError, type ShareSource } from '../../src/reconcile/share-pass.js';
+import type { ShareSource } from '../../src/reconcile/share-pass.js';
 import { runActor } from '../../src/runtime/actor.js';
-import { RemoteError, type Remote } from '../../src/runtime/rpc.js';
+import type { Remote } from '../../src/runtime/rpc.js';
 import { createSearchClient } from '../../src/search/client.js';
 import { WikiIndexKeeper, type PassSummary } from '../../src/search/index-keeper.js';
 import { describeError } from '../../src/search/log.js';
@@ -33,13 +34,8 @@ const RETRY_DELAY_MS = 30_000;
 function poolSource(supervisor: Remote<SupervisorProtocol>, { server, share }: ReconcilerShare): ShareSource {
   return {
     listFolder: (path) => supervisor.listWikiFolder(server, share, path),
-    readPage: (path) => supervisor.readPageForIndex({ server, share, path }),
     listNames: (path) => supervisor.listFolderNames(server, share, path),
-    // The indexer pool threw for this page (its content); an unavailable pool or supervisor stops the pass.
-    renderPage: (source) =>
-      supervisor.renderPage(source).catch((error: unknown) => {
-        throw error instanceof RemoteError ? new PageRenderError(error.message) : error;
-      }),
+    loadDocument: (path, known) => supervisor.loadPageDocument({ server, share, path }, known),
   };
 }
 
@@ -63,6 +59,7 @@ async function openAdminChannel(path: string, target: AdminTarget, log: Paramete
 
 runActor<Config>(async (ctx) => {
   const { config, log } = ctx;
+  runAsBackgroundThread();
   const socketPath = adminSocketPath(config.storage.data_dir);
   if (!config.elasticsearch.enabled) {
     const disabled = 'the wiki search index is disabled (elasticsearch.enabled is false in config.yml)';

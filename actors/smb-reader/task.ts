@@ -3,11 +3,14 @@
 // connections and sessions are reused.
 import { threadId, workerData } from 'node:worker_threads';
 import type { PoolWorkerData, SmbReaderResult, SmbReaderTask } from '../../src/messages/pools.js';
-import { listNames, listWikiFolder, readPageForIndex } from '../../src/reconcile/share-folders.js';
+import { runAsBackgroundThread } from '../../src/reconcile/background-priority.js';
+import { listNames, listWikiFolder, loadPageDocument } from '../../src/reconcile/share-folders.js';
 import { SmbClient, SmbPool, type SmbShare } from '../../src/smb/index.js';
 import { listWikiPages, readWikiPage } from '../../src/wiki/share-reader.js';
 
 const { config, secrets } = workerData as PoolWorkerData;
+// Everything this pool does is indexing: requests are served by other threads first.
+runAsBackgroundThread();
 const client = new SmbClient(new SmbPool({ requestTimeoutMs: config.smb.request_timeout, idleTimeoutMs: config.smb.idle_timeout }));
 const shares = new Map<string, SmbShare>();
 
@@ -35,8 +38,8 @@ export default async function run(task: SmbReaderTask): Promise<SmbReaderResult>
       return { type: 'page-list', listing: await listWikiPages(indexerShare(task.server, task.share)) };
     case 'list-wiki-folder':
       return { type: 'wiki-folder', listing: await listWikiFolder(indexerShare(task.server, task.share), task.path) };
-    case 'read-page-for-index':
-      return { type: 'page-outcome', outcome: await readPageForIndex(indexerShare(task.page.server, task.page.share), task.page.path) };
+    case 'load-page-document':
+      return { type: 'page-document', outcome: await loadPageDocument(indexerShare(task.page.server, task.page.share), task.page, task.known) };
     case 'list-names':
       return { type: 'names', listing: await listNames(indexerShare(task.server, task.share), task.path) };
   }

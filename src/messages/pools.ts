@@ -1,7 +1,7 @@
 // Tasks the supervisor's worker pools run, declared once for both ends.
 // Each pool's task module handles exactly the union declared for it here.
 import type { Config } from '../config/index.js';
-import type { FolderListing, NameListing, PageOutcome } from '../reconcile/listing.js';
+import type { DocumentOutcome, FolderListing, NameListing, PageFacts } from '../reconcile/listing.js';
 import type { ServiceSecrets } from '../runtime/control.js';
 import type { SecurityDescriptor } from '../smb/security-descriptor.js';
 import type { WikiDocument, WikiPageSource } from '../wiki/document.js';
@@ -42,8 +42,8 @@ export type SmbReaderTask =
   | { type: 'list-pages'; server: string; share: string }
   /** The reconciler's walk: one folder, with the pages of its `.wiki/` (src/reconcile/share-folders.ts). */
   | { type: 'list-wiki-folder'; server: string; share: string; path: string }
-  /** One page for the reconciler; a missing or unreadable page is an outcome, not an error. */
-  | { type: 'read-page-for-index'; page: PageAddress }
+  /** One page read and rendered for the reconciler; a missing or unreadable page is an outcome, not an error. */
+  | { type: 'load-page-document'; page: PageAddress; known?: PageFacts }
   /** The names in one folder: the reconciler confirms deletions with it. */
   | { type: 'list-names'; server: string; share: string; path: string };
 export type SmbReaderResult =
@@ -52,7 +52,7 @@ export type SmbReaderResult =
   | { type: 'page'; page: PageRead | null }
   | { type: 'page-list'; listing: WikiListing }
   | { type: 'wiki-folder'; listing: FolderListing }
-  | { type: 'page-outcome'; outcome: PageOutcome }
+  | { type: 'page-document'; outcome: DocumentOutcome }
   | { type: 'names'; listing: NameListing };
 
 export type IndexerTask =

@@ -1,6 +1,6 @@
 // What actors may ask the supervisor, declared once for both ends.
 import type { ReadinessReport } from '../metrics/readiness.js';
-import type { FolderListing, NameListing, PageOutcome } from '../reconcile/listing.js';
+import type { DocumentOutcome, FolderListing, NameListing, PageFacts } from '../reconcile/listing.js';
 import type { ActorDetails } from '../runtime/control.js';
 import type { WikiDocument, WikiPageSource } from '../wiki/document.js';
 import type { PageRead, WikiListing } from './pools.js';
@@ -35,8 +35,8 @@ export interface SupervisorProtocol {
   listWikiPages(server: string, share: string): Promise<WikiListing>;
   /** smb-reader pool, indexer account: one folder of the reconciler's walk, with the pages of its `.wiki/`. */
   listWikiFolder(server: string, share: string, path: string): Promise<FolderListing>;
-  /** smb-reader pool, indexer account: one page for the reconciler, or why it cannot be read. */
-  readPageForIndex(page: PageAddress): Promise<PageOutcome>;
+  /** smb-reader pool, indexer account: one page read (only its content with `known`) and rendered, or why not. */
+  loadPageDocument(page: PageAddress, known?: PageFacts): Promise<DocumentOutcome>;
   /** smb-reader pool, indexer account: the names in one folder (the reconciler confirms deletions with it). */
   listFolderNames(server: string, share: string, path: string): Promise<NameListing>;
   /** indexer pool: the index document of a page that was read. */

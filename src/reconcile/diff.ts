@@ -7,14 +7,15 @@ import type { IndexedPage } from '../search/inventory.js';
 import { folderKey } from '../wiki/document.js';
 import { wikiPageLocation } from '../wiki/layout.js';
 import { compareCodePoints } from './code-point-order.js';
+import type { PageFacts } from './listing.js';
 import { walkItemKey, type WalkItem } from './ordered-walk.js';
 
 export type DiffItem =
-  /** On the share, not in the index. */
-  | { kind: 'missing'; path: string }
+  /** On the share, not in the index. `facts`: what the walk found out about the page. */
+  | { kind: 'missing'; path: string; facts: PageFacts }
   /** In both, but the version token differs. */
-  | { kind: 'changed'; id: string; path: string }
-  | { kind: 'unchanged'; id: string; path: string }
+  | { kind: 'changed'; id: string; path: string; facts: PageFacts }
+  | { kind: 'unchanged'; id: string; path: string; facts: PageFacts }
   /**
    * In the index, not found by the walk. Before deleting, make sure the file is really gone: it may have been
    * created after the walk passed its folder, or exist under another spelling of the same (case-insensitive) path.
@@ -113,9 +114,9 @@ export async function* diffShare(
           await x.advance();
         }
         if (item.kind === 'unreadable') yield { kind: 'unreadable', id, path: item.path };
-        else if (id === null) yield { kind: 'missing', path: item.path };
-        else if (same!.version === item.version) yield { kind: 'unchanged', id, path: item.path };
-        else yield { kind: 'changed', id, path: item.path };
+        else if (id === null) yield { kind: 'missing', path: item.path, facts: item.facts };
+        else if (same!.version === item.version) yield { kind: 'unchanged', id, path: item.path, facts: item.facts };
+        else yield { kind: 'changed', id, path: item.path, facts: item.facts };
       }
       kept = 0;
       await w.advance();

@@ -4,11 +4,12 @@
  * so a pass goes as fast as Elasticsearch takes documents and holds only a bounded number of them.
  * (The post-write hook's writer, src/search/bulk.ts, drops instead: it must never hold a request.)
  * A batch that cannot be delivered fails the writer: every later call throws that error, and the pass stops.
+ * Documents arrive as the JSON text of their `_source` (rendered and serialised in the pool thread that read the
+ * page), so the request body is put together by concatenation.
  */
-import type { Client } from '@elastic/elasticsearch';
-import { bulkRequestLines, countBulkItems, type BulkOperation } from '../search/bulk.js';
+import type { Client, estypes } from '@elastic/elasticsearch';
+import { countBulkItems } from '../search/bulk.js';
 import { describeError, type SearchLog } from '../search/log.js';
-import type { WikiDocument } from '../wiki/document.js';
 
 export interface IndexWriterOptions {
   client: Client;
@@ -37,11 +38,13 @@ export class IndexWriteError extends Error {
   override readonly name = 'IndexWriteError';
 }
 
-/** Room for the action line and JSON punctuation of one operation. */
-const OPERATION_OVERHEAD = 200;
+/** The NDJSON lines of one operation. */
+function indexLines(id: string, source: string): string {
+  return `{"index":{"_id":${JSON.stringify(id)}}}\n${source}\n`;
+}
 
-function approximateBytes(doc: WikiDocument): number {
-  return OPERATION_OVERHEAD + 2 * (doc.body.length + doc.title.length + doc.path.length) + 100 * doc.acl_allow.length;
+function deleteLine(id: string): string {
+  return `{"delete":{"_id":${JSON.stringify(id)}}}\n`;
 }
 
 export class IndexWriter {
@@ -53,7 +56,7 @@ export class IndexWriter {
   private readonly maxInFlight: number;
   private readonly onDelivered: (counts: IndexWriterCounts) => void;
   private readonly log: SearchLog;
-  private batch: BulkOperation[] = [];
+  private batch: string[] = [];
   private batchBytes = 0;
   private readonly inFlight = new Set<Promise<void>>();
   private failure: IndexWriteError | undefined;
@@ -68,12 +71,13 @@ export class IndexWriter {
     this.log = options.log;
   }
 
-  upsert(doc: WikiDocument): Promise<void> {
-    return this.add({ action: 'upsert', doc }, approximateBytes(doc));
+  /** Writes the document `id` whose `_source` is the JSON text `source` (replacing what the index holds). */
+  upsert(id: string, source: string): Promise<void> {
+    return this.add(indexLines(id, source));
   }
 
   delete(id: string): Promise<void> {
-    return this.add({ action: 'delete', id }, OPERATION_OVERHEAD);
+    return this.add(deleteLine(id));
   }
 
   /** Sends what is pending and waits for every batch; throws if any could not be delivered. */
@@ -83,10 +87,10 @@ export class IndexWriter {
     this.check();
   }
 
-  private async add(op: BulkOperation, bytes: number): Promise<void> {
+  private async add(lines: string): Promise<void> {
     this.check();
-    this.batch.push(op);
-    this.batchBytes += bytes;
+    this.batch.push(lines);
+    this.batchBytes += lines.length;
     if (!this.full()) return;
     while (this.inFlight.size >= this.maxInFlight) await Promise.race(this.inFlight);
     this.check();
@@ -111,9 +115,15 @@ export class IndexWriter {
     this.inFlight.add(sending);
   }
 
-  private async deliver(batch: BulkOperation[]): Promise<void> {
+  private async deliver(batch: string[]): Promise<void> {
     try {
-      const response = await this.client.bulk({ index: this.alias, operations: bulkRequestLines(batch), require_alias: true });
+      const response = (await this.client.transport.request({
+        method: 'POST',
+        path: `/${encodeURIComponent(this.alias)}/_bulk`,
+        // Writes go through the alias; should it be gone, Elasticsearch must refuse instead of creating an index.
+        querystring: { require_alias: 'true' },
+        bulkBody: batch.join(''),
+      })) as estypes.BulkResponse;
       const counts = countBulkItems(response);
       this.counts.upserted += counts.upserted;
       this.counts.deleted += counts.deleted;

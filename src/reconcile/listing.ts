@@ -1,9 +1,9 @@
 /**
  * What the reconciler learns from a share, one folder at a time (the smb-reader pool answers; see
- * share-folders.ts), and what it learns about one page it is about to index. Folders and pages that cannot be
- * read are answers here, not errors: only failures of the connection itself are thrown.
+ * share-folders.ts), and the document of one page it is about to index. Folders and pages that cannot be read
+ * are answers here, not errors: only failures of the connection itself are thrown.
  */
-import type { PageRead } from '../messages/pools.js';
+import type { SecurityDescriptor } from '../smb/index.js';
 
 /** A folder or `.wiki/` folder that yielded no entries, and why. */
 export type Unlisted =
@@ -14,11 +14,20 @@ export type Unlisted =
   /** Another answer of the server about this folder: what the index holds below it is left as it is. */
   | { state: 'failed'; error: string };
 
+/** What the listing learned of a page besides its name: all its document needs except the content. */
+export interface PageFacts {
+  size: number;
+  /** Modification time, ms since the epoch. */
+  modified: number;
+  securityDescriptor: SecurityDescriptor;
+}
+
 /** A page of a `.wiki/` folder with the version token the index is compared with. */
 export interface PageVersion {
   /** File name, `*.md`. */
   name: string;
   version: string;
+  facts: PageFacts;
 }
 
 export type WikiDirListing =
@@ -38,10 +47,14 @@ export type FolderListing =
 /** The names in a folder, to confirm that pages are gone. */
 export type NameListing = { state: 'listed'; names: string[] } | Unlisted;
 
-/** One page read for indexing. */
-export type PageOutcome =
-  | { status: 'read'; page: PageRead }
+/** One page read and rendered into its index document, or why not. */
+export type DocumentOutcome =
+  /** `source`: the JSON text of the document's `_source` (what `_bulk` sends), `id` its `_id`. */
+  | { status: 'document'; id: string; source: string }
   | { status: 'gone' }
   | { status: 'denied' }
-  /** The server refused this file for another reason (e.g. a sharing violation); try again at the next pass. */
+  /**
+   * The server refused this file for another reason (e.g. a sharing violation), or its content could not be
+   * rendered; the next pass tries again.
+   */
   | { status: 'failed'; error: string };

@@ -8,10 +8,10 @@
  * the consumer works; memory stays bounded by the tree's depth times the lookahead, not by the number of pages.
  */
 import { compareCodePoints } from './code-point-order.js';
-import type { FolderListing, Unlisted, WikiDirListing } from './listing.js';
+import type { FolderListing, PageFacts, Unlisted, WikiDirListing } from './listing.js';
 
 export type WalkItem =
-  | { kind: 'page'; path: string; version: string }
+  | { kind: 'page'; path: string; version: string; facts: PageFacts }
   /** A page the indexer account may not read: it must not be in the index. */
   | { kind: 'unreadable'; path: string }
   /** A folder (`prefix` ends with '/') the indexer account may not list: nothing below it may be in the index. */
@@ -112,7 +112,7 @@ export async function* walkWikiPages(
         continue;
       }
       const pages: WalkItem[] = [
-        ...child.listing.pages.map((page): WalkItem => ({ kind: 'page', path: prefix + page.name, version: page.version })),
+        ...child.listing.pages.map((page): WalkItem => ({ kind: 'page', path: prefix + page.name, version: page.version, facts: page.facts })),
         ...child.listing.unreadable.map((name): WalkItem => ({ kind: 'unreadable', path: prefix + name })),
       ];
       pages.sort((a, b) => compareCodePoints(walkItemKey(a), walkItemKey(b)));

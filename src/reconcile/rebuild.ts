@@ -8,7 +8,7 @@ import type { SearchLog } from '../search/log.js';
 import type { WikiDocument } from '../wiki/document.js';
 import { mapConcurrent } from './map-concurrent.js';
 import { walkWikiPages, type WalkItem } from './ordered-walk.js';
-import { PageRenderError, type ShareCounts, type ShareSource } from './share-pass.js';
+import type { ShareCounts, ShareSource } from './share-pass.js';
 
 export interface RebuildShare {
   server: string;
@@ -34,28 +34,23 @@ export class RebuildCancelledError extends Error {
 }
 
 async function* shareDocuments(target: RebuildShare, options: RebuildOptions): AsyncGenerator<WikiDocument> {
-  const { server, share, source, counts } = target;
+  const { share, source, counts } = target;
   const load = async (item: WalkItem): Promise<WikiDocument | null> => {
     if (item.kind === 'unreadable') counts.unreadable++;
     if (item.kind !== 'page') return null;
     counts.seen++;
-    const read = await source.readPage(item.path);
-    if (read.status !== 'read') {
-      if (read.status === 'denied') counts.unreadable++;
-      if (read.status === 'failed') counts.failed++;
-      return null;
-    }
-    try {
-      const doc = await source.renderPage({ server, share, path: item.path, ...read.page });
+    const loaded = await source.loadDocument(item.path, item.facts);
+    if (loaded.status === 'document') {
       counts.added++;
       counts.indexed++;
-      return doc;
-    } catch (error) {
-      if (!(error instanceof PageRenderError)) throw error;
-      counts.failed++;
-      options.log.warn({ share, path: item.path, error: error.message }, 'wiki page left out of the rebuild');
-      return null;
+      return { id: loaded.id, ...(JSON.parse(loaded.source) as Omit<WikiDocument, 'id'>) };
     }
+    if (loaded.status === 'denied') counts.unreadable++;
+    if (loaded.status === 'failed') {
+      counts.failed++;
+      options.log.warn({ share, path: item.path, error: loaded.error }, 'wiki page left out of the rebuild');
+    }
+    return null;
   };
   const walk = walkWikiPages((path) => source.listFolder(path), { lookahead: options.lookahead });
   for await (const doc of mapConcurrent(walk, options.concurrency, load)) {

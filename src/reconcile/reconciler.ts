@@ -202,7 +202,7 @@ export class Reconciler {
     } else {
       this.lastJob = info;
       // Changes the post-write hook made during a rebuild went to the old index: a pass brings them over.
-      if (info.kind === 'rebuild' && !info.dryRun && info.state === 'finished') this.submit({ kind: 'pass' }, 'rebuild');
+      if (info.kind === 'rebuild' && !info.dryRun && info.state === 'finished' && !this.stopped) this.submit({ kind: 'pass' }, 'rebuild');
     }
   }
 

@@ -1,20 +1,27 @@
 /**
- * The smb-reader pool's side of the reconciler's walk, as the indexer account: one folder per call (its
- * sub-folders and, in the same call, the pages of its `.wiki/` with version tokens), one page for indexing, and
- * the names in a `.wiki/` folder to confirm deletions.
+ * The smb-reader pool's side of the reconciler, as the indexer account: one folder per call (its sub-folders
+ * and, in the same call, the pages of its `.wiki/` with version tokens), the names in a `.wiki/` folder to confirm
+ * deletions, and one page read and rendered into its document in the same thread (its content never travels).
  * Regular files outside `.wiki/` are only seen as names in a listing, never opened.
  * Errors about one folder or file become answers (listing.ts); errors of the connection are thrown, so that
  * the pass stops instead of mistaking an outage for deleted pages.
  */
 import PQueue from 'p-queue';
+import type { PageAddress } from '../messages/reconciler.js';
 import { SmbError, type SmbShare, type SmbStat } from '../smb/index.js';
 import { readWikiPage } from '../wiki/share-reader.js';
-import { versionToken } from '../wiki/document.js';
+import { documentSource } from '../search/bulk.js';
+import { buildWikiDocument, versionToken } from '../wiki/document.js';
 import { isWikiPage, WIKI_DIR } from '../wiki/layout.js';
-import type { FolderListing, NameListing, PageOutcome, PageVersion, Unlisted, WikiDirListing } from './listing.js';
+import type { DocumentOutcome, FolderListing, NameListing, PageFacts, PageVersion, Unlisted, WikiDirListing } from './listing.js';
 
 /** Security descriptors of one `.wiki/` folder read at once. */
 const SECURITY_CONCURRENCY = 8;
+/**
+ * Larger pages are not indexed (reported as failed): Markdown pages are a few KiB, and a pool thread renders
+ * several pages at once within a bounded heap (supervisor/heap-limits.ts).
+ */
+export const MAX_INDEXED_PAGE_BYTES = 2 * 1024 * 1024;
 
 /** What the server said about one folder or file, if it concerns only that item; undefined for anything else. */
 function itemProblem(error: unknown): Unlisted | undefined {
@@ -31,10 +38,10 @@ function itemProblem(error: unknown): Unlisted | undefined {
     case 'INVALID_PARAMETER':
     case 'NOT_SUPPORTED':
     case 'END_OF_FILE':
-    case 'STATUS_ERROR':
       return { state: 'failed', error: error.message };
     default:
-      // Connection, session, signing, timeouts, a vanished share: the pass must stop.
+      // Connection, session, signing, timeouts, a vanished share, statuses not known to be about one file:
+      // the pass must stop.
       return undefined;
   }
 }
@@ -67,8 +74,10 @@ async function listWikiDir(share: SmbShare, path: string): Promise<WikiDirListin
       .map((entry) =>
         queue.add(async () => {
           const sd = await attempt(() => share.getSecurity(entry.path));
-          if (sd.state === 'ok') pages.push({ name: entry.name, version: versionToken(entry.size, entry.mtime, sd.value) });
-          else if (sd.state === 'denied') unreadable.push(entry.name);
+          if (sd.state === 'ok') {
+            const facts = { size: entry.size, modified: entry.mtime.getTime(), securityDescriptor: sd.value };
+            pages.push({ name: entry.name, version: versionToken(entry.size, entry.mtime, sd.value), facts });
+          } else if (sd.state === 'denied') unreadable.push(entry.name);
           // missing: deleted since the listing; failed: left out now, the next pass tries again.
         }),
       ),
@@ -94,11 +103,29 @@ export async function listNames(share: SmbShare, path: string): Promise<NameList
   return entries.state === 'ok' ? { state: 'listed', names: entries.value.map((entry) => entry.name) } : entries;
 }
 
-/** Content, stat and security descriptor of one page, or why there is none. */
-export async function readPageForIndex(share: SmbShare, path: string): Promise<PageOutcome> {
-  const read = await attempt(() => readWikiPage(share, path));
-  if (read.state === 'ok') return read.value === null ? { status: 'gone' } : { status: 'read', page: read.value };
-  if (read.state === 'missing') return { status: 'gone' };
+/**
+ * The index document of one page (content, stat and security descriptor read, Markdown rendered), or why there
+ * is none. With `known` (what the walk's listing found) only the content is read: one request instead of three.
+ * Should the page change in between, its document has the new content under the old version token, and the next
+ * pass indexes it again.
+ */
+export async function loadPageDocument(share: SmbShare, page: PageAddress, known?: PageFacts): Promise<DocumentOutcome> {
+  const tooLarge = (size: number): DocumentOutcome => ({ status: 'failed', error: `${size} bytes, more than the ${MAX_INDEXED_PAGE_BYTES} indexed` });
+  if (known !== undefined && known.size > MAX_INDEXED_PAGE_BYTES) return tooLarge(known.size);
+  const read = await attempt(async () => {
+    if (known === undefined) return readWikiPage(share, page.path);
+    const content = await share.readFile(page.path);
+    return { content, size: known.size, modified: new Date(known.modified), securityDescriptor: known.securityDescriptor };
+  });
   if (read.state === 'denied') return { status: 'denied' };
-  return { status: 'failed', error: read.error };
+  if (read.state === 'failed') return { status: 'failed', error: read.error };
+  if (read.state === 'missing' || read.value === null) return { status: 'gone' };
+  const content = read.value;
+  if (content.content.length > MAX_INDEXED_PAGE_BYTES) return tooLarge(content.content.length);
+  try {
+    const document = buildWikiDocument({ ...page, ...content });
+    return { status: 'document', id: document.id, source: JSON.stringify(documentSource(document)) };
+  } catch (error) {
+    return { status: 'failed', error: `not rendered: ${error instanceof Error ? error.message : String(error)}` };
+  }
 }

@@ -1,20 +1,21 @@
 /**
  * One share brought in line with the index: the ordered walk merged with the indexed pages (diff.ts), and each
- * difference applied with bounded concurrency: missing and changed pages read, rendered and upserted, documents
- * of deleted or unreadable pages removed. With `force` (the reindex command) unchanged pages are written too;
- * without a writer (dry run) nothing is read or written beyond what the diff needs, only counted.
+ * difference applied with bounded concurrency: missing and changed pages read and rendered (by the pool) and
+ * upserted, documents of deleted or unreadable pages removed. With `force` (the reindex command) unchanged pages
+ * are written too; a dry run reads no page and writes nothing, it only counts.
  *
  * It stops at the first failure that is not about one page (an SMB connection, Elasticsearch): what was applied
  * until then is correct, and the next pass does the rest.
  */
 import type { Client } from '@elastic/elasticsearch';
 import { indexedPages } from '../search/inventory.js';
-import { documentId, type WikiDocument, type WikiPageSource } from '../wiki/document.js';
+import { documentId } from '../wiki/document.js';
 import { diffShare, groupGone, type DiffItem, type GoneInFolder } from './diff.js';
 import { IndexWriter } from './index-writer.js';
-import type { FolderListing, NameListing, PageOutcome } from './listing.js';
+import type { DocumentOutcome, FolderListing, NameListing, PageFacts } from './listing.js';
 import { mapConcurrent } from './map-concurrent.js';
 import { walkWikiPages } from './ordered-walk.js';
+import { readAhead } from './read-ahead.js';
 import type { SearchLog } from '../search/log.js';
 
 /** Where one share's pages come from: in the service, the smb-reader and indexer pools. */
@@ -22,14 +23,8 @@ export interface ShareSource {
   listFolder(path: string): Promise<FolderListing>;
   /** The names in a folder, to confirm deletions. */
   listNames(path: string): Promise<NameListing>;
-  readPage(path: string): Promise<PageOutcome>;
-  /** Throws PageRenderError for a page that cannot be rendered; any other error stops the pass. */
-  renderPage(source: WikiPageSource): Promise<WikiDocument>;
-}
-
-/** This one page could not be turned into a document; the pass goes on. */
-export class PageRenderError extends Error {
-  override readonly name = 'PageRenderError';
+  /** The page read and rendered; with `known`, only its content is read (see share-folders.ts). */
+  loadDocument(path: string, known?: PageFacts): Promise<DocumentOutcome>;
 }
 
 /** What a pass (or a dry run: what it would do) did to one share. Updated while it runs. */
@@ -85,6 +80,8 @@ export interface SharePassOptions {
 
 type Outcome = 'added' | 'updated' | 'unchanged';
 
+/** Indexed documents fetched per request. */
+const INDEX_PAGE = 2000;
 /** Deleted pages confirmed with one listing of their `.wiki/` folder, at most this many at once. */
 const GONE_GROUP = 500;
 
@@ -108,37 +105,27 @@ export async function runSharePass(options: SharePassOptions): Promise<void> {
         },
       });
 
-  const indexPage = async (path: string, outcome: Outcome, indexedId: string | null): Promise<void> => {
+  const indexPage = async (path: string, facts: PageFacts, outcome: Outcome, indexedId: string | null): Promise<void> => {
     if (writer === null) {
       counts[outcome]++;
       counts.indexed++;
       return;
     }
-    const read = await source.readPage(path);
-    switch (read.status) {
-      case 'read': {
-        let doc: WikiDocument;
-        try {
-          doc = await source.renderPage({ server, share, path, ...read.page });
-        } catch (error) {
-          if (!(error instanceof PageRenderError)) throw error;
-          counts.failed++;
-          log.warn({ share, path, error: error.message }, 'wiki page not indexed');
-          return;
-        }
-        await writer.upsert(doc);
+    const loaded = await source.loadDocument(path, facts);
+    switch (loaded.status) {
+      case 'document':
+        await writer.upsert(loaded.id, loaded.source);
         counts[outcome]++;
         return;
-      }
       case 'gone':
       case 'denied':
         // Gone or locked away since the walk: whatever the index holds for it goes.
-        if (read.status === 'denied') counts.unreadable++;
+        if (loaded.status === 'denied') counts.unreadable++;
         if (indexedId !== null) await remove(indexedId);
         return;
       case 'failed':
         counts.failed++;
-        log.warn({ share, path, error: read.error }, 'wiki page not read');
+        log.warn({ share, path, error: loaded.error }, 'wiki page not indexed');
         return;
     }
   };
@@ -148,13 +135,10 @@ export async function runSharePass(options: SharePassOptions): Promise<void> {
     else await writer.delete(id);
   };
 
-  /** A document without a page in the walk is deleted only if its file is really gone (see DiffItem 'gone'). */
-  const removeIfGone = async (id: string, path: string): Promise<void> => {
-    const read = await source.readPage(path);
-    if (read.status === 'gone' || read.status === 'denied') await remove(id);
-  };
-
-  /** The same for the documents of one `.wiki/` folder: one listing tells which files are still there. */
+  /**
+   * Documents without a page in the walk are deleted only if their files are really gone (see DiffItem 'gone'):
+   * one listing of their `.wiki/` folder tells which files are still there.
+   */
   const removeGoneInFolder = async ({ wikiDir, pages }: GoneInFolder): Promise<void> => {
     const listing = await source.listNames(wikiDir);
     if (listing.state === 'failed') return;
@@ -170,17 +154,18 @@ export async function runSharePass(options: SharePassOptions): Promise<void> {
         return removeGoneInFolder(item);
       case 'missing':
         counts.seen++;
-        return indexPage(item.path, 'added', null);
+        return indexPage(item.path, item.facts, 'added', null);
       case 'changed':
         counts.seen++;
-        return indexPage(item.path, 'updated', item.id);
+        return indexPage(item.path, item.facts, 'updated', item.id);
       case 'unchanged':
         counts.seen++;
-        if (options.force) return indexPage(item.path, 'unchanged', item.id);
+        if (options.force) return indexPage(item.path, item.facts, 'unchanged', item.id);
         counts.unchanged++;
         return;
       case 'gone':
-        return removeIfGone(item.id, item.path);
+        // Not a page's path at all (groupGone passes only those on): nothing to confirm.
+        return remove(item.id);
       case 'misplaced':
         return remove(item.id);
       case 'unreadable':
@@ -198,7 +183,8 @@ export async function runSharePass(options: SharePassOptions): Promise<void> {
   };
 
   const walk = walkWikiPages((path) => source.listFolder(path), { lookahead: options.lookahead });
-  const indexed = indexedPages(options.client, share, { alias: options.alias });
+  // The index side comes a page of documents per request; reading ahead keeps those requests off the merge's path.
+  const indexed = readAhead(indexedPages(options.client, share, { alias: options.alias, pageSize: INDEX_PAGE }), 2 * INDEX_PAGE);
   const diff = groupGone(diffShare(walk, indexed, (path) => documentId(server, share, path)), GONE_GROUP);
   try {
     for await (const _ of mapConcurrent(diff, options.concurrency, apply)) {

@@ -4,7 +4,7 @@ import { compareCodePoints } from '../../../src/reconcile/code-point-order.js';
 import { diffShare, groupGone, OrderError, type DiffItem } from '../../../src/reconcile/diff.js';
 import { walkItemKey, type WalkItem } from '../../../src/reconcile/ordered-walk.js';
 import type { IndexedPage } from '../../../src/search/inventory.js';
-import { randomInts } from './fixtures.js';
+import { FACTS, randomInts } from './fixtures.js';
 
 const idOf = (path: string) => `id:${path.toLowerCase()}`;
 
@@ -18,7 +18,7 @@ async function diff(walk: WalkItem[], indexed: IndexedPage[]): Promise<DiffItem[
   return items;
 }
 
-const page = (path: string, version = 'v1'): WalkItem => ({ kind: 'page', path, version });
+const page = (path: string, version = 'v1'): WalkItem => ({ kind: 'page', path, version, facts: FACTS });
 const doc = (path: string, version = 'v1', id = idOf(path)): IndexedPage => ({ id, path, version });
 
 describe('diffShare', () => {
@@ -30,9 +30,9 @@ describe('diffShare', () => {
       ),
       [
         { kind: 'gone', id: idOf('a/.wiki/deleted.md'), path: 'a/.wiki/deleted.md' },
-        { kind: 'missing', path: 'a/.wiki/new.md' },
-        { kind: 'unchanged', id: idOf('b/.wiki/same.md'), path: 'b/.wiki/same.md' },
-        { kind: 'changed', id: idOf('c/.wiki/edited.md'), path: 'c/.wiki/edited.md' },
+        { kind: 'missing', path: 'a/.wiki/new.md', facts: FACTS },
+        { kind: 'unchanged', id: idOf('b/.wiki/same.md'), path: 'b/.wiki/same.md', facts: FACTS },
+        { kind: 'changed', id: idOf('c/.wiki/edited.md'), path: 'c/.wiki/edited.md', facts: FACTS },
         { kind: 'gone', id: idOf('d/.wiki/deleted.md'), path: 'd/.wiki/deleted.md' },
       ],
     );
@@ -63,7 +63,7 @@ describe('diffShare', () => {
   it('replaces a document filed under another id (another server) instead of diffing against it', async () => {
     assert.deepEqual(await diff([page('a/.wiki/p.md')], [doc('a/.wiki/p.md', 'v1', 'other-server')]), [
       { kind: 'misplaced', id: 'other-server', path: 'a/.wiki/p.md' },
-      { kind: 'missing', path: 'a/.wiki/p.md' },
+      { kind: 'missing', path: 'a/.wiki/p.md', facts: FACTS },
     ]);
   });
 
@@ -115,8 +115,8 @@ describe('diffShare', () => {
         const id = d !== undefined && d.id === idOf(path) ? d.id : null;
         if (d !== undefined && id === null) expected.push({ kind: 'misplaced', id: d.id, path });
         if (w.kind === 'unreadable') expected.push({ kind: 'unreadable', id, path });
-        else if (id === null) expected.push({ kind: 'missing', path });
-        else expected.push({ kind: d!.version === w.version ? 'unchanged' : 'changed', id, path });
+        else if (id === null) expected.push({ kind: 'missing', path, facts: FACTS });
+        else expected.push({ kind: d!.version === w.version ? 'unchanged' : 'changed', id, path, facts: FACTS });
       }
 
       const actual = await diff(walk, indexed);
@@ -138,7 +138,7 @@ describe('groupGone', () => {
       gone('A/.wiki/1.md'),
       gone('a/.Wiki/2.md'),
       gone('a/.wiki/3.md'),
-      { kind: 'missing', path: 'a/.wiki/4.md' },
+      { kind: 'missing', path: 'a/.wiki/4.md', facts: FACTS },
       gone('a/.wiki/5.md'),
       gone('a/b/.wiki/6.md'),
       gone('not-a-page.txt'),
@@ -150,7 +150,7 @@ describe('groupGone', () => {
     assert.deepEqual(grouped, [
       { kind: 'gone-in-folder', wikiDir: 'A/.wiki', pages: pages('A/.wiki/1.md', 'a/.Wiki/2.md') },
       { kind: 'gone-in-folder', wikiDir: 'a/.wiki', pages: pages('a/.wiki/3.md') },
-      { kind: 'missing', path: 'a/.wiki/4.md' },
+      { kind: 'missing', path: 'a/.wiki/4.md', facts: FACTS },
       { kind: 'gone-in-folder', wikiDir: 'a/.wiki', pages: pages('a/.wiki/5.md') },
       { kind: 'gone-in-folder', wikiDir: 'a/b/.wiki', pages: pages('a/b/.wiki/6.md') },
       gone('not-a-page.txt'),

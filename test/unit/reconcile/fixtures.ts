@@ -1,3 +1,13 @@
+/** Shared pieces of the reconcile tests. */
+import type { PageFacts } from '../../../src/reconcile/listing.js';
+
+/** What a listing says of a page besides its name; the reconcile logic only passes it on. */
+export const FACTS: PageFacts = {
+  size: 100,
+  modified: 0,
+  securityDescriptor: { revision: 1, control: 0, owner: null, group: null, dacl: null, sacl: null },
+};
+
 /** Deterministic random integers below n (mulberry32), for reproducible random cases in the reconcile tests. */
 export function randomInts(seed: number): (n: number) => number {
   let state = seed >>> 0;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { FolderListing, Unlisted, WikiDirListing } from '../../../src/reconcile/listing.js';
 import { ShareUnlistedError, walkWikiPages, type WalkItem } from '../../../src/reconcile/ordered-walk.js';
-import { randomInts } from './fixtures.js';
+import { FACTS, randomInts } from './fixtures.js';
 
 /** A folder of a fake share: sub-folders, maybe a `.wiki/`, or a state that makes listing it fail. */
 interface FakeFolder {
@@ -14,7 +14,7 @@ interface FakeFolder {
 }
 
 function pages(...names: string[]): WikiDirListing {
-  return { state: 'listed', pages: names.map((name) => ({ name, version: `v-${name}` })), unreadable: [] };
+  return { state: 'listed', pages: names.map((name) => ({ name, version: `v-${name}`, facts: FACTS })), unreadable: [] };
 }
 
 /** Lists one folder of `root`, counting listings in flight; each answer takes a few random milliseconds. */
@@ -105,7 +105,7 @@ describe('walkWikiPages', () => {
   it('reports unreadable pages and unlistable folders in their place in the order', async () => {
     const { list } = fakeShare({
       folders: {
-        a: { wiki: { listing: { state: 'listed', pages: [{ name: 'ok.md', version: 'v' }], unreadable: ['hidden.md'] } } },
+        a: { wiki: { listing: { state: 'listed', pages: [{ name: 'ok.md', version: 'v', facts: FACTS }], unreadable: ['hidden.md'] } } },
         b: { unlisted: { state: 'denied' } },
         c: { unlisted: { state: 'missing' } },
         d: { wiki: { listing: { state: 'failed', error: 'STATUS_X' } } },
@@ -114,7 +114,7 @@ describe('walkWikiPages', () => {
     });
     assert.deepEqual(await collect(walkWikiPages(list)), [
       { kind: 'unreadable', path: 'a/.wiki/hidden.md' },
-      { kind: 'page', path: 'a/.wiki/ok.md', version: 'v' },
+      { kind: 'page', path: 'a/.wiki/ok.md', version: 'v', facts: FACTS },
       { kind: 'denied', prefix: 'b/' },
       { kind: 'skipped', prefix: 'd/.wiki/', reason: 'STATUS_X' },
       { kind: 'denied', prefix: 'e/.wiki/' },

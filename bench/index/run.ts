@@ -1,0 +1,303 @@
+/**
+ * Index and reconciler benchmark on the testbed:
+ *   node dist/bench/index/run.js            (INDEXBENCH_PAGES / INDEXBENCH_FOLDERS shrink it for trials)
+ * Starts the service (its first pass over the testbed's small wiki done, no further timed passes), seeds 50,000
+ * pages in 5,000 folders with NT ACLs on the DC's disk (seed.ts), then measures in one run:
+ * - `fileproxy reindex --all` (pages/s) next to the same documents, as the service rendered them, sent straight
+ *   to Elasticsearch `_bulk` into a fresh index with the same mapping (same batch size and requests in flight);
+ * - a no-change reconciler pass next to `rclone lsf -R` of the `.wiki/*.md` files of the same shares;
+ * - the service's peak RSS during both (all its threads are one process);
+ * - webhook latency (p50/p99) while the reindex runs and while the service idles, at a fixed request rate.
+ * Removes the pages and their documents afterwards and writes the table under "## Index and reconciler" in
+ * bench/RESULTS.md.
+ */
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import type { estypes } from '@elastic/elasticsearch';
+import { startJob } from '../../src/reconcile/admin-client.js';
+import type { JobInfo } from '../../src/reconcile/jobs.js';
+import { createSearchClient } from '../../src/search/client.js';
+import { IndexManager } from '../../src/search/index-manager.js';
+import { DEFAULT_ALIAS, indexMappings, indexSettings } from '../../src/search/mapping.js';
+import { SmbClient } from '../../src/smb/index.js';
+import { startService, type RunningService } from '../../test/support/service.js';
+import { readTestbedEnv, type TestbedEnv } from '../../test/testbed/env.js';
+import { AdminApi, postWebhook } from '../../test/integration/webhooks/api.js';
+import { passAfter } from '../../test/integration/wiki/wiki-service.js';
+import { shareAs, socketOf } from '../../test/integration/reconcile/support.js';
+import { removeSeed, seedWiki, type Seed } from './seed.js';
+
+const PAGES = Number(process.env['INDEXBENCH_PAGES'] ?? 50_000);
+const FOLDERS = Number(process.env['INDEXBENCH_FOLDERS'] ?? 5_000);
+const SHARE = 'schule';
+const ROOT = 'zz-indexbench';
+const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+const RESULTS = fileURLToPath(new URL('../../../bench/RESULTS.md', import.meta.url));
+const HEADING = '## Index and reconciler';
+/** Webhook posts per second while measuring latency: a steady trickle, far below what the intake can take. */
+const WEBHOOK_RATE = 50;
+const IDLE_MS = 10_000;
+const BULK_BATCH = 500;
+const BULK_IN_FLIGHT = 2;
+const RAW_INDEX = 'indexbench-raw';
+
+const seconds = (ms: number) => (ms / 1000).toFixed(1);
+
+/** Peak resident set size of a process, sampled every 100 ms until stopped. */
+function rssSampler(pid: number): { stop(): number } {
+  let peak = 0;
+  const sample = () => {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    if (match) peak = Math.max(peak, Number(match[1]) * 1024);
+  };
+  sample();
+  const timer = setInterval(sample, 100);
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      return peak;
+    },
+  };
+}
+
+interface Latency {
+  requests: number;
+  failures: number;
+  p50: number;
+  p99: number;
+}
+
+/** Posts webhook events at WEBHOOK_RATE until `until` resolves; latency of each answer in ms. */
+async function webhookLatency(url: string, key: string, until: Promise<unknown>): Promise<Latency> {
+  const latencies: number[] = [];
+  let failures = 0;
+  let done = false;
+  void until.finally(() => (done = true));
+  const inFlight: Promise<void>[] = [];
+  const start = performance.now();
+  for (let n = 0; !done; n++) {
+    const due = start + (n * 1000) / WEBHOOK_RATE;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const sent = performance.now();
+    inFlight.push(
+      postWebhook(url, { key, userAgent: 'platform-api/1.0', body: '{"event":"bench"}' }).then(
+        (res) => {
+          latencies.push(performance.now() - sent);
+          if (res.status !== 200) failures++;
+        },
+        () => void failures++,
+      ),
+    );
+  }
+  await Promise.all(inFlight);
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
+  return { requests: latencies.length, failures, p50: at(0.5), p99: at(0.99) };
+}
+
+function reindexAll(service: RunningService): Promise<{ report: JobInfo; wallMs: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, [CLI, 'reindex', '--all', '--json', '--config', service.configFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (code !== 0) reject(new Error(`reindex exited with ${code}: ${out}`));
+      else resolve({ report: JSON.parse(out) as JobInfo, wallMs: performance.now() - started });
+    });
+  });
+}
+
+/** The seeded documents as the service indexed them, as `_bulk` bodies of BULK_BATCH documents. */
+async function exportDocuments(es: ReturnType<typeof createSearchClient>): Promise<{ bodies: string[]; documents: number }> {
+  const bodies: string[] = [];
+  let documents = 0;
+  let lines: string[] = [];
+  let after: estypes.SortResults | undefined;
+  for (;;) {
+    const response = await es.search<Record<string, unknown>>({
+      index: DEFAULT_ALIAS,
+      size: 5000,
+      query: { prefix: { path: `${ROOT}/` } },
+      sort: [{ path: 'asc' }],
+      ...(after === undefined ? {} : { search_after: after }),
+    });
+    for (const hit of response.hits.hits) {
+      lines.push(JSON.stringify({ index: { _id: hit._id } }), JSON.stringify(hit._source));
+      documents++;
+      if (lines.length === 2 * BULK_BATCH) {
+        bodies.push(`${lines.join('\n')}\n`);
+        lines = [];
+      }
+    }
+    if (response.hits.hits.length < 5000) break;
+    after = response.hits.hits.at(-1)!.sort;
+  }
+  if (lines.length > 0) bodies.push(`${lines.join('\n')}\n`);
+  return { bodies, documents };
+}
+
+/** Sends the bodies to a fresh index with the wiki mapping, BULK_IN_FLIGHT at once; ms taken. */
+async function rawBulk(es: ReturnType<typeof createSearchClient>, bodies: string[]): Promise<number> {
+  const analyzer = await new IndexManager({ client: es }).detectAnalyzer();
+  await es.indices.delete({ index: RAW_INDEX, ignore_unavailable: true });
+  await es.indices.create({ index: RAW_INDEX, settings: indexSettings(), mappings: indexMappings(analyzer) });
+  const started = performance.now();
+  let next = 0;
+  const worker = async () => {
+    while (next < bodies.length) {
+      const body = bodies[next++]!;
+      const response = (await es.transport.request({ method: 'POST', path: `/${RAW_INDEX}/_bulk`, bulkBody: body })) as estypes.BulkResponse;
+      if (response.errors) throw new Error('raw bulk: documents rejected');
+    }
+  };
+  await Promise.all(Array.from({ length: BULK_IN_FLIGHT }, worker));
+  const took = performance.now() - started;
+  await es.indices.delete({ index: RAW_INDEX });
+  return took;
+}
+
+function rcloneEnv(env: TestbedEnv): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    RCLONE_CONFIG_BENCH_TYPE: 'smb',
+    RCLONE_CONFIG_BENCH_HOST: env.smb.host,
+    RCLONE_CONFIG_BENCH_PORT: String(env.smb.port),
+    RCLONE_CONFIG_BENCH_USER: env.indexer.user,
+    RCLONE_CONFIG_BENCH_DOMAIN: env.smb.domain,
+    RCLONE_CONFIG_BENCH_PASS: execFileSync('rclone', ['obscure', env.indexer.password], { encoding: 'utf8' }).trim(),
+  };
+}
+
+const RCLONE_ARGS = ['lsf', '-R', '--files-only', '--include', '/.wiki/*.md', '--include', '**/.wiki/*.md'];
+
+/** `rclone lsf -R` of every share's `.wiki/*.md`: ms taken and files listed. */
+function rcloneList(env: TestbedEnv, shares: string[]): { ms: number; files: number } {
+  const started = performance.now();
+  let files = 0;
+  for (const share of shares) {
+    const r = spawnSync('rclone', [...RCLONE_ARGS, `bench:${share}`], { env: rcloneEnv(env), maxBuffer: 256 * 1024 * 1024 });
+    if (r.status !== 0) throw new Error(`rclone failed: ${r.stderr.toString()}`);
+    files += r.stdout.toString('utf8').split('\n').filter(Boolean).length;
+  }
+  return { ms: performance.now() - started, files };
+}
+
+async function noChangePass(service: RunningService): Promise<{ report: JobInfo; peakRss: number }> {
+  const rss = rssSampler(service.process.pid!);
+  const job = await startJob(socketOf(service), { kind: 'pass' });
+  const report = await job.finished;
+  return { report, peakRss: rss.stop() };
+}
+
+/** Deletes the seeded pages' documents (the test cluster has no `_delete_by_query`). */
+async function removeDocuments(es: ReturnType<typeof createSearchClient>): Promise<void> {
+  await es.indices.refresh({ index: DEFAULT_ALIAS });
+  for (;;) {
+    const { hits } = await es.search({ index: DEFAULT_ALIAS, size: 5000, _source: false, query: { prefix: { path: `${ROOT}/` } } });
+    if (hits.hits.length === 0) return;
+    await es.bulk({ index: DEFAULT_ALIAS, refresh: true, operations: hits.hits.map((hit) => ({ delete: { _id: hit._id! } })) });
+  }
+}
+
+/** Replaces this benchmark's section of bench/RESULTS.md, or appends it; other sections stay as they are. */
+function writeSection(section: string): void {
+  const text = existsSync(RESULTS) ? readFileSync(RESULTS, 'utf8') : '# Benchmark results\n';
+  const start = text.indexOf(`${HEADING}\n`);
+  const end = start === -1 ? -1 : text.indexOf('\n## ', start + HEADING.length);
+  const before = start === -1 ? `${text.trimEnd()}\n\n` : text.slice(0, start);
+  writeFileSync(RESULTS, `${before}${section}${end === -1 ? '' : text.slice(end + 1)}`);
+}
+
+const MB = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
+const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
+
+async function main(): Promise<void> {
+  const env = await readTestbedEnv();
+  const es = createSearchClient(env.es.url, { requestTimeoutMs: 300_000 });
+  const smb = new SmbClient();
+  const admin = shareAs(smb, env, env.dc_admin, SHARE);
+  const load = loadavg().map((l) => l.toFixed(2)).join(' ');
+  removeSeed(env, SHARE, ROOT);
+  const started = Date.now();
+  // One pass at start over the testbed's own wiki; the seeded pages come afterwards, behind its back.
+  const service = await startService({ reconciler: { interval: '24h' } });
+  try {
+    await passAfter(service, started);
+    await removeDocuments(es);
+    const seedStart = performance.now();
+    const seed: Seed = await seedWiki({ env, admin, share: SHARE, root: ROOT, folders: FOLDERS, pages: PAGES });
+    console.log(`seeded ${seed.pages} pages (${MB(seed.bytes)} MiB) in ${seed.folders} folders, ${seed.aclKinds} ACL kinds, in ${seconds(performance.now() - seedStart)} s`);
+
+    const client = await AdminApi.asAdmin(service.url, env).register('platform-api');
+    const idle = await webhookLatency(service.url, client.api_key, new Promise((resolve) => setTimeout(resolve, IDLE_MS)));
+    console.log(`webhook idle: p50 ${idle.p50.toFixed(2)} ms, p99 ${idle.p99.toFixed(2)} ms`);
+
+    const reindexRss = rssSampler(service.process.pid!);
+    const reindexing = reindexAll(service);
+    const [reindex, busy] = await Promise.all([reindexing, webhookLatency(service.url, client.api_key, reindexing)]);
+    const reindexPeak = reindexRss.stop();
+    const reindexRate = reindex.report.indexed / (reindex.report.durationMs / 1000);
+    console.log(`reindex --all: ${reindex.report.indexed} documents in ${seconds(reindex.report.durationMs)} s (${reindexRate.toFixed(0)}/s), peak RSS ${MB(reindexPeak)} MiB`);
+    console.log(`webhook during reindex: p50 ${busy.p50.toFixed(2)} ms, p99 ${busy.p99.toFixed(2)} ms`);
+
+    const exported = await exportDocuments(es);
+    const rawMs = await rawBulk(es, exported.bodies);
+    const rawRate = exported.documents / (rawMs / 1000);
+    console.log(`raw _bulk: ${exported.documents} documents in ${seconds(rawMs)} s (${rawRate.toFixed(0)}/s)`);
+
+    const shares = ['schule', 'verwaltung'];
+    const passes: { report: JobInfo; peakRss: number }[] = [];
+    const rclones: { ms: number; files: number }[] = [];
+    for (let round = 0; round < 2; round++) {
+      passes.push(await noChangePass(service));
+      rclones.push(rcloneList(env, shares));
+    }
+    const pass = passes.reduce((a, b) => (a.report.durationMs <= b.report.durationMs ? a : b));
+    const rclone = rclones.reduce((a, b) => (a.ms <= b.ms ? a : b));
+    console.log(`no-change pass: ${pass.report.seen} pages in ${seconds(pass.report.durationMs)} s; rclone: ${rclone.files} files in ${seconds(rclone.ms)} s`);
+
+    const bulkRatio = reindexRate / rawRate;
+    const passRatio = pass.report.durationMs / rclone.ms;
+    const peak = Math.max(reindexPeak, ...passes.map((p) => p.peakRss));
+    const latencyRatio = busy.p99 / idle.p99;
+    const rows = [
+      `| full \`reindex --all\` | ${reindex.report.indexed} documents in ${seconds(reindex.report.durationMs)} s | ${reindexRate.toFixed(0)} pages/s | ${bulkRatio.toFixed(2)} × raw \`_bulk\` (${rawRate.toFixed(0)} docs/s, ${exported.documents} in ${seconds(rawMs)} s) | ≥ 0.7 × | ${verdict(bulkRatio >= 0.7)} |`,
+      `| no-change pass | ${pass.report.seen} pages in ${seconds(pass.report.durationMs)} s (rounds: ${passes.map((p) => seconds(p.report.durationMs)).join(', ')} s) | ${(pass.report.seen / (pass.report.durationMs / 1000)).toFixed(0)} pages/s | ${passRatio.toFixed(2)} × \`rclone lsf -R\` (${rclone.files} files in ${seconds(rclone.ms)} s; rounds ${rclones.map((r) => seconds(r.ms)).join(', ')} s) | ≤ 1.0 × | ${verdict(passRatio <= 1)} |`,
+      `| service peak RSS | reindex ${MB(reindexPeak)} MiB, passes ${passes.map((p) => MB(p.peakRss)).join(', ')} MiB | | | ≤ 300 MB | ${verdict(peak <= 300 * 1024 * 1024)} |`,
+      `| webhook p99 at ${WEBHOOK_RATE} posts/s | during reindex ${busy.p99.toFixed(1)} ms (p50 ${busy.p50.toFixed(1)}, ${busy.requests} posts, ${busy.failures} failed); idle ${idle.p99.toFixed(1)} ms (p50 ${idle.p50.toFixed(1)}, ${idle.requests} posts, ${idle.failures} failed) | | ${latencyRatio.toFixed(2)} × idle | ≤ 1.5 × | ${verdict(latencyRatio <= 1.5)} |`,
+    ];
+    const section = [
+      HEADING,
+      '',
+      `Run by \`npm run build && node dist/bench/index/run.js\` on ${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}; load average at the start ${load}.`,
+      `Seed: ${seed.pages} pages of 1–20 KiB Markdown (log-uniform sizes, ${MB(seed.bytes)} MiB) in ${seed.folders} folders (\`${ROOT}/Schule-NN/Klasse-NNNN/.wiki/\`) written on the DC's disk;`,
+      `${seed.aclKinds} kinds of folder ACL, made by Samba on template folders (smbcacls) and copied as \`security.NTACL\` onto every folder, \`.wiki/\` and page (bench/index/seed.ts).`,
+      `The service runs with the testbed config (2 smb-reader threads, 1 indexer thread); both shares are passed over (the testbed's own pages included).`,
+      `Raw \`_bulk\`: the documents the reindex produced, read back from \`${DEFAULT_ALIAS}\` and sent to a fresh index with the same mapping, ${BULK_BATCH} per request, ${BULK_IN_FLIGHT} requests in flight (what the service's writer does).`,
+      `rclone: \`rclone ${RCLONE_ARGS.join(' ')} bench:<share>\` (rclone 1.60, SMB backend, the indexer account) for both shares one after the other; the pass and rclone alternate, 2 rounds, best of each.`,
+      `Webhook latency: \`platform-api\` events posted at ${WEBHOOK_RATE}/s (fixed rate, keep-alive) for ${IDLE_MS / 1000} s with the service idle, and throughout the reindex.`,
+      '',
+      '| measurement | result | rate | compared with | target | |',
+      '|---|---|---:|---|---|---|',
+      ...rows,
+      '',
+    ].join('\n');
+    console.log(`\n${section}`);
+    writeSection(section);
+  } finally {
+    removeSeed(env, SHARE, ROOT);
+    await removeDocuments(es).catch(() => undefined);
+    await es.indices.delete({ index: RAW_INDEX, ignore_unavailable: true }).catch(() => undefined);
+    await service.stop();
+    await smb.close();
+    await es.close();
+  }
+}
+
+await main();
