@@ -43,23 +43,27 @@ function describeJob(info: JobInfo): string {
   return `${info.dryRun ? 'dry run of ' : ''}${what} of ${info.shares.join(', ')}`;
 }
 
-/** One line for a terminal: `schule [#####-----]  45%  found 900  indexed 850  212/s  elapsed 0:04  ETA 0:05`. */
-export function progressBar(info: JobInfo, width = 24): string {
-  if (info.state === 'queued') return `${describeJob(info)}: waiting for the running job of the service to finish`;
+/**
+ * One line for a terminal of `columns` columns, the bar taking what the figures leave:
+ * `schule [#####-----]  45%  found 900  indexed 850  212/s  elapsed 0:04  ETA 0:05`.
+ */
+export function progressBar(info: JobInfo, columns = 100): string {
+  if (info.state === 'queued') return `${describeJob(info)}: waiting for the running job of the service to finish`.slice(0, columns - 1);
   const total = expectedTotal(info);
   const fraction = total === null || total === 0 ? null : Math.min(1, found(info) / total);
-  const filled = fraction === null ? 0 : Math.round(fraction * width);
-  const bar = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}]`;
   const percent = fraction === null ? '  ?%' : `${String(Math.floor(fraction * 100)).padStart(3)}%`;
   const { indexedPerSecond, etaMs } = rates(info);
-  return [
-    `${info.current ?? info.shares.join(',')} ${bar} ${percent}`,
+  const figures = [
     `found ${found(info)}`,
     `indexed ${info.indexed}`,
     `${Math.round(indexedPerSecond)}/s`,
     `elapsed ${formatDuration(info.durationMs)}`,
     `ETA ${etaMs === null ? '?' : formatDuration(etaMs)}`,
   ].join('  ');
+  const label = info.current ?? info.shares.join(',');
+  const width = Math.max(10, Math.min(30, columns - 1 - label.length - percent.length - figures.length - 6));
+  const filled = fraction === null ? 0 : Math.round(fraction * width);
+  return `${label} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${percent}  ${figures}`.slice(0, columns - 1);
 }
 
 /** One line for a log: `reindex: schule: found 900, indexed 850 (212/s), removed 0, failed 0, elapsed 4 s`. */

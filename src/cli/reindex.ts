@@ -29,8 +29,7 @@ function progressDisplay(options: ReindexOptions): { update(info: JobInfo): void
       lastState = info.state;
       if (terminal) {
         if (!changed && now - shown < BAR_INTERVAL_MS) return;
-        const width = process.stderr.columns ?? 100;
-        process.stderr.write(`\r\x1b[2K${progressBar(info).slice(0, width - 1)}`);
+        process.stderr.write(`\r\x1b[2K${progressBar(info, process.stderr.columns ?? 100)}`);
         drawn = true;
       } else {
         if (!changed && now - shown < PLAIN_LINE_INTERVAL_MS) return;

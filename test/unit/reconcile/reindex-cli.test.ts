@@ -54,9 +54,11 @@ describe('fileproxy reindex progress', () => {
 
   it('shows found, indexed, rate, elapsed and ETA', () => {
     const info = running({ seen: 500, indexed: 400, durationMs: 10_000, expected: 2000 });
-    assert.equal(progressBar(info, 8), 'schule [##------]  25%  found 500  indexed 400  40/s  elapsed 0:10  ETA 0:30');
+    assert.equal(progressBar(info, 90), `schule [${'#'.repeat(5)}${'-'.repeat(16)}]  25%  found 500  indexed 400  40/s  elapsed 0:10  ETA 0:30`);
+    assert.equal(progressBar(info, 80).length, 79, 'cut to the terminal width');
+    assert.equal(progressBar(info, 200), `schule [${'#'.repeat(8)}${'-'.repeat(22)}]  25%  found 500  indexed 400  40/s  elapsed 0:10  ETA 0:30`);
     assert.equal(progressLine(info), 'reindex: schule: found 500 of 2000, indexed 400 (40/s), removed 0, failed 0, elapsed 0:10, ETA 0:30');
-    assert.match(progressBar(running({ seen: 3, durationMs: 1000 }), 4), /^schule \[----\]   \?%  found 3 .* ETA \?$/);
+    assert.match(progressBar(running({ seen: 3, durationMs: 1000 })), /^schule \[-+\]   \?%  found 3 .* ETA \?$/);
     assert.match(progressBar({ ...info, state: 'queued' }), /waiting for the running job/);
   });
 
