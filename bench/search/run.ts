@@ -2,10 +2,13 @@
  * Wiki search benchmark on the testbed: `POST /wiki/search` through the service next to the same Elasticsearch
  * query (same `acl_allow` / `acl_deny` / share filter, same highlighting) sent straight to Elasticsearch.
  *   node dist/bench/search/run.js
- * Needs wrk on PATH and the testbed up. Starts the service (its first reconciler pass done, no further passes),
- * seeds 50,000 synthetic pages into `wiki-md` (share `schule`, under `zz-wikibench/`, German-like text, varied
- * ACLs) with `_bulk`, checks that both targets answer the same hits, runs wrk rounds interleaving the two targets,
- * deletes the pages again, prints a table and writes it under "## Wiki search" in bench/RESULTS.md.
+ * Needs wrk on PATH and the testbed up. The pages go into `wiki-md` under a share of their own, `wikibench`,
+ * which only the bench's service is configured with: services of other test runs on the same testbed never see
+ * the pages and their reconcilers never delete them (a reconciler only diffs the shares it serves; this one
+ * cannot walk `wikibench`, which has no files, so it deletes nothing there either).
+ * Seeds 50,000 synthetic pages (German-like text, varied ACLs) with `_bulk`, checks that both targets answer the
+ * same hits, runs wrk rounds interleaving the two targets, checks the index did not change meanwhile, deletes the
+ * pages again, prints a table and writes it under "## Wiki search" in bench/RESULTS.md.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
@@ -14,6 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bulkRequestLines, countBulkItems } from '../../src/search/bulk.js';
 import { createSearchClient } from '../../src/search/client.js';
+import { describeError } from '../../src/search/log.js';
 import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
 import { buildSearchBody, parseSearchRequest, type Viewer } from '../../src/search/query.js';
 import type { SearchResult } from '../../src/search/search.js';
@@ -22,18 +26,19 @@ import { AUTHENTICATED_USERS_SID, EVERYONE_SID } from '../../src/wiki/acl.js';
 import { buildWikiDocument, type WikiDocument } from '../../src/wiki/document.js';
 import { startService, type RunningService } from '../../test/support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../../test/testbed/env.js';
+import { layout } from '../../test/testbed/layout.js';
 import { groupsHeader, passAfter } from '../../test/integration/wiki/wiki-service.js';
 import { seededRandom } from '../../test/integration/search/seeded-random.js';
 
 const PAGES = 50_000;
 const SEED_BATCH = 2_000;
-const ROOT = 'zz-wikibench';
+const SHARE = 'wikibench';
 const FOLDERS = 500;
-const ROUNDS = 3;
+const ROUNDS = 7;
 /** Throughput under load: 8 connections keep both targets busy. */
-const LOAD_ARGS = ['-t1', '-c8', '-d10s'];
+const LOAD_ARGS = ['-t1', '-c8', '-d6s'];
 /** Latency without queueing: one connection, one request at a time (under load, p50 is mostly time in queues). */
-const LATENCY_ARGS = ['-t1', '-c1', '-d10s'];
+const LATENCY_ARGS = ['-t1', '-c1', '-d5s'];
 const WARMUP_ARGS = ['-t1', '-c8', '-d3s'];
 const LUA = fileURLToPath(new URL('../../../bench/search/search.lua', import.meta.url));
 const RESULTS = fileURLToPath(new URL('../../../bench/RESULTS.md', import.meta.url));
@@ -104,11 +109,11 @@ function syntheticPage(i: number, next: () => number, sids: Sids, server: string
     dacl: { revision: 2, aces: [...deny.map((sid) => ace(AceType.ACCESS_DENIED, sid)), ...allow.map((sid) => ace(AceType.ACCESS_ALLOWED, sid))] },
     sacl: null,
   };
-  const folder = `${ROOT}/Ordner-${String(i % FOLDERS).padStart(3, '0')}`;
+  const folder = `Ordner-${String(i % FOLDERS).padStart(3, '0')}`;
   const content = Buffer.from(markdown, 'utf8');
   return buildWikiDocument({
     server,
-    share: 'schule',
+    share: SHARE,
     path: `${folder}/.wiki/${i < FOLDERS ? 'index' : `seite-${i}`}.md`,
     content,
     size: content.length,
@@ -119,11 +124,26 @@ function syntheticPage(i: number, next: () => number, sids: Sids, server: string
 
 interface Measurement {
   requests: number;
+  /** CPU time (user + system, all threads) per request, in µs, of the service process and of Elasticsearch. */
+  serviceCpuUs: number;
+  esCpuUs: number;
   non2xx: number;
   socketErrors: number;
   rps: number;
   p50ms: number;
   p99ms: number;
+}
+
+/** The processes whose CPU time is measured. */
+interface Processes {
+  service: number;
+  elasticsearch: number;
+}
+
+/** utime + stime of a process in clock ticks (USER_HZ, 100 on Linux). */
+function cpuTicks(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return Number(fields[11]) + Number(fields[12]);
 }
 
 interface Target {
@@ -133,13 +153,17 @@ interface Target {
   luaArgs: string[];
 }
 
-function wrk(args: string[], target: Target): Measurement {
+function wrk(args: string[], target: Target, pids: Processes): Measurement {
+  const before = { service: cpuTicks(pids.service), es: cpuTicks(pids.elasticsearch) };
   const out = execFileSync('wrk', [...args, '-s', LUA, target.url, '--', ...target.luaArgs], { encoding: 'utf8' });
   const line = out.split('\n').find((l) => l.startsWith('WRK_JSON '));
   if (!line) throw new Error(`wrk printed no summary:\n${out}`);
   const s = JSON.parse(line.slice('WRK_JSON '.length)) as { requests: number; duration_us: number; non2xx: number; socket_errors: number; p50_us: number; p99_us: number };
+  const perRequestUs = (ticks: number) => (ticks * 10_000) / s.requests;
   return {
     requests: s.requests,
+    serviceCpuUs: perRequestUs(cpuTicks(pids.service) - before.service),
+    esCpuUs: perRequestUs(cpuTicks(pids.elasticsearch) - before.es),
     non2xx: s.non2xx,
     socketErrors: s.socket_errors,
     rps: s.requests / (s.duration_us / 1e6),
@@ -195,8 +219,7 @@ async function main(): Promise<void> {
   const client = createSearchClient(env.es.url, { requestTimeoutMs: 120_000 });
   const work = mkdtempSync(join(tmpdir(), 'wiki-search-bench-'));
   const started = Date.now();
-  // No reconciler pass after the first one: it would delete the seeded pages, which have no files.
-  const service: RunningService = await startService({ reconciler: { interval: '24h' } });
+  const service: RunningService = await startService({ smb: { shares: [{ name: SHARE }] }, reconciler: { interval: '24h' } });
   let ids: string[] = [];
   /** Per target: the rounds under load and the rounds with one connection. */
   const loaded: Measurement[][] = [[], []];
@@ -214,7 +237,7 @@ async function main(): Promise<void> {
     const user = env.users[CALLER.user]!;
     const viewer: Viewer = {
       sids: [user.sid, ...CALLER.groups.map((g) => env.groups[g]!), env.groups['Domain Users']!, EVERYONE_SID, AUTHENTICATED_USERS_SID],
-      shares: env.smb.shares.map((s) => s.name),
+      shares: [SHARE],
     };
     const directBody = join(work, 'direct.json');
     const serviceBody = join(work, 'service.json');
@@ -228,11 +251,12 @@ async function main(): Promise<void> {
     ];
 
     // Both must answer the same hits, or the comparison means nothing.
-    const viaService = (await (await fetch(`${service.url}/wiki/search`, {
+    const searchViaService = async () => (await (await fetch(`${service.url}/wiki/search`, {
       method: 'POST',
       headers: { authorization, 'x-service-groups': header, 'content-type': 'application/json' },
       body: JSON.stringify(QUERY),
     })).json()) as SearchResult;
+    const viaService = await searchViaService();
     const direct = (await (await fetch(`${env.es.url}/${DEFAULT_ALIAS}/_search`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -246,18 +270,27 @@ async function main(): Promise<void> {
     checked = `both answer ${viaService.total} visible hits of ${ids.length} pages, the same 10 first`;
     console.log(checked);
 
-    for (const target of targets) wrk(WARMUP_ARGS, target);
+    const pids: Processes = {
+      service: service.process.pid!,
+      elasticsearch: Number(readFileSync(layout.elasticsearch.pidFile, 'utf8').trim()),
+    };
+    for (const target of targets) wrk(WARMUP_ARGS, target, pids);
+    const firstTotal = viaService.total;
     for (let round = 1; round <= ROUNDS; round++) {
       targets.forEach((target, i) => {
-        const load = wrk(LOAD_ARGS, target);
-        const one = wrk(LATENCY_ARGS, target);
+        const load = wrk(LOAD_ARGS, target, pids);
+        const one = wrk(LATENCY_ARGS, target, pids);
         loaded[i]!.push(load);
         single[i]!.push(one);
-        console.log(`round ${round} ${target.name}: ${load.rps.toFixed(0)} req/s (c8, p50 ${load.p50ms.toFixed(2)} ms); c1 p50 ${one.p50ms.toFixed(2)} ms, p99 ${one.p99ms.toFixed(2)} ms`);
+        console.log(`round ${round} ${target.name}: ${load.rps.toFixed(0)} req/s (c8, p50 ${load.p50ms.toFixed(2)} ms, CPU µs/request service ${load.serviceCpuUs.toFixed(0)}, Elasticsearch ${load.esCpuUs.toFixed(0)}); c1 p50 ${one.p50ms.toFixed(2)} ms, p99 ${one.p99ms.toFixed(2)} ms`);
       });
     }
+    // Another test run may have rebuilt wiki-md meanwhile (dropping the seeded pages): then the numbers mean nothing.
+    const { count } = await client.count({ index: DEFAULT_ALIAS, query: { term: { share: SHARE } } });
+    if (count !== ids.length) throw new Error(`wiki-md changed during the run: ${count} of ${ids.length} seeded pages left`);
+    if ((await searchViaService()).total !== firstTotal) throw new Error('the service answers differently after the run');
   } finally {
-    await unseed(client, ids).catch((err: unknown) => console.error('could not remove the seeded pages:', err));
+    await unseed(client, ids).catch((error: unknown) => console.error(`could not remove the seeded pages: ${describeError(error).error}`));
     await service.stop();
     await client.close();
   }
@@ -271,7 +304,7 @@ async function main(): Promise<void> {
     const load = median(loaded[i]!);
     const one = median(single[i]!);
     const errors = [...loaded[i]!, ...single[i]!].reduce((n, m) => n + m.non2xx + m.socketErrors, 0);
-    return `| ${target.name} | ${load.rps.toFixed(0)} | ${loaded[i]!.map((r) => r.rps.toFixed(0)).join(', ')} | ${one.p50ms.toFixed(2)} | ${one.p99ms.toFixed(2)} | ${load.p50ms.toFixed(2)} | ${load.p99ms.toFixed(2)} | ${errors} |`;
+    return `| ${target.name} | ${load.rps.toFixed(0)} | ${loaded[i]!.map((r) => r.rps.toFixed(0)).join(', ')} | ${one.p50ms.toFixed(2)} | ${one.p99ms.toFixed(2)} | ${load.p50ms.toFixed(2)} | ${load.p99ms.toFixed(2)} | ${load.serviceCpuUs.toFixed(0)} | ${load.esCpuUs.toFixed(0)} | ${errors} |`;
   });
   const met = throughput >= 0.85 && addedP50 <= 0.5;
   const verdict = met
@@ -281,17 +314,18 @@ async function main(): Promise<void> {
     HEADING,
     '',
     `Run by \`node dist/bench/search/run.js\` on ${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, Node ${process.version}; wrk, the service and Elasticsearch on the same machine; load average at the start ${load}.`,
-    `Data: ${PAGES.toLocaleString('en')} synthetic pages seeded into \`wiki-md\` with \`_bulk\` (German-like Markdown rendered by the indexer's code, inherited allow entries for 1–3 of 45 groups plus admins, 5 % deny Schueler), plus the testbed's own pages.`,
+    `Data: ${PAGES.toLocaleString('en')} synthetic pages seeded into \`wiki-md\` with \`_bulk\` under the share \`${SHARE}\`, the only share of the bench's service (German-like Markdown rendered by the indexer's code, inherited allow entries for 1–3 of 45 groups plus admins, 5 % deny Schueler); the index also holds the pages of the testbed's shares.`,
     `Query: \`${JSON.stringify(QUERY)}\` as anna with \`X-Service-Groups: ${CALLER.groups.join(', ')}\` (login and groups cached after the first call); ${checked}.`,
     'Direct: the same request body the service builds (bool filter on acl_allow and share, must_not on acl_deny, highlighting) posted to `/wiki-md/_search`.',
     '',
     `Commands per target and round: \`wrk ${LOAD_ARGS.join(' ')} -s bench/search/search.lua <url> -- <path> <body-file> [<authorization> <groups>]\` for throughput, then the same with \`${LATENCY_ARGS.join(' ')}\` for latency without queueing (${ROUNDS} rounds interleaving the targets after a \`${WARMUP_ARGS.join(' ')}\` warm-up each; the table shows the median rounds).`,
     '',
-    '| target | req/s, 8 connections (median) | rounds req/s | p50 ms, 1 connection | p99 ms, 1 connection | p50 ms, 8 connections | p99 ms, 8 connections | errors |',
-    '|---|---:|---|---:|---:|---:|---:|---:|',
+    '| target | req/s, 8 connections (median) | rounds req/s | p50 ms, 1 connection | p99 ms, 1 connection | p50 ms, 8 connections | p99 ms, 8 connections | service CPU µs/request | Elasticsearch CPU µs/request | errors |',
+    '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|',
     ...rows,
     '',
     `Ratios: throughput service / direct = ${throughput.toFixed(2)} (8 connections); p50 added by the service = ${addedP50.toFixed(2)} ms (1 connection); p99 service / direct = ${(serviceOne.p99ms / directOne.p99ms).toFixed(2)} (1 connection).`,
+    'CPU per request is user + system time of the whole process (all threads) during the 8-connection round, from /proc; it depends less on other load than req/s does. The service and Elasticsearch share the machine\'s cores, so every µs the service spends per request is taken from Elasticsearch.',
     bad.length === 0 ? 'Every response was 200.' : `NOT every response was 200: ${bad.length} round(s) had errors.`,
     '',
     verdict,
@@ -301,4 +335,8 @@ async function main(): Promise<void> {
   writeSection(section);
 }
 
-await main();
+// Elasticsearch errors carry the whole request body; say what failed in one line instead.
+await main().catch((error: unknown) => {
+  console.error(`bench failed: ${describeError(error).error}`);
+  process.exitCode = 1;
+});
