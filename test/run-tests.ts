@@ -1,11 +1,12 @@
-// Runs the compiled test files: unit tests first, then integration tests
-// (which share the testbed's servers, so files run one at a time).
+// Runs the compiled test files: unit tests first, then the suites that use the
+// testbed's servers (integration, abuse, then faults, which kill and restart
+// those servers); they share the servers, so files run one at a time.
 // Arguments narrow the run to files whose path contains one of them.
 // Every test process loads support/openapi-check.js (answers of the services
 // are checked against the OpenAPI document); after the run, the logs of every
 // service the tests started are searched for the testbed's secrets.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -15,6 +16,7 @@ import { findSecrets, LOG_DIR_VARIABLE, secretsOfRun, serviceLogsIn } from './su
 const distTest = fileURLToPath(new URL('.', import.meta.url));
 
 function testFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
   return readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((e) => e.isFile() && e.name.endsWith('.test.js'))
     .map((e) => join(e.parentPath, e.name))
@@ -22,7 +24,7 @@ function testFiles(dir: string): string[] {
 }
 
 const filters = process.argv.slice(2);
-const files = ['unit', 'integration']
+const files = ['unit', 'integration', 'abuse', 'faults']
   .flatMap((suite) => testFiles(join(distTest, suite)))
   .filter((f) => filters.length === 0 || filters.some((s) => relative(distTest, f).includes(s)));
 

@@ -4,8 +4,10 @@ import { commandExists, run } from './processes.js';
 import { note } from './progress.js';
 
 const requiredPackages = [
-  'samba', 'samba-ad-dc', 'smbclient', 'ldap-utils', 'winbind', 'krb5-user',
+  'samba', 'samba-ad-dc', 'samba-ad-provision', 'smbclient', 'ldap-utils', 'winbind', 'krb5-user',
   'rclone', 'litmus', 'wrk', 'hyperfine',
+  // getfattr/setfattr: bench/index copies Samba-made NT ACLs onto the pages it seeds.
+  'attr',
   // Headless browser and a font for the admin page's end-to-end test and its screenshots.
   'chromium', 'fonts-dejavu-core',
 ];
