@@ -19,6 +19,8 @@ export const layout = {
     conf: path.join(testbedDir, 'samba', 'etc', 'smb.conf'),
     pidDir: path.join(testbedDir, 'samba', 'run'),
     pidFile: path.join(testbedDir, 'samba', 'run', 'samba.pid'),
+    /** Mounted over /run/samba for the DC's processes (see ensureSambaRunning). */
+    runtimeDir: path.join(testbedDir, 'samba', 'runtime'),
     logDir: path.join(testbedDir, 'samba', 'log'),
     tlsDir: path.join(testbedDir, 'samba', 'private', 'tls'),
     samDb: path.join(testbedDir, 'samba', 'private', 'sam.ldb'),

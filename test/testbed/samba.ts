@@ -17,6 +17,7 @@ const sambaPorts = [445, 636] as const;
 const boundPorts = [88, 135, 139, 389, 445, 464, 636, 3268, 3269];
 const sambaDaemons = new Set(['samba', 'smbd', 'nmbd', 'winbindd']);
 const logFile = `${layout.samba.logDir}/log.samba`;
+const systemRuntimeDir = '/run/samba';
 
 export function runningSamba(): Promise<number | undefined> {
   // The master rewrites its command line to "samba: root process", so its name is what identifies it.
@@ -33,6 +34,8 @@ export async function ensureProvisioned(): Promise<boolean> {
   if (await isProvisioned()) return false;
   if ((await runningSamba()) !== undefined) note(`incomplete provision: ${await stopSamba()}`);
   await rm(layout.samba.dir, { recursive: true, force: true });
+  // The shares' NT ACLs name the SIDs of the old domain; a new domain starts from empty shares.
+  await rm(layout.sharesDir, { recursive: true, force: true });
   await mkdir(layout.samba.dir, { recursive: true });
   await run('samba-tool', [
     'domain', 'provision', '--server-role=dc', '--dns-backend=NONE', `--realm=${realm}`,
@@ -140,7 +143,16 @@ export async function ensureSambaRunning(): Promise<{ pid: number; started: bool
   await rm(layout.samba.pidFile, { force: true });
   await mkdir(layout.samba.pidDir, { recursive: true });
   await mkdir(layout.samba.logDir, { recursive: true });
-  await run('samba', ['-s', layout.samba.conf]);
+  await mkdir(layout.samba.runtimeDir, { recursive: true });
+  await mkdir(systemRuntimeDir, { recursive: true });
+  // smbd finds winbindd through a socket under /run/samba, a path libwbclient has compiled in (smb.conf cannot
+  // move it). Testbeds of other network namespaces on this machine would share it, and the smbd of one would
+  // take its ID mappings from another domain's winbindd. So the DC runs in a mount namespace of its own in
+  // which /run/samba is a folder of this testbed.
+  await run('unshare', [
+    '--mount', '--propagation', 'private', 'sh', '-c', 'mount --bind "$1" "$2" && exec samba -s "$3"',
+    'sh', layout.samba.runtimeDir, systemRuntimeDir, layout.samba.conf,
+  ]);
   let pid: number | undefined;
   await waitUntil(
     'Samba to listen on 445 (SMB) and 636 (LDAPS)',
