@@ -84,7 +84,9 @@ runActor<Config>(async (ctx) => {
   }
 
   const supervisor = ctx.peer<SupervisorProtocol>('supervisor');
-  const client = createSearchClient(config.elasticsearch.url);
+  // Background writes: a _bulk of up to 5 MiB may take longer than the search default of 10 s on a busy
+  // sidecar, and a timed-out batch stops the whole pass. No request waits on this thread's calls.
+  const client = createSearchClient(config.elasticsearch.url, { requestTimeoutMs: 60_000 });
   const shares = config.smb.shares.map((share) => ({ server: (share.server ?? config.smb.server)!, share: share.name }));
   const keeper = new WikiIndexKeeper({
     client,
