@@ -9,12 +9,13 @@
 // on Node 20.
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { createServer as createHttpsServer } from 'node:https';
 import uws from '@trufflesuite/uws-js-unofficial';
 import type { Logger } from 'pino';
 import type { Config } from '../../src/config/index.js';
 import type { HttpExchange } from '../../src/http/exchange.js';
-import { HttpError } from '../../src/http/http-error.js';
+import { errorBody, HttpError, statusLine } from '../../src/http/http-error.js';
 import { plainOutcome, requestIdFrom, UNMATCHED_ROUTE, type FinishedRequest, type HttpRequestMetrics } from '../../src/metrics/http-requests.js';
 import { NodeExchange } from '../../src/http/node-exchange.js';
 import type { Router } from '../../src/http/router.js';
@@ -108,13 +109,24 @@ export class HttpServer {
   }
 
   private listenNode(http: Config['http']): Promise<Listener> {
-    const onRequest = (req: IncomingMessage, res: ServerResponse) => this.handle(new NodeExchange(req, res, (ex) => this.onDone(ex)));
-    const options = { headersTimeout: http.header_timeout, requestTimeout: 0, keepAliveTimeout: 5_000 };
+    const exchange = (req: IncomingMessage, res: ServerResponse) => new NodeExchange(req, res, (ex) => this.onDone(ex), http.body_timeout);
+    const options = {
+      headersTimeout: http.header_timeout,
+      requestTimeout: 0,
+      keepAliveTimeout: 5_000,
+      // Node looks for expired header timeouts only this often (30 s by default); often enough to cut a slow sender off near it.
+      connectionsCheckingInterval: Math.max(100, Math.min(1_000, http.header_timeout / 4)),
+    };
+    const onRequest = (req: IncomingMessage, res: ServerResponse) => this.handle(exchange(req, res));
     const server: Server = http.tls
       ? createHttpsServer({ ...options, cert: readFileSync(http.tls.cert_file), key: readFileSync(http.tls.key_file) }, onRequest)
       : createHttpServer(options, onRequest);
     // A client that stops sending (or reading) for this long loses its connection.
     server.timeout = http.body_timeout;
+    // Node's own answers to these are bare status lines; every error of the service is JSON.
+    server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => this.refuseUnparsed(err, socket));
+    server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => this.handle(exchange(req, res),
+      new HttpError(417, 'expectation_failed', `Expect: ${req.headers.expect ?? ''} is not supported; only 100-continue is`)));
     return new Promise((resolve, reject) => {
       server.once('error', (err) => reject(new Error(`cannot listen on ${http.host}:${http.port}: ${err.message}`)));
       server.listen(http.port, http.host, () => {
@@ -131,7 +143,8 @@ export class HttpServer {
     });
   }
 
-  private handle(ex: HttpExchange): void {
+  /** Routes a request and runs its handler; with `refusal`, answers that error instead. */
+  private handle(ex: HttpExchange, refusal?: HttpError): void {
     this.inFlight++;
     const request: Tracked = { requestId: requestIdFrom(ex.headers['x-request-id']), route: UNMATCHED_ROUTE, errorCode: undefined };
     this.tracked.set(ex, request);
@@ -142,6 +155,10 @@ export class HttpServer {
     };
     if (this.draining) {
       fail(new HttpError(503, 'shutting_down', 'the service is shutting down', { connection: 'close' }));
+      return;
+    }
+    if (refusal) {
+      fail(refusal);
       return;
     }
     const route = this.router.match(ex.method, ex.path);
@@ -167,6 +184,25 @@ export class HttpServer {
       });
   }
 
+  /**
+   * Node's parser gave up on a request (malformed, headers too large, headers not complete within
+   * http.header_timeout): the JSON error and the connection closed; nothing when an answer is already under way.
+   */
+  private refuseUnparsed(err: NodeJS.ErrnoException, socket: Duplex): void {
+    // Node's own check before it answers a client error: the socket's current response must not have begun.
+    const answering = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+    if (err.code === 'ECONNRESET' || !socket.writable || answering) {
+      socket.destroy();
+      return;
+    }
+    const refusal = parserRefusal(err);
+    const requestId = requestIdFrom(undefined);
+    const body = JSON.stringify(errorBody(refusal.code, refusal.message));
+    socket.end(`HTTP/1.1 ${statusLine(refusal.status)}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n`
+      + `x-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`);
+    this.finished({ requestId, method: '-', route: UNMATCHED_ROUTE, status: refusal.status, durationMs: 0, outcome: refusal.code });
+  }
+
   private onDone(ex: HttpExchange): void {
     this.inFlight--;
     this.served++;
@@ -189,5 +225,17 @@ export class HttpServer {
   private finished(r: FinishedRequest): void {
     this.log.info({ req_id: r.requestId, method: r.method, route: r.route, status: r.status, duration_ms: r.durationMs, outcome: r.outcome }, 'request');
     this.metrics?.record(r);
+  }
+}
+
+/** The answer to a request Node's HTTP parser refused. */
+function parserRefusal(err: NodeJS.ErrnoException): HttpError {
+  switch (err.code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new HttpError(408, 'header_timeout', 'the request headers did not arrive in time (http.header_timeout)');
+    case 'HPE_HEADER_OVERFLOW':
+      return new HttpError(431, 'headers_too_large', 'the request line and headers are too large');
+    default:
+      return new HttpError(400, 'malformed_request', `the request is not valid HTTP/1.1 (${err.code ?? 'parse error'})`);
   }
 }

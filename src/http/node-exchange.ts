@@ -4,14 +4,18 @@
 import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpExchange, type ResponseHeaders } from './exchange.js';
+import { HttpError } from './http-error.js';
 
 export class NodeExchange extends HttpExchange {
   readonly method: string;
   readonly path: string;
   readonly query: URLSearchParams;
   readonly headers: Record<string, string> = {};
+  /** Set once the body missed its deadline: reading it fails with this. */
+  private bodyExpired: HttpError | undefined;
 
-  constructor(private readonly req: IncomingMessage, private readonly res: ServerResponse, onDone: (ex: HttpExchange) => void) {
+  /** `bodyTimeoutMs`: the time from the headers to the end of the body (http.body_timeout). */
+  constructor(private readonly req: IncomingMessage, private readonly res: ServerResponse, onDone: (ex: HttpExchange) => void, bodyTimeoutMs: number) {
     super(onDone);
     this.method = (req.method ?? 'GET').toUpperCase();
     const target = req.url ?? '/';
@@ -23,14 +27,36 @@ export class NodeExchange extends HttpExchange {
       const name = raw[i]!.toLowerCase();
       this.headers[name] = name in this.headers ? `${this.headers[name]}, ${raw[i + 1]}` : raw[i + 1]!;
     }
+    // Node bounds only the pause between two chunks; a sender that trickles is cut off by this deadline.
+    const deadline = setTimeout(() => this.expireBody(bodyTimeoutMs), bodyTimeoutMs);
+    deadline.unref();
     res.on('close', () => {
       if (!res.writableFinished) this.aborted = true;
+      // An answer may go out before the body is in (Node then reads and drops the rest): the deadline still holds.
+      if (req.complete || this.aborted) clearTimeout(deadline);
       this.finish();
     });
+    req.once('end', () => clearTimeout(deadline));
   }
 
-  protected openBody(): AsyncIterable<Buffer> {
-    return this.req;
+  protected async *openBody(): AsyncIterable<Buffer> {
+    try {
+      yield* this.req;
+    } catch (err) {
+      throw this.bodyExpired ?? err;
+    }
+  }
+
+  /** The body is late: a 408 that closes the connection, or (already answered) the connection closed. */
+  private expireBody(timeoutMs: number): void {
+    if (this.req.complete) return;
+    this.bodyExpired = new HttpError(408, 'body_timeout', `the request body did not arrive within ${timeoutMs / 1000} s (http.body_timeout)`, { connection: 'close' });
+    if (!this.done) {
+      this.fail(this.bodyExpired);
+      return;
+    }
+    if (this.res.writableFinished) this.req.socket.destroy();
+    else this.res.once('finish', () => this.req.socket.destroy());
   }
 
   protected writeWhole(status: number, headers: ResponseHeaders, body: string | Buffer | undefined, closeConnection: boolean): void {
