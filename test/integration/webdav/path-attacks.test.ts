@@ -7,17 +7,9 @@ import { after, before, describe, it } from 'node:test';
 import { SmbClient, type SmbShare } from '../../../src/smb/index.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { startService, type RunningService } from '../../support/service.js';
+import { shareSnapshot } from '../../support/tree-snapshot.js';
 import { PATH_ATTACKS } from '../../unit/webdav/path-attacks.js';
 import { DavClient, account, basic, rawStatus } from './dav-client.js';
-
-/** Every entry of a share with size and time, except the `_...` scratch folders other tests create meanwhile. */
-async function snapshot(share: SmbShare): Promise<string[]> {
-  const names: string[] = [];
-  for await (const e of share.walk('', { descend: (d) => !d.path.startsWith('_') })) {
-    if (!e.path.startsWith('_')) names.push(`${e.path}|${e.size}|${e.mtimeMs}`);
-  }
-  return names.sort();
-}
 
 describe('WebDAV path attacks', () => {
   let env: TestbedEnv;
@@ -39,7 +31,7 @@ describe('WebDAV path attacks', () => {
 
   it(`answers each of ${PATH_ATTACKS.length} attack paths 400 and changes nothing on either share`, async () => {
     assert.ok(PATH_ATTACKS.length >= 50);
-    const before = await Promise.all(shares.map(snapshot));
+    const before = await Promise.all(shares.map(shareSnapshot));
     const auth = { authorization: basic(account(env, 'anna')) };
     const moveTo = (target: string) => ({ ...auth, destination: `${service.url}${target}` });
     const unexpected: string[] = [];
@@ -55,7 +47,7 @@ describe('WebDAV path attacks', () => {
       }
     }
     assert.deepEqual(unexpected, []);
-    assert.deepEqual(await Promise.all(shares.map(snapshot)), before);
+    assert.deepEqual(await Promise.all(shares.map(shareSnapshot)), before);
   });
 
   it('keeps working for the ordinary paths next to them', async () => {

@@ -1,0 +1,177 @@
+// One abuse suite per request surface: a real service on the testbed gets
+// 10,000 generated hostile requests (seeded: ABUSE_SEED=<n> repeats a run)
+// over a few keep-alive connections, and afterwards must be alive with every
+// actor running and never restarted, must have answered every request below
+// 500 (each 4xx in the JSON error shape), must have left every file outside
+// the addressed share alone and must be back within 10% of its memory baseline.
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { SmbClient, type SmbShare } from '../../../src/smb/index.js';
+import { startService, waitFor, type RunningService } from '../../support/service.js';
+import { diskSnapshot, shareSnapshot } from '../../support/tree-snapshot.js';
+import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
+import { Dice } from './hostile-input.js';
+import { RawConnection, type RawAnswer, type RawRequest } from './raw-http.js';
+
+export const REQUESTS_PER_SURFACE = 10_000;
+const WARM_UP_REQUESTS = 1_500;
+const CONCURRENCY = 24;
+const ANSWER_TIMEOUT_MS = 30_000;
+const MEMORY_TOLERANCE = 1.1;
+
+export interface Surface {
+  name: string;
+  config?: Record<string, Record<string, unknown>>;
+  /** Sets the surface up on the running service; returns the maker of request number i. */
+  prepare(service: RunningService, env: TestbedEnv, seed: number): Promise<(d: Dice, i: number) => RawRequest>;
+  /** Disk paths (relative to the shares' parent folder) the requests may change: inside the addressed share. */
+  addressed?: (path: string) => boolean;
+  cleanup?(service: RunningService, env: TestbedEnv): Promise<void>;
+}
+
+export function runSeed(): number {
+  const given = process.env['ABUSE_SEED'];
+  return given !== undefined && given !== '' ? Number(given) >>> 0 : Math.floor(Math.random() * 2 ** 32);
+}
+
+/** Why an answer is wrong for a client's mistake, or undefined when it is right. */
+export function answerProblem(method: string, answer: RawAnswer): string | undefined {
+  if (answer.status >= 500) return `status ${answer.status}`;
+  if (answer.status < 400 || method === 'HEAD') return undefined;
+  if (!(answer.headers['content-type'] ?? '').startsWith('application/json')) return `${answer.status} with content-type ${answer.headers['content-type']}`;
+  let body: unknown;
+  try {
+    body = JSON.parse(answer.body.toString('utf8'));
+  } catch {
+    return `${answer.status} with a body that is not JSON`;
+  }
+  const shape = body as Record<string, unknown>;
+  const keys = typeof body === 'object' && body !== null ? Object.keys(body).sort().join(',') : '';
+  if (keys !== 'error,message,status' || shape['status'] !== 'error' || typeof shape['error'] !== 'string' || typeof shape['message'] !== 'string') {
+    return `${answer.status} not in the error shape`;
+  }
+  return undefined;
+}
+
+export interface CampaignReport {
+  statuses: Record<number, number>;
+  problems: string[];
+}
+
+/** Sends requests first..first+count-1 of `make` (request i from Dice(seed + i)) over CONCURRENCY connections. */
+export async function runCampaign(service: RunningService, seed: number, first: number, count: number, make: (d: Dice, i: number) => RawRequest): Promise<CampaignReport> {
+  const port = Number(new URL(service.url).port);
+  const report: CampaignReport = { statuses: {}, problems: [] };
+  let next = first;
+  const lane = async () => {
+    const connection = new RawConnection(port);
+    try {
+      while (next < first + count) {
+        const i = next++;
+        const req = make(new Dice((seed + i) >>> 0), i);
+        const where = `request #${i} ${req.method} ${req.target.slice(0, 100)}`;
+        try {
+          const answer = await connection.send(req, ANSWER_TIMEOUT_MS);
+          report.statuses[answer.status] = (report.statuses[answer.status] ?? 0) + 1;
+          const problem = answerProblem(req.method, answer);
+          if (problem) report.problems.push(`${where}: ${problem}: ${answer.body.subarray(0, 200).toString()}`);
+        } catch (err) {
+          report.problems.push(`${where}: ${(err as Error).message}`);
+        }
+      }
+    } finally {
+      connection.close();
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, lane));
+  return report;
+}
+
+/** Resident memory of a process in KiB (all its threads). */
+export async function residentKb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const match = /^VmRSS:\s+(\d+) kB/m.exec(status);
+  if (!match) throw new Error(`no VmRSS for pid ${pid}`);
+  return Number(match[1]);
+}
+
+/** Why the service is not healthy (dead, an actor not running, a restart), or undefined. */
+export async function healthProblem(service: RunningService): Promise<string | undefined> {
+  if (service.process.exitCode !== null) return `service exited with ${service.process.exitCode}`;
+  const res = await fetch(`${service.url}/healthz`);
+  const health = await res.json() as { actors: Record<string, { state: string; restarts: number }> };
+  const bad = Object.entries(health.actors).filter(([, a]) => a.state !== 'running' || a.restarts !== 0);
+  if (res.status !== 200 || bad.length > 0) return `healthz ${res.status}: ${JSON.stringify(health.actors)}`;
+  return undefined;
+}
+
+/** The shares' parent folder on the DC's disk (both shares inside it), minus what the surface may change; and both shares over SMB. */
+async function pictureOfTheShares(env: TestbedEnv, shares: SmbShare[], addressed: (path: string) => boolean): Promise<string[][]> {
+  const parent = dirname(env.smb.shares[0]!.path);
+  for (const share of env.smb.shares) assert.equal(dirname(share.path), parent, 'the testbed keeps its shares side by side');
+  return [await diskSnapshot(parent, addressed), ...await Promise.all(shares.map(shareSnapshot))];
+}
+
+export function abuseSuite(surface: Surface): void {
+  describe(`abuse: ${surface.name}`, () => {
+    const seed = runSeed();
+    const addressed = surface.addressed ?? (() => false);
+    const smb = new SmbClient();
+    let env: TestbedEnv;
+    let service: RunningService;
+    let shares: SmbShare[];
+    let make: (d: Dice, i: number) => RawRequest;
+    let treesBefore: string[][];
+    let baselineKb: number;
+
+    before(async () => {
+      console.log(`abuse: ${surface.name}: seed ${seed} (ABUSE_SEED=${seed} repeats this run)`);
+      env = await readTestbedEnv();
+      service = await startService(surface.config);
+      shares = env.smb.shares.map(({ name }) => smb.share({
+        host: env.smb.host, port: env.smb.port, domain: env.smb.domain, user: env.dc_admin.user, password: env.dc_admin.password, share: name,
+      }));
+      make = await surface.prepare(service, env, seed);
+      treesBefore = await pictureOfTheShares(env, shares, addressed);
+      // Warm-up with requests of the same kind, so that caches, pools and compiled code exist before the baseline.
+      await runCampaign(service, seed, REQUESTS_PER_SURFACE, WARM_UP_REQUESTS, make);
+      await new Promise((r) => setTimeout(r, 2_000));
+      baselineKb = await residentKb(service.process.pid!);
+    });
+
+    after(async () => {
+      await surface.cleanup?.(service, env);
+      await smb.close();
+      await service.stop();
+    });
+
+    it(`answers ${REQUESTS_PER_SURFACE} hostile requests below 500, every 4xx as a JSON error`, async () => {
+      const started = Date.now();
+      const report = await runCampaign(service, seed, 0, REQUESTS_PER_SURFACE, make);
+      console.log(`abuse: ${surface.name}: ${REQUESTS_PER_SURFACE} requests in ${Date.now() - started} ms: ${JSON.stringify(report.statuses)}`);
+      assert.deepEqual(report.problems.slice(0, 20), [], `seed ${seed}: ${report.problems.length} wrong answers`);
+    });
+
+    it('is alive and healthy afterwards: every actor running, none restarted', async () => {
+      assert.equal(await healthProblem(service), undefined);
+    });
+
+    it('touched no file outside the addressed share', async () => {
+      assert.deepEqual(await pictureOfTheShares(env, shares, addressed), treesBefore);
+    });
+
+    it('is back within 10% of its memory baseline once it has settled', async () => {
+      let lastKb = 0;
+      try {
+        await waitFor(async () => {
+          lastKb = await residentKb(service.process.pid!);
+          return lastKb <= baselineKb * MEMORY_TOLERANCE;
+        }, 60_000);
+      } catch {
+        assert.fail(`resident memory ${lastKb} KiB stayed above ${MEMORY_TOLERANCE} x the baseline of ${baselineKb} KiB`);
+      }
+    });
+  });
+}
