@@ -125,6 +125,9 @@ export class HttpServer {
     server.timeout = http.body_timeout;
     // Node's own answers to these are bare status lines; every error of the service is JSON.
     server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => this.refuseUnparsed(err, socket));
+    // Without a listener Node closes a CONNECT request's connection without a word.
+    server.on('connect', (_req: IncomingMessage, socket: Duplex) => this.refuseOnSocket(socket,
+      new HttpError(405, 'method_not_allowed', 'CONNECT is not supported: this is not a proxy')));
     server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => this.handle(exchange(req, res),
       new HttpError(417, 'expectation_failed', `Expect: ${req.headers.expect ?? ''} is not supported; only 100-continue is`)));
     return new Promise((resolve, reject) => {
@@ -195,10 +198,15 @@ export class HttpServer {
       socket.destroy();
       return;
     }
-    const refusal = parserRefusal(err);
+    this.refuseOnSocket(socket, parserRefusal(err));
+  }
+
+  /** A JSON error written straight to a socket Node handed over, which is then closed. */
+  private refuseOnSocket(socket: Duplex, refusal: HttpError): void {
     const requestId = requestIdFrom(undefined);
     const body = JSON.stringify(errorBody(refusal.code, refusal.message));
     socket.end(`HTTP/1.1 ${statusLine(refusal.status)}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n`
+      + Object.entries(refusal.headers).map(([name, value]) => `${name}: ${value}\r\n`).join('')
       + `x-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`);
     this.finished({ requestId, method: '-', route: UNMATCHED_ROUTE, status: refusal.status, durationMs: 0, outcome: refusal.code });
   }

@@ -151,13 +151,14 @@ describe('http server over node: what Node would answer itself', () => {
     return { status, error: body['error']! };
   }
 
-  it('answers malformed requests, oversized headers and unknown expectations with JSON errors', async () => {
+  it('answers malformed requests, oversized headers, unknown expectations and CONNECT with JSON errors', async () => {
     const { server, port } = await listen({ header_timeout: 10_000, body_timeout: 30_000 });
     try {
       assert.deepEqual(jsonError((await exchange(port, 'GET /x HTTP/1.1\r\nHost: a\r\nX-Bad: a\u0001b\r\n\r\n')).text), { status: 400, error: 'malformed_request' });
       assert.deepEqual(jsonError((await exchange(port, `GET /x HTTP/1.1\r\nHost: a\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`)).text), { status: 431, error: 'headers_too_large' });
       const expect = await exchange(port, 'POST /echo HTTP/1.1\r\nHost: a\r\nExpect: teapot\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
       assert.deepEqual(jsonError(expect.text), { status: 417, error: 'expectation_failed' });
+      assert.deepEqual(jsonError((await exchange(port, 'CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n')).text), { status: 405, error: 'method_not_allowed' });
     } finally {
       server.closeNow();
     }
