@@ -132,3 +132,8 @@ export function hostileAuthorization(d: Dice): HeaderValue | undefined {
     () => hostileHeaderValue(d),
   ]);
 }
+
+/** Percent-encodes every byte of the UTF-8 form except unreserved characters (lone surrogates become U+FFFD, where encodeURIComponent throws). */
+export function percentEncoded(s: string): string {
+  return [...Buffer.from(s, 'utf8')].map((b) => (/[A-Za-z0-9._~-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).padStart(2, '0').toUpperCase()}`)).join('');
+}
