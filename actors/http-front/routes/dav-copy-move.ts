@@ -20,8 +20,9 @@ export function registerDavCopyMoveRoutes(router: Router, svc: DavService): void
 async function copyOrMove(call: DavCall, svc: DavService, kind: 'copy' | 'move'): Promise<void> {
   const { ex } = call;
   const destination = svc.locate(destinationPath(ex.headers['destination']));
+  // RFC 4918 allows 502 for a Destination in another namespace; here it is the client's request, not a failing backend.
   if (!destination || destination.share !== call.location.share) {
-    throw new HttpError(502, 'other_share', 'the Destination must be on the same share');
+    throw new HttpError(403, 'other_share', 'the Destination must be on the same share');
   }
   const to = destination.path;
   const overwrite = parseOverwrite(ex.headers['overwrite']);

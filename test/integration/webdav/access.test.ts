@@ -53,6 +53,14 @@ describe('WebDAV access as the requesting user', () => {
     assert.equal((await new DavClient(service, account(env, 'anna'), 'verwaltung').request('GET', '.wiki/index.md')).status, 403);
   });
 
+  it('refuses a COPY or MOVE to another share with 403: the request, not the backend, is at fault', async () => {
+    for (const method of ['COPY', 'MOVE']) {
+      const res = await anna.request(method, 'Aushang.txt', { headers: { destination: `${service.url}/dav/verwaltung/Aushang.txt` } });
+      assert.equal(res.status, 403);
+      assert.equal(((await res.json()) as { error: string }).error, 'other_share');
+    }
+  });
+
   it('creates files as the user: the owner on the file server is anna, not the indexer', async () => {
     assert.equal((await anna.put(`${dir}/owned.md`, 'mine')).status, 201);
     const client = new SmbClient();
