@@ -27,8 +27,8 @@ export interface Surface {
   /** Sets the surface up on the running service; returns the maker of request number i. */
   prepare(service: RunningService, env: TestbedEnv, seed: number): Promise<(d: Dice, i: number) => RawRequest>;
   /** Disk paths (relative to the shares' parent folder) the requests may change: inside the addressed share. */
-  addressed?: (path: string) => boolean;
-  cleanup?(service: RunningService, env: TestbedEnv): Promise<void>;
+  addressed?: (path: string, seed: number) => boolean;
+  cleanup?(env: TestbedEnv, seed: number): Promise<void>;
 }
 
 export function runSeed(): number {
@@ -117,7 +117,7 @@ async function pictureOfTheShares(env: TestbedEnv, shares: SmbShare[], addressed
 export function abuseSuite(surface: Surface): void {
   describe(`abuse: ${surface.name}`, () => {
     const seed = runSeed();
-    const addressed = surface.addressed ?? (() => false);
+    const addressed = (path: string) => surface.addressed?.(path, seed) ?? false;
     const smb = new SmbClient();
     let env: TestbedEnv;
     let service: RunningService;
@@ -142,7 +142,7 @@ export function abuseSuite(surface: Surface): void {
     });
 
     after(async () => {
-      await surface.cleanup?.(service, env);
+      await surface.cleanup?.(env, seed);
       await smb.close();
       await service.stop();
     });
