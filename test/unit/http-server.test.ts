@@ -2,12 +2,12 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
-import { connect } from 'node:net';
 import { describe, it } from 'node:test';
 import { pino } from 'pino';
 import { HttpServer, type HttpTransport } from '../../actors/http-front/server.js';
 import { Router } from '../../src/http/router.js';
 import { freePort } from '../support/ports.js';
+import { trickle } from '../support/trickle.js';
 
 for (const transport of ['uws', 'node'] as HttpTransport[]) {
   describe(`http server over ${transport}`, () => {
@@ -125,24 +125,6 @@ describe('http server over node: what Node would answer itself', () => {
     return { server, port };
   }
 
-  /** Writes `first`, then `trickle` one byte every 100 ms; resolves with everything the server sent and the time it closed. */
-  function exchange(port: number, first: string, trickle = ''): Promise<{ text: string; closedAfterMs: number }> {
-    const started = Date.now();
-    return new Promise((resolve, reject) => {
-      const socket = connect(port, '127.0.0.1', () => socket.write(first));
-      let text = '';
-      let sent = 0;
-      const timer = setInterval(() => { if (sent < trickle.length && socket.writable) socket.write(trickle[sent++]!); }, 100);
-      socket.on('data', (d: Buffer) => { text += d.toString('latin1'); });
-      socket.on('error', () => undefined);
-      socket.on('close', () => {
-        clearInterval(timer);
-        resolve({ text, closedAfterMs: Date.now() - started });
-      });
-      setTimeout(() => reject(new Error('the server never closed the connection')), 10_000).unref();
-    });
-  }
-
   function jsonError(text: string): { status: number; error: string } {
     const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]);
     assert.match(text, /content-type: application\/json/i);
@@ -154,11 +136,11 @@ describe('http server over node: what Node would answer itself', () => {
   it('answers malformed requests, oversized headers, unknown expectations and CONNECT with JSON errors', async () => {
     const { server, port } = await listen({ header_timeout: 10_000, body_timeout: 30_000 });
     try {
-      assert.deepEqual(jsonError((await exchange(port, 'GET /x HTTP/1.1\r\nHost: a\r\nX-Bad: a\u0001b\r\n\r\n')).text), { status: 400, error: 'malformed_request' });
-      assert.deepEqual(jsonError((await exchange(port, `GET /x HTTP/1.1\r\nHost: a\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`)).text), { status: 431, error: 'headers_too_large' });
-      const expect = await exchange(port, 'POST /echo HTTP/1.1\r\nHost: a\r\nExpect: teapot\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+      assert.deepEqual(jsonError((await trickle(port, 'GET /x HTTP/1.1\r\nHost: a\r\nX-Bad: a\u0001b\r\n\r\n', '')).text), { status: 400, error: 'malformed_request' });
+      assert.deepEqual(jsonError((await trickle(port, `GET /x HTTP/1.1\r\nHost: a\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, '')).text), { status: 431, error: 'headers_too_large' });
+      const expect = await trickle(port, 'POST /echo HTTP/1.1\r\nHost: a\r\nExpect: teapot\r\nContent-Length: 0\r\nConnection: close\r\n\r\n', '');
       assert.deepEqual(jsonError(expect.text), { status: 417, error: 'expectation_failed' });
-      assert.deepEqual(jsonError((await exchange(port, 'CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n')).text), { status: 405, error: 'method_not_allowed' });
+      assert.deepEqual(jsonError((await trickle(port, 'CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n', '')).text), { status: 405, error: 'method_not_allowed' });
     } finally {
       server.closeNow();
     }
@@ -167,10 +149,10 @@ describe('http server over node: what Node would answer itself', () => {
   it('cuts off a client that trickles its headers at http.header_timeout, and one that trickles its body at http.body_timeout', async () => {
     const { server, port } = await listen({ header_timeout: 1_000, body_timeout: 1_500 });
     try {
-      const headers = await exchange(port, 'GET /x HTTP/1.1\r\n', 'X-Slow: a'.repeat(100));
+      const headers = await trickle(port, 'GET /x HTTP/1.1\r\n', 'X-Slow: a'.repeat(100));
       assert.deepEqual(jsonError(headers.text), { status: 408, error: 'header_timeout' });
       assert.ok(headers.closedAfterMs >= 900 && headers.closedAfterMs < 3_000, `closed after ${headers.closedAfterMs} ms`);
-      const body = await exchange(port, 'POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: 500\r\n\r\n', 'x'.repeat(500));
+      const body = await trickle(port, 'POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: 500\r\n\r\n', 'x'.repeat(500));
       assert.deepEqual(jsonError(body.text), { status: 408, error: 'body_timeout' });
       assert.ok(body.closedAfterMs >= 1_400 && body.closedAfterMs < 3_000, `closed after ${body.closedAfterMs} ms`);
     } finally {
