@@ -13,7 +13,7 @@ import { startService, waitFor, type RunningService } from '../../support/servic
 import { diskSnapshot, shareSnapshot } from '../../support/tree-snapshot.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { Dice } from './hostile-input.js';
-import { RawConnection, type RawAnswer, type RawRequest } from './raw-http.js';
+import { CutShort, RawConnection, type RawAnswer, type RawRequest } from './raw-http.js';
 
 export const REQUESTS_PER_SURFACE = 10_000;
 const WARM_UP_REQUESTS = 1_500;
@@ -58,12 +58,14 @@ export function answerProblem(method: string, answer: RawAnswer): string | undef
 export interface CampaignReport {
   statuses: Record<number, number>;
   problems: string[];
+  /** Successful answers whose body was cut off (see runCampaign). */
+  cutShort: number;
 }
 
 /** Sends requests first..first+count-1 of `make` (request i from Dice(seed + i)) over CONCURRENCY connections. */
 export async function runCampaign(service: RunningService, seed: number, first: number, count: number, make: (d: Dice, i: number) => RawRequest): Promise<CampaignReport> {
   const port = Number(new URL(service.url).port);
-  const report: CampaignReport = { statuses: {}, problems: [] };
+  const report: CampaignReport = { statuses: {}, problems: [], cutShort: 0 };
   let next = first;
   const lane = async () => {
     const connection = new RawConnection(port);
@@ -78,7 +80,10 @@ export async function runCampaign(service: RunningService, seed: number, first: 
           const problem = answerProblem(req.method, answer);
           if (problem) report.problems.push(`${where}: ${problem}: ${answer.body.subarray(0, 200).toString()}`);
         } catch (err) {
-          report.problems.push(`${where}: ${(err as Error).message}`);
+          // A file replaced by another request while it is streamed out: with the status line sent, closing the
+          // connection is the only way to say the body is incomplete (WebDAV storage never mixes two versions).
+          if (err instanceof CutShort && req.method === 'GET' && (err.status === 200 || err.status === 206)) report.cutShort++;
+          else report.problems.push(`${where}: ${(err as Error).message}`);
         }
       }
     } finally {
@@ -150,7 +155,7 @@ export function abuseSuite(surface: Surface): void {
     it(`answers ${REQUESTS_PER_SURFACE} hostile requests below 500, every 4xx as a JSON error`, async () => {
       const started = Date.now();
       const report = await runCampaign(service, seed, 0, REQUESTS_PER_SURFACE, make);
-      console.log(`abuse: ${surface.name}: ${REQUESTS_PER_SURFACE} requests in ${Date.now() - started} ms: ${JSON.stringify(report.statuses)}`);
+      console.log(`abuse: ${surface.name}: ${REQUESTS_PER_SURFACE} requests in ${Date.now() - started} ms: ${JSON.stringify(report.statuses)}, ${report.cutShort} downloads cut short`);
       assert.deepEqual(report.problems.slice(0, 20), [], `seed ${seed}: ${report.problems.length} wrong answers`);
     });
 

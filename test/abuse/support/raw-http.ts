@@ -134,7 +134,7 @@ export class RawConnection {
         try {
           const parsed = parseAnswer(data, method, closed);
           if (parsed) settle(parsed.answer);
-          else if (closed) settle(data.length === 0 ? new NoAnswer() : new Error(`connection closed in the middle of an answer: ${JSON.stringify(data.subarray(0, 200).toString('latin1'))}`));
+          else if (closed) settle(data.length === 0 ? new NoAnswer() : new CutShort(data));
         } catch (err) {
           settle(err as Error);
         }
@@ -158,5 +158,17 @@ export class RawConnection {
 export class NoAnswer extends Error {
   constructor() {
     super('connection closed without an answer');
+  }
+}
+
+/** The server closed the connection in the middle of an answer. */
+export class CutShort extends Error {
+  /** The status line's code, 0 when even that did not arrive. */
+  readonly status: number;
+
+  constructor(received: Buffer) {
+    const head = received.subarray(0, 200).toString('latin1');
+    super(`connection closed in the middle of an answer: ${JSON.stringify(head)}`);
+    this.status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1] ?? 0);
   }
 }
