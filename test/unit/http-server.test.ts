@@ -120,6 +120,7 @@ describe('http server over node: what Node would answer itself', () => {
   async function listen(timeouts: { header_timeout: number; body_timeout: number }) {
     const router = new Router();
     router.add('POST', '/echo', async (ex) => ex.json(200, { size: (await ex.readBody()).length }), { bodyLimit: 1024 });
+    router.add('POST', '/refuse', (ex) => ex.json(401, { refused: true }));
     const port = await freePort();
     const server = await HttpServer.listen({ host: '127.0.0.1', port, max_body: 1024, ...timeouts }, router, pino({ level: 'silent' }), 'node');
     return { server, port };
@@ -146,7 +147,7 @@ describe('http server over node: what Node would answer itself', () => {
     }
   });
 
-  it('cuts off a client that trickles its headers at http.header_timeout, and one that trickles its body at http.body_timeout', async () => {
+  it('cuts off a client that trickles its headers at http.header_timeout, and one that trickles its body at http.body_timeout (answered or not)', async () => {
     const { server, port } = await listen({ header_timeout: 1_000, body_timeout: 1_500 });
     try {
       const headers = await trickle(port, 'GET /x HTTP/1.1\r\n', 'X-Slow: a'.repeat(100));
@@ -155,6 +156,10 @@ describe('http server over node: what Node would answer itself', () => {
       const body = await trickle(port, 'POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: 500\r\n\r\n', 'x'.repeat(500));
       assert.deepEqual(jsonError(body.text), { status: 408, error: 'body_timeout' });
       assert.ok(body.closedAfterMs >= 1_400 && body.closedAfterMs < 3_000, `closed after ${body.closedAfterMs} ms`);
+      // Answered before the body was read: Node would read the rest of it for the next request, however slowly it comes.
+      const answered = await trickle(port, 'POST /refuse HTTP/1.1\r\nHost: a\r\nContent-Length: 500\r\n\r\n', 'x'.repeat(500));
+      assert.match(answered.text, /^HTTP\/1\.1 401/);
+      assert.ok(answered.closedAfterMs >= 1_400 && answered.closedAfterMs < 3_000, `closed after ${answered.closedAfterMs} ms`);
     } finally {
       server.closeNow();
     }
