@@ -38,11 +38,13 @@ export function pageContent(page: string, version: number): string {
   return `# ${page}\n\nVersion ${version}\n\n${'Inhalt einer Wiki-Seite. '.repeat(200)}\n`;
 }
 
+/** Requests to one service as one caller (Basic credentials; `groups` for X-Service-Groups). */
 export class ServiceCalls {
-  readonly user: Account;
+  constructor(readonly service: RunningService, readonly user: Account, readonly groups = LOAD_GROUPS) {}
 
-  constructor(readonly service: RunningService, env: TestbedEnv, user = LOAD_USER, readonly groups = LOAD_GROUPS) {
-    this.user = account(env, user);
+  /** As a testbed account with its password. */
+  static as(service: RunningService, env: TestbedEnv, user = LOAD_USER, groups = LOAD_GROUPS): ServiceCalls {
+    return new ServiceCalls(service, account(env, user), groups);
   }
 
   private async send(kind: RequestKind, path: string, init: RequestInit, timeoutMs: number, page?: string): Promise<Outcome> {
