@@ -29,6 +29,8 @@ export class ActorCell {
   private readonly pings = new Map<number, (details: ActorDetails) => void>();
   private readonly policy: RestartPolicy;
   private stopped: (() => void) | undefined;
+  /** The next incarnation, loaded and waiting (see prepareSpare), and how to drop its spare-time listeners. */
+  private spare: { worker: Worker; detach(): void } | undefined;
 
   constructor(
     readonly name: string,
@@ -46,13 +48,44 @@ export class ActorCell {
 
   start(): void {
     this.crashReason = undefined;
-    const data: ActorStartData = { name: this.name, kind: this.kind, config: this.config, secrets: this.secrets };
-    const worker = new Worker(this.entry, { workerData: data, name: this.name, resourceLimits: this.heapLimits });
+    const spare = this.spare;
+    this.spare = undefined;
+    spare?.detach();
+    const worker = spare?.worker ?? this.spawn();
     this.worker = worker;
     worker.on('message', (msg: ActorToSupervisor) => this.onMessage(msg));
     // 'error' precedes 'exit' for uncaught errors the actor could not report itself.
     worker.on('error', (err) => this.noteCrash(err.message));
     worker.on('exit', (code) => this.onExit(worker, code));
+    worker.postMessage({ type: 'activate' } satisfies SupervisorToActor);
+  }
+
+  /** A thread with the actor's code loaded, waiting for `activate`. */
+  private spawn(): Worker {
+    const data: ActorStartData = { name: this.name, kind: this.kind, config: this.config, secrets: this.secrets };
+    return new Worker(this.entry, { workerData: data, name: this.name, resourceLimits: this.heapLimits });
+  }
+
+  /**
+   * The next incarnation, loaded while this one runs: a restart then skips starting a thread and loading the
+   * actor's modules, which take most of a second on a busy 2-core host. A spare that dies is simply replaced by a
+   * cold start.
+   */
+  private prepareSpare(): void {
+    if (this.spare || this.state !== 'running') return;
+    const worker = this.spawn();
+    const onError = (err: Error) => this.log.warn({ actor: this.name, err: err.message }, 'spare actor thread failed');
+    const onExit = () => { if (this.spare?.worker === worker) this.spare = undefined; };
+    worker.on('error', onError).on('exit', onExit);
+    this.spare = { worker, detach: () => worker.off('error', onError).off('exit', onExit) };
+  }
+
+  /** Ends the spare at once, even while it still loads (it has opened nothing: no sockets, no files). */
+  private async retireSpare(): Promise<void> {
+    const spare = this.spare;
+    this.spare = undefined;
+    spare?.detach();
+    await spare?.worker.terminate();
   }
 
   send(msg: SupervisorToActor): void {
@@ -85,6 +118,7 @@ export class ActorCell {
 
   /** Ask the actor to drain and exit; terminate it if it overruns the timeout. */
   async stop(timeoutMs: number): Promise<void> {
+    await this.retireSpare();
     const worker = this.worker;
     if (!worker || this.state === 'stopped' || this.state === 'failed') { this.state = 'stopped'; return; }
     this.state = 'stopping';
@@ -107,6 +141,14 @@ export class ActorCell {
     this.send({ type: 'crash', reason });
   }
 
+  /**
+   * Fault drill: end the actor's thread from outside, as a fatal native error would, without giving it a chance
+   * to report or clean up. Only for actors without sockets of uWebSockets.js (see crash()).
+   */
+  async kill(): Promise<void> {
+    await this.worker?.terminate();
+  }
+
   private onMessage(msg: ActorToSupervisor): void {
     switch (msg.type) {
       case 'ready':
@@ -114,6 +156,7 @@ export class ActorCell {
         this.readyAt = Date.now();
         this.log.info({ actor: this.name, restarts: this.restarts }, 'actor ready');
         this.events.ready(this);
+        this.prepareSpare();
         break;
       case 'pong':
         this.pings.get(msg.id)?.(msg.details);
@@ -147,6 +190,7 @@ export class ActorCell {
     const decision = this.policy.onCrash(Date.now());
     if (!decision.restart) {
       this.state = 'failed';
+      void this.retireSpare();
       this.events.gaveUp(this, decision.reason);
       return;
     }

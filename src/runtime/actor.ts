@@ -70,6 +70,16 @@ export function runActor<C extends LogSettings>(start: (ctx: ActorContext<C>) =>
 
   port.on('message', (msg: SupervisorToActor) => {
     switch (msg.type) {
+      case 'activate':
+        start(ctx).then(
+          (b) => { behaviour = b; send({ type: 'ready' }); },
+          (err: unknown) => {
+            log.error({ err }, 'actor failed to start');
+            send({ type: 'failed', phase: 'start', error: toWire(err) });
+            process.exit(1);
+          },
+        );
+        break;
       case 'connect':
         channels.get(msg.peer)?.fail('replaced by a new connection');
         channels.set(msg.peer, new RpcChannel(msg.port, msg.peer, behaviour.handlers));
@@ -96,12 +106,4 @@ export function runActor<C extends LogSettings>(start: (ctx: ActorContext<C>) =>
     }
   });
 
-  start(ctx).then(
-    (b) => { behaviour = b; send({ type: 'ready' }); },
-    (err: unknown) => {
-      log.error({ err }, 'actor failed to start');
-      send({ type: 'failed', phase: 'start', error: toWire(err) });
-      process.exit(1);
-    },
-  );
 }

@@ -11,6 +11,8 @@ export type ActorKind = 'http-front' | 'dedupe' | 'webhook-store' | 'ldap-resolv
 export type ActorDetails = Record<string, unknown>;
 
 export type SupervisorToActor =
+  /** Start serving: a thread loads the actor's code and waits for this (spare threads wait for a crash). */
+  | { type: 'activate' }
   /** A channel to a peer (another actor, or `supervisor`); replaces an older one of the same name. */
   | { type: 'connect'; peer: string; port: MessagePort }
   /** The peer died: fail its pending calls now. A new `connect` follows when it is back. */
