@@ -16,7 +16,7 @@ describe('Elasticsearch killed under load', () => {
   const fixture = scratchService('_fault-es');
 
   it('keeps WebDAV working, searches degraded, and one pass repairs the index', async () => {
-    const calls = ServiceCalls.as(fixture.service, fixture.env);
+    const calls = ServiceCalls.as(fixture.service.url, fixture.env);
     await createScratchWiki(calls, fixture.scratch, PAGES);
     const load = new MixedLoad(calls, fixture.scratch, PAGES);
     let down = 0;

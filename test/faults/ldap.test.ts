@@ -10,7 +10,8 @@ import { after, before, describe, it } from 'node:test';
 import { startService, type RunningService } from '../support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../testbed/env.js';
 import { AdminApi, assertError, type ApiResponse } from '../integration/webhooks/api.js';
-import { TcpProxy } from '../integration/webhooks/tcp-proxy.js';
+import type { TcpProxy } from '../integration/webhooks/tcp-proxy.js';
+import { ldapRelay } from './support/testbed-servers.js';
 import { assertNothingCrashed } from './support/health.js';
 import { describeOutcomes, ServiceCalls, type Outcome } from './support/load.js';
 
@@ -39,10 +40,10 @@ describe('LDAPS unreachable', () => {
   let service: RunningService;
   before(async () => {
     env = await readTestbedEnv();
-    const target = new URL(env.ldap.url);
-    ldap = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 636) });
+    const relay = await ldapRelay(env);
+    ldap = relay.relay;
     service = await startService({
-      ldap: { url: `ldaps://127.0.0.1:${ldap.port}`, cache_ttl: `${TTL_MS}ms` },
+      ldap: { url: relay.url, cache_ttl: `${TTL_MS}ms` },
       admin: { session_ttl: `${TTL_MS}ms` },
       reconciler: { interval: '1h' },
     });
@@ -53,8 +54,8 @@ describe('LDAPS unreachable', () => {
   });
 
   it('refuses new logins with 503, keeps earlier ones until their timeouts, and recovers', async () => {
-    const anna = ServiceCalls.as(service, env, 'anna');
-    const ben = ServiceCalls.as(service, env, 'ben');
+    const anna = ServiceCalls.as(service.url, env, 'anna');
+    const ben = ServiceCalls.as(service.url, env, 'ben');
     const admin = AdminApi.asAdmin(service.url, env);
     const adminOk = (res: ApiResponse<unknown>) => assert.equal(res.status, 200, JSON.stringify(res.body));
     const hits = hitsOf(await anna.search());
@@ -67,7 +68,7 @@ describe('LDAPS unreachable', () => {
     adminOk(await admin.list());
     // New logins, and a changed password of a known user, cannot be checked.
     assertDirectoryUnavailable(await ben.search());
-    assertDirectoryUnavailable(await new ServiceCalls(service, { user: 'anna', password: 'not-her-password' }).search());
+    assertDirectoryUnavailable(await new ServiceCalls(service.url, { user: 'anna', password: 'not-her-password' }).search());
     assertError(await new AdminApi(service.url, `Basic ${Buffer.from('fpadmin:wrong').toString('base64')}`).list(), 503, 'directory_unavailable');
     // WebDAV logs on at the file server, which checks the password itself.
     const read = await ben.get(SEEDED_PAGE);

@@ -25,7 +25,7 @@ describe('the DC\'s SMB server killed', () => {
   const fixture = scratchService('_fault-smb');
 
   it('search answers from the index, WebDAV fails fast with 503, and recovers without a restart', async () => {
-    const calls = ServiceCalls.as(fixture.service, fixture.env);
+    const calls = ServiceCalls.as(fixture.service.url, fixture.env);
     await createScratchWiki(calls, fixture.scratch, 2);
     const page = pagePath(fixture.scratch, 0);
     const before = await calls.search();

@@ -3,7 +3,6 @@
  * folder and wiki searches, from a few concurrent clients, each request bounded so that a hang shows up as an
  * outcome instead of stalling the test. Every answer (or transport failure) is recorded with its time.
  */
-import type { RunningService } from '../../support/service.js';
 import type { TestbedEnv } from '../../testbed/env.js';
 import { account, basic, type Account } from '../../integration/webdav/dav-client.js';
 import { groupsHeader } from '../../integration/wiki/wiki-service.js';
@@ -38,13 +37,13 @@ export function pageContent(page: string, version: number): string {
   return `# ${page}\n\nVersion ${version}\n\n${'Inhalt einer Wiki-Seite. '.repeat(200)}\n`;
 }
 
-/** Requests to one service as one caller (Basic credentials; `groups` for X-Service-Groups). */
+/** Requests to the service at `url` as one caller (Basic credentials; `groups` for X-Service-Groups). */
 export class ServiceCalls {
-  constructor(readonly service: RunningService, readonly user: Account, readonly groups = LOAD_GROUPS) {}
+  constructor(readonly url: string, readonly user: Account, readonly groups = LOAD_GROUPS) {}
 
   /** As a testbed account with its password. */
-  static as(service: RunningService, env: TestbedEnv, user = LOAD_USER, groups = LOAD_GROUPS): ServiceCalls {
-    return new ServiceCalls(service, account(env, user), groups);
+  static as(url: string, env: TestbedEnv, user = LOAD_USER, groups = LOAD_GROUPS): ServiceCalls {
+    return new ServiceCalls(url, account(env, user), groups);
   }
 
   private async send(kind: RequestKind, path: string, init: RequestInit, timeoutMs: number, page?: string): Promise<Outcome> {
@@ -53,7 +52,7 @@ export class ServiceCalls {
       kind, ...(page === undefined ? {} : { page }), startedAt, ms: Date.now() - startedAt, ...fields,
     });
     try {
-      const res = await fetch(`${this.service.url}${path}`, {
+      const res = await fetch(`${this.url}${path}`, {
         ...init,
         headers: { authorization: basic(this.user), ...init.headers },
         signal: AbortSignal.timeout(timeoutMs),
@@ -76,6 +75,20 @@ export class ServiceCalls {
 
   put(page: string, body: string, timeoutMs = 60_000): Promise<Outcome> {
     return this.send('dav-put', this.davPath(page), { method: 'PUT', body }, timeoutMs, page);
+  }
+
+  /** A PUT whose body arrives in two parts: `head` at once, the rest when `tail` resolves (chunked). */
+  putInTwoParts(page: string, head: string, tail: Promise<string>, timeoutMs = 60_000): Promise<Outcome> {
+    const encoder = new TextEncoder();
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        controller.enqueue(encoder.encode(head));
+        controller.enqueue(encoder.encode(await tail));
+        controller.close();
+      },
+    });
+    // `duplex` is required for a stream body; the DOM typings of RequestInit lack it.
+    return this.send('dav-put', this.davPath(page), { method: 'PUT', body, duplex: 'half' } as RequestInit, timeoutMs, page);
   }
 
   mkcol(folder: string): Promise<Outcome> {

@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { TcpProxy } from '../../integration/webhooks/tcp-proxy.js';
 import { runningElasticsearch } from '../../testbed/elasticsearch.js';
+import type { TestbedEnv } from '../../testbed/env.js';
 import { layout } from '../../testbed/layout.js';
 import { isAlive, processInfo, readPidFile, waitUntil } from '../../testbed/processes.js';
 import { runningSamba, sambaPortsAnswer } from '../../testbed/samba.js';
@@ -60,4 +62,11 @@ export async function restoreTestbed(): Promise<void> {
 /** Registers an `after` hook that brings the testbed back whatever the test did, so later test files find it whole. */
 export function restoreTestbedAfter(): void {
   after(restoreTestbed);
+}
+
+/** A relay in front of the DC's LDAPS, for a service whose directory a test takes away (`ldap.url` of the result). */
+export async function ldapRelay(env: TestbedEnv): Promise<{ relay: TcpProxy; url: string }> {
+  const target = new URL(env.ldap.url);
+  const relay = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 636) });
+  return { relay, url: `ldaps://127.0.0.1:${relay.port}` };
 }

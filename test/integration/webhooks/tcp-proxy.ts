@@ -15,22 +15,45 @@ export class TcpProxy {
     return proxy;
   }
 
+  /** Connections accepted while held, relayed on release(). */
+  private held: Socket[] | undefined;
+
   /** Accept and relay connections (again). */
   up(): Promise<void> {
     const server = createServer((client) => {
-      const upstream = connect(this.target.port, this.target.host);
-      for (const socket of [client, upstream]) {
-        this.sockets.add(socket);
-        socket.on('close', () => this.sockets.delete(socket));
-        socket.on('error', () => { client.destroy(); upstream.destroy(); });
-      }
-      client.pipe(upstream).pipe(client);
+      this.track(client);
+      client.on('error', () => client.destroy());
+      if (this.held) this.held.push(client);
+      else this.relay(client);
     });
     this.server = server;
     return new Promise((resolve, reject) => {
       server.once('error', reject);
       server.listen(this.port, '127.0.0.1', () => resolve());
     });
+  }
+
+  /** A server that does not answer: new connections are accepted but wait, silent, until release(). */
+  hold(): void {
+    this.held ??= [];
+  }
+
+  release(): void {
+    const waiting = this.held ?? [];
+    this.held = undefined;
+    for (const client of waiting) if (!client.destroyed) this.relay(client);
+  }
+
+  private relay(client: Socket): void {
+    const upstream = connect(this.target.port, this.target.host);
+    this.track(upstream);
+    for (const socket of [client, upstream]) socket.on('error', () => { client.destroy(); upstream.destroy(); });
+    client.pipe(upstream).pipe(client);
+  }
+
+  private track(socket: Socket): void {
+    this.sockets.add(socket);
+    socket.on('close', () => this.sockets.delete(socket));
   }
 
   /** The outage: close the port (new connections are refused) and cut every open connection. */
