@@ -1,0 +1,47 @@
+// ActorCell restarts a killed actor on its spare thread: the new incarnation runs on a thread created before the
+// kill (so the restart skips thread start and module loading), and a new spare is prepared for the next one.
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { Worker } from 'node:worker_threads';
+import { pino } from 'pino';
+import { ActorCell } from '../../supervisor/actor-cell.js';
+
+const ENTRY = new URL('./fixtures/thread-id-actor.js', import.meta.url);
+const LIMITS = { maxRestarts: 5, windowMs: 60_000, backoffInitialMs: 10, backoffMaxMs: 10 };
+
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+async function threadOf(cell: ActorCell): Promise<number> {
+  return ((await cell.health()).details as { threadId: number }).threadId;
+}
+
+/** An id above that of every thread created so far, below that of every later one. */
+async function threadIdMark(): Promise<number> {
+  const probe = new Worker('', { eval: true });
+  const id = probe.threadId;
+  await probe.terminate();
+  return id;
+}
+
+it('restarts a killed actor on a spare thread created before the kill', async () => {
+  const events = { ready: () => undefined, down: () => undefined, gaveUp: () => undefined };
+  const cell = new ActorCell('dedupe', 'dedupe', ENTRY, { log: { level: 'silent' } }, {}, {}, LIMITS, events, pino({ level: 'silent' }));
+  cell.start();
+  try {
+    await until(() => cell.state === 'running');
+    let previous = await threadOf(cell);
+    for (let kill = 1; kill <= 2; kill++) {
+      const mark = await threadIdMark();
+      await cell.kill();
+      await until(() => cell.state === 'running');
+      const next = await threadOf(cell);
+      assert.ok(previous < next && next < mark, `incarnation ${kill + 1} runs on thread ${next}, created between ${previous} and the kill (${mark})`);
+      assert.equal((await cell.health()).restarts, kill);
+      previous = next;
+    }
+  } finally {
+    await cell.stop(1_000);
+  }
+});
