@@ -12,8 +12,7 @@
  * bench/RESULTS.md.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { estypes } from '@elastic/elasticsearch';
 import { startJob } from '../../src/reconcile/admin-client.js';
@@ -27,6 +26,7 @@ import { readTestbedEnv, type TestbedEnv } from '../../test/testbed/env.js';
 import { AdminApi, postWebhook } from '../../test/integration/webhooks/api.js';
 import { passAfter } from '../../test/integration/wiki/wiki-service.js';
 import { shareAs, socketOf } from '../../test/integration/reconcile/support.js';
+import { loadAverage, ratioRow, runAlone, runLine, verdict, report, type BenchReport, type Benchmark } from '../results.js';
 import { removeSeed, seedWiki, type Seed } from './seed.js';
 
 const PAGES = Number(process.env['INDEXBENCH_PAGES'] ?? 50_000);
@@ -34,7 +34,6 @@ const FOLDERS = Number(process.env['INDEXBENCH_FOLDERS'] ?? 5_000);
 const SHARE = 'schule';
 const ROOT = 'zz-indexbench';
 const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
-const RESULTS = fileURLToPath(new URL('../../../bench/RESULTS.md', import.meta.url));
 const HEADING = '## Index and reconciler';
 /** Webhook posts per second while measuring latency: a steady trickle, far below what the intake can take. */
 const WEBHOOK_RATE = 50;
@@ -205,24 +204,14 @@ async function removeDocuments(es: ReturnType<typeof createSearchClient>): Promi
   }
 }
 
-/** Replaces this benchmark's section of bench/RESULTS.md, or appends it; other sections stay as they are. */
-function writeSection(section: string): void {
-  const text = existsSync(RESULTS) ? readFileSync(RESULTS, 'utf8') : '# Benchmark results\n';
-  const start = text.indexOf(`${HEADING}\n`);
-  const end = start === -1 ? -1 : text.indexOf('\n## ', start + HEADING.length);
-  const before = start === -1 ? `${text.trimEnd()}\n\n` : text.slice(0, start);
-  writeFileSync(RESULTS, `${before}${section}${end === -1 ? '' : text.slice(end + 1)}`);
-}
-
 const MB = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
-const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
 
-async function main(): Promise<void> {
+async function run(): Promise<BenchReport> {
   const env = await readTestbedEnv();
   const es = createSearchClient(env.es.url, { requestTimeoutMs: 300_000 });
   const smb = new SmbClient();
   const admin = shareAs(smb, env, env.dc_admin, SHARE);
-  const load = loadavg().map((l) => l.toFixed(2)).join(' ');
+  const load = loadAverage();
   removeSeed(env, SHARE, ROOT);
   const started = Date.now();
   // One pass at start over the testbed's own wiki; the seeded pages come afterwards, behind its back.
@@ -272,10 +261,8 @@ async function main(): Promise<void> {
       `| service peak RSS | reindex ${MB(reindexPeak)} MiB, passes ${passes.map((p) => MB(p.peakRss)).join(', ')} MiB | | | ≤ 300 MB | ${verdict(peak <= 300 * 1024 * 1024)} |`,
       `| webhook p99 at ${WEBHOOK_RATE} posts/s | during reindex ${busy.p99.toFixed(1)} ms (p50 ${busy.p50.toFixed(1)}, ${busy.requests} posts, ${busy.failures} failed); idle ${idle.p99.toFixed(1)} ms (p50 ${idle.p50.toFixed(1)}, ${idle.requests} posts, ${idle.failures} failed) | | ${latencyRatio.toFixed(2)} × idle | ≤ 1.5 × | ${verdict(latencyRatio <= 1.5)} |`,
     ];
-    const section = [
-      HEADING,
-      '',
-      `Run by \`npm run build && node dist/bench/index/run.js\` on ${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}; load average at the start ${load}.`,
+    const lines = [
+      runLine(SCRIPT, load),
       `Seed: ${seed.pages} pages of 1–20 KiB Markdown (log-uniform sizes, ${MB(seed.bytes)} MiB) in ${seed.folders} folders (\`${ROOT}/Schule-NN/Klasse-NNNN/.wiki/\`) written on the DC's disk;`,
       `${seed.aclKinds} kinds of folder ACL, made by Samba on template folders (smbcacls) and copied as \`security.NTACL\` onto every folder, \`.wiki/\` and page (bench/index/seed.ts).`,
       `The service runs with the testbed config (2 smb-reader threads, 1 indexer thread); both shares are passed over (the testbed's own pages included).`,
@@ -287,9 +274,13 @@ async function main(): Promise<void> {
       '|---|---|---:|---|---|---|',
       ...rows,
       '',
-    ].join('\n');
-    console.log(`\n${section}`);
-    writeSection(section);
+    ];
+    return report(HEADING, lines, [
+      ratioRow(`full reindex of ${reindex.report.indexed} documents, docs/s`, reindexRate, rawRate, 'raw `_bulk`', { atLeast: 0.7 }),
+      ratioRow(`no-change pass over ${pass.report.seen} pages, s`, pass.report.durationMs / 1000, rclone.ms / 1000, '`rclone lsf -R`', { atMost: 1 }, 1),
+      { figure: 'service peak RSS, MiB (reindex and passes)', service: MB(peak), peer: '–', ratio: '–', target: '≤ 300 MB', met: peak <= 300 * 1024 * 1024 },
+      ratioRow(`webhook p99 ms at ${WEBHOOK_RATE} posts/s, during reindex vs idle`, busy.p99, idle.p99, 'same service idle', { atMost: 1.5 }, 1),
+    ]);
   } finally {
     removeSeed(env, SHARE, ROOT);
     await removeDocuments(es).catch(() => undefined);
@@ -300,4 +291,7 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+const SCRIPT = 'dist/bench/index/run.js';
+export const indexBench: Benchmark = { name: 'index', script: SCRIPT, run };
+
+await runAlone(import.meta.url, indexBench);

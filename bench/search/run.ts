@@ -11,8 +11,8 @@
  * pages again, prints a table and writes it under "## Wiki search" in bench/RESULTS.md.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bulkRequestLines, countBulkItems } from '../../src/search/bulk.js';
@@ -29,6 +29,7 @@ import { readTestbedEnv, type TestbedEnv } from '../../test/testbed/env.js';
 import { layout } from '../../test/testbed/layout.js';
 import { groupsHeader, passAfter } from '../../test/integration/wiki/wiki-service.js';
 import { seededRandom } from '../../test/integration/search/seeded-random.js';
+import { loadAverage, ratioRow, runAlone, runLine, verdict as verdictOf, report, type BenchReport, type Benchmark } from '../results.js';
 
 const PAGES = 50_000;
 const SEED_BATCH = 2_000;
@@ -41,7 +42,6 @@ const LOAD_ARGS = ['-t1', '-c8', '-d6s'];
 const LATENCY_ARGS = ['-t1', '-c1', '-d5s'];
 const WARMUP_ARGS = ['-t1', '-c8', '-d3s'];
 const LUA = fileURLToPath(new URL('../../../bench/search/search.lua', import.meta.url));
-const RESULTS = fileURLToPath(new URL('../../../bench/RESULTS.md', import.meta.url));
 const HEADING = '## Wiki search';
 const CALLER = { user: 'anna', groups: ['Lehrer', 'Lehrkräfte Mathe'] };
 /** A word on about 5 % of the pages: a typical search with a few hundred visible hits, 10 per page. */
@@ -177,15 +177,6 @@ function median(rounds: Measurement[]): Measurement {
   return [...rounds].sort((a, b) => a.rps - b.rps)[Math.floor(rounds.length / 2)]!;
 }
 
-/** Replaces this benchmark's section of bench/RESULTS.md, or appends it; other sections stay as they are. */
-function writeSection(section: string): void {
-  const text = existsSync(RESULTS) ? readFileSync(RESULTS, 'utf8') : '# Benchmark results\n';
-  const start = text.indexOf(`${HEADING}\n`);
-  const end = start === -1 ? -1 : text.indexOf('\n## ', start + HEADING.length);
-  const before = start === -1 ? `${text.trimEnd()}\n\n` : text.slice(0, start);
-  writeFileSync(RESULTS, `${before}${section}${end === -1 ? '' : text.slice(end + 1)}`);
-}
-
 async function seed(env: TestbedEnv, client: ReturnType<typeof createSearchClient>): Promise<string[]> {
   const next = seededRandom(20260521);
   const sids: Sids = { anna: env.users['anna']!.sid, indexer: env.users['svc-indexer']!.sid, groups: env.groups };
@@ -214,7 +205,7 @@ async function unseed(client: ReturnType<typeof createSearchClient>, ids: string
   await client.indices.refresh({ index: DEFAULT_ALIAS });
 }
 
-async function main(): Promise<void> {
+async function measureAll(): Promise<BenchReport> {
   const env = await readTestbedEnv();
   const client = createSearchClient(env.es.url, { requestTimeoutMs: 120_000 });
   const work = mkdtempSync(join(tmpdir(), 'wiki-search-bench-'));
@@ -226,7 +217,7 @@ async function main(): Promise<void> {
   const single: Measurement[][] = [[], []];
   let targets: Target[] = [];
   let checked = '';
-  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  const load = loadAverage();
   try {
     await passAfter(service, started);
     const seedStart = Date.now();
@@ -307,13 +298,9 @@ async function main(): Promise<void> {
     return `| ${target.name} | ${load.rps.toFixed(0)} | ${loaded[i]!.map((r) => r.rps.toFixed(0)).join(', ')} | ${one.p50ms.toFixed(2)} | ${one.p99ms.toFixed(2)} | ${load.p50ms.toFixed(2)} | ${load.p99ms.toFixed(2)} | ${load.serviceCpuUs.toFixed(0)} | ${load.esCpuUs.toFixed(0)} | ${errors} |`;
   });
   const met = throughput >= 0.85 && addedP50 <= 0.5;
-  const verdict = met
-    ? `Target met: throughput ${throughput.toFixed(2)} × direct (target ≥ 0.85), added p50 ${addedP50.toFixed(2)} ms (target ≤ 0.5 ms).`
-    : `Target MISSED: throughput ${throughput.toFixed(2)} × direct (target ≥ 0.85), added p50 ${addedP50.toFixed(2)} ms (target ≤ 0.5 ms).`;
-  const section = [
-    HEADING,
-    '',
-    `Run by \`node dist/bench/search/run.js\` on ${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, Node ${process.version}; wrk, the service and Elasticsearch on the same machine; load average at the start ${load}.`,
+  const verdict = `Target ${verdictOf(met)}: throughput ${throughput.toFixed(2)} × direct (target ≥ 0.85), added p50 ${addedP50.toFixed(2)} ms (target ≤ 0.5 ms).`;
+  const lines = [
+    `${runLine(SCRIPT, load)} wrk, the service and Elasticsearch on the same machine.`,
     `Data: ${PAGES.toLocaleString('en')} synthetic pages seeded into \`wiki-md\` with \`_bulk\` under the share \`${SHARE}\`, the only share of the bench's service (German-like Markdown rendered by the indexer's code, inherited allow entries for 1–3 of 45 groups plus admins, 5 % deny Schueler); the index also holds the pages of the testbed's shares.`,
     `Query: \`${JSON.stringify(QUERY)}\` as anna with \`X-Service-Groups: ${CALLER.groups.join(', ')}\` (login and groups cached after the first call); ${checked}.`,
     'Direct: the same request body the service builds (bool filter on acl_allow and share, must_not on acl_deny, highlighting) posted to `/wiki-md/_search`.',
@@ -330,13 +317,23 @@ async function main(): Promise<void> {
     '',
     verdict,
     '',
-  ].join('\n');
-  console.log(`\n${section}`);
-  writeSection(section);
+  ];
+  return report(HEADING, lines, [
+    ratioRow('POST /wiki/search req/s, 8 connections', viaService.rps, direct.rps, 'Elasticsearch directly', { atLeast: 0.85 }),
+    { figure: 'search p50 ms, 1 connection', service: serviceOne.p50ms.toFixed(2), peer: `${directOne.p50ms.toFixed(2)} (Elasticsearch directly)`, ratio: `+${addedP50.toFixed(2)} ms`, target: '≤ +0.5 ms', met: addedP50 <= 0.5 },
+  ]);
 }
 
-// Elasticsearch errors carry the whole request body; say what failed in one line instead.
-await main().catch((error: unknown) => {
-  console.error(`bench failed: ${describeError(error).error}`);
-  process.exitCode = 1;
-});
+/** Elasticsearch errors carry the whole request body; say what failed in one line instead. */
+async function run(): Promise<BenchReport> {
+  try {
+    return await measureAll();
+  } catch (error) {
+    throw new Error(`search bench failed: ${describeError(error).error}`);
+  }
+}
+
+const SCRIPT = 'dist/bench/search/run.js';
+export const searchBench: Benchmark = { name: 'search', script: SCRIPT, run };
+
+await runAlone(import.meta.url, searchBench);

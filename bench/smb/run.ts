@@ -3,7 +3,7 @@
  *   node dist/bench/smb/run.js
  * Creates (idempotently) schule/_smbbench/files (1,000 x 4 KiB) and schule/_smbbench/tree (1,000 folders,
  * ~10,000 entries), then times: reading all files, and listing the whole tree. The data set stays for the next
- * run; `--clean` removes it instead of benchmarking.
+ * run; `--clean` removes it instead of benchmarking. Writes its table under "## SMB client" in bench/RESULTS.md.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SmbClient, SmbPool, type SmbShare } from '../../src/smb/index.js';
 import { env, removeTree, shareFor } from '../../test/integration/smb/testbed.js';
+import { isMain, loadAverage, ratioRow, runAlone, runLine, verdict, report, type BenchReport, type Benchmark } from '../results.js';
 
 const ROOT = '_smbbench';
 const FILES = `${ROOT}/files`;
@@ -23,6 +24,7 @@ const FILES_PER_FOLDER = 9;
 const MARKER = `${ROOT}/.complete-v1`;
 const SHARE = 'schule';
 const CONNECTIONS = 2;
+const HEADING = '## SMB client';
 
 const account = env.admin;
 const fileName = (i: number): string => `f${String(i).padStart(4, '0')}.txt`;
@@ -73,7 +75,7 @@ function smbclient(commands: string): string {
   return r.stdout;
 }
 
-const rcloneEnv = {
+const rcloneEnv = (): NodeJS.ProcessEnv => ({
   ...process.env,
   RCLONE_CONFIG_BENCH_TYPE: 'smb',
   RCLONE_CONFIG_BENCH_HOST: env.smb.host,
@@ -81,30 +83,25 @@ const rcloneEnv = {
   RCLONE_CONFIG_BENCH_USER: account.user,
   RCLONE_CONFIG_BENCH_DOMAIN: env.smb.domain,
   RCLONE_CONFIG_BENCH_PASS: execFileSync('rclone', ['obscure', account.password], { encoding: 'utf8' }).trim(),
-};
+});
 
 /**
  * rclone 1.60's SMB backend intermittently rejects Samba's unsigned interim (STATUS_PENDING) responses with
  * "signing required"; such per-file errors are counted and reported instead of aborting the run.
  */
 function rclone(args: string[]): { out: Buffer; errors: number } {
-  const r = spawnSync('rclone', args, { env: rcloneEnv, maxBuffer: 256 * 1024 * 1024 });
+  const r = spawnSync('rclone', args, { env: rcloneEnv(), maxBuffer: 256 * 1024 * 1024 });
   const errors = (r.stderr.toString().match(/ ERROR : /g) ?? []).length;
   if (r.status !== 0 && errors === 0) throw new Error(`rclone ${args[0]} failed: ${r.stderr.toString()}`);
   if (errors > 0) console.log(`note: rclone ${args[0]} reported ${errors} per-file errors`);
   return { out: r.stdout, errors };
 }
 
-async function main(): Promise<void> {
+async function run(): Promise<BenchReport> {
   // rclone's SMB backend also opens several connections; two let two smbd processes work for us.
   const client = new SmbClient(new SmbPool({ connectionsPerServer: CONNECTIONS }));
   const share = shareFor(client, account, SHARE);
-  if (process.argv.includes('--clean')) {
-    await removeTree(share, ROOT);
-    await client.close();
-    console.log(`removed ${SHARE}/${ROOT}`);
-    return;
-  }
+  const load = loadAverage();
   await prepare(share);
   await share.stat(''); // connection, session and tree set up before timing
 
@@ -178,17 +175,38 @@ async function main(): Promise<void> {
     ];
   });
   const header = ['tool', 'small-file reads', 'files/s', 'x rclone', 'tree listing', 'entries/s', 'x rclone'];
-  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((row) => row[c]!.length)));
-  const line = (cells: string[]): string => cells.map((cell, c) => cell.padEnd(widths[c]!)).join(' | ');
-  console.log(line(header));
-  console.log(widths.map((w) => '-'.repeat(w)).join('-|-'));
-  rows.forEach((row) => console.log(line(row)));
-  console.log(`edu-fileproxy: ${CONNECTIONS} connections, 64 reads / 32 listings in flight; rclone and smbclient with their defaults`);
-  const ours = rows[0]!;
-  console.log(`targets: reads >= 1.5x rclone: ${Number(ours[3]) >= 1.5 ? 'met' : 'MISSED'}; listing >= 1.0x rclone: ${Number(ours[6]) >= 1.0 ? 'met' : 'MISSED'}`);
+  const line = (cells: string[]): string => `| ${cells.join(' | ')} |`;
+  const ours = { read: rate(reads[0]!), list: rate(lists[0]!) };
+  const readRatio = ours.read / rcloneRead;
+  const listRatio = ours.list / rcloneList;
+  const lines = [
+    runLine(SCRIPT, load),
+    `Testbed: Samba AD DC on loopback, signing required, dialect 3.1.1. Read ${FILE_COUNT.toLocaleString('en')} files of ${FILE_SIZE / 1024} KiB; list a tree of ${lists[0]!.count.toLocaleString('en')} entries in ${GROUPS * FOLDERS_PER_GROUP} folders.`,
+    'Peers: `smbclient` (`mget`, `recurse; ls`) and `rclone` 1.60 with its SMB backend (`rclone cat`, `rclone lsf -R`).',
+    '',
+    line(header),
+    `|---|---|---:|---:|---|---:|---:|`,
+    ...rows.map(line),
+    '',
+    `edu-fileproxy used ${CONNECTIONS} connections, 64 reads / 32 listings in flight; rclone and smbclient their defaults.`,
+    `Targets: reads >= 1.5x rclone: ${verdict(readRatio >= 1.5)} (${readRatio.toFixed(2)}x); listing >= 1.0x rclone: ${verdict(listRatio >= 1)} (${listRatio.toFixed(2)}x).`,
+    '',
+  ];
+  return report(HEADING, lines, [
+    ratioRow(`read ${FILE_COUNT} files of 4 KiB, files/s`, ours.read, rcloneRead, 'rclone', { atLeast: 1.5 }),
+    ratioRow(`list a tree of ${lists[0]!.count} entries, entries/s`, ours.list, rcloneList, 'rclone', { atLeast: 1 }),
+  ]);
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exitCode = 1;
-});
+async function clean(): Promise<void> {
+  const client = new SmbClient();
+  await removeTree(shareFor(client, account, SHARE), ROOT);
+  await client.close();
+  console.log(`removed ${SHARE}/${ROOT}`);
+}
+
+const SCRIPT = 'dist/bench/smb/run.js';
+export const smbBench: Benchmark = { name: 'smb', script: SCRIPT, run };
+
+if (isMain(import.meta.url) && process.argv.includes('--clean')) await clean();
+else await runAlone(import.meta.url, smbBench);

@@ -8,16 +8,13 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { cpus, loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { SmbClient, type SmbShare } from '../../src/smb/index.js';
 import { freePort } from '../../test/support/ports.js';
 import { startService, waitFor } from '../../test/support/service.js';
 import { readTestbedEnv } from '../../test/testbed/env.js';
+import { loadAverage, ratioRow, runAlone, runLine, verdict, report, type BenchReport, type Benchmark, type SummaryRow } from '../results.js';
 
-const RESULTS = fileURLToPath(new URL('../../../bench/RESULTS.md', import.meta.url));
 const HEADING = '## WebDAV';
 const USER = 'anna';
 const LISTING_SIZE = 1000;
@@ -30,6 +27,8 @@ interface Op {
   concurrency: number;
   /** How long to keep sending; each worker also finishes at least one request. */
   seconds: number;
+  /** PROPFIND's Depth header (1 measured; 0 to warm up, as rclone needs minutes for one Depth 1 request). */
+  depth?: '0' | '1';
 }
 
 interface Result {
@@ -77,7 +76,7 @@ async function measure(server: Server, op: Op, dir: string): Promise<Result> {
         ? send(server, agent, 'GET', `${dir}/page.md`, {})
         : op.name === 'PUT'
           ? send(server, agent, 'PUT', page, etag ? { 'if-match': etag } : {}, PAGE)
-          : send(server, agent, 'PROPFIND', `${dir}/list/`, { depth: '1' })
+          : send(server, agent, 'PROPFIND', `${dir}/list/`, { depth: op.depth ?? '1' })
       ).catch(() => ({ status: 0, etag: undefined }));
       latencies.push(performance.now() - t);
       if (res.status >= 300 || res.status === 0) failed.set(res.status, (failed.get(res.status) ?? 0) + 1);
@@ -115,7 +114,7 @@ function format(n: number, digits = 1): string {
   return n.toFixed(digits);
 }
 
-async function main(): Promise<void> {
+async function run(): Promise<BenchReport> {
   const env = await readTestbedEnv();
   const password = env.users[USER]!.password;
   const client = new SmbClient();
@@ -134,9 +133,10 @@ async function main(): Promise<void> {
     { name: 'edu-fileproxy', base: `${service.url}/dav/schule/`, headers: { authorization: `Basic ${Buffer.from(`${USER}:${password}`).toString('base64')}` } },
     { name: 'rclone serve webdav', base: `http://127.0.0.1:${rclonePort}/`, headers: {} },
   ];
-  const load = loadavg().map((l) => l.toFixed(2)).join(' ');
+  const load = loadAverage();
   const rows: string[] = [];
   const verdicts: string[] = [];
+  const summary: SummaryRow[] = [];
   try {
     await waitFor(async () => (await fetch(`${servers[1]!.base}${dir}/page.md`)).status === 200, 15_000);
     // rclone needs minutes for one PROPFIND of the big folder (it stats every member anew), hence one round there.
@@ -148,7 +148,7 @@ async function main(): Promise<void> {
     for (const op of ops) {
       // Rounds alternate the servers, so that changing load on the machine hits both; the median round counts.
       const rounds: [Result, Result][] = [];
-      for (const server of servers) await measure(server, { ...op, seconds: 1, concurrency: 1 }, dir); // warm-up
+      for (const server of servers) await measure(server, { ...op, seconds: 1, concurrency: 1, depth: '0' }, dir); // warm-up
       for (let round = 0; round < op.rounds; round++) {
         const pair = [] as unknown as [Result, Result];
         for (const server of servers) {
@@ -165,7 +165,8 @@ async function main(): Promise<void> {
       median.forEach((r, i) => rows.push(
         `| ${op.target} | ${servers[i]!.name} | ${op.concurrency} | ${r.requests} | ${r.failures ? `${r.failures} (${r.failed})` : 0} | ${format(r.rps)} | ${format(r.p50, 2)} | ${format(r.p99, 2)} | ${i === 0 ? `${format(ratio, 2)} × (rounds: ${allRatios})` : '1.00 ×'} |`,
       ));
-      verdicts.push(`${op.target}: ${format(ratio, 2)} × rclone, target ≥ ${op.goal} × ${ratio >= op.goal ? 'met' : 'MISSED'}.`);
+      verdicts.push(`${op.target}: ${format(ratio, 2)} × rclone, target ≥ ${op.goal} × ${verdict(ratio >= op.goal)}.`);
+      summary.push(ratioRow(`${op.target}, req/s`, median[0].rps, median[1].rps, 'rclone serve webdav', { atLeast: op.goal }, 1));
     }
   } finally {
     rclone.kill();
@@ -174,14 +175,13 @@ async function main(): Promise<void> {
     await client.close();
   }
 
-  const section = [
-    HEADING,
-    '',
-    `Run by \`npm run build && node dist/bench/webdav/run.js\` on ${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}; load average at the start ${load}.`,
+  const lines = [
+    runLine(SCRIPT, load),
     `Both servers read the share \`schule\` of the testbed DC (Samba, SMB 3.1.1, signing required) as \`${USER}\`: the service with the testbed config (one http-front thread),`,
     '`rclone serve webdav :smb:schule --dir-cache-time 0` (rclone 1.60, SMB backend) without HTTP authentication of its own.',
     'The driver is one Node process on the same machine with keep-alive connections; each worker sends its next request when the previous one is answered,',
-    'for 5 s after a 1 s warm-up (a PROPFIND worker finishes the request it started). GET and PUT run 3 rounds alternating the two servers; the table shows',
+    'for 5 s after a 1 s warm-up (a PROPFIND worker finishes the request it started; the PROPFIND warm-up asks Depth 0 of the same folder, since',
+    'one Depth 1 request takes rclone minutes). GET and PUT run 3 rounds alternating the two servers; the table shows',
     'the round with the median ratio (all ratios in brackets); PROPFIND runs one round. PUT: each worker writes its own 4 KiB page, with the ETag of its',
     'previous write in If-Match. Failures are answers ≥ 300, with their status codes (0: the connection broke).',
     '',
@@ -191,16 +191,11 @@ async function main(): Promise<void> {
     '',
     ...verdicts,
     '',
-  ].join('\n');
-  process.stdout.write(`\n${section}\n`);
-  const text = existsSync(RESULTS) ? readFileSync(RESULTS, 'utf8') : '# Benchmark results\n';
-  const start = text.indexOf(HEADING);
-  if (start < 0) {
-    writeFileSync(RESULTS, `${text.trimEnd()}\n\n${section}`);
-  } else {
-    const next = text.indexOf('\n## ', start + HEADING.length);
-    writeFileSync(RESULTS, `${text.slice(0, start)}${section.trimEnd()}\n${next < 0 ? '' : text.slice(next)}`);
-  }
+  ];
+  return report(HEADING, lines, summary);
 }
 
-await main();
+const SCRIPT = 'dist/bench/webdav/run.js';
+export const webdavBench: Benchmark = { name: 'webdav', script: SCRIPT, run };
+
+await runAlone(import.meta.url, webdavBench);

@@ -8,20 +8,19 @@
  * bench/RESULTS.md. Takes about 2 minutes.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../test/support/ports.js';
 import { startService } from '../../test/support/service.js';
 import { readTestbedEnv } from '../../test/testbed/env.js';
 import { AdminApi } from '../../test/integration/webhooks/api.js';
+import { loadAverage, ratioRow, runAlone, runLine, verdict, report, type BenchReport, type Benchmark } from '../results.js';
 
 const DURATION_S = 4;
 const ROUNDS = 3;
 const WRK_ARGS = ['-t1', '-c50', `-d${DURATION_S}s`, '--latency'];
 const WARMUP_ARGS = ['-t1', '-c50', '-d2s'];
 const LUA = fileURLToPath(new URL('../../../bench/webhook/webhook.lua', import.meta.url));
-const RESULTS = fileURLToPath(new URL('../../../bench/RESULTS.md', import.meta.url));
 const HEADING = '## Webhook intake';
 const AGENT = 'service-eventhandler/1.0';
 const CLOCK_TICKS_PER_S = 100; // USER_HZ of /proc/<pid>/stat on Linux
@@ -120,7 +119,7 @@ function table(targets: Target[], results: Measurement[][], uws: Measurement, no
   return lines.join('\n');
 }
 
-async function main(): Promise<void> {
+async function run(): Promise<BenchReport> {
   const env = await readTestbedEnv();
   const bare = {
     uws: await startBare('./bare-uws.js'),
@@ -132,7 +131,7 @@ async function main(): Promise<void> {
   // One http-front serves over node:http (the default), several over uWS (see actors/http-front/main.ts).
   const service = await startService({ elasticsearch: { enabled: false } });
   const twoFronts = await startService({ elasticsearch: { enabled: false }, workers: { http_front: 2 } });
-  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  const load = loadAverage();
   const results: Measurement[][] = [];
   let targets: Target[] = [];
   try {
@@ -166,17 +165,16 @@ async function main(): Promise<void> {
   }
 
   const [accepted, , , acceptedUws, uws, node, frontNode, frontUws] = results.map(median);
-  const verdictFor = (label: string, m: Measurement) => {
-    const met = m.rps >= 0.6 * uws.rps && m.rps >= 1.2 * node.rps;
-    return `${label}: ${(m.rps / uws.rps).toFixed(2)} × bare uWebSockets.js (target ≥ 0.6) and ${(m.rps / node.rps).toFixed(2)} × bare node:http (target ≥ 1.2): ${met ? 'target met' : 'target MISSED'}.`;
-  };
+  const metBy = (m: Measurement) => m.rps >= 0.6 * uws.rps && m.rps >= 1.2 * node.rps;
+  const verdictFor = (label: string, m: Measurement) =>
+    `${label}: ${(m.rps / uws.rps).toFixed(2)} × bare uWebSockets.js (target ≥ 0.6) and ${(m.rps / node.rps).toFixed(2)} × bare node:http (target ≥ 1.2): target ${verdict(metBy(m))}.`;
+  const summary = (label: string, m: Measurement, peer: Measurement, peerName: string, goal: number) =>
+    ratioRow(`accepted events req/s, ${label}`, m.rps, peer.rps, peerName, { atLeast: goal });
   const command = `wrk ${WRK_ARGS.join(' ')} -s bench/webhook/webhook.lua <url> -- <fresh|same> <key> ${AGENT}`;
   const split = (label: string, m: Measurement, layer: Measurement) =>
     `${label}: ${m.cpuUsPerRequest.toFixed(1)} µs per accepted event = HTTP layer ${layer.cpuUsPerRequest.toFixed(1)} µs (bare uWS ${uws.cpuUsPerRequest.toFixed(1)}, bare node:http ${node.cpuUsPerRequest.toFixed(1)}) + intake ${(m.cpuUsPerRequest - layer.cpuUsPerRequest).toFixed(1)} µs (key check, JSON, dedupe actor, webhook-store).`;
-  const section = [
-    HEADING,
-    '',
-    `Run by \`node dist/bench/webhook/run.js\` on ${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, Node ${process.version}; wrk on the same machine; load average at the start ${load}.`,
+  const lines = [
+    `${runLine(SCRIPT, load)} wrk on the same machine.`,
     'Services: the testbed config with `elasticsearch.enabled: false` (no wiki reconciler running alongside); the default one http-front serves over node:http,',
     'two http-fronts share the port over uWebSockets.js. Each accepted event is a `service-eventhandler` event with a username, admitted by the dedupe actor and cached in the webhook-store.',
     '"HTTP layer alone" is the http-front\'s HttpServer and Router with one route that reads the body and answers `{"status":"ok"}` (bench/webhook/bare-http-front.ts).',
@@ -197,22 +195,16 @@ async function main(): Promise<void> {
     'batched with the other admissions of the same event-loop turn, and likewise one batched call to the webhook-store for cached events;',
     'the fixed 401/409 errors are built once (no stack trace per request); the success body is serialised once; user events are appended without copying.',
     '',
-  ].join('\n');
-  console.log(`\n${section}`);
-  writeSection(section);
+  ];
+  return report(HEADING, lines, [
+    summary('default service (node:http)', accepted, uws, 'bare uWS', 0.6),
+    summary('default service (node:http)', accepted, node, 'bare node:http', 1.2),
+    summary('2 http-fronts (uWS)', acceptedUws, uws, 'bare uWS', 0.6),
+    summary('2 http-fronts (uWS)', acceptedUws, node, 'bare node:http', 1.2),
+  ]);
 }
 
-/** Replaces the webhook section of bench/RESULTS.md (or appends it), leaving other sections alone. */
-function writeSection(section: string): void {
-  const text = existsSync(RESULTS) ? readFileSync(RESULTS, 'utf8') : '# Benchmark results\n';
-  const start = text.indexOf(HEADING);
-  if (start === -1) {
-    writeFileSync(RESULTS, `${text.trimEnd()}\n\n${section}`);
-    return;
-  }
-  const next = text.indexOf('\n## ', start + HEADING.length);
-  const rest = next === -1 ? '' : `\n${text.slice(next + 1)}`;
-  writeFileSync(RESULTS, `${text.slice(0, start)}${section.trimEnd()}\n${rest}`);
-}
+const SCRIPT = 'dist/bench/webhook/run.js';
+export const webhookBench: Benchmark = { name: 'webhook', script: SCRIPT, run };
 
-await main();
+await runAlone(import.meta.url, webhookBench);

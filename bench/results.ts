@@ -1,0 +1,124 @@
+/**
+ * What every benchmark reports and where it goes: its section of bench/RESULTS.md (one shared writer), its summary
+ * rows for the table of `npm run bench`, and the machine it ran on. A run.ts exports its benchmark and calls
+ * runAlone() so that `node dist/bench/<name>/run.js` still works on its own and updates only its own section.
+ */
+import { readFileSync, realpathSync, writeFileSync, existsSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+export const RESULTS = fileURLToPath(new URL('../../bench/RESULTS.md', import.meta.url));
+const TITLE = '# Benchmark results';
+/** The soak's section (bench/soak): written by `npm run soak` only, kept as it is when `npm run bench` regenerates the file. */
+export const SOAK_HEADING = '## Soak';
+
+/** One line of the summary table: a figure of the service next to the same figure of its peer. */
+export interface SummaryRow {
+  figure: string;
+  service: string;
+  peer: string;
+  ratio: string;
+  target: string;
+  met: boolean;
+}
+
+export interface BenchReport {
+  /** The section's heading, `## ...`, which also names the benchmark in the summary. */
+  heading: string;
+  /** The section's markdown, heading included. */
+  section: string;
+  rows: SummaryRow[];
+}
+
+/** A report from the lines of a section (below its heading) and the summary rows. */
+export function report(heading: string, lines: string[], rows: SummaryRow[]): BenchReport {
+  return { heading, section: [heading, '', ...lines].join('\n'), rows };
+}
+
+export interface Benchmark {
+  name: string;
+  script: string;
+  run(): Promise<BenchReport>;
+}
+
+/**
+ * A row comparing one figure of the service with the peer's: their ratio against a goal, `≥ goal ×` when more is
+ * better (throughput), `≤ goal ×` when less is (time, latency).
+ */
+export function ratioRow(figure: string, service: number, peer: number, peerName: string, goal: { atLeast: number } | { atMost: number }, digits = 0): SummaryRow {
+  const ratio = service / peer;
+  const met = 'atLeast' in goal ? ratio >= goal.atLeast : ratio <= goal.atMost;
+  return {
+    figure,
+    service: service.toFixed(digits),
+    peer: `${peer.toFixed(digits)} (${peerName})`,
+    ratio: `${ratio.toFixed(2)} ×`,
+    target: 'atLeast' in goal ? `≥ ${goal.atLeast} ×` : `≤ ${goal.atMost} ×`,
+    met,
+  };
+}
+
+export const verdict = (met: boolean): string => (met ? 'met' : 'MISSED');
+export const today = (): string => new Date().toISOString().slice(0, 10);
+export const loadAverage = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
+
+/** CPU model, cores, RAM and Node version. */
+export function machine(): string {
+  const cores = cpus();
+  return `${cores.length} × ${cores[0]?.model.trim() ?? 'CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}`;
+}
+
+/** The first line of a section: which script, when, on what, under which load (taken when the benchmark started). */
+export function runLine(script: string, load: string): string {
+  return `Run by \`node ${script}\` (alone, or within \`npm run bench\`) on ${today()}, ${machine()}; load average at the start ${load}.`;
+}
+
+/** The sections of a RESULTS.md text by heading, in order (the title and anything before the first `## ` left out). */
+export function sections(text: string): Map<string, string> {
+  const found = new Map<string, string>();
+  const parts = text.split(/^(?=## )/m).filter((part) => part.startsWith('## '));
+  for (const part of parts) found.set(part.split('\n', 1)[0]!.trim(), `${part.trimEnd()}\n`);
+  return found;
+}
+
+export function readResults(): string {
+  return existsSync(RESULTS) ? readFileSync(RESULTS, 'utf8') : `${TITLE}\n`;
+}
+
+/** Replaces the section under `heading` in bench/RESULTS.md, or appends it; other sections stay as they are. */
+export function writeSection(heading: string, section: string): void {
+  const text = readResults();
+  const start = text.search(new RegExp(`^${heading.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+  if (start === -1) {
+    writeFileSync(RESULTS, `${text.trimEnd()}\n\n${section.trimEnd()}\n`);
+    return;
+  }
+  const next = text.indexOf('\n## ', start + heading.length);
+  const rest = next === -1 ? '' : `\n${text.slice(next + 1)}`;
+  writeFileSync(RESULTS, `${text.slice(0, start)}${section.trimEnd()}\n${rest}`);
+}
+
+/** The summary table: one row per figure, benchmark named by its heading. */
+export function summaryTable(reports: { heading: string; rows: SummaryRow[] }[]): string {
+  const lines = ['| benchmark | figure | this service | peer | ratio | target | |', '|---|---|---|---|---|---|---|'];
+  for (const report of reports) {
+    for (const row of report.rows) {
+      lines.push(`| ${report.heading.replace(/^## /, '')} | ${row.figure} | ${row.service} | ${row.peer} | ${row.ratio} | ${row.target} | ${verdict(row.met)} |`);
+    }
+  }
+  return lines.join('\n');
+}
+
+/** Whether this module URL is the script node was started with. */
+export function isMain(moduleUrl: string): boolean {
+  const script = process.argv[1];
+  return script !== undefined && pathToFileURL(realpathSync(script)).href === moduleUrl;
+}
+
+/** When `moduleUrl` is the script being run: runs the benchmark, prints its section and summary, writes its section. */
+export async function runAlone(moduleUrl: string, benchmark: Benchmark): Promise<void> {
+  if (!isMain(moduleUrl)) return;
+  const report = await benchmark.run();
+  console.log(`\n${report.section}\n${summaryTable([report])}`);
+  writeSection(report.heading, report.section);
+}
