@@ -48,10 +48,12 @@ export interface Benchmark {
 export function ratioRow(figure: string, service: number, peer: number, peerName: string, goal: { atLeast: number } | { atMost: number }, digits = 0): SummaryRow {
   const ratio = service / peer;
   const met = 'atLeast' in goal ? ratio >= goal.atLeast : ratio <= goal.atMost;
+  // Small figures (rclone's 0.005 PROPFIND/s) keep two significant digits instead of rounding to 0.
+  const format = (n: number) => (n !== 0 && Math.abs(n) < 10 ** -digits ? n.toPrecision(2) : n.toFixed(digits));
   return {
     figure,
-    service: service.toFixed(digits),
-    peer: `${peer.toFixed(digits)} (${peerName})`,
+    service: format(service),
+    peer: `${format(peer)} (${peerName})`,
     ratio: `${ratio.toFixed(2)} ×`,
     target: 'atLeast' in goal ? `≥ ${goal.atLeast} ×` : `≤ ${goal.atMost} ×`,
     met,
@@ -68,9 +70,9 @@ export function machine(): string {
   return `${cores.length} × ${cores[0]?.model.trim() ?? 'CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}`;
 }
 
-/** The first line of a section: which script, when, on what, under which load (taken when the benchmark started). */
-export function runLine(script: string, load: string): string {
-  return `Run by \`node ${script}\` (alone, or within \`npm run bench\`) on ${today()}, ${machine()}; load average at the start ${load}.`;
+/** The first line of a section: which script, how, when, on what, under which load (taken when the benchmark started). */
+export function runLine(script: string, load: string, how = 'alone, or within `npm run bench`'): string {
+  return `Run by \`node ${script}\` (${how}) on ${today()}, ${machine()}; load average at the start ${load}.`;
 }
 
 /** The sections of a RESULTS.md text by heading, in order (the title and anything before the first `## ` left out). */

@@ -12,7 +12,6 @@
  * bench/RESULTS.md.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { estypes } from '@elastic/elasticsearch';
 import { startJob } from '../../src/reconcile/admin-client.js';
@@ -27,6 +26,7 @@ import { AdminApi, postWebhook } from '../../test/integration/webhooks/api.js';
 import { passAfter } from '../../test/integration/wiki/wiki-service.js';
 import { shareAs, socketOf } from '../../test/integration/reconcile/support.js';
 import { loadAverage, ratioRow, runAlone, runLine, verdict, report, type BenchReport, type Benchmark } from '../results.js';
+import { percentile, residentBytes } from '../stats.js';
 import { removeSeed, seedWiki, type Seed } from './seed.js';
 
 const PAGES = Number(process.env['INDEXBENCH_PAGES'] ?? 50_000);
@@ -48,8 +48,7 @@ const seconds = (ms: number) => (ms / 1000).toFixed(1);
 function rssSampler(pid: number): { stop(): number } {
   let peak = 0;
   const sample = () => {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    if (match) peak = Math.max(peak, Number(match[1]) * 1024);
+    peak = Math.max(peak, residentBytes(pid));
   };
   sample();
   const timer = setInterval(sample, 100);
@@ -94,8 +93,7 @@ async function webhookLatency(url: string, key: string, until: Promise<unknown>)
   }
   await Promise.all(inFlight);
   latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
-  return { requests: latencies.length, failures, p50: at(0.5), p99: at(0.99) };
+  return { requests: latencies.length, failures, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
 }
 
 function reindexAll(service: RunningService): Promise<{ report: JobInfo; wallMs: number }> {

@@ -13,6 +13,7 @@ import { SmbClient, type SmbShare } from '../../src/smb/index.js';
 import { freePort } from '../../test/support/ports.js';
 import { startService, waitFor } from '../../test/support/service.js';
 import { readTestbedEnv } from '../../test/testbed/env.js';
+import { percentile } from '../stats.js';
 import { loadAverage, ratioRow, runAlone, runLine, verdict, report, type BenchReport, type Benchmark, type SummaryRow } from '../results.js';
 
 const HEADING = '## WebDAV';
@@ -87,10 +88,9 @@ async function measure(server: Server, op: Op, dir: string): Promise<Result> {
   const elapsed = (performance.now() - started) / 1000;
   agent.destroy();
   latencies.sort((a, b) => a - b);
-  const pick = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
   const failures = [...failed.values()].reduce((a, b) => a + b, 0);
   const statuses = [...failed].map(([status, n]) => `${status} ×${n}`).join(', ');
-  return { requests: latencies.length, failures, failed: statuses, rps: latencies.length / elapsed, p50: pick(0.5), p99: pick(0.99) };
+  return { requests: latencies.length, failures, failed: statuses, rps: latencies.length / elapsed, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
 }
 
 async function fixture(share: SmbShare, dir: string): Promise<void> {

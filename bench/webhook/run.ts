@@ -7,9 +7,10 @@
  * register the bench client). Prints a table and writes it under "## Webhook intake" in
  * bench/RESULTS.md. Takes about 2 minutes.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { freePort } from '../../test/support/ports.js';
 import { startService } from '../../test/support/service.js';
 import { readTestbedEnv } from '../../test/testbed/env.js';
@@ -45,8 +46,9 @@ interface Measurement {
   cpuUsPerRequest: number;
 }
 
-function wrk(args: string[], target: Target): string {
-  return execFileSync('wrk', [...args, '-s', LUA, target.url, '--', ...target.luaArgs], { encoding: 'utf8' });
+/** wrk's output; run asynchronously, so that the driver's progress timer keeps ticking. */
+async function wrk(args: string[], target: Target): Promise<string> {
+  return (await promisify(execFile)('wrk', [...args, '-s', LUA, target.url, '--', ...target.luaArgs], { encoding: 'utf8' })).stdout;
 }
 
 /** utime + stime of a process, in seconds. */
@@ -62,9 +64,9 @@ function toMs(value: string): number {
   return match[2] === 'us' ? n / 1000 : match[2] === 's' ? n * 1000 : n;
 }
 
-function measure(target: Target): Measurement {
+async function measure(target: Target): Promise<Measurement> {
   const cpuBefore = cpuSeconds(target.pid);
-  const output = wrk(WRK_ARGS, target);
+  const output = await wrk(WRK_ARGS, target);
   const cpu = cpuSeconds(target.pid) - cpuBefore;
   const field = (re: RegExp) => {
     const m = re.exec(output);
@@ -150,14 +152,14 @@ async function run(): Promise<BenchReport> {
       helloWorld('HTTP layer alone on node:http (no webhook logic)', bare.frontNode),
       helloWorld('HTTP layer alone on uWS (no webhook logic)', bare.frontUws),
     ];
-    for (const target of targets) wrk(WARMUP_ARGS, target);
+    for (const target of targets) await wrk(WARMUP_ARGS, target);
     // Rounds interleave the targets, so that load from elsewhere on the machine hits all of them alike.
     for (let round = 1; round <= ROUNDS; round++) {
-      targets.forEach((target, i) => {
-        const m = measure(target);
+      for (const [i, target] of targets.entries()) {
+        const m = await measure(target);
         (results[i] ??= []).push(m);
         console.log(`round ${round} ${target.name}: ${m.rps.toFixed(0)} req/s, ${m.cpuUsPerRequest.toFixed(1)} µs CPU/request`);
-      });
+      }
     }
   } finally {
     await Promise.all([service.stop(), twoFronts.stop()]);
