@@ -13,8 +13,9 @@ export class NodeExchange extends HttpExchange {
   readonly headers: Record<string, string> = {};
   /** Set once the body missed its deadline: reading it fails with this. */
   private bodyExpired: HttpError | undefined;
+  private readonly bodyDeadline: NodeJS.Timeout;
 
-  /** `bodyTimeoutMs`: the time from the headers to the end of the body (http.body_timeout). */
+  /** `bodyTimeoutMs`: the time from the headers to the end of a collected body (http.body_timeout). */
   constructor(private readonly req: IncomingMessage, private readonly res: ServerResponse, onDone: (ex: HttpExchange) => void, bodyTimeoutMs: number) {
     super(onDone);
     this.method = (req.method ?? 'GET').toUpperCase();
@@ -30,6 +31,7 @@ export class NodeExchange extends HttpExchange {
     // Node bounds only the pause between two chunks; a sender that trickles is cut off by this deadline.
     const deadline = setTimeout(() => this.expireBody(bodyTimeoutMs), bodyTimeoutMs);
     deadline.unref();
+    this.bodyDeadline = deadline;
     res.on('close', () => {
       if (!res.writableFinished) this.aborted = true;
       // An answer may go out before the body is in (Node then reads and drops the rest): the deadline still holds.
@@ -37,6 +39,15 @@ export class NodeExchange extends HttpExchange {
       this.finish();
     });
     req.once('end', () => clearTimeout(deadline));
+  }
+
+  /**
+   * A streamed body (a WebDAV upload of any size) has no overall deadline: it may take as long as it keeps
+   * flowing, and only a pause between chunks longer than http.body_timeout ends it (server.timeout).
+   */
+  override streamBody(): void {
+    clearTimeout(this.bodyDeadline);
+    super.streamBody();
   }
 
   protected async *openBody(): AsyncIterable<Buffer> {

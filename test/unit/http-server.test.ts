@@ -121,6 +121,11 @@ describe('http server over node: what Node would answer itself', () => {
     const router = new Router();
     router.add('POST', '/echo', async (ex) => ex.json(200, { size: (await ex.readBody()).length }), { bodyLimit: 1024 });
     router.add('POST', '/refuse', (ex) => ex.json(401, { refused: true }));
+    router.add('PUT', '/upload', async (ex) => {
+      let size = 0;
+      for await (const chunk of ex.bodyChunks()) size += chunk.length;
+      ex.json(200, { size });
+    }, { streamBody: true });
     const port = await freePort();
     const server = await HttpServer.listen({ host: '127.0.0.1', port, max_body: 1024, ...timeouts }, router, pino({ level: 'silent' }), 'node');
     return { server, port };
@@ -160,6 +165,19 @@ describe('http server over node: what Node would answer itself', () => {
       const answered = await trickle(port, 'POST /refuse HTTP/1.1\r\nHost: a\r\nContent-Length: 500\r\n\r\n', 'x'.repeat(500));
       assert.match(answered.text, /^HTTP\/1\.1 401/);
       assert.ok(answered.closedAfterMs >= 1_400 && answered.closedAfterMs < 3_000, `closed after ${answered.closedAfterMs} ms`);
+    } finally {
+      server.closeNow();
+    }
+  });
+
+  it('lets a streamed upload take longer than http.body_timeout while no pause reaches it', async () => {
+    const { server, port } = await listen({ header_timeout: 1_000, body_timeout: 1_500 });
+    try {
+      // 30 bytes, one every 100 ms: 3 s in all, twice the timeout.
+      const upload = await trickle(port, 'PUT /upload HTTP/1.1\r\nHost: a\r\nContent-Length: 30\r\nConnection: close\r\n\r\n', 'x'.repeat(30));
+      assert.match(upload.text, /^HTTP\/1\.1 200/);
+      assert.match(upload.text, /\{"size":30\}$/);
+      assert.ok(upload.closedAfterMs >= 2_900, `closed after ${upload.closedAfterMs} ms`);
     } finally {
       server.closeNow();
     }
