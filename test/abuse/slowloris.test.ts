@@ -65,7 +65,7 @@ describe('abuse: slow senders', () => {
       for (const result of results) {
         const parsed = parseAnswer(Buffer.from(result.text, 'latin1'), 'GET', true);
         assert.ok(parsed, `no answer before the close: ${JSON.stringify(result.text.slice(0, 200))}`);
-        assert.equal(parsed.answer.status, 408);
+        assert.equal(parsed.answer.status, 408, `${result.closedAfterMs} ms: ${JSON.stringify(result.text.slice(0, 600))}`);
         assert.equal(answerProblem('GET', parsed.answer), undefined);
         assert.equal((JSON.parse(parsed.answer.body.toString()) as { error: string }).error, code);
         assert.ok(result.closedAfterMs >= timeoutMs - 100 && result.closedAfterMs <= timeoutMs + CUT_OFF_SLACK_MS,
