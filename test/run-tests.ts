@@ -1,6 +1,7 @@
-// Runs the compiled test files: unit tests first, then the suites that use the
-// testbed's servers (integration, abuse, then faults, which kill and restart
-// those servers); they share the servers, so files run one at a time.
+// Runs the compiled test files of the suites unit (no servers), integration,
+// abuse and faults (the testbed's servers; each fault test brings back what it
+// killed). Node's runner takes the files in path order, one at a time, since
+// they share the servers.
 // Arguments narrow the run to files whose path contains one of them.
 // Every test process loads support/openapi-check.js (answers of the services
 // are checked against the OpenAPI document); after the run, the logs of every
