@@ -35,12 +35,19 @@ const RSS_GROWTH_LIMIT = 0.1;
 const P99_LIMIT = 2;
 
 interface Outcome {
-  ok: boolean;
+  /** What was wrong with the answer, e.g. `PUT: 412`; undefined when it was the expected one. */
+  failure: string | undefined;
   ms: number;
 }
 
-/** One request of the mix: resolves with whether the answer was the expected one. */
-type Request = () => Promise<boolean>;
+/** One request of the mix: `send` resolves with what was wrong with the answer, or undefined. */
+interface Request {
+  name: string;
+  send(): Promise<string | undefined>;
+}
+
+/** A failure label from a status (undefined when it is the expected one). */
+const unless = (ok: boolean, status: number | string): string | undefined => (ok ? undefined : String(status));
 
 interface PutPage {
   path: string;
@@ -60,27 +67,51 @@ async function mixFor(service: RunningService): Promise<{ requests: Request[]; c
   if (!(await dav.put(`${dir}/page.md`, PAGE)).ok) throw new Error(`PUT ${dir}/page.md failed`);
   const pages: PutPage[] = Array.from({ length: PUT_PAGES }, (_, i) => ({ path: `${dir}/put-${i}.md`, etag: undefined, chain: Promise.resolve() }));
   let nextPage = 0;
-  const put = (page: PutPage): Promise<boolean> => {
+  const put = (page: PutPage): Promise<string | undefined> => {
     const sent = dav.put(page.path, PAGE, page.etag === undefined ? {} : { 'if-match': page.etag }).then(async (res) => {
       await res.arrayBuffer();
       page.etag = res.headers.get('etag') ?? undefined;
-      return res.ok && page.etag !== undefined;
+      return unless(res.ok && page.etag !== undefined, res.ok ? 'no ETag' : res.status);
     });
     page.chain = sent.catch(() => undefined);
     return sent;
   };
   const requests: Request[] = [
-    async () => (await postWebhook(service.url, { key, userAgent: 'platform-api/1.0', body: '{"event":"soak"}' })).status === 200,
-    async () => {
-      const res = await wiki.request<{ degraded?: boolean }>('/wiki/search', { caller: CALLER, body: { q: 'Pythagoras' } });
-      return res.status === 200 && res.body.degraded === undefined;
+    {
+      name: 'webhook post',
+      send: async () => {
+        const { status } = await postWebhook(service.url, { key, userAgent: 'platform-api/1.0', body: '{"event":"soak"}' });
+        return unless(status === 200, status);
+      },
     },
-    async () => (await dav.text(`${dir}/page.md`)).status === 200,
-    () => {
-      const page = pages[nextPage++ % pages.length]!;
-      return page.chain.then(() => put(page));
+    {
+      name: 'search',
+      send: async () => {
+        const res = await wiki.request<{ degraded?: boolean }>('/wiki/search', { caller: CALLER, body: { q: 'Pythagoras' } });
+        return unless(res.status === 200 && res.body.degraded === undefined, res.status === 200 ? 'degraded' : res.status);
+      },
     },
-    async () => (await wiki.request('/wiki/roots', { caller: CALLER })).status === 200,
+    {
+      name: 'WebDAV GET',
+      send: async () => {
+        const { status } = await dav.text(`${dir}/page.md`);
+        return unless(status === 200, status);
+      },
+    },
+    {
+      name: 'WebDAV PUT',
+      send: () => {
+        const page = pages[nextPage++ % pages.length]!;
+        return page.chain.then(() => put(page));
+      },
+    },
+    {
+      name: 'GET /wiki/roots',
+      send: async () => {
+        const { status } = await wiki.request('/wiki/roots', { caller: CALLER });
+        return unless(status === 200, status);
+      },
+    },
   ];
   return {
     requests,
@@ -91,11 +122,21 @@ async function mixFor(service: RunningService): Promise<{ requests: Request[]; c
   };
 }
 
-/** Sends one request and times it; a thrown error (connection broke) counts as a failed answer. */
+/** Sends one request and times it; a thrown error (connection broke, unreadable body) counts as a failure. */
 async function timed(request: Request): Promise<Outcome> {
   const started = performance.now();
-  const ok = await request().catch(() => false);
-  return { ok, ms: performance.now() - started };
+  const failure = await request.send().catch((error: unknown) => {
+    const cause = error instanceof Error ? (error.cause as { code?: string } | undefined)?.code ?? error.message : String(error);
+    return `connection: ${cause}`;
+  });
+  return { failure: failure === undefined ? undefined : `${request.name}: ${failure}`, ms: performance.now() - started };
+}
+
+/** Failures by kind, most frequent first: `WebDAV PUT: 412 ×3, search: degraded ×1`. */
+function failureKinds(failures: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const failure of failures) counts.set(failure, (counts.get(failure) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1]).map(([kind, n]) => `${kind} ×${n}`).join(', ') || 'none';
 }
 
 /** Closed loop: WORKERS workers through the mix for `seconds`; answers per second and the outcomes. */
@@ -111,7 +152,8 @@ async function closedLoop(requests: Request[], seconds: number): Promise<{ rps: 
 
 interface Minute {
   requests: number;
-  errors: number;
+  /** What was wrong with each failed answer. */
+  failures: string[];
   p99: number;
   /** Mean of the RSS samples taken during the minute, bytes. */
   rss: number;
@@ -122,9 +164,9 @@ interface Minute {
  * and RSS samples are kept per minute of sending (minute 0 is the warm-up).
  */
 async function openLoop(requests: Request[], rate: number, pid: number, warmupS: number, minutes: number): Promise<Minute[]> {
-  const buckets: { latencies: number[]; errors: number; rss: number[] }[] = [];
+  const buckets: { latencies: number[]; failures: string[]; rss: number[] }[] = [];
   const bucketAt = (ms: number) => (ms < warmupS * 1000 ? 0 : Math.min(minutes, 1 + Math.floor((ms - warmupS * 1000) / 60_000)));
-  const bucket = (i: number) => (buckets[i] ??= { latencies: [], errors: 0, rss: [] });
+  const bucket = (i: number) => (buckets[i] ??= { latencies: [], failures: [], rss: [] });
   const totalMs = (warmupS + minutes * 60) * 1000;
   const started = performance.now();
   const sampler = setInterval(() => bucket(bucketAt(performance.now() - started)).rss.push(residentBytes(pid)), 1000);
@@ -133,9 +175,9 @@ async function openLoop(requests: Request[], rate: number, pid: number, warmupS:
   for (let now = 0; now < totalMs; now = performance.now() - started) {
     for (; sent < (now / 1000) * rate; sent++) {
       const into = bucket(bucketAt(now));
-      const done = timed(requests[sent % requests.length]!).then(({ ok, ms }) => {
+      const done = timed(requests[sent % requests.length]!).then(({ failure, ms }) => {
         into.latencies.push(ms);
-        if (!ok) into.errors++;
+        if (failure !== undefined) into.failures.push(failure);
       });
       inFlight.add(done);
       void done.then(() => inFlight.delete(done));
@@ -146,7 +188,7 @@ async function openLoop(requests: Request[], rate: number, pid: number, warmupS:
   await Promise.all(inFlight);
   return buckets.map((b) => {
     const sorted = [...b.latencies].sort((x, y) => x - y);
-    return { requests: sorted.length, errors: b.errors, p99: percentile(sorted, 0.99), rss: b.rss.reduce((a, c) => a + c, 0) / b.rss.length };
+    return { requests: sorted.length, failures: b.failures, p99: percentile(sorted, 0.99), rss: b.rss.reduce((a, c) => a + c, 0) / b.rss.length };
   });
 }
 
@@ -172,27 +214,28 @@ async function run(): Promise<BenchReport> {
   const [warmup, ...soaked] = minutes;
   const first = soaked[0]!;
   const last = soaked.at(-1)!;
-  const errors = minutes.reduce((n, m) => n + m.errors, 0);
+  const failures = minutes.flatMap((m) => m.failures);
+  const errors = failures.length;
   const requests = minutes.reduce((n, m) => n + m.requests, 0);
   const growth = last.rss / first.rss - 1;
   const worstP99 = Math.max(...soaked.map((m) => m.p99));
-  const maxErrors = max.outcomes.filter((o) => !o.ok).length;
+  const maxFailures = max.outcomes.flatMap((o) => (o.failure === undefined ? [] : [o.failure]));
   const rows = minutes.map((m, i) =>
-    `| ${i === 0 ? `warm-up (${WARMUP_S} s)` : i} | ${m.requests} | ${m.errors} | ${m.p99.toFixed(1)} | ${MiB(m.rss)} |`);
+    `| ${i === 0 ? `warm-up (${WARMUP_S} s)` : i} | ${m.requests} | ${m.failures.length} | ${m.p99.toFixed(1)} | ${MiB(m.rss)} |`);
   const lines = [
     runLine(SCRIPT, load, `within \`npm run soak\`, SOAK_MINUTES=${SOAK_MINUTES}; \`npm run bench\` keeps this section without re-running it`),
     `The service with the testbed config; the driver is one Node process on the same machine (fetch, keep-alive). The mix, in turn: a \`platform-api\` webhook post,`,
     `\`POST /wiki/search\` as anna with her groups, a WebDAV GET of a 4 KiB page, a WebDAV PUT of a 4 KiB page with the ETag of its previous write in If-Match`,
     `(${PUT_PAGES} pages; PUTs of one page one after the other), \`GET /wiki/roots\`. An error is any other answer than the expected 200 (2xx with an ETag for PUT, not \`degraded\` for search) or a broken connection.`,
     `Maximum throughput: ${WORKERS} workers, each sending its next request when the previous one is answered, ${MAX_S} s after a ${MAX_WARMUP_S} s warm-up:`,
-    `${max.rps.toFixed(0)} req/s (${max.outcomes.length} requests, ${maxErrors} errors). The soak sends half that, ${(max.rps / 2).toFixed(0)} req/s, on a fixed schedule`,
+    `${max.rps.toFixed(0)} req/s (${max.outcomes.length} requests, errors: ${failureKinds(maxFailures)}). The soak sends half that, ${(max.rps / 2).toFixed(0)} req/s, on a fixed schedule`,
     `(open loop: a late answer does not delay the next request) for a ${WARMUP_S} s warm-up and ${SOAK_MINUTES} minutes; RSS (all threads of the service process) sampled every second, the mean per minute.`,
     '',
     '| minute | requests | errors | p99 ms | RSS MiB |',
     '|---|---:|---:|---:|---:|',
     ...rows,
     '',
-    `Errors: ${errors} of ${requests} requests (target 0): ${verdict(errors === 0)}.`,
+    `Errors: ${errors} of ${requests} requests (target 0): ${verdict(errors === 0)}. By kind: ${failureKinds(failures)}.`,
     `RSS: last minute ${MiB(last.rss)} MiB vs first minute after the warm-up ${MiB(first.rss)} MiB, ${(growth * 100).toFixed(1)} % (target ≤ ${RSS_GROWTH_LIMIT * 100} %): ${verdict(growth <= RSS_GROWTH_LIMIT)}.`,
     `p99 stable, i.e. no minute's p99 above ${P99_LIMIT} × the first minute's: worst ${worstP99.toFixed(1)} ms vs first ${first.p99.toFixed(1)} ms (${(worstP99 / first.p99).toFixed(2)} ×): ${verdict(worstP99 <= P99_LIMIT * first.p99)}.`,
     `The warm-up (${warmup!.requests} requests) counts for errors only.`,
