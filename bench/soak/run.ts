@@ -7,7 +7,7 @@
  * 2. The soak: HALF that rate on a fixed schedule (open loop), a warm-up, then SOAK_MINUTES minutes, sampling the
  *    service's RSS every second and per minute the requests, errors and p99 latency.
  * Verdicts: no errors; RSS of the last minute at most 10 % above the first minute's (means of the samples);
- * p99 stable, i.e. no minute's p99 above 2 × the first minute's. Writes "## Soak" in bench/RESULTS.md.
+ * p99 stable, i.e. no minute's p99 above 2 × the median minute's p99. Writes "## Soak" in bench/RESULTS.md.
  */
 import { randomBytes } from 'node:crypto';
 import { startService, type RunningService } from '../../test/support/service.js';
@@ -219,6 +219,8 @@ async function run(): Promise<BenchReport> {
   const requests = minutes.reduce((n, m) => n + m.requests, 0);
   const growth = last.rss / first.rss - 1;
   const worstP99 = Math.max(...soaked.map((m) => m.p99));
+  // The median minute, not the first: a spike in the first minute must not become the yardstick.
+  const typicalP99 = percentile(soaked.map((m) => m.p99).sort((a, b) => a - b), 0.5);
   const maxFailures = max.outcomes.flatMap((o) => (o.failure === undefined ? [] : [o.failure]));
   const rows = minutes.map((m, i) =>
     `| ${i === 0 ? `warm-up (${WARMUP_S} s)` : i} | ${m.requests} | ${m.failures.length} | ${m.p99.toFixed(1)} | ${MiB(m.rss)} |`);
@@ -237,7 +239,7 @@ async function run(): Promise<BenchReport> {
     '',
     `Errors: ${errors} of ${requests} requests (target 0): ${verdict(errors === 0)}. By kind: ${failureKinds(failures)}.`,
     `RSS: last minute ${MiB(last.rss)} MiB vs first minute after the warm-up ${MiB(first.rss)} MiB, ${(growth * 100).toFixed(1)} % (target ≤ ${RSS_GROWTH_LIMIT * 100} %): ${verdict(growth <= RSS_GROWTH_LIMIT)}.`,
-    `p99 stable, i.e. no minute's p99 above ${P99_LIMIT} × the first minute's: worst ${worstP99.toFixed(1)} ms vs first ${first.p99.toFixed(1)} ms (${(worstP99 / first.p99).toFixed(2)} ×): ${verdict(worstP99 <= P99_LIMIT * first.p99)}.`,
+    `p99 stable, i.e. no minute's p99 above ${P99_LIMIT} × the median minute's: worst ${worstP99.toFixed(1)} ms vs median ${typicalP99.toFixed(1)} ms (${(worstP99 / typicalP99).toFixed(2)} ×): ${verdict(worstP99 <= P99_LIMIT * typicalP99)}.`,
     `The warm-up (${warmup!.requests} requests) counts for errors only.`,
     '',
   ];
@@ -245,7 +247,7 @@ async function run(): Promise<BenchReport> {
   return report(SOAK_HEADING, lines, [
     { figure: 'errors during the soak', service: `${errors} of ${requests}`, ...none, target: '0', met: errors === 0 },
     { figure: 'RSS growth, last vs first minute', service: `${(growth * 100).toFixed(1)} %`, ...none, target: `≤ ${RSS_GROWTH_LIMIT * 100} %`, met: growth <= RSS_GROWTH_LIMIT },
-    { figure: 'worst minute p99 vs first minute', service: `${(worstP99 / first.p99).toFixed(2)} ×`, ...none, target: `≤ ${P99_LIMIT} ×`, met: worstP99 <= P99_LIMIT * first.p99 },
+    { figure: 'worst minute p99 vs median minute', service: `${(worstP99 / typicalP99).toFixed(2)} ×`, ...none, target: `≤ ${P99_LIMIT} ×`, met: worstP99 <= P99_LIMIT * typicalP99 },
   ]);
 }
 
