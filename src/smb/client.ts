@@ -76,7 +76,7 @@ export interface ShareOptions extends SmbServer, Credentials {
 const READ_ATTRS = Access.FILE_READ_ATTRIBUTES | Access.SYNCHRONIZE;
 /** Statuses of a rename over a target that is still open elsewhere, and the waits before each retry. */
 const RENAME_RETRY_STATUS: readonly number[] = [NtStatus.ACCESS_DENIED, NtStatus.SHARING_VIOLATION];
-const RENAME_BACKOFF_MS = [10, 20, 40, 80, 160, 250, 250, 250];
+const RENAME_BACKOFF_MS = [10, 20, 40, 80, 160, 250, 250, 250, 500, 500, 500];
 
 /** `path` is already normalised; `name` is its last component. */
 function toStat(path: string, name: string, t: FileTimes & { fileAttributes: number }, size: number, fileId: string): SmbStat {
@@ -231,7 +231,8 @@ export class SmbShare {
       ];
       let done = await tree.compound(renameAndStat(handle.fileId));
       // Windows semantics: a target that another client has open cannot be replaced. Readers hold files
-      // briefly, so the rename is retried (on the temporary file reopened by name) for about a second.
+      // briefly, so the rename is retried (on the temporary file reopened by name) for about 2.5 s (reads
+      // take longer on a busy host).
       for (let attempt = 0; RENAME_RETRY_STATUS.includes(done[0]!.header.status) && attempt < RENAME_BACKOFF_MS.length; attempt++) {
         await new Promise((resolve) => setTimeout(resolve, RENAME_BACKOFF_MS[attempt]));
         const reopened = await tree.compound([
