@@ -13,13 +13,16 @@ export interface TrickleResult {
 export function trickle(port: number, first: string, rest: string, everyMs = 100, giveUpMs = 10_000): Promise<TrickleResult> {
   return new Promise((resolve, reject) => {
     let started = Date.now();
+    let timer: NodeJS.Timeout | undefined;
+    let sent = 0;
+    // The trickle starts once connected: a socket takes writes while it connects, and on a busy host a byte of
+    // `rest` would otherwise go out before `first`.
     const socket = connect(port, '127.0.0.1', () => {
       started = Date.now();
       socket.write(first);
+      timer = setInterval(() => { if (sent < rest.length && socket.writable) socket.write(rest[sent++]!); }, everyMs);
     });
     let text = '';
-    let sent = 0;
-    const timer = setInterval(() => { if (sent < rest.length && socket.writable) socket.write(rest[sent++]!); }, everyMs);
     const giveUp = setTimeout(() => {
       socket.destroy();
       reject(new Error(`the server did not close the connection within ${giveUpMs} ms`));
