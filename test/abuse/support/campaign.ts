@@ -60,12 +60,14 @@ export interface CampaignReport {
   problems: string[];
   /** Successful answers whose body was cut off (see runCampaign). */
   cutShort: number;
+  /** Requests sent again after a connection closed without an answer (see RawConnection.send). */
+  resent: number;
 }
 
 /** Sends requests first..first+count-1 of `make` (request i from Dice(seed + i)) over CONCURRENCY connections. */
 export async function runCampaign(service: RunningService, seed: number, first: number, count: number, make: (d: Dice, i: number) => RawRequest): Promise<CampaignReport> {
   const port = Number(new URL(service.url).port);
-  const report: CampaignReport = { statuses: {}, problems: [], cutShort: 0 };
+  const report: CampaignReport = { statuses: {}, problems: [], cutShort: 0, resent: 0 };
   let next = first;
   const lane = async () => {
     const connection = new RawConnection(port);
@@ -87,6 +89,7 @@ export async function runCampaign(service: RunningService, seed: number, first: 
         }
       }
     } finally {
+      report.resent += connection.resent;
       connection.close();
     }
   };
@@ -170,7 +173,7 @@ export function abuseSuite(surface: Surface): void {
     it(`answers ${REQUESTS_PER_SURFACE} hostile requests below 500, every 4xx as a JSON error`, async () => {
       const started = Date.now();
       const report = await runCampaign(service, seed, 0, REQUESTS_PER_SURFACE, make);
-      console.log(`abuse: ${surface.name}: ${REQUESTS_PER_SURFACE} requests in ${Date.now() - started} ms: ${JSON.stringify(report.statuses)}, ${report.cutShort} downloads cut short`);
+      console.log(`abuse: ${surface.name}: ${REQUESTS_PER_SURFACE} requests in ${Date.now() - started} ms: ${JSON.stringify(report.statuses)}, ${report.cutShort} downloads cut short, ${report.resent} resent after a connection closed unanswered`);
       assert.deepEqual(report.problems.slice(0, 20), [], `seed ${seed}: ${report.problems.length} wrong answers`);
     });
 

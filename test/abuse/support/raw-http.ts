@@ -76,18 +76,21 @@ export function parseAnswer(data: Buffer, method: string, closed: boolean): { an
 /** One keep-alive connection; reconnects when the server closed the previous one. */
 export class RawConnection {
   private socket: Socket | undefined;
-  private used = false;
+  /** Requests sent a second time because the first connection closed without a byte of answer. */
+  resent = 0;
 
   constructor(private readonly port: number, private readonly host = '127.0.0.1') {}
 
   async send(req: RawRequest, timeoutMs: number): Promise<RawAnswer> {
-    const reused = this.socket !== undefined && this.used;
     try {
       return await this.exchange(encodeRequest(req, `${this.host}:${this.port}`), req.method, timeoutMs);
     } catch (err) {
-      // A kept-alive socket the server closed just as the request left: once more on a new one.
-      if (reused && err instanceof NoAnswer) return this.exchange(encodeRequest(req, `${this.host}:${this.port}`), req.method, timeoutMs);
-      throw err;
+      // A kept-alive socket the server closed just as the request left, or (rarely, seen 1-2 in 10,000 on this
+      // machine and not reproducible with the same seed) an answer lost to a reset: once more on a new one.
+      // The request must then be answered right; the resends are counted and reported.
+      if (!(err instanceof NoAnswer)) throw err;
+      this.resent++;
+      return this.exchange(encodeRequest(req, `${this.host}:${this.port}`), req.method, timeoutMs);
     }
   }
 
@@ -107,13 +110,11 @@ export class RawConnection {
     // Resets (a server that answers early, e.g. 413, and closes) show as 'close'; the answer read so far still counts.
     socket.on('error', () => undefined);
     this.socket = socket;
-    this.used = false;
     return socket;
   }
 
   private async exchange(bytes: Buffer, method: string, timeoutMs: number): Promise<RawAnswer> {
     const socket = await this.open();
-    this.used = true;
     return new Promise<RawAnswer>((resolve, reject) => {
       let data = Buffer.alloc(0);
       let closed = false;
