@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
 import { assertSameDocuments, expectedFacts, indexedFacts, runJob, scratchService, shareAs } from '../integration/reconcile/support.js';
-import { assertNothingCrashed } from './support/health.js';
+import { assertNothingCrashed } from '../support/health.js';
 import { createScratchWiki, describeOutcomes, MixedLoad, ServiceCalls } from './support/load.js';
 import { killElasticsearch, restoreTestbed, restoreTestbedAfter } from './support/testbed-servers.js';
 

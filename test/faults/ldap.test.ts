@@ -12,7 +12,7 @@ import { readTestbedEnv, type TestbedEnv } from '../testbed/env.js';
 import { AdminApi, assertError, type ApiResponse } from '../integration/webhooks/api.js';
 import type { TcpProxy } from '../integration/webhooks/tcp-proxy.js';
 import { ldapRelay } from './support/testbed-servers.js';
-import { assertNothingCrashed } from './support/health.js';
+import { assertNothingCrashed } from '../support/health.js';
 import { describeOutcomes, ServiceCalls, type Outcome } from './support/load.js';
 
 /** ldap.cache_ttl and admin.session_ttl of the service under test: short, so the test sees them run out. */

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { scratchService } from '../integration/reconcile/support.js';
-import { assertNothingCrashed } from './support/health.js';
+import { assertNothingCrashed } from '../support/health.js';
 import { createScratchWiki, describeOutcomes, pageContent, pagePath, ServiceCalls, type Outcome } from './support/load.js';
 import { killSmbd, restoreTestbed, restoreTestbedAfter } from './support/testbed-servers.js';
 

@@ -10,6 +10,7 @@ import { dirname } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SmbClient, type SmbShare } from '../../../src/smb/index.js';
 import { startService, waitFor, type RunningService } from '../../support/service.js';
+import { assertNothingCrashed } from '../../support/health.js';
 import { diskSnapshot, shareSnapshot } from '../../support/tree-snapshot.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { Dice } from './hostile-input.js';
@@ -120,16 +121,6 @@ export async function residentKb(pid: number): Promise<number> {
   return Number(match[1]);
 }
 
-/** Why the service is not healthy (dead, an actor not running, a restart), or undefined. */
-export async function healthProblem(service: RunningService): Promise<string | undefined> {
-  if (service.process.exitCode !== null) return `service exited with ${service.process.exitCode}`;
-  const res = await fetch(`${service.url}/healthz`);
-  const health = await res.json() as { actors: Record<string, { state: string; restarts: number }> };
-  const bad = Object.entries(health.actors).filter(([, a]) => a.state !== 'running' || a.restarts !== 0);
-  if (res.status !== 200 || bad.length > 0) return `healthz ${res.status}: ${JSON.stringify(health.actors)}`;
-  return undefined;
-}
-
 /** The shares' parent folder on the DC's disk (both shares inside it), minus what the surface may change; and both shares over SMB. */
 async function pictureOfTheShares(env: TestbedEnv, shares: SmbShare[], addressed: (path: string) => boolean): Promise<string[][]> {
   const parent = dirname(env.smb.shares[0]!.path);
@@ -178,7 +169,7 @@ export function abuseSuite(surface: Surface): void {
     });
 
     it('is alive and healthy afterwards: every actor running, none restarted', async () => {
-      assert.equal(await healthProblem(service), undefined);
+      await assertNothingCrashed(service);
     });
 
     it('touched no file outside the addressed share', async () => {

@@ -1,8 +1,8 @@
-// "Nothing crashed": the service process runs, /healthz answers 200 with every actor and pool running, and no
-// actor was restarted.
+// "Nothing crashed" (fault and abuse suites): the service process runs, /healthz answers 200 with every actor and pool
+// running, and no actor was restarted.
 import assert from 'node:assert/strict';
-import type { HealthReport } from '../../../src/messages/supervisor.js';
-import type { RunningService } from '../../support/service.js';
+import type { HealthReport } from '../../src/messages/supervisor.js';
+import type { RunningService } from './service.js';
 
 export async function assertNothingCrashed(service: RunningService): Promise<void> {
   assert.equal(service.process.exitCode, null, 'the service process still runs');
