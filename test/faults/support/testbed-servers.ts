@@ -8,9 +8,11 @@ import { join } from 'node:path';
 import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { SmbClient } from '../../../src/smb/index.js';
+import { shareAs } from '../../integration/reconcile/support.js';
 import { TcpProxy } from '../../integration/webhooks/tcp-proxy.js';
 import { runningElasticsearch } from '../../testbed/elasticsearch.js';
-import type { TestbedEnv } from '../../testbed/env.js';
+import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { layout } from '../../testbed/layout.js';
 import { isAlive, processInfo, readPidFile, waitUntil } from '../../testbed/processes.js';
 import { runningSamba, sambaPortsAnswer } from '../../testbed/samba.js';
@@ -57,6 +59,17 @@ export async function killSmbd(): Promise<void> {
 /** `testbed up` (idempotent: starts what is down) and waits until every server answers. */
 export async function restoreTestbed(): Promise<void> {
   await run(process.execPath, [TESTBED_CLI, 'up'], { maxBuffer: 16 * 1024 * 1024 });
+  // A restarted DC opens its ports before it can log anyone on (SESSION_SETUP answers INTERNAL_ERROR for a
+  // moment): wait until an SMB logon works, so that what a test checks next is the service, not the DC's start.
+  const env = await readTestbedEnv();
+  await waitUntil('the DC to log on over SMB', async () => {
+    const client = new SmbClient();
+    try {
+      return await shareAs(client, env, env.dc_admin, 'schule').readdir('').then(() => true, () => false);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
 }
 
 /** Registers an `after` hook that brings the testbed back whatever the test did, so later test files find it whole. */
