@@ -16,6 +16,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../src/config/index.js';
 import type { HttpExchange } from '../../src/http/exchange.js';
 import { errorBody, HttpError, statusLine } from '../../src/http/http-error.js';
+import { closeWithoutReset } from '../../src/http/lingering-close.js';
 import { plainOutcome, requestIdFrom, UNMATCHED_ROUTE, type FinishedRequest, type HttpRequestMetrics } from '../../src/metrics/http-requests.js';
 import { NodeExchange } from '../../src/http/node-exchange.js';
 import type { Router } from '../../src/http/router.js';
@@ -192,6 +193,8 @@ export class HttpServer {
    * http.header_timeout): the JSON error and the connection closed; nothing when an answer is already under way.
    */
   private refuseUnparsed(err: NodeJS.ErrnoException, socket: Duplex): void {
+    // Closing already, after its answer: the parser sees the rest of what the client sends as errors too.
+    if (socket.writableEnded) return;
     // Node's own check before it answers a client error: the socket's current response must not have begun.
     const answering = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
     if (err.code === 'ECONNRESET' || !socket.writable || answering) {
@@ -205,9 +208,10 @@ export class HttpServer {
   private refuseOnSocket(socket: Duplex, refusal: HttpError): void {
     const requestId = requestIdFrom(undefined);
     const body = JSON.stringify(errorBody(refusal.code, refusal.message));
-    socket.end(`HTTP/1.1 ${statusLine(refusal.status)}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n`
+    socket.write(`HTTP/1.1 ${statusLine(refusal.status)}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n`
       + Object.entries(refusal.headers).map(([name, value]) => `${name}: ${value}\r\n`).join('')
       + `x-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`);
+    closeWithoutReset(socket);
     this.finished({ requestId, method: '-', route: UNMATCHED_ROUTE, status: refusal.status, durationMs: 0, outcome: refusal.code });
   }
 

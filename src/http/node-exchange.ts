@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpExchange, type ResponseHeaders } from './exchange.js';
 import { HttpError } from './http-error.js';
+import { closeWithoutReset } from './lingering-close.js';
 
 export class NodeExchange extends HttpExchange {
   readonly method: string;
@@ -73,7 +74,13 @@ export class NodeExchange extends HttpExchange {
   protected writeWhole(status: number, headers: ResponseHeaders, body: string | Buffer | undefined, closeConnection: boolean): void {
     const all: ResponseHeaders = { ...headers };
     if (body !== undefined) all['content-length'] = String(Buffer.byteLength(body));
-    if (closeConnection) all['connection'] = 'close';
+    if (closeConnection) {
+      all['connection'] = 'close';
+      // Node ends a connection whose answer says `connection: close` with destroySoon(), which resets it
+      // when the body is still arriving. (No socket: the client is gone.)
+      const socket = this.res.socket;
+      if (socket && !this.req.complete) socket.destroySoon = () => closeWithoutReset(socket);
+    }
     this.res.writeHead(status, all);
     this.res.end(body);
   }

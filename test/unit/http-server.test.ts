@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { pino } from 'pino';
 import { HttpServer, type HttpTransport } from '../../actors/http-front/server.js';
 import { Router } from '../../src/http/router.js';
+import { statusLinesOfOversizedPosts } from '../support/oversized-posts.js';
 import { freePort } from '../support/ports.js';
 import { trickle } from '../support/trickle.js';
 
@@ -147,6 +148,21 @@ describe('http server over node: what Node would answer itself', () => {
       const expect = await trickle(port, 'POST /echo HTTP/1.1\r\nHost: a\r\nExpect: teapot\r\nContent-Length: 0\r\nConnection: close\r\n\r\n', '');
       assert.deepEqual(jsonError(expect.text), { status: 417, error: 'expectation_failed' });
       assert.deepEqual(jsonError((await trickle(port, 'CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n', '')).text), { status: 405, error: 'method_not_allowed' });
+    } finally {
+      server.closeNow();
+    }
+  });
+
+  it('answers a request over a limit before it has all arrived, and the answer reaches the client (no reset)', async () => {
+    const { server, port } = await listen({ header_timeout: 10_000, body_timeout: 30_000 });
+    // Closed with the rest of the request unread, the connection would be reset, the client's write would fail and
+    // the answer would be lost. The bodies are larger than loopback's socket buffers, so the reset comes while the
+    // client is still writing.
+    try {
+      const bodyTooLarge = await statusLinesOfOversizedPosts(port, { path: '/echo', headerBytes: 10, bodyBytes: 16 << 20 }, 10);
+      assert.deepEqual(bodyTooLarge.filter((line) => line !== 'HTTP/1.1 413 Payload Too Large'), []);
+      const headersTooLarge = await statusLinesOfOversizedPosts(port, { path: '/echo', headerBytes: 100_000, bodyBytes: 16 << 20 }, 10);
+      assert.deepEqual(headersTooLarge.filter((line) => line !== 'HTTP/1.1 431 Request Header Fields Too Large'), []);
     } finally {
       server.closeNow();
     }
