@@ -50,6 +50,8 @@ export class HttpServer {
   private draining = false;
   private drained: (() => void) | undefined;
   private readonly tracked = new Map<HttpExchange, Tracked>();
+  /** node:http sockets whose refusal waits until the answer under way is out (see refuseUnparsed). */
+  private readonly refusing = new WeakSet<Duplex>();
 
   private constructor(private readonly router: Router, private readonly log: Logger, private readonly metrics: HttpRequestMetrics | undefined) {}
 
@@ -118,7 +120,7 @@ export class HttpServer {
       // Node looks for expired header timeouts only this often (30 s by default); often enough to cut a slow sender off near it.
       connectionsCheckingInterval: Math.max(100, Math.min(1_000, http.header_timeout / 4)),
     };
-    const onRequest = (req: IncomingMessage, res: ServerResponse) => this.handle(exchange(req, res));
+    const onRequest = (req: IncomingMessage, res: ServerResponse) => this.handle(exchange(req, res), unframedBody(req));
     const server: Server = http.tls
       ? createHttpsServer({ ...options, cert: readFileSync(http.tls.cert_file), key: readFileSync(http.tls.key_file) }, onRequest)
       : createHttpServer(options, onRequest);
@@ -190,14 +192,27 @@ export class HttpServer {
 
   /**
    * Node's parser gave up on a request (malformed, headers too large, headers not complete within
-   * http.header_timeout): the JSON error and the connection closed; nothing when an answer is already under way.
+   * http.header_timeout): the JSON error and the connection closed. When it gave up on what followed a
+   * complete request (pipelined garbage, or bytes after a header value broken by CR LF), that request's answer
+   * goes out first; when the body of a request already being answered is malformed, the connection just closes.
    */
   private refuseUnparsed(err: NodeJS.ErrnoException, socket: Duplex): void {
-    // Closing already, after its answer: the parser sees the rest of what the client sends as errors too.
-    if (socket.writableEnded) return;
+    // Closing already, or refusing once the answer under way is out: the parser sees the rest as errors too.
+    if (socket.writableEnded || this.refusing.has(socket)) return;
+    const response = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+    // That answer closes the connection when it is out (the refusal of a body whose length is unknown).
+    if (response?.headersSent && response.getHeader('connection') === 'close') return;
+    if (err.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    if (response?.req.complete) {
+      this.refusing.add(socket);
+      response.once('finish', () => { if (socket.writable) this.refuseOnSocket(socket, parserRefusal(err)); });
+      return;
+    }
     // Node's own check before it answers a client error: the socket's current response must not have begun.
-    const answering = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
-    if (err.code === 'ECONNRESET' || !socket.writable || answering) {
+    if (response?.headersSent) {
       socket.destroy();
       return;
     }
@@ -238,6 +253,16 @@ export class HttpServer {
     this.log.info({ req_id: r.requestId, method: r.method, route: r.route, status: r.status, duration_ms: r.durationMs, outcome: r.outcome }, 'request');
     this.metrics?.record(r);
   }
+}
+
+/**
+ * RFC 9112 6.3: a request whose Transfer-Encoding does not end in chunked has a body of unknown length; the
+ * answer is 400 and the connection closes. Node's parser says so only after it handed the request over.
+ */
+function unframedBody(req: IncomingMessage): HttpError | undefined {
+  const codings = req.headers['transfer-encoding'];
+  if (codings === undefined || codings.split(',').pop()!.trim().toLowerCase() === 'chunked') return undefined;
+  return new HttpError(400, 'malformed_request', `Transfer-Encoding '${codings}' does not end in chunked: the length of the body is unknown`, { connection: 'close' });
 }
 
 /** The answer to a request Node's HTTP parser refused. */

@@ -109,10 +109,10 @@ export abstract class HttpExchange {
     this.send(status, JSON.stringify(value), { 'content-type': 'application/json', ...headers });
   }
 
-  /** Answer with the shared JSON error shape; 413 also closes the connection. */
+  /** Answer with the shared JSON error shape; 413, and errors whose headers say `connection: close`, close the connection. */
   fail(err: HttpError): void {
     const body = JSON.stringify(errorBody(err.code, err.message));
-    this.send(err.status, body, { 'content-type': 'application/json', ...err.headers }, err.status === 413);
+    this.send(err.status, body, { 'content-type': 'application/json', ...err.headers }, err.status === 413 || err.headers['connection'] === 'close');
   }
 
   protected finish(): void {

@@ -148,6 +148,16 @@ describe('http server over node: what Node would answer itself', () => {
       const expect = await trickle(port, 'POST /echo HTTP/1.1\r\nHost: a\r\nExpect: teapot\r\nContent-Length: 0\r\nConnection: close\r\n\r\n', '');
       assert.deepEqual(jsonError(expect.text), { status: 417, error: 'expectation_failed' });
       assert.deepEqual(jsonError((await trickle(port, 'CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n', '')).text), { status: 405, error: 'method_not_allowed' });
+      // Garbage after a complete request (a client that broke a header value with CR LF): the request's answer, then a 400.
+      const pipelined = await trickle(port, 'DELETE /echo HTTP/1.1\r\nHost: a\r\nX-Broken: a\r\n\r\nb\r\nContent-Length: 0\r\n\r\n', '');
+      const secondAnswer = pipelined.text.indexOf('HTTP/1.1', 1);
+      assert.deepEqual(jsonError(pipelined.text.slice(0, secondAnswer)), { status: 405, error: 'method_not_allowed' });
+      assert.deepEqual(jsonError(pipelined.text.slice(secondAnswer)), { status: 400, error: 'malformed_request' });
+      // A body of unknown length: 400 before anything else is answered (here a 405), then the connection closes.
+      for (const codings of ['gzip', 'identity', 'chunked, gzip']) {
+        const unframed = await trickle(port, `DELETE /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: ${codings}\r\n\r\n{"a":1}GET /x HTTP/1.1\r\nHost: a\r\n\r\n`, '');
+        assert.deepEqual(jsonError(unframed.text), { status: 400, error: 'malformed_request' }, codings);
+      }
     } finally {
       server.closeNow();
     }
