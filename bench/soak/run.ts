@@ -67,15 +67,12 @@ async function mixFor(service: RunningService): Promise<{ requests: Request[]; c
   if (!(await dav.put(`${dir}/page.md`, PAGE)).ok) throw new Error(`PUT ${dir}/page.md failed`);
   const pages: PutPage[] = Array.from({ length: PUT_PAGES }, (_, i) => ({ path: `${dir}/put-${i}.md`, etag: undefined, chain: Promise.resolve() }));
   let nextPage = 0;
-  const put = (page: PutPage): Promise<string | undefined> => {
-    const sent = dav.put(page.path, PAGE, page.etag === undefined ? {} : { 'if-match': page.etag }).then(async (res) => {
+  const put = (page: PutPage): Promise<string | undefined> =>
+    dav.put(page.path, PAGE, page.etag === undefined ? {} : { 'if-match': page.etag }).then(async (res) => {
       await res.arrayBuffer();
       page.etag = res.headers.get('etag') ?? undefined;
       return unless(res.ok && page.etag !== undefined, res.ok ? 'no ETag' : res.status);
     });
-    page.chain = sent.catch(() => undefined);
-    return sent;
-  };
   const requests: Request[] = [
     {
       name: 'webhook post',
@@ -101,8 +98,12 @@ async function mixFor(service: RunningService): Promise<{ requests: Request[]; c
     {
       name: 'WebDAV PUT',
       send: () => {
+        // The page's chain moves on as the PUT is queued, not when it starts: queued behind a slow PUT, two later
+        // ones would otherwise both wait for it, then run at once with the same If-Match (one 412).
         const page = pages[nextPage++ % pages.length]!;
-        return page.chain.then(() => put(page));
+        const sent = page.chain.then(() => put(page));
+        page.chain = sent.catch(() => undefined);
+        return sent;
       },
     },
     {
