@@ -7,6 +7,7 @@ import {
   accounts, admin, baseDn, dcAddress, dcAdmin, globalAdminGroup, indexer, ldapsUrl, netbiosDomain, realm,
 } from './domain.js';
 import { layout } from './layout.js';
+import { otherCheckoutsTestbeds } from './other-checkouts.js';
 import { sharePath, testbedShares } from './shares.js';
 
 export interface TestbedShare {
@@ -51,6 +52,10 @@ export async function readTestbedEnv(): Promise<TestbedEnv> {
     .filter((key) => env[key] === undefined);
   if (missing.length > 0) {
     throw new Error(`${layout.envFile} lacks ${missing.join(', ')}; re-run \`${upCommand}\``);
+  }
+  const others = await otherCheckoutsTestbeds();
+  if (others.length > 0) {
+    throw new Error(`the testbed running is another checkout's (${others.join(', ')}), not this one's; take it over with \`${upCommand}\``);
   }
   return env as TestbedEnv;
 }

@@ -1,7 +1,9 @@
 // Only one testbed can own the loopback ports (445, 636, 9200). A testbed left
 // running by another checkout of this repository (an earlier clone, a CI run)
 // would make `up` fail here, so `up` stops it first — by the pids that testbed
-// recorded itself, never anything it did not start.
+// recorded itself, never anything it did not start. A test or benchmark started
+// without `up` would talk to that other testbed with this one's env.json (the
+// wrong shares on disk, the wrong passwords): readTestbedEnv() refuses that.
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { inOurNetwork, listProcesses, processInfo, readPidFile, stopProcess, type ProcessInfo } from './processes.js';
@@ -29,7 +31,8 @@ function resolved(dir: string): string {
   }
 }
 
-export async function stopOtherCheckoutsTestbeds(): Promise<void> {
+/** The testbed dirs of other checkouts whose servers run in this network namespace. */
+export async function otherCheckoutsTestbeds(): Promise<string[]> {
   const ours = resolved(testbedDir);
   const others = new Set<string>();
   for (const info of await listProcesses()) {
@@ -39,7 +42,11 @@ export async function stopOtherCheckoutsTestbeds(): Promise<void> {
       if (dir && resolved(dir) !== ours) others.add(dir);
     }
   }
-  for (const dir of others) {
+  return [...others];
+}
+
+export async function stopOtherCheckoutsTestbeds(): Promise<void> {
+  for (const dir of await otherCheckoutsTestbeds()) {
     for (const server of SERVERS) {
       const pid = await readPidFile(path.join(dir, server.pidFile));
       const info = pid === undefined ? undefined : await processInfo(pid);
