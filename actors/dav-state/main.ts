@@ -1,8 +1,7 @@
 // The dav-state actor: one thread owns the WebDAV lock table and the dead
 // properties, so that every http-front sees the same state. Properties live
-// in <storage.data_dir>/dav-properties.json.
+// in <storage.data_dir>/dav-properties.log; both are bounded by config webdav.
 import { Registry } from 'prom-client';
-import { join } from 'node:path';
 import type { Config } from '../../src/config/index.js';
 import { davStateMetrics } from '../../src/metrics/actor-metrics.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
@@ -16,13 +15,16 @@ import { DavStateService } from './service.js';
 const PRUNE_INTERVAL_MS = 10_000;
 
 runActor<Config>(async (ctx) => {
-  const file = join(ctx.config.storage.data_dir, 'dav-properties.json');
-  const properties = await DeadProperties.open(file);
+  const { locks, dead_properties: bounds } = ctx.config.webdav;
+  const dir = ctx.config.storage.data_dir;
+  const properties = await DeadProperties.open(dir, {
+    maxPerResource: bounds.max_per_resource, maxResourceSize: bounds.max_resource_size, maxTotalSize: bounds.max_total_size,
+  });
   // A write lease outlives any single SMB request of the writer.
-  const service = new DavStateService(new LockTable(), properties, 2 * ctx.config.smb.request_timeout);
+  const service = new DavStateService(new LockTable({ maxPerUser: locks.max_per_user }), properties, 2 * ctx.config.smb.request_timeout);
   const timer = setInterval(() => service.publish(), PRUNE_INTERVAL_MS);
   timer.unref();
-  ctx.log.info({ file, propertyResources: properties.size }, 'dav state ready');
+  ctx.log.info({ dir, propertyResources: properties.size, propertyBytes: properties.bytes }, 'dav state ready');
   const registry = new Registry();
   registerStatMetrics(registry, () => service.stats(), davStateMetrics);
   return {
@@ -31,7 +33,7 @@ runActor<Config>(async (ctx) => {
     stop: async () => {
       clearInterval(timer);
       service.retire();
-      await properties.settled();
+      await properties.close();
     },
     abort: () => service.retire(),
   };

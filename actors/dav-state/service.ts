@@ -2,7 +2,7 @@
 // per-resource write leases, and the shared counters that let http-fronts
 // skip asking when there are no locks or properties at all.
 import type {
-  ActiveLock, DavResource, DavStateProtocol, LockDepth, LockOutcome, LockRequest, PropertyPatch, ResourceState,
+  ActiveLock, DavResource, DavStateProtocol, LockDepth, LockOutcome, LockRequest, PropertyLimit, PropertyPatch, ResourceState,
   UnlockOutcome, WriteGate, WriteGateResult,
 } from '../../src/messages/dav-state.js';
 import { HINT_LOCKS, HINT_PROPERTY_RESOURCES, HINT_RETIRED, HINT_SLOTS } from '../../src/messages/dav-state.js';
@@ -23,7 +23,7 @@ export class DavStateService implements DavStateProtocol {
 
   /** Counts for /healthz. */
   stats(): Record<string, number> {
-    return { locks: this.locks.size, propertyResources: this.properties.size, leases: this.leases.size };
+    return { locks: this.locks.size, propertyResources: this.properties.size, propertyBytes: this.properties.bytes, leases: this.leases.size };
   }
 
   /** Expired locks leave the table; keep the shared count honest. */
@@ -64,8 +64,8 @@ export class DavStateService implements DavStateProtocol {
     });
   }
 
-  async patchProperties(resource: DavResource, patches: PropertyPatch[]): Promise<void> {
-    await this.changed(this.properties.patch(resource, patches));
+  async patchProperties(resource: DavResource, patches: PropertyPatch[]): Promise<PropertyLimit | undefined> {
+    return this.changed(this.properties.patch(resource, patches));
   }
 
   async lock(request: LockRequest): Promise<LockOutcome> {
@@ -94,13 +94,13 @@ export class DavStateService implements DavStateProtocol {
     await this.changed(this.properties.move(from, to));
   }
 
-  async copied(from: DavResource, to: DavResource, depth: LockDepth): Promise<void> {
-    await this.changed(this.properties.copy(from, to, depth));
+  async copied(from: DavResource, to: DavResource, depth: LockDepth): Promise<PropertyLimit | undefined> {
+    return this.changed(this.properties.copy(from, to, depth));
   }
 
   /** Counters change with the in-memory state, before the disk write finishes. */
-  private async changed(saved: Promise<void>): Promise<void> {
+  private async changed<T>(saved: Promise<T>): Promise<T> {
     this.publish();
-    await saved;
+    return saved;
   }
 }

@@ -123,6 +123,23 @@ const webhooksSection = z.strictObject({
     .prefault({}),
 });
 
+// Bounds of the WebDAV state the dav-state actor keeps in memory (locks) and on disk (dead properties).
+const webdavSection = z.strictObject({
+  locks: z
+    .strictObject({
+      max_per_user: intBetween(1, 100_000).default(100),
+      max_owner_size: size().prefault('4KiB'),
+    })
+    .prefault({}),
+  dead_properties: z
+    .strictObject({
+      max_per_resource: intBetween(1, 100_000).default(100),
+      max_resource_size: size().prefault('64KiB'),
+      max_total_size: size().prefault('64MiB'),
+    })
+    .prefault({}),
+});
+
 // Defaults suit a 2-core host: one HTTP front, two SMB readers, one indexer.
 const workersSection = z.strictObject({
   http_front: intBetween(1, 64).default(1),
@@ -148,6 +165,7 @@ export const configSchema = z
     reconciler: z.strictObject({ interval: duration().prefault('15m') }).prefault({}),
     webhooks: webhooksSection.prefault({}),
     storage: z.strictObject({ data_dir: absolutePath().default('/var/lib/edu-fileproxy') }).prefault({}),
+    webdav: webdavSection.prefault({}),
     workers: workersSection.prefault({}),
     supervisor: supervisorSection.prefault({}),
     log: z

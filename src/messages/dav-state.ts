@@ -37,7 +37,8 @@ export interface LockRequest {
   timeoutSeconds: number;
 }
 
-export type LockOutcome = { granted: ActiveLock } | { conflict: DavResource };
+/** `limit`: the principal holds webdav.locks.max_per_user locks already. */
+export type LockOutcome = { granted: ActiveLock } | { conflict: DavResource } | { limit: 'max_per_user' };
 
 export type UnlockOutcome = 'unlocked' | 'no-such-lock' | 'not-owner';
 
@@ -78,6 +79,9 @@ export interface ResourceState {
 
 export type PropertyPatch = { set: XmlElement } | { remove: { ns: string; name: string } };
 
+/** The key under webdav.dead_properties whose bound a change would pass. */
+export type PropertyLimit = 'max_per_resource' | 'max_resource_size' | 'max_total_size';
+
 /**
  * Layout of the shared counters (an Int32Array over the SharedArrayBuffer
  * `hint()` returns): they let an http-front skip asking when there is
@@ -96,8 +100,8 @@ export interface DavStateProtocol {
   release(leaseId: number): Promise<void>;
   /** Locks and dead properties of each resource; null where there are none. */
   describe(resources: DavResource[], what: { locks: boolean; properties: boolean }): Promise<(ResourceState | null)[]>;
-  /** Applies all patches in order, or none; stored durably before it resolves. */
-  patchProperties(resource: DavResource, patches: PropertyPatch[]): Promise<void>;
+  /** Applies all patches in order, or none (then it names the limit they would pass); stored durably before it resolves. */
+  patchProperties(resource: DavResource, patches: PropertyPatch[]): Promise<PropertyLimit | undefined>;
   lock(request: LockRequest): Promise<LockOutcome>;
   /** Refreshes the lock among `tokens` that covers `resource`; undefined when none does. */
   refresh(resource: DavResource, tokens: string[], principal: string, timeoutSeconds: number): Promise<ActiveLock | undefined>;
@@ -106,6 +110,6 @@ export interface DavStateProtocol {
   removed(resource: DavResource): Promise<void>;
   /** Properties follow a MOVE; locks on the source are dropped. */
   moved(from: DavResource, to: DavResource): Promise<void>;
-  /** Properties follow a COPY (the resource only, or everything below with depth infinity). */
-  copied(from: DavResource, to: DavResource, depth: LockDepth): Promise<void>;
+  /** Properties follow a COPY (the resource only, or everything below with depth infinity), unless that passes max_total_size. */
+  copied(from: DavResource, to: DavResource, depth: LockDepth): Promise<PropertyLimit | undefined>;
 }

@@ -51,6 +51,7 @@ export const reconcilerMetrics: readonly StatMetric<IndexKeeperStats>[] = [
 export const davStateMetrics: readonly StatMetric<Record<string, number>>[] = [
   { name: 'fileproxy_dav_locks', help: 'Active WebDAV locks', type: 'gauge', read: (s) => s['locks'] ?? 0 },
   { name: 'fileproxy_dav_property_resources', help: 'Resources with dead WebDAV properties', type: 'gauge', read: (s) => s['propertyResources'] ?? 0 },
+  { name: 'fileproxy_dav_property_bytes', help: 'Bytes of all dead WebDAV properties as stored (bounded by webdav.dead_properties.max_total_size)', type: 'gauge', read: (s) => s['propertyBytes'] ?? 0 },
   { name: 'fileproxy_dav_write_leases', help: 'Conditional WebDAV writes holding a lease now', type: 'gauge', read: (s) => s['leases'] ?? 0 },
 ];
 

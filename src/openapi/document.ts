@@ -103,7 +103,7 @@ const VALIDATORS = {
 const DAV_ERRORS: Record<string, Json> = {
   '400': error('Malformed path or request', ['invalid_path', 'invalid_request', 'invalid_name']),
   '401': error('Basic credentials missing, or refused by the file server', ['unauthorized', 'logon_failure'], CHALLENGE),
-  '403': error('The file server or the wiki layout forbids it, or the Destination is on another share', ['access_denied', 'other_share', 'share_root', 'same_resource', 'into_itself', 'propfind_finite_depth', 'not_lock_owner', 'wiki_subfolder', 'wiki_non_markdown']),
+  '403': error('The file server or the wiki layout forbids it (LOCK and PROPPATCH ask it for the write right they need), the Destination is on another share, or a bound of webdav.locks / webdav.dead_properties would be passed', ['access_denied', 'other_share', 'share_root', 'same_resource', 'into_itself', 'propfind_finite_depth', 'not_lock_owner', 'wiki_subfolder', 'wiki_non_markdown', 'too_many_locks', 'lock_owner_too_large', 'too_many_properties', 'properties_too_large']),
   '404': error('No such share or resource', ['unknown_share', 'not_found']),
   '405': error('Not possible on this kind of resource', ['is_a_folder', 'is_a_collection', 'exists']),
   '409': error('Conflict with the state of the share', ['no_parent', 'exists', 'not_empty', 'not_a_folder', 'delete_pending', 'no_such_lock']),
@@ -111,7 +111,7 @@ const DAV_ERRORS: Record<string, Json> = {
   '423': error('Locked, or in use by another program', ['locked', 'in_use']),
   '502': error('The file server failed', ['backend_error', 'share_unavailable']),
   '503': error('The SMB server or the WebDAV state is unavailable; retry', ['backend_unavailable', 'dav_state_unavailable']),
-  '507': error('The file server has no space left', ['disk_full']),
+  '507': error('The file server has no space left, or the dead-property store is full (webdav.dead_properties.max_total_size)', ['disk_full', 'property_store_full']),
 };
 
 const DAV_PARAMETERS = [

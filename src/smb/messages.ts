@@ -185,6 +185,9 @@ export const Access = {
   FILE_READ_DATA: 0x1,
   FILE_WRITE_DATA: 0x2,
   FILE_APPEND_DATA: 0x4,
+  /** On a directory the same two bits mean adding a file and adding a subdirectory (MS-SMB2 2.2.13.1.2). */
+  FILE_ADD_FILE: 0x2,
+  FILE_ADD_SUBDIRECTORY: 0x4,
   FILE_READ_EA: 0x8,
   FILE_WRITE_EA: 0x10,
   FILE_EXECUTE: 0x20,

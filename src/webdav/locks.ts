@@ -15,10 +15,21 @@ interface StoredLock extends Omit<ActiveLock, 'timeoutSeconds'> {
   expiresAt: number;
 }
 
+export interface LockTableOptions {
+  /** Active locks one principal may hold (webdav.locks.max_per_user). */
+  maxPerUser?: number;
+  now?: () => number;
+}
+
 export class LockTable {
   private readonly locks = new Map<string, StoredLock>();
+  private readonly maxPerUser: number;
+  private readonly now: () => number;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(options: LockTableOptions = {}) {
+    this.maxPerUser = options.maxPerUser ?? Infinity;
+    this.now = options.now ?? Date.now;
+  }
 
   /** Active locks (expired ones are dropped first). */
   get size(): number {
@@ -36,6 +47,7 @@ export class LockTable {
     const conflict = this.active().find((l) =>
       (exclusive || l.scope === 'exclusive') && (covers(l, request.resource) || (request.depth === 'infinity' && below(l.root, request.resource))));
     if (conflict) return { conflict: conflict.root };
+    if (this.active().filter((l) => l.principal === request.principal).length >= this.maxPerUser) return { limit: 'max_per_user' };
     const lock: StoredLock = {
       token: `urn:uuid:${randomUUID()}`,
       root: request.resource,

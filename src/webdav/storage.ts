@@ -57,6 +57,20 @@ export class DavStorage {
     }
   }
 
+  /**
+   * Whether the file server grants this user `access` on `path`: a CREATE that only opens, with that desired
+   * access, and its CLOSE in one round trip. ACCESS_DENIED is the server's refusal. A SHARING_VIOLATION counts as
+   * granted: the server checks the access before the share modes of other opens (Windows and Samba alike), so
+   * only another program holding the file stood in the way. Asked anew each time: nothing outlives an ACL change.
+   */
+  async checkAccess(path: string, access: number): Promise<void> {
+    try {
+      await onceMore(() => this.smb.withTree((tree) => openDoClose(tree, { name: toSmbPath(path), desiredAccess: access | READ_ATTRS, disposition: Disposition.OPEN }, [])));
+    } catch (err) {
+      if (!(err instanceof SmbError && err.code === 'SHARING_VIOLATION')) throw err;
+    }
+  }
+
   /** The members of a folder, without temporary upload files. */
   async list(path: string): Promise<DavEntry[]> {
     return (await this.smb.readdir(path)).filter((s) => !TEMP_NAME.test(s.name)).map((s) => this.entryOf(s));

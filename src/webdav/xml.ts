@@ -56,6 +56,11 @@ export function is(el: XmlElement, ns: string, name: string): boolean {
   return el.ns === ns && el.name === name;
 }
 
+/** Bytes an element takes where the service keeps it (its JSON): what the size limits of locks and dead properties count. */
+export function storedSize(el: XmlElement): number {
+  return Buffer.byteLength(JSON.stringify(el));
+}
+
 /** `{ns}name`: the key of a property name. */
 export function clarkName(ns: string, name: string): string {
   return `{${ns}}${name}`;

@@ -1,12 +1,19 @@
 // LOCK and UNLOCK (RFC 4918 §9.10, §9.11): exclusive and shared write locks
 // held by the dav-state actor. A LOCK on a name that does not exist creates
-// an empty file (RFC 4918 §7.3).
+// an empty file (RFC 4918 §7.3). Taking or refreshing a lock needs the write
+// right it reserves, asked of the file server; the share root is never locked;
+// locks per user and the owner's size are bounded (config webdav.locks).
 import { HttpError } from '../../../src/http/http-error.js';
 import type { Router } from '../../../src/http/router.js';
+import { SmbError } from '../../../src/smb/index.js';
+import { parentPath } from '../../../src/webdav/dav-path.js';
 import { lockResponseBody } from '../../../src/webdav/multistatus.js';
 import { isEmpty, parseLockDepth, parseLockInfo, parseLockToken, parseTimeout } from '../../../src/webdav/requests.js';
 import { submittedTokens } from '../../../src/webdav/if-header.js';
+import type { DavEntry } from '../../../src/webdav/properties.js';
 import { pageWritten } from '../../../src/webdav/wiki-hook.js';
+import { CREATE_FILE, lockRight } from '../../../src/webdav/write-rights.js';
+import { storedSize } from '../../../src/webdav/xml.js';
 import { MULTISTATUS_TYPE } from './dav-read.js';
 import { checkWikiLayout } from './dav-write.js';
 import { parentTarget, type DavCall, type DavService } from './dav.js';
@@ -18,12 +25,19 @@ export function registerDavLockRoutes(router: Router, svc: DavService): void {
 
 async function lock(call: DavCall, svc: DavService): Promise<void> {
   const body = await call.ex.readBody();
+  // Depth infinity there would stop every write in the share; no Windows lock reaches that far either.
+  if (call.path === '') throw new HttpError(403, 'share_root', 'the share root cannot be locked; lock a folder or file in it');
   const timeoutSeconds = parseTimeout(call.ex.headers['timeout']) ?? 0;
   if (isEmpty(body)) return refresh(call, svc, timeoutSeconds);
   const info = parseLockInfo(body);
+  const { max_owner_size: maxOwner } = svc.deps.config.webdav.locks;
+  if (info.owner && storedSize(info.owner) > maxOwner) {
+    throw new HttpError(403, 'lock_owner_too_large', `the lock owner takes ${storedSize(info.owner)} bytes; webdav.locks.max_owner_size allows ${maxOwner}`);
+  }
   const depth = parseLockDepth(call.ex.headers['depth']);
   const existing = await call.storage.stat(call.path);
   if (!existing) checkWikiLayout(call.path, 'file');
+  await requireLockRight(call, existing);
   // Locking a name that does not exist creates a member of the parent folder.
   const check = await call.checkWrite(existing ? [] : [parentTarget(call, call.path)], { state: async () => existing });
   try {
@@ -33,6 +47,10 @@ async function lock(call: DavCall, svc: DavService): Promise<void> {
     });
     if ('conflict' in outcome) {
       throw new HttpError(423, 'locked', `${call.path || '/'} is already locked (lock on ${call.href(outcome.conflict.path, false)})`);
+    }
+    if ('limit' in outcome) {
+      const max = svc.deps.config.webdav.locks.max_per_user;
+      throw new HttpError(403, 'too_many_locks', `you hold ${max} locks, as many as webdav.locks.max_per_user allows; unlock one first`);
     }
     const granted = outcome.granted;
     if (!existing) {
@@ -50,11 +68,23 @@ async function lock(call: DavCall, svc: DavService): Promise<void> {
   }
 }
 
-/** A LOCK without a body refreshes the lock whose token the If header submits. */
+/** The file server's verdict on the write a lock reserves (see write-rights.ts); a new name needs its folder's. */
+async function requireLockRight(call: DavCall, existing: DavEntry | null): Promise<void> {
+  if (existing) return call.requireRight(call.path, lockRight(existing.isCollection));
+  try {
+    await call.requireRight(parentPath(call.path), CREATE_FILE);
+  } catch (err) {
+    if (err instanceof SmbError && err.code === 'NOT_FOUND') throw new HttpError(409, 'no_parent', `the folder of ${call.path} does not exist`);
+    throw err;
+  }
+}
+
+/** A LOCK without a body refreshes the lock whose token the If header submits, if its owner may still write. */
 async function refresh(call: DavCall, svc: DavService, timeoutSeconds: number): Promise<void> {
   const lists = call.ifHeader();
-  await call.storage.stat(call.path); // the credentials must hold before a lock of theirs is touched
+  const entry = await call.storage.stat(call.path); // the credentials must hold before a lock of theirs is touched
   if (!lists) throw new HttpError(400, 'invalid_request', 'a LOCK without a body refreshes a lock: it needs an If header with the lock token');
+  if (entry) await call.requireRight(call.path, lockRight(entry.isCollection));
   const refreshed = await svc.davState.refresh(call.resource(), submittedTokens(lists), call.principal, timeoutSeconds);
   if (!refreshed) throw new HttpError(412, 'precondition_failed', `no lock of yours with the submitted token covers ${call.path || '/'}`);
   call.ex.send(200, lockResponseBody(refreshed), { 'content-type': MULTISTATUS_TYPE });

@@ -1,8 +1,10 @@
 // WebDAV writes: PUT (atomic, conditional, streamed), DELETE, MKCOL and
-// PROPPATCH; COPY/MOVE and LOCK/UNLOCK have modules of their own.
+// PROPPATCH; COPY/MOVE and LOCK/UNLOCK have modules of their own. The SMB
+// writes are the file server's to allow; PROPPATCH, whose properties live in
+// dav-state, asks it for the right first (write-rights.ts).
 import { HttpError } from '../../../src/http/http-error.js';
 import type { Router } from '../../../src/http/router.js';
-import type { PropertyPatch } from '../../../src/messages/dav-state.js';
+import type { PropertyLimit, PropertyPatch } from '../../../src/messages/dav-state.js';
 import { NtStatus, SmbError, SmbStatusError } from '../../../src/smb/errors.js';
 import { davHttpError } from '../../../src/webdav/errors.js';
 import { multistatus, propertyElement, propstatResponse, statusResponse } from '../../../src/webdav/multistatus.js';
@@ -11,6 +13,7 @@ import { isEmpty, parseLockDepth, parsePropertyUpdate } from '../../../src/webda
 import type { CommitMode } from '../../../src/webdav/storage.js';
 import { removeTree, type MemberFailure } from '../../../src/webdav/tree-ops.js';
 import { pageDeleted, pageWritten } from '../../../src/webdav/wiki-hook.js';
+import { WRITE_PROPERTIES } from '../../../src/webdav/write-rights.js';
 import { clarkName } from '../../../src/webdav/xml.js';
 import { wikiWriteViolation } from '../../../src/wiki/layout.js';
 import { registerDavCopyMoveRoutes } from './dav-copy-move.js';
@@ -87,7 +90,9 @@ async function remove(call: DavCall, svc: DavService): Promise<void> {
     const entry = check.current;
     if (!entry) throw new HttpError(404, 'not_found', `${call.path} does not exist`);
     const result = await removeTree(call.storage, entry);
-    await forgetResource(call, svc, call.path);
+    // What the file server kept (members this user may not delete) keeps its locks and dead properties.
+    if (result.failures.length === 0) await forgetResource(call, svc, call.path);
+    else for (const file of result.files) await forgetResource(call, svc, file);
     svc.hook(result.files.flatMap((f) => pageDeleted(call.server, call.location.share, f)));
     if (result.failures.length > 0) return sendFailures(call, result.failures);
     call.ex.send(204);
@@ -130,13 +135,17 @@ async function mkcol(call: DavCall): Promise<void> {
 
 async function proppatch(call: DavCall, svc: DavService): Promise<void> {
   const patches = parsePropertyUpdate(await call.ex.readBody());
-  const check = await call.checkWrite([{ resource: call.resource(), depth: '0' }], { state: () => call.storage.stat(call.path) });
+  const entry = await call.storage.stat(call.path);
+  if (!entry) throw new HttpError(404, 'not_found', `${call.path || '/'} does not exist`);
+  await call.requireRight(call.path, WRITE_PROPERTIES);
+  const check = await call.checkWrite([{ resource: call.resource(), depth: '0' }], { state: async () => entry });
   try {
-    const entry = check.current;
-    if (!entry) throw new HttpError(404, 'not_found', `${call.path || '/'} does not exist`);
     const nameOf = (p: PropertyPatch) => ('set' in p ? p.set : p.remove);
     const refused = patches.filter((p) => isLiveProperty(nameOf(p)));
-    if (refused.length === 0) await svc.davState.patchProperties(call.resource(), patches);
+    if (refused.length === 0) {
+      const limit = await svc.davState.patchProperties(call.resource(), patches);
+      if (limit) throw propertyLimitError(svc, limit);
+    }
     const distinct = (list: PropertyPatch[]) => [...new Map(list.map((p) => [clarkName(nameOf(p).ns, nameOf(p).name), nameOf(p)])).values()];
     const groups = refused.length === 0
       ? [{ status: 200, properties: distinct(patches).map(propertyElement) }]
@@ -147,5 +156,16 @@ async function proppatch(call: DavCall, svc: DavService): Promise<void> {
     call.ex.send(207, multistatus([propstatResponse(call.href(call.path, entry.isCollection), groups)]), { 'content-type': MULTISTATUS_TYPE });
   } finally {
     check.release();
+  }
+}
+
+/** A bound of one resource is the client's to respect (403); a full store is the service's state (507, RFC 4918 §9.2.1). */
+function propertyLimitError(svc: DavService, limit: PropertyLimit): HttpError {
+  const bound = svc.deps.config.webdav.dead_properties[limit];
+  const key = `webdav.dead_properties.${limit}`;
+  switch (limit) {
+    case 'max_per_resource': return new HttpError(403, 'too_many_properties', `a resource may carry ${bound} dead properties (${key})`);
+    case 'max_resource_size': return new HttpError(403, 'properties_too_large', `the dead properties of a resource may take ${bound} bytes (${key})`);
+    case 'max_total_size': return new HttpError(507, 'property_store_full', `the dead properties of all resources may take ${bound} bytes (${key}); the store is full`);
   }
 }

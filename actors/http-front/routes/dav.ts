@@ -12,7 +12,7 @@ import type { Router } from '../../../src/http/router.js';
 import type { DavResource, DavStateProtocol, WriteGateResult, WriteTarget } from '../../../src/messages/dav-state.js';
 import type { PageChange, ReconcilerProtocol } from '../../../src/messages/reconciler.js';
 import type { Remote } from '../../../src/runtime/rpc.js';
-import { SmbClient, SmbPool } from '../../../src/smb/index.js';
+import { SmbClient, SmbError, SmbPool } from '../../../src/smb/index.js';
 import { DAV_PREFIX, hrefOf, parseDavPath, parentPath, resourceKey, type DavLocation } from '../../../src/webdav/dav-path.js';
 import { BASIC_CHALLENGE, davHttpError } from '../../../src/webdav/errors.js';
 import { evaluateIf, ifResources, parseIfHeader, submittedTokens, type IfList, type IfResourceState } from '../../../src/webdav/if-header.js';
@@ -22,6 +22,7 @@ import { destinationPath } from '../../../src/webdav/requests.js';
 import { LeaseQueue } from '../../../src/webdav/leases.js';
 import { DavStateHints } from '../../../src/webdav/state-hint.js';
 import { DavStorage } from '../../../src/webdav/storage.js';
+import type { WriteRight } from '../../../src/webdav/write-rights.js';
 import { registerDavReadRoutes } from './dav-read.js';
 import { registerDavWriteRoutes } from './dav-write.js';
 
@@ -143,6 +144,19 @@ export class DavCall {
     const share = this.svc.smb.share({ host: this.server, port: smb.port, domain, user, password: auth.password, share: this.location.share });
     this.storageOfUser = new DavStorage(share, this.location.share);
     return { principal: this.principalName, storage: this.storageOfUser };
+  }
+
+  /**
+   * 403 unless the file server grants this user `right` on `path`, asked now as that user (see write-rights.ts):
+   * for state the file server does not keep itself (locks, dead properties).
+   */
+  async requireRight(path: string, right: WriteRight): Promise<void> {
+    try {
+      await this.storage.checkAccess(path, right.access);
+    } catch (err) {
+      if (!(err instanceof SmbError && err.code === 'ACCESS_DENIED')) throw err;
+      throw new HttpError(403, 'access_denied', `${this.ex.method} needs the right to ${right.means} on '${path || '/'}', which the file server denies you`);
+    }
   }
 
   resource(path = this.path): DavResource {

@@ -43,9 +43,24 @@ describe('the lock table', () => {
     assert.equal(t.blocker('anna', [], [{ resource: { share: 'verwaltung', path: 'dir/doc.md' }, depth: '0' }]), undefined);
   });
 
+  it('a principal holds at most maxPerUser active locks; expired and released ones do not count', () => {
+    let now = 0;
+    const t = new LockTable({ maxPerUser: 2, now: () => now });
+    const lock = (path: string, principal = 'anna', timeoutSeconds = 60) =>
+      t.lock({ resource: at(path), scope: 'shared', depth: '0', principal, timeoutSeconds });
+    const first = granted(lock('a', 'anna', 10));
+    granted(lock('a'));
+    assert.deepEqual(lock('b'), { limit: 'max_per_user' });
+    granted(lock('b', 'ben'));
+    assert.equal(t.unlock(at('a'), first.token, 'anna'), 'unlocked');
+    granted(lock('b'));
+    now = 61_000;
+    granted(lock('c'));
+  });
+
   it('refresh, unlock and removal', () => {
     let now = 0;
-    const t = new LockTable(() => now);
+    const t = new LockTable({ now: () => now });
     const l = granted(t.lock({ resource: at('c'), scope: 'exclusive', depth: 'infinity', principal: 'anna', timeoutSeconds: 100 }));
     now = 50_000;
     assert.equal(t.refresh(at('c/member'), [l.token], 'anna', 200)?.timeoutSeconds, 200, 'refreshed through a member');
@@ -61,7 +76,7 @@ describe('the lock table', () => {
 
   it('locks expire; Infinite and huge timeouts are capped', () => {
     let now = 0;
-    const t = new LockTable(() => now);
+    const t = new LockTable({ now: () => now });
     granted(t.lock({ resource: at('a'), scope: 'exclusive', depth: '0', principal: 'p', timeoutSeconds: 10 }));
     const inf = granted(t.lock({ resource: at('b'), scope: 'exclusive', depth: '0', principal: 'p', timeoutSeconds: Infinity }));
     assert.equal(inf.timeoutSeconds, MAX_LOCK_SECONDS);

@@ -1,0 +1,39 @@
+// The file-server right each WebDAV state change needs. The dav-state actor
+// keeps locks and dead properties beside the share, so the file server never
+// sees them; without a check of their own, read access would be enough to
+// block every writer (LOCK) or fill the store (PROPPATCH). Each is therefore
+// asked of the file server as the requesting user, as the SMB operation it
+// stands for would ask: an open with that access, closed at once.
+import { Access } from '../smb/messages.js';
+
+export interface WriteRight {
+  /** The desired access of the SMB CREATE that asks for it. */
+  access: number;
+  /** What it lets one do, for the 403 message. */
+  means: string;
+}
+
+/**
+ * A write lock reserves the right to change a resource: of a file, its content (the access an SMB client opens
+ * it with to write); of a collection, its members (a depth-infinity lock also stops the creation of members).
+ */
+const WRITE_FILE: WriteRight = { access: Access.FILE_WRITE_DATA, means: 'write the file (FILE_WRITE_DATA)' };
+const ADD_MEMBERS: WriteRight = {
+  access: Access.FILE_ADD_FILE | Access.FILE_ADD_SUBDIRECTORY,
+  means: 'add files and folders to it (FILE_ADD_FILE, FILE_ADD_SUBDIRECTORY)',
+};
+
+export function lockRight(isCollection: boolean): WriteRight {
+  return isCollection ? ADD_MEMBERS : WRITE_FILE;
+}
+
+/** A lock on a name that does not exist yet creates an empty file in its folder. */
+export const CREATE_FILE: WriteRight = { access: Access.FILE_ADD_FILE, means: 'create files in it (FILE_ADD_FILE)' };
+
+/**
+ * Dead properties are client-defined name/value pairs stored with a resource: what SMB calls extended attributes
+ * (FILE_FULL_EA_INFORMATION), written with FILE_WRITE_EA on files and folders alike. FILE_WRITE_ATTRIBUTES covers
+ * only the fixed attributes (times, read-only, hidden), which are live properties here. Windows' "Read" permission
+ * holds FILE_READ_EA without FILE_WRITE_EA; "Write" and "Modify" hold both.
+ */
+export const WRITE_PROPERTIES: WriteRight = { access: Access.FILE_WRITE_EA, means: 'write its extended attributes (FILE_WRITE_EA)' };
