@@ -12,6 +12,7 @@ import {
   FileAttributes,
   InfoType,
   RELATED_FILE_ID,
+  SecurityInformation,
   closeRequest,
   createRequest,
   parseCloseResponse,
@@ -30,9 +31,11 @@ import {
   querySecurity,
   readFileRange,
   setInfoByPath,
+  setSecurityByPath,
 } from './open.js';
 import { joinPath, normalizePath, splitPath, toSmbPath } from './paths.js';
 import { SmbPool, type Endpoint, type SmbServer } from './pool.js';
+import { carryDacl, replacedDacl } from './replace.js';
 import type { SecurityDescriptor } from './security-descriptor.js';
 import type { Credentials } from './session.js';
 import type { Tree } from './tree.js';
@@ -192,7 +195,9 @@ export class SmbShare {
 
   /**
    * Writes a file atomically for readers: the data goes to a temporary name in the same folder, which is then
-   * renamed over the target. Returns the stat of the new version (queried before its handle closes).
+   * renamed over the target. A replaced file's DACL is carried over to the new content first (replace.ts); if
+   * that fails, the save fails with SECURITY_NOT_CARRIED and the old content stays. Returns the stat of the new
+   * version (queried before its handle closes).
    */
   async writeFile(path: string, data: Buffer | string): Promise<SmbStat> {
     const content = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
@@ -201,6 +206,8 @@ export class SmbShare {
     const target = toSmbPath(joinPath(dir, base));
     const temp = toSmbPath(joinPath(dir, `.${base}.~${randomBytes(6).toString('hex')}.tmp`));
     return this.modify(async (tree) => {
+      const replaced = replacedDacl(tree, target); // read while the data is written
+      replaced.catch(() => undefined);
       const first = content.subarray(0, tree.session.connection.maxWriteSize);
       const responses = await tree.compound([
         createRequest({
@@ -215,9 +222,13 @@ export class SmbShare {
       assertStatus(responses[0]!, `CREATE ${tree.shareName}\\${temp}`);
       const created = parseCreateResponse(responses[0]!.reader);
       const handle = new FileHandle(tree, temp, created.fileId, created);
+      let replace: boolean;
       try {
         assertStatus(responses[1]!, `WRITE ${tree.shareName}\\${temp}`);
         if (content.length > first.length) await handle.write(first.length, content.subarray(first.length));
+        const dacl = await replaced;
+        if (dacl) await carryDacl(tree, temp, dacl);
+        replace = dacl !== null;
       } catch (err) {
         await handle.setInfo(FileInfoClass.FileDispositionInformation, dispositionInfo(true)).catch(() => undefined);
         await handle.close().catch(() => undefined);
@@ -225,29 +236,39 @@ export class SmbShare {
       }
       // Times can still change at CLOSE (pending write time), so they come from the CLOSE itself.
       const renameAndStat = (fileId: Buffer): SmbRequest[] => [
-        setInfoRequest(fileId, InfoType.FILE, FileInfoClass.FileRenameInformation, renameInfo(target, true)),
+        setInfoRequest(fileId, InfoType.FILE, FileInfoClass.FileRenameInformation, renameInfo(target, replace)),
         internalIdRequest(fileId),
         closeRequest(fileId, true),
       ];
       let done = await tree.compound(renameAndStat(handle.fileId));
-      // Windows semantics: a target that another client has open cannot be replaced. Readers hold files
-      // briefly, so the rename is retried (on the temporary file reopened by name) for about 2.5 s (reads
-      // take longer on a busy host).
-      for (let attempt = 0; RENAME_RETRY_STATUS.includes(done[0]!.header.status) && attempt < RENAME_BACKOFF_MS.length; attempt++) {
-        await new Promise((resolve) => setTimeout(resolve, RENAME_BACKOFF_MS[attempt]));
-        const reopened = await tree.compound([
-          createRequest({ name: temp, desiredAccess: Access.DELETE | READ_ATTRS, disposition: Disposition.OPEN }),
-          ...renameAndStat(RELATED_FILE_ID),
-        ]);
-        assertStatus(reopened[0]!, `CREATE ${tree.shareName}\\${temp}`);
-        done = reopened.slice(1);
-      }
-      if (done[0]!.header.status !== 0) {
+      try {
+        // Windows semantics: a target that another client has open cannot be replaced. Readers hold files
+        // briefly, so the rename is retried (on the temporary file reopened by name) for about 2.5 s (reads
+        // take longer on a busy host). A file that appeared at the name since its DACL was read is replaced
+        // once its DACL is carried over too.
+        for (let attempt = 0; attempt < RENAME_BACKOFF_MS.length; attempt++) {
+          const status = done[0]!.header.status;
+          if (status === NtStatus.OBJECT_NAME_COLLISION && !replace) {
+            const appeared = await replacedDacl(tree, target);
+            if (appeared) await carryDacl(tree, temp, appeared);
+            replace = true;
+          } else if (RENAME_RETRY_STATUS.includes(status)) {
+            await new Promise((resolve) => setTimeout(resolve, RENAME_BACKOFF_MS[attempt]));
+          } else break;
+          const reopened = await tree.compound([
+            createRequest({ name: temp, desiredAccess: Access.DELETE | READ_ATTRS, disposition: Disposition.OPEN }),
+            ...renameAndStat(RELATED_FILE_ID),
+          ]);
+          assertStatus(reopened[0]!, `CREATE ${tree.shareName}\\${temp}`);
+          done = reopened.slice(1);
+        }
+        assertStatus(done[0]!, `rename to ${tree.shareName}\\${target}`);
+      } catch (err) {
         // The CLOSE in the same round trip already ran: remove the temporary file by name.
         await setInfoByPath(tree, { name: temp, desiredAccess: Access.DELETE, disposition: Disposition.OPEN }, FileInfoClass.FileDispositionInformation, dispositionInfo(true)).catch(
           () => undefined,
         );
-        assertStatus(done[0]!, `rename to ${tree.shareName}\\${target}`);
+        throw err;
       }
       assertStatus(done[1]!, `QUERY_INFO ${tree.shareName}\\${target}`);
       assertStatus(done[2]!, `CLOSE ${tree.shareName}\\${target}`);
@@ -312,6 +333,16 @@ export class SmbShare {
     return this.read((tree) =>
       querySecurity(tree, { name: toSmbPath(path), desiredAccess: Access.READ_CONTROL | Access.SYNCHRONIZE, disposition: Disposition.OPEN }),
     );
+  }
+
+  /**
+   * Writes the parts of `sd` that `info` names (SecurityInformation bits, by default the DACL with its control
+   * flags); the server checks WRITE_DAC (DACL) and WRITE_OWNER (owner, group).
+   */
+  async setSecurity(path: string, sd: SecurityDescriptor, info: number = SecurityInformation.DACL): Promise<void> {
+    const access = Access.SYNCHRONIZE | (info & SecurityInformation.DACL ? Access.WRITE_DAC : 0) |
+      (info & (SecurityInformation.OWNER | SecurityInformation.GROUP) ? Access.WRITE_OWNER : 0);
+    return this.modify((tree) => setSecurityByPath(tree, { name: toSmbPath(path), desiredAccess: access, disposition: Disposition.OPEN }, sd, info));
   }
 
   private async deletePath(path: string, createOptions: number): Promise<void> {

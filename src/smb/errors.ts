@@ -25,7 +25,9 @@ export type SmbErrorCode =
   | 'CONNECTION_CLOSED'
   | 'PROTOCOL_ERROR'
   | 'SIGNATURE_MISMATCH'
-  | 'INVALID_ARGUMENT';
+  | 'INVALID_ARGUMENT'
+  /** A replaced file's DACL could not be read or written onto its new content (see replace.ts). */
+  | 'SECURITY_NOT_CARRIED';
 
 export const NtStatus = {
   SUCCESS: 0x00000000,

@@ -13,10 +13,12 @@ export {
 } from './errors.js';
 export {
   parseSecurityDescriptor,
+  encodeSecurityDescriptor,
   grantsRead,
   readAccessSids,
   AceType,
   AceFlags,
+  SdControl,
   READ_ACCESS_BITS,
   type SecurityDescriptor,
   type Acl,
@@ -27,5 +29,5 @@ export { Session, type Credentials } from './session.js';
 export { Tree } from './tree.js';
 export { FileHandle } from './open.js';
 export { Dialect, type DialectCode } from './header.js';
-export { Access, CreateOptions, Disposition, FileAttributes, ShareAccess } from './messages.js';
+export { Access, CreateOptions, Disposition, FileAttributes, SecurityInformation, ShareAccess } from './messages.js';
 export { FileInfoClass } from './fscc.js';

@@ -38,7 +38,7 @@ import {
   type CreateResponse,
   type SmbRequest,
 } from './messages.js';
-import { parseSecurityDescriptor, type SecurityDescriptor } from './security-descriptor.js';
+import { encodeSecurityDescriptor, parseSecurityDescriptor, type SecurityDescriptor } from './security-descriptor.js';
 import type { Tree } from './tree.js';
 import { WireReader } from './wire.js';
 
@@ -242,11 +242,18 @@ export async function queryAllInfo(tree: Tree, params: CreateParams): Promise<Fi
   return parseAllInfoResponse(responses[0]!);
 }
 
-export async function querySecurity(tree: Tree, params: CreateParams): Promise<SecurityDescriptor> {
-  const { responses } = await openDoClose(tree, params, [
-    queryInfoRequest(RELATED_FILE_ID, InfoType.SECURITY, 0, QUERY_BUFFER, SECURITY_ALL),
-  ]);
+/** The parts of the security descriptor that `info` (SecurityInformation bits) names; the open needs READ_CONTROL. */
+export async function querySecurity(tree: Tree, params: CreateParams, info: number = SECURITY_ALL): Promise<SecurityDescriptor> {
+  const { responses } = await openDoClose(tree, params, [queryInfoRequest(RELATED_FILE_ID, InfoType.SECURITY, 0, QUERY_BUFFER, info)]);
   return parseSecurityDescriptor(parseOutputBuffer(responses[0]!.reader, 'QUERY_INFO'));
+}
+
+/**
+ * Writes the parts of `sd` that `info` names (MS-SMB2 2.2.39, SET_INFO with InfoType SECURITY); the open needs
+ * WRITE_DAC for the DACL, WRITE_OWNER for owner and group.
+ */
+export async function setSecurityByPath(tree: Tree, params: CreateParams, sd: SecurityDescriptor, info: number): Promise<void> {
+  await openDoClose(tree, params, [setInfoRequest(RELATED_FILE_ID, InfoType.SECURITY, 0, encodeSecurityDescriptor(sd), info)]);
 }
 
 export async function setInfoByPath(tree: Tree, params: CreateParams, infoClass: number, data: Buffer): Promise<void> {

@@ -1,8 +1,8 @@
 /**
- * Self-relative security descriptors (MS-DTYP 2.4.6): owner, group, DACL/SACL with their ACEs, and the read
- * decision the wiki indexer derives acl_allow / acl_deny from.
+ * Self-relative security descriptors (MS-DTYP 2.4.6): owner, group, DACL/SACL with their ACEs, parsed and
+ * encoded (parse and encode round-trip), and the read decision the wiki indexer derives acl_allow / acl_deny from.
  */
-import { SmbProtocolError } from './errors.js';
+import { SmbError, SmbProtocolError } from './errors.js';
 import { WireReader } from './wire.js';
 
 export const AceType = {
@@ -30,7 +30,19 @@ export const AceFlags = {
   FAILED_ACCESS: 0x80,
 } as const;
 
-export const SdControl = { DACL_PRESENT: 0x0004, SACL_PRESENT: 0x0010, SELF_RELATIVE: 0x8000 } as const;
+export const SdControl = {
+  DACL_PRESENT: 0x0004,
+  DACL_DEFAULTED: 0x0008,
+  SACL_PRESENT: 0x0010,
+  DACL_AUTO_INHERIT_REQ: 0x0100,
+  DACL_AUTO_INHERITED: 0x0400,
+  DACL_PROTECTED: 0x1000,
+  SELF_RELATIVE: 0x8000,
+} as const;
+
+/** The control bits that belong to the DACL: a DACL written elsewhere takes these along. */
+export const DACL_CONTROL_BITS =
+  SdControl.DACL_PRESENT | SdControl.DACL_DEFAULTED | SdControl.DACL_AUTO_INHERIT_REQ | SdControl.DACL_AUTO_INHERITED | SdControl.DACL_PROTECTED;
 
 export interface Ace {
   type: number;
@@ -38,6 +50,12 @@ export interface Ace {
   mask: number;
   /** Trustee SID in string form; null for ACE types whose layout is not SID-based. */
   sid: string | null;
+  /**
+   * The ACE's bytes after the access mask, kept only when they are more than the SID (object GUIDs, callback
+   * data, padding) or of a layout this module does not know; encoding writes them back as they are (and then
+   * ignores `sid`).
+   */
+  data?: Buffer;
 }
 
 export interface Acl {
@@ -68,13 +86,14 @@ export function parseSid(r: WireReader, at: number): { sid: string; size: number
 }
 
 export function encodeSid(sid: string): Buffer {
-  const m = /^S-1-(\d+)((?:-\d+)*)$/.exec(sid);
-  if (!m) throw new SmbProtocolError(`invalid SID string '${sid}'`);
-  const subs = m[2] ? m[2].slice(1).split('-').map(Number) : [];
+  const m = /^S-1-(\d+)((?:-\d+){0,15})$/.exec(sid);
+  const authority = Number(m?.[1]);
+  const subs = m?.[2] ? m[2].slice(1).split('-').map(Number) : [];
+  if (!m || authority >= 2 ** 48 || !subs.every(isU32)) throw new SmbError('INVALID_ARGUMENT', `invalid SID string '${sid}'`);
   const b = Buffer.alloc(8 + 4 * subs.length);
   b[0] = 1;
   b[1] = subs.length;
-  b.writeUIntBE(Number(m[1]), 2, 6);
+  b.writeUIntBE(authority, 2, 6);
   subs.forEach((s, i) => b.writeUInt32LE(s, 8 + 4 * i));
   return b;
 }
@@ -112,13 +131,17 @@ function parseAcl(r: WireReader, at: number): Acl {
     const ace = acl.sub(off, aceSize, 'ACE');
     const mask = ace.u32(4);
     let sid: string | null = null;
-    if (SID_ACE_TYPES.has(type)) sid = parseSid(ace, 8).sid;
-    else if (OBJECT_ACE_TYPES.has(type)) {
+    let plain = false;
+    if (SID_ACE_TYPES.has(type)) {
+      const parsed = parseSid(ace, 8);
+      sid = parsed.sid;
+      plain = aceSize === 8 + parsed.size;
+    } else if (OBJECT_ACE_TYPES.has(type)) {
       const objectFlags = ace.u32(8);
       const sidAt = 12 + (objectFlags & 1 ? 16 : 0) + (objectFlags & 2 ? 16 : 0);
       sid = parseSid(ace, sidAt).sid;
     }
-    aces.push({ type, flags, mask, sid });
+    aces.push(plain ? { type, flags, mask, sid } : { type, flags, mask, sid, data: Buffer.from(ace.bytes(8, aceSize - 8)) });
     off += aceSize;
   }
   return { revision, aces };
@@ -141,6 +164,68 @@ export function parseSecurityDescriptor(buf: Buffer): SecurityDescriptor {
     sacl: control & SdControl.SACL_PRESENT && saclAt ? parseAcl(r, saclAt) : null,
     dacl: control & SdControl.DACL_PRESENT && daclAt ? parseAcl(r, daclAt) : null,
   };
+}
+
+/** Largest ACE and ACL: their sizes are 16-bit fields. */
+const MAX_ACL_SIZE = 0xffff;
+
+function encodeAce(ace: Ace, index: number): Buffer {
+  if (ace.data === undefined && ace.sid === null) throw new SmbError('INVALID_ARGUMENT', `ACE ${index} has neither a SID nor its bytes`);
+  const body = ace.data ?? encodeSid(ace.sid!);
+  if (8 + body.length > MAX_ACL_SIZE - 8) throw new SmbError('INVALID_ARGUMENT', `ACE ${index} is too large (${8 + body.length} bytes)`);
+  if (!isU8(ace.type) || !isU8(ace.flags) || !isU32(ace.mask)) throw new SmbError('INVALID_ARGUMENT', `ACE ${index} has a type, flags or mask out of range`);
+  const head = Buffer.alloc(8);
+  head[0] = ace.type;
+  head[1] = ace.flags;
+  head.writeUInt16LE(8 + body.length, 2);
+  head.writeUInt32LE(ace.mask, 4);
+  return Buffer.concat([head, body]);
+}
+
+function encodeAcl(acl: Acl): Buffer {
+  if (!isU8(acl.revision)) throw new SmbError('INVALID_ARGUMENT', `ACL revision ${acl.revision} is out of range`);
+  const aces = acl.aces.map(encodeAce);
+  const size = 8 + aces.reduce((sum, a) => sum + a.length, 0);
+  if (size > MAX_ACL_SIZE) throw new SmbError('INVALID_ARGUMENT', `ACL of ${acl.aces.length} ACEs is too large (${size} bytes)`);
+  const head = Buffer.alloc(8);
+  head[0] = acl.revision;
+  head.writeUInt16LE(size, 2);
+  head.writeUInt16LE(aces.length, 4);
+  return Buffer.concat([head, ...aces]);
+}
+
+/**
+ * The self-relative form of `sd`, laid out as Samba and Windows answer a query: header, owner, group, SACL,
+ * DACL. SELF_RELATIVE and the PRESENT bits of the ACLs given are set; a NULL DACL is DACL_PRESENT with no DACL.
+ */
+export function encodeSecurityDescriptor(sd: SecurityDescriptor): Buffer {
+  if (sd.revision !== 1) throw new SmbError('INVALID_ARGUMENT', `security descriptor revision ${sd.revision} is not 1`);
+  if (!isU16(sd.control)) throw new SmbError('INVALID_ARGUMENT', `security descriptor control 0x${sd.control.toString(16)} is out of range`);
+  const parts = [sd.owner, sd.group].map((sid) => (sid === null ? null : encodeSid(sid)));
+  parts.push(sd.sacl && encodeAcl(sd.sacl), sd.dacl && encodeAcl(sd.dacl));
+  const head = Buffer.alloc(20);
+  head[0] = 1;
+  let control = sd.control | SdControl.SELF_RELATIVE;
+  if (sd.sacl) control |= SdControl.SACL_PRESENT;
+  if (sd.dacl) control |= SdControl.DACL_PRESENT;
+  head.writeUInt16LE(control, 2);
+  let at = head.length;
+  parts.forEach((part, i) => {
+    if (!part) return;
+    head.writeUInt32LE(at, 4 + 4 * i);
+    at += part.length;
+  });
+  return Buffer.concat([head, ...parts.filter((p): p is Buffer => p !== null)]);
+}
+
+function isU8(n: number): boolean {
+  return Number.isInteger(n) && n >= 0 && n <= 0xff;
+}
+function isU16(n: number): boolean {
+  return Number.isInteger(n) && n >= 0 && n <= 0xffff;
+}
+function isU32(n: number): boolean {
+  return Number.isInteger(n) && n >= 0 && n <= 0xffffffff;
 }
 
 /** Access mask bits that let a trustee read a file's content. */

@@ -15,6 +15,8 @@ import {
 } from '../smb/messages.js';
 import { FileHandle, internalIdRequest, openDoClose, parseInternalIdResponse, setInfoByPath } from '../smb/open.js';
 import { toSmbPath } from '../smb/paths.js';
+import { carryDacl, replacedDacl } from '../smb/replace.js';
+import type { SecurityDescriptor } from '../smb/security-descriptor.js';
 import type { Tree } from '../smb/tree.js';
 import { baseName, joinPath, parentPath } from './dav-path.js';
 import type { DavEntry } from './properties.js';
@@ -122,18 +124,26 @@ export class DavStorage {
    * Writes `chunks` to a temporary file next to `path`, calls `decide` (which may check preconditions and
    * locks, or throw to abandon the upload) and renames the temporary file over the target as decided. For a
    * body of more than one block `decide` runs after all data is written; for one block, during its write.
-   * Readers see the old or the new version, never a part.
+   * Readers see the old or the new version, never a part. A replaced file's DACL is read while `decide` runs
+   * and carried over to the new content before the rename (src/smb/replace.ts); if that fails, the upload
+   * fails with SECURITY_NOT_CARRIED and the old content stays.
    */
   async upload(path: string, chunks: AsyncIterable<Buffer>, decide: () => Promise<CommitMode>): Promise<UploadResult> {
     // Shortened so that the temporary name of a 255-character name is still a valid name.
     const temp = joinPath(parentPath(path), `.${baseName(path).slice(0, 200)}.~${randomBytes(6).toString('hex')}.tmp`);
     return this.smb.withTree(async (tree) => {
+      const decideAndRead = async (): Promise<{ mode: CommitMode; replaced: SecurityDescriptor | null }> => {
+        const replaced = replacedDacl(tree, toSmbPath(path));
+        replaced.catch(() => undefined);
+        const mode = await decide();
+        return { mode, replaced: mode === 'create' ? null : await replaced };
+      };
       const blocks = inBlocks(chunks);
       const first = await blocks.next();
       const firstBlock = first.done ? Buffer.alloc(0) : first.value;
       const second = first.done ? first : await blocks.next();
       // A body of one block (a wiki page): decide while the temporary file is written, saving a round trip.
-      const early = second.done ? decide() : undefined;
+      const early = second.done ? decideAndRead() : undefined;
       early?.catch(() => undefined);
       const opened = await tree.compound([
         createRequest({
@@ -156,6 +166,7 @@ export class DavStorage {
       const created = parseCreateResponse(opened[0]!.reader);
       const handle = new FileHandle(tree, toSmbPath(temp), created.fileId, created);
       let mode: CommitMode;
+      let replaced: SecurityDescriptor | null;
       let size = firstBlock.length;
       try {
         assertStatus(opened[1]!, `WRITE ${tree.shareName}\\${toSmbPath(temp)}`);
@@ -164,14 +175,15 @@ export class DavStorage {
           await handle.write(size, next.value);
           size += next.value.length;
         }
-        mode = await (early ?? decide());
+        ({ mode, replaced } = await (early ?? decideAndRead()));
+        if (replaced) await carryDacl(tree, toSmbPath(temp), replaced);
       } catch (err) {
         await handle.setInfo(FileInfoClass.FileDispositionInformation, dispositionInfo(true)).catch(() => undefined);
         await handle.close().catch(() => undefined);
         throw err;
       }
       const fileId = parseInternalIdResponse(opened[2]!);
-      const replace = mode === 'replace';
+      const replace = mode === 'replace' || replaced !== null;
       const done = await tree.compound([
         setInfoRequest(handle.fileId, InfoType.FILE, FileInfoClass.FileRenameInformation, renameInfo(toSmbPath(path), replace)),
         closeRequest(handle.fileId, true),
@@ -183,6 +195,9 @@ export class DavStorage {
           if (mode !== 'create-or-replace' || done[0]!.header.status !== NtStatus.OBJECT_NAME_COLLISION) {
             assertStatus(done[0]!, `rename to ${tree.shareName}\\${toSmbPath(path)}`);
           }
+          // Created meanwhile: replaced like any other file, with its DACL carried over.
+          const appeared = await replacedDacl(tree, toSmbPath(path));
+          if (appeared) await carryDacl(tree, toSmbPath(temp), appeared);
           await renameByPath(tree, temp, path, true);
           isNew = false;
         } catch (err) {

@@ -79,32 +79,37 @@ export function outputBufferResponse(command: number, messageId: bigint, data: B
   return Buffer.concat([responseHeader(command, messageId), body, data]);
 }
 
+/** An ACE: header, access mask and `body` (a SID, or whatever its type carries). */
+export function rawAce(type: number, flags: number, mask: number, body: Buffer): Buffer {
+  const a = Buffer.alloc(8);
+  a[0] = type;
+  a[1] = flags;
+  a.writeUInt16LE(8 + body.length, 2);
+  a.writeUInt32LE(mask, 4);
+  return Buffer.concat([a, body]);
+}
+
+export function rawAcl(revision: number, aces: readonly Buffer[]): Buffer {
+  const aceBytes = Buffer.concat(aces);
+  const acl = Buffer.alloc(8);
+  acl[0] = revision;
+  acl.writeUInt16LE(8 + aceBytes.length, 2);
+  acl.writeUInt16LE(aces.length, 4);
+  return Buffer.concat([acl, aceBytes]);
+}
+
 export function securityDescriptor(): Buffer {
   const owner = encodeSid('S-1-5-32-544');
   const group = encodeSid('S-1-5-21-1-2-3-513');
-  const ace = (type: number, flags: number, mask: number, sid: string): Buffer => {
-    const s = encodeSid(sid);
-    const a = Buffer.alloc(8 + s.length);
-    a[0] = type;
-    a[1] = flags;
-    a.writeUInt16LE(a.length, 2);
-    a.writeUInt32LE(mask, 4);
-    s.copy(a, 8);
-    return a;
-  };
-  const aces = [ace(1, 0, 0x1, 'S-1-5-21-1-2-3-1108'), ace(0, 3, 0x1f01ff, 'S-1-5-32-544'), ace(0, 0x0b, 0x80000000, 'S-1-5-21-1-2-3-1107'), ace(0, 0, 0x1200a9, 'S-1-1-0')];
-  const aceBytes = Buffer.concat(aces);
-  const acl = Buffer.alloc(8);
-  acl[0] = 2;
-  acl.writeUInt16LE(8 + aceBytes.length, 2);
-  acl.writeUInt16LE(aces.length, 4);
+  const ace = (type: number, flags: number, mask: number, sid: string): Buffer => rawAce(type, flags, mask, encodeSid(sid));
+  const acl = rawAcl(2, [ace(1, 0, 0x1, 'S-1-5-21-1-2-3-1108'), ace(0, 3, 0x1f01ff, 'S-1-5-32-544'), ace(0, 0x0b, 0x80000000, 'S-1-5-21-1-2-3-1107'), ace(0, 0, 0x1200a9, 'S-1-1-0')]);
   const head = Buffer.alloc(20);
   head[0] = 1;
   head.writeUInt16LE(0x8004, 2);
   head.writeUInt32LE(20, 4);
   head.writeUInt32LE(20 + owner.length, 8);
   head.writeUInt32LE(20 + owner.length + group.length, 16);
-  return Buffer.concat([head, owner, group, acl, aceBytes]);
+  return Buffer.concat([head, owner, group, acl]);
 }
 
 /** Deterministic PRNG (mulberry32) so that fuzz failures can be reproduced. */
@@ -137,3 +142,37 @@ export function validateNegotiateResponse(messageId: bigint): Buffer {
   body.writeUInt16LE(0x302, 48 + 22);
   return Buffer.concat([responseHeader(11, messageId), body]);
 }
+
+/**
+ * Security descriptors as the testbed's Samba (acl_xattr) answered QUERY_INFO SECURITY, set with smbcacls:
+ * owner, group and the DACL in Samba's order (owner, group, DACL), each in its self-relative form.
+ */
+export const sambaSecurityDescriptors: Record<string, Buffer> = {
+  /** A page protected for teachers: O:BA G:DU D:P(A;;FA;;;BA)(A;;0x1301bf;;;Lehrer). */
+  protectedPage: Buffer.from(
+    '010004901400000024000000000000004000000001020000000000052000000020020000010500000000000515000000b7083b8eb382bdb2' +
+      'b6b9191d01020000040044000200000000001800ff0100000102000000000005200000002002000000002400bf011300010500000000000515' +
+      '000000b7083b8eb382bdb2b6b9191d4e040000',
+    'hex',
+  ),
+  /** The same page asked for DACL_SECURITY_INFORMATION only. */
+  protectedPageDacl: Buffer.from(
+    '0100049000000000000000000000000014000000040044000200000000001800ff0100000102000000000005200000002002000000002400bf' +
+      '011300010500000000000515000000b7083b8eb382bdb2b6b9191d4e040000',
+    'hex',
+  ),
+  /** A folder: a deny (OI|CI), CREATOR OWNER inherit-only, a CI-only allow and an inherited ACE. */
+  mixedFolder: Buffer.from(
+    '010004901400000024000000000000004000000001020000000000052000000020020000010500000000000515000000b7083b8eb382bdb2' +
+      'b6b9191d0102000004007c00040000000103240001000000010500000000000515000000b7083b8eb382bdb2b6b9191d55040000000b1400' +
+      '8900120001010000000000030000000000022400bf011300010500000000000515000000b7083b8eb382bdb2b6b9191d4e04000000131800' +
+      'ff01000001020000000000052000000020020000',
+    'hex',
+  ),
+  /** A NULL DACL (everyone may do everything): DACL_PRESENT without a DACL. */
+  nullDacl: Buffer.from(
+    '010004801400000024000000000000000000000001020000000000052000000020020000010500000000000515000000b7083b8eb382bdb2' +
+      'b6b9191d01020000',
+    'hex',
+  ),
+};

@@ -14,7 +14,7 @@ import {
   parseCloseResponse,
 } from '../../../src/smb/messages.js';
 import { parseAllInfo, parseIdFullDirectoryInfo } from '../../../src/smb/fscc.js';
-import { parseSecurityDescriptor } from '../../../src/smb/security-descriptor.js';
+import { SdControl, encodeSecurityDescriptor, parseSecurityDescriptor } from '../../../src/smb/security-descriptor.js';
 import { parseChallenge } from '../../../src/smb/ntlm.js';
 import { parseNegTokenResp } from '../../../src/smb/spnego.js';
 import { FrameDecoder } from '../../../src/smb/transport.js';
@@ -27,6 +27,7 @@ import {
   outputBufferResponse,
   prng,
   readResponse,
+  sambaSecurityDescriptors,
   securityDescriptor,
   validateNegotiateResponse,
 } from './frames.js';
@@ -100,6 +101,26 @@ test('parsers survive 20,000 random and mutated frames with only SmbErrors', () 
     for (const p of bufferParsers) expectOnlySmbErrors(() => p(input), input);
   }
   assert.ok(Date.now() - started < 10_000, 'fuzzing must finish in seconds');
+});
+
+test('every security descriptor that parses encodes, and parses back to the same descriptor', () => {
+  const rnd = prng(0x5d);
+  const sdSeeds = [securityDescriptor(), ...Object.values(sambaSecurityDescriptors)];
+  let parsed = 0;
+  for (let i = 0; i < 20_000; i++) {
+    const input = mutate(sdSeeds[i % sdSeeds.length]!, rnd);
+    let sd;
+    try {
+      sd = parseSecurityDescriptor(input);
+    } catch (err) {
+      assert.ok(err instanceof SmbError, String(err));
+      continue;
+    }
+    parsed++;
+    const again = parseSecurityDescriptor(encodeSecurityDescriptor(sd));
+    assert.deepEqual(again, { ...sd, control: sd.control | SdControl.SELF_RELATIVE }, input.toString('hex'));
+  }
+  assert.ok(parsed > 2_000, `only ${parsed} mutated descriptors parsed`);
 });
 
 test('the frame decoder handles random byte streams in random chunks without hanging', () => {

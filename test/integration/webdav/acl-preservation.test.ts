@@ -1,0 +1,190 @@
+// Saving keeps a page's access rights, as Windows ReplaceFile does: a PUT over
+// an existing file carries its DACL (with the protected flag) onto the new
+// content, a PUT that creates inherits from the folder, a save whose DACL
+// cannot be carried over fails and leaves the old content; COPY inherits from
+// the destination folder, MOVE keeps the ACL. The file server decides every
+// verdict: the SD is read back over SMB as the DC Administrator, and a pupil
+// tries to open the page over SMB.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { Access, Disposition, FileHandle, SdControl, SmbClient, type SecurityDescriptor, type SmbShare } from '../../../src/smb/index.js';
+import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
+import { startService, type RunningService } from '../../support/service.js';
+import { smbcacls } from '../smb/testbed.js';
+import { DavClient, account } from './dav-client.js';
+
+/** FILE_GENERIC_READ | FILE_GENERIC_WRITE | DELETE | EXECUTE: "Change" in the Windows dialog. */
+const CHANGE = '0x1301bf';
+/** Change without READ_CONTROL: the editor may write the page but not read its access rights. */
+const CHANGE_WITHOUT_READ_CONTROL = '0x1101bf';
+
+describe('WebDAV saves keep the access rights of the replaced file', () => {
+  let env: TestbedEnv;
+  let service: RunningService;
+  let anna: DavClient;
+  let carla: DavClient;
+  const smb = new SmbClient();
+  let admin: SmbShare;
+  let carlaSmb: SmbShare;
+  let annaSmb: SmbShare;
+  const dir = `_h14replace-${randomBytes(4).toString('hex')}`;
+  /** A pupils' wiki: pupils (Schueler) and teachers (Lehrer) may change everything in it. */
+  const wiki = `${dir}/.wiki`;
+  let sid: { lehrer: string; schueler: string; carla: string; anna: string; indexer: string };
+  /** Every ACL here lets the indexer read, so that index passes of tests running alongside see no errors. */
+  const indexerReads = (inherit = ''): string => `(A;${inherit};0x120089;;;${sid.indexer})`;
+
+  const setSddl = (path: string, sddl: string): string => smbcacls('schule', path, ['--sddl', '--set', sddl]);
+  /** A page only teachers (and the indexer) may read: protected, so nothing of the pupils' folder ACL reaches it. */
+  const teachersOnly = (): string => `D:P(D;;0x1;;;${sid.carla})(A;;FA;;;BA)(A;;${CHANGE};;;${sid.lehrer})${indexerReads()}`;
+  const leftovers = async (): Promise<string[]> => (await admin.readdir(wiki)).map((e) => e.name).filter((n) => n.endsWith('.tmp'));
+
+  async function pupilRefused(path: string): Promise<void> {
+    await assert.rejects(carlaSmb.readFile(path), { code: 'ACCESS_DENIED' }, `the file server must refuse ${path} to the pupil`);
+    assert.equal((await carla.request('GET', path)).status, 403);
+  }
+
+  async function protectedPage(name: string): Promise<{ path: string; sd: SecurityDescriptor }> {
+    const path = `${wiki}/${name}`;
+    assert.equal((await anna.put(path, '# Klausur\n\nAufgabe 1\n')).status, 201);
+    setSddl(path, teachersOnly());
+    const sd = await admin.getSecurity(path);
+    assert.ok(sd.control & SdControl.DACL_PROTECTED);
+    await pupilRefused(path);
+    return { path, sd };
+  }
+
+  before(async () => {
+    env = await readTestbedEnv();
+    sid = { lehrer: env.groups['Lehrer']!, schueler: env.groups['Schueler']!, carla: env.users['carla']!.sid, anna: env.users['anna']!.sid,
+      indexer: env.users[env.indexer.user]!.sid };
+    service = await startService({ smb: { shares: [{ name: 'schule' }] } });
+    anna = new DavClient(service, account(env, 'anna'));
+    carla = new DavClient(service, account(env, 'carla'));
+    const at = (a: { user: string; password: string }): SmbShare =>
+      smb.share({ host: env.smb.host, port: env.smb.port, domain: env.smb.domain, user: a.user, password: a.password, share: 'schule' });
+    admin = at(env.dc_admin);
+    carlaSmb = at(account(env, 'carla'));
+    annaSmb = at(account(env, 'anna'));
+    await admin.mkdir(dir);
+    setSddl(dir, `D:PAI(A;OICI;FA;;;BA)(A;OICI;${CHANGE};;;${sid.lehrer})(A;OICI;${CHANGE};;;${sid.schueler})${indexerReads('OICI')}`);
+    await admin.mkdir(wiki);
+  });
+  after(async () => {
+    for await (const e of admin.walk(dir)) if (!e.isDirectory) await admin.unlink(e.path);
+    const folders: string[] = [];
+    for await (const e of admin.walk(dir)) folders.push(e.path);
+    for (const f of folders.sort((a, b) => b.length - a.length)) await admin.rmdir(f);
+    await admin.rmdir(dir);
+    await smb.close();
+    await service.stop();
+  });
+
+  it('a PUT over a protected page keeps its DACL and protected flag: the pupil stays refused', async () => {
+    const { path, sd } = await protectedPage('klausur.md');
+    const res = await anna.put(path, '# Klausur\n\nAufgabe 1 und 2\n');
+    assert.equal(res.status, 204);
+    const now = await admin.getSecurity(path);
+    assert.deepEqual(now.dacl, sd.dacl, 'the same ACEs in the same order, with their flags');
+    assert.equal(now.control & SdControl.DACL_PROTECTED, SdControl.DACL_PROTECTED);
+    assert.equal(now.owner, sid.anna, 'the owner is the editor, as with ReplaceFile by a non-administrator');
+    await pupilRefused(path);
+    assert.equal((await anna.text(path)).body, '# Klausur\n\nAufgabe 1 und 2\n');
+    assert.deepEqual(await leftovers(), []);
+  });
+
+  it('a conditional PUT (If-Match) over a protected page keeps its DACL too', async () => {
+    const { path, sd } = await protectedPage('bewertung.md');
+    const { etag } = await anna.text(path);
+    assert.equal((await anna.put(path, '# Bewertung\n', { 'if-match': etag! })).status, 204);
+    assert.deepEqual((await admin.getSecurity(path)).dacl, sd.dacl);
+    await pupilRefused(path);
+  });
+
+  it('a PUT that creates a page inherits from its folder', async () => {
+    const path = `${wiki}/neu.md`;
+    assert.equal((await anna.put(path, '# Neu\n')).status, 201);
+    const sd = await admin.getSecurity(path);
+    assert.equal(sd.control & SdControl.DACL_PROTECTED, 0);
+    assert.ok(sd.dacl!.aces.some((a) => a.sid === sid.schueler), 'the pupils of the folder ACL');
+    assert.equal((await carlaSmb.readFile(path)).toString(), '# Neu\n');
+  });
+
+  it('a page with a NULL DACL (set with SmbShare.setSecurity) keeps it through a PUT', async () => {
+    const path = `${wiki}/offen.md`;
+    assert.equal((await anna.put(path, 'alt')).status, 201);
+    await admin.setSecurity(path, { revision: 1, control: SdControl.DACL_PRESENT, owner: null, group: null, sacl: null, dacl: null });
+    assert.equal((await admin.getSecurity(path)).dacl, null);
+    assert.equal((await anna.put(path, 'neu')).status, 204);
+    const sd = await admin.getSecurity(path);
+    assert.equal(sd.dacl, null);
+    assert.equal(sd.control & SdControl.DACL_PRESENT, SdControl.DACL_PRESENT);
+    assert.equal((await carlaSmb.readFile(path)).toString(), 'neu');
+  });
+
+  it('a save fails with 403 acl_not_preserved and keeps the old content when the editor may not read the DACL', async () => {
+    const path = `${wiki}/verdeckt.md`;
+    await admin.writeFile(path, 'alt'); // not anna's: an owner may always read the DACL
+
+    setSddl(path, `D:P(A;;FA;;;BA)(A;;${CHANGE_WITHOUT_READ_CONTROL};;;${sid.lehrer})${indexerReads()}`);
+    const sd = await admin.getSecurity(path);
+    const res = await anna.put(path, 'neu');
+    assert.equal(res.status, 403);
+    assert.equal(((await res.json()) as { error: string }).error, 'acl_not_preserved');
+    assert.equal((await admin.readFile(path)).toString(), 'alt');
+    assert.deepEqual((await admin.getSecurity(path)).dacl, sd.dacl);
+    assert.deepEqual(await leftovers(), []);
+  });
+
+  it('a save fails and keeps the old content when the editor may not write the DACL of the new content', async () => {
+    // OWNER RIGHTS limits what the owner of a new file may do: here, not WRITE_DAC.
+    const folder = `${dir}/eigentum`;
+    await admin.mkdir(folder);
+    setSddl(folder, `D:P(A;OICI;FA;;;BA)(A;OICI;${CHANGE};;;${sid.lehrer})(A;OICI;0x120089;;;S-1-3-4)${indexerReads('OICI')}`);
+    const path = `${folder}/seite.md`;
+    await admin.writeFile(path, 'alt');
+    setSddl(path, `D:P(A;;FA;;;BA)(A;;${CHANGE};;;${sid.lehrer})${indexerReads()}`);
+    const res = await anna.put(path, 'neu');
+    assert.equal(res.status, 403);
+    assert.equal(((await res.json()) as { error: string }).error, 'acl_not_preserved');
+    assert.equal((await admin.readFile(path)).toString(), 'alt');
+    assert.deepEqual((await admin.readdir(folder)).map((e) => e.name), ['seite.md']);
+  });
+
+  it('COPY inherits from the destination folder, as a copy does on Windows', async () => {
+    const { path } = await protectedPage('vorlage.md');
+    const res = await anna.request('COPY', path, { headers: { destination: anna.url(`${wiki}/kopie.md`) } });
+    assert.equal(res.status, 201);
+    const copy = await admin.getSecurity(`${wiki}/kopie.md`);
+    assert.equal(copy.control & SdControl.DACL_PROTECTED, 0);
+    assert.ok(copy.dacl!.aces.some((a) => a.sid === sid.schueler));
+    assert.equal((await carlaSmb.readFile(`${wiki}/kopie.md`)).toString(), '# Klausur\n\nAufgabe 1\n');
+  });
+
+  it('MOVE within the share keeps the ACL', async () => {
+    const { path, sd } = await protectedPage('verschieben.md');
+    await admin.mkdir(`${dir}/ablage`);
+    const to = `${dir}/ablage/verschoben.md`;
+    const res = await anna.request('MOVE', path, { headers: { destination: anna.url(to) } });
+    assert.equal(res.status, 201);
+    const moved = await admin.getSecurity(to);
+    assert.deepEqual(moved.dacl, sd.dacl);
+    assert.equal(moved.control & SdControl.DACL_PROTECTED, SdControl.DACL_PROTECTED);
+    await pupilRefused(to);
+  });
+
+  it('SmbShare.writeFile keeps the DACL too, also when the rename has to wait for a reader', async () => {
+    const { path, sd } = await protectedPage('wartend.md');
+    // A reader that does not share delete access: the rename over the page fails until it closes.
+    const reader = await admin.withTree((tree) =>
+      FileHandle.open(tree, { name: path.replaceAll('/', '\\'), desiredAccess: Access.GENERIC_READ, disposition: Disposition.OPEN, shareAccess: 1 }),
+    );
+    const released = new Promise((resolve) => setTimeout(resolve, 300)).then(() => reader.close());
+    await annaSmb.writeFile(path, 'nach dem Warten');
+    await released;
+    assert.equal((await admin.readFile(path)).toString(), 'nach dem Warten');
+    assert.deepEqual((await admin.getSecurity(path)).dacl, sd.dacl);
+    await pupilRefused(path);
+  });
+});
