@@ -55,7 +55,9 @@ export class Session {
       conn.unregisterSession(sessionId);
       throw new SmbError('LOGON_FAILURE', `server logged ${creds.user} on as guest; signing is impossible`);
     }
-    crypto.encryptData = (flags & SessionFlags.ENCRYPT_DATA) !== 0 && conn.dialect >= Dialect.SMB300;
+    // Encrypting its requests makes the server encrypt its responses (MS-SMB2 3.3.4.1.4), whatever the session
+    // flags say; the connection has already refused a server without a cipher.
+    crypto.encryptData = conn.requireEncryption || ((flags & SessionFlags.ENCRYPT_DATA) !== 0 && conn.dialect >= Dialect.SMB300);
     return new Session(conn, crypto);
   }
 
