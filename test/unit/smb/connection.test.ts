@@ -301,3 +301,29 @@ test('a frame larger than any legitimate response is refused before it is buffer
   const conn = await peer((_req, socket) => socket.write(Buffer.from([0, 0x20, 0, 0])));
   await assert.rejects(conn.request(echo), { code: 'PROTOCOL_ERROR' });
 });
+
+test('minDialect: lower dialects are not offered, and a server choosing one anyway is refused', async () => {
+  let offered: number[] = [];
+  const connect = (dialect: number): Promise<Connection> =>
+    peer(() => undefined, 300, {
+      minDialect: '3.0',
+      negotiate: (id, list) => {
+        offered = list;
+        return negotiateResponse(id, dialect);
+      },
+    });
+  const conn = await connect(Dialect.SMB302);
+  conn.close();
+  assert.equal(conn.dialect, Dialect.SMB302);
+  assert.deepEqual(offered, [Dialect.SMB300, Dialect.SMB302, Dialect.SMB311]);
+  await assert.rejects(connect(Dialect.SMB210), { code: 'PROTOCOL_ERROR', message: /not offered/ });
+});
+
+test('requireEncryption: a server that negotiates no cipher is refused before any logon', async () => {
+  const connect = (negotiate: (id: bigint) => Buffer): Promise<Connection> => peer(() => undefined, 300, { requireEncryption: true, negotiate });
+  await assert.rejects(connect((id) => negotiateResponse(id, Dialect.SMB311, false)), { code: 'NOT_SUPPORTED', message: /3\.1\.1 without encryption/ });
+  await assert.rejects(connect((id) => negotiateResponse(id, Dialect.SMB210)), { code: 'NOT_SUPPORTED', message: /2\.1 without encryption/ });
+  const conn = await connect((id) => negotiateResponse(id));
+  conn.close();
+  assert.equal(conn.requireEncryption, true);
+});

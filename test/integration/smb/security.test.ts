@@ -1,0 +1,73 @@
+/**
+ * The SMB security options against the testbed DC: smb.min_dialect, smb.require_encryption (checked with the
+ * server's own view of the session, smbstatus) and the NTLM logon with a MIC.
+ */
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { Connection, Dialect, SmbClient, SmbPool, type SmbShare } from '../../../src/smb/index.js';
+import { env, scratchName, shareFor } from './testbed.js';
+
+interface SmbstatusSession {
+  hostname: string;
+  session_dialect: string;
+  encryption: { cipher: string; degree: string };
+  signing: { cipher: string; degree: string };
+}
+
+/** How smbd sees the session of the connection whose client side is `localPort`. */
+function serverView(localPort: number): SmbstatusSession {
+  const status = JSON.parse(execFileSync('smbstatus', ['-s', env.samba.conf, '-b', '--json'], { encoding: 'utf8' })) as {
+    sessions: Record<string, SmbstatusSession>;
+  };
+  const mine = Object.values(status.sessions).filter((s) => s.hostname.endsWith(`:${localPort}`));
+  assert.equal(mine.length, 1, `one session from port ${localPort}`);
+  return mine[0]!;
+}
+
+/** Writes and reads back a scratch file, then returns the server's view of the share's connection. */
+async function roundTrip(share: SmbShare): Promise<SmbstatusSession> {
+  const name = `${scratchName()}.txt`;
+  try {
+    await share.writeFile(name, 'vertraulich');
+    assert.equal((await share.readFile(name)).toString(), 'vertraulich');
+    return serverView((await share.localPort())!);
+  } finally {
+    await share.unlink(name).catch(() => undefined);
+  }
+}
+
+describe('SMB security options (signing required by the DC)', () => {
+  const clients: SmbClient[] = [];
+  const client = (options: ConstructorParameters<typeof SmbPool>[0]): SmbClient => {
+    const c = new SmbClient(new SmbPool(options));
+    clients.push(c);
+    return c;
+  };
+  after(() => Promise.all(clients.map((c) => c.close())));
+
+  test('min_dialect 3.1.1: the DC logs on with 3.1.1, signed', async () => {
+    const view = await roundTrip(shareFor(client({ minDialect: '3.1.1' }), env.admin));
+    assert.equal(view.session_dialect, 'SMB3_11');
+    assert.equal(view.signing.degree, 'full');
+  });
+
+  test('require_encryption: the traffic on a share that does not demand it is encrypted (the server says so)', async () => {
+    const plain = await roundTrip(shareFor(client({}), env.admin));
+    assert.equal(plain.encryption.cipher, '-', 'control: without the option the schule share is not encrypted');
+    const encrypted = await roundTrip(shareFor(client({ requireEncryption: true }), env.admin));
+    assert.match(encrypted.encryption.cipher, /^AES-128-(GCM|CCM)$/);
+    const withThree = await roundTrip(shareFor(client({ minDialect: '3.0', dialects: [Dialect.SMB300], requireEncryption: true }), env.admin));
+    assert.equal(withThree.session_dialect, 'SMB3_00');
+    assert.equal(withThree.encryption.cipher, 'AES-128-CCM');
+  });
+
+  test('require_encryption against a server that cannot encrypt (the DC limited to SMB 2.1) fails clearly before the logon', async () => {
+    await assert.rejects(
+      Connection.connect({ host: env.smb.host, port: env.smb.port, dialects: [Dialect.SMB210], requireEncryption: true }),
+      { code: 'NOT_SUPPORTED', message: /negotiated SMB 2\.1 without encryption, but encryption is required/ },
+    );
+    const share = shareFor(client({ dialects: [Dialect.SMB210], requireEncryption: true }), env.admin);
+    await assert.rejects(share.stat(''), { code: 'NOT_SUPPORTED' });
+  });
+});
