@@ -5,7 +5,10 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { Connection, Dialect, SmbClient, SmbPool, type SmbShare } from '../../../src/smb/index.js';
+import { Connection, Dialect, NtStatus, SmbClient, SmbPool, type SmbShare } from '../../../src/smb/index.js';
+import { parseSessionSetupResponse, sessionSetupRequest } from '../../../src/smb/messages.js';
+import { authenticateMessage, negotiateMessage, ntlmMic, parseChallenge } from '../../../src/smb/ntlm.js';
+import { MECH_TYPES, negTokenInit, negTokenResp, parseNegTokenResp } from '../../../src/smb/spnego.js';
 import { env, scratchName, shareFor } from './testbed.js';
 
 interface SmbstatusSession {
@@ -69,5 +72,39 @@ describe('SMB security options (signing required by the DC)', () => {
     );
     const share = shareFor(client({ dialects: [Dialect.SMB210], requireEncryption: true }), env.admin);
     await assert.rejects(share.stat(''), { code: 'NOT_SUPPORTED' });
+  });
+});
+
+/**
+ * One NTLM logon by hand, the AUTHENTICATE message altered by `tamper` after its MIC was computed; returns the
+ * server's final SPNEGO token. (Session.setup does the same, untampered.)
+ */
+async function logon(tamper: (authenticate: Buffer) => void): Promise<{ mechListMic: Buffer | null; expected: Buffer }> {
+  const conn = await Connection.connect({ host: env.smb.host, port: env.smb.port });
+  try {
+    const negotiate = negotiateMessage();
+    const r1 = await conn.request(sessionSetupRequest(negTokenInit(negotiate)), {}, [NtStatus.MORE_PROCESSING_REQUIRED]);
+    const challenge = parseChallenge(parseNegTokenResp(parseSessionSetupResponse(r1.reader).securityBuffer).responseToken!);
+    const creds = { domain: env.smb.domain, user: env.admin.user, password: env.admin.password };
+    const auth = authenticateMessage(negotiate, challenge, creds);
+    tamper(auth.message);
+    const token = negTokenResp(auth.message, ntlmMic(auth.sessionKey, 'client-to-server', MECH_TYPES));
+    const r2 = await conn.request(sessionSetupRequest(token), { sessionId: r1.header.sessionId });
+    const { mechListMic } = parseNegTokenResp(parseSessionSetupResponse(r2.reader).securityBuffer);
+    return { mechListMic, expected: ntlmMic(auth.sessionKey, 'server-to-client', MECH_TYPES) };
+  } finally {
+    conn.close();
+  }
+}
+
+describe('NTLM with a MIC against the DC', () => {
+  test('the logon succeeds and the DC answers with its own mechListMIC, which matches', async () => {
+    const { mechListMic, expected } = await logon(() => undefined);
+    assert.ok(mechListMic, 'the DC signs the mechanism list once the MIC is announced');
+    assert.equal(mechListMic.toString('hex'), expected.toString('hex'));
+  });
+
+  test('the DC checks the MIC: one changed bit of it fails the logon', async () => {
+    await assert.rejects(logon((m) => (m[72] ^= 1)), { code: 'INVALID_PARAMETER' });
   });
 });
