@@ -11,7 +11,12 @@ import { listWikiPages, readWikiPage } from '../../src/wiki/share-reader.js';
 const { config, secrets } = workerData as PoolWorkerData;
 // Everything this pool does is indexing: requests are served by other threads first.
 runAsBackgroundThread();
-const client = new SmbClient(new SmbPool({ requestTimeoutMs: config.smb.request_timeout, idleTimeoutMs: config.smb.idle_timeout }));
+const client = new SmbClient(new SmbPool({
+  requestTimeoutMs: config.smb.request_timeout,
+  idleTimeoutMs: config.smb.idle_timeout,
+  minDialect: config.smb.min_dialect,
+  requireEncryption: config.smb.require_encryption,
+}));
 const shares = new Map<string, SmbShare>();
 
 /** The share as the indexer account sees it. */

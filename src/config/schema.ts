@@ -12,6 +12,7 @@ import {
   size,
   urlWithScheme,
 } from './fields.js';
+import { DIALECT_NAMES } from '../smb/header.js';
 
 export const DEFAULT_INDEXER_PASSWORD_FILE = '/etc/edu-fileproxy/indexer.secret';
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -54,6 +55,9 @@ const smbSection = z
       .prefault({}),
     request_timeout: duration().prefault('30s'),
     idle_timeout: duration().prefault('5m'),
+    // Why these defaults: README, "SMB security".
+    min_dialect: z.enum(DIALECT_NAMES).default('3.0'),
+    require_encryption: z.boolean().default(true),
   })
   // Runs even when other smb keys are invalid (so all problems show at once); hence the defensive reads.
   .superRefine((smb, ctx) => checkShares(smb, ctx), { when: () => true });

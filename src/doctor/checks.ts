@@ -4,7 +4,7 @@ import { readIndexerPassword, type Config } from '../config/index.js';
 import { directoryFromConfig } from '../ldap/from-config.js';
 import type { Directory } from '../ldap/directory.js';
 import { DEFAULT_ALIAS } from '../search/mapping.js';
-import { SmbClient } from '../smb/index.js';
+import { SmbClient, SmbPool } from '../smb/index.js';
 import { fail, ok, skip, type CheckResult } from './check.js';
 import { isLoopback, listeningAddresses } from './listeners.js';
 
@@ -59,7 +59,7 @@ export async function checkAdminGroups(config: Config, directory: Directory | un
 export async function checkShares(config: Config, password: string | undefined): Promise<CheckResult[]> {
   const { smb } = config;
   if (password === undefined) return [skip('SMB shares', 'no indexer password to log on with')];
-  const client = new SmbClient();
+  const client = new SmbClient(new SmbPool({ minDialect: smb.min_dialect, requireEncryption: smb.require_encryption }));
   try {
     return await Promise.all(smb.shares.map(async (entry) => {
       const host = entry.server ?? smb.server!;

@@ -75,7 +75,14 @@ function smbProbes(config: Config, indexerPassword: string | undefined): Depende
       const timeoutMs = Math.min(smb.request_timeout, PROBE_TIMEOUT_MS);
       let connection: Connection;
       try {
-        connection = await Connection.connect({ host, port: smb.port, connectTimeoutMs: timeoutMs, requestTimeoutMs: timeoutMs });
+        connection = await Connection.connect({
+          host,
+          port: smb.port,
+          connectTimeoutMs: timeoutMs,
+          requestTimeoutMs: timeoutMs,
+          minDialect: smb.min_dialect,
+          requireEncryption: smb.require_encryption,
+        });
       } catch (err) {
         return { up: false, detail: `${host}:${smb.port} does not answer an SMB negotiate: ${errorText(err)}` };
       }

@@ -2,6 +2,16 @@
  * One SMB2 connection: dialect negotiation, message ids and credits, signing / encryption of outgoing
  * messages, verification / decryption of incoming ones, compounding, timeouts and failure of in-flight
  * requests when the transport drops (MS-SMB2 3.2.4, 3.2.5).
+ *
+ * Every response is authenticated before anything in it is believed, its CreditResponse included
+ * (MS-SMB2 3.2.5.1.3): a decrypted frame is authentic as a whole; otherwise a response to a request of a
+ * session with keys must carry a valid signature. The spec's exceptions are the only unsigned answers
+ * accepted: interim STATUS_PENDING responses (servers never sign them; they carry credits and nothing else)
+ * and a failed SESSION_SETUP (no session key exists to sign it with; it can only end a logon). A response that
+ * fails this check is refused: its request fails with SIGNATURE_MISMATCH (PROTOCOL_ERROR for a plain answer to
+ * an encrypted request) and the connection is dropped, failing its other in-flight requests with the same
+ * error, because its stream can no longer be trusted and the credits that response claimed are unknown. The
+ * pool builds a fresh connection for the next operation.
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -16,15 +26,18 @@ import {
 import {
   ALL_DIALECTS,
   Command,
+  DIALECT_BY_NAME,
   Dialect,
   HEADER_SIZE,
   HeaderFlags,
   frameKind,
   parseHeader,
   parseTransform,
+  dialectName,
   splitCompound,
   writeRequestHeader,
   type DialectCode,
+  type DialectName,
   type Smb2Header,
 } from './header.js';
 import { Cipher, PreauthHash, decryptMessage, encryptMessage, signMessage, verifySignature, type CipherId } from './crypto.js';
@@ -40,6 +53,10 @@ export interface ConnectionOptions {
   connectTimeoutMs?: number;
   /** Dialects offered (default: all of 2.0.2 .. 3.1.1); the server picks the highest common one. */
   dialects?: readonly DialectCode[];
+  /** Dialects below this one are neither offered nor accepted (default: none is excluded). */
+  minDialect?: DialectName;
+  /** Encrypt every message of every session, refusing a server that cannot (default false). */
+  requireEncryption?: boolean;
 }
 
 /** Keys and policy of an authenticated session, registered so incoming frames can be checked. */
@@ -74,6 +91,11 @@ interface Pending {
   encrypted: boolean;
   /** SessionId of the request; its keys verify the response whatever the response header claims. */
   sessionId: bigint;
+  /**
+   * Its caller gave up (timeout); the entry stays so that a late answer is still verified and its credits
+   * granted. At most as many as the server granted credits, since unanswered requests return none.
+   */
+  abandoned: boolean;
   resolve(r: SmbResponse): void;
   reject(e: Error): void;
   timer: NodeJS.Timeout;
@@ -98,6 +120,7 @@ export class Connection {
   readonly host: string;
   readonly port: number;
   readonly requestTimeoutMs: number;
+  readonly requireEncryption: boolean;
   dialect: DialectCode = Dialect.SMB202;
   maxReadSize = 65536;
   maxWriteSize = 65536;
@@ -124,6 +147,7 @@ export class Connection {
     this.host = opts.host;
     this.port = opts.port ?? 445;
     this.requestTimeoutMs = opts.requestTimeoutMs ?? 30_000;
+    this.requireEncryption = opts.requireEncryption ?? false;
   }
 
   static async connect(opts: ConnectionOptions): Promise<Connection> {
@@ -133,7 +157,8 @@ export class Connection {
       onClose: (e) => conn.onClose(e),
     });
     try {
-      await conn.negotiate(opts.dialects ?? ALL_DIALECTS);
+      const lowest = DIALECT_BY_NAME[opts.minDialect ?? '2.0.2'];
+      await conn.negotiate((opts.dialects ?? ALL_DIALECTS).filter((d) => d >= lowest));
     } catch (err) {
       conn.close();
       throw err;
@@ -191,6 +216,12 @@ export class Connection {
       if (neg.cipher === Cipher.AES_128_CCM || neg.cipher === Cipher.AES_128_GCM) this.cipher = neg.cipher;
     } else if (this.dialect >= Dialect.SMB300 && neg.capabilities & Capabilities.ENCRYPTION) {
       this.cipher = Cipher.AES_128_CCM;
+    }
+    if (this.requireEncryption && !this.cipher) {
+      throw new SmbError(
+        'NOT_SUPPORTED',
+        `${this.host} negotiated SMB ${dialectName(this.dialect)} without encryption, but encryption is required (it needs SMB 3.x with encryption enabled)`,
+      );
     }
   }
 
@@ -285,10 +316,11 @@ export class Connection {
       (id, i) =>
         new Promise<SmbResponse>((resolve, reject) => {
           const timer = setTimeout(() => {
-            this.pending.delete(id);
+            const p = this.pending.get(id);
+            if (p) p.abandoned = true;
             reject(new SmbTimeoutError(`${commandName(reqs[i]!.command)} timed out after ${this.requestTimeoutMs} ms`));
           }, this.requestTimeoutMs);
-          this.pending.set(id, { command: reqs[i]!.command, encrypted: encrypt, sessionId, resolve, reject, timer });
+          this.pending.set(id, { command: reqs[i]!.command, encrypted: encrypt, sessionId, abandoned: false, resolve, reject, timer });
         }),
     );
     try {
@@ -350,44 +382,43 @@ export class Connection {
       const reader = new WireReader(raw, 'SMB2 response');
       const header = parseHeader(reader);
       if (!(header.flags & HeaderFlags.SERVER_TO_REDIR)) throw new SmbProtocolError('received a request instead of a response');
-      this.grantCredits(header.credits);
       const p = this.pending.get(header.messageId);
-      if (!p) continue; // answer to a request that timed out
-      if (header.status === NtStatus.PENDING && header.flags & HeaderFlags.ASYNC_COMMAND) continue; // interim
-      if (header.command !== p.command) {
-        this.failPending(header.messageId, new SmbProtocolError(`response to ${commandName(p.command)} carries ${commandName(header.command)}`));
-        continue;
-      }
-      const problem =
-        p.sessionId !== 0n && header.sessionId !== p.sessionId
-          ? new SmbProtocolError(`${commandName(header.command)} response names another session`)
-          : decrypted
-            ? null
-            : p.encrypted
-              ? new SmbProtocolError(`${commandName(header.command)} was sent encrypted but answered in plain text`)
-              : this.signatureProblem(p.sessionId, header, raw);
-      if (problem) {
-        this.failPending(header.messageId, problem);
-        continue;
-      }
+      if (!p) continue; // unsolicited (no oplocks or leases are requested): nothing in it can be verified or used
+      const forged = this.authenticityProblem(p, header, raw, decrypted);
+      if (forged) throw forged; // onFrame drops the connection
+      this.grantCredits(header.credits);
+      if (isInterim(header)) continue;
       clearTimeout(p.timer);
       this.pending.delete(header.messageId);
-      p.resolve({ header, reader, raw });
+      if (p.abandoned) continue;
+      if (header.command !== p.command) {
+        p.reject(new SmbProtocolError(`response to ${commandName(p.command)} carries ${commandName(header.command)}`));
+      } else if (p.sessionId !== 0n && header.sessionId !== p.sessionId) {
+        p.reject(new SmbProtocolError(`${commandName(header.command)} response names another session`));
+      } else {
+        p.resolve({ header, reader, raw });
+      }
     }
   }
 
   /**
-   * A response of a signed session must carry a valid signature; unsigned error statuses are tolerated because
-   * servers answer e.g. a failed logon before a session key exists.
+   * Why a response must not be believed, or null (MS-SMB2 3.2.5.1.3, see the module comment). The keys are
+   * those of the request's session, whatever session the response names.
    */
-  private signatureProblem(sessionId: bigint, header: Smb2Header, raw: Buffer): SmbError | null {
-    const s = this.sessions.get(sessionId);
-    if (!s?.signingKey) return null;
+  private authenticityProblem(p: Pending, header: Smb2Header, raw: Buffer, decrypted: boolean): SmbError | null {
+    if (decrypted) return null;
+    const what = `${commandName(header.command)} response (${ntStatusName(header.status)})`;
+    if (p.encrypted && !isInterim(header)) return new SmbProtocolError(`${what} to an encrypted request came in plain text`);
+    const signingKey = this.sessions.get(p.sessionId)?.signingKey;
+    if (!signingKey) return null; // NEGOTIATE, the first SESSION_SETUP leg, requests without a session
     if (header.flags & HeaderFlags.SIGNED) {
-      if (verifySignature(this.dialect, s.signingKey, raw)) return null;
-      return new SmbError('SIGNATURE_MISMATCH', `${commandName(header.command)} response has an invalid signature`);
+      return verifySignature(this.dialect, signingKey, raw) ? null : new SmbError('SIGNATURE_MISMATCH', `${what} has an invalid signature`);
     }
-    if (header.status >= 0xc0000000) return null;
-    return new SmbError('SIGNATURE_MISMATCH', `${commandName(header.command)} response (${ntStatusName(header.status)}) is not signed`);
+    if (isInterim(header)) return null;
+    if (header.command === Command.SESSION_SETUP && header.status !== NtStatus.SUCCESS) return null;
+    return new SmbError('SIGNATURE_MISMATCH', `${what} is not signed in a signed session`);
   }
 }
+
+/** An interim response: the server works on the request asynchronously, the final response follows. */
+const isInterim = (header: Smb2Header): boolean => header.status === NtStatus.PENDING && (header.flags & HeaderFlags.ASYNC_COMMAND) !== 0;

@@ -40,6 +40,12 @@ export const Dialect = {
 } as const;
 export type DialectCode = (typeof Dialect)[keyof typeof Dialect];
 export const ALL_DIALECTS: readonly DialectCode[] = [Dialect.SMB202, Dialect.SMB210, Dialect.SMB300, Dialect.SMB302, Dialect.SMB311];
+/** Dialects by the names configuration and messages use. */
+export const DIALECT_BY_NAME = { '2.0.2': Dialect.SMB202, '2.1': Dialect.SMB210, '3.0': Dialect.SMB300, '3.0.2': Dialect.SMB302, '3.1.1': Dialect.SMB311 } as const;
+export type DialectName = keyof typeof DIALECT_BY_NAME;
+export const DIALECT_NAMES = Object.keys(DIALECT_BY_NAME) as [DialectName, ...DialectName[]];
+export const dialectName = (code: number): string =>
+  DIALECT_NAMES.find((n) => DIALECT_BY_NAME[n] === code) ?? `dialect 0x${code.toString(16)}`;
 
 export const HEADER_SIZE = 64;
 export const TRANSFORM_HEADER_SIZE = 52;

@@ -28,6 +28,6 @@ export { Connection, type ConnectionOptions } from './connection.js';
 export { Session, type Credentials } from './session.js';
 export { Tree } from './tree.js';
 export { FileHandle } from './open.js';
-export { Dialect, type DialectCode } from './header.js';
+export { Dialect, DIALECT_NAMES, type DialectCode, type DialectName } from './header.js';
 export { Access, CreateOptions, Disposition, FileAttributes, SecurityInformation, ShareAccess } from './messages.js';
 export { FileInfoClass } from './fscc.js';

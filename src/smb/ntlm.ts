@@ -1,8 +1,11 @@
 /**
  * NTLMv2 client side (MS-NLMP): NEGOTIATE, CHALLENGE parsing and AUTHENTICATE with the NTLMv2 response.
  * The exported session key is the SessionBaseKey (no key exchange: RC4 is not available in OpenSSL 3).
+ * AUTHENTICATE carries a MIC (MS-NLMP 3.1.5.1.2) over all three messages, announced by MsvAvFlags in the
+ * target info the NTLMv2 response signs, so that a man in the middle can neither alter the negotiated flags
+ * nor strip the MIC.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import md4 from 'js-md4';
 import { SmbProtocolError } from './errors.js';
 import { WireReader, utf16 } from './wire.js';
@@ -33,8 +36,12 @@ const CLIENT_FLAGS =
   NtlmFlags.N128 |
   NtlmFlags.N56;
 
-const AV_EOL = 0;
-const AV_TIMESTAMP = 7;
+const AvId = { EOL: 0, FLAGS: 6, TIMESTAMP: 7 } as const;
+/** MsvAvFlags bit: the AUTHENTICATE message carries a MIC. */
+const AV_FLAG_MIC = 0x2;
+/** AUTHENTICATE: the fixed part (fields, flags, Version) is followed by the 16-byte MIC, then the payload. */
+const MIC_OFFSET = 72;
+const AUTHENTICATE_HEADER_SIZE = MIC_OFFSET + 16;
 
 const hmacMd5 = (key: Buffer, ...data: Buffer[]): Buffer => {
   const h = createHmac('md5', key);
@@ -58,10 +65,18 @@ export function negotiateMessage(): Buffer {
   return m;
 }
 
+export interface AvPair {
+  id: number;
+  value: Buffer;
+}
+
 export interface NtlmChallenge {
+  /** The whole CHALLENGE message, which the MIC covers. */
+  message: Buffer;
   flags: number;
   serverChallenge: Buffer;
-  targetInfo: Buffer;
+  /** The target info's AV pairs, without the terminating MsvAvEOL. */
+  targetInfo: AvPair[];
   /** MsvAvTimestamp from the target info, if the server sent one. */
   timestamp: Buffer | null;
 }
@@ -76,19 +91,40 @@ function field(r: WireReader, offset: number, what: string): Buffer {
 export function parseChallenge(msg: Buffer): NtlmChallenge {
   const r = new WireReader(msg, 'NTLM CHALLENGE message');
   if (!r.bytes(0, 8).equals(SIGNATURE) || r.u32(8) !== 2) throw new SmbProtocolError('not an NTLM CHALLENGE message');
-  const flags = r.u32(20);
-  const targetInfo = field(r, 40, 'target info');
-  let timestamp: Buffer | null = null;
+  const targetInfo = readAvPairs(field(r, 40, 'target info'));
+  const timestamp = targetInfo.find((p) => p.id === AvId.TIMESTAMP && p.value.length === 8)?.value ?? null;
+  return { message: Buffer.from(msg), flags: r.u32(20), serverChallenge: Buffer.from(r.bytes(24, 8)), targetInfo, timestamp };
+}
+
+function readAvPairs(targetInfo: Buffer): AvPair[] {
+  const pairs: AvPair[] = [];
   const ti = new WireReader(targetInfo, 'NTLM target info');
   for (let off = 0; off + 4 <= ti.length; ) {
     const id = ti.u16(off);
     const len = ti.u16(off + 2);
-    if (id === AV_EOL) break;
-    const value = ti.bytes(off + 4, len);
-    if (id === AV_TIMESTAMP && len === 8) timestamp = Buffer.from(value);
+    if (id === AvId.EOL) break;
+    pairs.push({ id, value: Buffer.from(ti.bytes(off + 4, len)) });
     off += 4 + len;
   }
-  return { flags, serverChallenge: Buffer.from(r.bytes(24, 8)), targetInfo, timestamp };
+  return pairs;
+}
+
+function writeAvPairs(pairs: readonly AvPair[]): Buffer {
+  const parts = [...pairs, { id: AvId.EOL, value: Buffer.alloc(0) }].map(({ id, value }) => {
+    const head = Buffer.alloc(4);
+    head.writeUInt16LE(id, 0);
+    head.writeUInt16LE(value.length, 2);
+    return Buffer.concat([head, value]);
+  });
+  return Buffer.concat(parts);
+}
+
+/** The server's target info with MsvAvFlags announcing the MIC (MS-NLMP 3.1.5.1.2). */
+export function clientTargetInfo(server: readonly AvPair[]): Buffer {
+  const serverFlags = server.find((p) => p.id === AvId.FLAGS && p.value.length === 4)?.value.readUInt32LE(0) ?? 0;
+  const flags = Buffer.alloc(4);
+  flags.writeUInt32LE((serverFlags | AV_FLAG_MIC) >>> 0);
+  return writeAvPairs([...server.filter((p) => p.id !== AvId.FLAGS), { id: AvId.FLAGS, value: flags }]);
 }
 
 export interface NtlmV2Response {
@@ -137,25 +173,30 @@ function nowFiletime(): Buffer {
   return b;
 }
 
-export function authenticateMessage(challenge: NtlmChallenge, creds: NtlmCredentials): { message: Buffer; sessionKey: Buffer } {
+/** AUTHENTICATE for `challenge`, the answer to `negotiate` (the NEGOTIATE message as sent), with its MIC. */
+export function authenticateMessage(
+  negotiate: Buffer,
+  challenge: NtlmChallenge,
+  creds: NtlmCredentials,
+): { message: Buffer; sessionKey: Buffer } {
   const responseKey = ntowfV2(creds.password, creds.user, creds.domain);
+  // With a server timestamp the LMv2 response is left empty (MS-NLMP 3.1.5.1.2) and the MIC protects the rest.
   const resp = ntlmV2Response(
     responseKey,
     challenge.serverChallenge,
     randomBytes(8),
     challenge.timestamp ?? nowFiletime(),
-    challenge.targetInfo,
+    clientTargetInfo(challenge.targetInfo),
     challenge.timestamp === null,
   );
   const domain = utf16(creds.domain);
   const user = utf16(creds.user);
   const workstation = utf16(creds.workstation ?? '');
   const payloads = [resp.lmChallengeResponse, resp.ntChallengeResponse, domain, user, workstation, Buffer.alloc(0)];
-  const headerSize = 64;
-  const m = Buffer.alloc(headerSize + payloads.reduce((n, p) => n + p.length, 0));
+  const m = Buffer.alloc(AUTHENTICATE_HEADER_SIZE + payloads.reduce((n, p) => n + p.length, 0));
   SIGNATURE.copy(m, 0);
   m.writeUInt32LE(3, 8);
-  let offset = headerSize;
+  let offset = AUTHENTICATE_HEADER_SIZE;
   payloads.forEach((p, i) => {
     const at = 12 + i * 8;
     m.writeUInt16LE(p.length, at);
@@ -165,5 +206,25 @@ export function authenticateMessage(challenge: NtlmChallenge, creds: NtlmCredent
     offset += p.length;
   });
   m.writeUInt32LE((challenge.flags & CLIENT_FLAGS) >>> 0, 60);
+  // Version (64..72) stays zero: NTLMSSP_NEGOTIATE_VERSION is not negotiated.
+  hmacMd5(resp.sessionBaseKey, negotiate, challenge.message, m).copy(m, MIC_OFFSET);
   return { message: m, sessionKey: resp.sessionBaseKey };
+}
+
+/** Which side signs: the keys differ per direction (MS-NLMP 3.4.5.2). */
+export type NtlmDirection = 'client-to-server' | 'server-to-client';
+
+/**
+ * NTLM GSS_GetMIC of the first message in `direction` (sequence number 0), with extended session security and
+ * without key exchange, so the checksum is not RC4-sealed (MS-NLMP 3.4.4.2). SPNEGO uses it for the
+ * mechListMIC, which the server demands once the AUTHENTICATE message carries a MIC.
+ */
+export function ntlmMic(exportedSessionKey: Buffer, direction: NtlmDirection, message: Buffer): Buffer {
+  const signingKey = createHash('md5')
+    .update(exportedSessionKey)
+    .update(Buffer.from(`session key to ${direction} signing key magic constant\0`, 'latin1'))
+    .digest();
+  const seqNum = Buffer.alloc(4);
+  const checksum = hmacMd5(signingKey, seqNum, message).subarray(0, 8);
+  return Buffer.concat([Buffer.from([1, 0, 0, 0]), checksum, seqNum]);
 }

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { SmbError, isConnectionFailure } from './errors.js';
 import { Connection } from './connection.js';
-import type { DialectCode } from './header.js';
+import type { DialectCode, DialectName } from './header.js';
 import { Session, type Credentials } from './session.js';
 import { Tree } from './tree.js';
 
@@ -21,6 +21,10 @@ export interface SmbPoolOptions {
   /** Sessions unused this long are logged off and their connection closed (default 5 min). */
   idleTimeoutMs?: number;
   dialects?: readonly DialectCode[];
+  /** Lowest dialect offered and accepted (default: all). */
+  minDialect?: DialectName;
+  /** Encrypt all traffic; servers that cannot are refused (default false). */
+  requireEncryption?: boolean;
   /** Connections per (server, credentials); requests are spread over them (default 1). */
   connectionsPerServer?: number;
 }
@@ -50,6 +54,8 @@ class Channel {
           requestTimeoutMs: this.options.requestTimeoutMs,
           connectTimeoutMs: this.options.connectTimeoutMs,
           dialects: this.options.dialects,
+          minDialect: this.options.minDialect,
+          requireEncryption: this.options.requireEncryption,
         });
         connection.onceClosed(() => {
           if (this.live === attempt) this.live = null;

@@ -30,15 +30,19 @@ function oid(dotted: string): Buffer {
   return tlv(0x06, Buffer.from(out));
 }
 
+/** The MechTypeList offered (NTLMSSP only), as DER: what the mechListMIC of both sides covers (RFC 4178). */
+export const MECH_TYPES = tlv(0x30, oid(NTLMSSP_OID));
+
 /** GSS-API InitialContextToken with a NegTokenInit offering NTLMSSP and carrying its first token. */
 export function negTokenInit(mechToken: Buffer): Buffer {
-  const init = tlv(0x30, tlv(0xa0, tlv(0x30, oid(NTLMSSP_OID))), tlv(0xa2, tlv(0x04, mechToken)));
+  const init = tlv(0x30, tlv(0xa0, MECH_TYPES), tlv(0xa2, tlv(0x04, mechToken)));
   return tlv(0x60, oid(SPNEGO_OID), tlv(0xa0, init));
 }
 
-/** NegTokenResp carrying the next client token. */
-export function negTokenResp(responseToken: Buffer): Buffer {
-  return tlv(0xa1, tlv(0x30, tlv(0xa2, tlv(0x04, responseToken))));
+/** NegTokenResp carrying the next client token and, with it, the client's mechListMIC. */
+export function negTokenResp(responseToken: Buffer, mechListMic?: Buffer): Buffer {
+  const mic = mechListMic ? [tlv(0xa3, tlv(0x04, mechListMic))] : [];
+  return tlv(0xa1, tlv(0x30, tlv(0xa2, tlv(0x04, responseToken)), ...mic));
 }
 
 interface Tlv {
@@ -76,6 +80,7 @@ function children(buf: Buffer): Tlv[] {
 export interface NegTokenRespFields {
   negState: number | null;
   responseToken: Buffer | null;
+  mechListMic: Buffer | null;
 }
 
 export const NegState = { ACCEPT_COMPLETED: 0, ACCEPT_INCOMPLETE: 1, REJECT: 2 } as const;
@@ -86,11 +91,12 @@ export function parseNegTokenResp(token: Buffer): NegTokenRespFields {
   if (outer.tag !== 0xa1) throw new SmbProtocolError(`SPNEGO: expected NegTokenResp, got tag 0x${outer.tag.toString(16)}`);
   const seq = readTlv(outer.content, 0);
   if (seq.tag !== 0x30) throw new SmbProtocolError('SPNEGO: NegTokenResp is not a SEQUENCE');
-  const result: NegTokenRespFields = { negState: null, responseToken: null };
+  const result: NegTokenRespFields = { negState: null, responseToken: null, mechListMic: null };
   for (const el of children(seq.content)) {
     const inner = readTlv(el.content, 0);
     if (el.tag === 0xa0 && inner.tag === 0x0a && inner.content.length === 1) result.negState = inner.content[0]!;
     if (el.tag === 0xa2 && inner.tag === 0x04) result.responseToken = Buffer.from(inner.content);
+    if (el.tag === 0xa3 && inner.tag === 0x04) result.mechListMic = Buffer.from(inner.content);
   }
   return result;
 }

@@ -57,6 +57,8 @@ export class DavService {
       requestTimeoutMs: smb.request_timeout,
       connectTimeoutMs: Math.min(CONNECT_TIMEOUT_MS, smb.request_timeout),
       idleTimeoutMs: smb.idle_timeout,
+      minDialect: smb.min_dialect,
+      requireEncryption: smb.require_encryption,
     }));
     this.hints = new DavStateHints(deps.davState);
     this.localLeases = deps.config.workers.http_front === 1 ? new LeaseQueue(2 * smb.request_timeout) : undefined;

@@ -27,6 +27,8 @@ test('a minimal config gets every default, durations in ms and sizes in bytes', 
       indexer_service_account: { user: 'svc-indexer', password_file: '/etc/edu-fileproxy/indexer.secret' },
       request_timeout: 30_000,
       idle_timeout: 300_000,
+      min_dialect: '3.0',
+      require_encryption: true,
     },
     ldap: {
       url: 'ldaps://dc1.schule.local',

@@ -5,12 +5,12 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server, type Socket } from 'node:net';
-import { Connection } from '../../../src/smb/connection.js';
+import { Connection, type ConnectionOptions } from '../../../src/smb/connection.js';
 import { signMessage } from '../../../src/smb/crypto.js';
 import { Command, Dialect } from '../../../src/smb/header.js';
 import { readRequest } from '../../../src/smb/messages.js';
 import { FrameDecoder } from '../../../src/smb/transport.js';
-import { SmbError } from '../../../src/smb/errors.js';
+import { NtStatus, SmbError } from '../../../src/smb/errors.js';
 import { negotiateResponse, prng, readResponse, responseHeader } from './frames.js';
 
 interface Request {
@@ -32,8 +32,13 @@ function send(socket: Socket, msg: Buffer): void {
   socket.write(Buffer.concat([prefix, msg]));
 }
 
+interface PeerOptions extends Pick<ConnectionOptions, 'minDialect' | 'requireEncryption'> {
+  /** The NEGOTIATE answer, given the dialects the client offered (default: 3.1.1 with AES-128-GCM). */
+  negotiate?: (messageId: bigint, offered: number[]) => Buffer;
+}
+
 /** A peer that answers NEGOTIATE itself and hands every other request to `handler`. */
-async function peer(handler: Handler, requestTimeoutMs = 300): Promise<Connection> {
+async function peer(handler: Handler, requestTimeoutMs = 300, options: PeerOptions = {}): Promise<Connection> {
   const server = createServer((socket) => {
     const decoder = new FrameDecoder();
     socket.on('error', () => undefined);
@@ -46,7 +51,10 @@ async function peer(handler: Handler, requestTimeoutMs = 300): Promise<Connectio
           creditRequest: f.readUInt16LE(14),
           sessionId: f.readBigUInt64LE(40),
         };
-        if (req.command === Command.NEGOTIATE) send(socket, negotiateResponse(req.messageId));
+        if (req.command === Command.NEGOTIATE) {
+          const offered = Array.from({ length: f.readUInt16LE(64 + 2) }, (_, i) => f.readUInt16LE(64 + 36 + 2 * i));
+          send(socket, options.negotiate ? options.negotiate(req.messageId, offered) : negotiateResponse(req.messageId));
+        }
         else handler(req, socket);
       }
     });
@@ -54,17 +62,29 @@ async function peer(handler: Handler, requestTimeoutMs = 300): Promise<Connectio
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
-  return Connection.connect({ host: '127.0.0.1', port, requestTimeoutMs, dialects: [Dialect.SMB311] });
+  const { minDialect, requireEncryption } = options;
+  const dialects = options.negotiate ? undefined : [Dialect.SMB311];
+  return Connection.connect({ host: '127.0.0.1', port, requestTimeoutMs, dialects, minDialect, requireEncryption });
 }
 
-function echoResponse(req: Request, credits = 1, flags = 0): Buffer {
+function echoResponse(req: Request, credits = 1, flags = 0, status = 0): Buffer {
   const body = Buffer.alloc(4);
   body.writeUInt16LE(4, 0);
-  return Buffer.concat([responseHeader(Command.ECHO, req.messageId, 0, { credits, flags, sessionId: req.sessionId }), body]);
+  return Buffer.concat([responseHeader(req.command, req.messageId, status, { credits, flags, sessionId: req.sessionId }), body]);
+}
+
+const key = Buffer.alloc(16, 9);
+const SIGNED = 0x8;
+/** An answer to `req` signed with the session key (flag and signature), as the server of a signed session sends. */
+function signedResponse(req: Request, credits = 1, status = 0): Buffer {
+  const res = echoResponse(req, credits, SIGNED, status);
+  signMessage(Dialect.SMB311, key, res);
+  return res;
 }
 
 const session = (signingKey: Buffer | null) => ({ sessionId: 7n, signingKey, encryptionKey: null, decryptionKey: null, encryptData: false });
 const echo = { command: Command.ECHO, body: Buffer.from([4, 0, 0, 0]) } as const;
+const signedEcho = (conn: Connection): Promise<unknown> => conn.request(echo, { session: session(key) });
 
 test('credits: never more requests outstanding than granted; multi-credit READs consume several message ids', async () => {
   let outstanding = 0;
@@ -97,25 +117,126 @@ test('credits: never more requests outstanding than granted; multi-credit READs 
   }
 });
 
-test('signed sessions: a wrong or missing signature is SIGNATURE_MISMATCH, a correct one passes, another session id is refused', async () => {
-  const key = Buffer.alloc(16, 9);
-  let mode: 'good' | 'bad' | 'unsigned' | 'sessionless' = 'good';
-  const conn = await peer((req, socket) => {
-    const res = echoResponse(req, 1, mode === 'unsigned' || mode === 'sessionless' ? 0 : 0x8);
-    if (mode === 'sessionless') res.writeBigUInt64LE(0n, 40); // a session without keys must not dodge the check
-    if (mode !== 'unsigned') signMessage(Dialect.SMB311, key, res);
-    if (mode === 'bad') res[60] ^= 1;
-    send(socket, res);
+/** A signed-session peer whose first answer is `first`; later requests are answered correctly. */
+async function signedPeer(first: (req: Request) => Buffer): Promise<Connection> {
+  let answered = 0;
+  const conn = await peer((req, socket) => send(socket, answered++ === 0 ? first(req) : signedResponse(req)));
+  conn.registerSession(session(key));
+  return conn;
+}
+
+test('signed sessions: a correct signature passes; a wrong one, or none, is SIGNATURE_MISMATCH and drops the connection', async () => {
+  const cases: [string, (req: Request) => Buffer][] = [
+    ['bad signature', (req) => {
+      const res = signedResponse(req);
+      res[60] ^= 1;
+      return res;
+    }],
+    ['unsigned success', (req) => echoResponse(req)],
+    ['unsigned error status', (req) => echoResponse(req, 1, 0, NtStatus.ACCESS_DENIED)],
+    ['unsigned error status with the signed flag', (req) => echoResponse(req, 1, SIGNED, NtStatus.OBJECT_NAME_NOT_FOUND)],
+  ];
+  for (const [label, first] of cases) {
+    const conn = await signedPeer(first);
+    try {
+      const other = signedEcho(conn);
+      await assert.rejects(signedEcho(conn), { code: 'SIGNATURE_MISMATCH' }, label);
+      await assert.rejects(other, { code: 'SIGNATURE_MISMATCH' }, `${label}: the other in-flight request fails too`);
+      assert.equal(conn.isClosed, true, label);
+    } finally {
+      conn.close();
+    }
+  }
+  const good = await signedPeer((req) => signedResponse(req, 1, NtStatus.ACCESS_DENIED));
+  try {
+    await assert.rejects(signedEcho(good), { code: 'ACCESS_DENIED' }, 'a signed error is an ordinary error');
+    await signedEcho(good);
+  } finally {
+    good.close();
+  }
+});
+
+test('signed sessions: a correctly signed answer naming another session is refused', async () => {
+  const conn = await signedPeer((req) => {
+    const res = echoResponse(req, 1, SIGNED);
+    res.writeBigUInt64LE(0n, 40); // a session without keys must not dodge the check
+    signMessage(Dialect.SMB311, key, res);
+    return res;
   });
   try {
-    conn.registerSession(session(key));
-    await conn.request(echo, { session: session(key) });
-    mode = 'bad';
-    await assert.rejects(conn.request(echo, { session: session(key) }), { code: 'SIGNATURE_MISMATCH' });
-    mode = 'unsigned';
-    await assert.rejects(conn.request(echo, { session: session(key) }), { code: 'SIGNATURE_MISMATCH' });
-    mode = 'sessionless';
-    await assert.rejects(conn.request(echo, { session: session(key) }), { code: 'PROTOCOL_ERROR' });
+    await assert.rejects(signedEcho(conn), { code: 'PROTOCOL_ERROR' });
+    await signedEcho(conn);
+  } finally {
+    conn.close();
+  }
+});
+
+test('signed sessions: unsigned interim responses and an unsigned failed SESSION_SETUP are the accepted exceptions', async () => {
+  const conn = await peer((req, socket) => {
+    if (req.command === Command.SESSION_SETUP) {
+      send(socket, echoResponse(req, 1, 0, NtStatus.LOGON_FAILURE));
+      return;
+    }
+    const interim = echoResponse(req, 1, 0x2, NtStatus.PENDING); // ASYNC_COMMAND, unsigned
+    send(socket, interim);
+    setTimeout(() => send(socket, signedResponse(req)), 20);
+  });
+  conn.registerSession(session(key));
+  try {
+    await signedEcho(conn);
+    const setup = { command: Command.SESSION_SETUP, body: Buffer.alloc(24) } as const;
+    await assert.rejects(conn.request(setup, { session: session(key) }), { code: 'LOGON_FAILURE' });
+    assert.equal(conn.isClosed, false);
+  } finally {
+    conn.close();
+  }
+});
+
+test('credits come only from verified responses', async () => {
+  let received = 0;
+  let hold = false;
+  const conn = await peer((req, socket) => {
+    received++;
+    if (hold) return;
+    // A forged unsolicited answer offering 500 credits precedes the real one.
+    send(socket, echoResponse({ ...req, messageId: 1000n }, 500));
+    send(socket, signedResponse(req));
+  });
+  conn.registerSession(session(key));
+  try {
+    await signedEcho(conn);
+    hold = true;
+    const held = Array.from({ length: 100 }, () => signedEcho(conn).catch(() => undefined));
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(received - 1, 64, 'only the 64 credits of NEGOTIATE may be used');
+    conn.close();
+    await Promise.all(held);
+  } finally {
+    conn.close();
+  }
+});
+
+test('a late but verified answer to a timed-out request returns its credits; a forged one drops the connection', async () => {
+  const late: Request[] = [];
+  let sock: Socket | undefined;
+  let received = 0;
+  const conn = await peer((req, socket) => {
+    received++;
+    sock = socket;
+    late.push(req);
+  });
+  conn.registerSession(session(key));
+  try {
+    await assert.rejects(signedEcho(conn), { code: 'TIMEOUT' });
+    send(sock!, signedResponse(late.shift()!, 2));
+    await new Promise((r) => setTimeout(r, 20));
+    received = 0;
+    const held = Array.from({ length: 100 }, () => signedEcho(conn).catch(() => undefined));
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(received, 65, '64 credits of NEGOTIATE, one spent on the timed-out request, two returned late');
+    send(sock!, echoResponse(late.shift()!, 1));
+    await Promise.all(held);
+    assert.equal(conn.isClosed, true, 'an unsigned answer, even to an abandoned request, is refused');
   } finally {
     conn.close();
   }
@@ -179,4 +300,30 @@ test('a server that stops granting credits makes waiting requests time out inste
 test('a frame larger than any legitimate response is refused before it is buffered', async () => {
   const conn = await peer((_req, socket) => socket.write(Buffer.from([0, 0x20, 0, 0])));
   await assert.rejects(conn.request(echo), { code: 'PROTOCOL_ERROR' });
+});
+
+test('minDialect: lower dialects are not offered, and a server choosing one anyway is refused', async () => {
+  let offered: number[] = [];
+  const connect = (dialect: number): Promise<Connection> =>
+    peer(() => undefined, 300, {
+      minDialect: '3.0',
+      negotiate: (id, list) => {
+        offered = list;
+        return negotiateResponse(id, dialect);
+      },
+    });
+  const conn = await connect(Dialect.SMB302);
+  conn.close();
+  assert.equal(conn.dialect, Dialect.SMB302);
+  assert.deepEqual(offered, [Dialect.SMB300, Dialect.SMB302, Dialect.SMB311]);
+  await assert.rejects(connect(Dialect.SMB210), { code: 'PROTOCOL_ERROR', message: /not offered/ });
+});
+
+test('requireEncryption: a server that negotiates no cipher is refused before any logon', async () => {
+  const connect = (negotiate: (id: bigint) => Buffer): Promise<Connection> => peer(() => undefined, 300, { requireEncryption: true, negotiate });
+  await assert.rejects(connect((id) => negotiateResponse(id, Dialect.SMB311, false)), { code: 'NOT_SUPPORTED', message: /3\.1\.1 without encryption/ });
+  await assert.rejects(connect((id) => negotiateResponse(id, Dialect.SMB210)), { code: 'NOT_SUPPORTED', message: /2\.1 without encryption/ });
+  const conn = await connect((id) => negotiateResponse(id));
+  conn.close();
+  assert.equal(conn.requireEncryption, true);
 });

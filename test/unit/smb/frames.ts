@@ -14,12 +14,13 @@ export function responseHeader(command: number, messageId: bigint, status = 0, e
   return h;
 }
 
-export function negotiateResponse(messageId: bigint, dialect = 0x311): Buffer {
+/** A 3.1.1 answer carries the pre-authentication context and, `withCipher`, an AES-128-GCM encryption context. */
+export function negotiateResponse(messageId: bigint, dialect = 0x311, withCipher = true): Buffer {
   const body = Buffer.alloc(64 + 8 + 38 + 2 + 8 + 4);
   body.writeUInt16LE(65, 0);
   body.writeUInt16LE(3, 2);
   body.writeUInt16LE(dialect, 4);
-  body.writeUInt16LE(2, 6);
+  body.writeUInt16LE(withCipher ? 2 : 1, 6);
   body.writeUInt32LE(0x4, 24);
   body.writeUInt32LE(8 << 20, 28);
   body.writeUInt32LE(8 << 20, 32);

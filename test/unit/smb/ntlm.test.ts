@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { authenticateMessage, negotiateMessage, ntlmV2Response, ntowfV2, parseChallenge } from '../../../src/smb/ntlm.js';
 import { negTokenInit, negTokenResp, parseNegTokenResp } from '../../../src/smb/spnego.js';
 
@@ -42,16 +43,45 @@ function challengeMessage(info: Buffer, flags = 0xe28a8215): Buffer {
   return m;
 }
 
+const field = (message: Buffer, at: number): Buffer =>
+  message.subarray(message.readUInt32LE(at + 4), message.readUInt32LE(at + 4) + message.readUInt16LE(at));
+/** MsvAvFlags = 0x2 (MIC present) followed by MsvAvEOL. */
+const micFlagsAndEol = hex('06000400 02000000 00000000');
+
 test('AUTHENTICATE carries the fields at the offsets it announces', () => {
   const challenge = parseChallenge(challengeMessage(targetInfo));
   assert.equal(challenge.timestamp, null);
-  const { message, sessionKey } = authenticateMessage(challenge, { domain: 'EDU', user: 'anna', password: 'pw' });
+  const { message, sessionKey } = authenticateMessage(negotiateMessage(), challenge, { domain: 'EDU', user: 'anna', password: 'pw' });
   assert.equal(sessionKey.length, 16);
-  const field = (at: number): Buffer => message.subarray(message.readUInt32LE(at + 4), message.readUInt32LE(at + 4) + message.readUInt16LE(at));
-  assert.equal(field(28).toString('utf16le'), 'EDU');
-  assert.equal(field(36).toString('utf16le'), 'anna');
-  assert.equal(field(20).length, 16 + 28 + targetInfo.length + 4);
-  assert.equal(field(12).length, 24);
+  assert.equal(field(message, 28).toString('utf16le'), 'EDU');
+  assert.equal(field(message, 36).toString('utf16le'), 'anna');
+  assert.equal(field(message, 20).length, 16 + 28 + targetInfo.length - 4 + micFlagsAndEol.length + 4);
+  assert.equal(field(message, 12).length, 24);
+  assert.equal(message.readUInt32LE(12 + 4), 88, 'the payload follows Version and MIC');
+});
+
+test('AUTHENTICATE carries a MIC over NEGOTIATE, CHALLENGE and AUTHENTICATE, announced in MsvAvFlags (MS-NLMP 3.1.5.1.2)', () => {
+  // The 4.2.4 target info (NbDomainName, NbComputerName) plus an MsvAvTimestamp, as every current server sends.
+  const time = hex('0090d336b734c301');
+  const withTimestamp = Buffer.concat([targetInfo.subarray(0, -4), hex('07000800'), time, hex('00000000')]);
+  const challengeBytes = challengeMessage(withTimestamp);
+  const negotiate = negotiateMessage();
+  const { message, sessionKey } = authenticateMessage(negotiate, parseChallenge(challengeBytes), { domain: 'Domain', user: 'User', password: 'Password' });
+
+  const withoutMic = Buffer.from(message);
+  withoutMic.fill(0, 72, 88);
+  const mic = createHmac('md5', sessionKey).update(negotiate).update(challengeBytes).update(withoutMic).digest();
+  assert.equal(message.subarray(72, 88).toString('hex'), mic.toString('hex'));
+
+  const nt = field(message, 20);
+  const blob = nt.subarray(16); // NTProofStr, then the signed client blob (MS-NLMP 2.2.2.7)
+  assert.equal(blob.subarray(8, 16).toString('hex'), time.toString('hex'), 'the server timestamp is used');
+  const signedTargetInfo = blob.subarray(28, blob.length - 4);
+  assert.equal(signedTargetInfo.toString('hex'), Buffer.concat([withTimestamp.subarray(0, -4), micFlagsAndEol]).toString('hex'));
+  assert.equal(field(message, 12).toString('hex'), '00'.repeat(24), 'with a server timestamp the LMv2 response is empty');
+  // The session base key and NTProofStr still follow 4.2.4.2 for that blob.
+  const proof = createHmac('md5', ntowfV2('Password', 'User', 'Domain')).update(hex('0123456789abcdef')).update(blob).digest();
+  assert.equal(nt.subarray(0, 16).toString('hex'), proof.toString('hex'));
 });
 
 test('a challenge whose target info points outside the message is rejected', () => {
@@ -67,8 +97,10 @@ test('SPNEGO: tokens round-trip and malformed tokens raise errors', () => {
   const inner = Buffer.from('hello');
   // A server NegTokenResp: negState accept-incomplete plus a response token.
   const resp = Buffer.from([0xa1, 0x10, 0x30, 0x0e, 0xa0, 0x03, 0x0a, 0x01, 0x01, 0xa2, 0x07, 0x04, 0x05, ...inner]);
-  assert.deepEqual(parseNegTokenResp(resp), { negState: 1, responseToken: inner });
+  assert.deepEqual(parseNegTokenResp(resp), { negState: 1, responseToken: inner, mechListMic: null });
   assert.deepEqual(parseNegTokenResp(negTokenResp(inner)).responseToken, inner);
+  const mic = Buffer.alloc(16, 0x4d);
+  assert.deepEqual(parseNegTokenResp(negTokenResp(inner, mic)), { negState: null, responseToken: inner, mechListMic: mic });
   assert.throws(() => parseNegTokenResp(resp.subarray(0, 8)), { code: 'PROTOCOL_ERROR' });
   assert.throws(() => parseNegTokenResp(Buffer.from([0xa1, 0x84, 0xff, 0xff, 0xff, 0xff])), { code: 'PROTOCOL_ERROR' });
 });
