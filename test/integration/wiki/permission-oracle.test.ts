@@ -19,6 +19,8 @@ import { createSearchClient } from '../../../src/search/client.js';
 import { DEFAULT_ALIAS } from '../../../src/search/mapping.js';
 import { SmbClient, SmbError, type SmbShare } from '../../../src/smb/index.js';
 import type { SecurityDescriptor } from '../../../src/smb/security-descriptor.js';
+import { AUTHENTICATED_USERS_SID, deriveAcl, EVERYONE_SID } from '../../../src/wiki/acl.js';
+import { domainUsersSid } from '../../../src/wiki/principal.js';
 import { startService, type RunningService } from '../../support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { seededRandom } from '../search/seeded-random.js';
@@ -139,6 +141,26 @@ describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
     return { searched, listed, roots };
   }
 
+  /**
+   * (case, page) pairs where only the user's whole token keeps the page hidden: the header's groups match an allow
+   * entry and no deny entry, yet a group the header leaves out is denied. Shows that the matrix can catch a deny
+   * matched with the header's groups alone.
+   */
+  function denyOutsideHeader(): number {
+    const groupSid = new Map(directory!.groups.map((g) => [g.name, g.sid]));
+    let count = 0;
+    for (const hc of cases) {
+      const counted = (hc.groups ?? []).filter((g) => hc.user.groups.includes(g)).map((g) => groupSid.get(g)!);
+      if (counted.length === 0) continue;
+      const allowSet = new Set([hc.user.sid, ...counted, domainUsersSid(hc.user.sid)!, EVERYONE_SID, AUTHENTICATED_USERS_SID]);
+      for (const page of fixture.pages) {
+        const acl = deriveAcl(security.get(page.path)!);
+        if (acl.allow.some((sid) => allowSet.has(sid)) && !acl.deny.some((sid) => allowSet.has(sid)) && acl.deny.some((sid) => hc.user.token.has(sid))) count++;
+      }
+    }
+    return count;
+  }
+
   async function runMatrix(label: string): Promise<MatrixResult> {
     const started = Date.now();
     const { users } = directory!;
@@ -257,6 +279,9 @@ describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
     assert.deepEqual(baseline.inconsistencies, [], 'search, page lists and roots agree');
     const readable = [...baseline.granted.values()].reduce((n, s) => n + s.size, 0);
     assert.ok(readable > 0 && readable < directory!.users.length * fixture.pages.length, 'the fixture both grants and refuses');
+    const guarded = denyOutsideHeader();
+    console.log(`permission oracle: ${guarded} (user, header, page) cases are hidden only by a deny of a group the header leaves out`);
+    assert.ok(guarded > 0, 'the fixture denies pages to groups that narrowed headers leave out');
   });
 
   it('readers who may not write are refused LOCK, PROPPATCH, PUT, DELETE and MOVE', async () => {
