@@ -3,7 +3,8 @@
 // X-Service-Groups header into the SIDs allow entries are matched with
 // (narrowed by the header), the SIDs deny entries are matched with (the
 // user's whole token) and the visible shares (without a header, or with no
-// resolvable group, the allow set is empty: no hits, never an error). Elasticsearch is queried from this thread (async I/O); when it is
+// resolvable group, the allow set is empty: no hits, never an error).
+// Elasticsearch is queried from this thread (async I/O); when it is
 // down the answer is empty with "degraded": true. With
 // `elasticsearch.enabled: false` every wiki endpoint answers 404 and no
 // Elasticsearch client is created.
