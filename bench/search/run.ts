@@ -228,10 +228,8 @@ async function measureAll(): Promise<BenchReport> {
 
     // The service's viewer for the caller, by its documented rule (checked below by comparing answers).
     const user = env.users[CALLER.user]!;
-    const viewer: Viewer = {
-      sids: [user.sid, ...CALLER.groups.map((g) => env.groups[g]!), env.groups['Domain Users']!, EVERYONE_SID, AUTHENTICATED_USERS_SID],
-      shares: [SHARE],
-    };
+    const sids = [user.sid, ...CALLER.groups.map((g) => env.groups[g]!), env.groups['Domain Users']!, EVERYONE_SID, AUTHENTICATED_USERS_SID];
+    const viewer: Viewer = { allowSids: sids, denySids: sids, shares: [SHARE] };
     const directBody = join(work, 'direct.json');
     const serviceBody = join(work, 'service.json');
     writeFileSync(directBody, JSON.stringify(buildSearchBody(parseSearchRequest(QUERY), viewer)));

@@ -1,5 +1,5 @@
 // What the http-front asks the ldap-resolver, declared once for both ends:
-// who a wiki caller is (the SID set and shares a search filters with) and the
+// who a wiki caller is (the SID sets and shares a search filters with) and the
 // per-share wiki visibility that global admins manage.
 
 /** A wiki request's identity as it arrived: basic credentials and the raw `X-Service-Groups` header. */
@@ -15,8 +15,10 @@ export type ViewerAnswer =
       ok: true;
       /** The authenticated user's SID; null when it could not be looked up (no `ldap.base_dn`). */
       userSid: string | null;
-      /** What `acl_allow` / `acl_deny` are matched with; empty = the caller sees nothing. */
-      sids: string[];
+      /** What `acl_allow` is matched with: narrowed by the header; empty = the caller sees nothing. */
+      allowSids: string[];
+      /** What `acl_deny` is matched with: the user's whole token, whatever the header says. */
+      denySids: string[];
       /** Configured shares whose wiki this caller may see (active, access groups met). */
       shares: string[];
     }

@@ -6,9 +6,12 @@ import type { estypes } from '@elastic/elasticsearch';
 import { folderKey } from '../wiki/document.js';
 import { SharePathError } from '../wiki/layout.js';
 
-/** Who is looking: the SID set from userSidSet() and the shares the caller may see. */
+/** Who is looking: the SIDs matched with allow entries, those matched with deny entries, the visible shares. */
 export interface Viewer {
-  sids: readonly string[];
+  /** From userSidSet(): narrowed by X-Service-Groups; empty = sees nothing. */
+  allowSids: readonly string[];
+  /** From tokenSidSet(): the user's whole token, so a deny entry of any of the user's groups hides the page. */
+  denySids: readonly string[];
   shares: readonly string[];
 }
 
@@ -99,14 +102,15 @@ export interface Scope {
 }
 
 /**
- * The filter of every query: a SID of the viewer in `acl_allow`, none in `acl_deny`, a visible share, the scope.
+ * The filter of every query: an allow SID of the viewer in `acl_allow`, no deny SID of the viewer in `acl_deny`, a
+ * visible share, the scope.
  * Null when the viewer can see nothing, so the caller answers without asking Elasticsearch.
  */
 export function viewerFilter(viewer: Viewer, scope: Scope = {}): estypes.QueryDslBoolQuery | null {
-  if (viewer.sids.length === 0 || viewer.shares.length === 0) return null;
+  if (viewer.allowSids.length === 0 || viewer.shares.length === 0) return null;
   if (scope.share !== undefined && !viewer.shares.includes(scope.share)) return null;
   const filter: estypes.QueryDslQueryContainer[] = [
-    { terms: { acl_allow: [...viewer.sids] } },
+    { terms: { acl_allow: [...viewer.allowSids] } },
     { terms: { share: scope.share === undefined ? [...viewer.shares] : [scope.share] } },
   ];
   if (scope.folder !== undefined) {
@@ -114,7 +118,7 @@ export function viewerFilter(viewer: Viewer, scope: Scope = {}): estypes.QueryDs
     if (scope.folderMatch === 'exact') filter.push({ term: { folder_key: key } });
     else if (key !== '') filter.push({ term: { folder_ancestors: key } });
   }
-  return { filter, must_not: [{ terms: { acl_deny: [...viewer.sids] } }] };
+  return { filter, must_not: [{ terms: { acl_deny: [...viewer.denySids] } }] };
 }
 
 /** Fields a hit needs from `_source`; the body is only read by the highlighter. */

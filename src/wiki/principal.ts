@@ -103,7 +103,7 @@ export interface ResolvedPrincipal {
 }
 
 /**
- * The SIDs a search filters with: the user, the resolved groups, Everyone and Authenticated Users.
+ * The SIDs a page's allow entries are matched with: the user, the resolved groups, Everyone and Authenticated Users.
  * Fail-closed: when no group from the header resolved (no base_dn, directory down, unknown names) the set is empty
  * and every search and list view returns nothing.
  */
@@ -112,6 +112,16 @@ export function userSidSet(principal: ResolvedPrincipal): string[] {
   const sids = [...principal.groupSids, EVERYONE_SID, AUTHENTICATED_USERS_SID];
   if (principal.userSid) sids.unshift(principal.userSid);
   return [...new Set(sids)];
+}
+
+/**
+ * The SIDs a page's deny entries are matched with: the user's whole token as the file server builds it — the user,
+ * every group of `tokenGroups` (nested membership and the primary group included), Everyone and Authenticated
+ * Users. Windows applies a deny entry to every SID of the token, so a header that leaves a group out must not
+ * lift that group's deny.
+ */
+export function tokenSidSet(userSid: string, tokenGroupSids: Iterable<string>): string[] {
+  return [...new Set([userSid, ...tokenGroupSids, EVERYONE_SID, AUTHENTICATED_USERS_SID])];
 }
 
 /** Relative id of `Domain Users`, the primary group of every domain account. */

@@ -1,8 +1,13 @@
 /**
- * Who a wiki caller is, as the search filter needs it: the SID set matched with `acl_allow` / `acl_deny` and the
- * shares whose wiki the caller may see. Runs in the ldap-resolver actor, off the request thread.
+ * Who a wiki caller is, as the search filter needs it: the SID set matched with `acl_allow`, the SID set matched
+ * with `acl_deny`, and the shares whose wiki the caller may see. Runs in the ldap-resolver actor, off the request
+ * thread.
  *
- * Steps (fail-closed: whenever something is missing the SID set is empty and every search finds nothing):
+ * The header may narrow what allows, never what denies: a page is shown when one of its allow entries names a SID
+ * of the (narrowed) allow set and none of its deny entries names a SID of the user's whole token, as Windows
+ * applies a deny entry to every SID in the token.
+ *
+ * Steps (fail-closed: whenever something is missing the allow set is empty and every search finds nothing):
  *  1. `X-Service-Groups` is parsed (principal.ts; a malformed header is a 400).
  *  2. The basic credentials are verified by an LDAPS bind as the user (Directory.authenticateUser), which also
  *     yields the user's SID and `tokenGroups` (transitive membership). Successful logins are cached for a short
@@ -14,9 +19,10 @@
  *     least one header group counts, the user's `Domain Users` membership (the primary group, which AD lists in
  *     `tokenGroups` but which group lists sent by other systems usually omit) is added as well, because NT ACLs
  *     grant by it (the testbed's share root does) and SMB itself would grant the user access through it.
- *  5. SID set = user SID + counted group SIDs (+ Domain Users) + Everyone + Authenticated Users (userSidSet);
+ *  5. Allow set = user SID + counted group SIDs (+ Domain Users) + Everyone + Authenticated Users (userSidSet);
+ *     deny set = user SID + every `tokenGroups` SID + Everyone + Authenticated Users (tokenSidSet), not narrowed;
  *     shares = configured shares with an active wiki whose access groups (if any) include a counted group.
- * Without `ldap.base_dn` nothing can be resolved: the answer is the empty set, never an error.
+ * Without `ldap.base_dn` nothing can be resolved: the answer is the empty sets, never an error.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
@@ -24,7 +30,7 @@ import type { ViewerAnswer, ViewerQuery } from '../messages/ldap-resolver.js';
 import { DirectoryError } from '../ldap/connection.js';
 import type { UserAuthenticator } from '../ldap/directory.js';
 import { CachedGroupSidResolver, type GroupSidResolver } from '../ldap/group-sid-cache.js';
-import { domainUsersSid, GroupsHeaderError, parseServiceGroupsHeader, userSidSet } from './principal.js';
+import { domainUsersSid, GroupsHeaderError, parseServiceGroupsHeader, tokenSidSet, userSidSet } from './principal.js';
 
 /** A verified login as far as the wiki needs it. */
 interface Identity {
@@ -89,7 +95,7 @@ export class ViewerResolver {
       if (error instanceof GroupsHeaderError) return { ok: false, status: 400, error: 'bad_groups_header', message: error.message };
       throw error;
     }
-    if (this.options.directory === null || this.groups === null) return { ok: true, userSid: null, sids: [], shares: [] };
+    if (this.options.directory === null || this.groups === null) return { ok: true, userSid: null, allowSids: [], denySids: [], shares: [] };
 
     let identity: Identity;
     try {
@@ -113,9 +119,10 @@ export class ViewerResolver {
     const groupSids = counted.map(([, sid]) => sid);
     const domainUsers = domainUsersSid(identity.sid);
     if (groupSids.length > 0 && domainUsers !== null && identity.tokenGroupSids.has(domainUsers)) groupSids.push(domainUsers);
-    const sids = userSidSet({ userSid: identity.sid, groupSids });
-    const shares = sids.length === 0 ? [] : this.options.visibleShares(counted.map(([name]) => name));
-    return { ok: true, userSid: identity.sid, sids, shares };
+    const allowSids = userSidSet({ userSid: identity.sid, groupSids });
+    const denySids = tokenSidSet(identity.sid, identity.tokenGroupSids);
+    const shares = allowSids.length === 0 ? [] : this.options.visibleShares(counted.map(([name]) => name));
+    return { ok: true, userSid: identity.sid, allowSids, denySids, shares };
   }
 
   private async login(directory: UserAuthenticator, user: string, password: string): Promise<Identity> {

@@ -28,7 +28,8 @@ const neverExpires = '-9223372036854775808';
 // A normal, enabled account (ADS_UF_NORMAL_ACCOUNT).
 const normalAccount = '512';
 
-function newDn(name: string): string {
+/** The DN of a new user or group of this name in `CN=Users`. */
+export function newDn(name: string): string {
   return `CN=${name.replace(/[,+"\\<>;=#]/g, '\\$&')},${usersContainer}`;
 }
 
@@ -37,12 +38,24 @@ function unicodePwd(password: string): Buffer {
   return Buffer.from(`"${password}"`, 'utf16le');
 }
 
+/** The attributes of a new, enabled user account with this password. */
+export function userAttributes(user: string, password: string): Attribute[] {
+  const attributes: [string, string[] | Buffer[]][] = [
+    ['objectClass', ['user']],
+    ['sAMAccountName', [user]],
+    ['userPrincipalName', [`${user}@${realm.toLowerCase()}`]],
+    ['unicodePwd', [unicodePwd(password)]],
+    ['userAccountControl', [normalAccount]],
+  ];
+  return attributes.map(([type, vals]) => new Attribute({ type, values: vals }));
+}
+
 function values(entry: Entry, attribute: string): string[] {
   const value = entry[attribute];
   return (Array.isArray(value) ? value : value === undefined ? [] : [value]).map(String);
 }
 
-async function findByAccountName(client: Client, names: readonly string[]): Promise<Map<string, Entry>> {
+export async function findByAccountName(client: Client, names: readonly string[]): Promise<Map<string, Entry>> {
   const { searchEntries } = await client.search(baseDn, {
     filter: new OrFilter({ filters: names.map((value) => new EqualityFilter({ attribute: 'sAMAccountName', value })) }),
     attributes: ['sAMAccountName', 'objectSid', 'memberOf'],
@@ -62,14 +75,7 @@ async function createMissing(client: Client): Promise<void> {
     await client.add(newDn(group), { objectClass: 'group', sAMAccountName: group });
   }
   for (const user of users.filter((name) => !existing.has(name))) {
-    const attributes: [string, string[] | Buffer[]][] = [
-      ['objectClass', ['user']],
-      ['sAMAccountName', [user]],
-      ['userPrincipalName', [`${user}@${realm.toLowerCase()}`]],
-      ['unicodePwd', [unicodePwd(accounts[user]?.password ?? '')]],
-      ['userAccountControl', [normalAccount]],
-    ];
-    await client.add(newDn(user), attributes.map(([type, vals]) => new Attribute({ type, values: vals })));
+    await client.add(newDn(user), userAttributes(user, accounts[user]?.password ?? ''));
   }
 }
 
@@ -90,21 +96,27 @@ async function addMemberships(client: Client, entries: Map<string, Entry>): Prom
   }
 }
 
-function sidOf(entries: Map<string, Entry>, name: string): string {
+export function sidOf(entries: Map<string, Entry>, name: string): string {
   const sid = entries.get(name)?.objectSid;
   if (!Buffer.isBuffer(sid)) throw new Error(`the directory returned no objectSid for ${name}`);
   return decodeSid(sid);
 }
 
-async function populate(tls: LdapTls): Promise<DirectorySids> {
+/** An LDAPS session bound as the DC Administrator; the caller unbinds. */
+export async function dcAdminClient(tls: LdapTls): Promise<Client> {
   const client = new Client({
     url: ldapsUrl,
     timeout: 30_000,
     connectTimeout: 10_000,
     tlsOptions: { ca: [await readFile(tls.caFile)], servername: tls.serverName },
   });
+  await client.bind(`${dcAdmin.user}@${realm}`, dcAdmin.password);
+  return client;
+}
+
+async function populate(tls: LdapTls): Promise<DirectorySids> {
+  const client = await dcAdminClient(tls);
   try {
-    await client.bind(`${dcAdmin.user}@${realm}`, dcAdmin.password);
     await createMissing(client);
     const users = Object.keys(accounts);
     const entries = await findByAccountName(client, [...groupNames, ...users]);

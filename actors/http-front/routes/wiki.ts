@@ -1,8 +1,10 @@
 // The wiki endpoints: POST /wiki/search, GET /wiki/roots, GET /wiki/pages.
 // Every call needs basic credentials; the ldap-resolver turns them and the
-// X-Service-Groups header into the SID set and visible shares (without a
-// header, or with no resolvable group, that set is empty: no hits, never an
-// error). Elasticsearch is queried from this thread (async I/O); when it is
+// X-Service-Groups header into the SIDs allow entries are matched with
+// (narrowed by the header), the SIDs deny entries are matched with (the
+// user's whole token) and the visible shares (without a header, or with no
+// resolvable group, the allow set is empty: no hits, never an error).
+// Elasticsearch is queried from this thread (async I/O); when it is
 // down the answer is empty with "degraded": true. With
 // `elasticsearch.enabled: false` every wiki endpoint answers 404 and no
 // Elasticsearch client is created.
@@ -48,7 +50,7 @@ export function registerWikiRoutes(router: Router, deps: WikiRouteDeps): void {
   const viewerOf = async (credentials: BasicCredentials, ex: HttpExchange): Promise<Viewer> => {
     const answer = await deps.resolver.viewer({ ...credentials, groupsHeader: ex.headers['x-service-groups'] });
     if (!answer.ok) throw new HttpError(answer.status, answer.error, answer.message, challengeFor(answer.status));
-    return { sids: answer.sids, shares: answer.shares };
+    return { allowSids: answer.allowSids, denySids: answer.denySids, shares: answer.shares };
   };
 
   router.add('POST', PATHS.search, wikiCall(async (ex, credentials) => {

@@ -11,7 +11,7 @@ import { AceFlags, AceType, type Ace, type SecurityDescriptor } from '../../../s
 import { AUTHENTICATED_USERS_SID, EVERYONE_SID } from '../../../src/wiki/acl.js';
 import { buildWikiDocument, type WikiDocument } from '../../../src/wiki/document.js';
 import { wikiPagePath } from '../../../src/wiki/layout.js';
-import { userSidSet } from '../../../src/wiki/principal.js';
+import { tokenSidSet, userSidSet } from '../../../src/wiki/principal.js';
 import { scratchIndex, type ScratchIndex } from './scratch-index.js';
 import { seededRandom } from './seeded-random.js';
 
@@ -86,17 +86,32 @@ function toDocument(page: MatrixPage, i: number): WikiDocument {
   });
 }
 
+/** A viewer whose header names all its groups: allow and deny entries are matched with the same SIDs. */
+function whole(sids: string[], shares = SHARES): Viewer {
+  return { allowSids: sids, denySids: sids, shares };
+}
+
 const VIEWERS: Record<string, Viewer> = {
-  'no groups resolved': { sids: userSidSet({ userSid: U1, groupSids: [] }), shares: SHARES },
-  'U1 in G1': { sids: userSidSet({ userSid: U1, groupSids: [G1] }), shares: SHARES },
-  'U2 in G2, G3': { sids: userSidSet({ userSid: U2, groupSids: [G2, G3] }), shares: SHARES },
-  'U3 in G4': { sids: userSidSet({ userSid: U3, groupSids: [G4] }), shares: SHARES },
-  'U4 in all groups': { sids: userSidSet({ userSid: U4, groupSids: [...GROUPS] }), shares: SHARES },
-  'unknown user in G5': { sids: userSidSet({ groupSids: [G5] }), shares: SHARES },
-  'U1 in G3, share schule only': { sids: userSidSet({ userSid: U1, groupSids: [G3] }), shares: ['schule'] },
-  'bare U2 SID': { sids: [U2], shares: SHARES },
-  'U3 in G2, G5, two shares': { sids: userSidSet({ userSid: U3, groupSids: [G2, G5] }), shares: ['verwaltung', 'privat'] },
-  'U2 in G1, no shares': { sids: userSidSet({ userSid: U2, groupSids: [G1] }), shares: [] },
+  'no groups resolved': whole(userSidSet({ userSid: U1, groupSids: [] })),
+  'U1 in G1': whole(userSidSet({ userSid: U1, groupSids: [G1] })),
+  'U2 in G2, G3': whole(userSidSet({ userSid: U2, groupSids: [G2, G3] })),
+  'U2 in G2, G3, header G2 only (G3 still denies)': {
+    allowSids: userSidSet({ userSid: U2, groupSids: [G2] }),
+    denySids: tokenSidSet(U2, [G2, G3]),
+    shares: SHARES,
+  },
+  'U3 in G4': whole(userSidSet({ userSid: U3, groupSids: [G4] })),
+  'U4 in all groups': whole(userSidSet({ userSid: U4, groupSids: [...GROUPS] })),
+  'U4 in all groups, header G1 only (every group still denies)': {
+    allowSids: userSidSet({ userSid: U4, groupSids: [G1] }),
+    denySids: tokenSidSet(U4, GROUPS),
+    shares: SHARES,
+  },
+  'unknown user in G5': whole(userSidSet({ groupSids: [G5] })),
+  'U1 in G3, share schule only': whole(userSidSet({ userSid: U1, groupSids: [G3] }), ['schule']),
+  'bare U2 SID': whole([U2]),
+  'U3 in G2, G5, two shares': whole(userSidSet({ userSid: U3, groupSids: [G2, G5] }), ['verwaltung', 'privat']),
+  'U2 in G1, no shares': whole(userSidSet({ userSid: U2, groupSids: [G1] }), []),
 };
 
 describe('ACL matrix: search and list views show exactly what the ACLs allow', () => {
@@ -110,8 +125,8 @@ describe('ACL matrix: search and list views show exactly what the ACLs allow', (
       const page = pages[i]!;
       return (
         viewer.shares.includes(page.share) &&
-        page.readers.some((sid) => viewer.sids.includes(sid)) &&
-        !page.deniers.some((sid) => viewer.sids.includes(sid))
+        page.readers.some((sid) => viewer.allowSids.includes(sid)) &&
+        !page.deniers.some((sid) => viewer.denySids.includes(sid))
       );
     });
   }
@@ -130,6 +145,16 @@ describe('ACL matrix: search and list views show exactly what the ACLs allow', (
 
   it('has a matrix that both shows and hides pages', () => {
     assert.ok(docs.length >= 40 && Object.keys(VIEWERS).length >= 8);
+    // Some page is denied only to a group the narrowed header leaves out: matching deny entries with the header's
+    // groups alone would show it.
+    const narrowed = VIEWERS['U2 in G2, G3, header G2 only (G3 still denies)']!;
+    const deniedOnlyOutsideHeader = pages.filter(
+      (page) =>
+        page.readers.some((sid) => narrowed.allowSids.includes(sid)) &&
+        page.deniers.some((sid) => narrowed.denySids.includes(sid)) &&
+        !page.deniers.some((sid) => narrowed.allowSids.includes(sid)),
+    );
+    assert.ok(deniedOnlyOutsideHeader.length > 0, 'the matrix has a page that only G3 denies');
     const counts = Object.values(VIEWERS).map((v) => visible(v).length);
     assert.ok(counts.some((n) => n > 5), `visible counts ${counts}`);
     assert.ok(counts.every((n) => n < docs.length), `visible counts ${counts}`);

@@ -31,7 +31,8 @@ describe('WikiIndexKeeper on the testbed', () => {
   /** Paths (share:path) anna (Lehrer) finds for a word. */
   const annaFinds = async (word: string) => {
     const anna = env.users['anna']!;
-    const viewer = { sids: userSidSet({ userSid: anna.sid, groupSids: [env.groups['Lehrer']!, env.groups['Domain Users']!] }), shares: ['schule', 'verwaltung'] };
+    const sids = userSidSet({ userSid: anna.sid, groupSids: [env.groups['Lehrer']!, env.groups['Domain Users']!] });
+    const viewer = { allowSids: sids, denySids: sids, shares: ['schule', 'verwaltung'] };
     return (await search.search(parseSearchRequest({ q: word }), viewer)).hits.map((h) => `${h.share}:${h.path}`);
   };
 

@@ -10,7 +10,7 @@ import { buildWikiDocument, type WikiDocument } from '../../../src/wiki/document
 import { scratchIndex, type ScratchIndex } from './scratch-index.js';
 
 const PAGES = 300;
-const viewer: Viewer = { sids: ['S-1-5-21-5-1001', 'S-1-1-0'], shares: ['schule'] };
+const viewer: Viewer = { allowSids: ['S-1-5-21-5-1001', 'S-1-1-0'], denySids: ['S-1-5-21-5-1001', 'S-1-1-0'], shares: ['schule'] };
 
 function page(i: number): WikiDocument {
   return buildWikiDocument({

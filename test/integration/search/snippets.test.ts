@@ -8,7 +8,7 @@ import { WikiSearch } from '../../../src/search/search.js';
 import { buildWikiDocument } from '../../../src/wiki/document.js';
 import { scratchIndex, type ScratchIndex } from './scratch-index.js';
 
-const viewer: Viewer = { sids: ['S-1-1-0'], shares: ['schule'] };
+const viewer: Viewer = { allowSids: ['S-1-1-0'], denySids: ['S-1-1-0'], shares: ['schule'] };
 
 const pages: Record<string, string> = {
   'Sicherheit.md': [

@@ -47,7 +47,8 @@ describe('the testbed wiki, indexed from SMB with its real ACLs', () => {
   function viewerOf(user: string): Viewer {
     const account = env.users[user]!;
     const groupSids = [...account.groups, 'Domain Users'].map((g) => env.groups[g]!);
-    return { sids: userSidSet({ userSid: account.sid, groupSids }), shares: env.smb.shares.map((s) => s.name) };
+    const sids = userSidSet({ userSid: account.sid, groupSids });
+    return { allowSids: sids, denySids: sids, shares: env.smb.shares.map((s) => s.name) };
   }
 
   before(async () => {
@@ -101,7 +102,7 @@ describe('the testbed wiki, indexed from SMB with its real ACLs', () => {
   }
 
   it('a user whose groups did not resolve sees nothing', async () => {
-    const viewer = { sids: userSidSet({ userSid: env.users['anna']!.sid, groupSids: [] }), shares: ['schule', 'verwaltung'] };
+    const viewer = { allowSids: userSidSet({ userSid: env.users['anna']!.sid, groupSids: [] }), denySids: [], shares: ['schule', 'verwaltung'] };
     assert.deepEqual(await search.listRoots(viewer), { roots: [] });
     assert.deepEqual(await search.search(parseSearchRequest({ q: 'Schulregeln' }), viewer), { total: 0, hits: [] });
   });

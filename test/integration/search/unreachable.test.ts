@@ -15,7 +15,7 @@ describe('Elasticsearch unreachable', () => {
   const warnings: object[] = [];
   const log = { info: () => undefined, warn: (details: object) => warnings.push(details) };
   const search = new WikiSearch({ client, log });
-  const viewer: Viewer = { sids: ['S-1-1-0'], shares: ['schule'] };
+  const viewer: Viewer = { allowSids: ['S-1-1-0'], denySids: ['S-1-1-0'], shares: ['schule'] };
   after(() => client.close());
 
   it('search, listPages and listRoots answer empty and degraded, and log why', async () => {
@@ -28,7 +28,7 @@ describe('Elasticsearch unreachable', () => {
 
   it('a viewer without SIDs is answered without asking Elasticsearch at all', async () => {
     warnings.length = 0;
-    assert.deepEqual(await search.search(parseSearchRequest({ q: 'x' }), { sids: [], shares: ['schule'] }), { total: 0, hits: [] });
+    assert.deepEqual(await search.search(parseSearchRequest({ q: 'x' }), { allowSids: [], denySids: [], shares: ['schule'] }), { total: 0, hits: [] });
     assert.equal(warnings.length, 0);
   });
 

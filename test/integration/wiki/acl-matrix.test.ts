@@ -1,7 +1,7 @@
-// The permission filter end to end through the running service: 48 wiki pages written to the testbed DC with
+// The permission filter end to end through the running service: 52 wiki pages written to the testbed DC with
 // real NT ACLs (allow, deny, inherited, Everyone, Authenticated Users, Domain Users, a user, write-only,
 // inherit-only, empty DACL), indexed by the service's own reconciler pass, then listed and searched by 12
-// callers (accounts with different X-Service-Groups). Every answer is compared with the visible set worked out
+// callers (accounts with different X-Service-Groups; deny entries apply to the account's whole token). Every answer is compared with the visible set worked out
 // here from the ACLs: zero leaks, zero misses.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -27,6 +27,8 @@ import {
 } from './wiki-service.js';
 
 const run = promisify(execFile);
+/** A folder whose pages allow `Lehrkräfte Mathe` and Schul-Admins and deny `Lehrer`. */
+const DENIED_TO_LEHRER = 'Mathe ohne Lehrer';
 const SHARE = 'schule';
 const WELL_KNOWN: Record<string, string> = { [EVERYONE]: 'S-1-1-0', [AUTHENTICATED_USERS]: 'S-1-5-11' };
 const MASK = { read: '0x1200a9', 'write-only': '0x116', full: '0x1f01ff' } as const;
@@ -159,6 +161,8 @@ describe('wiki permission filter through the service (ACL matrix on the testbed 
     const folderAcls: [string, Ace[]][] = [
       ['Kollegium', [{ principal: 'Lehrer' }, { principal: 'Schueler', deny: true }]],
       ['Offen für alle', [{ principal: EVERYONE }]],
+      // anna is in both groups: a header naming only `Lehrkräfte Mathe` must not lift the `Lehrer` deny.
+      [DENIED_TO_LEHRER, [{ principal: 'Lehrkräfte Mathe' }, { principal: 'Lehrer', deny: true }, { principal: 'Schul-Admins' }]],
     ];
     for (const [folder, aces] of folderAcls) {
       await admin.mkdir(`${scratch}/${folder}`);
@@ -220,6 +224,21 @@ describe('wiki permission filter through the service (ACL matrix on the testbed 
       }
     });
   }
+
+  it('hides a page denied to one of the caller\'s groups even when the header names only an allowed one', async () => {
+    const folder = `${scratch}/${DENIED_TO_LEHRER}`;
+    const inFolder = (keys: string[]) => keys.filter((key) => key.startsWith(`${SHARE}:${folder}/`));
+    const rootsOf = async (caller: Caller) =>
+      (await api.roots(caller)).roots.filter((r) => r.share === SHARE && r.folder === folder).map((r) => r.pages);
+    const admins: Caller = { user: 'fpadmin', groups: ['Schul-Admins'] };
+    assert.deepEqual(await rootsOf(admins), [4], 'the pages are indexed and visible to an allowed group');
+    for (const groups of [['Lehrkräfte Mathe'], ['Lehrkräfte Mathe', 'Lehrer']]) {
+      const anna: Caller = { user: 'anna', groups };
+      assert.deepEqual(inFolder(await api.searchedPages(anna, { q: 'matrixwort' })), [], `search, header ${groups}`);
+      assert.deepEqual((await api.pages(anna, SHARE, folder)).pages, [], `/wiki/pages, header ${groups}`);
+      assert.deepEqual(await rootsOf(anna), [], `/wiki/roots, header ${groups}`);
+    }
+  });
 
   it('finds a single page by its own word, and scopes search to a share and folder', async () => {
     const anna: Caller = { user: 'anna', groups: ['Lehrer', 'Lehrkräfte Mathe'] };

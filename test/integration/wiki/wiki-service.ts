@@ -33,21 +33,28 @@ export function groupsHeader(groups: readonly string[]): string {
   return groups.map((name) => encodeURIComponent(name)).join(',');
 }
 
-/**
- * The principals a caller's search must match, by the service's documented identity rule: header groups count
- * only when the account is a member; when one counts, the account, Domain Users, Everyone and Authenticated Users
- * join. No counted group: nothing.
- */
-export function principalsOf(env: TestbedEnv, caller: Caller): Set<string> {
-  const membership = new Set([...env.users[caller.user]!.groups, DOMAIN_USERS].map((g) => g.toLowerCase()));
-  const counted = (caller.groups ?? []).filter((g) => membership.has(g.toLowerCase()));
-  if (counted.length === 0) return new Set();
-  return new Set([caller.user, ...counted, DOMAIN_USERS, EVERYONE, AUTHENTICATED_USERS].map((p) => p.toLowerCase()));
+/** Principals (lower-cased names) a caller's allow and deny entries are matched with. */
+export interface CallerPrincipals {
+  allow: ReadonlySet<string>;
+  deny: ReadonlySet<string>;
 }
 
-export function maySee(acl: ReadAcl, principals: ReadonlySet<string>): boolean {
-  const has = (p: string) => principals.has(p.toLowerCase());
-  return !acl.deny.some(has) && acl.allow.some(has);
+/**
+ * The principals a caller's search must match, by the service's documented identity rule. Allow: header groups
+ * count only when the account is a member; when one counts, the account, Domain Users, Everyone and Authenticated
+ * Users join; no counted group: nothing. Deny: the account's whole token, whatever the header says.
+ */
+export function principalsOf(env: TestbedEnv, caller: Caller): CallerPrincipals {
+  const membership = [...env.users[caller.user]!.groups, DOMAIN_USERS];
+  const token = [caller.user, ...membership, EVERYONE, AUTHENTICATED_USERS];
+  const counted = (caller.groups ?? []).filter((g) => membership.some((m) => m.toLowerCase() === g.toLowerCase()));
+  const allow = counted.length === 0 ? [] : [caller.user, ...counted, DOMAIN_USERS, EVERYONE, AUTHENTICATED_USERS];
+  const lowerSet = (names: string[]) => new Set(names.map((p) => p.toLowerCase()));
+  return { allow: lowerSet(allow), deny: lowerSet(token) };
+}
+
+export function maySee(acl: ReadAcl, principals: CallerPrincipals): boolean {
+  return !acl.deny.some((p) => principals.deny.has(p.toLowerCase())) && acl.allow.some((p) => principals.allow.has(p.toLowerCase()));
 }
 
 /** The read ACL of every testbed wiki page (`share:path`), from the folder ACLs of test/testbed/wiki-content.ts. */

@@ -21,7 +21,13 @@ function fieldOf(body: unknown): string {
   assert.fail(`${JSON.stringify(body)} was accepted`);
 }
 
-const viewer: Viewer = { sids: ['S-1-5-21-9-1101', 'S-1-1-0'], shares: ['schule', 'verwaltung'] };
+/** Narrowed by the header to group 1101; the whole token also holds group 1102. */
+const viewer: Viewer = {
+  allowSids: ['S-1-5-21-9-1101', 'S-1-1-0'],
+  denySids: ['S-1-5-21-9-1101', 'S-1-5-21-9-1102', 'S-1-1-0'],
+  shares: ['schule', 'verwaltung'],
+};
+const nobody = { allowSids: [], denySids: ['S-1-1-0'], shares: ['schule'] };
 
 describe('parseSearchRequest', () => {
   it('fills defaults and trims the query', () => {
@@ -57,23 +63,23 @@ describe('parseSearchRequest', () => {
 });
 
 describe('viewerFilter', () => {
-  it('requires an allowed SID, no denied SID and a visible share', () => {
+  it('requires an allow SID in acl_allow, no SID of the whole token in acl_deny, and a visible share', () => {
     assert.deepEqual(viewerFilter(viewer), {
-      filter: [{ terms: { acl_allow: viewer.sids } }, { terms: { share: ['schule', 'verwaltung'] } }],
-      must_not: [{ terms: { acl_deny: viewer.sids } }],
+      filter: [{ terms: { acl_allow: viewer.allowSids } }, { terms: { share: ['schule', 'verwaltung'] } }],
+      must_not: [{ terms: { acl_deny: viewer.denySids } }],
     });
   });
 
   it('is null when the viewer can see nothing: no SIDs, no shares, or a share not visible', () => {
-    assert.equal(viewerFilter({ sids: [], shares: ['schule'] }), null);
-    assert.equal(viewerFilter({ sids: ['S-1-1-0'], shares: [] }), null);
+    assert.equal(viewerFilter(nobody), null);
+    assert.equal(viewerFilter({ allowSids: ['S-1-1-0'], denySids: ['S-1-1-0'], shares: [] }), null);
     assert.equal(viewerFilter(viewer, { share: 'geheim' }), null);
   });
 
   it('narrows to one share and to a folder with everything below it, compared case-insensitively', () => {
     const bool = viewerFilter(viewer, { share: 'schule', folder: '/Fachschaften/Deutsch/' })!;
     assert.deepEqual(bool.filter, [
-      { terms: { acl_allow: viewer.sids } },
+      { terms: { acl_allow: viewer.allowSids } },
       { terms: { share: ['schule'] } },
       { term: { folder_ancestors: 'fachschaften/deutsch' } },
     ]);
@@ -95,22 +101,22 @@ describe('request bodies', () => {
     assert.deepEqual(bool.must, [
       { multi_match: { query: 'Prüfung', fields: ['title^3', 'headings^2', 'body'], type: 'cross_fields', operator: 'and' } },
     ]);
-    assert.deepEqual(bool.must_not, [{ terms: { acl_deny: viewer.sids } }]);
+    assert.deepEqual(bool.must_not, [{ terms: { acl_deny: viewer.denySids } }]);
     assert.equal(body.highlight!.encoder, 'html');
     assert.deepEqual(body.highlight!.pre_tags, ['<mark>']);
     assert.deepEqual(body.highlight!.post_tags, ['</mark>']);
   });
 
-  it('builds nothing for a viewer without SIDs', () => {
-    assert.equal(buildSearchBody(parseSearchRequest({ q: 'x' }), { sids: [], shares: ['schule'] }), null);
-    assert.equal(buildPageListBody('schule', '', { sids: [], shares: ['schule'] }), null);
-    assert.equal(buildRootsBody({ sids: [], shares: ['schule'] }), null);
+  it('builds nothing for a viewer without allow SIDs', () => {
+    assert.equal(buildSearchBody(parseSearchRequest({ q: 'x' }), nobody), null);
+    assert.equal(buildPageListBody('schule', '', nobody), null);
+    assert.equal(buildRootsBody(nobody), null);
   });
 
   it('lists pages of one folder and groups roots by share and folder under the same filter', () => {
     const pages = buildPageListBody('schule', 'Lehrerzimmer', viewer)!;
     assert.deepEqual((pages.query!.bool!.filter as unknown[])[2], { term: { folder_key: 'lehrerzimmer' } });
-    assert.deepEqual(pages.query!.bool!.must_not, [{ terms: { acl_deny: viewer.sids } }]);
+    assert.deepEqual(pages.query!.bool!.must_not, [{ terms: { acl_deny: viewer.denySids } }]);
     const roots = buildRootsBody(viewer, { share: 'schule', folder: 'A' })!;
     assert.deepEqual(roots.query, { bool: viewerFilter(viewer) });
     assert.deepEqual(roots.aggs!['roots']!.composite!.after, { share: 'schule', folder: 'A' });

@@ -11,8 +11,12 @@ const DOMAIN = 'S-1-5-21-10-20-30';
 const ANNA = `${DOMAIN}-1105`;
 const DOMAIN_USERS = `${DOMAIN}-513`;
 const GROUPS: Record<string, string> = { Lehrer: `${DOMAIN}-1101`, 'Lehrkräfte Mathe': `${DOMAIN}-1102`, Verwaltung: `${DOMAIN}-1104` };
+/** A group anna is in only through Lehrer (nested); tokenGroups lists it, no header names it. */
+const KOLLEGIUM = `${DOMAIN}-1103`;
+/** anna's whole token: what deny entries are always matched with. */
+const ANNA_TOKEN = [ANNA, GROUPS['Lehrer']!, GROUPS['Lehrkräfte Mathe']!, KOLLEGIUM, DOMAIN_USERS, EVERYONE_SID, AUTHENTICATED_USERS_SID].sort();
 
-/** A directory where anna (password `pw`) is in Lehrer, Lehrkräfte Mathe and Domain Users; `down` makes every call fail. */
+/** A directory where anna (password `pw`) is in Lehrer (and through it Kollegium), Lehrkräfte Mathe and Domain Users; `down` makes every call fail. */
 function scriptedDirectory() {
   const calls = { logins: 0, lookups: [] as string[][] };
   const state = { down: false };
@@ -22,7 +26,7 @@ function scriptedDirectory() {
       calls.logins++;
       if (state.down) throw unavailable();
       if (user !== 'anna' || password !== 'pw') throw new DirectoryError('invalid_credentials', 'invalid user name or password');
-      const groupSids = [GROUPS['Lehrer']!, GROUPS['Lehrkräfte Mathe']!, DOMAIN_USERS];
+      const groupSids = [GROUPS['Lehrer']!, GROUPS['Lehrkräfte Mathe']!, KOLLEGIUM, DOMAIN_USERS];
       return { dn: 'CN=anna', account: 'anna', sid: ANNA, groups: [], groupSids };
     },
     async resolveGroupSids(names: readonly string[]): Promise<Map<string, string>> {
@@ -53,7 +57,12 @@ const anna = (groupsHeader: string | undefined, password = 'pw') => ({ user: 'an
 
 function sidsOf(answer: ViewerAnswer): string[] {
   assert.ok(answer.ok, JSON.stringify(answer));
-  return [...answer.sids].sort();
+  return [...answer.allowSids].sort();
+}
+
+function denySidsOf(answer: ViewerAnswer): string[] {
+  assert.ok(answer.ok, JSON.stringify(answer));
+  return [...answer.denySids].sort();
 }
 
 describe('ViewerResolver', () => {
@@ -70,11 +79,18 @@ describe('ViewerResolver', () => {
     assert.deepEqual(narrowed.ok && narrowed.shares, ['schule']);
   });
 
+  it('matches deny entries with the whole token, nested groups included, whatever the header narrows', async () => {
+    const viewers = resolver(scriptedDirectory().directory);
+    for (const header of ['Lehrer', 'Lehrkr%C3%A4fte%20Mathe', 'Lehrer,Verwaltung', undefined, 'Unbekannt']) {
+      assert.deepEqual(denySidsOf(await viewers.resolve(anna(header))), ANNA_TOKEN, String(header));
+    }
+  });
+
   it('fails closed: no header, only foreign or unknown groups, injection attempts give the empty set', async () => {
     const viewers = resolver(scriptedDirectory().directory);
     for (const header of [undefined, '', 'Verwaltung', 'Unbekannt', '*)(cn=*', 'Domain Users']) {
       const answer = await viewers.resolve(anna(header));
-      assert.deepEqual(answer, { ok: true, userSid: ANNA, sids: [], shares: [] }, String(header));
+      assert.deepEqual({ ...answer, denySids: denySidsOf(answer) }, { ok: true, userSid: ANNA, allowSids: [], denySids: ANNA_TOKEN, shares: [] }, String(header));
     }
   });
 
@@ -130,6 +146,6 @@ describe('ViewerResolver', () => {
   });
 
   it('without a directory (no ldap.base_dn) every caller gets the empty set, never an error', async () => {
-    assert.deepEqual(await resolver(null).resolve(anna('Lehrer')), { ok: true, userSid: null, sids: [], shares: [] });
+    assert.deepEqual(await resolver(null).resolve(anna('Lehrer')), { ok: true, userSid: null, allowSids: [], denySids: [], shares: [] });
   });
 });
