@@ -28,6 +28,8 @@ runActor<Config>(async (ctx) => {
     ttlMs: config.webhooks.user_events.ttl,
     maxPerUser: config.webhooks.user_events.max_per_user,
     maxTotal: config.webhooks.user_events.max_total,
+    maxBytes: config.webhooks.user_events.max_bytes,
+    maxEventSize: config.webhooks.user_events.max_event_size,
   });
   const logins = createWebhookLogins(config, (message) => log.error(message));
 
@@ -62,7 +64,11 @@ runActor<Config>(async (ctx) => {
     userEvents: async (username) => userEvents.list(username),
   };
   log.info({ clients: registry.all().length }, 'webhook client registry loaded');
-  const health = () => ({ webhookClients: registry.all().length, cachedUserEvents: userEvents.totalEvents });
+  const health = () => ({
+    webhookClients: registry.all().length,
+    cachedUserEvents: userEvents.totalEvents,
+    cachedUserEventBytes: userEvents.totalBytes,
+  });
   const metrics = new Registry();
   registerStatMetrics(metrics, health, webhookStoreMetrics);
   return {

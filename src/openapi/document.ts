@@ -158,7 +158,7 @@ export const openApiDocument = {
       post: operation({
         operationId: 'postWebhookEvent',
         summary: 'Accept an event of a registered webhook client',
-        description: 'Checks in this order: the three x-webhook-* headers (400), key and User-Agent (401), timestamp (401), event id not seen before (409), then the body (413, 415, 400).',
+        description: 'Checks in this order: the three x-webhook-* headers (400), key and User-Agent (401), timestamp (401), event id not seen before (409), then the body (413, 415, 400); a service-eventhandler event over webhooks.user_events.max_event_size gets 413 event_too_large after those.',
         tags: ['Webhooks'],
         security: [{ webhookKey: [] }],
         parameters: [
@@ -172,7 +172,7 @@ export const openApiDocument = {
           '400': error('A header is missing, or the body is not a JSON object', ['missing_header', ...JSON_BODY_400]),
           '401': error('Unknown key, User-Agent mismatch, or a timestamp out of range', ['invalid_key', 'user_agent_mismatch', 'invalid_timestamp', 'timestamp_in_future', 'timestamp_expired']),
           '409': error('The event id was already processed', ['duplicate_event']),
-          '413': BODY_413,
+          '413': error('Request body over http.max_body, or a service-eventhandler event over webhooks.user_events.max_event_size', ['body_too_large', 'event_too_large']),
           '415': BODY_415,
           '503': error('An actor the intake needs is restarting; retry', ['service_unavailable'], RETRY_AFTER),
         },

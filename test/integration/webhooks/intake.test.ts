@@ -23,7 +23,7 @@ describe('webhook intake', () => {
     env = await readTestbedEnv();
     service = await startService({
       http: { max_body: MAX_BODY },
-      webhooks: { supported_user_agents: ['service-eventhandler', 'platform-api', 'grades-sync'] },
+      webhooks: { supported_user_agents: ['service-eventhandler', 'platform-api', 'grades-sync'], user_events: { max_event_size: 1024 } },
     });
     admin = AdminApi.asAdmin(service.url, env);
     eventhandler = await admin.register('service-eventhandler');
@@ -247,6 +247,16 @@ describe('webhook intake', () => {
       assert.equal(events[0]!.client_id, eventhandler.id);
       assert.ok(Date.parse(events[0]!.received_at) >= Date.parse(events[1]!.received_at));
       for (const eventId of [withoutUsername, numericUsername]) assert.equal((await logLines(service, eventId, 'webhook event discarded')).length, 1);
+    });
+
+    it('413 event_too_large for a user event over max_event_size; its id stays usable and nothing is cached', async () => {
+      const user = `erik-${randomUUID().slice(0, 8)}`;
+      const eventId = randomUUID();
+      const big = JSON.stringify({ username: user, text: 'x'.repeat(1100) }); // under http.max_body, over max_event_size
+      assertError(await send({ eventId, body: big }), 413, 'event_too_large', /webhooks\.user_events\.max_event_size/);
+      assert.deepEqual(await eventsOf(user), []);
+      assert.equal((await send({ eventId, body: JSON.stringify({ username: user }) })).status, 200);
+      assert.equal((await eventsOf(user)).length, 1);
     });
 
     it('logs platform-api events without caching them; other services get 200 and one warning', async () => {
