@@ -45,7 +45,7 @@ runActor<Config>(async (ctx) => {
 
   const handlers: WebhookStoreProtocol = {
     authenticateAdmin: (authorization) => logins.admin(authorization),
-    authenticateEventReader: (authorization) => logins.eventReader(authorization),
+    authenticateEventReader: (authorization, username) => logins.eventReader(authorization, username),
     async createClient(userAgent) {
       const client = await registry.create(userAgent);
       await pushClients(connectedFronts());

@@ -182,10 +182,14 @@ export const openApiDocument = {
       get: operation({
         operationId: 'listUserEvents',
         summary: 'The unexpired service-eventhandler events of a user, newest first',
+        description: 'Global admins, admin.user and the indexer account read every user\'s events; any other user only their own (the path naming their account as user, DOMAIN\\user or user@realm, case-insensitively), else 403.',
         tags: ['Webhooks'],
         security: [{ basicAuth: [] }],
         parameters: [{ name: 'username', in: 'path', required: true, description: 'Percent-encoded user name', schema: { type: 'string' } }],
-        responses: adminResponses({ '200': ok('The user\'s cached events', ref('UserEvents'), { 'Cache-Control': header('no-store') }) }, ['invalid_username']),
+        responses: {
+          ...adminResponses({ '200': ok('The user\'s cached events', ref('UserEvents'), { 'Cache-Control': header('no-store') }) }, ['invalid_username']),
+          '403': error('Authenticated, but neither an admin or allowed service account nor the user named in the path', ['forbidden']),
+        },
       }),
     },
     '/edu-api/admin/webhook-clients': {

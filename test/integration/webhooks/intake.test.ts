@@ -272,12 +272,24 @@ describe('webhook intake', () => {
       assert.deepEqual(warnings.map((w) => w.level), [40], 'exactly one line for the event, a warning');
     });
 
-    it('the indexer service account may read events; an ordinary user may not; no credentials get a Basic challenge', async () => {
+    it('the indexer service account may read events; an ordinary user only their own; no credentials get a Basic challenge', async () => {
       assert.equal((await readAs(env.indexer.user, env.indexer.password, 'anna')).status, 200);
       const anna = env.users['anna']!;
-      const forbidden = await readAs('anna', anna.password, 'anna');
-      assert.equal(forbidden.status, 403);
-      assert.equal(((await forbidden.json()) as { error: string }).error, 'forbidden');
+      const eventId = randomUUID();
+      assert.equal((await send({ eventId, body: JSON.stringify({ username: 'anna' }) })).status, 200);
+      for (const login of ['anna', 'ANNA', `${env.smb.domain}\\anna`]) {
+        for (const own of ['anna', 'Anna', `${env.smb.domain.toLowerCase()}\\anna`, `anna@${env.smb.realm.toLowerCase()}`]) {
+          const res = await readAs(login, anna.password, own);
+          assert.equal(res.status, 200, `${login} reads ${own}`);
+          if (!/[\\@]/.test(own)) { // the cache keys events by the name in their payload
+            assert.ok(((await res.json()) as { events: { event_id: string }[] }).events.some((e) => e.event_id === eventId));
+          }
+        }
+      }
+      for (const other of ['bob', 'annabel', `OTHER\\anna`, 'anna@other.example']) {
+        const forbidden = await readAs('anna', anna.password, other);
+        assertError({ status: forbidden.status, headers: forbidden.headers, body: await forbidden.json() }, 403, 'forbidden', /only their own events/);
+      }
       const wrong = await readAs(env.indexer.user, 'wrong-password', 'anna');
       assert.equal(wrong.status, 401);
       const anonymous = await fetch(`${service.url}/edu-api/users/anna/events`);
