@@ -114,6 +114,7 @@ const webhooksSection = z.strictObject({
     .default(['service-eventhandler', 'platform-api']),
   dedupe_size: intBetween(1, 1_000_000).default(100),
   max_timestamp_age: duration().prefault('5m'),
+  replica_lease: duration().prefault('10s'),
   user_events: z
     .strictObject({
       ttl: duration().prefault('24h'),
