@@ -17,3 +17,15 @@ export function createLogger(config: LogSettings | undefined, bindings: Record<s
     redact: { paths: REDACTED, censor: '[redacted]' },
   });
 }
+
+/**
+ * An error as a request's log line may show it: its type, code and stack frames, but not its message,
+ * which can name what the request addressed (an SMB error names the share and file; the README promises
+ * that request logs never carry a path).
+ */
+export function errorWithoutMessage(err: unknown): Record<string, unknown> {
+  if (!(err instanceof Error)) return { type: typeof err };
+  const code = (err as { code?: unknown }).code;
+  const frames = (err.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line)).map((line) => line.trim());
+  return { type: err.name, ...(typeof code === 'string' ? { code } : {}), stack: frames };
+}

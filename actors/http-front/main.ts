@@ -20,7 +20,8 @@ runActor<Config>(async (ctx) => {
   const dav = registerRoutes(router, { config, log, peer: (name) => ctx.peer(name), webhookClients });
 
   const handlers: HttpFrontProtocol = {
-    replaceWebhookClients: async (clients) => webhookClients.replace(clients),
+    replaceWebhookClients: async (version, clients, validUntil) => webhookClients.replace(version, clients, validUntil),
+    renewWebhookClients: async (version, validUntil) => webhookClients.renew(version, validUntil),
   };
   // One front: node:http, which parses every WebDAV method. Several fronts share the port only with uWS
   // (SO_REUSEPORT), whose 20.30 build drops PROPFIND, MKCOL, LOCK, ... (GET, PUT and DELETE still work).
@@ -31,7 +32,7 @@ runActor<Config>(async (ctx) => {
   registerStatMetrics(registry, () => ({ ...server.stats(), smbSessions: dav.smb.pool.size }), httpFrontMetrics);
   return {
     handlers: servingMetrics(handlers, registry),
-    health: () => ({ ...server.stats(), webhookClients: webhookClients.size ?? 'not loaded' }),
+    health: () => ({ ...server.stats(), webhookClients: webhookClients.size ?? 'not loaded', webhookClientList: webhookClients.state }),
     stop: async (timeoutMs) => {
       await server.drain(timeoutMs);
       await dav.close();

@@ -21,6 +21,7 @@ import { plainOutcome, requestIdFrom, UNMATCHED_ROUTE, type FinishedRequest, typ
 import { NodeExchange } from '../../src/http/node-exchange.js';
 import type { Router } from '../../src/http/router.js';
 import { UwsExchange } from '../../src/http/uws-exchange.js';
+import { errorWithoutMessage } from '../../src/log.js';
 
 export type HttpTransport = 'uws' | 'node';
 
@@ -185,7 +186,7 @@ export class HttpServer {
           fail(err);
           return;
         }
-        this.log.error({ err, req_id: request.requestId, method: ex.method, path: ex.path }, 'request failed');
+        this.log.error({ err: errorWithoutMessage(err), req_id: request.requestId, method: ex.method, route: route.pattern }, 'request failed');
         fail(new HttpError(500, 'internal_error', 'internal error; see the service log'));
       });
   }

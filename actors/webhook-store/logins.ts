@@ -3,16 +3,18 @@
 import { AdminAuthenticator, AdminSessionCache, type AdminAuthResult } from '../../src/auth/admin.js';
 import type { Config } from '../../src/config/index.js';
 import { directoryFromConfig } from '../../src/ldap/from-config.js';
+import { namesAccount, realmFromBaseDn } from '../../src/ldap/login-name.js';
 
 export interface WebhookLogins {
   /** The admin API: global admins only (members of `admin.groups`). */
   admin(authorization: string | undefined): Promise<AdminAuthResult>;
   /**
-   * `GET /edu-api/users/{username}/events`: the calling service's basic credentials. Decision:
-   * global admins, the service account `admin.user` and the indexer service account
-   * (`smb.indexer_service_account.user`); no ordinary user may read other users' events.
+   * `GET /edu-api/users/{username}/events`: the caller's basic credentials. Global admins, the
+   * service account `admin.user` and the indexer service account (`smb.indexer_service_account.user`)
+   * read every user's events; any other user only their own (`username` naming their account in
+   * any of its forms, see `namesAccount`), else 403.
    */
-  eventReader(authorization: string | undefined): Promise<AdminAuthResult>;
+  eventReader(authorization: string | undefined, username: string): Promise<AdminAuthResult>;
 }
 
 /**
@@ -37,8 +39,12 @@ export function createWebhookLogins(config: Config, onConfigProblem: (message: s
     { groups: config.admin.groups, accounts: [config.admin.user, config.smb.indexer_service_account.user] },
     sessions(),
   );
+  const domain = { realm: realmFromBaseDn(config.ldap.base_dn ?? '') ?? '', domain: config.smb.domain };
   return {
     admin: (authorization) => admins.authenticateHeader(authorization),
-    eventReader: (authorization) => readers.authenticateHeader(authorization),
+    eventReader: async (authorization, username) => {
+      const result = await readers.authenticateHeader(authorization, (account) => namesAccount(username, account, domain));
+      return result.ok || result.error !== 'forbidden' ? result : { ...result, message: `${result.message}; a user may read only their own events` };
+    },
   };
 }

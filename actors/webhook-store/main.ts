@@ -1,9 +1,11 @@
 // The webhook-store actor: owns the webhook client registry (a durable file in
 // storage.data_dir), the cache of service-eventhandler events per user, and the
 // logins of the webhook APIs. Each http-front keeps a read replica of the
-// clients for its key checks; the store pushes the full list to every front
-// after each change, before the admin call returns, and to each front that
-// (re)connects — so a deleted client's key is rejected at once on every thread.
+// clients for its key checks, under a lease the store renews; the store pushes
+// the full list to every front after each change and to each front that
+// (re)connects, retrying until the front has it. The admin call returns when
+// every front has the new list or its lease on the old one has ended (then it
+// answers 503), so a deleted client's key is never accepted after the delete.
 import { Registry } from 'prom-client';
 import type { Config } from '../../src/config/index.js';
 import type { HttpFrontProtocol } from '../../src/messages/http-front.js';
@@ -14,6 +16,7 @@ import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { runActor } from '../../src/runtime/actor.js';
 import { maskClient } from '../../src/webhooks/client.js';
 import { WebhookClientRegistry } from '../../src/webhooks/registry.js';
+import { ClientListReplication } from '../../src/webhooks/replication.js';
 import { FileWebhookClientStore } from '../../src/webhooks/store.js';
 import { UserEventsCache } from '../../src/webhooks/user-events.js';
 import { kindOfInstance } from '../../supervisor/topology.js';
@@ -28,32 +31,33 @@ runActor<Config>(async (ctx) => {
     ttlMs: config.webhooks.user_events.ttl,
     maxPerUser: config.webhooks.user_events.max_per_user,
     maxTotal: config.webhooks.user_events.max_total,
+    maxBytes: config.webhooks.user_events.max_bytes,
+    maxEventSize: config.webhooks.user_events.max_event_size,
   });
   const logins = createWebhookLogins(config, (message) => log.error(message));
 
-  /** Sends the full list; a front that cannot take it is down and gets the list when it reconnects. */
-  const pushClients = (fronts: string[]) => {
-    const clients = registry.all();
-    return Promise.all(fronts.map((front) =>
-      ctx.peer<HttpFrontProtocol>(front).replaceWebhookClients(clients).catch((err: unknown) => {
-        log.warn({ err, peer: front }, 'could not update the webhook clients of an http-front; it gets them when it reconnects');
-      })));
-  };
-  const connectedFronts = () => ctx.connectedPeers().filter((peer) => kindOfInstance(peer) === 'http-front');
+  const replication = new ClientListReplication({
+    clients: () => registry.all(),
+    link: (front) => ctx.peer<HttpFrontProtocol>(front),
+    isConnected: (front) => ctx.connectedPeers().includes(front),
+    leaseMs: config.webhooks.replica_lease,
+    onUnconfirmed: (front, err) => log.warn({ err, peer: front },
+      'an http-front did not confirm the webhook client list; retrying, and it refuses webhook keys (503) once its lease ends'),
+  });
 
   const handlers: WebhookStoreProtocol = {
     authenticateAdmin: (authorization) => logins.admin(authorization),
-    authenticateEventReader: (authorization) => logins.eventReader(authorization),
+    authenticateEventReader: (authorization, username) => logins.eventReader(authorization, username),
     async createClient(userAgent) {
       const client = await registry.create(userAgent);
-      await pushClients(connectedFronts());
+      await replication.changed();
       return maskClient(client);
     },
     listClients: async (userAgent) => registry.list(userAgent === undefined ? {} : { userAgent }),
     revealClient: async (id) => registry.reveal(id),
     async deleteClients(ids) {
       const result = await registry.delete(ids);
-      if (result.deleted.length > 0) await pushClients(connectedFronts());
+      if (result.deleted.length > 0) await replication.changed();
       return result;
     },
     addUserEvents: async (events) => {
@@ -62,14 +66,20 @@ runActor<Config>(async (ctx) => {
     userEvents: async (username) => userEvents.list(username),
   };
   log.info({ clients: registry.all().length }, 'webhook client registry loaded');
-  const health = () => ({ webhookClients: registry.all().length, cachedUserEvents: userEvents.totalEvents });
+  const health = () => ({
+    webhookClients: registry.all().length,
+    cachedUserEvents: userEvents.totalEvents,
+    cachedUserEventBytes: userEvents.totalBytes,
+    webhookClientReplicas: replication.status(),
+  });
   const metrics = new Registry();
   registerStatMetrics(metrics, health, webhookStoreMetrics);
   return {
     handlers: servingMetrics(handlers, metrics),
     peerConnected: (peer) => {
-      if (kindOfInstance(peer) === 'http-front') void pushClients([peer]);
+      if (kindOfInstance(peer) === 'http-front') replication.connected(peer);
     },
     health,
+    stop: async () => replication.stop(),
   };
 });

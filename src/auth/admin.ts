@@ -101,18 +101,22 @@ export class AdminAuthenticator {
     }`;
   }
 
-  /** Authenticates the `Authorization` header of a request. */
-  authenticateHeader(authorization: string | undefined): Promise<AdminAuthResult> {
+  /**
+   * Authenticates the `Authorization` header of a request. `alsoAdmits` may let in a user who is
+   * neither admin nor allowed account for this one request (by sAMAccountName); such a login is
+   * not kept as a session, so that it cannot open the next request.
+   */
+  authenticateHeader(authorization: string | undefined, alsoAdmits?: (account: string) => boolean): Promise<AdminAuthResult> {
     const credentials = parseBasicAuth(authorization);
     if (!credentials.ok) {
       const status = credentials.error === 'malformed' ? 400 : 401;
       const error = credentials.error === 'malformed' ? 'bad_credentials_format' : 'invalid_credentials';
       return Promise.resolve({ ok: false, status, error, message: credentials.message });
     }
-    return this.authenticate(credentials.user, credentials.password);
+    return this.authenticate(credentials.user, credentials.password, alsoAdmits);
   }
 
-  async authenticate(user: string, password: string): Promise<AdminAuthResult> {
+  async authenticate(user: string, password: string, alsoAdmits?: (account: string) => boolean): Promise<AdminAuthResult> {
     const session = this.sessions.get(user, password);
     if (session !== undefined) return { ok: true, admin: session, fromSession: true };
 
@@ -131,10 +135,11 @@ export class AdminAuthenticator {
           };
     }
     const adminGroups = directoryUser.groups.flatMap((g) => this.adminGroups.get(g.toLowerCase()) ?? []);
+    const admin: AuthorizedUser = { user: directoryUser.account, dn: directoryUser.dn, sid: directoryUser.sid, adminGroups };
     if (adminGroups.length === 0 && !this.accounts.has(directoryUser.account.toLowerCase())) {
+      if (alsoAdmits?.(directoryUser.account) === true) return { ok: true, admin, fromSession: false };
       return { ok: false, status: 403, error: 'forbidden', message: this.forbidden };
     }
-    const admin: AuthorizedUser = { user: directoryUser.account, dn: directoryUser.dn, sid: directoryUser.sid, adminGroups };
     this.sessions.set(user, password, admin);
     return { ok: true, admin, fromSession: false };
   }

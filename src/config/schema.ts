@@ -118,11 +118,18 @@ const webhooksSection = z.strictObject({
     .default(['service-eventhandler', 'platform-api']),
   dedupe_size: intBetween(1, 1_000_000).default(100),
   max_timestamp_age: duration().prefault('5m'),
+  replica_lease: duration().prefault('10s'),
   user_events: z
     .strictObject({
       ttl: duration().prefault('24h'),
       max_per_user: intBetween(1, 1_000_000).default(200),
       max_total: intBetween(1, 100_000_000).default(50_000),
+      max_bytes: size().prefault('64MiB'),
+      max_event_size: size().prefault('64KiB'),
+    })
+    .refine((events) => events.max_event_size <= events.max_bytes, {
+      path: ['max_event_size'],
+      message: 'must not exceed webhooks.user_events.max_bytes',
     })
     .prefault({}),
 });

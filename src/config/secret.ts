@@ -8,6 +8,8 @@ const PASSWORD_FILE_KEY = 'smb.indexer_service_account.password_file';
 /**
  * Reads the password of smb.indexer_service_account. Refuses files that group or others may access
  * (the spec demands mode 600); strips exactly one trailing line break, keeps every other character.
+ * A second trailing line break is refused rather than kept: an editor or `echo` added it, and a
+ * password ending in a newline would only show as failed logins of the indexer account.
  */
 export function readIndexerPassword(config: Config): string {
   const file = config.smb.indexer_service_account.password_file;
@@ -39,6 +41,9 @@ export function readIndexerPassword(config: Config): string {
     }
     const password = readFileSync(fd, 'utf8').replace(/\r?\n$/, '');
     if (password === '') return fail(`${file} is empty; write the password of ${config.smb.indexer_service_account.user} into it`);
+    if (/\r?\n$/.test(password)) {
+      return fail(`${file} ends with more than one line break; write the password followed by at most one newline into it`);
+    }
     return password;
   } finally {
     closeSync(fd);

@@ -16,9 +16,6 @@ export function checkSecretFile(config: Config): { result: CheckResult; password
   const file = config.smb.indexer_service_account.password_file;
   try {
     const password = readIndexerPassword(config);
-    if (/\r?\n$/.test(password)) {
-      return { result: fail(name, `${file} ends with more than one line break`, `write the password followed by at most one newline into ${file}`) };
-    }
     return { result: ok(name, `${file} has mode 600 and a password`), password };
   } catch (err) {
     return { result: fail(name, (err as Error).message, `put the password of ${config.smb.indexer_service_account.user} into ${file} and run chmod 600 ${file}`) };

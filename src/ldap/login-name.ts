@@ -44,6 +44,27 @@ export function parseLoginName(input: string, realm: string): LoginName {
   return { bindName: `${name}@${realm}`, account: name };
 }
 
+/**
+ * Whether `name` (user, DOMAIN\user or user@realm, as `parseLoginName` reads it) names the account
+ * with sAMAccountName `account` of this domain: `domain` is its NetBIOS name (smb.domain), `realm` its
+ * DNS name. Case-insensitive, as the directory is. A foreign domain or UPN suffix, or a UPN whose user
+ * part is not the account name, names someone else.
+ */
+export function namesAccount(name: string, account: string, where: { readonly realm: string; readonly domain: string }): boolean {
+  let login: LoginName;
+  try {
+    login = parseLoginName(name, where.realm);
+  } catch {
+    return false;
+  }
+  const backslash = login.bindName.indexOf('\\');
+  if (backslash !== -1) {
+    const domain = login.bindName.slice(0, backslash).toLowerCase();
+    if (domain !== where.domain.toLowerCase() && domain !== where.realm.toLowerCase()) return false;
+  }
+  return login.account?.toLowerCase() === account.toLowerCase();
+}
+
 /** `DC=edu,DC=test` → `edu.test`: the AD DNS domain, which is also the default UPN suffix. */
 export function realmFromBaseDn(baseDn: string): string | undefined {
   const labels = baseDn

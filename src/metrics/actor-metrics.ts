@@ -10,9 +10,10 @@ export const dedupeMetrics: readonly StatMetric<{ rememberedEventIds: number; ca
   { name: 'fileproxy_webhook_dedupe_ring_capacity', help: 'Event ids the dedupe ring can remember (webhooks.dedupe_size)', type: 'gauge', read: (s) => s.capacity },
 ];
 
-export const webhookStoreMetrics: readonly StatMetric<{ webhookClients: number; cachedUserEvents: number }>[] = [
+export const webhookStoreMetrics: readonly StatMetric<{ webhookClients: number; cachedUserEvents: number; cachedUserEventBytes: number }>[] = [
   { name: 'fileproxy_webhook_clients', help: 'Registered webhook clients', type: 'gauge', read: (s) => s.webhookClients },
   { name: 'fileproxy_user_events_cached', help: 'Cached service-eventhandler events of all users', type: 'gauge', read: (s) => s.cachedUserEvents },
+  { name: 'fileproxy_user_events_cached_bytes', help: 'Size of the cached service-eventhandler events as JSON (webhooks.user_events.max_bytes bounds it)', type: 'gauge', read: (s) => s.cachedUserEventBytes },
 ];
 
 export const ldapResolverMetrics: readonly StatMetric<ViewerStats & { resolvesViewers: boolean }>[] = [

@@ -158,7 +158,7 @@ export const openApiDocument = {
       post: operation({
         operationId: 'postWebhookEvent',
         summary: 'Accept an event of a registered webhook client',
-        description: 'Checks in this order: the three x-webhook-* headers (400), key and User-Agent (401), timestamp (401), event id not seen before (409), then the body (413, 415, 400).',
+        description: 'Checks in this order: the three x-webhook-* headers (400), key and User-Agent (401), timestamp (401), event id not seen before (409), then the body (413, 415, 400); a service-eventhandler event over webhooks.user_events.max_event_size gets 413 event_too_large after those.',
         tags: ['Webhooks'],
         security: [{ webhookKey: [] }],
         parameters: [
@@ -172,9 +172,9 @@ export const openApiDocument = {
           '400': error('A header is missing, or the body is not a JSON object', ['missing_header', ...JSON_BODY_400]),
           '401': error('Unknown key, User-Agent mismatch, or a timestamp out of range', ['invalid_key', 'user_agent_mismatch', 'invalid_timestamp', 'timestamp_in_future', 'timestamp_expired']),
           '409': error('The event id was already processed', ['duplicate_event']),
-          '413': BODY_413,
+          '413': error('Request body over http.max_body, or a service-eventhandler event over webhooks.user_events.max_event_size', ['body_too_large', 'event_too_large']),
           '415': BODY_415,
-          '503': error('An actor the intake needs is restarting; retry', ['service_unavailable'], RETRY_AFTER),
+          '503': error('An actor the intake needs is restarting, or this thread\'s copy of the webhook clients is not loaded or not confirmed as current by the webhook-store (webhooks.replica_lease); retry', ['service_unavailable', 'registry_unavailable'], RETRY_AFTER),
         },
       }),
     },
@@ -182,10 +182,14 @@ export const openApiDocument = {
       get: operation({
         operationId: 'listUserEvents',
         summary: 'The unexpired service-eventhandler events of a user, newest first',
+        description: 'Global admins, admin.user and the indexer account read every user\'s events; any other user only their own (the path naming their account as user, DOMAIN\\user or user@realm, case-insensitively), else 403.',
         tags: ['Webhooks'],
         security: [{ basicAuth: [] }],
         parameters: [{ name: 'username', in: 'path', required: true, description: 'Percent-encoded user name', schema: { type: 'string' } }],
-        responses: adminResponses({ '200': ok('The user\'s cached events', ref('UserEvents'), { 'Cache-Control': header('no-store') }) }, ['invalid_username']),
+        responses: {
+          ...adminResponses({ '200': ok('The user\'s cached events', ref('UserEvents'), { 'Cache-Control': header('no-store') }) }, ['invalid_username']),
+          '403': error('Authenticated, but neither an admin or allowed service account nor the user named in the path', ['forbidden']),
+        },
       }),
     },
     '/edu-api/admin/webhook-clients': {

@@ -1,5 +1,6 @@
+import { HttpError } from '../http/http-error.js';
 import { type WebhookClient, userAgentProduct } from './client.js';
-import type { UserEvent } from './user-events.js';
+import { USER_EVENTS_DEFAULTS, type UserEvent, userEventSize } from './user-events.js';
 
 /** The part of a pino logger the webhook processing uses (pino's Logger fits). */
 export interface WebhookLogger {
@@ -22,6 +23,8 @@ export interface UserEventSink {
 export interface WebhookDispatchDeps {
   readonly userEvents: UserEventSink;
   readonly logger: WebhookLogger;
+  /** `webhooks.user_events.max_event_size`: a larger service-eventhandler event is refused with 413. */
+  readonly maxUserEventSize?: number;
   /**
    * Content evaluation of `platform-api` events. The spec prepares it but keeps it inactive,
    * so it is unset in production; when set, it is called for every `platform-api` event.
@@ -39,7 +42,7 @@ export type DispatchOutcome =
 /**
  * Processing of an accepted event by the product part of the client's registered User-Agent
  * (spec 4.3). Resolves once the event is stored where it goes (the caller answers 200 then);
- * rejects only when the user-event sink fails. Log lines carry the client id and event id but
+ * rejects when the user-event sink fails or with a 413 for a user event too large to cache. Log lines carry the client id and event id but
  * never the API key or the payload.
  */
 export async function dispatchWebhookEvent(event: AcceptedWebhookEvent, deps: WebhookDispatchDeps): Promise<DispatchOutcome> {
@@ -52,6 +55,12 @@ export async function dispatchWebhookEvent(event: AcceptedWebhookEvent, deps: We
         const reason = username === undefined ? 'no username field' : 'username is not a non-empty string';
         deps.logger.info({ ...fields, reason }, 'webhook event discarded');
         return 'discarded';
+      }
+      const size = userEventSize(event.payload);
+      const limit = deps.maxUserEventSize ?? USER_EVENTS_DEFAULTS.maxEventSize;
+      if (size > limit) {
+        throw new HttpError(413, 'event_too_large',
+          `the event is ${size} bytes as JSON; a service-eventhandler event may have at most ${limit} (webhooks.user_events.max_event_size)`);
       }
       await deps.userEvents.add(username.trim(), {
         eventId: event.eventId,

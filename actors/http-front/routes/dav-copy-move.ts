@@ -1,6 +1,7 @@
 // COPY and MOVE within one share (RFC 4918 §9.8, §9.9): Destination,
 // Overwrite and Depth; dead properties follow, locks do not.
 import { HttpError } from '../../../src/http/http-error.js';
+import { errorWithoutMessage } from '../../../src/log.js';
 import type { Router } from '../../../src/http/router.js';
 import type { LockDepth } from '../../../src/messages/dav-state.js';
 import { isWithin, parentPath } from '../../../src/webdav/dav-path.js';
@@ -87,6 +88,6 @@ function hookMoved(call: DavCall, svc: DavService, source: DavEntry, to: string)
   const moved: DavEntry = { ...source, path: to };
   membersMapped(call.storage, moved, call.path).then(
     (members) => svc.hook(members.filter((m) => !m.entry.isCollection).flatMap((m) => pageMoved(server, share, m.target, m.entry.path))),
-    (err: unknown) => svc.deps.log.warn({ err, to }, 'could not list a moved folder for the post-write hook; the reconciler will catch up'),
+    (err: unknown) => svc.deps.log.warn({ err: errorWithoutMessage(err) }, 'could not list a moved folder for the post-write hook; the reconciler will catch up'),
   );
 }

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../../src/config/index.js';
 import { parseBasicAuth } from '../../../src/auth/basic.js';
 import { HttpError } from '../../../src/http/http-error.js';
+import { errorWithoutMessage } from '../../../src/log.js';
 import type { HttpExchange } from '../../../src/http/exchange.js';
 import type { Router } from '../../../src/http/router.js';
 import type { DavResource, DavStateProtocol, WriteGateResult, WriteTarget } from '../../../src/messages/dav-state.js';
@@ -80,7 +81,7 @@ export class DavService {
       } catch (err) {
         const answer = davHttpError(err, { server: call?.server ?? '', share: call?.location.share ?? '', path: call?.path ?? ex.path });
         if (!answer) throw err;
-        if (answer.status >= 500) this.deps.log.warn({ err, method: ex.method, path: ex.path }, 'WebDAV request failed');
+        if (answer.status >= 500) this.deps.log.warn({ err: errorWithoutMessage(err), method: ex.method, outcome: answer.code }, 'WebDAV request failed');
         throw answer;
       }
     }, options);
@@ -90,7 +91,7 @@ export class DavService {
   hook(changes: readonly PageChange[]): void {
     for (const change of changes) {
       this.deps.reconciler.pageChanged(change).catch((err: unknown) => {
-        this.deps.log.warn({ err, change }, 'post-write hook not delivered; the reconciler will catch up');
+        this.deps.log.warn({ err: errorWithoutMessage(err) }, 'post-write hook not delivered; the reconciler will catch up');
       });
     }
   }

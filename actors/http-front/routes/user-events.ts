@@ -1,6 +1,7 @@
 // GET /edu-api/users/{username}/events: a user's cached service-eventhandler
-// events (unexpired, newest first), for the calling service. Basic credentials,
-// checked by the webhook-store (see actors/webhook-store/logins.ts for who may call).
+// events (unexpired, newest first), for the calling service or the user. Basic
+// credentials, checked by the webhook-store (see actors/webhook-store/logins.ts
+// for who may read whose events).
 import { authorizedOrThrow } from '../../../src/auth/http.js';
 import { HttpError } from '../../../src/http/http-error.js';
 import type { Router } from '../../../src/http/router.js';
@@ -11,8 +12,8 @@ import { unavailableAs503 } from '../../../src/webhooks/errors.js';
 export function registerUserEventRoutes(router: Router, store: Remote<WebhookStoreProtocol>): void {
   router.add('GET', '/edu-api/users/:username/events', async (ex, params) => {
     try {
-      authorizedOrThrow(await store.authenticateEventReader(ex.headers['authorization']));
       const username = decodeUsername(params['username'] ?? '');
+      authorizedOrThrow(await store.authenticateEventReader(ex.headers['authorization'], username));
       const events = await store.userEvents(username);
       ex.json(200, {
         username,

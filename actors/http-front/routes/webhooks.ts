@@ -34,6 +34,7 @@ export function registerWebhookRoutes(router: Router, deps: WebhookRouteDeps): v
   const dispatch: WebhookDispatchDeps = {
     userEvents: { add: (username, event) => cachedEvents.call({ username, event }) },
     logger: deps.log,
+    maxUserEventSize: deps.config.webhooks.user_events.max_event_size,
   };
   const intake: WebhookHandlerDeps = {
     registry: deps.clients,

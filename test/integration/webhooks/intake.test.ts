@@ -23,7 +23,7 @@ describe('webhook intake', () => {
     env = await readTestbedEnv();
     service = await startService({
       http: { max_body: MAX_BODY },
-      webhooks: { supported_user_agents: ['service-eventhandler', 'platform-api', 'grades-sync'] },
+      webhooks: { supported_user_agents: ['service-eventhandler', 'platform-api', 'grades-sync'], user_events: { max_event_size: 1024 } },
     });
     admin = AdminApi.asAdmin(service.url, env);
     eventhandler = await admin.register('service-eventhandler');
@@ -249,6 +249,16 @@ describe('webhook intake', () => {
       for (const eventId of [withoutUsername, numericUsername]) assert.equal((await logLines(service, eventId, 'webhook event discarded')).length, 1);
     });
 
+    it('413 event_too_large for a user event over max_event_size; its id stays usable and nothing is cached', async () => {
+      const user = `erik-${randomUUID().slice(0, 8)}`;
+      const eventId = randomUUID();
+      const big = JSON.stringify({ username: user, text: 'x'.repeat(1100) }); // under http.max_body, over max_event_size
+      assertError(await send({ eventId, body: big }), 413, 'event_too_large', /webhooks\.user_events\.max_event_size/);
+      assert.deepEqual(await eventsOf(user), []);
+      assert.equal((await send({ eventId, body: JSON.stringify({ username: user }) })).status, 200);
+      assert.equal((await eventsOf(user)).length, 1);
+    });
+
     it('logs platform-api events without caching them; other services get 200 and one warning', async () => {
       const user = `dora-${randomUUID().slice(0, 8)}`;
       const platformEvent = randomUUID();
@@ -262,12 +272,24 @@ describe('webhook intake', () => {
       assert.deepEqual(warnings.map((w) => w.level), [40], 'exactly one line for the event, a warning');
     });
 
-    it('the indexer service account may read events; an ordinary user may not; no credentials get a Basic challenge', async () => {
+    it('the indexer service account may read events; an ordinary user only their own; no credentials get a Basic challenge', async () => {
       assert.equal((await readAs(env.indexer.user, env.indexer.password, 'anna')).status, 200);
       const anna = env.users['anna']!;
-      const forbidden = await readAs('anna', anna.password, 'anna');
-      assert.equal(forbidden.status, 403);
-      assert.equal(((await forbidden.json()) as { error: string }).error, 'forbidden');
+      const eventId = randomUUID();
+      assert.equal((await send({ eventId, body: JSON.stringify({ username: 'anna' }) })).status, 200);
+      for (const login of ['anna', 'ANNA', `${env.smb.domain}\\anna`]) {
+        for (const own of ['anna', 'Anna', `${env.smb.domain.toLowerCase()}\\anna`, `anna@${env.smb.realm.toLowerCase()}`]) {
+          const res = await readAs(login, anna.password, own);
+          assert.equal(res.status, 200, `${login} reads ${own}`);
+          if (!/[\\@]/.test(own)) { // the cache keys events by the name in their payload
+            assert.ok(((await res.json()) as { events: { event_id: string }[] }).events.some((e) => e.event_id === eventId));
+          }
+        }
+      }
+      for (const other of ['bob', 'annabel', `OTHER\\anna`, 'anna@other.example']) {
+        const forbidden = await readAs('anna', anna.password, other);
+        assertError({ status: forbidden.status, headers: forbidden.headers, body: await forbidden.json() }, 403, 'forbidden', /only their own events/);
+      }
       const wrong = await readAs(env.indexer.user, 'wrong-password', 'anna');
       assert.equal(wrong.status, 401);
       const anonymous = await fetch(`${service.url}/edu-api/users/anna/events`);

@@ -1,7 +1,8 @@
 // Restarts: a service restart clears the dedupe ring and keeps the clients;
 // while the dedupe actor is down the intake answers 503 (never 200); while the
-// webhook-store is down the intake keeps working from the replica and the admin
-// API answers 503; a restarted store serves the clients from its file again.
+// webhook-store is down the intake keeps working from the replica (for
+// webhooks.replica_lease, then 503: nobody vouches for the copy any more) and the
+// admin API answers 503; a restarted store serves the clients from its file again.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { dirname } from 'node:path';
@@ -37,10 +38,11 @@ describe('restarts', () => {
   });
 
   describe('actor restarts inside one service', () => {
-    async function startSupervisor() {
+    async function startSupervisor(webhooks: Record<string, unknown> = {}) {
       // A long backoff keeps a crashed actor down long enough to watch the service without it.
       const { file, port } = await writeServiceConfig({
         supervisor: { backoff_initial: '3s', backoff_max: '3s' },
+        webhooks,
         log: { level: 'fatal' }, // the drills' crash reports would only clutter the test output
       });
       const { config } = loadConfig(file);
@@ -104,6 +106,24 @@ describe('restarts', () => {
         await waitFor(async () => (await stateOf(url, 'webhook-store')) === 'running', 10_000);
         assert.deepEqual((await admin.list()).body.clients.map((c) => c.id).sort(), [platform.id, eventhandler.id].sort());
         assert.equal((await postWebhook(url, { key: eventhandler.api_key, userAgent: 'service-eventhandler', body: '{"username":"ben"}' })).status, 200);
+      } finally {
+        await supervisor.stop();
+      }
+    });
+
+    it('webhook-store down longer than webhooks.replica_lease: keys get 503 (fail closed), not 200; back when it returns', async () => {
+      const { supervisor, url } = await startSupervisor({ replica_lease: '1s' });
+      try {
+        const platform = await AdminApi.asAdmin(url, await readTestbedEnv()).register('platform-api');
+        const post = () => postWebhook(url, { key: platform.api_key, userAgent: 'platform-api' });
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        assert.equal((await post()).status, 200, 'the lease is renewed while the store runs');
+        supervisor.cell('webhook-store')!.crash('drill');
+        await waitFor(async () => (await stateOf(url, 'webhook-store')) === 'restarting', 2_000);
+        await new Promise((resolve) => setTimeout(resolve, 1_200));
+        assertError(await post(), 503, 'registry_unavailable', /not confirmed/);
+        await waitFor(async () => (await stateOf(url, 'webhook-store')) === 'running', 10_000);
+        await waitFor(async () => (await post()).status === 200, 5_000);
       } finally {
         await supervisor.stop();
       }

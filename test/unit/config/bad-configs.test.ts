@@ -103,6 +103,11 @@ elasticsearch:
     issues: ['config.yml:2 smb.server: must be a host name or IP address without scheme or path, e.g. fs1.schule.local'],
   },
   {
+    name: 'one user event allowed to be larger than all of them together',
+    yaml: withSection('webhooks:\n  user_events:\n    max_event_size: 2MiB\n    max_bytes: 1MiB\n'),
+    issues: ['config.yml:18 webhooks.user_events.max_event_size: must not exceed webhooks.user_events.max_bytes'],
+  },
+  {
     name: 'negative worker count',
     yaml: withSection('workers:\n  smb_readers: -2\n'),
     issues: ['config.yml:17 workers.smb_readers: must be an integer between 1 and 256'],

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { ConfigError, loadConfig, readIndexerPassword, type Config } from '../../../src/config/index.js';
-import { MINIMAL_CONFIG, writeTempFile } from './temp-config.js';
+import { MINIMAL_CONFIG, repoPath, writeTempFile } from './temp-config.js';
 
 /** A config whose indexer password file has `content` and `mode`. */
 function configWithSecret(content: string, mode = 0o600): { config: Config; secretFile: string } {
@@ -12,16 +13,38 @@ function configWithSecret(content: string, mode = 0o600): { config: Config; secr
 }
 
 function configPointingAt(secretFile: string): Config {
-  const yaml = MINIMAL_CONFIG.replace('    user: svc-indexer\n', `    user: svc-indexer\n    password_file: ${secretFile}\n`);
-  return loadConfig(writeTempFile(yaml)).config;
+  return loadConfig(configFilePointingAt(secretFile)).config;
+}
+
+function configFilePointingAt(secretFile: string): string {
+  return writeTempFile(MINIMAL_CONFIG.replace('    user: svc-indexer\n', `    user: svc-indexer\n    password_file: ${secretFile}\n`));
 }
 
 test('exactly one trailing LF is stripped', () => {
   assert.equal(readIndexerPassword(configWithSecret('Geheim!42\n').config), 'Geheim!42');
 });
 
-test('of two trailing line breaks one is kept', () => {
-  assert.equal(readIndexerPassword(configWithSecret('Geheim!42\n\n').config), 'Geheim!42\n');
+test('two trailing line breaks are refused, naming the file and the fix', () => {
+  for (const content of ['Geheim!42\n\n', 'Geheim!42\r\n\r\n', 'Geheim!42\n\r\n']) {
+    const { config, secretFile } = configWithSecret(content);
+    assert.throws(() => readIndexerPassword(config), {
+      name: 'ConfigError',
+      message: `smb.indexer_service_account.password_file: ${secretFile} ends with more than one line break; ` +
+        'write the password followed by at most one newline into it',
+    });
+  }
+});
+
+test('fileproxy serve refuses to start on a password file with two trailing line breaks', () => {
+  const secretFile = writeTempFile('Geheim!42\n\n', 'indexer.secret');
+  chmodSync(secretFile, 0o600);
+  const serve = spawnSync(process.execPath, [repoPath('dist/src/cli/main.js'), 'serve', '--config', configFilePointingAt(secretFile)], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  assert.equal(serve.status, 1);
+  assert.equal(serve.stderr, `smb.indexer_service_account.password_file: ${secretFile} ends with more than one line break; ` +
+    'write the password followed by at most one newline into it\nnot starting.\n');
 });
 
 test('a trailing CRLF is stripped as one line break', () => {

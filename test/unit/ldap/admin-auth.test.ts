@@ -50,6 +50,18 @@ describe('AdminAuthenticator', () => {
     assert.equal(forbidden.ok ? 0 : forbidden.status, 403);
   });
 
+  it('alsoAdmits lets one non-admin in for one request, without a session that would open the next', async () => {
+    const { directory, state } = fakeDirectory();
+    const auth = new AdminAuthenticator(directory, { groups: ['Schul-Admins'] });
+    const own = await auth.authenticate('anna', 'anna-pw', (account) => account === 'anna');
+    assert.ok(own.ok);
+    assert.equal(own.admin.user, 'anna');
+    assert.deepEqual(own.admin.adminGroups, []);
+    const other = await auth.authenticate('anna', 'anna-pw', (account) => account === 'bob');
+    assert.equal(other.ok ? 0 : other.status, 403, 'the earlier admission is no session');
+    assert.equal(state.calls, 2);
+  });
+
   it('keeps a login as a session, so an outage does not lock out an admin already at work', async () => {
     const { directory, state } = fakeDirectory();
     const auth = new AdminAuthenticator(directory, { groups: ['Schul-Admins'] });

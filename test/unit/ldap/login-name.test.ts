@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DirectoryError } from '../../../src/ldap/connection.js';
-import { parseLoginName, realmFromBaseDn } from '../../../src/ldap/login-name.js';
+import { namesAccount, parseLoginName, realmFromBaseDn } from '../../../src/ldap/login-name.js';
 
 describe('parseLoginName', () => {
   it('binds a bare name as its implicit UPN', () => {
@@ -42,4 +42,14 @@ describe('realmFromBaseDn', () => {
   it('is undefined without DC parts', () => {
     assert.equal(realmFromBaseDn('O=school'), undefined);
   });
+});
+
+describe('namesAccount', () => {
+  const where = { realm: 'edu.test', domain: 'EDU' };
+  for (const name of ['anna', 'ANNA', ' Anna ', 'EDU\\anna', 'edu\\Anna', 'edu.test\\anna', 'anna@edu.test', 'Anna@EDU.TEST']) {
+    it(`${JSON.stringify(name)} names the account anna`, () => assert.equal(namesAccount(name, 'anna', where), true));
+  }
+  for (const name of ['bob', 'annabel', 'OTHER\\anna', 'anna@other.org', 'anna.b@edu.test', 'EDU\\anna@edu.test', '', 'anna\u0000']) {
+    it(`${JSON.stringify(name)} does not name the account anna`, () => assert.equal(namesAccount(name, 'anna', where), false));
+  }
 });

@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
+import { HttpError } from '../../../src/http/http-error.js';
 import type { WebhookClient } from '../../../src/webhooks/client.js';
 import { type AcceptedWebhookEvent, dispatchWebhookEvent, type WebhookLogger } from '../../../src/webhooks/dispatch.js';
 import { UserEventsCache } from '../../../src/webhooks/user-events.js';
@@ -33,6 +34,17 @@ describe('dispatchWebhookEvent', () => {
     assert.deepEqual(userEvents.list('anna').map((e) => [e.eventId, e.clientId, e.payload]), [
       ['evt-1', 'c1', { username: 'anna', kind: 'x' }],
     ]);
+  });
+
+  it('refuses a service-eventhandler event over max_event_size with 413 event_too_large and caches nothing', async () => {
+    const userEvents = new UserEventsCache();
+    const payload = { username: 'anna', text: 'x'.repeat(103) }; // 132 bytes as JSON
+    await assert.rejects(
+      dispatchWebhookEvent(accepted('service-eventhandler', payload), { userEvents, logger: pinoLogger, maxUserEventSize: 131 }),
+      (err: unknown) => err instanceof HttpError && err.status === 413 && err.code === 'event_too_large' && /132 bytes/.test(err.message),
+    );
+    assert.deepEqual(userEvents.list('anna'), []);
+    assert.equal(await dispatchWebhookEvent(accepted('service-eventhandler', payload), { userEvents, logger: pinoLogger, maxUserEventSize: 132 }), 'cached');
   });
 
   for (const payload of [{}, { username: '' }, { username: '  ' }, { username: 42 }, { username: null }]) {
