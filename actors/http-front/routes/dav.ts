@@ -14,6 +14,7 @@ import type { PageChange, ReconcilerProtocol } from '../../../src/messages/recon
 import type { Remote } from '../../../src/runtime/rpc.js';
 import { SmbClient, SmbPool } from '../../../src/smb/index.js';
 import { DAV_PREFIX, hrefOf, parseDavPath, parentPath, resourceKey, type DavLocation } from '../../../src/webdav/dav-path.js';
+import { DAV_RESPONSE_HEADERS } from '../../../src/webdav/active-content.js';
 import { BASIC_CHALLENGE, davHttpError } from '../../../src/webdav/errors.js';
 import { evaluateIf, ifResources, parseIfHeader, submittedTokens, type IfList, type IfResourceState } from '../../../src/webdav/if-header.js';
 import { evaluatePreconditions, hasPreconditions } from '../../../src/webdav/preconditions.js';
@@ -249,6 +250,7 @@ export function parentTarget(call: DavCall, path: string): WriteTarget {
 
 export function registerDavRoutes(router: Router, deps: DavDeps): DavService {
   const svc = new DavService(deps);
+  router.addHeaders(`${DAV_PREFIX}*`, DAV_RESPONSE_HEADERS);
   router.add('OPTIONS', `${DAV_PREFIX}*`, (ex) => {
     ex.send(200, '', { dav: '1, 2', allow: DAV_METHODS.join(', '), 'ms-author-via': 'DAV' });
   });

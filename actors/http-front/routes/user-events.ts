@@ -1,7 +1,7 @@
 // GET /edu-api/users/{username}/events: a user's cached service-eventhandler
 // events (unexpired, newest first), for the calling service. Basic credentials,
 // checked by the webhook-store (see actors/webhook-store/logins.ts for who may call).
-import { authorizedOrThrow } from '../../../src/auth/http.js';
+import { BASIC_CHALLENGE, authorizedOrThrow } from '../../../src/auth/http.js';
 import { HttpError } from '../../../src/http/http-error.js';
 import type { Router } from '../../../src/http/router.js';
 import type { WebhookStoreProtocol } from '../../../src/messages/webhook-store.js';
@@ -11,7 +11,7 @@ import { unavailableAs503 } from '../../../src/webhooks/errors.js';
 export function registerUserEventRoutes(router: Router, store: Remote<WebhookStoreProtocol>): void {
   router.add('GET', '/edu-api/users/:username/events', async (ex, params) => {
     try {
-      authorizedOrThrow(await store.authenticateEventReader(ex.headers['authorization']));
+      authorizedOrThrow(await store.authenticateEventReader(ex.headers['authorization']), BASIC_CHALLENGE);
       const username = decodeUsername(params['username'] ?? '');
       const events = await store.userEvents(username);
       ex.json(200, {

@@ -135,10 +135,10 @@ describe('AdminAuthenticator', () => {
     assert.equal(wrong.ok ? 0 : wrong.status, 401);
   });
 
-  it('authorizedOrThrow: 401 carries the Basic challenge, 503 a Retry-After, others no extra header', () => {
+  it('authorizedOrThrow: 401 carries the given Basic challenge, 503 a Retry-After, others no extra header', () => {
     const thrown = (status: 400 | 401 | 403 | 503): HttpError => {
       try {
-        authorizedOrThrow({ ok: false, status, error: 'forbidden', message: 'm' });
+        authorizedOrThrow({ ok: false, status, error: 'forbidden', message: 'm' }, 'Basic realm="r"');
       } catch (err) {
         assert.ok(err instanceof HttpError);
         assert.equal(err.status, status);
@@ -146,12 +146,12 @@ describe('AdminAuthenticator', () => {
       }
       return assert.fail('expected an HttpError');
     };
-    assert.deepEqual(thrown(401).headers, { 'www-authenticate': 'Basic realm="edu-fileproxy"' });
+    assert.deepEqual(thrown(401).headers, { 'www-authenticate': 'Basic realm="r"' });
     assert.deepEqual(thrown(503).headers, { 'retry-after': '5' });
     assert.deepEqual(thrown(403).headers, {});
     assert.deepEqual(thrown(400).headers, {});
     const admin = { user: 'u', dn: 'd', sid: 's', adminGroups: [] };
-    assert.equal(authorizedOrThrow({ ok: true, admin, fromSession: false }), admin);
+    assert.equal(authorizedOrThrow({ ok: true, admin, fromSession: false }, 'Basic realm="r"'), admin);
   });
 
   it('refuses an empty admin group list', () => {
