@@ -1,18 +1,20 @@
 // Who may use the webhook APIs. Both authenticators live in the store actor,
-// so that a login's session is valid on every HTTP thread.
+// so that a login's session is valid on every HTTP thread; a login outside a
+// session passes the login throttle (in the ldap-resolver) first.
 import { AdminAuthenticator, AdminSessionCache, type AdminAuthResult } from '../../src/auth/admin.js';
+import type { LoginGuard } from '../../src/auth/login-guard.js';
 import type { Config } from '../../src/config/index.js';
 import { directoryFromConfig } from '../../src/ldap/from-config.js';
 
 export interface WebhookLogins {
   /** The admin API: global admins only (members of `admin.groups`). */
-  admin(authorization: string | undefined): Promise<AdminAuthResult>;
+  admin(authorization: string | undefined, clientAddress: string): Promise<AdminAuthResult>;
   /**
    * `GET /edu-api/users/{username}/events`: the calling service's basic credentials. Decision:
    * global admins, the service account `admin.user` and the indexer service account
    * (`smb.indexer_service_account.user`); no ordinary user may read other users' events.
    */
-  eventReader(authorization: string | undefined): Promise<AdminAuthResult>;
+  eventReader(authorization: string | undefined, clientAddress: string): Promise<AdminAuthResult>;
 }
 
 /**
@@ -20,7 +22,7 @@ export interface WebhookLogins {
  * service still runs (the webhook intake needs no directory) and every login gets 503 naming
  * the config problem, which is also logged once at start.
  */
-export function createWebhookLogins(config: Config, onConfigProblem: (message: string) => void): WebhookLogins {
+export function createWebhookLogins(config: Config, guard: LoginGuard, onConfigProblem: (message: string) => void): WebhookLogins {
   let directory;
   try {
     directory = directoryFromConfig(config, undefined);
@@ -31,14 +33,15 @@ export function createWebhookLogins(config: Config, onConfigProblem: (message: s
     return { admin: refuse, eventReader: refuse };
   }
   const sessions = () => new AdminSessionCache({ ttlMs: config.admin.session_ttl });
-  const admins = new AdminAuthenticator(directory, { groups: config.admin.groups }, sessions());
+  const admins = new AdminAuthenticator(directory, { groups: config.admin.groups }, sessions(), guard);
   const readers = new AdminAuthenticator(
     directory,
     { groups: config.admin.groups, accounts: [config.admin.user, config.smb.indexer_service_account.user] },
     sessions(),
+    guard,
   );
   return {
-    admin: (authorization) => admins.authenticateHeader(authorization),
-    eventReader: (authorization) => readers.authenticateHeader(authorization),
+    admin: (authorization, clientAddress) => admins.authenticateHeader(authorization, clientAddress),
+    eventReader: (authorization, clientAddress) => readers.authenticateHeader(authorization, clientAddress),
   };
 }

@@ -5,7 +5,9 @@
 // after each change, before the admin call returns, and to each front that
 // (re)connects — so a deleted client's key is rejected at once on every thread.
 import { Registry } from 'prom-client';
+import { remoteLoginGuard } from '../../src/auth/login-guard.js';
 import type { Config } from '../../src/config/index.js';
+import type { LdapResolverProtocol } from '../../src/messages/ldap-resolver.js';
 import type { HttpFrontProtocol } from '../../src/messages/http-front.js';
 import type { WebhookStoreProtocol } from '../../src/messages/webhook-store.js';
 import { webhookStoreMetrics } from '../../src/metrics/actor-metrics.js';
@@ -29,7 +31,8 @@ runActor<Config>(async (ctx) => {
     maxPerUser: config.webhooks.user_events.max_per_user,
     maxTotal: config.webhooks.user_events.max_total,
   });
-  const logins = createWebhookLogins(config, (message) => log.error(message));
+  const guard = remoteLoginGuard(ctx.peer<LdapResolverProtocol>('ldap-resolver'), log);
+  const logins = createWebhookLogins(config, guard, (message) => log.error(message));
 
   /** Sends the full list; a front that cannot take it is down and gets the list when it reconnects. */
   const pushClients = (fronts: string[]) => {
@@ -42,8 +45,8 @@ runActor<Config>(async (ctx) => {
   const connectedFronts = () => ctx.connectedPeers().filter((peer) => kindOfInstance(peer) === 'http-front');
 
   const handlers: WebhookStoreProtocol = {
-    authenticateAdmin: (authorization) => logins.admin(authorization),
-    authenticateEventReader: (authorization) => logins.eventReader(authorization),
+    authenticateAdmin: (authorization, clientAddress) => logins.admin(authorization, clientAddress),
+    authenticateEventReader: (authorization, clientAddress) => logins.eventReader(authorization, clientAddress),
     async createClient(userAgent) {
       const client = await registry.create(userAgent);
       await pushClients(connectedFronts());

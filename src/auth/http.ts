@@ -11,10 +11,11 @@ export const BASIC_CHALLENGE = 'Basic realm="edu-fileproxy"';
  */
 export const ADMIN_CHALLENGE = 'Basic realm="edu-fileproxy admin"';
 
-/** The authorized user, or the HttpError to answer with (401 with `challenge`, 400, 403, 503). */
+/** The authorized user, or the HttpError to answer with (401 with `challenge`, 400, 403, 429, 503). */
 export function authorizedOrThrow(result: AdminAuthResult, challenge: string): AuthorizedUser {
   if (result.ok) return result.admin;
   const headers: Record<string, string> = result.status === 401 ? { 'www-authenticate': challenge } : {};
   if (result.status === 503) headers['retry-after'] = '5';
+  if (result.status === 429) headers['retry-after'] = String(result.retryAfterSeconds);
   throw new HttpError(result.status, result.error, result.message, headers);
 }

@@ -13,10 +13,10 @@ export interface NewUserEvent {
 }
 
 export interface WebhookStoreProtocol {
-  /** A global admin (member of `admin.groups`), from an `Authorization` header. */
-  authenticateAdmin(authorization: string | undefined): Promise<AdminAuthResult>;
+  /** A global admin (member of `admin.groups`), from an `Authorization` header sent from `clientAddress`. */
+  authenticateAdmin(authorization: string | undefined, clientAddress: string): Promise<AdminAuthResult>;
   /** A caller of the user-events API: a global admin, `admin.user` or the indexer service account. */
-  authenticateEventReader(authorization: string | undefined): Promise<AdminAuthResult>;
+  authenticateEventReader(authorization: string | undefined, clientAddress: string): Promise<AdminAuthResult>;
 
   /** Creates a client for a supported User-Agent; every front knows its key when this resolves. */
   createClient(userAgent: string): Promise<MaskedWebhookClient>;

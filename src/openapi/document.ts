@@ -32,6 +32,9 @@ const CHALLENGE = { 'WWW-Authenticate': header('Basic realm="edu-fileproxy"') };
 const ADMIN_CHALLENGE = { 'WWW-Authenticate': header('Basic realm="edu-fileproxy admin" (a realm of its own: a browser keeps these credentials apart from those of /dav/ and the wiki)') };
 const RETRY_AFTER = { 'Retry-After': header('Seconds to wait before retrying', { type: 'string', pattern: '^[0-9]+$' }) };
 
+/** The login throttle (src/auth/login-throttle.ts), on every endpoint with Basic credentials. */
+const THROTTLED_429 = error('Too many failed logins for this user or from this address; the directory was not asked. Retry after Retry-After seconds', ['too_many_failed_logins'], RETRY_AFTER);
+
 const INTERNAL = error('Internal error; see the service log', ['internal_error']);
 const SHUTTING_DOWN_CODE = 'shutting_down';
 
@@ -72,6 +75,7 @@ const adminResponses = (own: Record<string, Json>, extra400: readonly string[] =
   '400': error('Bad request', ['bad_credentials_format', ...extra400]),
   '401': ADMIN_401,
   '403': ADMIN_403,
+  '429': THROTTLED_429,
   '503': AUTH_503,
 });
 
@@ -90,6 +94,7 @@ const wikiResponses = (own: Record<string, Json>, extra400: readonly string[] = 
   '400': error('Bad request', ['bad_credentials_format', 'bad_groups_header', 'invalid_request', ...extra400]),
   '401': error('Basic credentials missing or wrong', ['credentials_required', 'invalid_credentials'], CHALLENGE),
   '404': error('The wiki is turned off on this host (elasticsearch.enabled is false)', ['wiki_disabled']),
+  '429': THROTTLED_429,
   '503': error('The directory or an actor is unavailable; retry', ['directory_unavailable', 'service_unavailable'], RETRY_AFTER),
 });
 
@@ -116,8 +121,9 @@ const DAV_ERRORS: Record<string, Json> = {
   '409': error('Conflict with the state of the share', ['no_parent', 'exists', 'not_empty', 'not_a_folder', 'delete_pending', 'no_such_lock']),
   '412': error('A precondition (If-Match, If-None-Match, If, Overwrite) does not hold', ['precondition_failed', 'destination_exists']),
   '423': error('Locked, or in use by another program', ['locked', 'in_use']),
+  '429': THROTTLED_429,
   '502': error('The file server failed', ['backend_error', 'share_unavailable']),
-  '503': error('The SMB server or the WebDAV state is unavailable; retry', ['backend_unavailable', 'dav_state_unavailable']),
+  '503': error('The SMB server, the WebDAV state or the login throttle is unavailable; retry', ['backend_unavailable', 'dav_state_unavailable', 'service_unavailable']),
   '507': error('The file server has no space left', ['disk_full']),
 };
 

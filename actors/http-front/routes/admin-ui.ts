@@ -88,7 +88,7 @@ export function registerAdminUiRoutes(router: Router, deps: AdminUiRouteDeps): v
   const supported = deps.config.webhooks.supported_user_agents;
   router.add('GET', USER_AGENTS_PATH, async (ex) => {
     try {
-      authorizedOrThrow(await deps.logins.authenticateAdmin(ex.headers['authorization']), ADMIN_CHALLENGE);
+      authorizedOrThrow(await deps.logins.authenticateAdmin(ex.headers['authorization'], ex.clientAddress), ADMIN_CHALLENGE);
     } catch (err) {
       throw unavailableAs503(err);
     }

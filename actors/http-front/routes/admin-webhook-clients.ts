@@ -35,7 +35,7 @@ export function registerAdminWebhookClientRoutes(router: Router, deps: AdminWebh
   const asAdmin = (work: (ex: HttpExchange, admin: AuthorizedUser, params: Record<string, string>) => Promise<void>) =>
     async (ex: HttpExchange, params: Record<string, string>) => {
       try {
-        const admin = authorizedOrThrow(await store.authenticateAdmin(ex.headers['authorization']), ADMIN_CHALLENGE);
+        const admin = authorizedOrThrow(await store.authenticateAdmin(ex.headers['authorization'], ex.clientAddress), ADMIN_CHALLENGE);
         await work(ex, admin, params);
       } catch (err) {
         throw unavailableAs503(err);

@@ -35,7 +35,7 @@ export function registerWikiVisibilityRoutes(router: Router, deps: WikiVisibilit
   const asAdmin = (work: (ex: HttpExchange, admin: string, params: Record<string, string>) => Promise<void>): RouteHandler =>
     async (ex, params) => {
       try {
-        const admin = authorizedOrThrow(await deps.logins.authenticateAdmin(ex.headers['authorization']), ADMIN_CHALLENGE);
+        const admin = authorizedOrThrow(await deps.logins.authenticateAdmin(ex.headers['authorization'], ex.clientAddress), ADMIN_CHALLENGE);
         await work(ex, admin.user, params);
       } catch (err) {
         throw unavailableAs503(err);

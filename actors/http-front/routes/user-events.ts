@@ -11,7 +11,7 @@ import { unavailableAs503 } from '../../../src/webhooks/errors.js';
 export function registerUserEventRoutes(router: Router, store: Remote<WebhookStoreProtocol>): void {
   router.add('GET', '/edu-api/users/:username/events', async (ex, params) => {
     try {
-      authorizedOrThrow(await store.authenticateEventReader(ex.headers['authorization']), BASIC_CHALLENGE);
+      authorizedOrThrow(await store.authenticateEventReader(ex.headers['authorization'], ex.clientAddress), BASIC_CHALLENGE);
       const username = decodeUsername(params['username'] ?? '');
       const events = await store.userEvents(username);
       ex.json(200, {
