@@ -8,6 +8,8 @@ export const ACTOR_LINKS: ReadonlyArray<readonly [ActorKind, ActorKind]> = [
   // The store pushes the webhook clients to every front; fronts call it for admin and user-event requests.
   ['http-front', 'webhook-store'],
   ['http-front', 'ldap-resolver'],
+  // The login throttle lives in the ldap-resolver; the store asks it before an admin login binds.
+  ['webhook-store', 'ldap-resolver'],
   // Post-write hook: WebDAV on the fronts tells the reconciler which wiki pages changed.
   ['http-front', 'reconciler'],
   // WebDAV locks and dead properties, shared by every front.

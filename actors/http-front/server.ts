@@ -155,6 +155,7 @@ export class HttpServer {
     this.inFlight++;
     const request: Tracked = { requestId: requestIdFrom(ex.headers['x-request-id']), route: UNMATCHED_ROUTE, errorCode: undefined };
     this.tracked.set(ex, request);
+    Object.assign(ex.commonHeaders, this.router.headersFor(ex.path));
     ex.commonHeaders['x-request-id'] = request.requestId;
     const fail = (err: HttpError) => {
       request.errorCode = err.code;

@@ -1,8 +1,12 @@
 // The ldap-resolver actor: works out who a wiki caller is (LDAPS bind, group
 // names to SIDs, the SID set and visible shares a search filters with) off the
-// request thread, and owns the per-share wiki visibility settings.
+// request thread, owns the per-share wiki visibility settings, and the login
+// throttle that every thread consults before a login asks the directory or an
+// SMB server (one table for all HTTP threads; src/auth/login-throttle.ts).
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
+import { localLoginGuard } from '../../src/auth/login-guard.js';
+import { LoginThrottle } from '../../src/auth/login-throttle.js';
 import type { Config } from '../../src/config/index.js';
 import { LdapConfigError } from '../../src/ldap/connection.js';
 import type { Directory } from '../../src/ldap/directory.js';
@@ -46,8 +50,16 @@ runActor<Config>(async (ctx) => {
     config.smb.shares.map((share) => share.name),
   );
   const directory = wikiDirectory(config, ctx.secrets.indexerPassword, log);
+  const { auth } = config;
+  const throttle = new LoginThrottle({
+    maxFailures: auth.max_failures,
+    maxAddressFailures: auth.max_address_failures,
+    lockoutMs: auth.lockout,
+    failureWindowMs: auth.failure_window,
+  });
   const viewers = new ViewerResolver({
     directory,
+    guard: localLoginGuard(throttle),
     visibleShares: (groups) => visibility.visibleShares(groups),
     loginTtlMs: Math.min(LOGIN_TTL_MS, config.ldap.cache_ttl),
     groupTtlMs: config.ldap.cache_ttl,
@@ -58,8 +70,10 @@ runActor<Config>(async (ctx) => {
     viewer: (query) => viewers.resolve(query),
     listVisibility: async () => visibility.list(),
     setVisibility: (share, settings) => visibility.set(share, settings),
+    admitLogin: async (attempt) => throttle.admit(attempt),
+    settleLogin: async (attempt, outcome) => throttle.settle(attempt, outcome),
   };
-  const health = () => ({ resolvesViewers: directory !== null, ...viewers.stats });
+  const health = () => ({ resolvesViewers: directory !== null, ...viewers.stats, ...throttle.stats });
   const registry = new Registry();
   registerStatMetrics(registry, health, ldapResolverMetrics);
   return { handlers: servingMetrics(handlers, registry), health };

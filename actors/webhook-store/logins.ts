@@ -1,20 +1,22 @@
 // Who may use the webhook APIs. Both authenticators live in the store actor,
-// so that a login's session is valid on every HTTP thread.
+// so that a login's session is valid on every HTTP thread; a login outside a
+// session passes the login throttle (in the ldap-resolver) first.
 import { AdminAuthenticator, AdminSessionCache, type AdminAuthResult } from '../../src/auth/admin.js';
+import type { LoginGuard } from '../../src/auth/login-guard.js';
 import type { Config } from '../../src/config/index.js';
 import { directoryFromConfig } from '../../src/ldap/from-config.js';
 import { namesAccount, realmFromBaseDn } from '../../src/ldap/login-name.js';
 
 export interface WebhookLogins {
   /** The admin API: global admins only (members of `admin.groups`). */
-  admin(authorization: string | undefined): Promise<AdminAuthResult>;
+  admin(authorization: string | undefined, clientAddress: string): Promise<AdminAuthResult>;
   /**
    * `GET /edu-api/users/{username}/events`: the caller's basic credentials. Global admins, the
    * service account `admin.user` and the indexer service account (`smb.indexer_service_account.user`)
    * read every user's events; any other user only their own (`username` naming their account in
    * any of its forms, see `namesAccount`), else 403.
    */
-  eventReader(authorization: string | undefined, username: string): Promise<AdminAuthResult>;
+  eventReader(authorization: string | undefined, username: string, clientAddress: string): Promise<AdminAuthResult>;
 }
 
 /**
@@ -22,7 +24,7 @@ export interface WebhookLogins {
  * service still runs (the webhook intake needs no directory) and every login gets 503 naming
  * the config problem, which is also logged once at start.
  */
-export function createWebhookLogins(config: Config, onConfigProblem: (message: string) => void): WebhookLogins {
+export function createWebhookLogins(config: Config, guard: LoginGuard, onConfigProblem: (message: string) => void): WebhookLogins {
   let directory;
   try {
     directory = directoryFromConfig(config, undefined);
@@ -33,17 +35,18 @@ export function createWebhookLogins(config: Config, onConfigProblem: (message: s
     return { admin: refuse, eventReader: refuse };
   }
   const sessions = () => new AdminSessionCache({ ttlMs: config.admin.session_ttl });
-  const admins = new AdminAuthenticator(directory, { groups: config.admin.groups }, sessions());
+  const admins = new AdminAuthenticator(directory, { groups: config.admin.groups }, sessions(), guard);
   const readers = new AdminAuthenticator(
     directory,
     { groups: config.admin.groups, accounts: [config.admin.user, config.smb.indexer_service_account.user] },
     sessions(),
+    guard,
   );
   const domain = { realm: realmFromBaseDn(config.ldap.base_dn ?? '') ?? '', domain: config.smb.domain };
   return {
-    admin: (authorization) => admins.authenticateHeader(authorization),
-    eventReader: async (authorization, username) => {
-      const result = await readers.authenticateHeader(authorization, (account) => namesAccount(username, account, domain));
+    admin: (authorization, clientAddress) => admins.authenticateHeader(authorization, clientAddress),
+    eventReader: async (authorization, username, clientAddress) => {
+      const result = await readers.authenticateHeader(authorization, clientAddress, (account) => namesAccount(username, account, domain));
       return result.ok || result.error !== 'forbidden' ? result : { ...result, message: `${result.message}; a user may read only their own events` };
     },
   };

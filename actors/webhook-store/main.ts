@@ -7,7 +7,9 @@
 // every front has the new list or its lease on the old one has ended (then it
 // answers 503), so a deleted client's key is never accepted after the delete.
 import { Registry } from 'prom-client';
+import { remoteLoginGuard } from '../../src/auth/login-guard.js';
 import type { Config } from '../../src/config/index.js';
+import type { LdapResolverProtocol } from '../../src/messages/ldap-resolver.js';
 import type { HttpFrontProtocol } from '../../src/messages/http-front.js';
 import type { WebhookStoreProtocol } from '../../src/messages/webhook-store.js';
 import { webhookStoreMetrics } from '../../src/metrics/actor-metrics.js';
@@ -34,7 +36,8 @@ runActor<Config>(async (ctx) => {
     maxBytes: config.webhooks.user_events.max_bytes,
     maxEventSize: config.webhooks.user_events.max_event_size,
   });
-  const logins = createWebhookLogins(config, (message) => log.error(message));
+  const guard = remoteLoginGuard(ctx.peer<LdapResolverProtocol>('ldap-resolver'), log);
+  const logins = createWebhookLogins(config, guard, (message) => log.error(message));
 
   const replication = new ClientListReplication({
     clients: () => registry.all(),
@@ -46,8 +49,8 @@ runActor<Config>(async (ctx) => {
   });
 
   const handlers: WebhookStoreProtocol = {
-    authenticateAdmin: (authorization) => logins.admin(authorization),
-    authenticateEventReader: (authorization, username) => logins.eventReader(authorization, username),
+    authenticateAdmin: (authorization, clientAddress) => logins.admin(authorization, clientAddress),
+    authenticateEventReader: (authorization, username, clientAddress) => logins.eventReader(authorization, username, clientAddress),
     async createClient(userAgent) {
       const client = await registry.create(userAgent);
       await replication.changed();

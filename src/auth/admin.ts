@@ -1,8 +1,10 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { DirectoryError } from '../ldap/connection.js';
+import { DirectoryError, isInvalidCredentials } from '../ldap/connection.js';
 import type { DirectoryUser, UserAuthenticator } from '../ldap/directory.js';
+import { ActorUnavailableError } from '../runtime/rpc.js';
 import { parseBasicAuth } from './basic.js';
+import { guardedLogin, LoginThrottledError, THROTTLED_CODE, type LoginGuard } from './login-guard.js';
 
 export interface AdminAuthOptions {
   /** `admin.groups`: membership of any of them (nested included) makes a global admin. */
@@ -30,6 +32,13 @@ export type AdminAuthResult =
       readonly status: 400 | 401 | 403 | 503;
       readonly error: 'bad_credentials_format' | 'invalid_credentials' | 'forbidden' | 'directory_unavailable';
       readonly message: string;
+    }
+  | {
+      readonly ok: false;
+      readonly status: 429;
+      readonly error: typeof THROTTLED_CODE;
+      readonly message: string;
+      readonly retryAfterSeconds: number;
     };
 
 export interface AdminSessionCacheOptions {
@@ -92,6 +101,8 @@ export class AdminAuthenticator {
     private readonly directory: UserAuthenticator,
     options: AdminAuthOptions,
     private readonly sessions: AdminSessionCache = new AdminSessionCache(),
+    /** The login throttle, asked before each bind (not within a session); none: no throttle. */
+    private readonly guard?: LoginGuard,
   ) {
     if (options.groups.length === 0) throw new Error('admin.groups must name at least one group');
     this.adminGroups = new Map(options.groups.map((g) => [g.toLowerCase(), g]));
@@ -102,28 +113,35 @@ export class AdminAuthenticator {
   }
 
   /**
-   * Authenticates the `Authorization` header of a request. `alsoAdmits` may let in a user who is
-   * neither admin nor allowed account for this one request (by sAMAccountName); such a login is
-   * not kept as a session, so that it cannot open the next request.
+   * Authenticates the `Authorization` header of a request from `clientAddress` (the TCP peer). `alsoAdmits` may
+   * let in a user who is neither admin nor allowed account for this one request (by sAMAccountName); such a login
+   * is not kept as a session, so that it cannot open the next request.
    */
-  authenticateHeader(authorization: string | undefined, alsoAdmits?: (account: string) => boolean): Promise<AdminAuthResult> {
+  authenticateHeader(authorization: string | undefined, clientAddress = '', alsoAdmits?: (account: string) => boolean): Promise<AdminAuthResult> {
     const credentials = parseBasicAuth(authorization);
     if (!credentials.ok) {
       const status = credentials.error === 'malformed' ? 400 : 401;
       const error = credentials.error === 'malformed' ? 'bad_credentials_format' : 'invalid_credentials';
       return Promise.resolve({ ok: false, status, error, message: credentials.message });
     }
-    return this.authenticate(credentials.user, credentials.password, alsoAdmits);
+    return this.authenticate(credentials.user, credentials.password, clientAddress, alsoAdmits);
   }
 
-  async authenticate(user: string, password: string, alsoAdmits?: (account: string) => boolean): Promise<AdminAuthResult> {
+  async authenticate(user: string, password: string, clientAddress = '', alsoAdmits?: (account: string) => boolean): Promise<AdminAuthResult> {
     const session = this.sessions.get(user, password);
     if (session !== undefined) return { ok: true, admin: session, fromSession: true };
 
     let directoryUser: DirectoryUser;
     try {
-      directoryUser = await this.directory.authenticateUser(user, password);
+      const bind = () => this.directory.authenticateUser(user, password);
+      directoryUser = this.guard ? await guardedLogin(this.guard, { user, address: clientAddress }, bind, isInvalidCredentials) : await bind();
     } catch (err) {
+      if (err instanceof LoginThrottledError) {
+        return { ok: false, status: 429, error: THROTTLED_CODE, message: err.message, retryAfterSeconds: err.retryAfterSeconds };
+      }
+      if (err instanceof ActorUnavailableError) {
+        return { ok: false, status: 503, error: 'directory_unavailable', message: 'the login throttle (ldap-resolver) is restarting, so a new login cannot be checked; try again' };
+      }
       if (!(err instanceof DirectoryError)) throw err;
       return err.kind === 'invalid_credentials'
         ? { ok: false, status: 401, error: 'invalid_credentials', message: 'invalid user name or password' }

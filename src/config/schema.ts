@@ -107,6 +107,14 @@ const adminSection = z.strictObject({
   session_ttl: duration().prefault('30m'),
 });
 
+// The login throttle (src/auth/login-throttle.ts): failed logins per account and per client address.
+const authSection = z.strictObject({
+  max_failures: intBetween(0, 1_000_000).default(5),
+  max_address_failures: intBetween(0, 1_000_000).default(100),
+  lockout: duration().prefault('1m'),
+  failure_window: duration().prefault('15m'),
+});
+
 const elasticsearchSection = z.strictObject({
   enabled: z.boolean().default(true),
   url: urlWithScheme(['http', 'https'], 'must be a URL with scheme http or https').default('http://127.0.0.1:9200'),
@@ -172,6 +180,7 @@ export const configSchema = z
     smb: smbSection,
     ldap: ldapSection,
     admin: adminSection,
+    auth: authSection.prefault({}),
     elasticsearch: elasticsearchSection.prefault({}),
     reconciler: z.strictObject({ interval: duration().prefault('15m') }).prefault({}),
     webhooks: webhooksSection.prefault({}),

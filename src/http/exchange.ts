@@ -13,6 +13,8 @@ export abstract class HttpExchange {
   abstract readonly query: URLSearchParams;
   /** Lower-case header names; repeated headers are joined with ", ". */
   abstract readonly headers: Record<string, string>;
+  /** The TCP peer's address (never a forwarded-for header: a client can write those); '' once the client is gone. */
+  abstract readonly clientAddress: string;
   readonly startedAt = performance.now();
   /** Sent with every response of this exchange (e.g. X-Request-Id); the route's own headers win. */
   readonly commonHeaders: ResponseHeaders = {};

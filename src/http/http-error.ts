@@ -24,7 +24,7 @@ const REASONS: Record<number, string> = {
   200: 'OK', 201: 'Created', 204: 'No Content', 206: 'Partial Content', 207: 'Multi-Status', 304: 'Not Modified',
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
   408: 'Request Timeout', 409: 'Conflict', 412: 'Precondition Failed', 413: 'Payload Too Large', 415: 'Unsupported Media Type',
-  416: 'Range Not Satisfiable', 417: 'Expectation Failed', 423: 'Locked', 424: 'Failed Dependency', 431: 'Request Header Fields Too Large',
+  416: 'Range Not Satisfiable', 417: 'Expectation Failed', 423: 'Locked', 424: 'Failed Dependency', 429: 'Too Many Requests', 431: 'Request Header Fields Too Large',
   500: 'Internal Server Error', 501: 'Not Implemented', 502: 'Bad Gateway', 503: 'Service Unavailable',
   504: 'Gateway Timeout', 507: 'Insufficient Storage',
 };

@@ -12,6 +12,7 @@ export class NodeExchange extends HttpExchange {
   readonly path: string;
   readonly query: URLSearchParams;
   readonly headers: Record<string, string> = {};
+  readonly clientAddress: string;
   /** Set once the body missed its deadline: reading it fails with this. */
   private bodyExpired: HttpError | undefined;
   private readonly bodyDeadline: NodeJS.Timeout;
@@ -20,6 +21,7 @@ export class NodeExchange extends HttpExchange {
   constructor(private readonly req: IncomingMessage, private readonly res: ServerResponse, onDone: (ex: HttpExchange) => void, bodyTimeoutMs: number) {
     super(onDone);
     this.method = (req.method ?? 'GET').toUpperCase();
+    this.clientAddress = req.socket.remoteAddress ?? '';
     const target = req.url ?? '/';
     const q = target.indexOf('?');
     this.path = q < 0 ? target : target.slice(0, q);

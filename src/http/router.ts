@@ -29,9 +29,28 @@ export interface RouteMatch extends RouteOptions {
 
 export class Router {
   private readonly routes: Route[] = [];
+  private readonly scopes: { segments: string[]; headers: Readonly<Record<string, string>> }[] = [];
 
   add(method: string, pattern: string, handler: RouteHandler, options: RouteOptions = {}): void {
     this.routes.push({ method, pattern, segments: pattern.split('/').slice(1), handler, ...options });
+  }
+
+  /**
+   * Headers that every answer to a path matching `pattern` carries, whatever the method and errors included
+   * (the router's own 404 and 405 as well as the handler's answers).
+   */
+  addHeaders(pattern: string, headers: Readonly<Record<string, string>>): void {
+    this.scopes.push({ segments: pattern.split('/').slice(1), headers });
+  }
+
+  /** The headers added with addHeaders for a path (the server sets them before it routes the request). */
+  headersFor(path: string): Record<string, string> {
+    const segments = path.split('/').slice(1);
+    const headers: Record<string, string> = {};
+    for (const scope of this.scopes) {
+      if (matchSegments(scope.segments, segments)) Object.assign(headers, scope.headers);
+    }
+    return headers;
   }
 
   /** The route for a request, or an HttpError (404 / 405) to answer with. */

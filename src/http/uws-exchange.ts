@@ -13,10 +13,12 @@ export class UwsExchange extends HttpExchange {
   readonly path: string;
   readonly query: URLSearchParams;
   readonly headers: Record<string, string> = {};
+  readonly clientAddress: string;
 
   constructor(private readonly res: HttpResponse, req: HttpRequest, onDone: (ex: HttpExchange) => void) {
     super(onDone);
     this.method = req.getCaseSensitiveMethod().toUpperCase();
+    this.clientAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
     this.path = req.getUrl();
     this.query = new URLSearchParams(req.getQuery() ?? '');
     req.forEach((name, value) => {

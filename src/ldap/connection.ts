@@ -87,6 +87,11 @@ export class DirectoryError extends Error {
   }
 }
 
+/** Whether the directory refused the credentials (as opposed to not being able to tell). */
+export function isInvalidCredentials(err: unknown): boolean {
+  return err instanceof DirectoryError && err.kind === 'invalid_credentials';
+}
+
 /** Maps an error thrown by ldapts (or the network below it) to a DirectoryError. */
 export function toDirectoryError(err: unknown, doing: string): DirectoryError {
   if (err instanceof DirectoryError) return err;

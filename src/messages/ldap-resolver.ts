@@ -1,6 +1,8 @@
 // What the http-front asks the ldap-resolver, declared once for both ends:
 // who a wiki caller is (the SID sets and shares a search filters with) and the
-// per-share wiki visibility that global admins manage.
+// per-share wiki visibility that global admins manage; and the login throttle
+// that every thread consults before a login asks the directory or an SMB server.
+import type { LoginGuardProtocol } from '../auth/login-guard.js';
 
 /** A wiki request's identity as it arrived: basic credentials and the raw `X-Service-Groups` header. */
 export interface ViewerQuery {
@@ -8,6 +10,8 @@ export interface ViewerQuery {
   password: string;
   /** The header value; undefined when the request had none. */
   groupsHeader: string | undefined;
+  /** The TCP peer address of the client (for the login throttle). */
+  clientAddress: string;
 }
 
 export type ViewerAnswer =
@@ -22,7 +26,9 @@ export type ViewerAnswer =
       /** Configured shares whose wiki this caller may see (active, access groups met). */
       shares: string[];
     }
-  | { ok: false; status: 400 | 401 | 503; error: string; message: string };
+  | { ok: false; status: 400 | 401 | 503; error: string; message: string }
+  /** The login throttle refused to ask the directory. */
+  | { ok: false; status: 429; error: string; message: string; retryAfterSeconds: number };
 
 /** The second permission stage of one share's wiki (spec §5): is it on, and for whom. */
 export interface WikiVisibility {
@@ -35,7 +41,7 @@ export interface ShareVisibility extends WikiVisibility {
   share: string;
 }
 
-export interface LdapResolverProtocol {
+export interface LdapResolverProtocol extends LoginGuardProtocol {
   viewer(query: ViewerQuery): Promise<ViewerAnswer>;
   /** Every configured share with its settings (defaults filled in), in config order. */
   listVisibility(): Promise<ShareVisibility[]>;

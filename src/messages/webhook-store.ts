@@ -13,13 +13,13 @@ export interface NewUserEvent {
 }
 
 export interface WebhookStoreProtocol {
-  /** A global admin (member of `admin.groups`), from an `Authorization` header. */
-  authenticateAdmin(authorization: string | undefined): Promise<AdminAuthResult>;
+  /** A global admin (member of `admin.groups`), from an `Authorization` header sent from `clientAddress`. */
+  authenticateAdmin(authorization: string | undefined, clientAddress: string): Promise<AdminAuthResult>;
   /**
    * A caller of the user-events API for `username`'s events: a global admin, `admin.user` or the
    * indexer service account, or the user named by `username` themselves.
    */
-  authenticateEventReader(authorization: string | undefined, username: string): Promise<AdminAuthResult>;
+  authenticateEventReader(authorization: string | undefined, username: string, clientAddress: string): Promise<AdminAuthResult>;
 
   /** Creates a client for a supported User-Agent; every front knows its key when this resolves. */
   createClient(userAgent: string): Promise<MaskedWebhookClient>;

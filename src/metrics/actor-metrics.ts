@@ -1,6 +1,7 @@
 // The metrics of each actor, read from what the actor reports in health().
 // Every actor thread registers its list in a registry of its own (see
 // snapshot.ts for how the supervisor collects and merges them).
+import type { LoginThrottleStats } from '../auth/login-throttle.js';
 import type { IndexKeeperStats } from '../search/index-keeper.js';
 import type { ViewerStats } from '../wiki/viewer.js';
 import type { StatMetric } from './stat-metrics.js';
@@ -16,7 +17,15 @@ export const webhookStoreMetrics: readonly StatMetric<{ webhookClients: number; 
   { name: 'fileproxy_user_events_cached_bytes', help: 'Size of the cached service-eventhandler events as JSON (webhooks.user_events.max_bytes bounds it)', type: 'gauge', read: (s) => s.cachedUserEventBytes },
 ];
 
-export const ldapResolverMetrics: readonly StatMetric<ViewerStats & { resolvesViewers: boolean }>[] = [
+export const ldapResolverMetrics: readonly StatMetric<ViewerStats & { resolvesViewers: boolean } & LoginThrottleStats>[] = [
+  {
+    name: 'fileproxy_logins_throttled_total', help: 'Logins (wiki, WebDAV, admin APIs) refused with 429 by the login throttle before the directory or SMB server was asked',
+    type: 'counter', read: (s) => s.throttledLogins,
+  },
+  {
+    name: 'fileproxy_login_lockouts', help: 'Accounts and client addresses the login throttle holds locked now',
+    type: 'gauge', label: 'scope', read: (s) => ({ account: s.lockedAccounts, address: s.lockedAddresses }),
+  },
   {
     name: 'fileproxy_wiki_logins_total', help: 'Wiki caller logins by result: verified by an LDAPS bind, served from the login cache, or rejected',
     type: 'counter', label: 'result', read: (s) => ({ verified: s.logins, cached: s.cachedLogins, rejected: s.rejectedLogins }),

@@ -7,6 +7,8 @@
 // described under `x-additional-operations`, shaped like OpenAPI 3.2's
 // `additionalOperations`.
 
+import { DAV_RESPONSE_HEADERS } from '../webdav/active-content.js';
+
 type Json = Record<string, unknown>;
 
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
@@ -27,7 +29,11 @@ const ok = (description: string, schema: Json, headers?: Json): Json => ({
 
 const header = (description: string, schema: Json = { type: 'string' }): Json => ({ description, schema });
 const CHALLENGE = { 'WWW-Authenticate': header('Basic realm="edu-fileproxy"') };
+const ADMIN_CHALLENGE = { 'WWW-Authenticate': header('Basic realm="edu-fileproxy admin" (a realm of its own: a browser keeps these credentials apart from those of /dav/ and the wiki)') };
 const RETRY_AFTER = { 'Retry-After': header('Seconds to wait before retrying', { type: 'string', pattern: '^[0-9]+$' }) };
+
+/** The login throttle (src/auth/login-throttle.ts), on every endpoint with Basic credentials. */
+const THROTTLED_429 = error('Too many failed logins for this user or from this address; the directory was not asked. Retry after Retry-After seconds', ['too_many_failed_logins'], RETRY_AFTER);
 
 const INTERNAL = error('Internal error; see the service log', ['internal_error']);
 const SHUTTING_DOWN_CODE = 'shutting_down';
@@ -58,6 +64,7 @@ function operation(op: Json & { responses: Record<string, Json> }): Json {
 // ---- the admin and user-event logins (actors/webhook-store/logins.ts, src/auth/http.ts) -------------
 
 const AUTH_401 = error('Credentials missing or wrong', ['invalid_credentials'], CHALLENGE);
+const ADMIN_401 = error('Credentials missing or wrong', ['invalid_credentials'], ADMIN_CHALLENGE);
 const ADMIN_403 = error('Authenticated, but not a member of admin.groups', ['forbidden']);
 const AUTH_503 = error('The directory or an actor is unavailable; retry', ['directory_unavailable', 'service_unavailable'], RETRY_AFTER);
 const BODY_413 = error('Request body over http.max_body', ['body_too_large']);
@@ -66,8 +73,9 @@ const BODY_415 = error('Content-Type is not application/json (UTF-8)', ['unsuppo
 const adminResponses = (own: Record<string, Json>, extra400: readonly string[] = []): Record<string, Json> => ({
   ...own,
   '400': error('Bad request', ['bad_credentials_format', ...extra400]),
-  '401': AUTH_401,
+  '401': ADMIN_401,
   '403': ADMIN_403,
+  '429': THROTTLED_429,
   '503': AUTH_503,
 });
 
@@ -86,6 +94,7 @@ const wikiResponses = (own: Record<string, Json>, extra400: readonly string[] = 
   '400': error('Bad request', ['bad_credentials_format', 'bad_groups_header', 'invalid_request', ...extra400]),
   '401': error('Basic credentials missing or wrong', ['credentials_required', 'invalid_credentials'], CHALLENGE),
   '404': error('The wiki is turned off on this host (elasticsearch.enabled is false)', ['wiki_disabled']),
+  '429': THROTTLED_429,
   '503': error('The directory or an actor is unavailable; retry', ['directory_unavailable', 'service_unavailable'], RETRY_AFTER),
 });
 
@@ -94,6 +103,9 @@ const wikiResponses = (own: Record<string, Json>, extra400: readonly string[] = 
 const XML = 'application/xml; charset=utf-8';
 const multistatus = (description: string): Json => ({ description, content: { [XML]: { schema: { type: 'string' } } } });
 const noBody = (description: string, headers?: Json): Json => ({ description, ...(headers ? { headers } : {}) });
+const DOWNLOAD = {
+  'Content-Disposition': header('attachment; filename="…" (filename*=UTF-8\'\'… for other names) for HTML, XHTML, SVG, XML, XSLT, JavaScript and MHTML files'),
+};
 const VALIDATORS = {
   ETag: header('Strong entity tag of the file'),
   'Last-Modified': header('Modification time of the file'),
@@ -109,8 +121,9 @@ const DAV_ERRORS: Record<string, Json> = {
   '409': error('Conflict with the state of the share', ['no_parent', 'exists', 'not_empty', 'not_a_folder', 'delete_pending', 'no_such_lock']),
   '412': error('A precondition (If-Match, If-None-Match, If, Overwrite) does not hold', ['precondition_failed', 'destination_exists']),
   '423': error('Locked, or in use by another program', ['locked', 'in_use']),
+  '429': THROTTLED_429,
   '502': error('The file server failed', ['backend_error', 'share_unavailable']),
-  '503': error('The SMB server or the WebDAV state is unavailable; retry', ['backend_unavailable', 'dav_state_unavailable']),
+  '503': error('The SMB server, the WebDAV state or the login throttle is unavailable; retry', ['backend_unavailable', 'dav_state_unavailable', 'service_unavailable']),
   '507': error('The file server has no space left, or the dead-property store is full (webdav.dead_properties.max_total_size)', ['disk_full', 'property_store_full']),
 };
 
@@ -188,6 +201,7 @@ export const openApiDocument = {
         parameters: [{ name: 'username', in: 'path', required: true, description: 'Percent-encoded user name', schema: { type: 'string' } }],
         responses: {
           ...adminResponses({ '200': ok('The user\'s cached events', ref('UserEvents'), { 'Cache-Control': header('no-store') }) }, ['invalid_username']),
+          '401': AUTH_401,
           '403': error('Authenticated, but neither an admin or allowed service account nor the user named in the path', ['forbidden']),
         },
       }),
@@ -332,6 +346,9 @@ export const openApiDocument = {
     '/dav/{share}/{path}': {
       summary: 'WebDAV (RFC 4918 class 1 and 2) on the SMB shares',
       description: 'Every request runs as the user of its basic credentials on the file server, whose ACLs decide. '
+        + `Every answer (errors included) carries Content-Security-Policy: ${DAV_RESPONSE_HEADERS['content-security-policy']} and `
+        + 'X-Content-Type-Options: nosniff, so that no uploaded file runs on this origin; files a browser would execute '
+        + '(HTML, XHTML, SVG, XML, XSLT, JavaScript, MHTML) are sent as attachments. '
         + 'Inside `.wiki/` folders only Markdown files may be created. With several http-front threads (workers.http_front > 1) '
         + 'only OPTIONS, GET, HEAD, PUT and DELETE are served.',
       parameters: DAV_PARAMETERS,
@@ -344,8 +361,8 @@ export const openApiDocument = {
         },
       }),
       get: davOperation('davGet', 'Read a file (one byte range at most)', {
-        '200': { description: 'The file', headers: VALIDATORS, content: { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } },
-        '206': { description: 'The requested range', headers: { ...VALIDATORS, 'Content-Range': header('bytes first-last/size') }, content: { '*/*': { schema: { type: 'string' } } } },
+        '200': { description: 'The file', headers: { ...VALIDATORS, ...DOWNLOAD }, content: { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } },
+        '206': { description: 'The requested range', headers: { ...VALIDATORS, ...DOWNLOAD, 'Content-Range': header('bytes first-last/size') }, content: { '*/*': { schema: { type: 'string' } } } },
         '304': noBody('Not modified (If-None-Match, If-Modified-Since)', VALIDATORS),
         '416': error('The range is outside the file', ['range_not_satisfiable'], { 'Content-Range': header('bytes */size') }),
       }, {

@@ -131,6 +131,11 @@ export class SmbShare {
     return this.modify(op);
   }
 
+  /** Sets up the session before the first operation, through `guard` unless one exists (see Endpoint.logon). */
+  logon(guard: (setup: () => Promise<void>) => Promise<void>): Promise<void> {
+    return this.endpoint().logon(guard);
+  }
+
   /** Local TCP port of the pooled connection, if connected. */
   localPort(): Promise<number | undefined> {
     return this.endpoint().localPort();

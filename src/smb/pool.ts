@@ -43,7 +43,14 @@ class Channel {
     private readonly server: SmbServer,
     private readonly credentials: Credentials,
     private readonly options: SmbPoolOptions,
+    /** Told of each session set up, and of each one the server refused the credentials for. */
+    private readonly onLogon: (accepted: boolean) => void,
   ) {}
+
+  /** Resolves once this channel has a session (set up now, or earlier). */
+  async ready(): Promise<void> {
+    await this.connect();
+  }
 
   private connect(): Promise<Live> {
     if (!this.live) {
@@ -62,9 +69,11 @@ class Channel {
         });
         try {
           const session = await Session.setup(connection, this.credentials);
+          this.onLogon(true);
           return { connection, session, trees: new Map() };
         } catch (err) {
           connection.close();
+          if (err instanceof SmbError && err.code === 'LOGON_FAILURE') this.onLogon(false);
           throw err;
         }
       })();
@@ -127,19 +136,44 @@ export class Endpoint {
   private readonly channels: Channel[];
   private nextChannel = 0;
   private inFlight = 0;
+  private pendingLogon: Promise<void> | undefined;
+  /** Whether the server ever accepted these credentials (a session was set up). */
+  loggedOn = false;
   lastUsed = Date.now();
 
+  /** `discard`: the pool forgets this endpoint (the server refused its credentials, or its first logon failed). */
   constructor(
     readonly server: SmbServer,
     readonly credentials: Credentials,
     options: SmbPoolOptions,
+    private readonly discard: () => void = () => undefined,
   ) {
     const count = Math.max(1, Math.floor(options.connectionsPerServer ?? 1));
-    this.channels = Array.from({ length: count }, () => new Channel(server, credentials, options));
+    const onLogon = (accepted: boolean) => {
+      if (accepted) this.loggedOn = true;
+      else this.discard();
+    };
+    this.channels = Array.from({ length: count }, () => new Channel(server, credentials, options, onLogon));
   }
 
   get idle(): boolean {
     return this.inFlight === 0;
+  }
+
+  /**
+   * Sets up the first session, once for all concurrent callers: `guard` runs the setup (it may refuse without
+   * running it, e.g. a login throttle) and is not called when a session exists already. When that first logon
+   * fails, the endpoint leaves the pool, so that credentials the server never accepted keep nothing pooled.
+   */
+  logon(guard: (setup: () => Promise<void>) => Promise<void>): Promise<void> {
+    if (this.loggedOn) return Promise.resolve();
+    this.pendingLogon ??= guard(() => this.channels[0]!.ready())
+      .catch((err: unknown) => {
+        if (!this.loggedOn) this.discard();
+        throw err;
+      })
+      .finally(() => { this.pendingLogon = undefined; });
+    return this.pendingLogon;
   }
 
   /** Local TCP port of the first channel's connection (undefined when not connected). */
@@ -191,10 +225,18 @@ export class SmbPool {
     const key = [server.host.toLowerCase(), server.port ?? 445, credentials.domain.toUpperCase(), credentials.user.toLowerCase(), secret].join('|');
     let ep = this.endpoints.get(key);
     if (!ep) {
-      ep = new Endpoint(server, credentials, this.options);
-      this.endpoints.set(key, ep);
+      const created: Endpoint = new Endpoint(server, credentials, this.options, () => this.drop(key, created));
+      this.endpoints.set(key, created);
+      ep = created;
     }
     return ep;
+  }
+
+  /** Forgets an endpoint (not a newer one under the same key) and closes its connections. */
+  private drop(key: string, ep: Endpoint): void {
+    if (this.endpoints.get(key) !== ep) return;
+    this.endpoints.delete(key);
+    void ep.close();
   }
 
   get size(): number {

@@ -1,15 +1,24 @@
 // Content types by file extension: enough for a school's shares; anything
-// else is application/octet-stream.
+// else is application/octet-stream. Types a browser would execute are sent
+// as downloads (active-content.ts), so they are named here to be recognised.
 const TYPES: Record<string, string> = {
   md: 'text/markdown; charset=utf-8',
   txt: 'text/plain; charset=utf-8',
   csv: 'text/csv; charset=utf-8',
   html: 'text/html; charset=utf-8',
   htm: 'text/html; charset=utf-8',
+  shtml: 'text/html; charset=utf-8',
+  xhtml: 'application/xhtml+xml',
+  xht: 'application/xhtml+xml',
+  mht: 'multipart/related',
+  mhtml: 'multipart/related',
   css: 'text/css; charset=utf-8',
   js: 'text/javascript; charset=utf-8',
+  mjs: 'text/javascript; charset=utf-8',
   json: 'application/json',
   xml: 'application/xml',
+  xsl: 'application/xslt+xml',
+  xslt: 'application/xslt+xml',
   pdf: 'application/pdf',
   png: 'image/png',
   jpg: 'image/jpeg',

@@ -27,8 +27,9 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { ViewerAnswer, ViewerQuery } from '../messages/ldap-resolver.js';
-import { DirectoryError } from '../ldap/connection.js';
+import { DirectoryError, isInvalidCredentials } from '../ldap/connection.js';
 import type { UserAuthenticator } from '../ldap/directory.js';
+import { guardedLogin, LoginThrottledError, THROTTLED_CODE, type LoginGuard } from '../auth/login-guard.js';
 import { CachedGroupSidResolver, type GroupSidResolver } from '../ldap/group-sid-cache.js';
 import { domainUsersSid, GroupsHeaderError, parseServiceGroupsHeader, tokenSidSet, userSidSet } from './principal.js';
 
@@ -43,6 +44,8 @@ export interface ViewerResolverOptions {
   directory: (UserAuthenticator & GroupSidResolver) | null;
   /** The shares a caller in these (counted) groups may see; see WikiVisibilitySettings.visibleShares. */
   visibleShares(groupNames: readonly string[]): string[];
+  /** The login throttle, asked before each bind (not for a cached login). */
+  guard: LoginGuard;
   /** How long a verified login is reused without asking the directory. */
   loginTtlMs: number;
   /** `ldap.cache_ttl`: resolved group names. */
@@ -99,8 +102,11 @@ export class ViewerResolver {
 
     let identity: Identity;
     try {
-      identity = await this.login(this.options.directory, query.user, query.password);
+      identity = await this.login(this.options.directory, query);
     } catch (error) {
+      if (error instanceof LoginThrottledError) {
+        return { ok: false, status: 429, error: THROTTLED_CODE, message: error.message, retryAfterSeconds: error.retryAfterSeconds };
+      }
       if (!(error instanceof DirectoryError)) throw error;
       if (error.kind === 'invalid_credentials') {
         this.counters.rejectedLogins++;
@@ -125,7 +131,7 @@ export class ViewerResolver {
     return { ok: true, userSid: identity.sid, allowSids, denySids, shares };
   }
 
-  private async login(directory: UserAuthenticator, user: string, password: string): Promise<Identity> {
+  private async login(directory: UserAuthenticator, { user, password, clientAddress }: ViewerQuery): Promise<Identity> {
     // The length prefix keeps ("a:b", "c") and ("a", "b:c") apart.
     const key = createHmac('sha256', this.secret).update(`${user.length}:${user}:${password}`, 'utf8').digest('base64url');
     const cached = this.logins.get(key);
@@ -133,7 +139,8 @@ export class ViewerResolver {
       this.counters.cachedLogins++;
       return cached;
     }
-    const account = await directory.authenticateUser(user, password).catch((error: unknown) => {
+    const bind = () => directory.authenticateUser(user, password);
+    const account = await guardedLogin(this.options.guard, { user, address: clientAddress }, bind, isInvalidCredentials).catch((error: unknown) => {
       if (error instanceof DirectoryError && error.kind === 'directory_unavailable') this.counters.directoryErrors++;
       throw error;
     });

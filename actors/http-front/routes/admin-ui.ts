@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
-import { authorizedOrThrow } from '../../../src/auth/http.js';
+import { ADMIN_CHALLENGE, authorizedOrThrow } from '../../../src/auth/http.js';
 import type { Config } from '../../../src/config/index.js';
 import type { HttpExchange } from '../../../src/http/exchange.js';
 import { HttpError } from '../../../src/http/http-error.js';
@@ -88,7 +88,7 @@ export function registerAdminUiRoutes(router: Router, deps: AdminUiRouteDeps): v
   const supported = deps.config.webhooks.supported_user_agents;
   router.add('GET', USER_AGENTS_PATH, async (ex) => {
     try {
-      authorizedOrThrow(await deps.logins.authenticateAdmin(ex.headers['authorization']));
+      authorizedOrThrow(await deps.logins.authenticateAdmin(ex.headers['authorization'], ex.clientAddress), ADMIN_CHALLENGE);
     } catch (err) {
       throw unavailableAs503(err);
     }

@@ -3,7 +3,7 @@
 // admin (LDAPS bind + admin.groups, with sessions) in the webhook-store actor.
 // Keys are shown only by the reveal call, which writes an audit line (never the key).
 import type { Logger } from 'pino';
-import { authorizedOrThrow } from '../../../src/auth/http.js';
+import { ADMIN_CHALLENGE, authorizedOrThrow } from '../../../src/auth/http.js';
 import type { AuthorizedUser } from '../../../src/auth/admin.js';
 import type { Config } from '../../../src/config/index.js';
 import type { HttpExchange } from '../../../src/http/exchange.js';
@@ -35,7 +35,7 @@ export function registerAdminWebhookClientRoutes(router: Router, deps: AdminWebh
   const asAdmin = (work: (ex: HttpExchange, admin: AuthorizedUser, params: Record<string, string>) => Promise<void>) =>
     async (ex: HttpExchange, params: Record<string, string>) => {
       try {
-        const admin = authorizedOrThrow(await store.authenticateAdmin(ex.headers['authorization']));
+        const admin = authorizedOrThrow(await store.authenticateAdmin(ex.headers['authorization'], ex.clientAddress), ADMIN_CHALLENGE);
         await work(ex, admin, params);
       } catch (err) {
         throw unavailableAs503(err);

@@ -5,7 +5,7 @@
 // sessions shared by every thread); the settings live in the ldap-resolver,
 // which applies them to every wiki call.
 import type { Logger } from 'pino';
-import { authorizedOrThrow } from '../../../src/auth/http.js';
+import { ADMIN_CHALLENGE, authorizedOrThrow } from '../../../src/auth/http.js';
 import type { Config } from '../../../src/config/index.js';
 import type { HttpExchange } from '../../../src/http/exchange.js';
 import { HttpError } from '../../../src/http/http-error.js';
@@ -35,7 +35,7 @@ export function registerWikiVisibilityRoutes(router: Router, deps: WikiVisibilit
   const asAdmin = (work: (ex: HttpExchange, admin: string, params: Record<string, string>) => Promise<void>): RouteHandler =>
     async (ex, params) => {
       try {
-        const admin = authorizedOrThrow(await deps.logins.authenticateAdmin(ex.headers['authorization']));
+        const admin = authorizedOrThrow(await deps.logins.authenticateAdmin(ex.headers['authorization'], ex.clientAddress), ADMIN_CHALLENGE);
         await work(ex, admin.user, params);
       } catch (err) {
         throw unavailableAs503(err);

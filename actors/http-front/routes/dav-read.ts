@@ -4,6 +4,7 @@ import { HttpError } from '../../../src/http/http-error.js';
 import type { Router } from '../../../src/http/router.js';
 import type { ResourceState } from '../../../src/messages/dav-state.js';
 import { SmbError } from '../../../src/smb/errors.js';
+import { attachmentDisposition, isActiveContent } from '../../../src/webdav/active-content.js';
 import { contentTypeOf } from '../../../src/webdav/mime.js';
 import { multistatus, propertyElement, propstatResponse, type PropstatGroup } from '../../../src/webdav/multistatus.js';
 import { evaluatePreconditions } from '../../../src/webdav/preconditions.js';
@@ -50,11 +51,12 @@ async function get(call: DavCall): Promise<void> {
   if (outcome === 304) return ex.send(304, '', validators);
   if (outcome === 412) throw new HttpError(412, 'precondition_failed', `a precondition does not hold for ${call.path}`);
 
-  const headers = {
+  const contentType = contentTypeOf(entry.name);
+  const headers: Record<string, string> = {
     ...validators,
-    'content-type': contentTypeOf(entry.name),
+    'content-type': contentType,
     'accept-ranges': 'bytes',
-    'x-content-type-options': 'nosniff',
+    ...(isActiveContent(contentType) ? { 'content-disposition': attachmentDisposition(entry.name) } : {}),
   };
   const range = ifRangeHolds(ex.headers['if-range'], etag, entry.mtimeMs) ? requestedRange(ex.headers['range'], entry.size) : undefined;
   if (range === 'unsatisfiable') {

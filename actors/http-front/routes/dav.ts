@@ -12,9 +12,11 @@ import type { HttpExchange } from '../../../src/http/exchange.js';
 import type { Router } from '../../../src/http/router.js';
 import type { DavResource, DavStateProtocol, WriteGateResult, WriteTarget } from '../../../src/messages/dav-state.js';
 import type { PageChange, ReconcilerProtocol } from '../../../src/messages/reconciler.js';
-import type { Remote } from '../../../src/runtime/rpc.js';
-import { SmbClient, SmbError, SmbPool } from '../../../src/smb/index.js';
+import { ActorUnavailableError, type Remote } from '../../../src/runtime/rpc.js';
+import { SmbClient, SmbError, SmbPool, type SmbShare } from '../../../src/smb/index.js';
+import { guardedLogin, LoginThrottledError, remoteLoginGuard, throttledHttpError, type LoginGuard, type LoginGuardProtocol } from '../../../src/auth/login-guard.js';
 import { DAV_PREFIX, hrefOf, parseDavPath, parentPath, resourceKey, type DavLocation } from '../../../src/webdav/dav-path.js';
+import { DAV_RESPONSE_HEADERS } from '../../../src/webdav/active-content.js';
 import { BASIC_CHALLENGE, davHttpError } from '../../../src/webdav/errors.js';
 import { evaluateIf, ifResources, parseIfHeader, submittedTokens, type IfList, type IfResourceState } from '../../../src/webdav/if-header.js';
 import { evaluatePreconditions, hasPreconditions } from '../../../src/webdav/preconditions.js';
@@ -36,6 +38,8 @@ export interface DavDeps {
   config: Config;
   davState: Remote<DavStateProtocol>;
   reconciler: Remote<ReconcilerProtocol>;
+  /** Holds the login throttle, asked before a new SMB session is set up with a user's credentials. */
+  resolver: Remote<LoginGuardProtocol>;
   log: Logger;
 }
 
@@ -50,6 +54,7 @@ export class DavService {
    * here, so they serialize as well as dav-state's would, without the hop); undefined with several fronts.
    */
   readonly localLeases: LeaseQueue | undefined;
+  readonly logins: LoginGuard;
   private readonly shares: string[];
 
   constructor(readonly deps: DavDeps) {
@@ -64,6 +69,7 @@ export class DavService {
     this.hints = new DavStateHints(deps.davState);
     this.localLeases = deps.config.workers.http_front === 1 ? new LeaseQueue(2 * smb.request_timeout) : undefined;
     this.shares = smb.shares.map((s) => s.name);
+    this.logins = remoteLoginGuard(deps.resolver, deps.log);
   }
 
   get davState(): Remote<DavStateProtocol> {
@@ -77,6 +83,7 @@ export class DavService {
       let call: DavCall | undefined;
       try {
         call = this.open(ex);
+        await call.logon();
         await handler(call);
       } catch (err) {
         const answer = davHttpError(err, { server: call?.server ?? '', share: call?.location.share ?? '', path: call?.path ?? ex.path });
@@ -117,6 +124,7 @@ export class DavService {
 /** One WebDAV request: where it points, who makes it, and the SMB share as that user. */
 export class DavCall {
   private storageOfUser: DavStorage | undefined;
+  private share: SmbShare | undefined;
   private principalName: string | undefined;
   private ifLists: IfList[] | undefined | null = null;
 
@@ -136,7 +144,29 @@ export class DavCall {
     return this.storageOfUser ?? this.authenticate().storage;
   }
 
+  /**
+   * Sets up the user's SMB session before the handler runs. A session this thread already pools passes at once;
+   * a new one (a DC logon) first passes the login throttle: 429 when it refuses. Without credentials nothing
+   * happens here (the handler answers 401 where it needs them).
+   */
+  async logon(): Promise<void> {
+    const auth = parseBasicAuth(this.ex.headers['authorization']);
+    if (!auth.ok) return;
+    this.authenticate();
+    const attempt = { user: auth.user, address: this.ex.clientAddress };
+    try {
+      await this.share!.logon((setup) => guardedLogin(this.svc.logins, attempt, setup, isLogonFailure));
+    } catch (err) {
+      if (err instanceof LoginThrottledError) throw throttledHttpError(err);
+      if (err instanceof ActorUnavailableError) {
+        throw new HttpError(503, 'service_unavailable', 'the login throttle (ldap-resolver) is restarting, so a new login cannot be checked; try again', { 'retry-after': '1' });
+      }
+      throw err;
+    }
+  }
+
   private authenticate(): { principal: string; storage: DavStorage } {
+    if (this.storageOfUser) return { principal: this.principalName!, storage: this.storageOfUser };
     const auth = parseBasicAuth(this.ex.headers['authorization']);
     if (!auth.ok) throw new HttpError(401, 'unauthorized', auth.message, BASIC_CHALLENGE);
     const { smb } = this.svc.deps.config;
@@ -144,8 +174,8 @@ export class DavCall {
       ? auth.user.split('\\', 2) as [string, string]
       : [auth.user.includes('@') ? '' : smb.domain, auth.user];
     this.principalName = (domain ? `${domain}\\${user}` : user).toLowerCase();
-    const share = this.svc.smb.share({ host: this.server, port: smb.port, domain, user, password: auth.password, share: this.location.share });
-    this.storageOfUser = new DavStorage(share, this.location.share);
+    this.share = this.svc.smb.share({ host: this.server, port: smb.port, domain, user, password: auth.password, share: this.location.share });
+    this.storageOfUser = new DavStorage(this.share, this.location.share);
     return { principal: this.principalName, storage: this.storageOfUser };
   }
 
@@ -264,8 +294,13 @@ export function parentTarget(call: DavCall, path: string): WriteTarget {
   return { resource: call.resource(parentPath(path)), depth: '0' };
 }
 
+function isLogonFailure(err: unknown): boolean {
+  return err instanceof SmbError && err.code === 'LOGON_FAILURE';
+}
+
 export function registerDavRoutes(router: Router, deps: DavDeps): DavService {
   const svc = new DavService(deps);
+  router.addHeaders(`${DAV_PREFIX}*`, DAV_RESPONSE_HEADERS);
   router.add('OPTIONS', `${DAV_PREFIX}*`, (ex) => {
     ex.send(200, '', { dav: '1, 2', allow: DAV_METHODS.join(', '), 'ms-author-via': 'DAV' });
   });

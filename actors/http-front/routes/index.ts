@@ -51,6 +51,6 @@ export function registerRoutes(router: Router, deps: FrontRouteDeps): DavService
   registerWikiVisibilityRoutes(router, { config, resolver, logins: store, log });
   registerAdminUiRoutes(router, { config, logins: store, log });
   return registerDavRoutes(router, {
-    config, davState: peer<DavStateProtocol>('dav-state'), reconciler: peer<ReconcilerProtocol>('reconciler'), log,
+    config, davState: peer<DavStateProtocol>('dav-state'), reconciler: peer<ReconcilerProtocol>('reconciler'), resolver, log,
   });
 }

@@ -2,7 +2,7 @@
 // events (unexpired, newest first), for the calling service or the user. Basic
 // credentials, checked by the webhook-store (see actors/webhook-store/logins.ts
 // for who may read whose events).
-import { authorizedOrThrow } from '../../../src/auth/http.js';
+import { BASIC_CHALLENGE, authorizedOrThrow } from '../../../src/auth/http.js';
 import { HttpError } from '../../../src/http/http-error.js';
 import type { Router } from '../../../src/http/router.js';
 import type { WebhookStoreProtocol } from '../../../src/messages/webhook-store.js';
@@ -13,7 +13,7 @@ export function registerUserEventRoutes(router: Router, store: Remote<WebhookSto
   router.add('GET', '/edu-api/users/:username/events', async (ex, params) => {
     try {
       const username = decodeUsername(params['username'] ?? '');
-      authorizedOrThrow(await store.authenticateEventReader(ex.headers['authorization'], username));
+      authorizedOrThrow(await store.authenticateEventReader(ex.headers['authorization'], username, ex.clientAddress), BASIC_CHALLENGE);
       const events = await store.userEvents(username);
       ex.json(200, {
         username,

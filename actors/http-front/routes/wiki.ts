@@ -48,8 +48,11 @@ export function registerWikiRoutes(router: Router, deps: WikiRouteDeps): void {
 
   /** Who is asking; 401 without valid credentials, 400 for a malformed groups header, 503 without a directory. */
   const viewerOf = async (credentials: BasicCredentials, ex: HttpExchange): Promise<Viewer> => {
-    const answer = await deps.resolver.viewer({ ...credentials, groupsHeader: ex.headers['x-service-groups'] });
-    if (!answer.ok) throw new HttpError(answer.status, answer.error, answer.message, challengeFor(answer.status));
+    const answer = await deps.resolver.viewer({ ...credentials, groupsHeader: ex.headers['x-service-groups'], clientAddress: ex.clientAddress });
+    if (!answer.ok) {
+      const headers = answer.status === 429 ? { 'retry-after': String(answer.retryAfterSeconds) } : challengeFor(answer.status);
+      throw new HttpError(answer.status, answer.error, answer.message, headers);
+    }
     return { allowSids: answer.allowSids, denySids: answer.denySids, shares: answer.shares };
   };
 

@@ -30,6 +30,8 @@ export interface Surface {
   /** Disk paths (relative to the shares' parent folder) the requests may change: inside the addressed share. */
   addressed?: (path: string, seed: number) => boolean;
   cleanup?(env: TestbedEnv, seed: number): Promise<void>;
+  /** What else is wrong with an answer to this surface's request (its headers, say), or undefined. */
+  check?(req: RawRequest, answer: RawAnswer): string | undefined;
 }
 
 export function runSeed(): number {
@@ -66,7 +68,9 @@ export interface CampaignReport {
 }
 
 /** Sends requests first..first+count-1 of `make` (request i from Dice(seed + i)) over CONCURRENCY connections. */
-export async function runCampaign(service: RunningService, seed: number, first: number, count: number, make: (d: Dice, i: number) => RawRequest): Promise<CampaignReport> {
+export async function runCampaign(
+  service: RunningService, seed: number, first: number, count: number, make: (d: Dice, i: number) => RawRequest, check?: Surface['check'],
+): Promise<CampaignReport> {
   const port = Number(new URL(service.url).port);
   const report: CampaignReport = { statuses: {}, problems: [], cutShort: 0, resent: 0 };
   let next = first;
@@ -80,7 +84,7 @@ export async function runCampaign(service: RunningService, seed: number, first: 
         try {
           const answer = await connection.send(req, ANSWER_TIMEOUT_MS);
           report.statuses[answer.status] = (report.statuses[answer.status] ?? 0) + 1;
-          const problem = answerProblem(req.method, answer);
+          const problem = answerProblem(req.method, answer) ?? check?.(req, answer);
           if (problem) report.problems.push(`${where}: ${problem}: ${answer.body.subarray(0, 200).toString()}`);
         } catch (err) {
           // A file replaced by another request while it is streamed out: with the status line sent, closing the
@@ -163,7 +167,7 @@ export function abuseSuite(surface: Surface): void {
 
     it(`answers ${REQUESTS_PER_SURFACE} hostile requests below 500, every 4xx as a JSON error`, async () => {
       const started = Date.now();
-      const report = await runCampaign(service, seed, 0, REQUESTS_PER_SURFACE, make);
+      const report = await runCampaign(service, seed, 0, REQUESTS_PER_SURFACE, make, surface.check);
       console.log(`abuse: ${surface.name}: ${REQUESTS_PER_SURFACE} requests in ${Date.now() - started} ms: ${JSON.stringify(report.statuses)}, ${report.cutShort} downloads cut short, ${report.resent} resent after a connection closed unanswered`);
       assert.deepEqual(report.problems.slice(0, 20), [], `seed ${seed}: ${report.problems.length} wrong answers`);
     });

@@ -126,7 +126,7 @@ describe('admin API /edu-api/admin/webhook-clients', () => {
       for (const api of [new AdminApi(service.url, basicAuth(env.admin.user, 'wrong')), new AdminApi(service.url, undefined)]) {
         const res = await api.list();
         assertError(res, 401, 'invalid_credentials');
-        assert.equal(res.headers.get('www-authenticate'), 'Basic realm="edu-fileproxy"');
+        assert.equal(res.headers.get('www-authenticate'), 'Basic realm="edu-fileproxy admin"');
       }
       assertError(await new AdminApi(service.url, 'Basic %%%').list(), 400, 'bad_credentials_format');
     });

@@ -42,7 +42,7 @@ describe('wiki visibility settings', () => {
   it('is for global admins only: 401 without credentials, 403 for other users', async () => {
     const anonymous = await api.request(BASE);
     assert.equal(anonymous.status, 401);
-    assert.equal(anonymous.headers.get('www-authenticate'), 'Basic realm="edu-fileproxy"');
+    assert.equal(anonymous.headers.get('www-authenticate'), 'Basic realm="edu-fileproxy admin"');
     assert.equal((await api.request(BASE, { caller: ANNA })).status, 403);
     assert.equal((await put('schule', { active: false }, ANNA)).status, 403);
   });

@@ -53,11 +53,11 @@ describe('AdminAuthenticator', () => {
   it('alsoAdmits lets one non-admin in for one request, without a session that would open the next', async () => {
     const { directory, state } = fakeDirectory();
     const auth = new AdminAuthenticator(directory, { groups: ['Schul-Admins'] });
-    const own = await auth.authenticate('anna', 'anna-pw', (account) => account === 'anna');
+    const own = await auth.authenticate('anna', 'anna-pw', '127.0.0.1', (account) => account === 'anna');
     assert.ok(own.ok);
     assert.equal(own.admin.user, 'anna');
     assert.deepEqual(own.admin.adminGroups, []);
-    const other = await auth.authenticate('anna', 'anna-pw', (account) => account === 'bob');
+    const other = await auth.authenticate('anna', 'anna-pw', '127.0.0.1', (account) => account === 'bob');
     assert.equal(other.ok ? 0 : other.status, 403, 'the earlier admission is no session');
     assert.equal(state.calls, 2);
   });
@@ -147,10 +147,10 @@ describe('AdminAuthenticator', () => {
     assert.equal(wrong.ok ? 0 : wrong.status, 401);
   });
 
-  it('authorizedOrThrow: 401 carries the Basic challenge, 503 a Retry-After, others no extra header', () => {
+  it('authorizedOrThrow: 401 carries the given Basic challenge, 503 a Retry-After, others no extra header', () => {
     const thrown = (status: 400 | 401 | 403 | 503): HttpError => {
       try {
-        authorizedOrThrow({ ok: false, status, error: 'forbidden', message: 'm' });
+        authorizedOrThrow({ ok: false, status, error: 'forbidden', message: 'm' }, 'Basic realm="r"');
       } catch (err) {
         assert.ok(err instanceof HttpError);
         assert.equal(err.status, status);
@@ -158,12 +158,12 @@ describe('AdminAuthenticator', () => {
       }
       return assert.fail('expected an HttpError');
     };
-    assert.deepEqual(thrown(401).headers, { 'www-authenticate': 'Basic realm="edu-fileproxy"' });
+    assert.deepEqual(thrown(401).headers, { 'www-authenticate': 'Basic realm="r"' });
     assert.deepEqual(thrown(503).headers, { 'retry-after': '5' });
     assert.deepEqual(thrown(403).headers, {});
     assert.deepEqual(thrown(400).headers, {});
     const admin = { user: 'u', dn: 'd', sid: 's', adminGroups: [] };
-    assert.equal(authorizedOrThrow({ ok: true, admin, fromSession: false }), admin);
+    assert.equal(authorizedOrThrow({ ok: true, admin, fromSession: false }, 'Basic realm="r"'), admin);
   });
 
   it('refuses an empty admin group list', () => {

@@ -45,6 +45,7 @@ function resolver(directory: ReturnType<typeof scriptedDirectory>['directory'] |
   return new ViewerResolver({
     directory,
     visibleShares: (groups) => (groups.includes('Lehrkräfte Mathe') ? ['schule', 'mathe'] : ['schule']),
+    guard: { admit: async () => ({ admitted: true }), settle: () => undefined },
     loginTtlMs: 60_000,
     groupTtlMs: 300_000,
     negativeGroupTtlMs: 30_000,
@@ -53,7 +54,7 @@ function resolver(directory: ReturnType<typeof scriptedDirectory>['directory'] |
   });
 }
 
-const anna = (groupsHeader: string | undefined, password = 'pw') => ({ user: 'anna', password, groupsHeader });
+const anna = (groupsHeader: string | undefined, password = 'pw') => ({ user: 'anna', password, groupsHeader, clientAddress: '127.0.0.1' });
 
 function sidsOf(answer: ViewerAnswer): string[] {
   assert.ok(answer.ok, JSON.stringify(answer));

@@ -1,0 +1,69 @@
+// A login that would ask the directory or the file server, run under the login throttle (login-throttle.ts):
+// admitted first, its outcome recorded afterwards. The throttle lives in the ldap-resolver actor; the other
+// threads reach it over their channel (remoteLoginGuard), the resolver itself directly (localLoginGuard).
+import type { Logger } from 'pino';
+import { HttpError } from '../http/http-error.js';
+import type { LoginAdmission, LoginAttempt, LoginOutcome, LoginThrottle } from './login-throttle.js';
+
+export interface LoginGuard {
+  admit(attempt: LoginAttempt): Promise<LoginAdmission>;
+  /** Fire and forget: a lost outcome leaves the attempt counted as a failure, never less. */
+  settle(attempt: LoginAttempt, outcome: LoginOutcome): void;
+}
+
+/** The ldap-resolver's methods for the throttle (src/messages/ldap-resolver.ts). */
+export interface LoginGuardProtocol {
+  admitLogin(attempt: LoginAttempt): Promise<LoginAdmission>;
+  settleLogin(attempt: LoginAttempt, outcome: LoginOutcome): Promise<void>;
+}
+
+/** A login refused by the throttle before anyone was asked. */
+export class LoginThrottledError extends Error {
+  constructor(readonly scope: 'account' | 'address', readonly retryAfterSeconds: number) {
+    super(scope === 'account'
+      ? `too many failed logins for this user; try again in ${retryAfterSeconds} s`
+      : `too many failed logins from this address; try again in ${retryAfterSeconds} s`);
+    this.name = 'LoginThrottledError';
+  }
+}
+
+export function localLoginGuard(throttle: LoginThrottle): LoginGuard {
+  return {
+    admit: async (attempt) => throttle.admit(attempt),
+    settle: (attempt, outcome) => throttle.settle(attempt, outcome),
+  };
+}
+
+/** The guard of another thread; when the ldap-resolver is down, admit fails with its ActorUnavailableError (a 503). */
+export function remoteLoginGuard(resolver: LoginGuardProtocol, log: Logger): LoginGuard {
+  return {
+    admit: (attempt) => resolver.admitLogin(attempt),
+    settle: (attempt, outcome) => {
+      resolver.settleLogin(attempt, outcome).catch((err: unknown) => log.warn({ err }, 'login outcome not recorded; the attempt stays counted as a failure'));
+    },
+  };
+}
+
+/**
+ * Runs `login` when the throttle admits the attempt (else throws LoginThrottledError without calling it) and
+ * records its outcome: success, a refusal (`isRefusal` tells which errors mean wrong credentials) or unknown.
+ */
+export async function guardedLogin<T>(guard: LoginGuard, attempt: LoginAttempt, login: () => Promise<T>, isRefusal: (err: unknown) => boolean): Promise<T> {
+  const admission = await guard.admit(attempt);
+  if (!admission.admitted) throw new LoginThrottledError(admission.scope, admission.retryAfterSeconds);
+  try {
+    const result = await login();
+    guard.settle(attempt, 'succeeded');
+    return result;
+  } catch (err) {
+    guard.settle(attempt, isRefusal(err) ? 'failed' : 'unknown');
+    throw err;
+  }
+}
+
+export const THROTTLED_CODE = 'too_many_failed_logins';
+
+/** The 429 answer with Retry-After. */
+export function throttledHttpError(err: LoginThrottledError): HttpError {
+  return new HttpError(429, THROTTLED_CODE, err.message, { 'retry-after': String(err.retryAfterSeconds) });
+}

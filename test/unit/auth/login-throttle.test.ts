@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { guardedLogin, localLoginGuard, LoginThrottledError } from '../../../src/auth/login-guard.js';
+import { addressKey, LoginThrottle } from '../../../src/auth/login-throttle.js';
+
+/** lru-cache treats a start time of 0 as "never expires", so test clocks start later. */
+const T0 = 1_000_000;
+
+function throttle(clock = { now: T0 }, limits: { maxFailures?: number; maxAddressFailures?: number } = {}) {
+  return new LoginThrottle({
+    maxFailures: limits.maxFailures ?? 3, maxAddressFailures: limits.maxAddressFailures ?? 10,
+    lockoutMs: 60_000, failureWindowMs: 600_000, now: () => clock.now,
+  });
+}
+
+/** N failed logins of `user` from `address`. */
+function fail(t: LoginThrottle, user: string, address: string, n: number): void {
+  for (let i = 0; i < n; i++) {
+    assert.deepEqual(t.admit({ user, address }), { admitted: true }, `attempt ${i + 1}`);
+    t.settle({ user, address }, 'failed');
+  }
+}
+
+describe('LoginThrottle', () => {
+  it('locks an account after max_failures, for lockout, doubling with each failure after it', () => {
+    const clock = { now: T0 };
+    const t = throttle(clock);
+    fail(t, 'anna', '10.0.0.1', 3);
+    assert.deepEqual(t.admit({ user: 'anna', address: '10.0.0.2' }), { admitted: false, scope: 'account', retryAfterSeconds: 60 });
+    assert.deepEqual(t.admit({ user: 'EDU\\Anna', address: '10.0.0.2' }), { admitted: false, scope: 'account', retryAfterSeconds: 60 });
+    assert.deepEqual(t.admit({ user: 'ben', address: '10.0.0.1' }), { admitted: true }, 'another user is not affected');
+    clock.now += 60_000;
+    fail(t, 'anna@edu.test', '10.0.0.1', 1);
+    assert.deepEqual(t.admit({ user: 'anna', address: '10.0.0.1' }), { admitted: false, scope: 'account', retryAfterSeconds: 120 });
+    assert.equal(t.stats.throttledLogins, 3);
+    assert.equal(t.stats.lockedAccounts, 1);
+  });
+
+  it('a success clears the account; an outcome that says nothing takes the attempt back', () => {
+    const t = throttle();
+    fail(t, 'anna', '10.0.0.1', 2);
+    assert.deepEqual(t.admit({ user: 'anna', address: '10.0.0.1' }), { admitted: true });
+    t.settle({ user: 'anna', address: '10.0.0.1' }, 'succeeded');
+    fail(t, 'anna', '10.0.0.1', 2);
+    t.admit({ user: 'anna', address: '10.0.0.1' });
+    t.settle({ user: 'anna', address: '10.0.0.1' }, 'unknown');
+    assert.deepEqual(t.admit({ user: 'anna', address: '10.0.0.1' }), { admitted: true }, 'two failures, the unknown one taken back');
+  });
+
+  it('counts parallel attempts before their outcome, so they cannot overtake the limit', () => {
+    const t = throttle();
+    const admitted = Array.from({ length: 10 }, () => t.admit({ user: 'anna', address: '10.0.0.1' }).admitted);
+    assert.deepEqual(admitted.filter(Boolean).length, 3);
+  });
+
+  it('locks an address that sprays many accounts, not the accounts elsewhere', () => {
+    const t = throttle({ now: T0 }, { maxFailures: 3, maxAddressFailures: 4 });
+    for (const user of ['a', 'b', 'c', 'd']) fail(t, user, '2001:db8:1:2::7', 1);
+    assert.deepEqual(t.admit({ user: 'e', address: '2001:db8:1:2:ffff::1' }), { admitted: false, scope: 'address', retryAfterSeconds: 60 });
+    assert.deepEqual(t.admit({ user: 'e', address: '2001:db8:1:3::1' }), { admitted: true });
+  });
+
+  it('forgets failures failure_window after the last one', () => {
+    const clock = { now: T0 };
+    const t = throttle(clock);
+    fail(t, 'anna', '10.0.0.1', 3);
+    clock.now += 600_001;
+    assert.deepEqual(t.admit({ user: 'anna', address: '10.0.0.1' }), { admitted: true });
+  });
+
+  it('0 turns a limit off', () => {
+    const t = throttle({ now: T0 }, { maxFailures: 0, maxAddressFailures: 0 });
+    fail(t, 'anna', '10.0.0.1', 50);
+  });
+
+  it('keys IPv4 (also mapped into IPv6) as it is, IPv6 by its /64', () => {
+    assert.equal(addressKey('10.1.2.3'), '10.1.2.3');
+    assert.equal(addressKey('::ffff:10.1.2.3'), '10.1.2.3');
+    assert.equal(addressKey('0000:0000:0000:0000:0000:ffff:0a01:0203'), '10.1.2.3');
+    assert.equal(addressKey('2001:db8:0:1:2:3:4:5'), '2001:db8:0:1::/64');
+    assert.equal(addressKey('2001:db8::1'), '2001:db8:0:0::/64');
+  });
+});
+
+describe('guardedLogin', () => {
+  it('does not call the login when refused, and records each outcome', async () => {
+    const t = throttle();
+    const guard = localLoginGuard(t);
+    const attempt = { user: 'anna', address: '10.0.0.1' };
+    let asked = 0;
+    const wrong = () => { asked++; return Promise.reject(new Error('wrong password')); };
+    for (let i = 0; i < 3; i++) await assert.rejects(guardedLogin(guard, attempt, wrong, () => true), /wrong password/);
+    await assert.rejects(guardedLogin(guard, attempt, wrong, () => true), (err) => err instanceof LoginThrottledError && err.retryAfterSeconds === 60);
+    assert.equal(asked, 3, 'the directory is not asked once the account is locked');
+  });
+});
