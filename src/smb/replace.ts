@@ -17,9 +17,10 @@ import type { Tree } from './tree.js';
  */
 export async function replacedDacl(tree: Tree, target: string): Promise<SecurityDescriptor | null> {
   try {
+    // READ_CONTROL alone: asking for more (SYNCHRONIZE) could be refused where the rights to save are given.
     return await querySecurity(
       tree,
-      { name: target, desiredAccess: Access.READ_CONTROL | Access.SYNCHRONIZE, disposition: Disposition.OPEN, createOptions: CreateOptions.NON_DIRECTORY_FILE },
+      { name: target, desiredAccess: Access.READ_CONTROL, disposition: Disposition.OPEN, createOptions: CreateOptions.NON_DIRECTORY_FILE },
       SecurityInformation.DACL,
     );
   } catch (err) {
@@ -40,7 +41,9 @@ export async function carryDacl(tree: Tree, temp: string, replaced: SecurityDesc
     dacl: replaced.dacl,
   };
   try {
-    await setSecurityByPath(tree, { name: temp, desiredAccess: Access.WRITE_DAC | Access.SYNCHRONIZE, disposition: Disposition.OPEN }, dacl, SecurityInformation.DACL);
+    // WRITE_DAC alone, which the owner holds whatever the DACL says: the temporary file inherited its folder's
+    // ACEs, and a deny of reading there (which covers SYNCHRONIZE) must not stop the editor from carrying the DACL.
+    await setSecurityByPath(tree, { name: temp, desiredAccess: Access.WRITE_DAC, disposition: Disposition.OPEN }, dacl, SecurityInformation.DACL);
   } catch (err) {
     throw notCarried(err, `cannot write the access rights onto the new content ${tree.shareName}\\${temp}`);
   }

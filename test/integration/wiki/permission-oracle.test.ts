@@ -342,8 +342,8 @@ describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
     const refused: string[] = [];
     for (const { user, page } of edits) {
       const res = await fetch(davUrl(page.path), { method: 'PUT', headers: { authorization: basic(user) }, body: `# Bearbeitet\n\n${fixture.word} von ${user.name}\n` });
-      await res.arrayBuffer();
-      if (res.status !== 201 && res.status !== 204) refused.push(`${page.path} (${page.kind}) as ${user.name}: ${res.status}`);
+      const answer = await res.text();
+      if (res.status !== 201 && res.status !== 204) refused.push(`${page.path} (${page.kind}) as ${user.name}: ${res.status} ${answer}`);
     }
     assert.deepEqual(refused, [], 'writers may save');
     const changed: string[] = [];
