@@ -3,6 +3,7 @@
 // threads reach it over their channel (remoteLoginGuard), the resolver itself directly (localLoginGuard).
 import type { Logger } from 'pino';
 import { HttpError } from '../http/http-error.js';
+import { ActorUnavailableError } from '../runtime/rpc.js';
 import type { LoginAdmission, LoginAttempt, LoginOutcome, LoginThrottle } from './login-throttle.js';
 
 export interface LoginGuard {
@@ -34,10 +35,27 @@ export function localLoginGuard(throttle: LoginThrottle): LoginGuard {
   };
 }
 
-/** The guard of another thread; when the ldap-resolver is down, admit fails with its ActorUnavailableError (a 503). */
+/**
+ * Pauses between tries of a login while the ldap-resolver is down. A crashed actor is serving again within a
+ * fraction of a second (a spare thread takes over), so a login waits that long instead of failing; fail-closed
+ * still: when the throttle has not answered by then, admit fails with its ActorUnavailableError (a 503).
+ */
+const THROTTLE_RESTART_PAUSES_MS = [50, 100, 200, 400, 800];
+
+/** The guard of another thread. */
 export function remoteLoginGuard(resolver: LoginGuardProtocol, log: Logger): LoginGuard {
   return {
-    admit: (attempt) => resolver.admitLogin(attempt),
+    admit: async (attempt) => {
+      for (const pause of THROTTLE_RESTART_PAUSES_MS) {
+        try {
+          return await resolver.admitLogin(attempt);
+        } catch (err) {
+          if (!(err instanceof ActorUnavailableError)) throw err;
+          await new Promise((resolve) => setTimeout(resolve, pause));
+        }
+      }
+      return resolver.admitLogin(attempt);
+    },
     settle: (attempt, outcome) => {
       resolver.settleLogin(attempt, outcome).catch((err: unknown) => log.warn({ err }, 'login outcome not recorded; the attempt stays counted as a failure'));
     },

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { guardedLogin, localLoginGuard, LoginThrottledError } from '../../../src/auth/login-guard.js';
+import { pino } from 'pino';
+import { guardedLogin, localLoginGuard, LoginThrottledError, remoteLoginGuard, type LoginGuardProtocol } from '../../../src/auth/login-guard.js';
 import { addressKey, LoginThrottle } from '../../../src/auth/login-throttle.js';
+import { ActorUnavailableError } from '../../../src/runtime/rpc.js';
 
 /** lru-cache treats a start time of 0 as "never expires", so test clocks start later. */
 const T0 = 1_000_000;
@@ -92,5 +94,35 @@ describe('guardedLogin', () => {
     for (let i = 0; i < 3; i++) await assert.rejects(guardedLogin(guard, attempt, wrong, () => true), /wrong password/);
     await assert.rejects(guardedLogin(guard, attempt, wrong, () => true), (err) => err instanceof LoginThrottledError && err.retryAfterSeconds === 60);
     assert.equal(asked, 3, 'the directory is not asked once the account is locked');
+  });
+});
+
+describe('remoteLoginGuard', () => {
+  const attempt = { user: 'anna', address: '127.0.0.1' };
+  const silent = pino({ level: 'silent' });
+  /** A resolver whose admitLogin fails as a restarting actor does `downFor` times, then answers. */
+  function restarting(downFor: number) {
+    const calls = { admit: 0 };
+    const resolver: LoginGuardProtocol = {
+      admitLogin: async () => {
+        calls.admit++;
+        if (calls.admit <= downFor) throw new ActorUnavailableError('ldap-resolver', 'restarting');
+        return { admitted: true };
+      },
+      settleLogin: async () => undefined,
+    };
+    return { resolver, calls };
+  }
+
+  it('waits for an ldap-resolver that is restarting instead of failing the login', async () => {
+    const { resolver, calls } = restarting(3);
+    assert.deepEqual(await remoteLoginGuard(resolver, silent).admit(attempt), { admitted: true });
+    assert.equal(calls.admit, 4);
+  });
+
+  it('fails closed (ActorUnavailableError, a 503) when the ldap-resolver does not come back', async () => {
+    const { resolver, calls } = restarting(Infinity);
+    await assert.rejects(remoteLoginGuard(resolver, silent).admit(attempt), ActorUnavailableError);
+    assert.equal(calls.admit, 6);
   });
 });
