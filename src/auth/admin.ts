@@ -4,7 +4,7 @@ import { DirectoryError, isInvalidCredentials } from '../ldap/connection.js';
 import type { DirectoryUser, UserAuthenticator } from '../ldap/directory.js';
 import { ActorUnavailableError } from '../runtime/rpc.js';
 import { parseBasicAuth } from './basic.js';
-import { guardedLogin, LoginThrottledError, THROTTLED_CODE, type LoginGuard } from './login-guard.js';
+import { guardedLogin, LoginThrottledError, THROTTLE_UNAVAILABLE_MESSAGE, throttledAnswer, type LoginGuard, type ThrottledAnswer } from './login-guard.js';
 
 export interface AdminAuthOptions {
   /** `admin.groups`: membership of any of them (nested included) makes a global admin. */
@@ -33,13 +33,7 @@ export type AdminAuthResult =
       readonly error: 'bad_credentials_format' | 'invalid_credentials' | 'forbidden' | 'directory_unavailable';
       readonly message: string;
     }
-  | {
-      readonly ok: false;
-      readonly status: 429;
-      readonly error: typeof THROTTLED_CODE;
-      readonly message: string;
-      readonly retryAfterSeconds: number;
-    };
+  | ThrottledAnswer;
 
 export interface AdminSessionCacheOptions {
   /** `admin.session_ttl` in ms (default 30 min), counted from the login, not extended by use. */
@@ -136,12 +130,8 @@ export class AdminAuthenticator {
       const bind = () => this.directory.authenticateUser(user, password);
       directoryUser = this.guard ? await guardedLogin(this.guard, { user, address: clientAddress }, bind, isInvalidCredentials) : await bind();
     } catch (err) {
-      if (err instanceof LoginThrottledError) {
-        return { ok: false, status: 429, error: THROTTLED_CODE, message: err.message, retryAfterSeconds: err.retryAfterSeconds };
-      }
-      if (err instanceof ActorUnavailableError) {
-        return { ok: false, status: 503, error: 'directory_unavailable', message: 'the login throttle (ldap-resolver) is restarting, so a new login cannot be checked; try again' };
-      }
+      if (err instanceof LoginThrottledError) return throttledAnswer(err);
+      if (err instanceof ActorUnavailableError) return { ok: false, status: 503, error: 'directory_unavailable', message: THROTTLE_UNAVAILABLE_MESSAGE };
       if (!(err instanceof DirectoryError)) throw err;
       return err.kind === 'invalid_credentials'
         ? { ok: false, status: 401, error: 'invalid_credentials', message: 'invalid user name or password' }

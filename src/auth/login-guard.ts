@@ -81,7 +81,23 @@ export async function guardedLogin<T>(guard: LoginGuard, attempt: LoginAttempt, 
 
 export const THROTTLED_CODE = 'too_many_failed_logins';
 
+/** A refused login as a result object (one that crosses threads, or an authentication result): a 429. */
+export interface ThrottledAnswer {
+  readonly ok: false;
+  readonly status: 429;
+  readonly error: typeof THROTTLED_CODE;
+  readonly message: string;
+  readonly retryAfterSeconds: number;
+}
+
+export function throttledAnswer(err: LoginThrottledError): ThrottledAnswer {
+  return { ok: false, status: 429, error: THROTTLED_CODE, message: err.message, retryAfterSeconds: err.retryAfterSeconds };
+}
+
 /** The 429 answer with Retry-After. */
 export function throttledHttpError(err: LoginThrottledError): HttpError {
   return new HttpError(429, THROTTLED_CODE, err.message, { 'retry-after': String(err.retryAfterSeconds) });
 }
+
+/** Why a new login gets a 503 while the ldap-resolver, which holds the throttle, does not answer. */
+export const THROTTLE_UNAVAILABLE_MESSAGE = 'the login throttle (ldap-resolver) is restarting, so a new login cannot be checked; try again';

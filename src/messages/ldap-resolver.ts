@@ -2,7 +2,7 @@
 // who a wiki caller is (the SID sets and shares a search filters with) and the
 // per-share wiki visibility that global admins manage; and the login throttle
 // that every thread consults before a login asks the directory or an SMB server.
-import type { LoginGuardProtocol } from '../auth/login-guard.js';
+import type { LoginGuardProtocol, ThrottledAnswer } from '../auth/login-guard.js';
 
 /** A wiki request's identity as it arrived: basic credentials and the raw `X-Service-Groups` header. */
 export interface ViewerQuery {
@@ -28,7 +28,7 @@ export type ViewerAnswer =
     }
   | { ok: false; status: 400 | 401 | 503; error: string; message: string }
   /** The login throttle refused to ask the directory. */
-  | { ok: false; status: 429; error: string; message: string; retryAfterSeconds: number };
+  | ThrottledAnswer;
 
 /** The second permission stage of one share's wiki (spec §5): is it on, and for whom. */
 export interface WikiVisibility {

@@ -35,7 +35,7 @@ import {
 } from './open.js';
 import { joinPath, normalizePath, splitPath, toSmbPath } from './paths.js';
 import { SmbPool, type Endpoint, type SmbServer } from './pool.js';
-import { carryDacl, replacedDacl } from './replace.js';
+import { carryCurrentDacl, carryDacl, replacedDacl } from './replace.js';
 import type { SecurityDescriptor } from './security-descriptor.js';
 import type { Credentials } from './session.js';
 import type { Tree } from './tree.js';
@@ -254,8 +254,7 @@ export class SmbShare {
         for (let attempt = 0; attempt < RENAME_BACKOFF_MS.length; attempt++) {
           const status = done[0]!.header.status;
           if (status === NtStatus.OBJECT_NAME_COLLISION && !replace) {
-            const appeared = await replacedDacl(tree, target);
-            if (appeared) await carryDacl(tree, temp, appeared);
+            await carryCurrentDacl(tree, target, temp);
             replace = true;
           } else if (RENAME_RETRY_STATUS.includes(status)) {
             await new Promise((resolve) => setTimeout(resolve, RENAME_BACKOFF_MS[attempt]));

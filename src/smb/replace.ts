@@ -49,6 +49,16 @@ export async function carryDacl(tree: Tree, temp: string, replaced: SecurityDesc
   }
 }
 
+/**
+ * Carries the DACL of whatever file is at `target` now onto `temp` (a file that appeared at the name after the
+ * save began); whether there was one.
+ */
+export async function carryCurrentDacl(tree: Tree, target: string, temp: string): Promise<boolean> {
+  const dacl = await replacedDacl(tree, target);
+  if (dacl) await carryDacl(tree, temp, dacl);
+  return dacl !== null;
+}
+
 /** Refusals of the server become SECURITY_NOT_CARRIED; a lost connection stays what it is. */
 function notCarried(err: unknown, what: string): unknown {
   if (!(err instanceof SmbStatusError)) return err;

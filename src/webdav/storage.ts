@@ -15,7 +15,7 @@ import {
 } from '../smb/messages.js';
 import { FileHandle, internalIdRequest, openDoClose, parseInternalIdResponse, setInfoByPath } from '../smb/open.js';
 import { toSmbPath } from '../smb/paths.js';
-import { carryDacl, replacedDacl } from '../smb/replace.js';
+import { carryCurrentDacl, carryDacl, replacedDacl } from '../smb/replace.js';
 import type { SecurityDescriptor } from '../smb/security-descriptor.js';
 import type { Tree } from '../smb/tree.js';
 import { baseName, joinPath, parentPath } from './dav-path.js';
@@ -196,8 +196,7 @@ export class DavStorage {
             assertStatus(done[0]!, `rename to ${tree.shareName}\\${toSmbPath(path)}`);
           }
           // Created meanwhile: replaced like any other file, with its DACL carried over.
-          const appeared = await replacedDacl(tree, toSmbPath(path));
-          if (appeared) await carryDacl(tree, toSmbPath(temp), appeared);
+          await carryCurrentDacl(tree, toSmbPath(path), toSmbPath(temp));
           await renameByPath(tree, temp, path, true);
           isNew = false;
         } catch (err) {

@@ -29,7 +29,7 @@ import { LRUCache } from 'lru-cache';
 import type { ViewerAnswer, ViewerQuery } from '../messages/ldap-resolver.js';
 import { DirectoryError, isInvalidCredentials } from '../ldap/connection.js';
 import type { UserAuthenticator } from '../ldap/directory.js';
-import { guardedLogin, LoginThrottledError, THROTTLED_CODE, type LoginGuard } from '../auth/login-guard.js';
+import { guardedLogin, LoginThrottledError, throttledAnswer, type LoginGuard } from '../auth/login-guard.js';
 import { CachedGroupSidResolver, type GroupSidResolver } from '../ldap/group-sid-cache.js';
 import { domainUsersSid, GroupsHeaderError, parseServiceGroupsHeader, tokenSidSet, userSidSet } from './principal.js';
 
@@ -104,9 +104,7 @@ export class ViewerResolver {
     try {
       identity = await this.login(this.options.directory, query);
     } catch (error) {
-      if (error instanceof LoginThrottledError) {
-        return { ok: false, status: 429, error: THROTTLED_CODE, message: error.message, retryAfterSeconds: error.retryAfterSeconds };
-      }
+      if (error instanceof LoginThrottledError) return throttledAnswer(error);
       if (!(error instanceof DirectoryError)) throw error;
       if (error.kind === 'invalid_credentials') {
         this.counters.rejectedLogins++;

@@ -14,7 +14,7 @@ import type { DavResource, DavStateProtocol, WriteGateResult, WriteTarget } from
 import type { PageChange, ReconcilerProtocol } from '../../../src/messages/reconciler.js';
 import { ActorUnavailableError, type Remote } from '../../../src/runtime/rpc.js';
 import { SmbClient, SmbError, SmbPool, type SmbShare } from '../../../src/smb/index.js';
-import { guardedLogin, LoginThrottledError, remoteLoginGuard, throttledHttpError, type LoginGuard, type LoginGuardProtocol } from '../../../src/auth/login-guard.js';
+import { guardedLogin, LoginThrottledError, remoteLoginGuard, THROTTLE_UNAVAILABLE_MESSAGE, throttledHttpError, type LoginGuard, type LoginGuardProtocol } from '../../../src/auth/login-guard.js';
 import { DAV_PREFIX, hrefOf, parseDavPath, parentPath, resourceKey, type DavLocation } from '../../../src/webdav/dav-path.js';
 import { DAV_RESPONSE_HEADERS } from '../../../src/webdav/active-content.js';
 import { BASIC_CHALLENGE, davHttpError } from '../../../src/webdav/errors.js';
@@ -159,7 +159,7 @@ export class DavCall {
     } catch (err) {
       if (err instanceof LoginThrottledError) throw throttledHttpError(err);
       if (err instanceof ActorUnavailableError) {
-        throw new HttpError(503, 'service_unavailable', 'the login throttle (ldap-resolver) is restarting, so a new login cannot be checked; try again', { 'retry-after': '1' });
+        throw new HttpError(503, 'service_unavailable', THROTTLE_UNAVAILABLE_MESSAGE, { 'retry-after': '1' });
       }
       throw err;
     }
