@@ -54,6 +54,7 @@ runActor<Config>(async (ctx) => {
   const throttle = new LoginThrottle({
     maxFailures: auth.max_failures,
     maxAddressFailures: auth.max_address_failures,
+    trustedAddresses: auth.trusted_addresses,
     lockoutMs: auth.lockout,
     failureWindowMs: auth.failure_window,
   });

@@ -9,6 +9,8 @@
  *    `failure_window` after its last failure. A successful login clears it.
  *  - per client address (the TCP peer; IPv6 by its /64): `max_address_failures` failed logins across accounts lock
  *    the address the same way (a password spray from one place). A success takes back its own attempt only.
+ *    Addresses in `auth.trusted_addresses` (a proxy every user logs in through, such as the browser-facing portal)
+ *    are not counted: their users' typing errors would otherwise lock every user of the proxy out together.
  * An attempt counts as a failure from the moment it is admitted, so that parallel guesses cannot overtake the
  * count; a success clears, an outcome that says nothing (directory down) takes the attempt back.
  *
@@ -25,6 +27,8 @@ export interface LoginThrottleOptions {
   maxFailures: number;
   /** `auth.max_address_failures`: failed logins from one address, across accounts, that lock it (0: no limit). */
   maxAddressFailures: number;
+  /** `auth.trusted_addresses`: proxies whose failures count per account only. */
+  trustedAddresses?: readonly string[];
   /** `auth.lockout` in ms: the first lockout. */
   lockoutMs: number;
   /** `auth.failure_window` in ms: how long failures are remembered; the longest lockout. */
@@ -67,10 +71,12 @@ export class LoginThrottle {
   private readonly accounts: LRUCache<string, FailureRecord>;
   private readonly addresses: LRUCache<string, FailureRecord>;
   private readonly now: () => number;
+  private readonly trusted: ReadonlySet<string>;
   private throttled = 0;
 
   constructor(private readonly options: LoginThrottleOptions) {
     this.now = options.now ?? Date.now;
+    this.trusted = new Set((options.trustedAddresses ?? []).map(addressKey));
     const table = () => new LRUCache<string, FailureRecord>({
       max: options.maxRecords ?? DEFAULT_MAX_RECORDS,
       ttl: options.failureWindowMs,
@@ -84,15 +90,15 @@ export class LoginThrottle {
   /** Whether the attempt may ask the directory; an admitted attempt counts as a failure until it is settled. */
   admit(attempt: LoginAttempt): LoginAdmission {
     const account = accountKey(attempt.user);
-    const address = addressKey(attempt.address);
+    const address = this.countedAddress(attempt);
     const refusal = this.refusal('account', this.accounts.get(account), this.options.maxFailures)
-      ?? this.refusal('address', this.addresses.get(address), this.options.maxAddressFailures);
+      ?? (address === undefined ? undefined : this.refusal('address', this.addresses.get(address), this.options.maxAddressFailures));
     if (refusal) {
       this.throttled++;
       return refusal;
     }
     this.count(this.accounts, account, 1);
-    this.count(this.addresses, address, 1);
+    if (address !== undefined) this.count(this.addresses, address, 1);
     return { admitted: true };
   }
 
@@ -102,7 +108,8 @@ export class LoginThrottle {
     const account = accountKey(attempt.user);
     if (outcome === 'succeeded') this.accounts.delete(account);
     else this.count(this.accounts, account, -1);
-    this.count(this.addresses, addressKey(attempt.address), -1);
+    const address = this.countedAddress(attempt);
+    if (address !== undefined) this.count(this.addresses, address, -1);
   }
 
   get stats(): LoginThrottleStats {
@@ -113,6 +120,12 @@ export class LoginThrottle {
       lockedAccounts: locked(this.accounts, this.options.maxFailures),
       lockedAddresses: locked(this.addresses, this.options.maxAddressFailures),
     };
+  }
+
+  /** The address key the attempt counts under; undefined for a trusted proxy. */
+  private countedAddress(attempt: LoginAttempt): string | undefined {
+    const address = addressKey(attempt.address);
+    return this.trusted.has(address) ? undefined : address;
   }
 
   private refusal(scope: 'account' | 'address', record: FailureRecord | undefined, limit: number): LoginAdmission | undefined {

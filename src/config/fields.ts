@@ -1,4 +1,5 @@
 // Building blocks of the config schema: each field type carries its own short, specific message.
+import { isIP } from 'node:net';
 import { isAbsolute } from 'node:path';
 import * as z from 'zod';
 import { parseDuration, parseSize } from './units.js';
@@ -62,6 +63,14 @@ export function host() {
     .string()
     .trim()
     .regex(/^[A-Za-z0-9._:[\]-]+$/, fieldError('must be a host name or IP address without scheme or path, e.g. fs1.schule.local'));
+}
+
+/** An IPv4 or IPv6 address (no host name: it is compared with the TCP peer's address). */
+export function ipAddress() {
+  return z
+    .string(fieldError('must be a string'))
+    .trim()
+    .refine((value) => isIP(value) !== 0, 'must be an IPv4 or IPv6 address, e.g. 10.0.0.5');
 }
 
 /** An absolute file system path: the service runs from an arbitrary working directory. */

@@ -7,6 +7,7 @@ import {
   duration,
   host,
   intBetween,
+  ipAddress,
   nonEmptyString,
   port,
   size,
@@ -111,6 +112,7 @@ const adminSection = z.strictObject({
 const authSection = z.strictObject({
   max_failures: intBetween(0, 1_000_000).default(5),
   max_address_failures: intBetween(0, 1_000_000).default(100),
+  trusted_addresses: z.array(ipAddress()).max(100).default([]),
   lockout: duration().prefault('1m'),
   failure_window: duration().prefault('15m'),
 });

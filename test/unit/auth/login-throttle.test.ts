@@ -8,9 +8,9 @@ import { ActorUnavailableError } from '../../../src/runtime/rpc.js';
 /** lru-cache treats a start time of 0 as "never expires", so test clocks start later. */
 const T0 = 1_000_000;
 
-function throttle(clock = { now: T0 }, limits: { maxFailures?: number; maxAddressFailures?: number } = {}) {
+function throttle(clock = { now: T0 }, limits: { maxFailures?: number; maxAddressFailures?: number; trustedAddresses?: string[] } = {}) {
   return new LoginThrottle({
-    maxFailures: limits.maxFailures ?? 3, maxAddressFailures: limits.maxAddressFailures ?? 10,
+    maxFailures: limits.maxFailures ?? 3, maxAddressFailures: limits.maxAddressFailures ?? 10, trustedAddresses: limits.trustedAddresses ?? [],
     lockoutMs: 60_000, failureWindowMs: 600_000, now: () => clock.now,
   });
 }
@@ -60,6 +60,16 @@ describe('LoginThrottle', () => {
     for (const user of ['a', 'b', 'c', 'd']) fail(t, user, '2001:db8:1:2::7', 1);
     assert.deepEqual(t.admit({ user: 'e', address: '2001:db8:1:2:ffff::1' }), { admitted: false, scope: 'address', retryAfterSeconds: 60 });
     assert.deepEqual(t.admit({ user: 'e', address: '2001:db8:1:3::1' }), { admitted: true });
+  });
+
+  it('counts failures from a trusted proxy per account only', () => {
+    const t = throttle({ now: T0 }, { maxFailures: 3, maxAddressFailures: 4, trustedAddresses: ['10.0.0.9'] });
+    for (const user of ['a', 'b', 'c', 'd', 'e']) fail(t, user, '::ffff:10.0.0.9', 1);
+    assert.deepEqual(t.admit({ user: 'f', address: '10.0.0.9' }), { admitted: true }, 'the portal is not locked out');
+    fail(t, 'a', '10.0.0.9', 2);
+    assert.deepEqual(t.admit({ user: 'a', address: '10.0.0.9' }), { admitted: false, scope: 'account', retryAfterSeconds: 60 });
+    for (const user of ['a', 'b', 'c', 'd']) fail(t, `x${user}`, '10.0.0.8', 1);
+    assert.deepEqual(t.admit({ user: 'g', address: '10.0.0.8' }).admitted, false, 'other addresses are still counted');
   });
 
   it('forgets failures failure_window after the last one', () => {

@@ -35,6 +35,11 @@ elasticsearch:
     issues: ['config.yml:7 smb.shares[2].name: required'],
   },
   {
+    name: 'trusted address that is a host name',
+    yaml: withSection('auth:\n  trusted_addresses: [10.0.0.5, portal.schule.local]\n'),
+    issues: ['config.yml:17 auth.trusted_addresses[1]: must be an IPv4 or IPv6 address, e.g. 10.0.0.5'],
+  },
+  {
     name: 'port out of range',
     yaml: withSection('http:\n  host: 127.0.0.1\n  port: 70000\n'),
     issues: ['config.yml:18 http.port: must be an integer between 1 and 65535'],

@@ -39,7 +39,7 @@ test('a minimal config gets every default, durations in ms and sizes in bytes', 
       negative_cache_ttl: 30_000,
     },
     admin: { user: 'fpadmin', groups: ['Schul-Admins'], session_ttl: 1_800_000 },
-    auth: { max_failures: 5, max_address_failures: 100, lockout: 60_000, failure_window: 900_000 },
+    auth: { max_failures: 5, max_address_failures: 100, trusted_addresses: [], lockout: 60_000, failure_window: 900_000 },
     elasticsearch: { enabled: true, url: 'http://127.0.0.1:9200' },
     reconciler: { interval: 900_000 },
     webhooks: {
