@@ -35,7 +35,9 @@ if (files.length === 0) {
 }
 const logDir = mkdtempSync(join(tmpdir(), 'fileproxy-test-logs-'));
 const openApiCheck = pathToFileURL(join(distTest, 'support', 'openapi-check.js')).href;
-const result = spawnSync(process.execPath, ['--import', openApiCheck, '--test', '--test-concurrency=1', '--test-timeout=600000', ...files], {
+// TAP on every output: Node 24's default reporter is the human one even when the output is a log, and CI reads
+// the closing `# pass` / `# fail` lines of TAP.
+const result = spawnSync(process.execPath, ['--import', openApiCheck, '--test', '--test-reporter=tap', '--test-concurrency=1', '--test-timeout=600000', ...files], {
   stdio: 'inherit',
   env: { ...process.env, [LOG_DIR_VARIABLE]: logDir },
 });
