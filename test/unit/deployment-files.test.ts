@@ -64,7 +64,7 @@ describe('config/edu-fileproxy.service', () => {
     assert.deepEqual(Object.keys(unit), ['Unit', 'Service', 'Install']);
   });
   it('runs fileproxy serve as a dedicated user and restarts on failure', () => {
-    assert.match(one('ExecStart') ?? '', /main\.js serve --config \/etc\/edu-fileproxy\/config\.yml$/);
+    assert.equal(one('ExecStart'), '/usr/bin/fileproxy serve --config /etc/edu-fileproxy/config.yml');
     assert.equal(one('User'), 'edu-fileproxy');
     assert.equal(one('Restart'), 'on-failure');
   });
@@ -77,6 +77,6 @@ describe('config/edu-fileproxy.service', () => {
     assert.deepEqual(service['ReadWritePaths'], ['/var/lib/edu-fileproxy']);
   });
   it('checks the config before starting', () => {
-    assert.match(one('ExecStartPre') ?? '', /check-config --config \/etc\/edu-fileproxy\/config\.yml$/);
+    assert.equal(one('ExecStartPre'), '/usr/bin/fileproxy check-config --config /etc/edu-fileproxy/config.yml');
   });
 });
