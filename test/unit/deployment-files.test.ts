@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { parseUnit } from '../support/systemd-unit.js';
 
 const configDir = fileURLToPath(new URL('../../../config/', import.meta.url));
 
@@ -35,25 +36,6 @@ describe('config/compose.yml: the search-engine sidecar', () => {
     assert.deepEqual(es['volumes'], ['es-data:/usr/share/elasticsearch/data']);
   });
 });
-
-/** A systemd unit as section -> key -> values (keys may repeat). */
-function parseUnit(text: string): Record<string, Record<string, string[]>> {
-  const unit: Record<string, Record<string, string[]>> = {};
-  let section: Record<string, string[]> | undefined;
-  for (const raw of text.split('\n')) {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
-    const header = /^\[(.+)\]$/.exec(line);
-    if (header) {
-      section = unit[header[1]!] = {};
-      continue;
-    }
-    const eq = line.indexOf('=');
-    assert.ok(section && eq > 0, `not a key=value line inside a section: ${line}`);
-    (section[line.slice(0, eq)] ??= []).push(line.slice(eq + 1));
-  }
-  return unit;
-}
 
 describe('config/edu-fileproxy.service', () => {
   const unit = parseUnit(readFileSync(`${configDir}edu-fileproxy.service`, 'utf8'));
