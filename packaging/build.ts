@@ -1,9 +1,11 @@
 // `npm run package`: builds edu-fileproxy_<version>_amd64.deb with Debian's own tools (dpkg-deb, dpkg-shlibdeps)
 // from the compiled tree in dist/, and checks it with lintian. See packaging/README.md for what goes where.
 //
-//   node dist/packaging/build.js [--version <debian version>] [--out <dir>] [--no-lintian]
+//   node dist/packaging/build.js [--version <debian version>] [--out <dir>] [--fast] [--no-lintian]
 //
 // --version defaults to package.json's; the install test builds a second, higher one to try an upgrade.
+// --fast compresses with xz level 0 instead of 6 (4 s instead of 30 s for the 180 MB tree on 2 cores, 46 MB
+// instead of 30 MB), for the install test; zstd would be faster still, but lintian of Debian 12 calls it malformed.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -55,18 +57,22 @@ function ensureTools(): void {
 interface Options {
   version: string;
   out: string;
+  fast: boolean;
   lintian: boolean;
 }
 
+const USAGE = 'usage: build.js [--version <debian version>] [--out <dir>] [--fast] [--no-lintian]';
+
 function parseOptions(args: string[]): Options {
   const pkg = JSON.parse(readFileSync(join(PROJECT, 'package.json'), 'utf8')) as { version: string };
-  const options: Options = { version: pkg.version, out: PROJECT, lintian: true };
+  const options: Options = { version: pkg.version, out: PROJECT, fast: false, lintian: true };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === '--version' && args[i + 1]) options.version = args[++i]!;
     else if (arg === '--out' && args[i + 1]) options.out = args[++i]!;
+    else if (arg === '--fast') options.fast = true;
     else if (arg === '--no-lintian') options.lintian = false;
-    else throw new Error(`usage: build.js [--version <debian version>] [--out <dir>] [--no-lintian]; got ${arg}`);
+    else throw new Error(`${USAGE}; got ${arg}`);
   }
   return options;
 }
@@ -173,7 +179,7 @@ function build(options: Options): string {
     stageControl(root, options.version, depends);
     mkdirSync(options.out, { recursive: true });
     const deb = join(options.out, `${NAME}_${options.version}_amd64.deb`);
-    run('dpkg-deb', ['--build', '--root-owner-group', root, deb]);
+    run('dpkg-deb', ['-Zxz', `-z${options.fast ? 0 : 6}`, '--build', '--root-owner-group', root, deb]);
     return deb;
   } finally {
     rmSync(root, { recursive: true, force: true });
