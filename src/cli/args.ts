@@ -13,3 +13,11 @@ export function configFileArgument(args: readonly string[]): string | undefined 
   }
   return file;
 }
+
+/** True for `<command> --help` (or `-h`): the command prints its help on stdout and exits 0. */
+export function wantsHelp(args: readonly string[]): boolean {
+  return args.length === 1 && (args[0] === '--help' || args[0] === '-h');
+}
+
+/** The --config option as every command's help describes it. */
+export const CONFIG_OPTION_HELP = `  --config <file>  the service's config file (default ${DEFAULT_CONFIG_FILE}; also --config=<file>)`;

@@ -2,12 +2,30 @@
 // check with a fix for each failure; exit 1 on any failure.
 import { formatResult } from '../doctor/check.js';
 import { runDoctor } from '../doctor/run.js';
-import { configFileArgument } from './args.js';
+import { CONFIG_OPTION_HELP, configFileArgument, wantsHelp } from './args.js';
+
+const USAGE = 'usage: fileproxy doctor [--config <file>]';
+
+const HELP = `${USAGE}
+
+Checks the installation, one line per check, "ok" or "FAIL" with a line "fix: ..." under each failure:
+the config; the indexer secret file (present, mode 600, at most one trailing line break); ldap.base_dn and an
+LDAPS bind as the indexer account; that the global-admin groups resolve; each SMB share readable by the indexer
+account; Elasticsearch's health, that it listens on loopback only, and the wiki-md alias; at least 1.5 GB of free
+RAM. Run it as root or as the service user, so that it can read the secret file.
+
+${CONFIG_OPTION_HELP}
+
+Exit status: 0 all checks passed, 1 a check failed, 2 bad command line.`;
 
 export async function runDoctorCommand(args: string[]): Promise<number> {
+  if (wantsHelp(args)) {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
   const file = configFileArgument(args);
   if (file === undefined) {
-    process.stderr.write('usage: fileproxy doctor [--config <file>]\n');
+    process.stderr.write(`${USAGE}\n`);
     return 2;
   }
   let failures = 0;

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // `fileproxy <command>`: the service's command-line entry.
+import { DEFAULT_CONFIG_FILE } from './args.js';
 import { runCheckConfig } from './check-config.js';
 import { runDoctorCommand } from './doctor.js';
 import { runReindex } from './reindex.js';
@@ -12,7 +13,10 @@ commands:
   check-config --config <file>   validate a config file and exit
   doctor --config <file>         check the installation (directory, shares, search engine, RAM)
   reindex --share <name> | --all | --rebuild [--dry-run] [--json] [--config <file>]
-                                 index shares again in the running service (see fileproxy reindex --help)
+                                 index shares again in the running service
+
+fileproxy <command> --help describes a command, its options and exit status.
+--config defaults to ${DEFAULT_CONFIG_FILE}.
 `;
 
 const commands: Record<string, (args: string[]) => Promise<number>> = {
@@ -24,9 +28,11 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
 
 const [name, ...args] = process.argv.slice(2);
 const command = name === undefined ? undefined : commands[name];
-if (!command) {
-  process.stderr.write(name && name !== '--help' && name !== '-h' ? `unknown command: ${name}\n\n${USAGE}` : USAGE);
-  process.exitCode = name === '--help' || name === '-h' ? 0 : 2;
+if (name === '--help' || name === '-h') {
+  process.stdout.write(USAGE);
+} else if (!command) {
+  process.stderr.write(name === undefined ? USAGE : `unknown command: ${name}\n\n${USAGE}`);
+  process.exitCode = 2;
 } else {
   process.exitCode = await command(args);
 }

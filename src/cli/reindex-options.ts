@@ -11,7 +11,9 @@ Drives the running service: its reconciler reads and indexes the pages while the
   --dry-run        only report what would change
   --json           print the final report as JSON (no progress output)
   --config <file>  the service's config.yml (default ${DEFAULT_CONFIG_FILE}); its storage.data_dir has the socket
-Ctrl-C stops the run; what was indexed until then stays.`;
+Ctrl-C stops the run; what was indexed until then stays.
+
+Exit status: 0 done, 1 failed or no service running, 2 bad command line, 130 stopped with Ctrl-C.`;
 
 export interface ReindexOptions {
   /** Share names, or every share. */

@@ -5,12 +5,31 @@ import { Supervisor } from '../../supervisor/supervisor.js';
 import { ConfigError, loadConfig, readIndexerPassword, type Config } from '../config/index.js';
 import { createLogger } from '../log.js';
 import type { ServiceSecrets } from '../runtime/control.js';
-import { configFileArgument } from './args.js';
+import { CONFIG_OPTION_HELP, configFileArgument, wantsHelp } from './args.js';
+
+const USAGE = 'usage: fileproxy serve [--config <file>]';
+
+const HELP = `${USAGE}
+
+Runs the service in the foreground: the HTTP server (WebDAV, wiki, webhook intake, admin API and page, health
+and metrics) and its actor threads. Logs are JSON lines on stdout. SIGTERM or SIGINT drains the requests in
+flight (supervisor.shutdown_timeout) and exits 0; an actor that keeps crashing (supervisor.max_restarts within
+supervisor.restart_window) ends the service with 1, so that systemd restarts it as a whole. With the wiki on
+(elasticsearch.enabled), the indexer account's password is read from smb.indexer_service_account.password_file,
+which must be mode 600. On a packaged install, systemd runs it: systemctl start edu-fileproxy.
+
+${CONFIG_OPTION_HELP}
+
+Exit status: 0 stopped by a signal, 1 bad config or secret, failed start or crashing actors, 2 bad command line.`;
 
 export async function runServe(args: string[]): Promise<number> {
+  if (wantsHelp(args)) {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
   const file = configFileArgument(args);
   if (file === undefined) {
-    process.stderr.write('usage: fileproxy serve [--config <file>]\n');
+    process.stderr.write(`${USAGE}\n`);
     return 2;
   }
   let config: Config;

@@ -55,11 +55,23 @@ export async function writeServiceConfig(overrides: Overrides = {}): Promise<{ f
 
 export async function startService(overrides: Overrides = {}): Promise<RunningService> {
   const { file, port } = await writeServiceConfig(overrides);
-  const child = spawn(process.execPath, [CLI, 'serve', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  return runService([process.execPath, CLI, 'serve', '--config', file], { configFile: file, port });
+}
+
+/**
+ * Runs `command` (a service listening on loopback at `port`), collects its output for the log audit and waits
+ * for /healthz to answer 200.
+ */
+export async function runService(
+  [executable, ...args]: readonly string[],
+  { configFile: file, port, env }: { configFile: string; port: number; env?: NodeJS.ProcessEnv },
+): Promise<RunningService> {
+  const child = spawn(executable!, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env } : {}) });
   let output = '';
   // Kept for the run's log audit (test/support/log-audit.ts), when the run has a log directory.
   const logDir = runLogDir();
-  const logFile = logDir === undefined ? undefined : createWriteStream(serviceLogFile(logDir, port));
+  // Appended to: a test may start a service again on the same port.
+  const logFile = logDir === undefined ? undefined : createWriteStream(serviceLogFile(logDir, port), { flags: 'a' });
   const collect = (d: Buffer) => {
     output += d.toString();
     logFile?.write(d);

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { parseUnit } from '../support/systemd-unit.js';
 
 const configDir = fileURLToPath(new URL('../../../config/', import.meta.url));
 
@@ -36,25 +37,6 @@ describe('config/compose.yml: the search-engine sidecar', () => {
   });
 });
 
-/** A systemd unit as section -> key -> values (keys may repeat). */
-function parseUnit(text: string): Record<string, Record<string, string[]>> {
-  const unit: Record<string, Record<string, string[]>> = {};
-  let section: Record<string, string[]> | undefined;
-  for (const raw of text.split('\n')) {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
-    const header = /^\[(.+)\]$/.exec(line);
-    if (header) {
-      section = unit[header[1]!] = {};
-      continue;
-    }
-    const eq = line.indexOf('=');
-    assert.ok(section && eq > 0, `not a key=value line inside a section: ${line}`);
-    (section[line.slice(0, eq)] ??= []).push(line.slice(eq + 1));
-  }
-  return unit;
-}
-
 describe('config/edu-fileproxy.service', () => {
   const unit = parseUnit(readFileSync(`${configDir}edu-fileproxy.service`, 'utf8'));
   const service = unit['Service']!;
@@ -64,7 +46,7 @@ describe('config/edu-fileproxy.service', () => {
     assert.deepEqual(Object.keys(unit), ['Unit', 'Service', 'Install']);
   });
   it('runs fileproxy serve as a dedicated user and restarts on failure', () => {
-    assert.match(one('ExecStart') ?? '', /main\.js serve --config \/etc\/edu-fileproxy\/config\.yml$/);
+    assert.equal(one('ExecStart'), '/usr/bin/fileproxy serve --config /etc/edu-fileproxy/config.yml');
     assert.equal(one('User'), 'edu-fileproxy');
     assert.equal(one('Restart'), 'on-failure');
   });
@@ -77,6 +59,6 @@ describe('config/edu-fileproxy.service', () => {
     assert.deepEqual(service['ReadWritePaths'], ['/var/lib/edu-fileproxy']);
   });
   it('checks the config before starting', () => {
-    assert.match(one('ExecStartPre') ?? '', /check-config --config \/etc\/edu-fileproxy\/config\.yml$/);
+    assert.equal(one('ExecStartPre'), '/usr/bin/fileproxy check-config --config /etc/edu-fileproxy/config.yml');
   });
 });

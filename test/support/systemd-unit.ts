@@ -1,0 +1,22 @@
+// Reads a systemd unit file: the deployment-file checks and the package's install test, which starts the
+// service exactly as the installed unit says.
+import assert from 'node:assert/strict';
+
+/** A systemd unit as section -> key -> values (keys may repeat). */
+export function parseUnit(text: string): Record<string, Record<string, string[]>> {
+  const unit: Record<string, Record<string, string[]>> = {};
+  let section: Record<string, string[]> | undefined;
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
+    const header = /^\[(.+)\]$/.exec(line);
+    if (header) {
+      section = unit[header[1]!] = {};
+      continue;
+    }
+    const eq = line.indexOf('=');
+    assert.ok(section && eq > 0, `not a key=value line inside a section: ${line}`);
+    (section[line.slice(0, eq)] ??= []).push(line.slice(eq + 1));
+  }
+  return unit;
+}
