@@ -4,7 +4,7 @@
 import type { ResourceLimits } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { ActorHealth } from '../src/messages/supervisor.js';
-import type { IndexerResult, IndexerTask, SmbReaderResult, SmbReaderTask } from '../src/messages/pools.js';
+import type { SmbReaderResult, SmbReaderTask } from '../src/messages/pools.js';
 
 export class WorkerPool<Task, Result> {
   private readonly piscina: Piscina<Task, Result>;
@@ -60,4 +60,3 @@ export class WorkerPool<Task, Result> {
 }
 
 export type SmbReaderPool = WorkerPool<SmbReaderTask, SmbReaderResult>;
-export type IndexerPool = WorkerPool<IndexerTask, IndexerResult>;

@@ -13,7 +13,7 @@ import { mergeSnapshots, type MetricSnapshot, type MetricsSource } from '../src/
 import { SupervisorMetrics } from '../src/metrics/supervisor-metrics.js';
 import { ActorCell, type CellEvents } from './actor-cell.js';
 import { actorHeapLimits, POOL_HEAP_LIMITS } from './heap-limits.js';
-import { WorkerPool, type IndexerPool, type SmbReaderPool } from './pools.js';
+import { WorkerPool, type SmbReaderPool } from './pools.js';
 import { instanceNames, linked } from './topology.js';
 
 const STARTUP_TIMEOUT_MS = 30_000;
@@ -27,7 +27,6 @@ export class Supervisor {
   /** The supervisor's own channel to each running actor, by actor name. */
   private readonly channels = new Map<string, RpcChannel>();
   readonly smbReaders: SmbReaderPool;
-  readonly indexers: IndexerPool;
   private stopping: Promise<void> | undefined;
   private exitCode = 0;
   private resolveDone!: (code: number) => void;
@@ -46,7 +45,6 @@ export class Supervisor {
       tasksPerThread: SMB_READS_PER_THREAD,
       resourceLimits: POOL_HEAP_LIMITS,
     });
-    this.indexers = new WorkerPool('indexer', poolEntry('indexer'), config.workers.indexers, poolData, { resourceLimits: POOL_HEAP_LIMITS });
 
     const events: CellEvents = {
       ready: (cell) => this.wire(cell),
@@ -95,7 +93,7 @@ export class Supervisor {
     });
     for (const cell of this.cells) cell.start();
     // A pool whose task module cannot load fails here rather than on first use.
-    await Promise.all([allReady, this.smbReaders.run({ type: 'ping' }), this.indexers.run({ type: 'ping' })]);
+    await Promise.all([allReady, this.smbReaders.run({ type: 'ping' })]);
     this.startupFailed = undefined;
     this.log.info({ actors: this.cells.map((c) => c.name) }, 'all actors ready');
   }
@@ -105,7 +103,6 @@ export class Supervisor {
     const actorHealth = await Promise.all(this.cells.map((c) => c.health()));
     this.cells.forEach((cell, i) => { report.actors[cell.name] = actorHealth[i]!; });
     report.actors[this.smbReaders.name] = this.smbReaders.health();
-    report.actors[this.indexers.name] = this.indexers.health();
     if (Object.values(report.actors).some((a) => a.state !== 'running')) report.status = 'degraded';
     return report;
   }
@@ -142,7 +139,7 @@ export class Supervisor {
       const fronts = this.cells.filter((c) => c.kind === 'http-front');
       await Promise.all(fronts.map((c) => c.stop(timeout)));
       await Promise.all(this.cells.filter((c) => c.kind !== 'http-front').map((c) => c.stop(timeout)));
-      await Promise.all([this.smbReaders.close(timeout), this.indexers.close(timeout)]);
+      await this.smbReaders.close(timeout);
       for (const channel of this.channels.values()) channel.fail('supervisor stopped');
       this.log.info({ exitCode: this.exitCode }, 'stopped');
       this.resolveDone(this.exitCode);
@@ -155,16 +152,12 @@ export class Supervisor {
       health: () => this.health(),
       readiness: () => this.readiness.report(),
       metrics: () => this.metrics(),
-      readPage: async (page) => resultOf(await this.smbReaders.run({ type: 'read-page', page }), 'page').page,
-      listWikiPages: async (server, share) =>
-        resultOf(await this.smbReaders.run({ type: 'list-pages', server, share }), 'page-list').listing,
       listWikiFolder: async (server, share, path) =>
         resultOf(await this.smbReaders.run({ type: 'list-wiki-folder', server, share, path }), 'wiki-folder').listing,
       loadPageDocument: async (page, known) =>
         resultOf(await this.smbReaders.run({ type: 'load-page-document', page, ...(known ? { known } : {}) }), 'page-document').outcome,
       listFolderNames: async (server, share, path) =>
         resultOf(await this.smbReaders.run({ type: 'list-names', server, share, path }), 'names').listing,
-      renderPage: async (source) => resultOf(await this.indexers.run({ type: 'render-page', source }), 'document').document,
     };
     const own = new MessageChannel();
     this.channels.get(cell.name)?.fail('actor restarted');

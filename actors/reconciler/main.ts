@@ -1,29 +1,32 @@
 // The reconciler actor: owns the wiki index.
-// - The index keeper (src/search/index-keeper.ts) makes sure the `wiki-md` alias fits this build and takes the
-//   post-write hook's page changes.
+// - The wiki index (src/reconcile/wiki-index.ts) makes sure the `wiki-md` alias fits this build, migrating it
+//   through a rebuild when its mapping is older.
+// - The post-write hook (src/reconcile/page-changes.ts) applies WebDAV's page changes as a pass would.
 // - The drift reconciler (src/reconcile/reconciler.ts) runs a pass shortly after start and then every
 //   `reconciler.interval`, and the reindex / rebuild jobs of `fileproxy reindex`, one job at a time.
 // - The admin channel (src/reconcile/admin-server.ts) is the Unix socket `fileproxy reindex` talks to.
-// Pages are listed, read and rendered in the supervisor's smb-reader pool. With `elasticsearch.enabled: false` it never
+// Pages are listed, read and rendered in the supervisor's smb-reader pool, for passes and hook alike. With `elasticsearch.enabled: false` it never
 // connects to Elasticsearch, ignores page changes and refuses reindex requests.
 import { Registry } from 'prom-client';
 import type { Config } from '../../src/config/index.js';
 import type { ReconcilerProtocol } from '../../src/messages/reconciler.js';
 import type { SupervisorProtocol } from '../../src/messages/supervisor.js';
-import { reconcilerMetrics } from '../../src/metrics/actor-metrics.js';
+import { reconcilerMetrics, type PassSummary } from '../../src/metrics/actor-metrics.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { AdminChannel, type AdminTarget } from '../../src/reconcile/admin-server.js';
 import { runAsBackgroundThread } from '../../src/reconcile/background-priority.js';
 import { adminSocketPath } from '../../src/reconcile/admin-protocol.js';
 import type { JobInfo } from '../../src/reconcile/jobs.js';
+import { PageChanges } from '../../src/reconcile/page-changes.js';
 import { JobRequestError, Reconciler, type ReconcilerShare } from '../../src/reconcile/reconciler.js';
 import type { ShareSource } from '../../src/reconcile/share-pass.js';
+import { WikiIndex } from '../../src/reconcile/wiki-index.js';
 import { runActor } from '../../src/runtime/actor.js';
 import type { Remote } from '../../src/runtime/rpc.js';
 import { createSearchClient } from '../../src/search/client.js';
-import { WikiIndexKeeper, type PassSummary } from '../../src/search/index-keeper.js';
 import { describeError } from '../../src/search/log.js';
+import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
 
 /** The first pass waits a moment, so that start-up (and the supervisor's channel) settles first. */
 const FIRST_PASS_DELAY_MS = 1_000;
@@ -39,7 +42,7 @@ function poolSource(supervisor: Remote<SupervisorProtocol>, { server, share }: R
   };
 }
 
-/** The last pass in the shape the keeper's metrics read. */
+/** The last pass in the shape the metrics read. */
 function passSummary(pass: JobInfo | null): PassSummary | null {
   if (pass === null || pass.startedAt === null) return null;
   const { startedAt, durationMs, seen, indexed, removed, unreadable, failed, errors } = pass;
@@ -88,29 +91,21 @@ runActor<Config>(async (ctx) => {
   // sidecar, and a timed-out batch stops the whole pass. No request waits on this thread's calls.
   const client = createSearchClient(config.elasticsearch.url, { requestTimeoutMs: 60_000 });
   const shares = config.smb.shares.map((share) => ({ server: (share.server ?? config.smb.server)!, share: share.name }));
-  const keeper = new WikiIndexKeeper({
+  const source = (share: ReconcilerShare) => poolSource(supervisor, share);
+  const index = new WikiIndex({ client, alias: DEFAULT_ALIAS, shares, source, log });
+  const hook = new PageChanges({
     client,
-    source: {
-      listPages: (server, share) => supervisor.listWikiPages(server, share),
-      readPage: (page) => supervisor.readPage(page),
-      renderPage: (source) => supervisor.renderPage(source),
-    },
-    shares,
-    bulk: { maxOperations: 500, flushIntervalMs: 500 },
+    alias: index.alias,
+    loadDocument: (page) => supervisor.loadPageDocument(page),
+    writable: () => index.writable,
     log,
   });
   const reconciler = new Reconciler({
     client,
-    alias: keeper.alias,
-    index: {
-      prepare: () => keeper.prepare(),
-      refusal: () => {
-        const { status, index } = keeper.stats();
-        return status === 'newer_mapping' ? `${index} has a newer mapping than this build; not writing to it` : null;
-      },
-    },
+    alias: index.alias,
+    index,
     shares,
-    source: (share) => poolSource(supervisor, share),
+    source,
     intervalMs: config.reconciler.interval,
     firstPassDelayMs: FIRST_PASS_DELAY_MS,
     retryDelayMs: RETRY_DELAY_MS,
@@ -120,20 +115,21 @@ runActor<Config>(async (ctx) => {
   const channel = await openAdminChannel(socketPath, reconciler, log);
 
   const handlers: ReconcilerProtocol = {
-    pageChanged: async (change) => keeper.pageChanged(change),
+    pageChanged: async (change) => hook.pageChanged(change),
   };
   const registry = new Registry();
   registerStatMetrics(registry, () => {
     const { passes, lastPass } = reconciler.status();
-    return { ...keeper.stats(), passes, lastPass: passSummary(lastPass) };
+    return { ...index.stats(), ...hook.stats(), passes, lastPass: passSummary(lastPass) };
   }, reconcilerMetrics);
   return {
     handlers: servingMetrics(handlers, registry),
-    health: () => ({ ...keeper.stats(), ...reconciler.status(), adminChannel: typeof channel === 'string' ? channel : channel.path }),
+    health: () => ({ ...index.stats(), ...hook.stats(), ...reconciler.status(), adminChannel: typeof channel === 'string' ? channel : channel.path }),
     async stop(timeoutMs) {
       if (typeof channel !== 'string') await channel.close();
+      index.stop();
       await reconciler.stop(timeoutMs);
-      await keeper.close(timeoutMs);
+      await hook.close(timeoutMs);
       await client.close();
     },
   };

@@ -6,7 +6,6 @@ import type { PoolWorkerData, SmbReaderResult, SmbReaderTask } from '../../src/m
 import { runAsBackgroundThread } from '../../src/reconcile/background-priority.js';
 import { listNames, listWikiFolder, loadPageDocument } from '../../src/reconcile/share-folders.js';
 import { SmbClient, SmbPool, type SmbShare } from '../../src/smb/index.js';
-import { listWikiPages, readWikiPage } from '../../src/wiki/share-reader.js';
 
 const { config, secrets } = workerData as PoolWorkerData;
 // Everything this pool does is indexing: requests are served by other threads first.
@@ -37,10 +36,6 @@ export default async function run(task: SmbReaderTask): Promise<SmbReaderResult>
   switch (task.type) {
     case 'ping':
       return { type: 'pong', threadId };
-    case 'read-page':
-      return { type: 'page', page: await readWikiPage(indexerShare(task.page.server, task.page.share), task.page.path) };
-    case 'list-pages':
-      return { type: 'page-list', listing: await listWikiPages(indexerShare(task.server, task.share)) };
     case 'list-wiki-folder':
       return { type: 'wiki-folder', listing: await listWikiFolder(indexerShare(task.server, task.share), task.path) };
     case 'load-page-document':

@@ -161,11 +161,12 @@ const webdavSection = z.strictObject({
     .prefault({}),
 });
 
-// Defaults suit a 2-core host: one HTTP front, two SMB readers, one indexer.
+// Defaults suit a 2-core host: one HTTP front, two SMB readers.
 const workersSection = z.strictObject({
   http_front: intBetween(1, 64).default(1),
   smb_readers: intBetween(1, 256).default(2),
-  indexers: intBetween(1, 64).default(1),
+  /** Deprecated: the indexer pool is gone (the SMB readers render pages); still accepted, load.ts warns. */
+  indexers: intBetween(1, 64).optional(),
 });
 
 const supervisorSection = z.strictObject({

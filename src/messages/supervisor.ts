@@ -2,8 +2,6 @@
 import type { ReadinessReport } from '../metrics/readiness.js';
 import type { DocumentOutcome, FolderListing, NameListing, PageFacts } from '../reconcile/listing.js';
 import type { ActorDetails } from '../runtime/control.js';
-import type { WikiDocument, WikiPageSource } from '../wiki/document.js';
-import type { PageRead, WikiListing } from './pools.js';
 import type { PageAddress } from './reconciler.js';
 
 export type ActorState = 'starting' | 'running' | 'restarting' | 'stopping' | 'stopped' | 'failed';
@@ -29,16 +27,10 @@ export interface SupervisorProtocol {
   readiness(): Promise<ReadinessReport>;
   /** GET /metrics: the supervisor's and every actor's metrics, merged into Prometheus text. */
   metrics(): Promise<string>;
-  /** smb-reader pool, indexer account: one wiki page; null when the file is gone. */
-  readPage(page: PageAddress): Promise<PageRead | null>;
-  /** smb-reader pool, indexer account: every wiki page of a share with its version token. */
-  listWikiPages(server: string, share: string): Promise<WikiListing>;
   /** smb-reader pool, indexer account: one folder of the reconciler's walk, with the pages of its `.wiki/`. */
   listWikiFolder(server: string, share: string, path: string): Promise<FolderListing>;
-  /** smb-reader pool, indexer account: one page read (only its content with `known`) and rendered, or why not. */
+  /** smb-reader pool, indexer account: one page read (only its content with `known`) and rendered, or why not; for passes and the post-write hook. */
   loadPageDocument(page: PageAddress, known?: PageFacts): Promise<DocumentOutcome>;
   /** smb-reader pool, indexer account: the names in one folder (the reconciler confirms deletions with it). */
   listFolderNames(server: string, share: string, path: string): Promise<NameListing>;
-  /** indexer pool: the index document of a page that was read. */
-  renderPage(source: WikiPageSource): Promise<WikiDocument>;
 }

@@ -2,7 +2,8 @@
 // Every actor thread registers its list in a registry of its own (see
 // snapshot.ts for how the supervisor collects and merges them).
 import type { LoginThrottleStats } from '../auth/login-throttle.js';
-import type { IndexKeeperStats } from '../search/index-keeper.js';
+import type { HookBulkStats, HookStats } from '../reconcile/page-changes.js';
+import type { WikiIndexStats } from '../reconcile/wiki-index.js';
 import type { ViewerStats } from '../wiki/viewer.js';
 import type { StatMetric } from './stat-metrics.js';
 
@@ -34,7 +35,34 @@ export const ldapResolverMetrics: readonly StatMetric<ViewerStats & { resolvesVi
   { name: 'fileproxy_wiki_directory_configured', help: '1 when wiki callers can be resolved (ldap.base_dn and the indexer account are set), else 0', type: 'gauge', read: (s) => Number(s.resolvesViewers) },
 ];
 
-export const reconcilerMetrics: readonly StatMetric<IndexKeeperStats>[] = [
+/** The last finished pass, as the reconciler's metrics report it. */
+export interface PassSummary {
+  startedAt: string;
+  durationMs: number;
+  /** Pages found on the shares. */
+  listed: number;
+  /** Pages read, rendered and sent because they were missing or changed. */
+  indexed: number;
+  /** Documents removed because their file is gone. */
+  deleted: number;
+  /** Pages the indexer account may not read. */
+  unreadable: number;
+  /** Pages that could not be read or rendered. */
+  failed: number;
+  /** Operations of this pass the bulk writer could not deliver. */
+  dropped: number;
+  /** What failed as a whole (the index, or a share's listing). */
+  errors: string[];
+}
+
+export interface ReconcilerStats extends WikiIndexStats {
+  hook: HookStats;
+  bulk: HookBulkStats;
+  passes: number;
+  lastPass: PassSummary | null;
+}
+
+export const reconcilerMetrics: readonly StatMetric<ReconcilerStats>[] = [
   { name: 'fileproxy_index_queue_depth', help: 'Post-write hook changes waiting to be indexed', type: 'gauge', read: (s) => s.hook.queued },
   { name: 'fileproxy_index_queue_running', help: 'Post-write hook changes being read, rendered and indexed now', type: 'gauge', read: (s) => s.hook.running },
   {
@@ -42,7 +70,7 @@ export const reconcilerMetrics: readonly StatMetric<IndexKeeperStats>[] = [
     type: 'counter', label: 'result', read: (s) => ({ applied: s.hook.applied, ignored: s.hook.ignored, failed: s.hook.failed, dropped: s.hook.dropped }),
   },
   {
-    name: 'fileproxy_index_bulk_operations_total', help: 'Index operations of the bulk writer by result',
+    name: 'fileproxy_index_bulk_operations_total', help: 'Index operations of the post-write hook by result',
     type: 'counter', label: 'result', read: (s) => ({ upserted: s.bulk.upserted, deleted: s.bulk.deleted, failed: s.bulk.failed, dropped: s.bulk.dropped }),
   },
   { name: 'fileproxy_index_status', help: 'State of the wiki index (1 for the current state)', type: 'gauge', label: 'status', read: (s) => ({ [s.status]: 1 }) },

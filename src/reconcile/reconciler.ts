@@ -12,7 +12,7 @@ import { isTerminal, Job, type JobInfo, type JobRequest } from './jobs.js';
 import { rebuildFromShares } from './rebuild.js';
 import { runSharePass, type ShareSource } from './share-pass.js';
 
-/** The index keeper's part: the alias exists and fits this build, and may be written. */
+/** The index's part (wiki-index.ts): the alias exists and fits this build, and may be written. */
 export interface IndexGate {
   /** Makes sure the alias exists (creating or migrating it); throws when Elasticsearch cannot be reached. */
   prepare(): Promise<void>;
@@ -61,6 +61,10 @@ export interface ReconcilerStatus {
   /** When the next pass is due (none while one is queued or running). */
   nextRun: string | null;
 }
+
+/** Differences applied at once and folder listings requested ahead, unless the options say otherwise. */
+export const DEFAULT_CONCURRENCY = 16;
+export const DEFAULT_LOOKAHEAD = 8;
 
 /** How often a running job's progress is published. */
 const PROGRESS_INTERVAL_MS = 250;
@@ -227,8 +231,8 @@ export class Reconciler {
       const rebuilt = await rebuildFromShares({
         manager: this.manager,
         shares: targets.map((target) => ({ ...target, source: this.options.source(target), counts: job.shareReport(target.share) })),
-        concurrency: this.options.concurrency ?? 16,
-        lookahead: this.options.lookahead ?? 8,
+        concurrency: this.options.concurrency ?? DEFAULT_CONCURRENCY,
+        lookahead: this.options.lookahead ?? DEFAULT_LOOKAHEAD,
         signal: controller.signal,
         onShare: (share) => (info.current = share),
         log,
@@ -253,8 +257,8 @@ export class Reconciler {
           alias,
           dryRun: info.dryRun,
           force: info.kind !== 'pass',
-          concurrency: this.options.concurrency ?? 16,
-          lookahead: this.options.lookahead ?? 8,
+          concurrency: this.options.concurrency ?? DEFAULT_CONCURRENCY,
+          lookahead: this.options.lookahead ?? DEFAULT_LOOKAHEAD,
           signal: controller.signal,
           counts: report,
           log,

@@ -1,7 +1,8 @@
 /**
  * The smb-reader pool's side of the reconciler, as the indexer account: one folder per call (its sub-folders
  * and, in the same call, the pages of its `.wiki/` with version tokens), the names in a `.wiki/` folder to confirm
- * deletions, and one page read and rendered into its document in the same thread (its content never travels).
+ * deletions, and one page read and rendered into its document in the same thread (its content never travels),
+ * for a pass and for the post-write hook alike.
  * Regular files outside `.wiki/` are only seen as names in a listing, never opened.
  * Errors about one folder or file become answers (listing.ts); errors of the connection are thrown, so that
  * the pass stops instead of mistaking an outage for deleted pages.
@@ -9,7 +10,6 @@
 import PQueue from 'p-queue';
 import type { PageAddress } from '../messages/reconciler.js';
 import { SmbError, type SmbShare, type SmbStat } from '../smb/index.js';
-import { readWikiPage } from '../wiki/share-reader.js';
 import { documentSource } from '../search/bulk.js';
 import { buildWikiDocument, versionToken } from '../wiki/document.js';
 import { isWikiPage, WIKI_DIR } from '../wiki/layout.js';
@@ -103,27 +103,37 @@ export async function listNames(share: SmbShare, path: string): Promise<NameList
   return entries.state === 'ok' ? { state: 'listed', names: entries.value.map((entry) => entry.name) } : entries;
 }
 
+/** What a listing would have learned of one page: its stat and security descriptor, read at once. */
+async function readFacts(share: SmbShare, path: string): Promise<PageFacts> {
+  const [stat, securityDescriptor] = await Promise.all([share.stat(path), share.getSecurity(path)]);
+  return { size: stat.size, modified: stat.mtime.getTime(), securityDescriptor };
+}
+
+/** A page that could not be read, as an outcome. */
+function unreadOutcome(problem: Unlisted): DocumentOutcome {
+  if (problem.state === 'denied') return { status: 'denied' };
+  if (problem.state === 'failed') return { status: 'failed', error: problem.error };
+  return { status: 'gone' };
+}
+
 /**
- * The index document of one page (content, stat and security descriptor read, Markdown rendered), or why there
- * is none. With `known` (what the walk's listing found) only the content is read: one request instead of three.
- * Should the page change in between, its document has the new content under the old version token, and the next
- * pass indexes it again.
+ * The index document of one page (Markdown rendered), or why there is none. Without `known` (the post-write
+ * hook) the page's stat and security descriptor are read first; with it (what the walk's listing found) only
+ * the content is read. A page over MAX_INDEXED_PAGE_BYTES is never read. Should the page change in between, its
+ * document has the new content under the old version token, and the next pass indexes it again.
  */
 export async function loadPageDocument(share: SmbShare, page: PageAddress, known?: PageFacts): Promise<DocumentOutcome> {
   const tooLarge = (size: number): DocumentOutcome => ({ status: 'failed', error: `${size} bytes, more than the ${MAX_INDEXED_PAGE_BYTES} indexed` });
-  if (known !== undefined && known.size > MAX_INDEXED_PAGE_BYTES) return tooLarge(known.size);
-  const read = await attempt(async () => {
-    if (known === undefined) return readWikiPage(share, page.path);
-    const content = await share.readFile(page.path);
-    return { content, size: known.size, modified: new Date(known.modified), securityDescriptor: known.securityDescriptor };
-  });
-  if (read.state === 'denied') return { status: 'denied' };
-  if (read.state === 'failed') return { status: 'failed', error: read.error };
-  if (read.state === 'missing' || read.value === null) return { status: 'gone' };
-  const content = read.value;
-  if (content.content.length > MAX_INDEXED_PAGE_BYTES) return tooLarge(content.content.length);
+  const facts = known === undefined ? await attempt(() => readFacts(share, page.path)) : { state: 'ok' as const, value: known };
+  if (facts.state !== 'ok') return unreadOutcome(facts);
+  const { size, modified, securityDescriptor } = facts.value;
+  if (size > MAX_INDEXED_PAGE_BYTES) return tooLarge(size);
+  const content = await attempt(() => share.readFile(page.path));
+  if (content.state !== 'ok') return unreadOutcome(content);
+  // The file may have grown since its size was read.
+  if (content.value.length > MAX_INDEXED_PAGE_BYTES) return tooLarge(content.value.length);
   try {
-    const document = buildWikiDocument({ ...page, ...content });
+    const document = buildWikiDocument({ ...page, content: content.value, size, modified: new Date(modified), securityDescriptor });
     return { status: 'document', id: document.id, source: JSON.stringify(documentSource(document)) };
   } catch (error) {
     return { status: 'failed', error: `not rendered: ${error instanceof Error ? error.message : String(error)}` };

@@ -8,7 +8,7 @@ import { loadConfig, readIndexerPassword } from '../../src/config/index.js';
 import type { HealthReport } from '../../src/messages/supervisor.js';
 import { startService, waitFor, writeServiceConfig, type RunningService } from '../support/service.js';
 
-const ACTORS = ['http-front', 'dedupe', 'webhook-store', 'ldap-resolver', 'reconciler', 'dav-state', 'smb-reader', 'indexer'];
+const ACTORS = ['http-front', 'dedupe', 'webhook-store', 'ldap-resolver', 'reconciler', 'dav-state', 'smb-reader'];
 
 async function health(url: string): Promise<HealthReport> {
   return (await (await fetch(`${url}/healthz`)).json()) as HealthReport;

@@ -91,12 +91,12 @@ describe('metrics and request logs of a running service', () => {
     assert.equal(value('fileproxy_reconciler_last_pass_errors'), 0);
     assert.ok(value('fileproxy_reconciler_last_pass_duration_seconds') > 0);
 
-    for (const actor of ['http-front', 'dedupe', 'webhook-store', 'ldap-resolver', 'reconciler', 'dav-state', 'smb-reader', 'indexer']) {
+    for (const actor of ['http-front', 'dedupe', 'webhook-store', 'ldap-resolver', 'reconciler', 'dav-state', 'smb-reader']) {
       assert.equal(value('fileproxy_actor_up', { actor }), 1, actor);
       assert.equal(value('fileproxy_actor_restarts_total', { actor }), 0, actor);
     }
     assert.ok(value('fileproxy_pool_completed_tasks_total', { pool: 'smb-reader' }) > 0, 'the pass read pages through the pool');
-    assert.equal(value('fileproxy_pool_threads', { pool: 'indexer' }), 1);
+    assert.equal(value('fileproxy_pool_threads', { pool: 'smb-reader' }), 2, 'workers.smb_readers by default');
     assert.ok(value('process_resident_memory_bytes') > 10 * 1024 * 1024);
     assert.equal(samples.filter((s) => s.name === 'process_resident_memory_bytes').length, 1, 'process metrics come once, from the main thread');
   });

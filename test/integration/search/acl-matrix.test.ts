@@ -3,7 +3,6 @@
 // with the visible set computed here from the intended read rights (no leaks, no misses).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { BulkIndexer } from '../../../src/search/bulk.js';
 import { IndexManager } from '../../../src/search/index-manager.js';
 import { parseSearchRequest, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
@@ -12,7 +11,7 @@ import { AUTHENTICATED_USERS_SID, EVERYONE_SID } from '../../../src/wiki/acl.js'
 import { buildWikiDocument, type WikiDocument } from '../../../src/wiki/document.js';
 import { wikiPagePath } from '../../../src/wiki/layout.js';
 import { tokenSidSet, userSidSet } from '../../../src/wiki/principal.js';
-import { scratchIndex, type ScratchIndex } from './scratch-index.js';
+import { indexDocuments, scratchIndex, type ScratchIndex } from './scratch-index.js';
 import { seededRandom } from './seeded-random.js';
 
 const USERS = ['S-1-5-21-77-1001', 'S-1-5-21-77-1002', 'S-1-5-21-77-1003', 'S-1-5-21-77-1004'] as const;
@@ -135,10 +134,7 @@ describe('ACL matrix: search and list views show exactly what the ACLs allow', (
   before(async () => {
     es = await scratchIndex('acl');
     await new IndexManager({ client: es.client, alias: es.alias }).ensureIndex();
-    const writer = new BulkIndexer({ client: es.client, index: es.alias, refresh: 'wait_for' });
-    docs.forEach((doc) => writer.upsert(doc));
-    await writer.close();
-    assert.deepEqual(writer.stats, { upserted: docs.length, deleted: 0, failed: 0, dropped: 0, batches: 1 });
+    assert.deepEqual(await indexDocuments(es, docs), { upserted: docs.length, deleted: 0, rejected: 0 });
     search = new WikiSearch({ client: es.client, alias: es.alias });
   });
   after(() => es.drop());

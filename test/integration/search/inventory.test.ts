@@ -1,12 +1,11 @@
 // The reconciler's view of the index: every page of a share with its version, across search_after pages.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { BulkIndexer } from '../../../src/search/bulk.js';
 import { createSearchClient } from '../../../src/search/client.js';
 import { IndexManager } from '../../../src/search/index-manager.js';
 import { indexedPages, type IndexedPage } from '../../../src/search/inventory.js';
 import { buildWikiDocument, type WikiDocument } from '../../../src/wiki/document.js';
-import { scratchIndex, type ScratchIndex } from './scratch-index.js';
+import { indexDocuments, scratchIndex, type ScratchIndex } from './scratch-index.js';
 
 function page(share: string, i: number): WikiDocument {
   return buildWikiDocument({
@@ -33,9 +32,7 @@ describe('indexedPages', () => {
   before(async () => {
     es = await scratchIndex('inventory');
     await new IndexManager({ client: es.client, alias: es.alias }).ensureIndex();
-    const writer = new BulkIndexer({ client: es.client, index: es.alias, refresh: 'wait_for' });
-    [...schule, ...verwaltung].forEach((d) => writer.upsert(d));
-    await writer.close();
+    await indexDocuments(es, [...schule, ...verwaltung]);
   });
   after(() => es.drop());
 

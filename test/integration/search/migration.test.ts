@@ -1,13 +1,12 @@
 // Alias migration v1 -> v2 while searches run in a loop: no search fails or sees a partial index.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { BulkIndexer } from '../../../src/search/bulk.js';
 import { IndexManager } from '../../../src/search/index-manager.js';
 import { MAPPING_VERSION } from '../../../src/search/mapping.js';
 import { parseSearchRequest, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
 import { buildWikiDocument, type WikiDocument } from '../../../src/wiki/document.js';
-import { scratchIndex, type ScratchIndex } from './scratch-index.js';
+import { indexDocuments, scratchIndex, type ScratchIndex } from './scratch-index.js';
 
 const PAGES = 300;
 const viewer: Viewer = { allowSids: ['S-1-5-21-5-1001', 'S-1-1-0'], denySids: ['S-1-5-21-5-1001', 'S-1-1-0'], shares: ['schule'] };
@@ -44,10 +43,7 @@ describe('alias migration', () => {
     const created = await manager.ensureIndex();
     assert.equal(created.index, `${es.alias}-v${MAPPING_VERSION}`);
     const docs = Array.from({ length: PAGES }, (_, i) => page(i));
-    const writer = new BulkIndexer({ client: es.client, index: es.alias, refresh: 'wait_for' });
-    docs.forEach((d) => writer.upsert(d));
-    await writer.close();
-    assert.equal(writer.stats.upserted, PAGES);
+    assert.equal((await indexDocuments(es, docs)).upserted, PAGES);
 
     const outcomes: string[] = [];
     let running = true;

@@ -4,7 +4,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@elastic/elasticsearch';
+import { IndexWriter, type IndexWriterCounts } from '../../../src/reconcile/index-writer.js';
+import { documentSource } from '../../../src/search/bulk.js';
 import { createSearchClient } from '../../../src/search/client.js';
+import { silentLog } from '../../../src/search/log.js';
+import type { WikiDocument } from '../../../src/wiki/document.js';
 import { readTestbedEnv } from '../../testbed/env.js';
 
 export interface ScratchIndex {
@@ -44,4 +48,13 @@ export async function scratchIndex(purpose: string): Promise<ScratchIndex> {
       await client.close();
     },
   };
+}
+
+/** Writes documents through the alias with the service's bulk writer and makes them searchable; returns its counts. */
+export async function indexDocuments(es: ScratchIndex, docs: Iterable<WikiDocument>): Promise<IndexWriterCounts> {
+  const writer = new IndexWriter({ client: es.client, alias: es.alias, log: silentLog });
+  for (const doc of docs) await writer.upsert(doc.id, JSON.stringify(documentSource(doc)));
+  await writer.flush();
+  await es.client.indices.refresh({ index: es.alias });
+  return writer.counts;
 }

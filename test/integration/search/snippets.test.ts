@@ -1,12 +1,11 @@
 // Highlighted snippets are safe HTML: the page text is escaped, only <mark> tags are markup.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { BulkIndexer } from '../../../src/search/bulk.js';
 import { IndexManager } from '../../../src/search/index-manager.js';
 import { parseSearchRequest, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
 import { buildWikiDocument } from '../../../src/wiki/document.js';
-import { scratchIndex, type ScratchIndex } from './scratch-index.js';
+import { indexDocuments, scratchIndex, type ScratchIndex } from './scratch-index.js';
 
 const viewer: Viewer = { allowSids: ['S-1-1-0'], denySids: ['S-1-1-0'], shares: ['schule'] };
 
@@ -37,22 +36,18 @@ describe('search snippets', () => {
   before(async () => {
     es = await scratchIndex('snippets');
     await new IndexManager({ client: es.client, alias: es.alias }).ensureIndex();
-    const writer = new BulkIndexer({ client: es.client, index: es.alias, refresh: 'wait_for' });
-    for (const [name, content] of Object.entries(pages)) {
-      writer.upsert(
-        buildWikiDocument({
-          server: 'dc1',
-          share: 'schule',
-          path: `.wiki/${name}`,
-          content,
-          size: content.length,
-          modified: new Date(),
-          securityDescriptor: { revision: 1, control: 0x8000, owner: null, group: null, dacl: null, sacl: null },
-        }),
-      );
-    }
-    await writer.close();
-    assert.equal(writer.stats.upserted, 2);
+    const docs = Object.entries(pages).map(([name, content]) =>
+      buildWikiDocument({
+        server: 'dc1',
+        share: 'schule',
+        path: `.wiki/${name}`,
+        content,
+        size: content.length,
+        modified: new Date(),
+        securityDescriptor: { revision: 1, control: 0x8000, owner: null, group: null, dacl: null, sacl: null },
+      }),
+    );
+    assert.equal((await indexDocuments(es, docs)).upserted, 2);
     search = new WikiSearch({ client: es.client, alias: es.alias });
   });
   after(() => es.drop());

@@ -2,16 +2,15 @@
 // alias: each testbed user sees exactly the pages the folder ACLs of test/testbed/wiki-content.ts grant.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { BulkIndexer } from '../../../src/search/bulk.js';
 import { IndexManager } from '../../../src/search/index-manager.js';
 import { parseSearchRequest, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
 import { SmbClient } from '../../../src/smb/index.js';
-import { buildWikiDocument } from '../../../src/wiki/document.js';
+import { buildWikiDocument, type WikiDocument } from '../../../src/wiki/document.js';
 import { isWikiPage } from '../../../src/wiki/layout.js';
 import { userSidSet } from '../../../src/wiki/principal.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
-import { scratchIndex, type ScratchIndex } from './scratch-index.js';
+import { indexDocuments, scratchIndex, type ScratchIndex } from './scratch-index.js';
 
 const ROOT = ['schule:.wiki/index.md', 'schule:.wiki/regeln.md'];
 const DEUTSCH = ['schule:Fachschaften/Deutsch/.wiki/index.md', 'schule:Fachschaften/Deutsch/.wiki/lektüre.md'];
@@ -55,14 +54,14 @@ describe('the testbed wiki, indexed from SMB with its real ACLs', () => {
     env = await readTestbedEnv();
     es = await scratchIndex('testbed');
     await new IndexManager({ client: es.client, alias: es.alias }).ensureIndex();
-    const writer = new BulkIndexer({ client: es.client, index: es.alias, refresh: 'wait_for' });
+    const docs: WikiDocument[] = [];
     const smb = new SmbClient();
     try {
       for (const { name } of env.smb.shares) {
         const { host, port, domain } = env.smb;
         const share = smb.share({ host, port, domain, user: env.indexer.user, password: env.indexer.password, share: name });
         for await (const entry of share.walk('', { include: (e) => !e.isDirectory && isWikiPage(e.path) })) {
-          writer.upsert(
+          docs.push(
             buildWikiDocument({
               server: env.smb.host,
               share: name,
@@ -78,8 +77,7 @@ describe('the testbed wiki, indexed from SMB with its real ACLs', () => {
     } finally {
       await smb.close();
     }
-    await writer.close();
-    assert.equal(writer.stats.upserted, EVERYTHING.length, 'every testbed wiki page is indexed');
+    assert.equal((await indexDocuments(es, docs)).upserted, EVERYTHING.length, 'every testbed wiki page is indexed');
     search = new WikiSearch({ client: es.client, alias: es.alias });
   });
   after(() => es?.drop());

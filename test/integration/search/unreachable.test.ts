@@ -1,14 +1,14 @@
 // Elasticsearch unreachable (a client pointed at 127.0.0.1:1, where nothing listens): reads answer empty and
-// degraded instead of throwing, the bulk writer drops and counts, index management reports the failure.
+// degraded instead of throwing, the post-write hook's writes are dropped and counted, index management reports
+// the failure.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { errors } from '@elastic/elasticsearch';
-import { BulkIndexer } from '../../../src/search/bulk.js';
+import { PageChanges } from '../../../src/reconcile/page-changes.js';
 import { createSearchClient } from '../../../src/search/client.js';
 import { IndexManager } from '../../../src/search/index-manager.js';
 import { parseSearchRequest, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
-import type { WikiDocument } from '../../../src/wiki/document.js';
 
 describe('Elasticsearch unreachable', () => {
   const client = createSearchClient('http://127.0.0.1:1', { requestTimeoutMs: 2000 });
@@ -32,14 +32,21 @@ describe('Elasticsearch unreachable', () => {
     assert.equal(warnings.length, 0);
   });
 
-  it('the bulk writer drops and counts instead of buffering', async () => {
-    const writer = new BulkIndexer({ client, maxOperations: 2, flushIntervalMs: 10 });
-    writer.upsert({ id: 'a' } as WikiDocument);
-    writer.upsert({ id: 'b' } as WikiDocument);
-    writer.delete('c');
-    await writer.close();
-    assert.equal(writer.pendingCount, 0);
-    assert.deepEqual(writer.stats, { upserted: 0, deleted: 0, failed: 0, dropped: 3, batches: 2 });
+  it('the post-write hook drops and counts writes instead of buffering', async () => {
+    const hook = new PageChanges({
+      client,
+      alias: 'wiki-md',
+      loadDocument: async ({ path }) => ({ status: 'document', id: path, source: '{}' }),
+      writable: () => true,
+      flushIntervalMs: 10,
+      log,
+    });
+    const page = (path: string) => ({ server: 'dc1', share: 'schule', path });
+    hook.pageChanged({ type: 'page-written', page: page('.wiki/a.md') });
+    hook.pageChanged({ type: 'page-written', page: page('.wiki/b.md') });
+    hook.pageChanged({ type: 'page-deleted', page: page('.wiki/c.md') });
+    await hook.close(5_000);
+    assert.deepEqual(hook.stats().bulk, { upserted: 0, deleted: 0, failed: 0, dropped: 3 });
   });
 
   it('index management fails with the connection error for the caller to retry', async () => {

@@ -8,8 +8,10 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { freePort } from '../../support/ports.js';
-import { startService, type RunningService } from '../../support/service.js';
-import { eventually, passAfter, WikiClient, type Caller } from '../wiki/wiki-service.js';
+import { startService, waitFor, type RunningService } from '../../support/service.js';
+import { MAX_INDEXED_PAGE_BYTES } from '../../../src/reconcile/share-folders.js';
+import { runJob } from '../reconcile/support.js';
+import { eventually, passAfter, reconcilerDetails, WikiClient, type Caller } from '../wiki/wiki-service.js';
 import { DavClient, account } from './dav-client.js';
 
 describe('WebDAV and the wiki', () => {
@@ -57,6 +59,28 @@ describe('WebDAV and the wiki', () => {
       body: '<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>',
     })).status, 403);
     assert.equal((await dav.put(`${dir}/.wiki/index.md`, '# Start\n')).status, 201);
+  });
+
+  it('leaves a page over the size limit as the index has it, as a pass does', async () => {
+    const page = `${dir}/.wiki/gross.md`;
+    const small = `${word}klein`;
+    const large = `${word}gross`;
+    const finds = async (q: string) => wiki.searchedPages(teacher, { q });
+    assert.equal((await dav.put(page, `# Gross\n\n${small}\n`)).status, 201);
+    await eventually(async () => assert.deepEqual(await finds(small), [`schule:${page}`]));
+
+    const failed = (await reconcilerDetails(service)).hook.failed;
+    assert.equal((await dav.put(page, `# Gross\n\n${large}\n${'x'.repeat(MAX_INDEXED_PAGE_BYTES)}\n`)).status, 204);
+    await waitFor(async () => (await reconcilerDetails(service)).hook.failed === failed + 1, 10_000);
+    assert.deepEqual(await finds(large), [], 'the hook did not index it');
+    assert.deepEqual(await finds(small), [`schule:${page}`], 'the last indexed version stays');
+
+    const pass = await runJob(service, { kind: 'pass' });
+    assert.equal(pass.failed, 1, 'the pass does not index it either');
+    assert.deepEqual(await finds(large), []);
+    assert.deepEqual(await finds(small), [`schule:${page}`]);
+    assert.equal(await dav.remove(page), 204);
+    await eventually(async () => assert.deepEqual(await finds(small), []));
   });
 
   it('sends the post-write hook for every kind of change to a page', async () => {

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import type { HealthReport } from '../../../src/messages/supervisor.js';
-import type { PassSummary } from '../../../src/search/index-keeper.js';
+import type { PassSummary } from '../../../src/metrics/actor-metrics.js';
 import type { RootListing, PageListing, SearchResult } from '../../../src/search/search.js';
 import type { TestbedEnv } from '../../testbed/env.js';
 import { shareContents, alwaysGranted } from '../../testbed/wiki-content.js';
@@ -158,7 +158,7 @@ export interface ReconcilerDetails {
   dropped: number;
   passes: number;
   lastPass: PassSummary | null;
-  hook: { queued: number; dropped: number };
+  hook: { queued: number; dropped: number; failed: number };
 }
 
 export async function reconcilerDetails(service: RunningService): Promise<ReconcilerDetails> {

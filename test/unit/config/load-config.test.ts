@@ -54,7 +54,7 @@ test('a minimal config gets every default, durations in ms and sizes in bytes', 
       locks: { max_per_user: 100, max_owner_size: 4096 },
       dead_properties: { max_per_resource: 100, max_resource_size: 64 * 1024, max_total_size: 64 * 1024 * 1024 },
     },
-    workers: { http_front: 1, smb_readers: 2, indexers: 1 },
+    workers: { http_front: 1, smb_readers: 2 },
     supervisor: { max_restarts: 5, restart_window: 60_000, backoff_initial: 100, backoff_max: 5_000, shutdown_timeout: 10_000 },
     log: { level: 'info' },
   };
@@ -90,6 +90,13 @@ test('a share server overrides smb.server, which may be left out when every shar
     { name: 'schule', server: 'fs1.schule.local' },
     { name: 'medien', server: 'fs2.schule.local' },
   ]);
+});
+
+test('workers.indexers (the removed indexer pool) is accepted with a deprecation warning', () => {
+  const file = writeTempFile(`${MINIMAL_CONFIG}workers:\n  indexers: 2\n`);
+  const { warnings } = loadConfig(file);
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0]!, /^config\.yml:17 workers\.indexers: deprecated and ignored: there is no indexer pool any more/);
 });
 
 test('unknown keys warn with file, line and path but do not fail', () => {

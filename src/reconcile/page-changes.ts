@@ -1,0 +1,197 @@
+/**
+ * The post-write hook: WebDAV's page changes, applied the way a pass applies a difference. Each written page is
+ * loaded by the same smb-reader task as in a pass (share-folders.ts loadPageDocument: read, size limit, render;
+ * only the `_source` JSON comes back) and handed to the pass's bulk writer (index-writer.ts).
+ *
+ * Changes wait in a bounded queue; a change that finds the index not writable or the queue full is dropped and
+ * counted, so a request never waits on the index. Operations collect in one writer for up to `flushIntervalMs`
+ * (or until a batch is full); a batch Elasticsearch does not take is dropped and counted, not buffered. The next
+ * pass repairs whatever was dropped.
+ */
+import PQueue from 'p-queue';
+import type { Client } from '@elastic/elasticsearch';
+import type { PageAddress, PageChange } from '../messages/reconciler.js';
+import { describeError, type SearchLog } from '../search/log.js';
+import { documentId } from '../wiki/document.js';
+import { isWikiPage } from '../wiki/layout.js';
+import { IndexWriter } from './index-writer.js';
+import type { DocumentOutcome } from './listing.js';
+
+export interface PageChangesOptions {
+  client: Client;
+  alias: string;
+  /** The page read and rendered (by the smb-reader pool in the service), as a pass loads a page it has no facts of. */
+  loadDocument(page: PageAddress): Promise<DocumentOutcome>;
+  /** Whether the index may be written now (prepared, and not owned by a newer build). */
+  writable(): boolean;
+  /** Changes that may wait; more are dropped and counted. Default 1000. */
+  maxQueued?: number;
+  /** Pages loaded at once. Default 4. */
+  concurrency?: number;
+  /** Longest time an operation waits for its batch to be sent. Default 500 ms. */
+  flushIntervalMs?: number;
+  log: SearchLog;
+}
+
+export interface HookStats {
+  queued: number;
+  running: number;
+  applied: number;
+  /** Changes not to `.wiki/*.md` files. */
+  ignored: number;
+  /** Pages that could not be read or rendered (too large, refused by the server): the index keeps what it had. */
+  failed: number;
+  /** Refused because the index was not writable or the queue was full. */
+  dropped: number;
+}
+
+export interface HookBulkStats {
+  upserted: number;
+  deleted: number;
+  /** Operations Elasticsearch refused one by one. */
+  failed: number;
+  /** Operations of batches Elasticsearch could not take. */
+  dropped: number;
+}
+
+export class PageChanges {
+  private readonly options: PageChangesOptions;
+  private readonly queue: PQueue;
+  private readonly maxQueued: number;
+  private readonly counts = { applied: 0, ignored: 0, failed: 0, dropped: 0 };
+  private readonly bulk: HookBulkStats = { upserted: 0, deleted: 0, failed: 0, dropped: 0 };
+  private writer: IndexWriter;
+  /** Operations handed to the current writer. */
+  private written = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  constructor(options: PageChangesOptions) {
+    this.options = options;
+    this.maxQueued = options.maxQueued ?? 1000;
+    this.queue = new PQueue({ concurrency: options.concurrency ?? 4 });
+    this.writer = this.newWriter();
+  }
+
+  /** Queues the change, or drops and counts it. Never throws. */
+  pageChanged(change: PageChange): void {
+    if (this.closed || !this.options.writable() || this.queue.size >= this.maxQueued) {
+      this.counts.dropped++;
+      return;
+    }
+    void this.queue.add(async () => {
+      try {
+        await this.apply(change);
+      } catch (error) {
+        this.counts.failed++;
+        this.options.log.warn({ change, ...describeError(error) }, 'post-write hook: page not indexed');
+      }
+    });
+  }
+
+  stats(): { hook: HookStats; bulk: HookBulkStats } {
+    return { hook: { queued: this.queue.size, running: this.queue.pending, ...this.counts }, bulk: { ...this.bulk } };
+  }
+
+  /** Takes no more changes, lets queued ones finish (up to the timeout), then delivers what is pending. */
+  async close(timeoutMs: number): Promise<void> {
+    this.closed = true;
+    let timer: NodeJS.Timeout | undefined;
+    const overrun = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+    });
+    await Promise.race([this.queue.onIdle(), overrun]);
+    clearTimeout(timer);
+    this.queue.clear();
+    await this.flush();
+  }
+
+  private async apply(change: PageChange): Promise<void> {
+    switch (change.type) {
+      case 'page-written':
+        return this.indexPage(change.page);
+      case 'page-deleted':
+        return this.removePage(change.page);
+      case 'page-moved':
+        await this.removePage(change.from);
+        return this.indexPage(change.to);
+    }
+  }
+
+  /** What a pass does with a page it found missing or changed (share-pass.ts indexPage). */
+  private async indexPage(page: PageAddress): Promise<void> {
+    if (!isWikiPage(page.path)) {
+      this.counts.ignored++;
+      return;
+    }
+    const loaded = await this.options.loadDocument(page);
+    switch (loaded.status) {
+      case 'document':
+        await this.write((writer) => writer.upsert(loaded.id, loaded.source));
+        break;
+      case 'gone':
+      case 'denied':
+        await this.write((writer) => writer.delete(documentId(page.server, page.share, page.path)));
+        break;
+      case 'failed':
+        this.counts.failed++;
+        this.options.log.warn({ share: page.share, path: page.path, error: loaded.error }, 'wiki page not indexed');
+        return;
+    }
+    this.counts.applied++;
+  }
+
+  private async removePage(page: PageAddress): Promise<void> {
+    if (!isWikiPage(page.path)) {
+      this.counts.ignored++;
+      return;
+    }
+    await this.write((writer) => writer.delete(documentId(page.server, page.share, page.path)));
+    this.counts.applied++;
+  }
+
+  private async write(operation: (writer: IndexWriter) => Promise<void>): Promise<void> {
+    this.written++;
+    this.timer ??= setTimeout(() => void this.flush(), this.options.flushIntervalMs ?? 500);
+    try {
+      await operation(this.writer);
+    } catch {
+      // The writer failed on an earlier batch: flush() counts what it did not deliver.
+    }
+  }
+
+  /** Sends the current writer's batch and starts a new writer; one flush at a time. */
+  private flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const writer = this.writer;
+    const written = this.written;
+    this.writer = this.newWriter();
+    this.written = 0;
+    this.flushing = this.flushing.then(async () => {
+      try {
+        await writer.flush();
+      } catch (error) {
+        const { upserted, deleted, rejected } = writer.counts;
+        const dropped = written - upserted - deleted - rejected;
+        this.bulk.dropped += dropped;
+        this.options.log.warn({ index: this.options.alias, dropped, ...describeError(error) }, 'search index unavailable, batch dropped');
+      }
+    });
+    return this.flushing;
+  }
+
+  private newWriter(): IndexWriter {
+    return new IndexWriter({
+      client: this.options.client,
+      alias: this.options.alias,
+      log: this.options.log,
+      onDelivered: ({ upserted, deleted, rejected }) => {
+        this.bulk.upserted += upserted;
+        this.bulk.deleted += deleted;
+        this.bulk.failed += rejected;
+      },
+    });
+  }
+}

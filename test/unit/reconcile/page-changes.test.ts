@@ -1,0 +1,185 @@
+// The post-write hook's batching and dropping (PageChanges on the pass's IndexWriter) against a scripted stand-in
+// for the client's transport; the real Elasticsearch and SMB are exercised in test/integration/reconcile/.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Client, estypes } from '@elastic/elasticsearch';
+import type { PageAddress } from '../../../src/messages/reconciler.js';
+import type { DocumentOutcome } from '../../../src/reconcile/listing.js';
+import { PageChanges, type PageChangesOptions } from '../../../src/reconcile/page-changes.js';
+import { silentLog } from '../../../src/search/log.js';
+import { documentId } from '../../../src/wiki/document.js';
+
+interface BulkCall {
+  path: string;
+  querystring: Record<string, string>;
+  /** The NDJSON lines, parsed. */
+  lines: object[];
+}
+
+/** A client whose transport records `_bulk` calls and answers with `answer` (or waits for `gate` first). */
+function fakeClient(answer: (call: BulkCall) => estypes.BulkResponse | Error, gate?: () => Promise<void>) {
+  const calls: BulkCall[] = [];
+  const client = {
+    transport: {
+      async request(params: { path: string; querystring: Record<string, string>; bulkBody: string }): Promise<estypes.BulkResponse> {
+        const call = { path: params.path, querystring: params.querystring, lines: params.bulkBody.trim().split('\n').map((l) => JSON.parse(l) as object) };
+        calls.push(call);
+        if (gate) await gate();
+        const result = answer(call);
+        if (result instanceof Error) throw result;
+        return result;
+      },
+    },
+  } as unknown as Client;
+  return { client, calls };
+}
+
+function okResponse(call: BulkCall): estypes.BulkResponse {
+  const items = call.lines
+    .filter((line) => 'index' in line || 'delete' in line)
+    .map((line) => {
+      const [action, meta] = Object.entries(line)[0] as [string, { _id: string }];
+      return { [action]: { _id: meta._id, _index: 'x', status: action === 'delete' ? 404 : 201 } };
+    });
+  return { took: 1, errors: false, items } as estypes.BulkResponse;
+}
+
+const page = (name: string): PageAddress => ({ server: 'fs1', share: 'schule', path: `.wiki/${name}.md` });
+const idOf = (name: string) => documentId('fs1', 'schule', `.wiki/${name}.md`);
+/** Every page renders into a document whose title is its name (and `version`, when given, the text). */
+const rendered = (versions: Record<string, string> = {}) => async ({ path }: PageAddress): Promise<DocumentOutcome> => {
+  const name = path.slice(6, -3);
+  return { status: 'document', id: idOf(name), source: JSON.stringify({ title: versions[name] ?? name }) };
+};
+
+function hookOf(client: Client, options: Partial<PageChangesOptions> = {}): PageChanges {
+  return new PageChanges({ client, alias: 'test-alias', loadDocument: rendered(), writable: () => true, flushIntervalMs: 60_000, log: silentLog, ...options });
+}
+
+/** Lets queued changes be loaded and handed to the writer. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
+
+describe('post-write hook (PageChanges)', () => {
+  it('sends one batch through the alias; the last operation on a page wins', async () => {
+    const { client, calls } = fakeClient(okResponse);
+    const versions: Record<string, string> = { a: 'first' };
+    const hook = hookOf(client, { loadDocument: async (p) => rendered(versions)(p), concurrency: 1 });
+    hook.pageChanged({ type: 'page-written', page: page('a') });
+    hook.pageChanged({ type: 'page-written', page: page('b') });
+    await settle();
+    versions['a'] = 'second';
+    hook.pageChanged({ type: 'page-written', page: page('a') });
+    hook.pageChanged({ type: 'page-deleted', page: page('c') });
+    await settle();
+    assert.equal(calls.length, 0, 'nothing is sent before the flush interval');
+    await hook.close(1_000);
+    assert.equal(calls.length, 1);
+    assert.equal(calls[0]!.path, '/test-alias/_bulk');
+    assert.equal(calls[0]!.querystring['require_alias'], 'true', 'never auto-creates an index under the alias name');
+    assert.deepEqual(calls[0]!.lines, [
+      { index: { _id: idOf('a') } },
+      { title: 'first' },
+      { index: { _id: idOf('b') } },
+      { title: 'b' },
+      { index: { _id: idOf('a') } },
+      { title: 'second' },
+      { delete: { _id: idOf('c') } },
+    ]);
+    assert.deepEqual(hook.stats().bulk, { upserted: 3, deleted: 1, failed: 0, dropped: 0 });
+  });
+
+  it('sends a partial batch after the flush interval', async () => {
+    const { client, calls } = fakeClient(okResponse);
+    const hook = hookOf(client, { flushIntervalMs: 30 });
+    hook.pageChanged({ type: 'page-written', page: page('a') });
+    await settle();
+    assert.equal(calls.length, 0);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    assert.equal(calls.length, 1);
+    await hook.close(1_000);
+    assert.equal(calls.length, 1, 'nothing was left pending');
+  });
+
+  it('counts documents Elasticsearch rejects one by one', async () => {
+    const { client } = fakeClient(() => ({
+      took: 1,
+      errors: true,
+      items: [
+        { index: { _id: idOf('a'), _index: 'x', status: 201 } },
+        { index: { _id: idOf('b'), _index: 'x', status: 400, error: { type: 'strict_dynamic_mapping_exception', reason: 'no' } } },
+      ],
+    }));
+    const warnings: object[] = [];
+    const hook = hookOf(client, { log: { info: () => undefined, warn: (details) => warnings.push(details) } });
+    hook.pageChanged({ type: 'page-written', page: page('a') });
+    hook.pageChanged({ type: 'page-written', page: page('b') });
+    await hook.close(1_000);
+    assert.deepEqual(hook.stats().bulk, { upserted: 1, deleted: 0, failed: 1, dropped: 0 });
+    assert.equal(warnings.length, 1);
+  });
+
+  it('drops and counts a batch Elasticsearch does not take, never sends it again, and writes the next one', async () => {
+    let down = true;
+    const { client, calls } = fakeClient((call) => (down ? new Error('connect ECONNREFUSED 127.0.0.1:9200') : okResponse(call)));
+    const hook = hookOf(client, { flushIntervalMs: 20 });
+    hook.pageChanged({ type: 'page-written', page: page('a') });
+    hook.pageChanged({ type: 'page-deleted', page: page('b') });
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    assert.equal(calls.length, 1);
+    assert.deepEqual(hook.stats().bulk, { upserted: 0, deleted: 0, failed: 0, dropped: 2 });
+    down = false;
+    hook.pageChanged({ type: 'page-written', page: page('c') });
+    await hook.close(1_000);
+    assert.equal(calls.length, 2);
+    assert.deepEqual(calls[1]!.lines, [{ index: { _id: idOf('c') } }, { title: 'c' }]);
+    assert.deepEqual(hook.stats().bulk, { upserted: 1, deleted: 0, failed: 0, dropped: 2 });
+  });
+
+  it('holds at most maxQueued changes while loading is slow, and drops the rest', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const { client, calls } = fakeClient(okResponse);
+    const hook = hookOf(client, { maxQueued: 2, concurrency: 1, loadDocument: async (p) => released.then(() => rendered()(p)) });
+    for (const name of ['a', 'b', 'c', 'd', 'e']) hook.pageChanged({ type: 'page-written', page: page(name) });
+    // `a` is being loaded, `b` and `c` wait, `d` and `e` found the queue full.
+    assert.equal(hook.stats().hook.dropped, 2);
+    release();
+    await hook.close(1_000);
+    assert.equal(calls.length, 1);
+    assert.deepEqual(hook.stats().bulk, { upserted: 3, deleted: 0, failed: 0, dropped: 0 });
+  });
+
+  it('drops changes while the index is not writable, and after close', async () => {
+    const { client, calls } = fakeClient(okResponse);
+    let writable = false;
+    const hook = hookOf(client, { writable: () => writable });
+    hook.pageChanged({ type: 'page-written', page: page('a') });
+    writable = true;
+    hook.pageChanged({ type: 'page-written', page: page('b') });
+    await hook.close(1_000);
+    hook.pageChanged({ type: 'page-written', page: page('c') });
+    await settle();
+    assert.equal(calls.length, 1);
+    assert.equal(hook.stats().hook.dropped, 2);
+    assert.deepEqual(hook.stats().bulk, { upserted: 1, deleted: 0, failed: 0, dropped: 0 });
+  });
+
+  it('leaves the index as it is for a page that cannot be loaded (too large, refused), as a pass does', async () => {
+    const { client, calls } = fakeClient(okResponse);
+    const hook = hookOf(client, { loadDocument: async () => ({ status: 'failed', error: '3000000 bytes, more than the 2097152 indexed' }) });
+    hook.pageChanged({ type: 'page-written', page: page('gross') });
+    await hook.close(1_000);
+    assert.equal(calls.length, 0);
+    assert.deepEqual(hook.stats().hook, { queued: 0, running: 0, applied: 0, ignored: 0, failed: 1, dropped: 0 });
+  });
+
+  it('deletes the document of a page that is gone or unreadable when it is loaded', async () => {
+    const { client, calls } = fakeClient(okResponse);
+    const outcomes: DocumentOutcome[] = [{ status: 'gone' }, { status: 'denied' }];
+    const hook = hookOf(client, { concurrency: 1, loadDocument: async () => outcomes.shift()! });
+    hook.pageChanged({ type: 'page-written', page: page('weg') });
+    hook.pageChanged({ type: 'page-written', page: page('gesperrt') });
+    await hook.close(1_000);
+    assert.deepEqual(calls[0]!.lines, [{ delete: { _id: idOf('weg') } }, { delete: { _id: idOf('gesperrt') } }]);
+  });
+});
