@@ -3,6 +3,7 @@ import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { ActorDetails, ActorKind, ActorStartData, ActorToSupervisor, ServiceSecrets, SupervisorToActor } from '../src/runtime/control.js';
 import type { ActorHealth, ActorState } from '../src/messages/supervisor.js';
+import type { PoolHealth } from '../src/runtime/worker-pool.js';
 import { RestartPolicy, type RestartLimits } from './restart-policy.js';
 
 export interface CellEvents {
@@ -16,6 +17,12 @@ export interface CellEvents {
 
 const PING_TIMEOUT_MS = 1_000;
 
+/** What an actor answers to a ping. */
+interface Pong {
+  details: ActorDetails;
+  pools: Record<string, PoolHealth>;
+}
+
 export class ActorCell {
   state: ActorState = 'starting';
   private worker: Worker | undefined;
@@ -26,7 +33,7 @@ export class ActorCell {
   /** The most recent crash reason, kept for /healthz. */
   private lastError: string | undefined;
   private nextPingId = 1;
-  private readonly pings = new Map<number, (details: ActorDetails) => void>();
+  private readonly pings = new Map<number, (pong: Pong) => void>();
   private readonly policy: RestartPolicy;
   private stopped: (() => void) | undefined;
   /** The next incarnation, loaded and waiting (see prepareSpare), and how to drop its spare-time listeners. */
@@ -93,20 +100,26 @@ export class ActorCell {
     else this.worker?.postMessage(msg);
   }
 
-  /** The actor's own report, or undefined when it does not answer in time. */
-  ping(): Promise<ActorDetails | undefined> {
+  /** The actor's own report and its pools', or undefined when it does not answer in time. */
+  ping(): Promise<Pong | undefined> {
     if (this.state !== 'running') return Promise.resolve(undefined);
     const id = this.nextPingId++;
     return new Promise((resolve) => {
       const timer = setTimeout(() => { this.pings.delete(id); resolve(undefined); }, PING_TIMEOUT_MS);
-      this.pings.set(id, (details) => { clearTimeout(timer); resolve(details); });
+      this.pings.set(id, (pong) => { clearTimeout(timer); resolve(pong); });
       this.send({ type: 'ping', id });
     });
   }
 
   async health(): Promise<ActorHealth> {
-    const details = await this.ping();
-    return {
+    return (await this.report()).actor;
+  }
+
+  /** The actor's health and that of the pools it owns (none while it is not running). */
+  async report(): Promise<{ actor: ActorHealth; pools: Record<string, PoolHealth> }> {
+    const pong = await this.ping();
+    const details = pong?.details;
+    const actor: ActorHealth = {
       state: this.state,
       kind: 'actor',
       restarts: this.restarts,
@@ -114,6 +127,7 @@ export class ActorCell {
       ...(this.lastError ? { lastError: this.lastError } : {}),
       ...(details ? { details } : {}),
     };
+    return { actor, pools: pong?.pools ?? {} };
   }
 
   /** Ask the actor to drain and exit; terminate it if it overruns the timeout. */
@@ -159,7 +173,7 @@ export class ActorCell {
         this.prepareSpare();
         break;
       case 'pong':
-        this.pings.get(msg.id)?.(msg.details);
+        this.pings.get(msg.id)?.({ details: msg.details, pools: msg.pools });
         this.pings.delete(msg.id);
         break;
       case 'failed':

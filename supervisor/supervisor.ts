@@ -1,4 +1,4 @@
-// The supervisor: runs on the main thread, spawns every actor and pool,
+// The supervisor: runs on the main thread, spawns every actor (pools belong to the actor that uses them),
 // wires channels between them, restarts crashed actors and shuts all down.
 import { MessageChannel } from 'node:worker_threads';
 import type { Logger } from 'pino';
@@ -6,19 +6,15 @@ import type { Config } from '../src/config/index.js';
 import type { ActorKind, ServiceSecrets } from '../src/runtime/control.js';
 import { RpcChannel } from '../src/runtime/rpc.js';
 import type { HealthReport, SupervisorProtocol } from '../src/messages/supervisor.js';
-import { resultOf } from '../src/messages/pools.js';
 import { dependencyProbes } from '../src/metrics/dependency-probes.js';
 import { Readiness } from '../src/metrics/readiness.js';
 import { mergeSnapshots, type MetricSnapshot, type MetricsSource } from '../src/metrics/snapshot.js';
 import { SupervisorMetrics } from '../src/metrics/supervisor-metrics.js';
 import { ActorCell, type CellEvents } from './actor-cell.js';
-import { actorHeapLimits, POOL_HEAP_LIMITS } from './heap-limits.js';
-import { WorkerPool, type SmbReaderPool } from './pools.js';
+import { actorHeapLimits } from './heap-limits.js';
 import { instanceNames, linked } from './topology.js';
 
 const STARTUP_TIMEOUT_MS = 30_000;
-/** SMB tasks (page reads, folder listings) one smb-reader thread runs at once. */
-const SMB_READS_PER_THREAD = 16;
 /** An actor that does not hand over its metrics this fast is left out of a scrape (its actor_up says why). */
 const METRICS_TIMEOUT_MS = 2_000;
 
@@ -26,7 +22,6 @@ export class Supervisor {
   private readonly cells: ActorCell[] = [];
   /** The supervisor's own channel to each running actor, by actor name. */
   private readonly channels = new Map<string, RpcChannel>();
-  readonly smbReaders: SmbReaderPool;
   private stopping: Promise<void> | undefined;
   private exitCode = 0;
   private resolveDone!: (code: number) => void;
@@ -38,13 +33,6 @@ export class Supervisor {
 
   constructor(private readonly config: Config, secrets: ServiceSecrets, private readonly log: Logger) {
     this.readiness = new Readiness(dependencyProbes(config, secrets));
-    const poolEntry = (kind: string) => new URL(`../actors/${kind}/task.js`, import.meta.url);
-    const poolData = { config, secrets };
-    // SMB reads mostly wait for the server: each thread keeps several in flight on its connection.
-    this.smbReaders = new WorkerPool('smb-reader', poolEntry('smb-reader'), config.workers.smb_readers, poolData, {
-      tasksPerThread: SMB_READS_PER_THREAD,
-      resourceLimits: POOL_HEAP_LIMITS,
-    });
 
     const events: CellEvents = {
       ready: (cell) => this.wire(cell),
@@ -92,17 +80,16 @@ export class Supervisor {
       }, 20);
     });
     for (const cell of this.cells) cell.start();
-    // A pool whose task module cannot load fails here rather than on first use.
-    await Promise.all([allReady, this.smbReaders.run({ type: 'ping' })]);
+    await allReady;
     this.startupFailed = undefined;
     this.log.info({ actors: this.cells.map((c) => c.name) }, 'all actors ready');
   }
 
   async health(): Promise<HealthReport> {
     const report: HealthReport = { status: 'ok', actors: {} };
-    const actorHealth = await Promise.all(this.cells.map((c) => c.health()));
-    this.cells.forEach((cell, i) => { report.actors[cell.name] = actorHealth[i]!; });
-    report.actors[this.smbReaders.name] = this.smbReaders.health();
+    const reports = await Promise.all(this.cells.map((c) => c.report()));
+    // Pools are listed beside the actors; an actor that owns one reports it (none while the actor is down).
+    this.cells.forEach((cell, i) => { Object.assign(report.actors, { [cell.name]: reports[i]!.actor }, reports[i]!.pools); });
     if (Object.values(report.actors).some((a) => a.state !== 'running')) report.status = 'degraded';
     return report;
   }
@@ -130,7 +117,7 @@ export class Supervisor {
   /**
    * Graceful shutdown: the HTTP fronts stop accepting and drain first (they
    * may still need their peers to finish requests), then the other actors,
-   * then the pools.
+   * (each closing the pools it owns).
    */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
@@ -139,7 +126,6 @@ export class Supervisor {
       const fronts = this.cells.filter((c) => c.kind === 'http-front');
       await Promise.all(fronts.map((c) => c.stop(timeout)));
       await Promise.all(this.cells.filter((c) => c.kind !== 'http-front').map((c) => c.stop(timeout)));
-      await this.smbReaders.close(timeout);
       for (const channel of this.channels.values()) channel.fail('supervisor stopped');
       this.log.info({ exitCode: this.exitCode }, 'stopped');
       this.resolveDone(this.exitCode);
@@ -152,12 +138,6 @@ export class Supervisor {
       health: () => this.health(),
       readiness: () => this.readiness.report(),
       metrics: () => this.metrics(),
-      listWikiFolder: async (server, share, path) =>
-        resultOf(await this.smbReaders.run({ type: 'list-wiki-folder', server, share, path }), 'wiki-folder').listing,
-      loadPageDocument: async (page, known) =>
-        resultOf(await this.smbReaders.run({ type: 'load-page-document', page, ...(known ? { known } : {}) }), 'page-document').outcome,
-      listFolderNames: async (server, share, path) =>
-        resultOf(await this.smbReaders.run({ type: 'list-names', server, share, path }), 'names').listing,
     };
     const own = new MessageChannel();
     this.channels.get(cell.name)?.fail('actor restarted');

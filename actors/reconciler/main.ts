@@ -5,12 +5,13 @@
 // - The drift reconciler (src/reconcile/reconciler.ts) runs a pass shortly after start and then every
 //   `reconciler.interval`, and the reindex / rebuild jobs of `fileproxy reindex`, one job at a time.
 // - The admin channel (src/reconcile/admin-server.ts) is the Unix socket `fileproxy reindex` talks to.
-// Pages are listed, read and rendered in the supervisor's smb-reader pool, for passes and hook alike. With `elasticsearch.enabled: false` it never
+// Pages are listed, read and rendered in the actor's own smb-reader pool (actors/smb-reader/task.ts), for passes and
+// the hook alike: a task and its answer go straight between this thread and a pool thread. With `elasticsearch.enabled: false` it never
 // connects to Elasticsearch, ignores page changes and refuses reindex requests.
 import { Registry } from 'prom-client';
 import type { Config } from '../../src/config/index.js';
 import type { ReconcilerProtocol } from '../../src/messages/reconciler.js';
-import type { SupervisorProtocol } from '../../src/messages/supervisor.js';
+import { resultOf, type SmbReaderResult, type SmbReaderTask } from '../../src/messages/pools.js';
 import { reconcilerMetrics, type PassSummary } from '../../src/metrics/actor-metrics.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
@@ -23,22 +24,31 @@ import { JobRequestError, Reconciler, type ReconcilerShare } from '../../src/rec
 import type { ShareSource } from '../../src/reconcile/share-pass.js';
 import { WikiIndex } from '../../src/reconcile/wiki-index.js';
 import { runActor } from '../../src/runtime/actor.js';
-import type { Remote } from '../../src/runtime/rpc.js';
+import { WorkerPool } from '../../src/runtime/worker-pool.js';
 import { createSearchClient } from '../../src/search/client.js';
 import { describeError } from '../../src/search/log.js';
 import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
+import { POOL_HEAP_LIMITS } from '../../supervisor/heap-limits.js';
 
 /** The first pass waits a moment, so that start-up (and the supervisor's channel) settles first. */
 const FIRST_PASS_DELAY_MS = 1_000;
 /** After a pass that could not finish (Elasticsearch or a share unreachable), try again this soon. */
 const RETRY_DELAY_MS = 30_000;
 
-/** A share's pages through the supervisor's pools, as the indexer account. */
-function poolSource(supervisor: Remote<SupervisorProtocol>, { server, share }: ReconcilerShare): ShareSource {
+/** SMB tasks (page reads, folder listings) one smb-reader thread runs at once. */
+const SMB_READS_PER_THREAD = 16;
+
+type SmbReaderPool = WorkerPool<SmbReaderTask, SmbReaderResult>;
+
+/** A share's pages through the smb-reader pool, as the indexer account. */
+function poolSource(pool: SmbReaderPool, { server, share }: ReconcilerShare): ShareSource {
   return {
-    listFolder: (path) => supervisor.listWikiFolder(server, share, path),
-    listNames: (path) => supervisor.listFolderNames(server, share, path),
-    loadDocument: (path, known) => supervisor.loadPageDocument({ server, share, path }, known),
+    listFolder: async (path) => resultOf(await pool.run({ type: 'list-wiki-folder', server, share, path }), 'wiki-folder').listing,
+    listNames: async (path) => resultOf(await pool.run({ type: 'list-names', server, share, path }), 'names').listing,
+    loadDocument: async (path, known) => {
+      const task: SmbReaderTask = { type: 'load-page-document', page: { server, share, path }, ...(known ? { known } : {}) };
+      return resultOf(await pool.run(task), 'page-document').outcome;
+    },
   };
 }
 
@@ -86,17 +96,23 @@ runActor<Config>(async (ctx) => {
     };
   }
 
-  const supervisor = ctx.peer<SupervisorProtocol>('supervisor');
+  // SMB reads mostly wait for the server: each thread keeps several in flight on its connection.
+  const pool: SmbReaderPool = new WorkerPool('smb-reader', new URL('../smb-reader/task.js', import.meta.url), config.workers.smb_readers, {
+    config,
+    secrets: ctx.secrets,
+  }, { tasksPerThread: SMB_READS_PER_THREAD, resourceLimits: POOL_HEAP_LIMITS });
+  // A pool whose task module cannot load fails the actor's start rather than its first pass.
+  await pool.run({ type: 'ping' });
   // Background writes: a _bulk of up to 5 MiB may take longer than the search default of 10 s on a busy
   // sidecar, and a timed-out batch stops the whole pass. No request waits on this thread's calls.
   const client = createSearchClient(config.elasticsearch.url, { requestTimeoutMs: 60_000 });
   const shares = config.smb.shares.map((share) => ({ server: (share.server ?? config.smb.server)!, share: share.name }));
-  const source = (share: ReconcilerShare) => poolSource(supervisor, share);
+  const source = (share: ReconcilerShare) => poolSource(pool, share);
   const index = new WikiIndex({ client, alias: DEFAULT_ALIAS, shares, source, log });
   const hook = new PageChanges({
     client,
     alias: index.alias,
-    loadDocument: (page) => supervisor.loadPageDocument(page),
+    loadDocument: (page) => source(page).loadDocument(page.path),
     writable: () => index.writable,
     log,
   });
@@ -125,11 +141,13 @@ runActor<Config>(async (ctx) => {
   return {
     handlers: servingMetrics(handlers, registry),
     health: () => ({ ...index.stats(), ...hook.stats(), ...reconciler.status(), adminChannel: typeof channel === 'string' ? channel : channel.path }),
+    pools: () => ({ [pool.name]: pool.health() }),
     async stop(timeoutMs) {
       if (typeof channel !== 'string') await channel.close();
       index.stop();
       await reconciler.stop(timeoutMs);
       await hook.close(timeoutMs);
+      await pool.close(timeoutMs);
       await client.close();
     },
   };

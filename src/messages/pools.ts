@@ -1,5 +1,5 @@
-// Tasks the supervisor's worker pools run, declared once for both ends.
-// Each pool's task module handles exactly the union declared for it here.
+// Tasks of the smb-reader pool (the reconciler actor owns it), declared once for both ends.
+// The pool's task module handles exactly the union declared here.
 import type { Config } from '../config/index.js';
 import type { DocumentOutcome, FolderListing, NameListing, PageFacts } from '../reconcile/listing.js';
 import type { ServiceSecrets } from '../runtime/control.js';

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { createLogger, type LogSettings } from '../log.js';
 import type { ActorDetails, ActorStartData, ActorToSupervisor, ServiceSecrets, SupervisorToActor } from './control.js';
 import { ActorUnavailableError, RpcChannel, toWire, type Remote } from './rpc.js';
+import type { PoolHealth } from './worker-pool.js';
 
 export interface ActorContext<C> {
   readonly name: string;
@@ -25,6 +26,8 @@ export interface ActorBehaviour {
   peerConnected?(peer: string): void;
   /** Extra fields for /healthz. */
   health?(): ActorDetails;
+  /** The worker pools this actor owns, by name, for /healthz (beside the actors). */
+  pools?(): Record<string, PoolHealth>;
   /** Stop taking work and finish in-flight work within the timeout. */
   stop?(timeoutMs: number): Promise<void>;
   /** Synchronous last-chance cleanup before the thread dies of an uncaught error. */
@@ -93,7 +96,7 @@ export function runActor<C extends LogSettings>(start: (ctx: ActorContext<C>) =>
         setImmediate(() => { throw new Error(msg.reason); });
         break;
       case 'ping':
-        send({ type: 'pong', id: msg.id, details: behaviour.health?.() ?? {} });
+        send({ type: 'pong', id: msg.id, details: behaviour.health?.() ?? {}, pools: behaviour.pools?.() ?? {} });
         break;
       case 'stop':
         void (async () => {

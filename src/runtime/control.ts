@@ -3,8 +3,9 @@
 // supervisor hands out with `connect`.
 import type { MessagePort } from 'node:worker_threads';
 import type { WireError } from './rpc.js';
+import type { PoolHealth } from './worker-pool.js';
 
-/** Every actor thread the supervisor runs (pools are separate: see supervisor/pools.ts). */
+/** Every actor thread the supervisor runs (pools belong to an actor: see worker-pool.ts). */
 export type ActorKind = 'http-front' | 'dedupe' | 'webhook-store' | 'ldap-resolver' | 'reconciler' | 'dav-state';
 
 /** What an actor reports about itself when pinged. */
@@ -25,7 +26,8 @@ export type SupervisorToActor =
 
 export type ActorToSupervisor =
   | { type: 'ready' }
-  | { type: 'pong'; id: number; details: ActorDetails }
+  /** `pools`: the health of the worker pools the actor owns. */
+  | { type: 'pong'; id: number; details: ActorDetails; pools: Record<string, PoolHealth> }
   /** The actor failed to start or crashed; it exits right after this message. */
   | { type: 'failed'; phase: 'start' | 'run'; error: WireError }
   | { type: 'stopped' };

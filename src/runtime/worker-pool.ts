@@ -1,10 +1,16 @@
-// The supervisor's worker pools. piscina replaces a pool worker that dies by
-// itself and fails only the task it was running, so pools need no restart
-// policy of ours; we only report their state.
+// A pool of worker threads that an actor runs tasks on (the reconciler's smb-reader pool). piscina replaces a
+// pool worker that dies by itself and fails only the task it was running, so pools need no restart policy of
+// ours; the owning actor reports their state (ActorBehaviour.pools), and /healthz lists them beside the actors.
 import type { ResourceLimits } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import type { ActorHealth } from '../src/messages/supervisor.js';
-import type { SmbReaderResult, SmbReaderTask } from '../src/messages/pools.js';
+
+/** A pool's line in the health report (an ActorHealth of kind `pool`). */
+export interface PoolHealth {
+  state: 'running' | 'stopping';
+  kind: 'pool';
+  restarts: 0;
+  details: { threads: number; queued: number; completed: number; utilization: number };
+}
 
 export class WorkerPool<Task, Result> {
   private readonly piscina: Piscina<Task, Result>;
@@ -34,7 +40,7 @@ export class WorkerPool<Task, Result> {
     return this.piscina.run(task);
   }
 
-  health(): ActorHealth {
+  health(): PoolHealth {
     return {
       state: this.closing ? 'stopping' : 'running',
       kind: 'pool',
@@ -58,5 +64,3 @@ export class WorkerPool<Task, Result> {
     await this.piscina.destroy();
   }
 }
-
-export type SmbReaderPool = WorkerPool<SmbReaderTask, SmbReaderResult>;
