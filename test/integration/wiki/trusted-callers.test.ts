@@ -69,6 +69,8 @@ describe('wiki calls on behalf of a user (trusted callers)', () => {
         assert.equal(res.body.error, 'untrusted_caller');
       }
     }
+    const metrics = await (await fetch(`${service!.url}/metrics`)).text();
+    assert.match(metrics, /^fileproxy_wiki_on_behalf_calls_total\{result="untrusted"\} 9$/m, 'each refusal is counted');
   });
 
   it('answers 400 service_user_required for a technical account without X-Service-User, not an empty result', async () => {
