@@ -11,16 +11,18 @@ import type { Config } from '../../src/config/index.js';
 import { LdapConfigError } from '../../src/ldap/connection.js';
 import type { Directory } from '../../src/ldap/directory.js';
 import { directoryFromConfig } from '../../src/ldap/from-config.js';
+import { realmFromBaseDn } from '../../src/ldap/login-name.js';
 import type { LdapResolverProtocol } from '../../src/messages/ldap-resolver.js';
 import { ldapResolverMetrics } from '../../src/metrics/actor-metrics.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { runActor } from '../../src/runtime/actor.js';
+import { CallerRoles } from '../../src/wiki/service-user.js';
 import { ViewerResolver } from '../../src/wiki/viewer.js';
 import { VisibilityFile } from '../../src/wiki/visibility-file.js';
 import { WikiVisibilitySettings } from '../../src/wiki/visibility.js';
 
-/** A verified wiki login is trusted this long (at most `ldap.cache_ttl`). */
+/** A verified wiki login, and a user looked up for a trusted caller, is trusted this long (at most `ldap.cache_ttl`). */
 const LOGIN_TTL_MS = 60_000;
 
 /**
@@ -60,6 +62,12 @@ runActor<Config>(async (ctx) => {
   });
   const viewers = new ViewerResolver({
     directory,
+    roles: new CallerRoles({
+      trustedCallers: config.wiki.trusted_callers,
+      indexerAccount: config.smb.indexer_service_account.user,
+      adminAccount: config.admin.user,
+      domain: { realm: realmFromBaseDn(config.ldap.base_dn ?? '') ?? '', domain: config.smb.domain },
+    }),
     guard: localLoginGuard(throttle),
     visibleShares: (groups) => visibility.visibleShares(groups),
     loginTtlMs: Math.min(LOGIN_TTL_MS, config.ldap.cache_ttl),

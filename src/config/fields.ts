@@ -95,3 +95,11 @@ export function distinguishedName() {
     .string()
     .regex(/^\s*[A-Za-z][\w-]*\s*=[^,]+(,\s*[A-Za-z][\w-]*\s*=[^,]+)*$/, fieldError('must be a DN like DC=schule,DC=local'));
 }
+
+/** A directory account name: `user`, `DOMAIN\user` or `user@realm` (no control characters, "," or "="). */
+export function accountName() {
+  return z
+    .string(fieldError('must be a string'))
+    .trim()
+    .regex(/^[^\u0000-\u001f\u007f,=]{1,256}$/, 'must be an account name (user, DOMAIN\\user or user@realm) of at most 256 characters');
+}

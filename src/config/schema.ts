@@ -3,6 +3,7 @@
 import * as z from 'zod';
 import {
   absolutePath,
+  accountName,
   distinguishedName,
   duration,
   host,
@@ -117,6 +118,11 @@ const authSection = z.strictObject({
   failure_window: duration().prefault('15m'),
 });
 
+// Calls on behalf of a user (src/wiki/service-user.ts): accounts that may name the user in X-Service-User.
+const wikiSection = z.strictObject({
+  trusted_callers: z.array(accountName()).max(100).default([]),
+});
+
 const elasticsearchSection = z.strictObject({
   enabled: z.boolean().default(true),
   url: urlWithScheme(['http', 'https'], 'must be a URL with scheme http or https').default('http://127.0.0.1:9200'),
@@ -185,6 +191,7 @@ export const configSchema = z
     admin: adminSection,
     auth: authSection.prefault({}),
     elasticsearch: elasticsearchSection.prefault({}),
+    wiki: wikiSection.prefault({}),
     reconciler: z.strictObject({ interval: duration().prefault('15m') }).prefault({}),
     webhooks: webhooksSection.prefault({}),
     storage: z.strictObject({ data_dir: absolutePath().default('/var/lib/edu-fileproxy') }).prefault({}),

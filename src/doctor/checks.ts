@@ -53,6 +53,37 @@ export async function checkAdminGroups(config: Config, directory: Directory | un
   }
 }
 
+const ACCOUNT_STATE_FIXES = {
+  disabled: 'enable the account in the directory',
+  locked: 'unlock the account in the directory (and find out who mistyped its password)',
+  expired: 'extend or remove the account\'s expiry date in the directory',
+  password_expired: 'set a new password for the account and give it to the portal',
+} as const;
+
+/**
+ * Each account of `wiki.trusted_callers` exists under `ldap.base_dn` and the directory would let it log on (enabled,
+ * not locked or expired, password not expired), read with the indexer account. Its password is not checked here:
+ * it lives only on the portal, and the service verifies it with an LDAPS bind on the first call (401 when wrong).
+ */
+export async function checkTrustedCallers(config: Config, directory: Directory | undefined): Promise<CheckResult[]> {
+  const callers = config.wiki.trusted_callers;
+  if (callers.length === 0) return [];
+  if (!directory) return [skip('trusted callers', 'needs a working LDAP bind')];
+  return Promise.all(callers.map(async (caller) => {
+    const name = `trusted caller ${caller}`;
+    try {
+      const user = await directory.lookupUser(caller);
+      if (user === null) {
+        return fail(name, `no user ${caller} under ${config.ldap.base_dn}`, 'create the portal\'s service account there, or correct wiki.trusted_callers');
+      }
+      if (user.state !== 'active') return fail(name, `the directory refuses logons of ${user.account}: ${user.state.replace('_', ' ')}`, ACCOUNT_STATE_FIXES[user.state]);
+      return ok(name, `${user.account} exists and may log on; its password is checked by an LDAPS bind on its first call`);
+    } catch (err) {
+      return fail(name, (err as Error).message, 'check the directory connection, and that the name is a sAMAccountName or userPrincipalName');
+    }
+  }));
+}
+
 export async function checkShares(config: Config, password: string | undefined): Promise<CheckResult[]> {
   const { smb } = config;
   if (password === undefined) return [skip('SMB shares', 'no indexer password to log on with')];

@@ -1,7 +1,9 @@
 // Runs every doctor check against one config file.
 import { ConfigError, loadConfig } from '../config/index.js';
 import { fail, ok, type CheckResult } from './check.js';
-import { checkAdminGroups, checkElasticsearch, checkFreeRam, checkLdapBind, checkSecretFile, checkShares } from './checks.js';
+import {
+  checkAdminGroups, checkElasticsearch, checkFreeRam, checkLdapBind, checkSecretFile, checkShares, checkTrustedCallers,
+} from './checks.js';
 
 /** Yields each result as soon as it is known, so a slow check does not hide earlier ones. */
 export async function* runDoctor(configFile: string): AsyncGenerator<CheckResult> {
@@ -20,6 +22,7 @@ export async function* runDoctor(configFile: string): AsyncGenerator<CheckResult
   const ldap = await checkLdapBind(config, secret.password);
   yield ldap.result;
   yield await checkAdminGroups(config, ldap.directory);
+  yield* await checkTrustedCallers(config, ldap.directory);
   yield* await checkShares(config, secret.password);
   yield* await checkElasticsearch(config);
   yield checkFreeRam();

@@ -39,6 +39,30 @@ export interface UserAuthenticator {
   authenticateUser(user: string, password: string): Promise<DirectoryUser>;
 }
 
+/**
+ * Whether the directory would let an account log on now: `active`, or why not. `disabled` (ACCOUNTDISABLE in
+ * `userAccountControl`), `locked` (too many wrong passwords), `expired` (`accountExpires` has passed),
+ * `password_expired` (the password must be changed first); `locked` and `password_expired` are the DC's own
+ * verdict, read from the constructed `msDS-User-Account-Control-Computed`.
+ */
+export type AccountState = 'active' | 'disabled' | 'locked' | 'expired' | 'password_expired';
+
+/** A user looked up by name with the service account (no password of theirs involved). */
+export interface LookedUpUser {
+  /** sAMAccountName as stored in the directory. */
+  readonly account: string;
+  readonly sid: string;
+  /** The user's `tokenGroups` (transitive membership, primary group included), as for a login. */
+  readonly groupSids: string[];
+  readonly state: AccountState;
+}
+
+/** What on-behalf calls need: a user's token and account state, read with the service account. */
+export interface UserLookup {
+  /** The user named `name` (sAMAccountName or UPN) under `baseDn`; null when there is no such user. */
+  lookupUser(name: string): Promise<LookedUpUser | null>;
+}
+
 export const DEFAULT_BATCH_SIZE = 200;
 
 /**
@@ -46,7 +70,7 @@ export const DEFAULT_BATCH_SIZE = 200;
  * Every call opens its own connection and closes it, so the object can be shared freely.
  * Errors are DirectoryErrors: `invalid_credentials` (answer 401) or `directory_unavailable` (503).
  */
-export class Directory implements UserAuthenticator, GroupSidResolver {
+export class Directory implements UserAuthenticator, UserLookup, GroupSidResolver {
   private readonly realm: string;
   private readonly batchSize: number;
 
@@ -74,14 +98,9 @@ export class Directory implements UserAuthenticator, GroupSidResolver {
       await this.bind(client, login.bindName, password, 'checking the password');
       try {
         const entry = await this.findUserEntry(client, login);
+        if (typeof entry === 'string') throw new DirectoryError('invalid_credentials', entry);
         const sid = decodeSid(asBuffer(single(entry, 'objectSid')));
-        const tokenGroups = await client.search(entry.dn, {
-          scope: 'base',
-          filter: '(objectClass=*)',
-          attributes: ['tokenGroups'],
-          explicitBufferAttributes: ['tokenGroups'],
-        });
-        const groupSids = values(tokenGroups.searchEntries[0], 'tokenGroups').map((v) => decodeSid(asBuffer(v)));
+        const groupSids = await this.tokenGroups(client, entry);
         const names = await this.searchGroups(client, 'objectSid', groupSids.map(encodeSid));
         return {
           dn: entry.dn,
@@ -97,32 +116,56 @@ export class Directory implements UserAuthenticator, GroupSidResolver {
   }
 
   /**
+   * Reads the user named `name` with the service account: SID, `tokenGroups` and whether the account may log on.
+   * An invalid name is a DirectoryError (`invalid_credentials`); an unknown or ambiguous one is null.
+   */
+  async lookupUser(name: string): Promise<LookedUpUser | null> {
+    const login = parseLoginName(name, this.realm);
+    return this.asServiceAccount('looking up a user', async (client) => {
+      const entry = await this.findUserEntry(client, login, ACCOUNT_STATE_ATTRIBUTES);
+      if (typeof entry === 'string') return null;
+      return {
+        account: text(single(entry, 'sAMAccountName')),
+        sid: decodeSid(asBuffer(single(entry, 'objectSid'))),
+        groupSids: await this.tokenGroups(client, entry),
+        state: accountState(entry, Date.now()),
+      };
+    });
+  }
+
+  /**
    * Group name (sAMAccountName, case-insensitive) → SID, for names of groups under `baseDn`.
    * Unknown names are absent from the result. Binds as the service account; one search per batch.
    */
   async resolveGroupSids(names: readonly string[]): Promise<Map<string, string>> {
-    const account = this.options.serviceAccount;
-    if (account === undefined) {
-      throw new LdapConfigError('resolving group SIDs needs the indexer service account (user and password)');
-    }
     const wanted = [...new Set(names.filter((n) => n !== ''))];
     const resolved = new Map<string, string>();
     if (wanted.length === 0) return resolved;
-    const login = parseLoginName(account.user, this.realm);
-    return withLdapClient(this.connect, async (client) => {
-      await this.bind(client, login.bindName, account.password, 'binding as the service account');
-      let groups: { name: string; sid: string }[];
-      try {
-        groups = await this.searchGroups(client, 'sAMAccountName', wanted);
-      } catch (err) {
-        throw toDirectoryError(err, 'resolving group names');
-      }
+    return this.asServiceAccount('resolving group names', async (client) => {
+      const groups = await this.searchGroups(client, 'sAMAccountName', wanted);
       const sidByName = new Map(groups.map((g) => [g.name.toLowerCase(), g.sid]));
       for (const name of wanted) {
         const sid = sidByName.get(name.toLowerCase());
         if (sid !== undefined) resolved.set(name, sid);
       }
       return resolved;
+    });
+  }
+
+  /** Runs `work` on a connection bound as the service account; its errors become DirectoryErrors. */
+  private async asServiceAccount<T>(doing: string, work: (client: Client) => Promise<T>): Promise<T> {
+    const account = this.options.serviceAccount;
+    if (account === undefined) {
+      throw new LdapConfigError(`${doing} needs the indexer service account (user and password)`);
+    }
+    const login = parseLoginName(account.user, this.realm);
+    return withLdapClient(this.connect, async (client) => {
+      await this.bind(client, login.bindName, account.password, 'binding as the service account');
+      try {
+        return await work(client);
+      } catch (err) {
+        throw toDirectoryError(err, doing);
+      }
     });
   }
 
@@ -134,14 +177,15 @@ export class Directory implements UserAuthenticator, GroupSidResolver {
     }
   }
 
-  private async findUserEntry(client: Client, login: LoginName): Promise<Entry> {
+  /** The entry of the user `login` names, or why there is none. */
+  private async findUserEntry(client: Client, login: LoginName, extraAttributes: readonly string[] = []): Promise<Entry | string> {
     const ways: Filter[] = [];
     if (login.userPrincipalName !== undefined) ways.push(equals('userPrincipalName', login.userPrincipalName));
     if (login.account !== undefined) ways.push(equals('sAMAccountName', login.account));
     const { searchEntries } = await client.search(this.options.baseDn, {
       scope: 'sub',
       filter: allOf(equals('objectCategory', 'person'), equals('objectClass', 'user'), anyOf(...ways)),
-      attributes: ['objectSid', 'sAMAccountName', 'userPrincipalName'],
+      attributes: ['objectSid', 'sAMAccountName', 'userPrincipalName', ...extraAttributes],
       explicitBufferAttributes: ['objectSid'],
       sizeLimit: 2,
     });
@@ -150,13 +194,19 @@ export class Directory implements UserAuthenticator, GroupSidResolver {
       searchEntries.length === 1
         ? searchEntries[0]
         : searchEntries.find((e) => values(e, 'userPrincipalName').some((v) => text(v).toLowerCase() === upn));
-    if (entry === undefined) {
-      throw new DirectoryError(
-        'invalid_credentials',
-        searchEntries.length === 0 ? 'no user entry for this login under ldap.base_dn' : 'login name is ambiguous',
-      );
-    }
-    return entry;
+    if (entry !== undefined) return entry;
+    return searchEntries.length === 0 ? 'no user entry for this login under ldap.base_dn' : 'login name is ambiguous';
+  }
+
+  /** The entry's `tokenGroups` as SIDs. */
+  private async tokenGroups(client: Client, entry: Entry): Promise<string[]> {
+    const { searchEntries } = await client.search(entry.dn, {
+      scope: 'base',
+      filter: '(objectClass=*)',
+      attributes: ['tokenGroups'],
+      explicitBufferAttributes: ['tokenGroups'],
+    });
+    return values(searchEntries[0], 'tokenGroups').map((v) => decodeSid(asBuffer(v)));
   }
 
   /** Groups whose `attribute` equals one of `wanted`, in one search per batch. */
@@ -180,6 +230,27 @@ export class Directory implements UserAuthenticator, GroupSidResolver {
     }
     return found;
   }
+}
+
+const ACCOUNT_STATE_ATTRIBUTES = ['userAccountControl', 'msDS-User-Account-Control-Computed', 'accountExpires'];
+/** Bits of `userAccountControl` and `msDS-User-Account-Control-Computed` (MS-ADTS 2.2.16). */
+const UF_ACCOUNTDISABLE = 0x2;
+const UF_LOCKOUT = 0x10;
+const UF_PASSWORD_EXPIRED = 0x800000;
+/** `accountExpires` counts 100 ns ticks since 1601-01-01; 0 and 2^63-1 mean never. */
+const FILETIME_UNIX_EPOCH = 116_444_736_000_000_000n;
+const NEVER = 0x7fff_ffff_ffff_ffffn;
+
+/** Whether the account of `entry` may log on at `now` (ms since 1970), from its account-state attributes. */
+export function accountState(entry: Entry, now: number): AccountState {
+  const flags = (attribute: string) => Number(text(values(entry, attribute)[0] ?? '0')) || 0;
+  if (flags('userAccountControl') & UF_ACCOUNTDISABLE) return 'disabled';
+  const computed = flags('msDS-User-Account-Control-Computed');
+  if (computed & UF_LOCKOUT) return 'locked';
+  const expires = BigInt(text(values(entry, 'accountExpires')[0] ?? '0').trim() || '0');
+  if (expires !== 0n && expires !== NEVER && expires <= BigInt(now) * 10_000n + FILETIME_UNIX_EPOCH) return 'expired';
+  if (computed & UF_PASSWORD_EXPIRED) return 'password_expired';
+  return 'active';
 }
 
 /** Attribute values of an entry, matched case-insensitively by name. */

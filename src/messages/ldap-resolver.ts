@@ -4,15 +4,23 @@
 // that every thread consults before a login asks the directory or an SMB server.
 import type { LoginGuardProtocol, ThrottledAnswer } from '../auth/login-guard.js';
 
-/** A wiki request's identity as it arrived: basic credentials and the raw `X-Service-Groups` header. */
+/**
+ * A wiki request's identity as it arrived: basic credentials and the raw `X-Service-Groups` and
+ * `X-Service-User` headers.
+ */
 export interface ViewerQuery {
   user: string;
   password: string;
   /** The header value; undefined when the request had none. */
   groupsHeader: string | undefined;
+  /** The user a trusted caller calls on behalf of (src/wiki/service-user.ts); undefined when the request had none. */
+  serviceUserHeader: string | undefined;
   /** The TCP peer address of the client (for the login throttle). */
   clientAddress: string;
 }
+
+/** Why a user named in `X-Service-User` sees nothing: the directory knows no such user, or would not let them log on. */
+export type NoAccessReason = 'user_unknown' | 'user_disabled' | 'user_locked' | 'user_expired' | 'user_password_expired';
 
 export type ViewerAnswer =
   | {
@@ -25,8 +33,10 @@ export type ViewerAnswer =
       denySids: string[];
       /** Configured shares whose wiki this caller may see (active, access groups met). */
       shares: string[];
+      /** Set when the named user sees nothing because of their account (the sets are then empty). */
+      noAccess?: NoAccessReason;
     }
-  | { ok: false; status: 400 | 401 | 503; error: string; message: string }
+  | { ok: false; status: 400 | 401 | 403 | 503; error: string; message: string }
   /** The login throttle refused to ask the directory. */
   | ThrottledAnswer;
 

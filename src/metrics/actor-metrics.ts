@@ -31,6 +31,10 @@ export const ldapResolverMetrics: readonly StatMetric<ViewerStats & { resolvesVi
     name: 'fileproxy_wiki_logins_total', help: 'Wiki caller logins by result: verified by an LDAPS bind, served from the login cache, or rejected',
     type: 'counter', label: 'result', read: (s) => ({ verified: s.logins, cached: s.cachedLogins, rejected: s.rejectedLogins }),
   },
+  {
+    name: 'fileproxy_wiki_on_behalf_calls_total', help: 'Wiki calls with X-Service-User: from a trusted caller (accepted), or refused with 403 (untrusted)',
+    type: 'counter', label: 'result', read: (s) => ({ accepted: s.onBehalfCalls, untrusted: s.untrustedOnBehalfCalls }),
+  },
   { name: 'fileproxy_directory_errors_total', help: 'Directory (LDAP) calls of the ldap-resolver that failed because the directory was unavailable', type: 'counter', read: (s) => s.directoryErrors },
   { name: 'fileproxy_wiki_directory_configured', help: '1 when wiki callers can be resolved (ldap.base_dn and the indexer account are set), else 0', type: 'gauge', read: (s) => Number(s.resolvesViewers) },
 ];

@@ -89,10 +89,28 @@ const WIKI_GROUPS = {
   schema: { type: 'string' },
 };
 
+const WIKI_SERVICE_USER = {
+  name: 'X-Service-User', in: 'header', required: false,
+  description: 'Only from an account of wiki.trusted_callers (else 403), which must send it (else 400): the user the call is for, '
+    + 'as sAMAccountName or userPrincipalName, percent-encoded as UTF-8; the basic credentials are then the trusted caller\'s, '
+    + 'and the answer is what that user\'s own login gets. Without it the basic credentials are the user\'s.',
+  schema: { type: 'string' },
+};
+
+/** Why the user named in X-Service-User sees nothing (src/messages/ldap-resolver.ts, NoAccessReason). */
+const NO_ACCESS = {
+  enum: ['user_unknown', 'user_disabled', 'user_locked', 'user_expired', 'user_password_expired'],
+  description: 'Only on a call with X-Service-User: the named user sees nothing (fail-closed) because the directory has no such user '
+    + 'or would not let them log on; the lists are then empty',
+};
+
 const wikiResponses = (own: Record<string, Json>, extra400: readonly string[] = []): Record<string, Json> => ({
   ...own,
-  '400': error('Bad request', ['bad_credentials_format', 'bad_groups_header', 'invalid_request', ...extra400]),
+  '400': error('Bad request; service_user_required: a technical account (wiki.trusted_callers, the indexer account) called without X-Service-User', [
+    'bad_credentials_format', 'bad_groups_header', 'bad_service_user_header', 'service_user_required', 'invalid_request', ...extra400,
+  ]),
   '401': error('Basic credentials missing or wrong', ['credentials_required', 'invalid_credentials'], CHALLENGE),
+  '403': error('X-Service-User from an account that is not in wiki.trusted_callers', ['untrusted_caller']),
   '404': error('The wiki is turned off on this host (elasticsearch.enabled is false)', ['wiki_disabled']),
   '429': THROTTLED_429,
   '503': error('The directory or an actor is unavailable; retry', ['directory_unavailable', 'service_unavailable'], RETRY_AFTER),
@@ -310,7 +328,7 @@ export const openApiDocument = {
         summary: 'Full-text search over the pages the caller may see, with snippets',
         tags: ['Wiki'],
         security: [{ basicAuth: [] }],
-        parameters: [WIKI_GROUPS],
+        parameters: [WIKI_GROUPS, WIKI_SERVICE_USER],
         requestBody: { required: true, content: jsonBody(ref('SearchRequest')) },
         responses: wikiResponses({
           '200': ok('Hits; empty with degraded: true while Elasticsearch is unavailable', ref('SearchResult')),
@@ -325,7 +343,7 @@ export const openApiDocument = {
         summary: 'Every share and folder with a wiki page the caller may see (also the health-check target of the browser-facing API)',
         tags: ['Wiki'],
         security: [{ basicAuth: [] }],
-        parameters: [WIKI_GROUPS],
+        parameters: [WIKI_GROUPS, WIKI_SERVICE_USER],
         responses: wikiResponses({ '200': ok('The wiki roots', ref('RootListing')) }),
       }),
     },
@@ -337,6 +355,7 @@ export const openApiDocument = {
         security: [{ basicAuth: [] }],
         parameters: [
           WIKI_GROUPS,
+          WIKI_SERVICE_USER,
           { name: 'share', in: 'query', required: true, schema: { type: 'string', minLength: 1 } },
           { name: 'folder', in: 'query', required: false, description: 'Share-relative folder; empty or absent for the share root', schema: { type: 'string' } },
         ],
@@ -623,6 +642,7 @@ export const openApiDocument = {
           total: { type: 'integer', minimum: 0 },
           hits: { type: 'array', items: ref('SearchHit') },
           degraded: { const: true, description: 'Elasticsearch could not answer; the lists are empty' },
+          no_access: NO_ACCESS,
         },
       },
       SearchHit: {
@@ -656,6 +676,7 @@ export const openApiDocument = {
             },
           },
           degraded: { const: true },
+          no_access: NO_ACCESS,
         },
       },
       PageListing: {
@@ -676,6 +697,7 @@ export const openApiDocument = {
             },
           },
           degraded: { const: true },
+          no_access: NO_ACCESS,
         },
       },
       HealthReport: {

@@ -42,8 +42,19 @@ export class GroupsHeaderError extends Error {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** Why `percentDecode` refused its input; the message names the offending part. */
+export class PercentDecodeError extends Error {
+  override readonly name = 'PercentDecodeError';
+  constructor(
+    readonly problem: 'bad_percent_escape' | 'invalid_utf8',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** Strict percent-decoding: every `%` is followed by two hex digits, and the bytes are valid UTF-8. */
-function percentDecode(entry: string, position: number): string {
+export function percentDecode(entry: string): string {
   const bytes: number[] = [];
   for (let i = 0; i < entry.length; i++) {
     const code = entry.charCodeAt(i);
@@ -53,10 +64,7 @@ function percentDecode(entry: string, position: number): string {
     }
     const hex = entry.slice(i + 1, i + 3);
     if (!/^[0-9A-Fa-f]{2}$/.test(hex)) {
-      throw new GroupsHeaderError(
-        'bad_percent_escape',
-        `group ${position}: '%${hex}' is not a percent escape (expected % and two hex digits)`,
-      );
+      throw new PercentDecodeError('bad_percent_escape', `'%${hex}' is not a percent escape (expected % and two hex digits)`);
     }
     bytes.push(parseInt(hex, 16));
     i += 2;
@@ -64,7 +72,7 @@ function percentDecode(entry: string, position: number): string {
   try {
     return utf8.decode(Uint8Array.from(bytes));
   } catch {
-    throw new GroupsHeaderError('invalid_utf8', `group ${position}: the percent-decoded bytes of '${entry}' are not UTF-8`);
+    throw new PercentDecodeError('invalid_utf8', `the percent-decoded bytes of '${entry}' are not UTF-8`);
   }
 }
 
@@ -80,7 +88,13 @@ export function parseServiceGroupsHeader(
   const names = new Set<string>();
   const entries = value.split(',').map((e) => e.trim()).filter((e) => e !== '');
   entries.forEach((entry, index) => {
-    const name = percentDecode(entry, index + 1);
+    let name: string;
+    try {
+      name = percentDecode(entry);
+    } catch (error) {
+      if (error instanceof PercentDecodeError) throw new GroupsHeaderError(error.problem, `group ${index + 1}: ${error.message}`);
+      throw error;
+    }
     if (/\p{Cc}/u.test(name)) {
       throw new GroupsHeaderError('control_character', `group ${index + 1} contains a control character`);
     }

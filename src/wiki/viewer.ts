@@ -12,6 +12,11 @@
  *  2. The basic credentials are verified by an LDAPS bind as the user (Directory.authenticateUser), which also
  *     yields the user's SID and `tokenGroups` (transitive membership). Successful logins are cached for a short
  *     time under an HMAC of user name and password, never under the password itself.
+ *     With `X-Service-User` (service-user.ts) the credentials are a trusted caller's (else 403): the named user's
+ *     SID, `tokenGroups` and account state are then read with the indexer account (Directory.lookupUser), cached
+ *     as long as a login, and the steps below use that user's token, so the sets are the ones the user's own
+ *     login gets. A user the directory does not know or would not let log on sees nothing (`noAccess` says why).
+ *     A technical account calling without `X-Service-User` gets 400 (service-user.ts says which accounts).
  *  3. The header's group names are resolved to SIDs (cached; unknown names for a shorter time). During a
  *     directory outage cached names keep resolving and uncached ones resolve to nothing.
  *  4. Identity decision: the token from the authenticated bind is authoritative. A header group counts only when
@@ -26,27 +31,46 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { ViewerAnswer, ViewerQuery } from '../messages/ldap-resolver.js';
+import type { NoAccessReason, ViewerAnswer, ViewerQuery } from '../messages/ldap-resolver.js';
 import { DirectoryError, isInvalidCredentials } from '../ldap/connection.js';
-import type { UserAuthenticator } from '../ldap/directory.js';
+import type { LookedUpUser, UserAuthenticator, UserLookup } from '../ldap/directory.js';
 import { guardedLogin, LoginThrottledError, throttledAnswer, type LoginGuard } from '../auth/login-guard.js';
 import { CachedGroupSidResolver, type GroupSidResolver } from '../ldap/group-sid-cache.js';
 import { domainUsersSid, GroupsHeaderError, parseServiceGroupsHeader, tokenSidSet, userSidSet } from './principal.js';
+import { parseServiceUserHeader, ServiceUserHeaderError, type CallerRoles } from './service-user.js';
 
-/** A verified login as far as the wiki needs it. */
+/** A verified login, or a user a trusted caller named, as far as the wiki needs it. */
 interface Identity {
+  /** sAMAccountName. */
+  account: string;
   sid: string;
   tokenGroupSids: ReadonlySet<string>;
 }
 
+type Refusal = Extract<ViewerAnswer, { ok: false }>;
+
+/** The answer for a caller who sees nothing: empty sets, never an error; `noAccess` when the account is why. */
+function seesNothing(noAccess?: NoAccessReason): ViewerAnswer {
+  return { ok: true, userSid: null, allowSids: [], denySids: [], shares: [], ...(noAccess === undefined ? {} : { noAccess }) };
+}
+
+const DIRECTORY_UNAVAILABLE: Refusal = {
+  ok: false,
+  status: 503,
+  error: 'directory_unavailable',
+  message: 'the directory service (LDAP) is unavailable, so the credentials cannot be checked; try again later',
+};
+
 export interface ViewerResolverOptions {
   /** The directory; null when the wiki cannot resolve anyone (no `ldap.base_dn`): every answer is then empty. */
-  directory: (UserAuthenticator & GroupSidResolver) | null;
+  directory: (UserAuthenticator & UserLookup & GroupSidResolver) | null;
+  /** Which accounts may name a user in `X-Service-User`, and which must. */
+  roles: CallerRoles;
   /** The shares a caller in these (counted) groups may see; see WikiVisibilitySettings.visibleShares. */
   visibleShares(groupNames: readonly string[]): string[];
   /** The login throttle, asked before each bind (not for a cached login). */
   guard: LoginGuard;
-  /** How long a verified login is reused without asking the directory. */
+  /** How long a verified login, and a user looked up for a trusted caller, is reused without asking the directory. */
   loginTtlMs: number;
   /** `ldap.cache_ttl`: resolved group names. */
   groupTtlMs: number;
@@ -62,6 +86,10 @@ export interface ViewerStats {
   cachedLogins: number;
   rejectedLogins: number;
   directoryErrors: number;
+  /** Calls of trusted callers on behalf of a user. */
+  onBehalfCalls: number;
+  /** Calls with `X-Service-User` from an account not in `wiki.trusted_callers` (answered 403). */
+  untrustedOnBehalfCalls: number;
 }
 
 const DEFAULT_OUTAGE_COOLDOWN_MS = 5_000;
@@ -69,16 +97,21 @@ const DEFAULT_OUTAGE_COOLDOWN_MS = 5_000;
 export class ViewerResolver {
   private readonly secret = randomBytes(32);
   private readonly logins: LRUCache<string, Identity>;
+  /** Users named by trusted callers, by lower-cased name; `{ none: true }`: the directory has no such user. */
+  private readonly namedUsers: LRUCache<string, LookedUpUser | { none: true }>;
   private readonly groups: CachedGroupSidResolver | null;
   private readonly now: () => number;
   private readonly cooldownMs: number;
   private directoryDownUntil = 0;
-  private readonly counters: ViewerStats = { logins: 0, cachedLogins: 0, rejectedLogins: 0, directoryErrors: 0 };
+  private readonly counters: ViewerStats = {
+    logins: 0, cachedLogins: 0, rejectedLogins: 0, directoryErrors: 0, onBehalfCalls: 0, untrustedOnBehalfCalls: 0,
+  };
 
   constructor(private readonly options: ViewerResolverOptions) {
     this.now = options.now ?? Date.now;
     this.cooldownMs = options.outageCooldownMs ?? DEFAULT_OUTAGE_COOLDOWN_MS;
     this.logins = new LRUCache({ max: 10_000, ttl: options.loginTtlMs, perf: { now: this.now }, ttlResolution: 0 });
+    this.namedUsers = new LRUCache({ max: 10_000, ttl: options.loginTtlMs, perf: { now: this.now }, ttlResolution: 0 });
     const directory = options.directory;
     this.groups = directory === null ? null : new CachedGroupSidResolver(
       { resolveGroupSids: (names) => this.askDirectory(() => directory.resolveGroupSids(names)) },
@@ -92,17 +125,20 @@ export class ViewerResolver {
 
   async resolve(query: ViewerQuery): Promise<ViewerAnswer> {
     let names: string[];
+    let serviceUser: string | undefined;
     try {
       names = parseServiceGroupsHeader(query.groupsHeader);
+      serviceUser = parseServiceUserHeader(query.serviceUserHeader);
     } catch (error) {
       if (error instanceof GroupsHeaderError) return { ok: false, status: 400, error: 'bad_groups_header', message: error.message };
+      if (error instanceof ServiceUserHeaderError) return { ok: false, status: 400, error: 'bad_service_user_header', message: error.message };
       throw error;
     }
-    if (this.options.directory === null || this.groups === null) return { ok: true, userSid: null, allowSids: [], denySids: [], shares: [] };
+    if (this.options.directory === null || this.groups === null) return seesNothing();
 
-    let identity: Identity;
+    let caller: Identity;
     try {
-      identity = await this.login(this.options.directory, query);
+      caller = await this.login(this.options.directory, query);
     } catch (error) {
       if (error instanceof LoginThrottledError) return throttledAnswer(error);
       if (!(error instanceof DirectoryError)) throw error;
@@ -110,13 +146,12 @@ export class ViewerResolver {
         this.counters.rejectedLogins++;
         return { ok: false, status: 401, error: 'invalid_credentials', message: 'invalid user name or password' };
       }
-      return {
-        ok: false,
-        status: 503,
-        error: 'directory_unavailable',
-        message: 'the directory service (LDAP) is unavailable, so the credentials cannot be checked; try again later',
-      };
+      return DIRECTORY_UNAVAILABLE;
     }
+    const subject = await this.subjectOf(this.options.directory, caller, serviceUser);
+    if ('ok' in subject) return subject;
+    if ('noAccess' in subject) return seesNothing(subject.noAccess);
+    const identity = subject;
 
     const resolved = await this.resolveGroups(this.groups, names);
     const counted = [...resolved].filter(([, sid]) => identity.tokenGroupSids.has(sid));
@@ -127,6 +162,58 @@ export class ViewerResolver {
     const denySids = tokenSidSet(identity.sid, identity.tokenGroupSids);
     const shares = allowSids.length === 0 ? [] : this.options.visibleShares(counted.map(([name]) => name));
     return { ok: true, userSid: identity.sid, allowSids, denySids, shares };
+  }
+
+  /**
+   * Whose token the call is filtered with: the caller's own, or that of the user a trusted caller names; a
+   * refusal (403 untrusted caller, 400 technical account without a user, 503), or why the named user sees nothing.
+   */
+  private async subjectOf(directory: UserLookup, caller: Identity, serviceUser: string | undefined): Promise<Identity | Refusal | { noAccess: NoAccessReason }> {
+    const { roles } = this.options;
+    if (serviceUser === undefined) {
+      const role = roles.technicalRole(caller.account);
+      if (role === null) return caller;
+      const what = role === 'trusted_caller' ? 'a trusted caller (wiki.trusted_callers)' : 'the indexer service account';
+      return {
+        ok: false,
+        status: 400,
+        error: 'service_user_required',
+        message: `X-Service-User is missing: ${caller.account} is ${what} and never reads the wiki as itself; ` +
+          (role === 'trusted_caller'
+            ? 'name the user the call is for in X-Service-User'
+            : 'call with the user\'s own credentials, or list your service account in wiki.trusted_callers and name the user in X-Service-User'),
+      };
+    }
+    if (!roles.isTrusted(caller.account)) {
+      this.counters.untrustedOnBehalfCalls++;
+      return {
+        ok: false,
+        status: 403,
+        error: 'untrusted_caller',
+        message: `${caller.account} may not call on behalf of another user (it is not in wiki.trusted_callers); leave X-Service-User out to call as yourself`,
+      };
+    }
+    this.counters.onBehalfCalls++;
+    let user: LookedUpUser | { none: true };
+    try {
+      user = await this.lookUp(directory, serviceUser);
+    } catch (error) {
+      if (!(error instanceof DirectoryError)) throw error;
+      return DIRECTORY_UNAVAILABLE;
+    }
+    if ('none' in user) return { noAccess: 'user_unknown' };
+    if (user.state !== 'active') return { noAccess: `user_${user.state}` };
+    return { account: user.account, sid: user.sid, tokenGroupSids: new Set(user.groupSids) };
+  }
+
+  /** The named user (a name parseServiceUserHeader accepted), from the cache or read with the indexer account. */
+  private async lookUp(directory: UserLookup, name: string): Promise<LookedUpUser | { none: true }> {
+    const key = name.toLowerCase();
+    const cached = this.namedUsers.get(key);
+    if (cached !== undefined) return cached;
+    const user = (await this.askDirectory(() => directory.lookupUser(name))) ?? { none: true as const };
+    this.namedUsers.set(key, user);
+    return user;
   }
 
   private async login(directory: UserAuthenticator, { user, password, clientAddress }: ViewerQuery): Promise<Identity> {
@@ -142,7 +229,7 @@ export class ViewerResolver {
       if (error instanceof DirectoryError && error.kind === 'directory_unavailable') this.counters.directoryErrors++;
       throw error;
     });
-    const identity: Identity = { sid: account.sid, tokenGroupSids: new Set(account.groupSids) };
+    const identity: Identity = { account: account.account, sid: account.sid, tokenGroupSids: new Set(account.groupSids) };
     this.logins.set(key, identity);
     this.counters.logins++;
     return identity;

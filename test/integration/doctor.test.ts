@@ -13,6 +13,7 @@ import { createSearchClient } from '../../src/search/client.js';
 import { IndexManager } from '../../src/search/index-manager.js';
 import { readTestbedEnv, type TestbedEnv } from '../testbed/env.js';
 import { writeServiceConfig } from '../support/service.js';
+import { ScratchAccounts } from './wiki/scratch-accounts.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
@@ -97,6 +98,21 @@ describe('fileproxy doctor', () => {
   it('fails on a global-admin group that does not exist', async () => {
     const { file } = await writeServiceConfig({ admin: { groups: ['Schul-Admins', 'Keine Solche Gruppe'] } });
     assert.match(failLine(doctor(file).lines, 'global-admin groups'), /Keine Solche Gruppe/);
+  });
+
+  it('checks each trusted caller: it exists and the directory would let it log on', async () => {
+    const accounts = new ScratchAccounts(env);
+    try {
+      const disabled = await accounts.createUser(`sso${process.pid % 10_000}-off`);
+      await accounts.disable(disabled.name);
+      const { file } = await writeServiceConfig({ wiki: { trusted_callers: ['anna', 'sso-gibtsnicht', disabled.name] } });
+      const { lines } = doctor(file);
+      assert.ok(lines.some((l) => l.startsWith('ok   trusted caller anna: anna exists and may log on')), lines.join('\n'));
+      assert.match(failLine(lines, 'trusted caller sso-gibtsnicht'), /no user sso-gibtsnicht under DC=edu,DC=test/);
+      assert.match(failLine(lines, `trusted caller ${disabled.name}`), /refuses logons .*: disabled/);
+    } finally {
+      await accounts.removeAll();
+    }
   });
 
   it('fails on a share that does not exist', async () => {

@@ -3,7 +3,10 @@
 // X-Service-Groups header into the SIDs allow entries are matched with
 // (narrowed by the header), the SIDs deny entries are matched with (the
 // user's whole token) and the visible shares (without a header, or with no
-// resolvable group, the allow set is empty: no hits, never an error).
+// resolvable group, the allow set is empty: no hits, never an error). With
+// X-Service-User a trusted caller calls on behalf of the named user
+// (src/wiki/service-user.ts); when that user sees nothing because of their
+// account, every answer says why in `no_access`.
 // Elasticsearch is queried from this thread (async I/O); when it is
 // down the answer is empty with "degraded": true. With
 // `elasticsearch.enabled: false` every wiki endpoint answers 404 and no
@@ -15,7 +18,7 @@ import type { Config } from '../../../src/config/index.js';
 import type { HttpExchange } from '../../../src/http/exchange.js';
 import { HttpError } from '../../../src/http/http-error.js';
 import type { RouteHandler, Router } from '../../../src/http/router.js';
-import type { LdapResolverProtocol } from '../../../src/messages/ldap-resolver.js';
+import type { LdapResolverProtocol, NoAccessReason } from '../../../src/messages/ldap-resolver.js';
 import type { Remote } from '../../../src/runtime/rpc.js';
 import { createSearchClient } from '../../../src/search/client.js';
 import { checkFolder, parseSearchRequest, SearchRequestError, type Viewer } from '../../../src/search/query.js';
@@ -46,25 +49,36 @@ export function registerWikiRoutes(router: Router, deps: WikiRouteDeps): void {
   }
   const search = new WikiSearch({ client: createSearchClient(deps.config.elasticsearch.url), log: deps.log });
 
-  /** Who is asking; 401 without valid credentials, 400 for a malformed groups header, 503 without a directory. */
-  const viewerOf = async (credentials: BasicCredentials, ex: HttpExchange): Promise<Viewer> => {
-    const answer = await deps.resolver.viewer({ ...credentials, groupsHeader: ex.headers['x-service-groups'], clientAddress: ex.clientAddress });
+  /**
+   * Who is asking; 401 without valid credentials, 400 for a malformed header or a technical account without
+   * X-Service-User, 403 for X-Service-User from an untrusted caller, 503 without a directory.
+   */
+  const viewerOf = async (credentials: BasicCredentials, ex: HttpExchange): Promise<Viewer & { noAccess?: NoAccessReason }> => {
+    const groupsHeader = ex.headers['x-service-groups'];
+    const serviceUserHeader = ex.headers['x-service-user'];
+    const answer = await deps.resolver.viewer({ ...credentials, groupsHeader, serviceUserHeader, clientAddress: ex.clientAddress });
     if (!answer.ok) {
       const headers = answer.status === 429 ? { 'retry-after': String(answer.retryAfterSeconds) } : challengeFor(answer.status);
       throw new HttpError(answer.status, answer.error, answer.message, headers);
     }
-    return { allowSids: answer.allowSids, denySids: answer.denySids, shares: answer.shares };
+    const { allowSids, denySids, shares, noAccess } = answer;
+    return { allowSids, denySids, shares, ...(noAccess === undefined ? {} : { noAccess }) };
   };
+  /** The answer, with `no_access` when the named user's account is why it is empty. */
+  const answered = <T extends object>(result: T, viewer: { noAccess?: NoAccessReason }) =>
+    viewer.noAccess === undefined ? result : { ...result, no_access: viewer.noAccess };
 
   router.add('POST', PATHS.search, wikiCall(async (ex, credentials) => {
     const body = checkJsonObjectBody(ex.headers['content-type'], await ex.readBody());
     if (!body.ok) throw body.error;
     const request = validated(() => parseSearchRequest(body.object));
-    ex.json(200, await search.search(request, await viewerOf(credentials, ex)), NO_STORE);
+    const viewer = await viewerOf(credentials, ex);
+    ex.json(200, answered(await search.search(request, viewer), viewer), NO_STORE);
   }), { bodyLimit: SEARCH_BODY_LIMIT });
 
   router.add('GET', PATHS.roots, wikiCall(async (ex, credentials) => {
-    ex.json(200, await search.listRoots(await viewerOf(credentials, ex)), NO_STORE);
+    const viewer = await viewerOf(credentials, ex);
+    ex.json(200, answered(await search.listRoots(viewer), viewer), NO_STORE);
   }));
 
   router.add('GET', PATHS.pages, wikiCall(async (ex, credentials) => {
@@ -72,7 +86,8 @@ export function registerWikiRoutes(router: Router, deps: WikiRouteDeps): void {
     if (share === null || share.trim() === '') throw new HttpError(400, 'invalid_request', 'share: is required');
     const folder = ex.query.get('folder') ?? '';
     validated(() => checkFolder(folder));
-    ex.json(200, await search.listPages(share, folder, await viewerOf(credentials, ex)), NO_STORE);
+    const viewer = await viewerOf(credentials, ex);
+    ex.json(200, answered(await search.listPages(share, folder, viewer), viewer), NO_STORE);
   }));
 }
 

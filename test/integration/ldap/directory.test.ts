@@ -97,6 +97,22 @@ describe('Directory.authenticateUser', () => {
   });
 });
 
+describe('Directory.lookupUser (as the indexer account)', () => {
+  it('reads the SID and tokenGroups a login of the same user gets, by account name or UPN', async () => {
+    for (const [name, account] of Object.entries(env.users)) {
+      const own = await directory.authenticateUser(name, account.password);
+      for (const form of [name, `${name}@${env.smb.realm.toLowerCase()}`]) {
+        const looked = await directory.lookupUser(form);
+        assert.deepEqual(looked && { ...looked, groupSids: [...looked.groupSids].sort() }, { account: own.account, sid: own.sid, groupSids: [...own.groupSids].sort(), state: 'active' }, form);
+      }
+    }
+  });
+
+  it('returns null for an unknown user and for filter syntax', async () => {
+    for (const name of ['no-such-user', '*', 'a*', `*@${env.smb.realm}`]) assert.equal(await directory.lookupUser(name), null, name);
+  });
+});
+
 describe('Directory.resolveGroupSids', () => {
   const spacedUmlaut = () => Object.keys(env.groups).find((g) => / /.test(g) && /[äöüÄÖÜß]/.test(g));
 

@@ -2,7 +2,8 @@
 // real NT ACLs (allow, deny, inherited, Everyone, Authenticated Users, Domain Users, a user, write-only,
 // inherit-only, empty DACL), indexed by the service's own reconciler pass, then listed and searched by 12
 // callers (accounts with different X-Service-Groups; deny entries apply to the account's whole token). Every answer is compared with the visible set worked out
-// here from the ACLs: zero leaks, zero misses.
+// here from the ACLs: zero leaks, zero misses. Each caller is also served through a trusted service account
+// (wiki.trusted_callers, X-Service-User naming the caller): its answers must equal the caller's own, page for page.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -12,6 +13,7 @@ import { SmbClient, type SmbShare } from '../../../src/smb/index.js';
 import { startService, type RunningService } from '../../support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { removeTree } from '../smb/testbed.js';
+import { ScratchAccounts, type ScratchAccount } from './scratch-accounts.js';
 import {
   AUTHENTICATED_USERS,
   DOMAIN_USERS,
@@ -106,6 +108,9 @@ describe('wiki permission filter through the service (ACL matrix on the testbed 
   let smb: SmbClient;
   let admin: SmbShare;
   const scratch = `_wikitest-${randomBytes(4).toString('hex')}`;
+  let accounts: ScratchAccounts | undefined;
+  /** The portal's service account, trusted to name the user. */
+  let portal: ScratchAccount;
   const pages: MatrixPage[] = [];
   const testbedAcls = testbedPageAcls();
 
@@ -186,8 +191,10 @@ describe('wiki permission filter through the service (ACL matrix on the testbed 
     }
     assert.ok(pages.length >= 40, `${pages.length} pages`);
 
+    accounts = new ScratchAccounts(env);
+    portal = await accounts.createUser(`sso${randomBytes(3).toString('hex')}-portal`);
     const started = Date.now();
-    service = await startService({ reconciler: { interval: '2s' } });
+    service = await startService({ reconciler: { interval: '2s' }, wiki: { trusted_callers: [portal.name] } });
     api = new WikiClient(service.url, env);
     const pass = await passAfter(service, started);
     assert.deepEqual(pass.errors, []);
@@ -211,17 +218,27 @@ describe('wiki permission filter through the service (ACL matrix on the testbed 
     } finally {
       await service?.stop();
       await smb?.close();
+      await accounts?.removeAll();
     }
   });
 
+  /** Everything the caller is shown: list views, the matrix search and each testbed word's search. */
+  async function shownTo(caller: Caller): Promise<Record<string, string[]>> {
+    const shown: Record<string, string[]> = { 'list views': known(await api.listedPages(caller)), matrixwort: await api.searchedPages(caller, { q: 'matrixwort' }) };
+    for (const word of Object.keys(TESTBED_WORDS)) shown[word] = await api.searchedPages(caller, { q: word });
+    return shown;
+  }
+
   for (const caller of CALLERS) {
-    it(`${caller.user} with groups ${JSON.stringify(caller.groups ?? null)}: lists and finds exactly what the ACLs grant`, async () => {
+    it(`${caller.user} with groups ${JSON.stringify(caller.groups ?? null)}: lists and finds exactly what the ACLs grant, also through a trusted caller`, async () => {
       const expected = expectedFor(caller);
-      assert.deepEqual(known(await api.listedPages(caller)), [...expected.testbed, ...expected.matrix].sort(), 'list views');
-      assert.deepEqual(await api.searchedPages(caller, { q: 'matrixwort' }), expected.matrix, 'search over the matrix pages');
+      const own = await shownTo(caller);
+      assert.deepEqual(own['list views'], [...expected.testbed, ...expected.matrix].sort(), 'list views');
+      assert.deepEqual(own['matrixwort'], expected.matrix, 'search over the matrix pages');
       for (const [word, page] of Object.entries(TESTBED_WORDS)) {
-        assert.deepEqual(await api.searchedPages(caller, { q: word }), expected.testbed.includes(page) ? [page] : [], `searching ${word}`);
+        assert.deepEqual(own[word], expected.testbed.includes(page) ? [page] : [], `searching ${word}`);
       }
+      assert.deepEqual(await shownTo({ ...caller, via: portal }), own, 'the trusted caller naming the user is shown what the user\'s own login is');
     });
   }
 

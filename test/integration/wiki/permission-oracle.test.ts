@@ -5,6 +5,8 @@
 //   leaks:  the service shows or serves a page the file server refuses that user, under any header — must be 0;
 //   misses: with the user's full group list, the file server grants and the service hides — allowed only for the
 //           documented reasons of oracle/verdicts.ts (an allow entry the server reaches before a matching deny).
+// Every (user, header) case runs in both modes of the wiki endpoints: the user's own login, and a trusted service
+// account (wiki.trusted_callers) naming the user in X-Service-User; the two views must not differ in any page.
 // Then writers edit pages through WebDAV (the page's ACL must survive the save, the matrix is checked again) and
 // readers who may not write try LOCK, PROPPATCH, PUT, DELETE and MOVE (each must be refused).
 // The seed is printed; ORACLE_SEED=<n> repeats a run.
@@ -27,6 +29,7 @@ import { seededRandom } from '../search/seeded-random.js';
 import { createDirectory, type OracleDirectory, type OracleUser } from './oracle/directory.js';
 import { buildFixture, type OracleFixture, type OraclePage } from './oracle/fixture.js';
 import { grantsNoChange, missReason, orderedGrant, Right } from './oracle/verdicts.js';
+import { ScratchAccounts, type ScratchAccount } from './scratch-accounts.js';
 import { eventually, passAfter, WikiClient, type Caller } from './wiki-service.js';
 
 const SHARE = 'schule';
@@ -57,6 +60,8 @@ interface MatrixResult {
   misses: Finding[];
   /** Search, page lists and roots that disagree with one another for one caller. */
   inconsistencies: string[];
+  /** (user, header) cases where the trusted caller naming the user is shown other pages than the user's own login. */
+  modeDifferences: string[];
   /** The file server's verdicts: user → readable pages. */
   granted: Map<string, Set<string>>;
 }
@@ -71,6 +76,9 @@ describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
   let admin: SmbShare;
   let es: Client;
   let directory: OracleDirectory | undefined;
+  let accounts: ScratchAccounts | undefined;
+  /** The portal's service account, trusted to name the user (the second mode of every case). */
+  let portal: ScratchAccount;
   let fixture: OracleFixture;
   let service: RunningService | undefined;
   let api: WikiClient;
@@ -121,9 +129,9 @@ describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
     });
   }
 
-  /** What the service shows one caller among the fixture's pages. */
-  async function serviceView(hc: HeaderCase) {
-    const caller: Caller = { user: hc.user.name, groups: hc.groups };
+  /** What the service shows one caller among the fixture's pages: to the user's own login, or through `via`. */
+  async function serviceView(hc: HeaderCase, via?: ScratchAccount) {
+    const caller: Caller = { user: hc.user.name, groups: hc.groups, ...(via ? { via } : {}) };
     const searched = new Set<string>();
     for (let from = 0; ; from += 100) {
       const result = await api.search(caller, { q: fixture.word, share: SHARE, folder: fixture.root, size: 100, from });
@@ -173,10 +181,15 @@ describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
     const leaks: Finding[] = [];
     const misses: Finding[] = [];
     const inconsistencies: string[] = [];
+    const modeDifferences: string[] = [];
+    const comparable = (view: Awaited<ReturnType<typeof serviceView>>) =>
+      JSON.stringify([[...view.searched].sort(), [...view.listed].sort(), [...view.roots].sort()]);
     await all(cases, async (hc) => {
       const mayRead = granted.get(hc.user.name)!;
-      const { searched, listed, roots } = await serviceView(hc);
+      const own = await serviceView(hc);
+      const { searched, listed, roots } = own;
       const header = hc.name;
+      if (comparable(await serviceView(hc, portal)) !== comparable(own)) modeDifferences.push(`${hc.user.name}/${header}`);
       const finding = (page: string, via: string, reason?: string): Finding => ({ user: hc.user.name, header, page, via, ...(reason ? { reason } : {}) });
       const listedAll = new Set([...listed.values()].flat());
       for (const page of searched) if (!mayRead.has(page)) leaks.push(finding(page, 'search'));
@@ -211,11 +224,12 @@ describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
       `permission oracle ${label} (ORACLE_SEED=${SEED}): ${users.length} users, ${directory!.groups.length} groups, ${fixture.pages.length} pages, ` +
         `${cases.length} (user, header) cases; matrix ${size} (user, page, header|GET) checks; file server grants ${readable} of ` +
         `${users.length * fixture.pages.length} (user, page); indexed ${indexed.size}; leaks ${leaks.length}; misses ${misses.length} ` +
-        `${JSON.stringify(Object.fromEntries(reasons))}; inconsistencies ${inconsistencies.length}; ${((Date.now() - started) / 1000).toFixed(1)} s`,
+        `${JSON.stringify(Object.fromEntries(reasons))}; inconsistencies ${inconsistencies.length}; ` +
+        `trusted caller vs own login: ${modeDifferences.length} of ${cases.length} cases differ; ${((Date.now() - started) / 1000).toFixed(1)} s`,
     );
     for (const miss of misses) console.log(`  miss ${miss.reason ?? 'UNDOCUMENTED'}: ${miss.user} ${miss.page} (${miss.via})`);
     for (const leak of leaks) console.log(`  LEAK: ${leak.user} [${leak.header}] ${leak.page} via ${leak.via}`);
-    return { size, leaks, misses, inconsistencies, granted };
+    return { size, leaks, misses, inconsistencies, modeDifferences, granted };
   }
 
   /** The pages' and their `.wiki/` folders' security descriptors, as the DC administrator reads them. */
@@ -244,9 +258,11 @@ describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
     await readSecurity();
     cases = headerCases(directory.users, directory.groups.map((g) => g.name));
     const testbedUsers = Object.fromEntries(directory.users.map((u) => [u.name, { password: u.password, groups: u.groups, sid: u.sid }]));
+    accounts = new ScratchAccounts(env);
+    portal = await accounts.createUser(`${prefix}-portal`);
     const started = Date.now();
     console.log(`permission oracle: fixture built in ${((started - built) / 1000).toFixed(1)} s`);
-    service = await startService({ reconciler: { interval: '2s' } });
+    service = await startService({ reconciler: { interval: '2s' }, wiki: { trusted_callers: [portal.name] } });
     api = new WikiClient(service.url, { ...env, users: { ...env.users, ...testbedUsers } });
     await passAfter(service, started, 120_000);
     // Every page the indexer account may read reaches the index (empty DACLs keep it out too).
@@ -266,6 +282,7 @@ describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
     } finally {
       await service?.stop();
       await directory?.remove();
+      await accounts?.removeAll();
       await smb?.close();
       await es?.close();
     }
@@ -277,6 +294,7 @@ describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
     assert.deepEqual(baseline.leaks, [], 'leaks');
     assert.deepEqual(baseline.misses.filter((m) => m.reason === undefined || m.reason === 'not-indexed'), [], 'misses without a documented reason');
     assert.deepEqual(baseline.inconsistencies, [], 'search, page lists and roots agree');
+    assert.deepEqual(baseline.modeDifferences, [], 'a trusted caller naming the user is shown what the user\'s own login is');
     const readable = [...baseline.granted.values()].reduce((n, s) => n + s.size, 0);
     assert.ok(readable > 0 && readable < directory!.users.length * fixture.pages.length, 'the fixture both grants and refuses');
     const guarded = denyOutsideHeader();
@@ -361,6 +379,7 @@ describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
     await passAfter(service!, edited, 120_000);
     const again = await runMatrix('after edits');
     assert.deepEqual(again.leaks, [], 'leaks after edits');
+    assert.deepEqual(again.modeDifferences, [], 'both modes agree after edits');
     assert.deepEqual(again.misses.filter((m) => m.reason === undefined || m.reason === 'not-indexed'), [], 'misses without a documented reason after edits');
     assert.deepEqual(changed, [], 'a save keeps the page\'s DACL');
     const verdictChanges = directory!.users.flatMap((u) =>

@@ -15,6 +15,8 @@ export interface Caller {
   user: string;
   /** Group names for X-Service-Groups; undefined sends no header. */
   groups: string[] | undefined;
+  /** A trusted caller (wiki.trusted_callers): the call carries its credentials and names `user` in X-Service-User. */
+  via?: { name: string; password: string };
 }
 
 /** Names as the testbed ACLs use them: groups, accounts, and these well-known principals. */
@@ -90,12 +92,17 @@ export class WikiClient {
     private readonly env: TestbedEnv,
   ) {}
 
-  private authorization(user: string, password = this.env.users[user]?.password ?? ''): string {
+  authorization(user: string, password = this.env.users[user]?.password ?? ''): string {
     return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
   }
 
   async request<T>(path: string, init: { caller?: Caller; method?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<WikiResponse<T>> {
     const headers: Record<string, string> = { ...init.headers };
+    const via = init.caller?.via;
+    if (via) {
+      headers['authorization'] ??= this.authorization(via.name, via.password);
+      headers['x-service-user'] ??= encodeURIComponent(init.caller!.user);
+    }
     if (init.caller) {
       headers['authorization'] ??= this.authorization(init.caller.user);
       if (init.caller.groups !== undefined) headers['x-service-groups'] ??= groupsHeader(init.caller.groups);

@@ -40,6 +40,11 @@ elasticsearch:
     issues: ['config.yml:17 auth.trusted_addresses[1]: must be an IPv4 or IPv6 address, e.g. 10.0.0.5'],
   },
   {
+    name: 'trusted caller that is not an account name',
+    yaml: withSection('wiki:\n  trusted_callers: [portal-svc, "CN=portal,DC=schule"]\n'),
+    issues: ['config.yml:17 wiki.trusted_callers[1]: must be an account name (user, DOMAIN\\user or user@realm) of at most 256 characters'],
+  },
+  {
     name: 'port out of range',
     yaml: withSection('http:\n  host: 127.0.0.1\n  port: 70000\n'),
     issues: ['config.yml:18 http.port: must be an integer between 1 and 65535'],

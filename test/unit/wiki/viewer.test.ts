@@ -2,9 +2,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DirectoryError } from '../../../src/ldap/connection.js';
-import type { DirectoryUser } from '../../../src/ldap/directory.js';
+import type { AccountState, DirectoryUser, LookedUpUser } from '../../../src/ldap/directory.js';
 import type { ViewerAnswer } from '../../../src/messages/ldap-resolver.js';
 import { AUTHENTICATED_USERS_SID, EVERYONE_SID } from '../../../src/wiki/acl.js';
+import { CallerRoles } from '../../../src/wiki/service-user.js';
 import { ViewerResolver } from '../../../src/wiki/viewer.js';
 
 const DOMAIN = 'S-1-5-21-10-20-30';
@@ -16,18 +17,37 @@ const KOLLEGIUM = `${DOMAIN}-1103`;
 /** anna's whole token: what deny entries are always matched with. */
 const ANNA_TOKEN = [ANNA, GROUPS['Lehrer']!, GROUPS['Lehrkräfte Mathe']!, KOLLEGIUM, DOMAIN_USERS, EVERYONE_SID, AUTHENTICATED_USERS_SID].sort();
 
-/** A directory where anna (password `pw`) is in Lehrer (and through it Kollegium), Lehrkräfte Mathe and Domain Users; `down` makes every call fail. */
+/** Accounts of the scripted directory besides anna: the portal's (trusted) and the indexer's, password `pw`. */
+const SERVICE_ACCOUNTS: Record<string, string> = { portal: `${DOMAIN}-1201`, 'svc-indexer': `${DOMAIN}-1202`, fpadmin: `${DOMAIN}-1203` };
+
+/**
+ * A directory where anna (password `pw`) is in Lehrer (and through it Kollegium), Lehrkräfte Mathe and Domain Users;
+ * `down` makes every call fail; `annaState` is what a lookup of anna reports, `annaGroups` her tokenGroups.
+ */
 function scriptedDirectory() {
-  const calls = { logins: 0, lookups: [] as string[][] };
-  const state = { down: false };
+  const calls = { logins: 0, lookups: [] as string[][], users: [] as string[] };
+  const state = {
+    down: false,
+    annaState: 'active' as AccountState,
+    annaGroups: [GROUPS['Lehrer']!, GROUPS['Lehrkräfte Mathe']!, KOLLEGIUM, DOMAIN_USERS],
+  };
   const unavailable = () => new DirectoryError('directory_unavailable', 'connect ECONNREFUSED');
   const directory = {
     async authenticateUser(user: string, password: string): Promise<DirectoryUser> {
       calls.logins++;
       if (state.down) throw unavailable();
-      if (user !== 'anna' || password !== 'pw') throw new DirectoryError('invalid_credentials', 'invalid user name or password');
-      const groupSids = [GROUPS['Lehrer']!, GROUPS['Lehrkräfte Mathe']!, KOLLEGIUM, DOMAIN_USERS];
-      return { dn: 'CN=anna', account: 'anna', sid: ANNA, groups: [], groupSids };
+      if (password !== 'pw') throw new DirectoryError('invalid_credentials', 'invalid user name or password');
+      if (user === 'anna') return { dn: 'CN=anna', account: 'anna', sid: ANNA, groups: [], groupSids: state.annaGroups };
+      const account = user.replace(/@schule\.local$/i, ''); // the directory binds a UPN too
+      const sid = SERVICE_ACCOUNTS[account];
+      if (sid === undefined) throw new DirectoryError('invalid_credentials', 'invalid user name or password');
+      return { dn: `CN=${account}`, account, sid, groups: [], groupSids: [DOMAIN_USERS] };
+    },
+    async lookupUser(name: string): Promise<LookedUpUser | null> {
+      calls.users.push(name);
+      if (state.down) throw unavailable();
+      if (!['anna', 'anna@schule.local'].includes(name.toLowerCase())) return null;
+      return { account: 'anna', sid: ANNA, groupSids: state.annaGroups, state: state.annaState };
     },
     async resolveGroupSids(names: readonly string[]): Promise<Map<string, string>> {
       calls.lookups.push([...names]);
@@ -41,9 +61,15 @@ function scriptedDirectory() {
 /** lru-cache treats a start time of 0 as "never expires", so test clocks start later. */
 const T0 = 1_000_000;
 
-function resolver(directory: ReturnType<typeof scriptedDirectory>['directory'] | null, clock = { now: T0 }) {
+function resolver(directory: ReturnType<typeof scriptedDirectory>['directory'] | null, clock = { now: T0 }, indexerAccount = 'svc-indexer') {
   return new ViewerResolver({
     directory,
+    roles: new CallerRoles({
+      trustedCallers: ['SCHULE\\portal'],
+      indexerAccount,
+      adminAccount: 'fpadmin',
+      domain: { realm: 'schule.local', domain: 'SCHULE' },
+    }),
     visibleShares: (groups) => (groups.includes('Lehrkräfte Mathe') ? ['schule', 'mathe'] : ['schule']),
     guard: { admit: async () => ({ admitted: true }), settle: () => undefined },
     loginTtlMs: 60_000,
@@ -54,7 +80,10 @@ function resolver(directory: ReturnType<typeof scriptedDirectory>['directory'] |
   });
 }
 
-const anna = (groupsHeader: string | undefined, password = 'pw') => ({ user: 'anna', password, groupsHeader, clientAddress: '127.0.0.1' });
+const anna = (groupsHeader: string | undefined, password = 'pw') => ({ user: 'anna', password, groupsHeader, serviceUserHeader: undefined, clientAddress: '127.0.0.1' });
+/** `caller` (password `pw`) calling on behalf of `serviceUserHeader`. */
+const onBehalf = (caller: string, serviceUserHeader: string | undefined, groupsHeader: string | undefined) =>
+  ({ user: caller, password: 'pw', groupsHeader, serviceUserHeader, clientAddress: '127.0.0.1' });
 
 function sidsOf(answer: ViewerAnswer): string[] {
   assert.ok(answer.ok, JSON.stringify(answer));
@@ -122,7 +151,7 @@ describe('ViewerResolver', () => {
     clock.now = T0 + 60_001;
     await viewers.resolve(anna('Lehrer'));
     assert.equal(calls.logins, 3);
-    assert.deepEqual(viewers.stats, { logins: 2, cachedLogins: 1, rejectedLogins: 1, directoryErrors: 0 });
+    assert.deepEqual(viewers.stats, { logins: 2, cachedLogins: 1, rejectedLogins: 1, directoryErrors: 0, onBehalfCalls: 0, untrustedOnBehalfCalls: 0 });
   });
 
   it('keeps serving cached groups during a directory outage and resolves nothing new', async () => {
@@ -148,5 +177,78 @@ describe('ViewerResolver', () => {
 
   it('without a directory (no ldap.base_dn) every caller gets the empty set, never an error', async () => {
     assert.deepEqual(await resolver(null).resolve(anna('Lehrer')), { ok: true, userSid: null, allowSids: [], denySids: [], shares: [] });
+  });
+
+  describe('on behalf of a user (X-Service-User)', () => {
+    it('gives a trusted caller naming a user exactly the sets of that user\'s own login', async () => {
+      const viewers = resolver(scriptedDirectory().directory);
+      for (const header of ['Lehrer,Lehrkr%C3%A4fte%20Mathe', 'Lehrer', 'Lehrer,Verwaltung', 'Verwaltung', undefined]) {
+        const own = await viewers.resolve(anna(header));
+        assert.deepEqual(await viewers.resolve(onBehalf('portal', 'anna', header)), own, String(header));
+        assert.deepEqual(await viewers.resolve(onBehalf('portal@schule.local', 'Anna%40schule.local', header)), own, `${header}, by UPN`);
+      }
+    });
+
+    it('refuses X-Service-User from an account not in wiki.trusted_callers with 403, without looking anyone up', async () => {
+      const { directory, calls } = scriptedDirectory();
+      const viewers = resolver(directory);
+      for (const caller of ['anna', 'svc-indexer', 'fpadmin']) {
+        const answer = await viewers.resolve(onBehalf(caller, 'anna', 'Lehrer'));
+        assert.ok(!answer.ok && answer.status === 403 && answer.error === 'untrusted_caller', `${caller}: ${JSON.stringify(answer)}`);
+      }
+      assert.deepEqual(calls.users, []);
+      assert.equal(viewers.stats.untrustedOnBehalfCalls, 3);
+    });
+
+    it('fails closed for a user who is unknown, disabled, locked or expired, and says why', async () => {
+      const { directory, state } = scriptedDirectory();
+      const viewers = resolver(directory);
+      assert.deepEqual(await viewers.resolve(onBehalf('portal', 'niemand', 'Lehrer')), { ok: true, userSid: null, allowSids: [], denySids: [], shares: [], noAccess: 'user_unknown' });
+      for (const accountState of ['disabled', 'locked', 'expired', 'password_expired'] as const) {
+        state.annaState = accountState;
+        const answer = await resolver(directory).resolve(onBehalf('portal', 'anna', 'Lehrer'));
+        assert.deepEqual(answer, { ok: true, userSid: null, allowSids: [], denySids: [], shares: [], noAccess: `user_${accountState}` });
+      }
+    });
+
+    it('answers 400 service_user_required for a technical account without X-Service-User', async () => {
+      const viewers = resolver(scriptedDirectory().directory);
+      for (const caller of ['portal', 'svc-indexer']) {
+        const answer = await viewers.resolve(onBehalf(caller, undefined, 'Lehrer'));
+        assert.ok(!answer.ok && answer.status === 400 && answer.error === 'service_user_required', `${caller}: ${JSON.stringify(answer)}`);
+        assert.match(answer.message, /X-Service-User is missing/);
+      }
+      // fpadmin is admin.user: people log in with it, so it reads the wiki as itself.
+      assert.equal((await viewers.resolve(onBehalf('fpadmin', undefined, 'Lehrer'))).ok, true);
+      // With the default indexer account (admin.user) the same holds for it.
+      assert.equal((await resolver(scriptedDirectory().directory, undefined, 'fpadmin').resolve(onBehalf('fpadmin', undefined, 'Lehrer'))).ok, true);
+    });
+
+    it('answers 400 for a malformed X-Service-User and 503 when the directory cannot look the user up', async () => {
+      const { directory, state } = scriptedDirectory();
+      const viewers = resolver(directory);
+      for (const header of ['anna,ben', 'anna%2Cben', '', ' ', 'EDU\\anna', 'a%00b', 'an\u00e4', 'x'.repeat(257), '@x', 'a@b@c', 'a%zz', 'a=b']) {
+        const answer = await viewers.resolve(onBehalf('portal', header, 'Lehrer'));
+        assert.ok(!answer.ok && answer.status === 400 && answer.error === 'bad_service_user_header', `${JSON.stringify(header)}: ${JSON.stringify(answer)}`);
+      }
+      await viewers.resolve(onBehalf('portal', 'niemand', 'Lehrer')); // caches the portal's login
+      state.down = true;
+      const down = await viewers.resolve(onBehalf('portal', 'anna', 'Lehrer'));
+      assert.ok(!down.ok && down.status === 503 && down.error === 'directory_unavailable', JSON.stringify(down));
+    });
+
+    it('reuses a looked-up user for the login TTL, then reads the token again', async () => {
+      const clock = { now: T0 };
+      const { directory, calls, state } = scriptedDirectory();
+      const viewers = resolver(directory, clock);
+      const before = await viewers.resolve(onBehalf('portal', 'anna', 'Lehrer'));
+      assert.ok(sidsOf(before).includes(GROUPS['Lehrer']!));
+      state.annaGroups = [GROUPS['Lehrkräfte Mathe']!, DOMAIN_USERS]; // anna leaves Lehrer
+      await viewers.resolve(onBehalf('portal', 'ANNA', 'Lehrer'));
+      assert.deepEqual(calls.users, ['anna'], 'served from the cache (names are case-insensitive)');
+      clock.now = T0 + 60_001;
+      assert.deepEqual(sidsOf(await viewers.resolve(onBehalf('portal', 'anna', 'Lehrer'))), [], 'Lehrer no longer counts');
+      assert.equal(calls.users.length, 2);
+    });
   });
 });

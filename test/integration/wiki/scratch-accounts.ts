@@ -1,0 +1,64 @@
+/**
+ * Accounts a test creates on the testbed DC for itself (a portal's service account, users to disable or move
+ * between groups), over LDAPS as the DC Administrator, and deletes afterwards. Names carry the test's prefix.
+ */
+import { Attribute, Change } from 'ldapts';
+import { dcAdminClient, findByAccountName, newDn, sidOf, userAttributes } from '../../testbed/accounts.js';
+import type { TestbedEnv } from '../../testbed/env.js';
+
+export interface ScratchAccount {
+  name: string;
+  password: string;
+  sid: string;
+}
+
+/** ADS_UF_ACCOUNTDISABLE | ADS_UF_NORMAL_ACCOUNT. */
+const DISABLED_ACCOUNT = '514';
+
+export class ScratchAccounts {
+  private readonly created: string[] = [];
+
+  constructor(private readonly env: TestbedEnv) {}
+
+  /** A new enabled account, a direct member of `groups` (testbed groups). */
+  async createUser(name: string, groups: readonly string[] = []): Promise<ScratchAccount> {
+    const password = `Scratch-${name}-2026!`;
+    return this.withAdmin(async (client) => {
+      await client.add(newDn(name), userAttributes(name, password));
+      this.created.push(newDn(name));
+      for (const group of groups) await client.modify(newDn(group), membership('add', name));
+      return { name, password, sid: sidOf(await findByAccountName(client, [name]), name) };
+    });
+  }
+
+  async disable(name: string): Promise<void> {
+    await this.withAdmin((client) =>
+      client.modify(newDn(name), new Change({ operation: 'replace', modification: new Attribute({ type: 'userAccountControl', values: [DISABLED_ACCOUNT] }) })),
+    );
+  }
+
+  async removeFromGroup(name: string, group: string): Promise<void> {
+    await this.withAdmin((client) => client.modify(newDn(group), membership('delete', name)));
+  }
+
+  /** Deletes every account created (memberships go with them). */
+  async removeAll(): Promise<void> {
+    await this.withAdmin(async (client) => {
+      for (const dn of this.created.splice(0).reverse()) await client.del(dn).catch(() => undefined);
+    });
+  }
+
+  /** One short session per operation: a test may run for longer than the DC keeps an idle connection. */
+  private async withAdmin<T>(work: (client: Awaited<ReturnType<typeof dcAdminClient>>) => Promise<T>): Promise<T> {
+    const client = await dcAdminClient({ caFile: this.env.ldap.ca_file, serverName: this.env.ldap.server_name });
+    try {
+      return await work(client);
+    } finally {
+      await client.unbind();
+    }
+  }
+}
+
+function membership(operation: 'add' | 'delete', user: string): Change {
+  return new Change({ operation, modification: new Attribute({ type: 'member', values: [newDn(user)] }) });
+}

@@ -1,0 +1,140 @@
+// Calls on behalf of a user (wiki.trusted_callers, X-Service-User) through the running service and the testbed DC:
+// who may name a user (403 otherwise), technical accounts without a user (400 instead of an empty answer), users
+// the directory would not let log on (no hits, and `no_access` says why), and membership changes, which take
+// effect once the cached token expires (min(60 s, ldap.cache_ttl); 2 s here). The equivalence of a trusted call
+// with the user's own login is shown page by page in acl-matrix.test.ts and permission-oracle.test.ts.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { startService, type RunningService } from '../../support/service.js';
+import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
+import { ScratchAccounts, type ScratchAccount } from './scratch-accounts.js';
+import { eventually, passAfter, WikiClient, type Caller } from './wiki-service.js';
+
+/** How long a verified login or a looked-up user is reused in this test's service (ldap.cache_ttl). */
+const TOKEN_TTL_MS = 2_000;
+const ENDPOINTS = [
+  ['/wiki/search', { q: 'Pythagoras' }],
+  ['/wiki/roots', undefined],
+  ['/wiki/pages?share=schule&folder=Fachschaften%2FMathe', undefined],
+] as const;
+/** Pages of the testbed seen by Lehrer (Fachschaften/Deutsch) and by Schueler (Schülerzeitung). */
+const LEHRER_PAGE = 'schule:Fachschaften/Deutsch/.wiki/lektüre.md';
+const SCHUELER_PAGE = 'schule:Schülerzeitung/.wiki/index.md';
+
+interface ErrorBody {
+  status: string;
+  error: string;
+  message: string;
+}
+
+describe('wiki calls on behalf of a user (trusted callers)', () => {
+  const prefix = `sso${randomBytes(3).toString('hex')}`;
+  let env: TestbedEnv;
+  let accounts: ScratchAccounts;
+  let service: RunningService | undefined;
+  let api: WikiClient;
+  let portal: ScratchAccount;
+  let untrusted: ScratchAccount;
+
+  before(async () => {
+    env = await readTestbedEnv();
+    accounts = new ScratchAccounts(env);
+    portal = await accounts.createUser(`${prefix}-portal`);
+    untrusted = await accounts.createUser(`${prefix}-other`);
+    const started = Date.now();
+    service = await startService({ wiki: { trusted_callers: [portal.name] }, ldap: { cache_ttl: `${TOKEN_TTL_MS}ms` } });
+    api = new WikiClient(service.url, env);
+    await passAfter(service, started);
+    await eventually(async () => assert.equal((await api.search({ user: 'anna', groups: ['Lehrkräfte Mathe'] }, { q: 'Pythagoras' })).total, 1));
+  });
+  after(async () => {
+    await service?.stop();
+    await accounts?.removeAll();
+  });
+
+  it('finds for a trusted caller what the named user finds, by account name or principal name', async () => {
+    for (const user of ['anna', `anna@${env.smb.realm.toLowerCase()}`]) {
+      const caller: Caller = { user, groups: ['Lehrkräfte Mathe'], via: portal };
+      assert.deepEqual(await api.searchedPages(caller, { q: 'Pythagoras' }), ['schule:Fachschaften/Mathe/.wiki/formeln.md'], user);
+    }
+  });
+
+  it('answers 403 untrusted_caller when an account not in wiki.trusted_callers sends X-Service-User', async () => {
+    const forgers = [untrusted, { name: 'anna', password: env.users['anna']!.password }, { name: env.indexer.user, password: env.indexer.password }];
+    for (const via of forgers) {
+      for (const [path, body] of ENDPOINTS) {
+        const res = await api.request<ErrorBody>(path, { caller: { user: 'fpadmin', groups: ['Schul-Admins'], via }, body });
+        assert.equal(res.status, 403, `${via.name} ${path}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.error, 'untrusted_caller');
+      }
+    }
+    const metrics = await (await fetch(`${service!.url}/metrics`)).text();
+    assert.match(metrics, /^fileproxy_wiki_on_behalf_calls_total\{result="untrusted"\} 9$/m, 'each refusal is counted');
+  });
+
+  it('answers 400 service_user_required for a technical account without X-Service-User, not an empty result', async () => {
+    for (const account of [portal, { name: env.indexer.user, password: env.indexer.password }]) {
+      for (const [path, body] of ENDPOINTS) {
+        const res = await api.request<ErrorBody>(path, {
+          body,
+          headers: { authorization: api.authorization(account.name, account.password), 'x-service-groups': 'Lehrer' },
+        });
+        assert.equal(res.status, 400, `${account.name} ${path}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.error, 'service_user_required');
+        assert.match(res.body.message, /X-Service-User is missing/);
+      }
+    }
+    // admin.user is an account administrators log in with: it reads the wiki as itself.
+    assert.equal((await api.request('/wiki/roots', { caller: { user: 'fpadmin', groups: ['Schul-Admins'] } })).status, 200);
+  });
+
+  it('gives a disabled or unknown user no hits and says why in no_access', async () => {
+    const disabled = await accounts.createUser(`${prefix}-off`, ['Lehrer', 'Lehrkräfte Mathe']);
+    await accounts.disable(disabled.name);
+    const cases = [[disabled.name, 'user_disabled'], [`${prefix}-nobody`, 'user_unknown']] as const;
+    for (const [user, reason] of cases) {
+      const caller: Caller = { user, groups: ['Lehrer', 'Lehrkräfte Mathe'], via: portal };
+      const answers = [
+        await api.search(caller, { q: 'Pythagoras' }),
+        await api.roots(caller),
+        await api.pages(caller, 'schule', 'Fachschaften/Mathe'),
+      ];
+      assert.deepEqual(answers, [
+        { total: 0, hits: [], no_access: reason },
+        { roots: [], no_access: reason },
+        { total: 0, pages: [], no_access: reason },
+      ], user);
+    }
+    // The disabled account's own login is refused by the directory.
+    const own = await api.request('/wiki/roots', { headers: { authorization: api.authorization(disabled.name, disabled.password) } });
+    assert.equal(own.status, 401);
+  });
+
+  it('answers 401 for a trusted caller with a wrong password and 400 for a malformed X-Service-User', async () => {
+    const wrong = await api.request<ErrorBody>('/wiki/roots', { caller: { user: 'anna', groups: ['Lehrer'], via: { name: portal.name, password: 'wrong' } } });
+    assert.equal(wrong.status, 401);
+    for (const header of ['anna,ben', 'anna%2Cben', 'a%00b', 'EDU%5Canna', 'x'.repeat(300), '']) {
+      const res = await api.request<ErrorBody>('/wiki/roots', {
+        headers: { authorization: api.authorization(portal.name, portal.password), 'x-service-user': header, 'x-service-groups': 'Lehrer' },
+      });
+      assert.equal(res.status, 400, JSON.stringify(header));
+      assert.equal(res.body.error, 'bad_service_user_header');
+    }
+  });
+
+  it(`stops showing a group's pages to a user removed from it once the cached token expires (${TOKEN_TTL_MS} ms here)`, async () => {
+    const member = await accounts.createUser(`${prefix}-mem`, ['Lehrer', 'Schueler']);
+    const wiki = new WikiClient(service!.url, { ...env, users: { ...env.users, [member.name]: { password: member.password, groups: [], sid: member.sid } } });
+    const direct: Caller = { user: member.name, groups: ['Lehrer', 'Schueler'] };
+    const trusted: Caller = { ...direct, via: portal };
+    const seen = async (caller: Caller) => (await wiki.listedPages(caller)).filter((page) => [LEHRER_PAGE, SCHUELER_PAGE].includes(page));
+    for (const caller of [direct, trusted]) assert.deepEqual(await seen(caller), [LEHRER_PAGE, SCHUELER_PAGE]);
+    const removed = Date.now();
+    await accounts.removeFromGroup(member.name, 'Lehrer');
+    for (const caller of [direct, trusted]) {
+      await eventually(async () => assert.deepEqual(await seen(caller), [SCHUELER_PAGE]), TOKEN_TTL_MS + 5_000);
+    }
+    console.log(`trusted callers: removal from Lehrer took effect after ${Date.now() - removed} ms (token TTL ${TOKEN_TTL_MS} ms)`);
+  });
+});
