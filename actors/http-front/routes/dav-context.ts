@@ -1,9 +1,10 @@
 // What every WebDAV method handler works with: the thread's DavService (SMB
 // sessions, dav-state, the post-write hook, the route wrapper that turns
 // errors into answers) and the request's DavCall (where it points, who makes
-// it, the share as that user, the checks before a write). The method files
-// (dav-read, dav-write, dav-copy-move, dav-lock) import this module and
-// nothing of each other; dav.ts registers them.
+// it, the share as that user, the checks before a write, which are
+// src/webdav/write-check.ts's). The method files (dav-read, dav-write,
+// dav-copy-move, dav-lock) import this module and nothing of each other;
+// dav.ts registers them.
 import type { Logger } from 'pino';
 import type { Config } from '../../../src/config/index.js';
 import { parseBasicAuth } from '../../../src/auth/basic.js';
@@ -11,22 +12,21 @@ import { HttpError } from '../../../src/http/http-error.js';
 import { errorWithoutMessage } from '../../../src/log.js';
 import type { HttpExchange } from '../../../src/http/exchange.js';
 import type { Router } from '../../../src/http/router.js';
-import type { DavResource, DavStateProtocol, WriteGateResult, WriteTarget } from '../../../src/messages/dav-state.js';
+import type { DavResource, DavStateProtocol, WriteTarget } from '../../../src/messages/dav-state.js';
 import type { PageChange, ReconcilerProtocol } from '../../../src/messages/reconciler.js';
 import { ActorUnavailableError, type Remote } from '../../../src/runtime/rpc.js';
 import { SmbClient, SmbError, SmbPool, type SmbShare } from '../../../src/smb/index.js';
 import { guardedLogin, LoginThrottledError, remoteLoginGuard, THROTTLE_UNAVAILABLE_MESSAGE, throttledHttpError, type LoginGuard, type LoginGuardProtocol } from '../../../src/auth/login-guard.js';
-import { DAV_PREFIX, hrefOf, parseDavPath, parentPath, resourceKey, type DavLocation } from '../../../src/webdav/dav-path.js';
+import { DAV_PREFIX, hrefOf, parseDavPath, parentPath, type DavLocation } from '../../../src/webdav/dav-path.js';
 import { BASIC_CHALLENGE, davHttpError } from '../../../src/webdav/errors.js';
-import { evaluateIf, ifResources, parseIfHeader, submittedTokens, type IfList, type IfResourceState } from '../../../src/webdav/if-header.js';
+import { parseIfHeader, type IfList } from '../../../src/webdav/if-header.js';
 import { MULTISTATUS_TYPE, multistatus, statusResponse } from '../../../src/webdav/multistatus.js';
-import { evaluatePreconditions, hasPreconditions } from '../../../src/webdav/preconditions.js';
-import { entryEtag, type DavEntry } from '../../../src/webdav/properties.js';
-import { destinationPath } from '../../../src/webdav/requests.js';
+import { hasPreconditions } from '../../../src/webdav/preconditions.js';
 import { LeaseQueue } from '../../../src/webdav/leases.js';
 import { DavStateHints } from '../../../src/webdav/state-hint.js';
 import { DavStorage } from '../../../src/webdav/storage.js';
 import type { MemberFailure } from '../../../src/webdav/tree-ops.js';
+import { checkWrite, type WriteCheck, type WriteCheckOptions } from '../../../src/webdav/write-check.js';
 import type { WriteRight } from '../../../src/webdav/write-rights.js';
 import { wikiWriteViolation } from '../../../src/wiki/layout.js';
 
@@ -213,79 +213,10 @@ export class DavCall {
     return this.ifHeader() !== undefined || hasPreconditions(this.ex.headers);
   }
 
-  /**
-   * The checks before a write: locks on `targets` (423 unless the If header submits their tokens), the
-   * If header and RFC 9110 preconditions (412). `state` reads the request resource after the lease (when
-   * `lease`) is taken. Call `release` when the write is done.
-   */
-  async checkWrite(targets: WriteTarget[], options: { lease?: boolean; state?: () => Promise<DavEntry | null> } = {}): Promise<WriteCheck> {
-    const lists = this.ifHeader();
-    const { locks } = await this.svc.hints.counts();
-    const tags = lists ? ifResources(lists) : [];
-    const asked = tags.map((tag) => this.resolveTag(tag));
-    const local = options.lease ? this.svc.localLeases : undefined;
-    const localLease = local ? await local.acquire(resourceKey(this.resource())) : undefined;
-    const sharedLease = options.lease && !local;
-    let gate: WriteGateResult | undefined;
-    const release = () => {
-      if (local && localLease !== undefined) local.release(localLease);
-      if (gate?.leaseId !== undefined) this.svc.davState.release(gate.leaseId).catch(() => undefined);
-    };
-    try {
-      if (locks > 0 || lists !== undefined || sharedLease) {
-        gate = await this.svc.davState.writeGate({
-          principal: this.principal,
-          targets,
-          tokens: lists ? submittedTokens(lists) : [],
-          ask: asked.filter((r) => r !== undefined),
-          ...(sharedLease ? { lease: this.resource() } : {}),
-        });
-      }
-      const current = options.state ? await options.state() : undefined;
-      if (hasPreconditions(this.ex.headers)) {
-        const known = current === undefined ? await this.storage.stat(this.path) : current;
-        const outcome = evaluatePreconditions(this.ex.method, known && !known.isCollection ? { etag: entryEtag(known), mtimeMs: known.mtimeMs } : null, this.ex.headers);
-        if (outcome !== 'proceed') throw new HttpError(412, 'precondition_failed', `a precondition (If-Match, If-None-Match, ...) does not hold for ${this.path || '/'}`);
-      }
-      if (lists) {
-        const known = asked.filter((r) => r !== undefined);
-        const states = new Map<string | undefined, IfResourceState>();
-        for (const [i, tag] of tags.entries()) {
-          const resource = asked[i];
-          const entry = resource === undefined ? null : tag === undefined && current !== undefined ? current : await this.storage.stat(resource.path);
-          states.set(tag, {
-            etag: entry && !entry.isCollection ? entryEtag(entry) : null,
-            lockTokens: new Set(resource ? gate?.lockTokens[known.indexOf(resource)] : []),
-          });
-        }
-        if (!evaluateIf(lists, (tag) => states.get(tag)!)) throw new HttpError(412, 'precondition_failed', 'the If header does not hold');
-      }
-      if (gate?.blockedBy) {
-        throw new HttpError(423, 'locked', `${this.path || '/'} is locked (lock on ${hrefOf(gate.blockedBy.share, gate.blockedBy.path, false)}); submit its lock token in the If header`);
-      }
-      return { current, release };
-    } catch (err) {
-      release();
-      throw err;
-    }
+  /** The checks before a write (see src/webdav/write-check.ts); call `release` when the write is done. */
+  checkWrite(targets: WriteTarget[], options: WriteCheckOptions = {}): Promise<WriteCheck> {
+    return checkWrite(this.svc, this, targets, options);
   }
-
-  /** A resource the If header tags: on this share, or undefined (then none of its conditions on locks or tags hold). */
-  private resolveTag(tag: string | undefined): DavResource | undefined {
-    if (tag === undefined) return this.resource();
-    try {
-      const location = this.svc.locate(destinationPath(tag));
-      return location && location.share === this.location.share ? this.resource(location.path) : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-}
-
-export interface WriteCheck {
-  /** The request resource as `state` read it (undefined when not asked). */
-  current: DavEntry | null | undefined;
-  release(): void;
 }
 
 /** The parent of a path as a depth-0 write target (adding or removing a member changes it). */

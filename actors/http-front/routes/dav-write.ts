@@ -14,7 +14,8 @@ import { removeTree } from '../../../src/webdav/tree-ops.js';
 import { pageDeleted, pageWritten } from '../../../src/webdav/wiki-hook.js';
 import { WRITE_PROPERTIES } from '../../../src/webdav/write-rights.js';
 import { clarkName } from '../../../src/webdav/xml.js';
-import { checkWikiLayout, forgetResource, parentTarget, sendFailures, type DavCall, type DavService, type WriteCheck } from './dav-context.js';
+import type { WriteCheck } from '../../../src/webdav/write-check.js';
+import { checkWikiLayout, forgetResource, parentTarget, sendFailures, type DavCall, type DavService } from './dav-context.js';
 
 export function registerDavWriteRoutes(router: Router, svc: DavService): void {
   svc.route(router, 'PUT', (call) => put(call, svc), 'stream');
