@@ -57,7 +57,7 @@ export function operation(op: Json & { responses: Record<string, Json> }): Json 
 /** An answer without a body. */
 export const noBody = (description: string, headers?: Json): Json => ({ description, ...(headers ? { headers } : {}) });
 
-// ---- the admin and user-event logins (actors/webhook-store/logins.ts, src/auth/http.ts) -------------
+// ---- the admin and user-event logins (actors/webhook-store/logins.ts, actors/http-front/routes/api-calls.ts) --
 
 export const AUTH_401 = error('Credentials missing or wrong', ['invalid_credentials'], CHALLENGE);
 const ADMIN_401 = error('Credentials missing or wrong', ['invalid_credentials'], ADMIN_CHALLENGE);

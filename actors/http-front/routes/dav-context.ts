@@ -18,7 +18,7 @@ import { ActorUnavailableError, type Remote } from '../../../src/runtime/rpc.js'
 import { SmbClient, SmbError, SmbPool, type SmbShare } from '../../../src/smb/index.js';
 import { guardedLogin, LoginThrottledError, remoteLoginGuard, THROTTLE_UNAVAILABLE_MESSAGE, throttledHttpError, type LoginGuard, type LoginGuardProtocol } from '../../../src/auth/login-guard.js';
 import { DAV_PREFIX, hrefOf, parseDavPath, parentPath, type DavLocation } from '../../../src/webdav/dav-path.js';
-import { BASIC_CHALLENGE, davHttpError } from '../../../src/webdav/errors.js';
+import { DAV_CHALLENGE_HEADER, davHttpError } from '../../../src/webdav/errors.js';
 import { parseIfHeader, type IfList } from '../../../src/webdav/if-header.js';
 import { MULTISTATUS_TYPE, multistatus, statusResponse } from '../../../src/webdav/multistatus.js';
 import { hasPreconditions } from '../../../src/webdav/preconditions.js';
@@ -167,7 +167,7 @@ export class DavCall {
   private authenticate(): { principal: string; storage: DavStorage } {
     if (this.storageOfUser) return { principal: this.principalName!, storage: this.storageOfUser };
     const auth = parseBasicAuth(this.ex.headers['authorization']);
-    if (!auth.ok) throw new HttpError(401, 'unauthorized', auth.message, BASIC_CHALLENGE);
+    if (!auth.ok) throw new HttpError(401, 'unauthorized', auth.message, DAV_CHALLENGE_HEADER);
     const { smb } = this.svc.deps.config;
     const [domain, user] = auth.user.includes('\\')
       ? auth.user.split('\\', 2) as [string, string]
