@@ -17,7 +17,7 @@ import type { DavStateHints } from './state-hint.js';
 /** What the checks need of the thread. */
 export interface WriteCheckDeps {
   readonly davState: Pick<Remote<DavStateProtocol>, 'writeGate' | 'release'>;
-  readonly hints: DavStateHints;
+  readonly hints: Pick<DavStateHints, 'counts'>;
   /** Leases held in this thread when it is the only http-front; undefined: dav-state holds them. */
   readonly localLeases: LeaseQueue | undefined;
   /** The share path a URI names on this service, if any (for the If header's tags). */
