@@ -4,7 +4,7 @@
 import { challengeHeader, DAV_CHALLENGE } from '../http/challenges.js';
 import { HttpError } from '../http/http-error.js';
 import { ActorUnavailableError } from '../runtime/rpc.js';
-import { SmbError } from '../smb/errors.js';
+import { SmbError } from '../smb/index.js';
 import { DavPathError } from './dav-path.js';
 import { EtagSyntaxError } from './etag.js';
 import { IfHeaderError } from './if-header.js';
