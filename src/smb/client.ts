@@ -11,12 +11,15 @@ import {
   Disposition,
   FileAttributes,
   InfoType,
+  READ_ATTRS,
   RELATED_FILE_ID,
   SecurityInformation,
   closeRequest,
   createRequest,
   parseCloseResponse,
   parseCreateResponse,
+  parseReadResponse,
+  readRequest,
   setInfoRequest,
   writeRequest,
   type CreateParams,
@@ -26,6 +29,7 @@ import {
   FileHandle,
   internalIdRequest,
   listDirectory,
+  openDoClose,
   parseInternalIdResponse,
   queryAllInfo,
   querySecurity,
@@ -39,6 +43,7 @@ import { carryCurrentDacl, carryDacl, replacedDacl } from './replace.js';
 import type { SecurityDescriptor } from './security-descriptor.js';
 import type { Credentials } from './session.js';
 import type { Tree } from './tree.js';
+import { BLOCK_SIZE, upload, type CommitMode } from './upload.js';
 import { assertStatus } from './connection.js';
 
 export interface SmbStat {
@@ -76,7 +81,6 @@ export interface ShareOptions extends SmbServer, Credentials {
   share: string;
 }
 
-const READ_ATTRS = Access.FILE_READ_ATTRIBUTES | Access.SYNCHRONIZE;
 /** Statuses of a rename over a target that is still open elsewhere, and the waits before each retry. */
 const RENAME_RETRY_STATUS: readonly number[] = [NtStatus.ACCESS_DENIED, NtStatus.SHARING_VIOLATION];
 const RENAME_BACKOFF_MS = [10, 20, 40, 80, 160, 250, 250, 250, 500, 500, 500];
@@ -154,18 +158,59 @@ export class SmbShare {
     if (length !== Infinity && (!Number.isSafeInteger(length) || length < 1)) {
       throw new SmbError('INVALID_ARGUMENT', `invalid read length ${length}`);
     }
-    const params: CreateParams = {
-      name: toSmbPath(path),
-      desiredAccess: Access.FILE_READ_DATA | READ_ATTRS,
-      disposition: Disposition.OPEN,
-      createOptions: CreateOptions.NON_DIRECTORY_FILE,
-    };
-    return this.read((tree) => readFileRange(tree, params, offset, length));
+    return this.read((tree) => readFileRange(tree, readParams(path, CreateOptions.NON_DIRECTORY_FILE), offset, length));
+  }
+
+  /**
+   * Opens a file and reads its first `length` bytes in one round trip: CREATE, file id, READ, CLOSE. The stat and
+   * the bytes are of the same version. A folder fails with IS_A_DIRECTORY.
+   */
+  async openRead(path: string, length: number): Promise<{ stat: SmbStat; head: Buffer }> {
+    const p = normalizePath(path);
+    return onceMore(() => this.modify(async (tree) => {
+      const { create, responses } = await openDoClose(tree, readParams(p, CreateOptions.NON_DIRECTORY_FILE), [
+        internalIdRequest(),
+        readRequest(RELATED_FILE_ID, 0, length),
+      ], [[], [NtStatus.END_OF_FILE]]);
+      const read = responses[1]!;
+      const head = read.header.status === NtStatus.END_OF_FILE ? Buffer.alloc(0) : Buffer.from(parseReadResponse(read.reader));
+      return { stat: toStat(p, splitPath(p).base, create, create.endOfFile, parseInternalIdResponse(responses[0]!)), head };
+    }));
+  }
+
+  /**
+   * Bytes [start, end] of the file version `fileId`, in blocks as the consumer takes them, on one open handle.
+   * Fails with NOT_FOUND if the file was replaced since that version was seen.
+   */
+  async *readBlocks(path: string, fileId: string, start: number, end: number): AsyncGenerator<Buffer> {
+    const handle = await onceMore(() => this.modify((tree) => FileHandle.open(tree, readParams(path, CreateOptions.NON_DIRECTORY_FILE))));
+    try {
+      if ((await handle.internalId()) !== fileId) throw new SmbError('NOT_FOUND', `${path} was replaced while it was being read`);
+      for (let offset = start; offset <= end; offset += BLOCK_SIZE) {
+        yield await handle.read(offset, Math.min(BLOCK_SIZE, end + 1 - offset));
+      }
+    } finally {
+      await handle.close().catch(() => undefined);
+    }
+  }
+
+  /**
+   * Whether the file server grants `access` on `path`: a CREATE that only opens, with that desired access, and
+   * its CLOSE in one round trip. ACCESS_DENIED is the server's refusal. A SHARING_VIOLATION counts as granted: the
+   * server checks the access before the share modes of other opens (Windows and Samba alike), so only another
+   * program holding the file stood in the way.
+   */
+  async checkAccess(path: string, access: number): Promise<void> {
+    try {
+      await onceMore(() => this.modify((tree) => openDoClose(tree, { name: toSmbPath(path), desiredAccess: access | READ_ATTRS, disposition: Disposition.OPEN }, [])));
+    } catch (err) {
+      if (!(err instanceof SmbError && err.code === 'SHARING_VIOLATION')) throw err;
+    }
   }
 
   async readdir(path: string): Promise<SmbStat[]> {
     const dir = normalizePath(path);
-    return this.read(async (tree) => (await listDirectory(tree, directoryParams(dir))).map((e) => statFromEntry(dir, e)));
+    return this.read(async (tree) => (await listDirectory(tree, readParams(dir, CreateOptions.DIRECTORY_FILE))).map((e) => statFromEntry(dir, e)));
   }
 
   /** Walks the tree below `path` breadth-first with bounded concurrency. */
@@ -281,6 +326,16 @@ export class SmbShare {
     });
   }
 
+  /**
+   * Replaces (or creates) a file with a streamed body of any size, atomically for readers, once `decide` says how
+   * (upload.ts); returns the stat of the new version and whether the file is new.
+   */
+  async upload(path: string, chunks: AsyncIterable<Buffer>, decide: () => Promise<CommitMode>): Promise<{ stat: SmbStat; created: boolean }> {
+    const p = normalizePath(path);
+    const { attributes, fileId, created } = await this.modify((tree) => upload(tree, p, chunks, decide));
+    return { stat: toStat(p, splitPath(p).base, attributes, attributes.endOfFile, fileId), created };
+  }
+
   async mkdir(path: string, options: { recursive?: boolean } = {}): Promise<void> {
     const p = normalizePath(path);
     if (!p) throw new SmbError('INVALID_ARGUMENT', 'cannot create the share root');
@@ -368,13 +423,23 @@ export class SmbShare {
   }
 }
 
-function directoryParams(dir: string): CreateParams {
-  return {
-    name: toSmbPath(dir),
-    desiredAccess: Access.FILE_READ_DATA | READ_ATTRS,
-    disposition: Disposition.OPEN,
-    createOptions: CreateOptions.DIRECTORY_FILE,
-  };
+/** Opens a file (`NON_DIRECTORY_FILE`) or a folder (`DIRECTORY_FILE`) to read its data or its members. */
+function readParams(path: string, createOptions: number): CreateParams {
+  return { name: toSmbPath(path), desiredAccess: Access.FILE_READ_DATA | READ_ATTRS, disposition: Disposition.OPEN, createOptions };
+}
+
+/**
+ * Runs an operation again when the connection dropped under it: the pool has discarded the connection by then and
+ * reconnects (it retries only the operations it knows to be idempotent, with timeouts). A timeout is not retried
+ * here, so that an unreachable server costs one connect timeout, not two.
+ */
+async function onceMore<T>(op: () => Promise<T>): Promise<T> {
+  try {
+    return await op();
+  } catch (err) {
+    if (!(err instanceof SmbError && (err.code === 'CONNECTION_CLOSED' || err.code === 'SESSION_EXPIRED'))) throw err;
+    return op();
+  }
 }
 
 /** A file-system client: shares are opened through one pool of connections and sessions. */

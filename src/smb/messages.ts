@@ -205,6 +205,8 @@ export const Access = {
   GENERIC_WRITE: 0x40000000,
   GENERIC_READ: 0x80000000,
 } as const;
+/** What every open of the file-system facade asks for besides its purpose: the attributes, and SYNCHRONIZE. */
+export const READ_ATTRS = Access.FILE_READ_ATTRIBUTES | Access.SYNCHRONIZE;
 export const ShareAccess = { READ: 1, WRITE: 2, DELETE: 4, ALL: 7 } as const;
 export const Disposition = { SUPERSEDE: 0, OPEN: 1, CREATE: 2, OPEN_IF: 3, OVERWRITE: 4, OVERWRITE_IF: 5 } as const;
 export const CreateOptions = {

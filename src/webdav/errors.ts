@@ -1,15 +1,17 @@
 // How failures of a WebDAV request become HTTP answers: SMB errors by their
 // code, protocol errors of the request as 400, an unreachable backend or
 // dav-state as a fast 503 that names what is down.
+import { challengeHeader, DAV_CHALLENGE } from '../http/challenges.js';
 import { HttpError } from '../http/http-error.js';
 import { ActorUnavailableError } from '../runtime/rpc.js';
-import { SmbError } from '../smb/errors.js';
+import { SmbError } from '../smb/index.js';
 import { DavPathError } from './dav-path.js';
 import { EtagSyntaxError } from './etag.js';
 import { IfHeaderError } from './if-header.js';
 import { DavRequestError } from './requests.js';
 
-export const BASIC_CHALLENGE = { 'www-authenticate': 'Basic realm="edu-fileproxy", charset="UTF-8"' };
+/** The 401 header of WebDAV: the users' realm, with the charset of the credentials. */
+export const DAV_CHALLENGE_HEADER = challengeHeader(DAV_CHALLENGE);
 
 export interface FailureContext {
   /** The SMB server of the share. */
@@ -39,7 +41,7 @@ function smbHttpError(err: SmbError, at: FailureContext): HttpError {
     case 'ACCESS_DENIED': return new HttpError(403, 'access_denied', `the file server denies access to ${where}`);
     case 'SECURITY_NOT_CARRIED':
       return new HttpError(403, 'acl_not_preserved', `${where} was not replaced: its access rights cannot be carried over to the new content (${err.message})`);
-    case 'LOGON_FAILURE': return new HttpError(401, 'logon_failure', `the file server ${at.server} refused the credentials`, BASIC_CHALLENGE);
+    case 'LOGON_FAILURE': return new HttpError(401, 'logon_failure', `the file server ${at.server} refused the credentials`, DAV_CHALLENGE_HEADER);
     case 'SHARING_VIOLATION': return new HttpError(423, 'in_use', `${where} is in use by another program`);
     case 'DELETE_PENDING': return new HttpError(409, 'delete_pending', `${where} is being deleted`);
     case 'NAME_COLLISION': return new HttpError(409, 'exists', `${where} already exists`);

@@ -1,7 +1,7 @@
 // Recursive DELETE and COPY on top of single-file SMB operations: SMB has no
 // recursive delete and no server-side copy through our client. Failures of
 // single members are collected (RFC 4918 answers them in a 207).
-import { SmbError } from '../smb/errors.js';
+import { SmbError } from '../smb/index.js';
 import type { LockDepth } from '../messages/dav-state.js';
 import type { DavEntry } from './properties.js';
 import type { DavStorage } from './storage.js';

@@ -4,7 +4,7 @@
 // block every writer (LOCK) or fill the store (PROPPATCH). Each is therefore
 // asked of the file server as the requesting user, as the SMB operation it
 // stands for would ask: an open with that access, closed at once.
-import { Access } from '../smb/messages.js';
+import { Access } from '../smb/index.js';
 
 export interface WriteRight {
   /** The desired access of the SMB CREATE that asks for it. */

@@ -1,5 +1,5 @@
 import { HttpError } from '../http/http-error.js';
-import { checkJsonObjectBody, type JsonObjectBodyResult } from './body.js';
+import { checkJsonObjectBody, type JsonObjectBodyResult } from '../http/json-body.js';
 import type { AcceptedWebhookEvent } from './dispatch.js';
 import { DUPLICATE_EVENT } from './errors.js';
 import { checkWebhookHeaders, type WebhookIntakeHeaders, type WebhookIntakeOptions } from './intake.js';

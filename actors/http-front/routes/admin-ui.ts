@@ -10,19 +10,16 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
-import { ADMIN_CHALLENGE, authorizedOrThrow } from '../../../src/auth/http.js';
 import type { Config } from '../../../src/config/index.js';
 import type { HttpExchange } from '../../../src/http/exchange.js';
 import { HttpError } from '../../../src/http/http-error.js';
 import type { Router } from '../../../src/http/router.js';
-import type { WebhookStoreProtocol } from '../../../src/messages/webhook-store.js';
-import type { Remote } from '../../../src/runtime/rpc.js';
-import { unavailableAs503 } from '../../../src/webhooks/errors.js';
+import { adminCall, type AdminLogins } from './api-calls.js';
 
 export interface AdminUiRouteDeps {
   readonly config: Pick<Config, 'webhooks'>;
   /** Authenticates global admins. */
-  readonly logins: Pick<Remote<WebhookStoreProtocol>, 'authenticateAdmin'>;
+  readonly logins: AdminLogins;
   readonly log: Logger;
 }
 
@@ -86,14 +83,9 @@ export function registerAdminUiRoutes(router: Router, deps: AdminUiRouteDeps): v
   });
 
   const supported = deps.config.webhooks.supported_user_agents;
-  router.add('GET', USER_AGENTS_PATH, async (ex) => {
-    try {
-      authorizedOrThrow(await deps.logins.authenticateAdmin(ex.headers['authorization'], ex.clientAddress), ADMIN_CHALLENGE);
-    } catch (err) {
-      throw unavailableAs503(err);
-    }
+  router.add('GET', USER_AGENTS_PATH, adminCall(deps.logins, async (ex) => {
     ex.json(200, { user_agents: supported }, { 'cache-control': 'no-store' });
-  });
+  }));
 }
 
 function sendAsset(ex: HttpExchange, asset: Asset): void {

@@ -3,16 +3,14 @@
 // admin (LDAPS bind + admin.groups, with sessions) in the webhook-store actor.
 // Keys are shown only by the reveal call, which writes an audit line (never the key).
 import type { Logger } from 'pino';
-import { ADMIN_CHALLENGE, authorizedOrThrow } from '../../../src/auth/http.js';
 import type { AuthorizedUser } from '../../../src/auth/admin.js';
 import type { Config } from '../../../src/config/index.js';
-import type { HttpExchange } from '../../../src/http/exchange.js';
 import { HttpError } from '../../../src/http/http-error.js';
+import { readJsonObject } from '../../../src/http/json-body.js';
 import type { Router } from '../../../src/http/router.js';
 import type { WebhookStoreProtocol } from '../../../src/messages/webhook-store.js';
 import type { Remote } from '../../../src/runtime/rpc.js';
-import { checkJsonObjectBody } from '../../../src/webhooks/body.js';
-import { unavailableAs503 } from '../../../src/webhooks/errors.js';
+import { adminCall } from './api-calls.js';
 
 export interface AdminWebhookClientRouteDeps {
   readonly config: Pick<Config, 'http' | 'webhooks'>;
@@ -31,49 +29,38 @@ export function registerAdminWebhookClientRoutes(router: Router, deps: AdminWebh
   const supported = deps.config.webhooks.supported_user_agents;
   const withBody = { bodyLimit: deps.config.http.max_body };
 
-  /** Runs an admin call: 401/403/503 before anything else, 503 while the store is down. */
-  const asAdmin = (work: (ex: HttpExchange, admin: AuthorizedUser, params: Record<string, string>) => Promise<void>) =>
-    async (ex: HttpExchange, params: Record<string, string>) => {
-      try {
-        const admin = authorizedOrThrow(await store.authenticateAdmin(ex.headers['authorization'], ex.clientAddress), ADMIN_CHALLENGE);
-        await work(ex, admin, params);
-      } catch (err) {
-        throw unavailableAs503(err);
-      }
-    };
-
-  router.add('POST', BASE, asAdmin(async (ex, admin) => {
-    const userAgent = parseCreateRequest(await jsonObjectBody(ex), supported);
+  router.add('POST', BASE, adminCall(store, async (ex, admin) => {
+    const userAgent = parseCreateRequest(await readJsonObject(ex), supported);
     const client = await store.createClient(userAgent);
     log.info({ audit: 'webhook_client_created', admin: admin.user, webhook_client: client.id, user_agent: userAgent }, 'webhook client created');
     ex.json(201, client, { location: `${BASE}/${client.id}`, ...NO_STORE });
   }), withBody);
 
-  router.add('GET', BASE, asAdmin(async (ex) => {
+  router.add('GET', BASE, adminCall(store, async (ex) => {
     const userAgent = ex.query.get('user_agent') ?? undefined;
     ex.json(200, { clients: await store.listClients(userAgent) }, NO_STORE);
   }));
 
-  router.add('GET', `${BASE}/:id/key`, asAdmin(async (ex, admin, { id }) => {
+  router.add('GET', `${BASE}/:id/key`, adminCall(store, async (ex, admin, { id }) => {
     const client = await store.revealClient(id);
     if (client === undefined) throw unknownClient(id);
     log.info({ audit: 'webhook_client_key_revealed', admin: admin.user, webhook_client: client.id }, 'webhook client key revealed');
     ex.json(200, { id: client.id, api_key: client.api_key }, NO_STORE);
   }));
 
-  router.add('DELETE', BASE, asAdmin(async (ex, admin) => {
-    const ids = parseDeleteRequest(await jsonObjectBody(ex));
+  router.add('DELETE', BASE, adminCall(store, async (ex, admin) => {
+    const ids = parseDeleteRequest(await readJsonObject(ex));
     ex.json(200, await deleteClients(ids, admin), NO_STORE);
   }), withBody);
 
-  router.add('DELETE', `${BASE}/:id`, asAdmin(async (ex, admin, { id }) => {
+  router.add('DELETE', `${BASE}/:id`, adminCall(store, async (ex, admin, { id }) => {
     const result = await deleteClients([id], admin);
     if (result.deleted.length === 0) throw unknownClient(id);
     ex.json(200, result, NO_STORE);
   }));
 
   // Clients are immutable: a key can be neither changed nor regenerated (spec 2 and 5).
-  const immutable = asAdmin(async () => {
+  const immutable = adminCall(store, async () => {
     throw new HttpError(400, 'client_immutable',
       'webhook clients and their keys cannot be changed or regenerated; to replace a key, create a new client with the same user_agent and delete the old one');
   });
@@ -87,12 +74,6 @@ export function registerAdminWebhookClientRoutes(router: Router, deps: AdminWebh
     if (deleted.length > 0) log.info({ audit: 'webhook_clients_deleted', admin: admin.user, webhook_clients: deleted }, 'webhook clients deleted');
     return { deleted, not_found: notFound };
   }
-}
-
-async function jsonObjectBody(ex: HttpExchange): Promise<Record<string, unknown>> {
-  const body = checkJsonObjectBody(ex.headers['content-type'], await ex.readBody());
-  if (!body.ok) throw body.error;
-  return body.object;
 }
 
 /** `{"user_agent": "<supported service>"}` and nothing else. */

@@ -10,8 +10,7 @@ import { destinationPath, parseLockDepth, parseOverwrite } from '../../../src/we
 import { copyTree, membersMapped, removeTree } from '../../../src/webdav/tree-ops.js';
 import { pageDeleted, pageMoved, pageWritten } from '../../../src/webdav/wiki-hook.js';
 import { isWikiDir } from '../../../src/wiki/layout.js';
-import { checkWikiLayout, forgetResource, sendFailures } from './dav-write.js';
-import { parentTarget, type DavCall, type DavService } from './dav.js';
+import { checkWikiLayout, forgetResource, parentTarget, sendFailures, type DavCall, type DavService } from './dav-context.js';
 
 export function registerDavCopyMoveRoutes(router: Router, svc: DavService): void {
   svc.route(router, 'COPY', (call) => copyOrMove(call, svc, 'copy'));

@@ -7,16 +7,14 @@ import { HttpError } from '../../../src/http/http-error.js';
 import type { Router } from '../../../src/http/router.js';
 import { SmbError } from '../../../src/smb/index.js';
 import { parentPath } from '../../../src/webdav/dav-path.js';
-import { lockResponseBody } from '../../../src/webdav/multistatus.js';
+import { lockResponseBody, MULTISTATUS_TYPE } from '../../../src/webdav/multistatus.js';
 import { isEmpty, parseLockDepth, parseLockInfo, parseLockToken, parseTimeout } from '../../../src/webdav/requests.js';
 import { submittedTokens } from '../../../src/webdav/if-header.js';
 import type { DavEntry } from '../../../src/webdav/properties.js';
 import { pageWritten } from '../../../src/webdav/wiki-hook.js';
 import { CREATE_FILE, lockRight } from '../../../src/webdav/write-rights.js';
 import { storedSize } from '../../../src/webdav/xml.js';
-import { MULTISTATUS_TYPE } from './dav-read.js';
-import { checkWikiLayout } from './dav-write.js';
-import { parentTarget, type DavCall, type DavService } from './dav.js';
+import { checkWikiLayout, parentTarget, type DavCall, type DavService } from './dav-context.js';
 
 export function registerDavLockRoutes(router: Router, svc: DavService): void {
   svc.route(router, 'LOCK', (call) => lock(call, svc), 'xml');

@@ -6,15 +6,13 @@ import type { ResourceState } from '../../../src/messages/dav-state.js';
 import { SmbError } from '../../../src/smb/errors.js';
 import { attachmentDisposition, isActiveContent } from '../../../src/webdav/active-content.js';
 import { contentTypeOf } from '../../../src/webdav/mime.js';
-import { multistatus, propertyElement, propstatResponse, type PropstatGroup } from '../../../src/webdav/multistatus.js';
+import { MULTISTATUS_TYPE, multistatus, propertyElement, propstatResponse, type PropstatGroup } from '../../../src/webdav/multistatus.js';
 import { evaluatePreconditions } from '../../../src/webdav/preconditions.js';
 import { entryEtag, isLiveProperty, liveNames, liveProperty, type DavEntry } from '../../../src/webdav/properties.js';
 import { ifRangeHolds, requestedRange } from '../../../src/webdav/range.js';
 import { parseDepth, parsePropfind, type PropertyName, type PropfindRequest } from '../../../src/webdav/requests.js';
 import { DAV_NS, clarkName, type XmlElement } from '../../../src/webdav/xml.js';
-import type { DavCall, DavService } from './dav.js';
-
-export const MULTISTATUS_TYPE = 'application/xml; charset=utf-8';
+import type { DavCall, DavService } from './dav-context.js';
 
 export function registerDavReadRoutes(router: Router, svc: DavService): void {
   svc.route(router, 'GET', get);

@@ -1,39 +1,27 @@
 // WebDAV writes: PUT (atomic, conditional, streamed), DELETE, MKCOL and
-// PROPPATCH; COPY/MOVE and LOCK/UNLOCK have modules of their own. The SMB
+// PROPPATCH (COPY/MOVE and LOCK/UNLOCK are in dav-copy-move.ts and dav-lock.ts). The SMB
 // writes are the file server's to allow; PROPPATCH, whose properties live in
 // dav-state, asks it for the right first (write-rights.ts).
 import { HttpError } from '../../../src/http/http-error.js';
 import type { Router } from '../../../src/http/router.js';
 import type { PropertyLimit, PropertyPatch } from '../../../src/messages/dav-state.js';
 import { NtStatus, SmbError, SmbStatusError } from '../../../src/smb/errors.js';
-import { davHttpError } from '../../../src/webdav/errors.js';
-import { multistatus, propertyElement, propstatResponse, statusResponse } from '../../../src/webdav/multistatus.js';
+import type { CommitMode } from '../../../src/smb/index.js';
+import { MULTISTATUS_TYPE, multistatus, propertyElement, propstatResponse } from '../../../src/webdav/multistatus.js';
 import { entryEtag, isLiveProperty } from '../../../src/webdav/properties.js';
 import { isEmpty, parseLockDepth, parsePropertyUpdate } from '../../../src/webdav/requests.js';
-import type { CommitMode } from '../../../src/webdav/storage.js';
-import { removeTree, type MemberFailure } from '../../../src/webdav/tree-ops.js';
+import { removeTree } from '../../../src/webdav/tree-ops.js';
 import { pageDeleted, pageWritten } from '../../../src/webdav/wiki-hook.js';
 import { WRITE_PROPERTIES } from '../../../src/webdav/write-rights.js';
 import { clarkName } from '../../../src/webdav/xml.js';
-import { wikiWriteViolation } from '../../../src/wiki/layout.js';
-import { registerDavCopyMoveRoutes } from './dav-copy-move.js';
-import { registerDavLockRoutes } from './dav-lock.js';
-import { MULTISTATUS_TYPE } from './dav-read.js';
-import { parentTarget, type DavCall, type DavService, type WriteCheck } from './dav.js';
+import type { WriteCheck } from '../../../src/webdav/write-check.js';
+import { checkWikiLayout, forgetResource, parentTarget, sendFailures, type DavCall, type DavService } from './dav-context.js';
 
 export function registerDavWriteRoutes(router: Router, svc: DavService): void {
   svc.route(router, 'PUT', (call) => put(call, svc), 'stream');
   svc.route(router, 'DELETE', (call) => remove(call, svc));
   svc.route(router, 'MKCOL', mkcol, 'xml');
   svc.route(router, 'PROPPATCH', (call) => proppatch(call, svc), 'xml');
-  registerDavCopyMoveRoutes(router, svc);
-  registerDavLockRoutes(router, svc);
-}
-
-/** 403 when the wiki layout forbids creating `kind` at `path`. */
-export function checkWikiLayout(path: string, kind: 'file' | 'folder'): void {
-  const violation = wikiWriteViolation(path, kind);
-  if (violation) throw new HttpError(403, violation.code, violation.message);
 }
 
 async function put(call: DavCall, svc: DavService): Promise<void> {
@@ -99,21 +87,6 @@ async function remove(call: DavCall, svc: DavService): Promise<void> {
   } finally {
     check.release();
   }
-}
-
-/** Locks and dead properties of a resource that is gone. */
-export async function forgetResource(call: DavCall, svc: DavService, path: string): Promise<void> {
-  const counts = await svc.hints.counts();
-  if (counts.locks + counts.propertyResources > 0) await svc.davState.removed(call.resource(path));
-}
-
-/** 207 with the members that could not be handled. */
-export function sendFailures(call: DavCall, failures: readonly MemberFailure[]): void {
-  const responses = failures.map((f) => {
-    const status = davHttpError(f.error, { server: call.server, share: call.location.share, path: f.path })?.status ?? 500;
-    return statusResponse(call.href(f.path, f.isCollection), status);
-  });
-  call.ex.send(207, multistatus(responses), { 'content-type': MULTISTATUS_TYPE });
 }
 
 async function mkcol(call: DavCall): Promise<void> {

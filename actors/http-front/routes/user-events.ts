@@ -2,32 +2,28 @@
 // events (unexpired, newest first), for the calling service or the user. Basic
 // credentials, checked by the webhook-store (see actors/webhook-store/logins.ts
 // for who may read whose events).
-import { BASIC_CHALLENGE, authorizedOrThrow } from '../../../src/auth/http.js';
+import { BASIC_CHALLENGE } from '../../../src/http/challenges.js';
 import { HttpError } from '../../../src/http/http-error.js';
 import type { Router } from '../../../src/http/router.js';
 import type { WebhookStoreProtocol } from '../../../src/messages/webhook-store.js';
 import type { Remote } from '../../../src/runtime/rpc.js';
-import { unavailableAs503 } from '../../../src/webhooks/errors.js';
+import { apiCall, authorizedOrThrow } from './api-calls.js';
 
 export function registerUserEventRoutes(router: Router, store: Remote<WebhookStoreProtocol>): void {
-  router.add('GET', '/edu-api/users/:username/events', async (ex, params) => {
-    try {
-      const username = decodeUsername(params['username'] ?? '');
-      authorizedOrThrow(await store.authenticateEventReader(ex.headers['authorization'], username, ex.clientAddress), BASIC_CHALLENGE);
-      const events = await store.userEvents(username);
-      ex.json(200, {
-        username,
-        events: events.map((e) => ({
-          event_id: e.eventId,
-          client_id: e.clientId,
-          received_at: new Date(e.receivedAt).toISOString(),
-          payload: e.payload,
-        })),
-      }, { 'cache-control': 'no-store' });
-    } catch (err) {
-      throw unavailableAs503(err);
-    }
-  });
+  router.add('GET', '/edu-api/users/:username/events', apiCall(async (ex, params) => {
+    const username = decodeUsername(params['username'] ?? '');
+    authorizedOrThrow(await store.authenticateEventReader(ex.headers['authorization'], username, ex.clientAddress), BASIC_CHALLENGE);
+    const events = await store.userEvents(username);
+    ex.json(200, {
+      username,
+      events: events.map((e) => ({
+        event_id: e.eventId,
+        client_id: e.clientId,
+        received_at: new Date(e.receivedAt).toISOString(),
+        payload: e.payload,
+      })),
+    }, { 'cache-control': 'no-store' });
+  }));
 }
 
 function decodeUsername(raw: string): string {

@@ -10,9 +10,10 @@ import type { NewUserEvent, WebhookStoreProtocol } from '../../../src/messages/w
 import type { Remote } from '../../../src/runtime/rpc.js';
 import { CallBatcher } from '../../../src/webhooks/batch.js';
 import { dispatchWebhookEvent, type WebhookDispatchDeps } from '../../../src/webhooks/dispatch.js';
-import { unavailableAs503, WEBHOOK_OK_JSON } from '../../../src/webhooks/errors.js';
+import { WEBHOOK_OK_JSON } from '../../../src/webhooks/errors.js';
 import { handleWebhookRequest, type WebhookHandlerDeps } from '../../../src/webhooks/handle.js';
 import type { WebhookClientLookup } from '../../../src/webhooks/key-index.js';
+import { unavailableAs503 } from './api-calls.js';
 
 export interface WebhookRouteDeps {
   readonly config: Pick<Config, 'http' | 'webhooks'>;

@@ -12,19 +12,19 @@
 // `elasticsearch.enabled: false` every wiki endpoint answers 404 and no
 // Elasticsearch client is created.
 import type { Logger } from 'pino';
-import { BASIC_CHALLENGE } from '../../../src/auth/http.js';
 import { parseBasicAuth, type BasicCredentials } from '../../../src/auth/basic.js';
 import type { Config } from '../../../src/config/index.js';
+import { BASIC_CHALLENGE, challengeHeader } from '../../../src/http/challenges.js';
 import type { HttpExchange } from '../../../src/http/exchange.js';
 import { HttpError } from '../../../src/http/http-error.js';
+import { readJsonObject } from '../../../src/http/json-body.js';
 import type { RouteHandler, Router } from '../../../src/http/router.js';
 import type { LdapResolverProtocol, NoAccessReason } from '../../../src/messages/ldap-resolver.js';
 import type { Remote } from '../../../src/runtime/rpc.js';
 import { createSearchClient } from '../../../src/search/client.js';
 import { checkFolder, parseSearchRequest, SearchRequestError, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
-import { checkJsonObjectBody } from '../../../src/webhooks/body.js';
-import { unavailableAs503 } from '../../../src/webhooks/errors.js';
+import { unavailableAs503 } from './api-calls.js';
 
 export interface WikiRouteDeps {
   readonly config: Pick<Config, 'elasticsearch'>;
@@ -69,9 +69,8 @@ export function registerWikiRoutes(router: Router, deps: WikiRouteDeps): void {
     viewer.noAccess === undefined ? result : { ...result, no_access: viewer.noAccess };
 
   router.add('POST', PATHS.search, wikiCall(async (ex, credentials) => {
-    const body = checkJsonObjectBody(ex.headers['content-type'], await ex.readBody());
-    if (!body.ok) throw body.error;
-    const request = validated(() => parseSearchRequest(body.object));
+    const body = await readJsonObject(ex);
+    const request = validated(() => parseSearchRequest(body));
     const viewer = await viewerOf(credentials, ex);
     ex.json(200, answered(await search.search(request, viewer), viewer), NO_STORE);
   }), { bodyLimit: SEARCH_BODY_LIMIT });
@@ -108,7 +107,7 @@ function wikiCall(work: (ex: HttpExchange, credentials: BasicCredentials) => Pro
 }
 
 function challengeFor(status: number): Record<string, string> {
-  return status === 401 ? { 'www-authenticate': BASIC_CHALLENGE } : {};
+  return status === 401 ? challengeHeader(BASIC_CHALLENGE) : {};
 }
 
 /** Runs a validation; a SearchRequestError becomes a 400 whose message starts with the field's name. */

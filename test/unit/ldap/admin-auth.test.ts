@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { AdminAuthenticator, AdminSessionCache } from '../../../src/auth/admin.js';
-import { authorizedOrThrow } from '../../../src/auth/http.js';
+import { authorizedOrThrow } from '../../../actors/http-front/routes/api-calls.js';
 import { HttpError } from '../../../src/http/http-error.js';
 import { DirectoryError } from '../../../src/ldap/connection.js';
 import type { DirectoryUser, UserAuthenticator } from '../../../src/ldap/directory.js';

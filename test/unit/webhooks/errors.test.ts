@@ -2,7 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { HttpError } from '../../../src/http/http-error.js';
 import { ActorUnavailableError } from '../../../src/runtime/rpc.js';
-import { DUPLICATE_EVENT, unavailableAs503, WEBHOOK_OK_JSON } from '../../../src/webhooks/errors.js';
+import { DUPLICATE_EVENT, WEBHOOK_OK_JSON } from '../../../src/webhooks/errors.js';
+import { unavailableAs503 } from '../../../actors/http-front/routes/api-calls.js';
 
 describe('webhook responses', () => {
   it('a duplicate event id is 409 duplicate_event', () => {

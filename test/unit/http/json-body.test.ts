@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkJsonObjectBody } from '../../../src/webhooks/body.js';
+import { checkJsonObjectBody } from '../../../src/http/json-body.js';
 
 const json = (value: unknown) => Buffer.from(JSON.stringify(value));
 

@@ -1,4 +1,6 @@
-import { HttpError } from '../http/http-error.js';
+// Request bodies that must be a JSON object: webhook events, the admin APIs, wiki search.
+import type { HttpExchange } from './exchange.js';
+import { HttpError } from './http-error.js';
 
 export type JsonObjectBodyResult =
   | { readonly ok: true; readonly object: Record<string, unknown> }
@@ -32,6 +34,13 @@ export function checkJsonObjectBody(contentType: string | undefined, body: Array
     return fail(400, 'body_not_object', `request body must be a JSON object, got ${kind}`);
   }
   return { ok: true, object: value as Record<string, unknown> };
+}
+
+/** The request body as a JSON object; throws the 415 or 400 of checkJsonObjectBody otherwise. */
+export async function readJsonObject(ex: HttpExchange): Promise<Record<string, unknown>> {
+  const body = checkJsonObjectBody(ex.headers['content-type'], await ex.readBody());
+  if (!body.ok) throw body.error;
+  return body.object;
 }
 
 function fail(status: number, code: string, message: string): JsonObjectBodyResult {

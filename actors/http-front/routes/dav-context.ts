@@ -1,0 +1,250 @@
+// What every WebDAV method handler works with: the thread's DavService (SMB
+// sessions, dav-state, the post-write hook, the route wrapper that turns
+// errors into answers) and the request's DavCall (where it points, who makes
+// it, the share as that user, the checks before a write, which are
+// src/webdav/write-check.ts's). The method files (dav-read, dav-write,
+// dav-copy-move, dav-lock) import this module and nothing of each other;
+// dav.ts registers them.
+import type { Logger } from 'pino';
+import type { Config } from '../../../src/config/index.js';
+import { parseBasicAuth } from '../../../src/auth/basic.js';
+import { HttpError } from '../../../src/http/http-error.js';
+import { errorWithoutMessage } from '../../../src/log.js';
+import type { HttpExchange } from '../../../src/http/exchange.js';
+import type { Router } from '../../../src/http/router.js';
+import type { DavResource, DavStateProtocol, WriteTarget } from '../../../src/messages/dav-state.js';
+import type { PageChange, ReconcilerProtocol } from '../../../src/messages/reconciler.js';
+import { ActorUnavailableError, type Remote } from '../../../src/runtime/rpc.js';
+import { SmbClient, SmbError, SmbPool, type SmbShare } from '../../../src/smb/index.js';
+import { guardedLogin, LoginThrottledError, remoteLoginGuard, THROTTLE_UNAVAILABLE_MESSAGE, throttledHttpError, type LoginGuard, type LoginGuardProtocol } from '../../../src/auth/login-guard.js';
+import { DAV_PREFIX, hrefOf, parseDavPath, parentPath, type DavLocation } from '../../../src/webdav/dav-path.js';
+import { DAV_CHALLENGE_HEADER, davHttpError } from '../../../src/webdav/errors.js';
+import { parseIfHeader, type IfList } from '../../../src/webdav/if-header.js';
+import { MULTISTATUS_TYPE, multistatus, statusResponse } from '../../../src/webdav/multistatus.js';
+import { hasPreconditions } from '../../../src/webdav/preconditions.js';
+import { LeaseQueue } from '../../../src/webdav/leases.js';
+import { DavStateHints } from '../../../src/webdav/state-hint.js';
+import { DavStorage } from '../../../src/webdav/storage.js';
+import type { MemberFailure } from '../../../src/webdav/tree-ops.js';
+import { checkWrite, type WriteCheck, type WriteCheckOptions } from '../../../src/webdav/write-check.js';
+import type { WriteRight } from '../../../src/webdav/write-rights.js';
+import { wikiWriteViolation } from '../../../src/wiki/layout.js';
+
+/** A refused connection answers at once; a server that does not answer at all is given this long. */
+const CONNECT_TIMEOUT_MS = 3_000;
+
+export interface DavDeps {
+  config: Config;
+  davState: Remote<DavStateProtocol>;
+  reconciler: Remote<ReconcilerProtocol>;
+  /** Holds the login throttle, asked before a new SMB session is set up with a user's credentials. */
+  resolver: Remote<LoginGuardProtocol>;
+  log: Logger;
+}
+
+export type DavHandler = (call: DavCall) => Promise<void>;
+
+/** What every WebDAV route shares: the SMB sessions of this thread, dav-state, the post-write hook. */
+export class DavService {
+  readonly smb: SmbClient;
+  readonly hints: DavStateHints;
+  /**
+   * Write leases held in this thread when it is the only http-front (every write of the service passes
+   * here, so they serialize as well as dav-state's would, without the hop); undefined with several fronts.
+   */
+  readonly localLeases: LeaseQueue | undefined;
+  readonly logins: LoginGuard;
+  private readonly shares: string[];
+
+  constructor(readonly deps: DavDeps) {
+    const { smb } = deps.config;
+    this.smb = new SmbClient(new SmbPool({
+      requestTimeoutMs: smb.request_timeout,
+      connectTimeoutMs: Math.min(CONNECT_TIMEOUT_MS, smb.request_timeout),
+      idleTimeoutMs: smb.idle_timeout,
+      minDialect: smb.min_dialect,
+      requireEncryption: smb.require_encryption,
+    }));
+    this.hints = new DavStateHints(deps.davState);
+    this.localLeases = deps.config.workers.http_front === 1 ? new LeaseQueue(2 * smb.request_timeout) : undefined;
+    this.shares = smb.shares.map((s) => s.name);
+    this.logins = remoteLoginGuard(deps.resolver, deps.log);
+  }
+
+  get davState(): Remote<DavStateProtocol> {
+    return this.deps.davState;
+  }
+
+  /** A route for one method; `body` says whether it takes an XML body, streams one (PUT) or takes none. */
+  route(router: Router, method: string, handler: DavHandler, body: 'none' | 'xml' | 'stream' = 'none'): void {
+    const options = body === 'xml' ? { bodyLimit: this.deps.config.http.max_body } : body === 'stream' ? { streamBody: true } : {};
+    router.add(method, `${DAV_PREFIX}*`, async (ex) => {
+      let call: DavCall | undefined;
+      try {
+        call = this.open(ex);
+        await call.logon();
+        await handler(call);
+      } catch (err) {
+        const answer = davHttpError(err, { server: call?.server ?? '', share: call?.location.share ?? '', path: call?.path ?? ex.path });
+        if (!answer) throw err;
+        if (answer.status >= 500) this.deps.log.warn({ err: errorWithoutMessage(err), method: ex.method, outcome: answer.code }, 'WebDAV request failed');
+        throw answer;
+      }
+    }, options);
+  }
+
+  /** Sends post-write hook messages; they never delay or fail the response. */
+  hook(changes: readonly PageChange[]): void {
+    for (const change of changes) {
+      this.deps.reconciler.pageChanged(change).catch((err: unknown) => {
+        this.deps.log.warn({ err: errorWithoutMessage(err) }, 'post-write hook not delivered; the reconciler will catch up');
+      });
+    }
+  }
+
+  /** The share path a request URI (or If header tag, Destination) names on this service, if any. */
+  locate(rawPath: string): DavLocation | undefined {
+    return parseDavPath(rawPath, this.shares);
+  }
+
+  close(): Promise<void> {
+    return this.smb.close();
+  }
+
+  private open(ex: HttpExchange): DavCall {
+    const location = this.locate(ex.path);
+    if (!location) throw new HttpError(404, 'unknown_share', `no share is configured under ${ex.path.split('/').slice(0, 3).join('/')}/`);
+    const { smb } = this.deps.config;
+    const server = smb.shares.find((s) => s.name === location.share)?.server ?? smb.server!;
+    return new DavCall(this, ex, location, server);
+  }
+}
+
+/** One WebDAV request: where it points, who makes it, and the SMB share as that user. */
+export class DavCall {
+  private storageOfUser: DavStorage | undefined;
+  private share: SmbShare | undefined;
+  private principalName: string | undefined;
+  private ifLists: IfList[] | undefined | null = null;
+
+  constructor(readonly svc: DavService, readonly ex: HttpExchange, readonly location: DavLocation, readonly server: string) {}
+
+  get path(): string {
+    return this.location.path;
+  }
+
+  /** Lower-case `domain\user` (or the UPN): who owns the locks this request takes. */
+  get principal(): string {
+    return this.principalName ?? this.authenticate().principal;
+  }
+
+  /** The share opened with the request's Basic credentials; 401 without them. */
+  get storage(): DavStorage {
+    return this.storageOfUser ?? this.authenticate().storage;
+  }
+
+  /**
+   * Sets up the user's SMB session before the handler runs. A session this thread already pools passes at once;
+   * a new one (a DC logon) first passes the login throttle: 429 when it refuses. Without credentials nothing
+   * happens here (the handler answers 401 where it needs them).
+   */
+  async logon(): Promise<void> {
+    const auth = parseBasicAuth(this.ex.headers['authorization']);
+    if (!auth.ok) return;
+    this.authenticate();
+    const attempt = { user: auth.user, address: this.ex.clientAddress };
+    try {
+      await this.share!.logon((setup) => guardedLogin(this.svc.logins, attempt, setup, isLogonFailure));
+    } catch (err) {
+      if (err instanceof LoginThrottledError) throw throttledHttpError(err);
+      if (err instanceof ActorUnavailableError) {
+        throw new HttpError(503, 'service_unavailable', THROTTLE_UNAVAILABLE_MESSAGE, { 'retry-after': '1' });
+      }
+      throw err;
+    }
+  }
+
+  private authenticate(): { principal: string; storage: DavStorage } {
+    if (this.storageOfUser) return { principal: this.principalName!, storage: this.storageOfUser };
+    const auth = parseBasicAuth(this.ex.headers['authorization']);
+    if (!auth.ok) throw new HttpError(401, 'unauthorized', auth.message, DAV_CHALLENGE_HEADER);
+    const { smb } = this.svc.deps.config;
+    const [domain, user] = auth.user.includes('\\')
+      ? auth.user.split('\\', 2) as [string, string]
+      : [auth.user.includes('@') ? '' : smb.domain, auth.user];
+    this.principalName = (domain ? `${domain}\\${user}` : user).toLowerCase();
+    this.share = this.svc.smb.share({ host: this.server, port: smb.port, domain, user, password: auth.password, share: this.location.share });
+    this.storageOfUser = new DavStorage(this.share, this.location.share);
+    return { principal: this.principalName, storage: this.storageOfUser };
+  }
+
+  /**
+   * 403 unless the file server grants this user `right` on `path`, asked now as that user (see write-rights.ts):
+   * for state the file server does not keep itself (locks, dead properties).
+   */
+  async requireRight(path: string, right: WriteRight): Promise<void> {
+    try {
+      await this.storage.checkAccess(path, right.access);
+    } catch (err) {
+      if (!(err instanceof SmbError && err.code === 'ACCESS_DENIED')) throw err;
+      throw new HttpError(403, 'access_denied', `${this.ex.method} needs the right to ${right.means} on '${path || '/'}', which the file server denies you`);
+    }
+  }
+
+  resource(path = this.path): DavResource {
+    return { share: this.location.share, path };
+  }
+
+  href(path: string, collection: boolean): string {
+    return hrefOf(this.location.share, path, collection);
+  }
+
+  /** The If header's lists; undefined without one. */
+  ifHeader(): IfList[] | undefined {
+    if (this.ifLists === null) {
+      const header = this.ex.headers['if'];
+      this.ifLists = header === undefined ? undefined : parseIfHeader(header);
+    }
+    return this.ifLists;
+  }
+
+  /** Whether the request carries conditions (If, If-Match, ...): such writes are serialized per resource. */
+  get conditional(): boolean {
+    return this.ifHeader() !== undefined || hasPreconditions(this.ex.headers);
+  }
+
+  /** The checks before a write (see src/webdav/write-check.ts); call `release` when the write is done. */
+  checkWrite(targets: WriteTarget[], options: WriteCheckOptions = {}): Promise<WriteCheck> {
+    return checkWrite(this.svc, this, targets, options);
+  }
+}
+
+/** The parent of a path as a depth-0 write target (adding or removing a member changes it). */
+export function parentTarget(call: DavCall, path: string): WriteTarget {
+  return { resource: call.resource(parentPath(path)), depth: '0' };
+}
+
+function isLogonFailure(err: unknown): boolean {
+  return err instanceof SmbError && err.code === 'LOGON_FAILURE';
+}
+
+/** 403 when the wiki layout forbids creating `kind` at `path`. */
+export function checkWikiLayout(path: string, kind: 'file' | 'folder'): void {
+  const violation = wikiWriteViolation(path, kind);
+  if (violation) throw new HttpError(403, violation.code, violation.message);
+}
+
+/** Locks and dead properties of a resource that is gone. */
+export async function forgetResource(call: DavCall, svc: DavService, path: string): Promise<void> {
+  const counts = await svc.hints.counts();
+  if (counts.locks + counts.propertyResources > 0) await svc.davState.removed(call.resource(path));
+}
+
+/** 207 with the members that could not be handled. */
+export function sendFailures(call: DavCall, failures: readonly MemberFailure[]): void {
+  const responses = failures.map((f) => {
+    const status = davHttpError(f.error, { server: call.server, share: call.location.share, path: f.path })?.status ?? 500;
+    return statusResponse(call.href(f.path, f.isCollection), status);
+  });
+  call.ex.send(207, multistatus(responses), { 'content-type': MULTISTATUS_TYPE });
+}

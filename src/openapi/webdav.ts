@@ -1,0 +1,139 @@
+// OpenAPI path of WebDAV (actors/http-front/routes/dav*.ts, src/webdav/errors.ts). Methods beyond
+// OpenAPI's fixed set (PROPFIND, MKCOL, COPY, ...) are described under `x-additional-operations`,
+// shaped like OpenAPI 3.2's `additionalOperations`.
+
+import { DAV_RESPONSE_HEADERS } from '../webdav/active-content.js';
+import { CHALLENGE, error, header, noBody, operation, THROTTLED_429, type Json } from './shared.js';
+
+const XML = 'application/xml; charset=utf-8';
+const multistatus = (description: string): Json => ({ description, content: { [XML]: { schema: { type: 'string' } } } });
+const DOWNLOAD = {
+  'Content-Disposition': header('attachment; filename="…" (filename*=UTF-8\'\'… for other names) for HTML, XHTML, SVG, XML, XSLT, JavaScript and MHTML files'),
+};
+const VALIDATORS = {
+  ETag: header('Strong entity tag of the file'),
+  'Last-Modified': header('Modification time of the file'),
+};
+
+/** What every WebDAV method may answer: request errors, the user's SMB rights, the backend's state. */
+const DAV_ERRORS: Record<string, Json> = {
+  '400': error('Malformed path or request', ['invalid_path', 'invalid_request', 'invalid_name']),
+  '401': error('Basic credentials missing, or refused by the file server', ['unauthorized', 'logon_failure'], CHALLENGE),
+  '403': error('The file server or the wiki layout forbids it (LOCK and PROPPATCH ask it for the write right they need), the Destination is on another share, a replaced file\'s DACL cannot be carried over, or a bound of webdav.locks / webdav.dead_properties would be passed', ['access_denied', 'other_share', 'share_root', 'same_resource', 'into_itself', 'propfind_finite_depth', 'not_lock_owner', 'wiki_subfolder', 'wiki_non_markdown', 'acl_not_preserved', 'too_many_locks', 'lock_owner_too_large', 'too_many_properties', 'properties_too_large']),
+  '404': error('No such share or resource', ['unknown_share', 'not_found']),
+  '405': error('Not possible on this kind of resource', ['is_a_folder', 'is_a_collection', 'exists']),
+  '409': error('Conflict with the state of the share', ['no_parent', 'exists', 'not_empty', 'not_a_folder', 'delete_pending', 'no_such_lock']),
+  '412': error('A precondition (If-Match, If-None-Match, If, Overwrite) does not hold', ['precondition_failed', 'destination_exists']),
+  '423': error('Locked, or in use by another program', ['locked', 'in_use']),
+  '429': THROTTLED_429,
+  '502': error('The file server failed', ['backend_error', 'share_unavailable']),
+  '503': error('The SMB server, the WebDAV state or the login throttle is unavailable; retry', ['backend_unavailable', 'dav_state_unavailable', 'service_unavailable']),
+  '507': error('The file server has no space left, or the dead-property store is full (webdav.dead_properties.max_total_size)', ['disk_full', 'property_store_full']),
+};
+
+const DAV_PARAMETERS = [
+  { name: 'share', in: 'path', required: true, description: 'A share of smb.shares', schema: { type: 'string' } },
+  {
+    name: 'path', in: 'path', required: true,
+    description: 'The file or folder path within the share: percent-encoded segments joined by "/", empty for the share root. OpenAPI path parameters cannot span segments; `x-multi-segment` marks this one.',
+    schema: { type: 'string' },
+    'x-multi-segment': true,
+  },
+];
+
+const headerParam = (name: string, description: string, schema: Json = { type: 'string' }): Json => ({ name, in: 'header', required: false, description, schema });
+const DEPTH = (values: string[]) => headerParam('Depth', 'Depth of the operation', { type: 'string', enum: values });
+const IF = headerParam('If', 'RFC 4918 If header: lock tokens and entity tags');
+const DESTINATION = { ...headerParam('Destination', 'Target URI on the same share'), required: true };
+const OVERWRITE = headerParam('Overwrite', 'F refuses to replace an existing destination (412)', { type: 'string', enum: ['T', 'F'] });
+const XML_BODY = { required: false, content: { 'application/xml': { schema: { type: 'string' } }, 'text/xml': { schema: { type: 'string' } } } };
+
+function davOperation(operationId: string, summary: string, own: Record<string, Json>, extra: Json = {}): Json {
+  return operation({ operationId, summary, tags: ['WebDAV'], security: [{ basicAuth: [] }], ...extra, responses: { ...DAV_ERRORS, ...own } });
+}
+
+const DAV_BODY_413 = error('XML request body over http.max_body', ['body_too_large']);
+
+export const webdavPaths = {
+  '/dav/{share}/{path}': {
+    summary: 'WebDAV (RFC 4918 class 1 and 2) on the SMB shares',
+    description: 'Every request runs as the user of its basic credentials on the file server, whose ACLs decide. '
+      + `Every answer (errors included) carries Content-Security-Policy: ${DAV_RESPONSE_HEADERS['content-security-policy']} and `
+      + 'X-Content-Type-Options: nosniff, so that no uploaded file runs on this origin; files a browser would execute '
+      + '(HTML, XHTML, SVG, XML, XSLT, JavaScript, MHTML) are sent as attachments. '
+      + 'Inside `.wiki/` folders only Markdown files may be created. With several http-front threads (workers.http_front > 1) '
+      + 'only OPTIONS, GET, HEAD, PUT and DELETE are served.',
+    parameters: DAV_PARAMETERS,
+    options: operation({
+      operationId: 'davOptions',
+      summary: 'WebDAV capabilities',
+      tags: ['WebDAV'],
+      responses: {
+        '200': noBody('Capabilities', { DAV: header('1, 2'), Allow: header('The WebDAV methods'), 'MS-Author-Via': header('DAV') }),
+      },
+    }),
+    get: davOperation('davGet', 'Read a file (one byte range at most)', {
+      '200': { description: 'The file', headers: { ...VALIDATORS, ...DOWNLOAD }, content: { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } },
+      '206': { description: 'The requested range', headers: { ...VALIDATORS, ...DOWNLOAD, 'Content-Range': header('bytes first-last/size') }, content: { '*/*': { schema: { type: 'string' } } } },
+      '304': noBody('Not modified (If-None-Match, If-Modified-Since)', VALIDATORS),
+      '416': error('The range is outside the file', ['range_not_satisfiable'], { 'Content-Range': header('bytes */size') }),
+    }, {
+      parameters: [
+        headerParam('Range', 'One byte range: bytes=first-last'),
+        headerParam('If-Range', 'Entity tag or date the range depends on'),
+        headerParam('If-None-Match', 'Entity tags; 304 when one matches'),
+        headerParam('If-Match', 'Entity tags; 412 when none matches'),
+      ],
+    }),
+    head: davOperation('davHead', 'Headers of a file, as GET would send them', {
+      '200': noBody('The file exists', VALIDATORS),
+      '206': noBody('The requested range', VALIDATORS),
+      '304': noBody('Not modified', VALIDATORS),
+      '416': noBody('The range is outside the file'),
+    }),
+    put: davOperation('davPut', 'Write a file atomically (streamed; If-Match for conflict detection)', {
+      '201': noBody('Created', VALIDATORS),
+      '204': noBody('Replaced', VALIDATORS),
+    }, {
+      parameters: [headerParam('If-Match', 'Entity tag the file must still have'), headerParam('If-None-Match', '* creates only'), IF],
+      requestBody: { required: false, content: { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } },
+    }),
+    delete: davOperation('davDelete', 'Delete a file or a folder with its contents', {
+      '204': noBody('Deleted'),
+      '207': multistatus('Members that could not be deleted'),
+    }, { parameters: [DEPTH(['infinity']), IF] }),
+    'x-additional-operations': {
+      PROPFIND: davOperation('davPropfind', 'Properties of a resource (Depth 0) or a folder and its members (Depth 1)', {
+        '207': multistatus('The properties'),
+        '413': DAV_BODY_413,
+      }, { parameters: [DEPTH(['0', '1', 'infinity'])], requestBody: XML_BODY }),
+      PROPPATCH: davOperation('davProppatch', 'Set or remove dead properties', {
+        '207': multistatus('The outcome per property'),
+        '413': DAV_BODY_413,
+      }, { parameters: [IF], requestBody: XML_BODY }),
+      MKCOL: davOperation('davMkcol', 'Create a folder', {
+        '201': noBody('Created'),
+        '413': DAV_BODY_413,
+        '415': error('MKCOL takes no request body', ['unsupported_body']),
+      }, { parameters: [IF] }),
+      COPY: davOperation('davCopy', 'Copy within the share (dead properties follow, locks do not)', {
+        '201': noBody('Copied to a new name'),
+        '204': noBody('Copied over an existing resource'),
+        '207': multistatus('Members that could not be copied'),
+      }, { parameters: [DESTINATION, OVERWRITE, DEPTH(['0', 'infinity']), IF] }),
+      MOVE: davOperation('davMove', 'Move or rename within the share', {
+        '201': noBody('Moved to a new name'),
+        '204': noBody('Moved over an existing resource'),
+        '207': multistatus('Members that could not be replaced'),
+      }, { parameters: [DESTINATION, OVERWRITE, DEPTH(['infinity']), IF] }),
+      LOCK: davOperation('davLock', 'Take a write lock (a new name becomes an empty file), or refresh one (no body, If header)', {
+        '200': { ...multistatus('The lock (lockdiscovery)'), headers: { 'Lock-Token': header('<token> of a new lock') } },
+        '201': { ...multistatus('The lock on a newly created empty file'), headers: { 'Lock-Token': header('<token>') } },
+        '413': DAV_BODY_413,
+      }, { parameters: [DEPTH(['0', 'infinity']), headerParam('Timeout', 'Second-<n> or Infinite'), IF], requestBody: XML_BODY }),
+      UNLOCK: davOperation('davUnlock', 'Release a lock', {
+        '204': noBody('Released'),
+      }, { parameters: [{ ...headerParam('Lock-Token', '<token> of the lock'), required: true }] }),
+    },
+  },
+};
