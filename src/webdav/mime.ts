@@ -40,7 +40,8 @@ const TYPES: Record<string, string> = {
   odp: 'application/vnd.oasis.opendocument.presentation',
 };
 
+/** The type by the name's last extension; a name that is only an extension (`.xhtml`) has it, as in Windows. */
 export function contentTypeOf(name: string): string {
   const dot = name.lastIndexOf('.');
-  return (dot > 0 && TYPES[name.slice(dot + 1).toLowerCase()]) || 'application/octet-stream';
+  return (dot >= 0 && TYPES[name.slice(dot + 1).toLowerCase()]) || 'application/octet-stream';
 }
