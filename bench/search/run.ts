@@ -16,9 +16,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { bulkRequestLines, countBulkItems } from '../../src/search/bulk.js';
+import { documentSource } from '../../src/search/bulk.js';
+import { IndexWriter } from '../../src/search/index-writer.js';
 import { createSearchClient } from '../../src/search/client.js';
-import { describeError } from '../../src/search/log.js';
+import { describeError, silentLog } from '../../src/search/log.js';
 import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
 import { buildSearchBody, parseSearchRequest, type Viewer } from '../../src/search/query.js';
 import type { SearchResult } from '../../src/search/search.js';
@@ -183,27 +184,23 @@ async function seed(env: TestbedEnv, client: ReturnType<typeof createSearchClien
   const next = seededRandom(20260521);
   const sids: Sids = { anna: env.users['anna']!.sid, indexer: env.users['svc-indexer']!.sid, groups: env.groups };
   const ids: string[] = [];
-  for (let start = 0; start < PAGES; start += SEED_BATCH) {
-    const docs = Array.from({ length: Math.min(SEED_BATCH, PAGES - start) }, (_, k) => syntheticPage(start + k, next, sids, env.smb.host));
-    const response = await client.bulk({
-      index: DEFAULT_ALIAS,
-      require_alias: true,
-      operations: bulkRequestLines(docs.map((doc) => ({ action: 'upsert' as const, doc }))),
-    });
-    const counts = countBulkItems(response);
-    if (counts.failed > 0) throw new Error(`seeding failed: ${counts.reasons.join('; ')}`);
-    ids.push(...docs.map((d) => d.id));
+  const writer = new IndexWriter({ client, target: { alias: DEFAULT_ALIAS }, maxOperations: SEED_BATCH, log: silentLog });
+  for (let i = 0; i < PAGES; i++) {
+    const doc = syntheticPage(i, next, sids, env.smb.host);
+    await writer.upsert(doc.id, JSON.stringify(documentSource(doc)));
+    ids.push(doc.id);
   }
+  await writer.flush();
+  if (writer.counts.rejected > 0) throw new Error(`seeding failed: ${writer.counts.rejected} documents rejected`);
   await client.indices.refresh({ index: DEFAULT_ALIAS });
   await client.indices.forcemerge({ index: DEFAULT_ALIAS, max_num_segments: 1 });
   return ids;
 }
 
 async function unseed(client: ReturnType<typeof createSearchClient>, ids: string[]): Promise<void> {
-  for (let start = 0; start < ids.length; start += SEED_BATCH) {
-    const batch = ids.slice(start, start + SEED_BATCH).map((id) => ({ action: 'delete' as const, id }));
-    await client.bulk({ index: DEFAULT_ALIAS, operations: bulkRequestLines(batch), require_alias: true });
-  }
+  const writer = new IndexWriter({ client, target: { alias: DEFAULT_ALIAS }, maxOperations: SEED_BATCH, log: silentLog });
+  for (const id of ids) await writer.delete(id);
+  await writer.flush();
   await client.indices.refresh({ index: DEFAULT_ALIAS });
 }
 

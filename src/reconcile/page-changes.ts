@@ -1,7 +1,7 @@
 /**
  * The post-write hook: WebDAV's page changes, applied the way a pass applies a difference. Each written page is
  * loaded by the same smb-reader task as in a pass (share-folders.ts loadPageDocument: read, size limit, render;
- * only the `_source` JSON comes back) and handed to the pass's bulk writer (index-writer.ts).
+ * only the `_source` JSON comes back) and handed to the pass's bulk writer (src/search/index-writer.ts).
  *
  * Changes wait in a bounded queue; a change that finds the index not writable or the queue full is dropped and
  * counted, so a request never waits on the index. Operations collect in one writer for up to `flushIntervalMs`
@@ -14,7 +14,7 @@ import type { PageAddress, PageChange } from '../messages/reconciler.js';
 import { describeError, type SearchLog } from '../search/log.js';
 import { documentId } from '../wiki/document.js';
 import { isWikiPage } from '../wiki/layout.js';
-import { IndexWriter } from './index-writer.js';
+import { IndexWriter } from '../search/index-writer.js';
 import type { DocumentOutcome } from './listing.js';
 
 export interface PageChangesOptions {
@@ -185,7 +185,7 @@ export class PageChanges {
   private newWriter(): IndexWriter {
     return new IndexWriter({
       client: this.options.client,
-      alias: this.options.alias,
+      target: { alias: this.options.alias },
       log: this.options.log,
       onDelivered: ({ upserted, deleted, rejected }) => {
         this.bulk.upserted += upserted;

@@ -5,7 +5,7 @@
  */
 import type { IndexManager, RebuildResult } from '../search/index-manager.js';
 import type { SearchLog } from '../search/log.js';
-import type { WikiDocument } from '../wiki/document.js';
+import type { SourceDocument } from '../search/index-writer.js';
 import { mapConcurrent } from './map-concurrent.js';
 import { walkWikiPages, type WalkItem } from './ordered-walk.js';
 import type { ShareCounts, ShareSource } from './share-pass.js';
@@ -33,9 +33,9 @@ export class RebuildCancelledError extends Error {
   override readonly name = 'RebuildCancelledError';
 }
 
-async function* shareDocuments(target: RebuildShare, options: RebuildOptions): AsyncGenerator<WikiDocument> {
+async function* shareDocuments(target: RebuildShare, options: RebuildOptions): AsyncGenerator<SourceDocument> {
   const { share, source, counts } = target;
-  const load = async (item: WalkItem): Promise<WikiDocument | null> => {
+  const load = async (item: WalkItem): Promise<SourceDocument | null> => {
     if (item.kind === 'unreadable') counts.unreadable++;
     if (item.kind !== 'page') return null;
     counts.seen++;
@@ -43,7 +43,8 @@ async function* shareDocuments(target: RebuildShare, options: RebuildOptions): A
     if (loaded.status === 'document') {
       counts.added++;
       counts.indexed++;
-      return { id: loaded.id, ...(JSON.parse(loaded.source) as Omit<WikiDocument, 'id'>) };
+      // The JSON text goes to the writer as the pool thread rendered it.
+      return { id: loaded.id, source: loaded.source };
     }
     if (loaded.status === 'denied') counts.unreadable++;
     if (loaded.status === 'failed') {
@@ -60,7 +61,7 @@ async function* shareDocuments(target: RebuildShare, options: RebuildOptions): A
 }
 
 export async function rebuildFromShares(options: RebuildOptions): Promise<RebuildResult> {
-  async function* everything(): AsyncGenerator<WikiDocument> {
+  async function* everything(): AsyncGenerator<SourceDocument> {
     for (const target of options.shares) {
       options.onShare(target.share);
       yield* shareDocuments(target, options);

@@ -7,7 +7,7 @@
 import { errors as esErrors, type Client } from '@elastic/elasticsearch';
 import { IndexManager } from '../search/index-manager.js';
 import { describeError, type SearchLog } from '../search/log.js';
-import { IndexWriteError } from './index-writer.js';
+import { IndexWriteError } from '../search/index-writer.js';
 import { isTerminal, Job, type JobInfo, type JobRequest } from './jobs.js';
 import { rebuildFromShares } from './rebuild.js';
 import { runSharePass, type ShareSource } from './share-pass.js';

@@ -8,10 +8,10 @@
  * until then is correct, and the next pass does the rest.
  */
 import type { Client } from '@elastic/elasticsearch';
+import { IndexWriter } from '../search/index-writer.js';
 import { indexedPages } from '../search/inventory.js';
 import { documentId } from '../wiki/document.js';
 import { diffShare, groupGone, type DiffItem, type GoneInFolder } from './diff.js';
-import { IndexWriter } from './index-writer.js';
 import type { DocumentOutcome, FolderListing, NameListing, PageFacts } from './listing.js';
 import { mapConcurrent } from './map-concurrent.js';
 import { walkWikiPages } from './ordered-walk.js';
@@ -96,7 +96,7 @@ export async function runSharePass(options: SharePassOptions): Promise<void> {
     ? null
     : new IndexWriter({
         client: options.client,
-        alias: options.alias,
+        target: { alias: options.alias },
         log,
         onDelivered: ({ upserted, deleted, rejected }) => {
           counts.indexed += upserted;

@@ -1,28 +1,14 @@
 /**
- * The `_bulk` format of wiki documents: a document's `_source`, the request lines, the counts of a response.
- * The one writer that batches them is src/reconcile/index-writer.ts.
+ * The `_bulk` format of wiki documents: a document's `_source` and the counts of a response.
+ * The one writer that batches them is index-writer.ts.
  */
 import type { estypes } from '@elastic/elasticsearch';
 import type { WikiDocument } from '../wiki/document.js';
-
-export type BulkOperation = { action: 'upsert'; doc: WikiDocument } | { action: 'delete'; id: string };
 
 /** The `_source` of a document: everything but the id, which is the `_id`. */
 export function documentSource(doc: WikiDocument): Omit<WikiDocument, 'id'> {
   const { id: _id, ...source } = doc;
   return source;
-}
-
-type BulkLines = NonNullable<estypes.BulkRequest<Omit<WikiDocument, 'id'>>['operations']>;
-
-/** The request lines of a `_bulk` call: upserts replace the whole document. */
-export function bulkRequestLines(ops: Iterable<BulkOperation>): BulkLines {
-  const lines: BulkLines = [];
-  for (const op of ops) {
-    if (op.action === 'upsert') lines.push({ index: { _id: op.doc.id } }, documentSource(op.doc));
-    else lines.push({ delete: { _id: op.id } });
-  }
-  return lines;
 }
 
 export interface BulkItemCounts {

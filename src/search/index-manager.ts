@@ -7,8 +7,7 @@
  * Searches go through the alias and see either the old or the new index, never none.
  */
 import { errors, type Client, type estypes } from '@elastic/elasticsearch';
-import type { WikiDocument } from '../wiki/document.js';
-import { bulkRequestLines, countBulkItems } from './bulk.js';
+import { IndexWriter, type SourceDocument } from './index-writer.js';
 import { describeError, silentLog, type SearchLog } from './log.js';
 import { DEFAULT_ALIAS, indexMappings, indexSettings, MAPPING_VERSION, type IndexMeta, type TextAnalyzer } from './mapping.js';
 
@@ -42,7 +41,7 @@ export interface IndexManagerOptions {
   client: Client;
   /** Alias name, default `wiki-md`; versioned indices are `<alias>-v<N>`. Tests use their own. */
   alias?: string;
-  /** Documents per `_bulk` request while rebuilding; default 500. */
+  /** Documents per `_bulk` request while rebuilding; default: the writer's. */
   rebuildBatchSize?: number;
   /** Wait after moving the alias before deleting the old index, so searches already routed there finish. */
   oldIndexGraceMs?: number;
@@ -60,14 +59,14 @@ function isAlreadyExists(error: unknown): boolean {
 export class IndexManager {
   readonly alias: string;
   private readonly client: Client;
-  private readonly rebuildBatchSize: number;
+  private readonly rebuildBatchSize: number | undefined;
   private readonly oldIndexGraceMs: number;
   private readonly log: SearchLog;
 
   constructor(options: IndexManagerOptions) {
     this.client = options.client;
     this.alias = options.alias ?? DEFAULT_ALIAS;
-    this.rebuildBatchSize = options.rebuildBatchSize ?? 500;
+    this.rebuildBatchSize = options.rebuildBatchSize;
     this.oldIndexGraceMs = options.oldIndexGraceMs ?? 1000;
     this.log = options.log ?? silentLog;
   }
@@ -178,7 +177,7 @@ export class IndexManager {
    * land in the old index: run the drift reconciler afterwards. On failure the new index is removed and the alias
    * stays where it was.
    */
-  async rebuildIndex(source: AsyncIterable<WikiDocument>): Promise<RebuildResult> {
+  async rebuildIndex(source: AsyncIterable<SourceDocument>): Promise<RebuildResult> {
     const targets = await this.aliasTargets();
     if (targets.length > 1) {
       throw new IndexStateError(`alias ${this.alias} points to several indices (${targets.join(', ')})`);
@@ -206,25 +205,18 @@ export class IndexManager {
     return { from, to, documents, analyzer };
   }
 
-  private async fill(index: string, source: AsyncIterable<WikiDocument>): Promise<number> {
-    let count = 0;
-    let batch: WikiDocument[] = [];
-    const send = async (): Promise<void> => {
-      if (batch.length === 0) return;
-      const response = await this.client.bulk({
-        index,
-        operations: bulkRequestLines(batch.map((doc) => ({ action: 'upsert', doc }) as const)),
-      });
-      const { failed, reasons } = countBulkItems(response);
-      if (failed > 0) throw new IndexStateError(`${failed} documents rejected while filling ${index}: ${reasons.join('; ')}`);
-      count += batch.length;
-      batch = [];
-    };
-    for await (const doc of source) {
-      batch.push(doc);
-      if (batch.length >= this.rebuildBatchSize) await send();
-    }
-    await send();
-    return count;
+  /** Writes `source` into `index` with the one bulk writer; a document Elasticsearch refuses fails the rebuild. */
+  private async fill(index: string, source: AsyncIterable<SourceDocument>): Promise<number> {
+    const writer = new IndexWriter({
+      client: this.client,
+      target: { index },
+      log: this.log,
+      ...(this.rebuildBatchSize === undefined ? {} : { maxOperations: this.rebuildBatchSize }),
+    });
+    for await (const doc of source) await writer.upsert(doc.id, doc.source);
+    await writer.flush();
+    const { upserted, rejected } = writer.counts;
+    if (rejected > 0) throw new IndexStateError(`${rejected} documents rejected while filling ${index} (reasons in the log)`);
+    return upserted;
   }
 }

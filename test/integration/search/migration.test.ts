@@ -6,7 +6,8 @@ import { MAPPING_VERSION } from '../../../src/search/mapping.js';
 import { parseSearchRequest, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
 import { buildWikiDocument, type WikiDocument } from '../../../src/wiki/document.js';
-import { indexDocuments, scratchIndex, type ScratchIndex } from './scratch-index.js';
+import type { SourceDocument } from '../../../src/search/index-writer.js';
+import { asSource, indexDocuments, scratchIndex, type ScratchIndex } from './scratch-index.js';
 
 const PAGES = 300;
 const viewer: Viewer = { allowSids: ['S-1-5-21-5-1001', 'S-1-1-0'], denySids: ['S-1-5-21-5-1001', 'S-1-1-0'], shares: ['schule'] };
@@ -23,10 +24,10 @@ function page(i: number): WikiDocument {
   });
 }
 
-async function* slowly(docs: WikiDocument[]): AsyncIterable<WikiDocument> {
+async function* slowly(docs: WikiDocument[]): AsyncIterable<SourceDocument> {
   for (const [i, doc] of docs.entries()) {
     if (i % 50 === 0) await new Promise((resolve) => setTimeout(resolve, 20));
-    yield doc;
+    yield asSource(doc);
   }
 }
 
@@ -70,9 +71,9 @@ describe('alias migration', () => {
   it('leaves the alias where it was when filling the new index fails', async () => {
     const manager = new IndexManager({ client: es.client, alias: es.alias });
     const before = await manager.aliasTargets();
-    async function* broken(): AsyncIterable<WikiDocument> {
-      yield page(1);
-      yield { ...page(2), unexpected_field: 'strict mapping refuses this' } as WikiDocument;
+    async function* broken(): AsyncIterable<SourceDocument> {
+      yield asSource(page(1));
+      yield asSource({ ...page(2), unexpected_field: 'strict mapping refuses this' } as WikiDocument);
     }
     await assert.rejects(manager.rebuildIndex(broken()), /rejected while filling/);
     assert.deepEqual(await manager.aliasTargets(), before);

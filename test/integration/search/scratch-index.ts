@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@elastic/elasticsearch';
-import { IndexWriter, type IndexWriterCounts } from '../../../src/reconcile/index-writer.js';
+import { IndexWriter, type IndexWriterCounts, type SourceDocument } from '../../../src/search/index-writer.js';
 import { documentSource } from '../../../src/search/bulk.js';
 import { createSearchClient } from '../../../src/search/client.js';
 import { silentLog } from '../../../src/search/log.js';
@@ -50,10 +50,15 @@ export async function scratchIndex(purpose: string): Promise<ScratchIndex> {
   };
 }
 
+/** A document as the service's writer takes it. */
+export function asSource(doc: WikiDocument): SourceDocument {
+  return { id: doc.id, source: JSON.stringify(documentSource(doc)) };
+}
+
 /** Writes documents through the alias with the service's bulk writer and makes them searchable; returns its counts. */
 export async function indexDocuments(es: ScratchIndex, docs: Iterable<WikiDocument>): Promise<IndexWriterCounts> {
-  const writer = new IndexWriter({ client: es.client, alias: es.alias, log: silentLog });
-  for (const doc of docs) await writer.upsert(doc.id, JSON.stringify(documentSource(doc)));
+  const writer = new IndexWriter({ client: es.client, target: { alias: es.alias }, log: silentLog });
+  for (const { id, source } of Array.from(docs, asSource)) await writer.upsert(id, source);
   await writer.flush();
   await es.client.indices.refresh({ index: es.alias });
   return writer.counts;

@@ -1,20 +1,31 @@
 /**
- * The reconciler's writes to the index: `_bulk` batches (by count and by bytes) with a few in flight, and
- * back-pressure instead of dropping: upsert() and delete() wait while the batches in flight are at the limit,
- * so a pass goes as fast as Elasticsearch takes documents and holds only a bounded number of them.
- * (The post-write hook's writer, src/search/bulk.ts, drops instead: it must never hold a request.)
+ * The one writer of wiki documents to Elasticsearch (passes, the post-write hook and rebuilds all use it): `_bulk`
+ * batches (by count and by bytes) with a few in flight, and back-pressure instead of dropping: upsert() and
+ * delete() wait while the batches in flight are at the limit, so a pass goes as fast as Elasticsearch takes
+ * documents and holds only a bounded number of them.
  * A batch that cannot be delivered fails the writer: every later call throws that error, and the pass stops.
  * Documents arrive as the JSON text of their `_source` (rendered and serialised in the pool thread that read the
  * page), so the request body is put together by concatenation.
  */
 import type { Client, estypes } from '@elastic/elasticsearch';
-import { countBulkItems } from '../search/bulk.js';
-import { describeError, type SearchLog } from '../search/log.js';
+import { countBulkItems } from './bulk.js';
+import { describeError, type SearchLog } from './log.js';
+
+/**
+ * Where the documents go: through the alias (Elasticsearch must refuse should it be gone, instead of creating an
+ * index), or into one concrete index (a rebuild filling its new index before the alias moves to it).
+ */
+export type WriteTarget = { alias: string } | { index: string };
+
+/** A document as the writer takes it: its id and the JSON text of its `_source`. */
+export interface SourceDocument {
+  id: string;
+  source: string;
+}
 
 export interface IndexWriterOptions {
   client: Client;
-  /** The alias written through. */
-  alias: string;
+  target: WriteTarget;
   /** Operations per batch; default 500. */
   maxOperations?: number;
   /** Approximate request size per batch; default 5 MiB. */
@@ -50,7 +61,10 @@ function deleteLine(id: string): string {
 export class IndexWriter {
   readonly counts: IndexWriterCounts = { upserted: 0, deleted: 0, rejected: 0 };
   private readonly client: Client;
-  private readonly alias: string;
+  private readonly path: string;
+  private readonly querystring: Record<string, string>;
+  /** Named in errors and the log. */
+  private readonly targetName: string;
   private readonly maxOperations: number;
   private readonly maxBytes: number;
   private readonly maxInFlight: number;
@@ -63,7 +77,9 @@ export class IndexWriter {
 
   constructor(options: IndexWriterOptions) {
     this.client = options.client;
-    this.alias = options.alias;
+    this.targetName = 'alias' in options.target ? options.target.alias : options.target.index;
+    this.path = `/${encodeURIComponent(this.targetName)}/_bulk`;
+    this.querystring = 'alias' in options.target ? { require_alias: 'true' } : {};
     this.maxOperations = options.maxOperations ?? 500;
     this.maxBytes = options.maxBytes ?? 5 * 1024 * 1024;
     this.maxInFlight = options.maxInFlight ?? 2;
@@ -119,9 +135,8 @@ export class IndexWriter {
     try {
       const response = (await this.client.transport.request({
         method: 'POST',
-        path: `/${encodeURIComponent(this.alias)}/_bulk`,
-        // Writes go through the alias; should it be gone, Elasticsearch must refuse instead of creating an index.
-        querystring: { require_alias: 'true' },
+        path: this.path,
+        querystring: this.querystring,
         bulkBody: batch.join(''),
       })) as estypes.BulkResponse;
       const counts = countBulkItems(response);
@@ -129,9 +144,9 @@ export class IndexWriter {
       this.counts.deleted += counts.deleted;
       this.counts.rejected += counts.failed;
       this.onDelivered({ upserted: counts.upserted, deleted: counts.deleted, rejected: counts.failed });
-      if (counts.failed > 0) this.log.warn({ index: this.alias, rejected: counts.failed, reasons: counts.reasons }, 'search index rejected documents');
+      if (counts.failed > 0) this.log.warn({ index: this.targetName, rejected: counts.failed, reasons: counts.reasons }, 'search index rejected documents');
     } catch (error) {
-      this.failure ??= new IndexWriteError(`writing to ${this.alias} failed: ${describeError(error).error}`, { cause: error });
+      this.failure ??= new IndexWriteError(`writing to ${this.targetName} failed: ${describeError(error).error}`, { cause: error });
     }
   }
 }
