@@ -4,7 +4,7 @@
 // - The post-write hook (src/reconcile/page-changes.ts) applies WebDAV's page changes as a pass would.
 // - The drift reconciler (src/reconcile/reconciler.ts) runs a pass shortly after start and then every
 //   `reconciler.interval`, and the reindex / rebuild jobs of `fileproxy reindex`, one job at a time.
-// - The admin channel (src/reconcile/admin-server.ts) is the Unix socket `fileproxy reindex` talks to.
+// - The admin channel (src/control-socket/server.ts) is the Unix socket `fileproxy reindex` talks to.
 // Pages are listed, read and rendered in the actor's own smb-reader pool (actors/smb-reader/task.ts), for passes and
 // the hook alike: a task and its answer go straight between this thread and a pool thread. With `elasticsearch.enabled: false` it never
 // connects to Elasticsearch, ignores page changes and refuses reindex requests.
@@ -15,9 +15,9 @@ import { resultOf, type SmbReaderResult, type SmbReaderTask } from '../../src/me
 import { reconcilerMetrics, type PassSummary } from '../../src/metrics/actor-metrics.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
-import { AdminChannel, type AdminTarget } from '../../src/reconcile/admin-server.js';
+import { AdminChannel, type AdminTarget } from '../../src/control-socket/server.js';
 import { runAsBackgroundThread } from '../../src/reconcile/background-priority.js';
-import { adminSocketPath } from '../../src/reconcile/admin-protocol.js';
+import { adminSocketPath } from '../../src/control-socket/protocol.js';
 import type { JobInfo } from '../../src/reconcile/jobs.js';
 import { PageChanges } from '../../src/reconcile/page-changes.js';
 import { JobRequestError, Reconciler, type ReconcilerShare } from '../../src/reconcile/reconciler.js';

@@ -14,7 +14,7 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { estypes } from '@elastic/elasticsearch';
-import { startJob } from '../../src/reconcile/admin-client.js';
+import { startJob } from '../../src/control-socket/client.js';
 import type { JobInfo } from '../../src/reconcile/jobs.js';
 import { createSearchClient } from '../../src/search/client.js';
 import { IndexManager } from '../../src/search/index-manager.js';

@@ -1,10 +1,10 @@
 // `fileproxy reindex`: asks the running service's reconciler, over its admin channel (a Unix socket in
-// storage.data_dir, see src/reconcile/admin-protocol.ts), to index shares again or to rebuild the index, and
+// storage.data_dir, see src/control-socket/protocol.ts), to index shares again or to rebuild the index, and
 // shows the progress. The work happens in the service; without a running service this says so and fails.
 // Exit codes: 0 done, 1 failed or no service, 2 bad command line, 130 stopped with Ctrl-C.
 import { ConfigError, loadConfig } from '../config/index.js';
-import { adminSocketPath } from '../reconcile/admin-protocol.js';
-import { startJob, type RunningJob } from '../reconcile/admin-client.js';
+import { adminSocketPath } from '../control-socket/protocol.js';
+import { startJob, type RunningJob } from '../control-socket/client.js';
 import { isTerminal, type JobInfo, type JobRequest } from '../reconcile/jobs.js';
 import { parseReindexArgs, REINDEX_USAGE, type ReindexOptions } from './reindex-options.js';
 import { progressBar, progressLine, summaryText } from './reindex-progress.js';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { reconcilerStatus, startJob } from '../../../src/reconcile/admin-client.js';
+import { reconcilerStatus, startJob } from '../../../src/control-socket/client.js';
 import { documentId } from '../../../src/wiki/document.js';
 import { removeTree, smbcacls } from '../smb/testbed.js';
 import { assertSameDocuments, expectedFacts, indexedFacts, runJob, scratchService, SERVER, shareAs, socketOf, writeFiles, type DocumentFacts } from './support.js';

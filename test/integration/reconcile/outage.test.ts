@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
-import { startJob } from '../../../src/reconcile/admin-client.js';
+import { startJob } from '../../../src/control-socket/client.js';
 import type { JobInfo } from '../../../src/reconcile/jobs.js';
 import { DEFAULT_ALIAS } from '../../../src/search/mapping.js';
 import { waitFor } from '../../support/service.js';

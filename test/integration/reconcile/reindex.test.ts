@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { reconcilerStatus } from '../../../src/reconcile/admin-client.js';
+import { reconcilerStatus } from '../../../src/control-socket/client.js';
 import type { JobInfo } from '../../../src/reconcile/jobs.js';
 import { IndexManager } from '../../../src/search/index-manager.js';
 import { documentId } from '../../../src/wiki/document.js';

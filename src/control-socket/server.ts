@@ -1,5 +1,5 @@
 /**
- * The service side of the admin channel (admin-protocol.ts), run by the reconciler actor: a Unix socket in a
+ * The service side of the admin channel (protocol.ts), run by the reconciler actor: a Unix socket in a
  * folder only the service's account may enter. A socket file left behind by a crashed run is replaced; one that
  * still answers belongs to another running service on the same data_dir, and is left alone.
  */
@@ -16,9 +16,9 @@ import {
   socketPathProblem,
   type AdminEvent,
   type AdminRequest,
-} from './admin-protocol.js';
-import { isTerminal, type Job, type JobInfo } from './jobs.js';
-import { JobRequestError, type Reconciler } from './reconciler.js';
+} from './protocol.js';
+import { isTerminal, type Job, type JobInfo } from '../reconcile/jobs.js';
+import { JobRequestError, type Reconciler } from '../reconcile/reconciler.js';
 
 export type AdminTarget = Pick<Reconciler, 'submit' | 'cancel' | 'status'>;
 

@@ -1,11 +1,11 @@
 /**
- * The client side of the admin channel (admin-protocol.ts): what `fileproxy reindex` and the tests use to
+ * The client side of the admin channel (protocol.ts): what `fileproxy reindex` and the tests use to
  * drive the running service's reconciler.
  */
 import { createConnection, type Socket } from 'node:net';
-import { encodeLine, LineSplitter, MAX_EVENT_LINE, type AdminEvent, type AdminRequest } from './admin-protocol.js';
-import { isTerminal, type JobInfo, type JobRequest } from './jobs.js';
-import type { ReconcilerStatus } from './reconciler.js';
+import { encodeLine, LineSplitter, MAX_EVENT_LINE, type AdminEvent, type AdminRequest } from './protocol.js';
+import { isTerminal, type JobInfo, type JobRequest } from '../reconcile/jobs.js';
+import type { ReconcilerStatus } from '../reconcile/reconciler.js';
 
 /** Nothing listens on the socket: the service is not running (or runs with another data_dir). */
 export class ServiceNotRunningError extends Error {
