@@ -1,5 +1,5 @@
 /** Figures the benchmarks take from samples and from /proc. */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** The q-quantile (0..1) of ascending `sorted` samples, by the nearest-rank rule; NaN when there are none. */
 export function percentile(sorted: readonly number[], q: number): number {
@@ -11,4 +11,40 @@ export function residentBytes(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   if (!match) throw new Error(`no VmRSS for process ${pid}`);
   return Number(match[1]) * 1024;
+}
+
+/** USER_HZ: the unit of the times in /proc/<pid>/stat on Linux. */
+const CLOCK_TICKS_PER_S = 100;
+
+/** Fields of /proc/<pid>/stat after the command name: [0] state, [1] ppid, [11] utime, [12] stime, [13] cutime, [14] cstime. */
+function statFields(pid: number): string[] | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  } catch {
+    return undefined; // gone meanwhile
+  }
+}
+
+/**
+ * CPU seconds (user and system, every thread) of a process and all its descendants, counting children that have
+ * ended and been waited for: a forking server (Samba starts an smbd per client connection) is measured whole.
+ */
+export function treeCpuSeconds(rootPid: number): number {
+  const parent = new Map<number, number>();
+  const ticks = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid)) continue;
+    const fields = statFields(pid);
+    if (!fields) continue;
+    parent.set(pid, Number(fields[1]));
+    ticks.set(pid, Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]));
+  }
+  const inTree = (pid: number): boolean => {
+    for (let p: number | undefined = pid; p !== undefined && p > 1; p = parent.get(p)) if (p === rootPid) return true;
+    return false;
+  };
+  let total = 0;
+  for (const [pid, t] of ticks) if (inTree(pid)) total += t;
+  return total / CLOCK_TICKS_PER_S;
 }

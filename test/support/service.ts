@@ -53,9 +53,15 @@ export async function writeServiceConfig(overrides: Overrides = {}): Promise<{ f
   return { file, port };
 }
 
+/**
+ * Node options for the services that tests and benchmarks start, from SERVICE_NODE_ARGS: a profile of every thread
+ * is `SERVICE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'` (NODE_OPTIONS does not take --cpu-prof).
+ */
+const SERVICE_NODE_ARGS = (process.env['SERVICE_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
+
 export async function startService(overrides: Overrides = {}): Promise<RunningService> {
   const { file, port } = await writeServiceConfig(overrides);
-  return runService([process.execPath, CLI, 'serve', '--config', file], { configFile: file, port });
+  return runService([process.execPath, ...SERVICE_NODE_ARGS, CLI, 'serve', '--config', file], { configFile: file, port });
 }
 
 /**

@@ -1,0 +1,79 @@
+/**
+ * Where a piece of the index benchmark's work goes on this one machine, where the service, Samba and
+ * Elasticsearch share the cores: the CPU seconds of each (Samba with every smbd it forked), and the SMB2 requests
+ * Samba counted (its profiling counters, switched on for the run with smbcontrol), read before and after.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { layout } from '../../test/testbed/layout.js';
+import { treeCpuSeconds } from '../stats.js';
+
+export interface WorkCost {
+  /** CPU seconds. */
+  service: number;
+  samba: number;
+  elasticsearch: number;
+  /** SMB2 requests by command as Samba names them (create, close, find, getinfo, read, ...). */
+  smb2: Record<string, number>;
+}
+
+/** Commands a pass or a listing sends, in the order the tables give them. */
+export const SMB2_COMMANDS = ['create', 'find', 'getinfo', 'read', 'close'] as const;
+
+function pidIn(file: string): number {
+  return Number(readFileSync(file, 'utf8').trim());
+}
+
+function smbcontrol(...args: string[]): void {
+  execFileSync('smbcontrol', ['-s', layout.samba.conf, 'all', ...args], { stdio: 'ignore' });
+}
+
+/** Samba's request counters on (every smbd, also those already serving a connection) or off again. */
+export function countSmbRequests(on: boolean): void {
+  smbcontrol('profile', on ? 'count' : 'off');
+}
+
+function smb2Counts(): Record<string, number> {
+  const out = execFileSync('smbstatus', ['-s', layout.samba.conf, '--profile'], { encoding: 'utf8' });
+  const counts: Record<string, number> = {};
+  for (const match of out.matchAll(/^smb2_(\w+)_count:\s+(\d+)$/gm)) counts[match[1]!] = Number(match[2]);
+  return counts;
+}
+
+function reading(servicePid: number): WorkCost {
+  return {
+    service: treeCpuSeconds(servicePid),
+    samba: treeCpuSeconds(pidIn(layout.samba.pidFile)),
+    elasticsearch: treeCpuSeconds(pidIn(layout.elasticsearch.pidFile)),
+    smb2: smb2Counts(),
+  };
+}
+
+/** What `work` cost, as the difference of two readings. */
+export async function measureCost<T>(servicePid: number, work: () => Promise<T>): Promise<{ result: T; cost: WorkCost }> {
+  const before = reading(servicePid);
+  const result = await work();
+  const after = reading(servicePid);
+  const smb2: Record<string, number> = {};
+  for (const [command, count] of Object.entries(after.smb2)) smb2[command] = count - (before.smb2[command] ?? 0);
+  return {
+    result,
+    cost: {
+      service: after.service - before.service,
+      samba: after.samba - before.samba,
+      elasticsearch: after.elasticsearch - before.elasticsearch,
+      smb2,
+    },
+  };
+}
+
+/** `service 410 µs, smbd 520 µs, Elasticsearch 300 µs` per unit of work. */
+export function cpuPer(cost: WorkCost, units: number): string {
+  const us = (seconds: number) => ((seconds * 1e6) / units).toFixed(0);
+  return `service ${us(cost.service)} µs, smbd ${us(cost.samba)} µs, Elasticsearch ${us(cost.elasticsearch)} µs`;
+}
+
+/** `create 2.0, find 4.0, …` per unit of work, for the commands of SMB2_COMMANDS. */
+export function requestsPer(cost: WorkCost, units: number): string {
+  return SMB2_COMMANDS.map((command) => `${command} ${((cost.smb2[command] ?? 0) / units).toFixed(1)}`).join(', ');
+}
