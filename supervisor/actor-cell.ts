@@ -2,7 +2,7 @@
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { ActorDetails, ActorKind, ActorStartData, ActorToSupervisor, ServiceSecrets, SupervisorToActor } from '../src/runtime/control.js';
-import type { ActorHealth, ActorState } from '../src/messages/supervisor.js';
+import type { ActorHealth, ActorState } from '../src/runtime/health.js';
 import type { PoolHealth } from '../src/runtime/worker-pool.js';
 import { RestartPolicy, type RestartLimits } from './restart-policy.js';
 

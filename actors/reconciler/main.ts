@@ -11,7 +11,7 @@
 import { Registry } from 'prom-client';
 import type { Config } from '../../src/config/index.js';
 import type { ReconcilerProtocol } from '../../src/messages/reconciler.js';
-import { resultOf, type SmbReaderResult, type SmbReaderTask } from '../../src/messages/pools.js';
+import type { SmbReaderResult, SmbReaderTask } from '../../src/messages/pools.js';
 import { reconcilerMetrics, type PassSummary } from '../../src/metrics/actor-metrics.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
@@ -24,7 +24,7 @@ import { JobRequestError, Reconciler, type ReconcilerShare } from '../../src/rec
 import type { ShareSource } from '../../src/reconcile/share-pass.js';
 import { WikiIndex } from '../../src/reconcile/wiki-index.js';
 import { runActor } from '../../src/runtime/actor.js';
-import { WorkerPool } from '../../src/runtime/worker-pool.js';
+import { resultOf, WorkerPool } from '../../src/runtime/worker-pool.js';
 import { createSearchClient } from '../../src/search/client.js';
 import { describeError } from '../../src/search/log.js';
 import { DEFAULT_ALIAS } from '../../src/search/mapping.js';

@@ -8,11 +8,11 @@
  * the pass stops instead of mistaking an outage for deleted pages.
  */
 import PQueue from 'p-queue';
-import type { PageAddress } from '../messages/reconciler.js';
 import { SmbError, type SmbShare, type SmbStat } from '../smb/index.js';
 import { documentSource } from '../search/bulk.js';
 import { buildWikiDocument, versionToken } from '../wiki/document.js';
 import { isWikiPage, WIKI_DIR } from '../wiki/layout.js';
+import type { PageAddress } from '../wiki/page-change.js';
 import type { DocumentOutcome, FolderListing, NameListing, PageFacts, PageVersion, Unlisted, WikiDirListing } from './listing.js';
 
 /** Security descriptors of one `.wiki/` folder read at once. */

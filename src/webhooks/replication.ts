@@ -1,9 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { HttpFrontProtocol } from '../messages/http-front.js';
 import type { WebhookClient } from './client.js';
 
-/** What the store needs of one http-front: its replica (see replica.ts). */
-export type ReplicaLink = Pick<HttpFrontProtocol, 'replaceWebhookClients' | 'renewWebhookClients'>;
+/** What the store asks of one http-front: its replica (see replica.ts). */
+export interface ReplicaLink {
+  /**
+   * The webhook-store's full client list at `version`, replacing this thread's read replica; the
+   * store vouches for it until `validUntil` (ms since the epoch).
+   */
+  replaceWebhookClients(version: string, clients: readonly WebhookClient[], validUntil: number): Promise<void>;
+  /** The store's list is still `version`, vouched for until `validUntil`; false if this thread holds another. */
+  renewWebhookClients(version: string, validUntil: number): Promise<boolean>;
+}
 
 export interface ClientListReplicationOptions {
   /** The current client list (the registry's). */
