@@ -19,7 +19,7 @@ import type { DocumentOutcome, FolderListing, NameListing, PageFacts, PageVersio
 const SECURITY_CONCURRENCY = 8;
 /**
  * Larger pages are not indexed (reported as failed): Markdown pages are a few KiB, and a pool thread renders
- * several pages at once within a bounded heap (supervisor/heap-limits.ts).
+ * several pages at once within a bounded heap (src/runtime/heap-limits.ts).
  */
 export const MAX_INDEXED_PAGE_BYTES = 2 * 1024 * 1024;
 
