@@ -1,8 +1,9 @@
 // One supervised actor: its worker thread, its state, and its restarts.
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import type { ActorDetails, ActorKind, ActorStartData, ActorToSupervisor, ServiceSecrets, SupervisorToActor } from '../src/runtime/control.js';
-import type { ActorHealth, ActorState } from '../src/messages/supervisor.js';
+import type { ActorKind } from '../src/messages/peers.js';
+import type { ActorDetails, ActorStartData, ActorToSupervisor, ServiceSecrets, SupervisorToActor } from '../src/runtime/control.js';
+import type { ActorHealth, ActorState } from '../src/runtime/health.js';
 import type { PoolHealth } from '../src/runtime/worker-pool.js';
 import { RestartPolicy, type RestartLimits } from './restart-policy.js';
 
@@ -69,7 +70,7 @@ export class ActorCell {
 
   /** A thread with the actor's code loaded, waiting for `activate`. */
   private spawn(): Worker {
-    const data: ActorStartData = { name: this.name, kind: this.kind, config: this.config, secrets: this.secrets };
+    const data: ActorStartData = { name: this.name, config: this.config, secrets: this.secrets };
     return new Worker(this.entry, { workerData: data, name: this.name, resourceLimits: this.heapLimits });
   }
 

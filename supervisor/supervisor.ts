@@ -3,16 +3,18 @@
 import { MessageChannel } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Config } from '../src/config/index.js';
-import type { ActorKind, ServiceSecrets } from '../src/runtime/control.js';
+import type { ServiceSecrets } from '../src/runtime/control.js';
+import type { HealthReport } from '../src/runtime/health.js';
+import { instanceNames } from '../src/runtime/instance-names.js';
 import { RpcChannel } from '../src/runtime/rpc.js';
-import type { HealthReport, SupervisorProtocol } from '../src/messages/supervisor.js';
+import type { ActorKind } from '../src/messages/peers.js';
+import type { SupervisorProtocol } from '../src/messages/supervisor.js';
 import { dependencyProbes } from '../src/metrics/dependency-probes.js';
 import { Readiness } from '../src/metrics/readiness.js';
 import { mergeSnapshots, type MetricSnapshot, type MetricsSource } from '../src/metrics/snapshot.js';
 import { SupervisorMetrics } from '../src/metrics/supervisor-metrics.js';
 import { ActorCell, type CellEvents } from './actor-cell.js';
-import { actorHeapLimits } from './heap-limits.js';
-import { instanceNames, linked } from './topology.js';
+import { actorPlans, linked } from './topology.js';
 
 const STARTUP_TIMEOUT_MS = 30_000;
 /** An actor that does not hand over its metrics this fast is left out of a scrape (its actor_up says why). */
@@ -51,14 +53,12 @@ export class Supervisor {
       backoffInitialMs: config.supervisor.backoff_initial,
       backoffMaxMs: config.supervisor.backoff_max,
     };
-    const counts: Record<ActorKind, number> = {
-      'http-front': config.workers.http_front, 'dedupe': 1, 'webhook-store': 1, 'ldap-resolver': 1, 'reconciler': 1,
-      'dav-state': 1,
-    };
-    for (const kind of Object.keys(counts) as ActorKind[]) {
-      for (const name of instanceNames(kind, counts[kind])) {
+    const plans = actorPlans(config);
+    for (const kind of Object.keys(plans) as ActorKind[]) {
+      const { instances, heapLimits } = plans[kind];
+      for (const name of instanceNames(kind, instances)) {
         const entry = new URL(`../actors/${kind}/main.js`, import.meta.url);
-        this.cells.push(new ActorCell(name, kind, entry, config, secrets, actorHeapLimits(kind), limits, events, log));
+        this.cells.push(new ActorCell(name, kind, entry, config, secrets, heapLimits, limits, events, log));
       }
     }
   }

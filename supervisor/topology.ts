@@ -1,6 +1,28 @@
-// Which actors run and which of them talk to each other. Every actor also
+// Which actors run, how, and which of them talk to each other. Every actor also
 // gets a channel to the supervisor itself (peer name `supervisor`).
-import type { ActorKind } from '../src/runtime/control.js';
+import type { ResourceLimits } from 'node:worker_threads';
+import type { Config } from '../src/config/index.js';
+import type { ActorKind } from '../src/messages/peers.js';
+import { STATEFUL_HEAP_LIMITS, TRANSIENT_HEAP_LIMITS } from '../src/runtime/heap-limits.js';
+
+/** How the supervisor runs the instances of one actor kind (its code: actors/<kind>/main.ts). */
+export interface ActorPlan {
+  instances: number;
+  heapLimits: ResourceLimits;
+}
+
+/** Every actor kind, in start order; a Record over ActorKind (src/messages/peers.ts), so none can be left out. */
+export function actorPlans(config: Config): Record<ActorKind, ActorPlan> {
+  const single = { instances: 1, heapLimits: STATEFUL_HEAP_LIMITS };
+  return {
+    'http-front': { instances: config.workers.http_front, heapLimits: STATEFUL_HEAP_LIMITS },
+    'dedupe': single,
+    'webhook-store': single,
+    'ldap-resolver': single,
+    'reconciler': { instances: 1, heapLimits: TRANSIENT_HEAP_LIMITS },
+    'dav-state': single,
+  };
+}
 
 /** Pairs of actor kinds that get a channel between every instance of each. */
 export const ACTOR_LINKS: ReadonlyArray<readonly [ActorKind, ActorKind]> = [
@@ -15,18 +37,6 @@ export const ACTOR_LINKS: ReadonlyArray<readonly [ActorKind, ActorKind]> = [
   // WebDAV locks and dead properties, shared by every front.
   ['http-front', 'dav-state'],
 ];
-
-/** Instance names: one instance is named after its kind, several get `#n`. */
-export function instanceNames(kind: ActorKind, count: number): string[] {
-  if (count === 1) return [kind];
-  return Array.from({ length: count }, (_, i) => `${kind}#${i + 1}`);
-}
-
-/** The kind part of an instance name: `http-front#2` → `http-front`. */
-export function kindOfInstance(name: string): string {
-  const hash = name.indexOf('#');
-  return hash === -1 ? name : name.slice(0, hash);
-}
 
 export function linked(a: ActorKind, b: ActorKind): boolean {
   return ACTOR_LINKS.some(([x, y]) => (x === a && y === b) || (x === b && y === a));

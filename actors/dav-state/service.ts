@@ -1,15 +1,14 @@
 // The dav-state actor's handlers: the lock table, the dead-property store,
 // per-resource write leases, and the shared counters that let http-fronts
 // skip asking when there are no locks or properties at all.
-import type {
-  ActiveLock, DavResource, DavStateProtocol, LockDepth, LockOutcome, LockRequest, PropertyLimit, PropertyPatch, ResourceState,
-  UnlockOutcome, WriteGate, WriteGateResult,
-} from '../../src/messages/dav-state.js';
-import { HINT_LOCKS, HINT_PROPERTY_RESOURCES, HINT_RETIRED, HINT_SLOTS } from '../../src/messages/dav-state.js';
-import type { DeadProperties } from '../../src/webdav/dead-properties.js';
-import type { LockTable } from '../../src/webdav/locks.js';
-import { resourceKey } from '../../src/webdav/dav-path.js';
+import type { DavStateProtocol } from '../../src/messages/dav-state.js';
+import { resourceKey, type DavResource } from '../../src/webdav/dav-path.js';
+import type { DeadProperties, PropertyLimit, PropertyPatch } from '../../src/webdav/dead-properties.js';
 import { LeaseQueue } from '../../src/webdav/leases.js';
+import type { ActiveLock, LockDepth, LockOutcome, LockRequest, LockTable, UnlockOutcome } from '../../src/webdav/locks.js';
+import type { ResourceState } from '../../src/webdav/properties.js';
+import { HINT_LOCKS, HINT_PROPERTY_RESOURCES, HINT_RETIRED, HINT_SLOTS } from '../../src/webdav/state-hint.js';
+import type { WriteGate, WriteGateResult } from '../../src/webdav/write-check.js';
 
 export class DavStateService implements DavStateProtocol {
   private readonly shared = new SharedArrayBuffer(HINT_SLOTS * Int32Array.BYTES_PER_ELEMENT);

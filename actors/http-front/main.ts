@@ -3,6 +3,7 @@ import { Registry } from 'prom-client';
 import type { Config } from '../../src/config/index.js';
 import { Router } from '../../src/http/router.js';
 import type { HttpFrontProtocol } from '../../src/messages/http-front.js';
+import type { Peers } from '../../src/messages/peers.js';
 import { httpFrontMetrics } from '../../src/metrics/actor-metrics.js';
 import { HttpRequestMetrics } from '../../src/metrics/http-requests.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
@@ -12,12 +13,12 @@ import { WebhookClientReplica } from '../../src/webhooks/replica.js';
 import { registerRoutes } from './routes/index.js';
 import { HttpServer } from './server.js';
 
-runActor<Config>(async (ctx) => {
+runActor<Config, Peers>(async (ctx) => {
   const { config, log } = ctx;
   const router = new Router();
   // Filled and replaced by the webhook-store (see actors/webhook-store/main.ts).
   const webhookClients = new WebhookClientReplica();
-  const dav = registerRoutes(router, { config, log, peer: (name) => ctx.peer(name), webhookClients });
+  const dav = registerRoutes(router, { config, log, peer: ctx.peer, webhookClients });
 
   const handlers: HttpFrontProtocol = {
     replaceWebhookClients: async (version, clients, validUntil) => webhookClients.replace(version, clients, validUntil),

@@ -11,7 +11,7 @@
 import { Registry } from 'prom-client';
 import type { Config } from '../../src/config/index.js';
 import type { ReconcilerProtocol } from '../../src/messages/reconciler.js';
-import { resultOf, type SmbReaderResult, type SmbReaderTask } from '../../src/messages/pools.js';
+import type { SmbReaderResult, SmbReaderTask } from '../../src/messages/pools.js';
 import { reconcilerMetrics, type PassSummary } from '../../src/metrics/actor-metrics.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
@@ -24,11 +24,11 @@ import { JobRequestError, Reconciler, type ReconcilerShare } from '../../src/rec
 import type { ShareSource } from '../../src/reconcile/share-pass.js';
 import { WikiIndex } from '../../src/reconcile/wiki-index.js';
 import { runActor } from '../../src/runtime/actor.js';
-import { WorkerPool } from '../../src/runtime/worker-pool.js';
+import { TRANSIENT_HEAP_LIMITS } from '../../src/runtime/heap-limits.js';
+import { resultOf, WorkerPool } from '../../src/runtime/worker-pool.js';
 import { createSearchClient } from '../../src/search/client.js';
 import { describeError } from '../../src/search/log.js';
 import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
-import { POOL_HEAP_LIMITS } from '../../supervisor/heap-limits.js';
 
 /** The first pass waits a moment, so that start-up (and the supervisor's channel) settles first. */
 const FIRST_PASS_DELAY_MS = 1_000;
@@ -100,7 +100,7 @@ runActor<Config>(async (ctx) => {
   const pool: SmbReaderPool = new WorkerPool('smb-reader', new URL('../smb-reader/task.js', import.meta.url), config.workers.smb_readers, {
     config,
     secrets: ctx.secrets,
-  }, { tasksPerThread: SMB_READS_PER_THREAD, resourceLimits: POOL_HEAP_LIMITS });
+  }, { tasksPerThread: SMB_READS_PER_THREAD, resourceLimits: TRANSIENT_HEAP_LIMITS });
   // A pool whose task module cannot load fails the actor's start rather than its first pass.
   await pool.run({ type: 'ping' });
   // Background writes: a _bulk of up to 5 MiB may take longer than the search default of 10 s on a busy

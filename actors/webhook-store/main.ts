@@ -9,22 +9,21 @@
 import { Registry } from 'prom-client';
 import { remoteLoginGuard } from '../../src/auth/login-guard.js';
 import type { Config } from '../../src/config/index.js';
-import type { LdapResolverProtocol } from '../../src/messages/ldap-resolver.js';
-import type { HttpFrontProtocol } from '../../src/messages/http-front.js';
+import type { Peers } from '../../src/messages/peers.js';
 import type { WebhookStoreProtocol } from '../../src/messages/webhook-store.js';
 import { webhookStoreMetrics } from '../../src/metrics/actor-metrics.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { runActor } from '../../src/runtime/actor.js';
+import { isInstanceOf, type InstanceName } from '../../src/runtime/instance-names.js';
 import { maskClient } from '../../src/webhooks/client.js';
 import { WebhookClientRegistry } from '../../src/webhooks/registry.js';
 import { ClientListReplication } from '../../src/webhooks/replication.js';
 import { FileWebhookClientStore } from '../../src/webhooks/store.js';
 import { UserEventsCache } from '../../src/webhooks/user-events.js';
-import { kindOfInstance } from '../../supervisor/topology.js';
 import { createWebhookLogins } from './logins.js';
 
-runActor<Config>(async (ctx) => {
+runActor<Config, Peers>(async (ctx) => {
   const { config, log } = ctx;
   const registry = await WebhookClientRegistry.open(new FileWebhookClientStore(config.storage.data_dir), {
     supportedUserAgents: config.webhooks.supported_user_agents,
@@ -36,12 +35,12 @@ runActor<Config>(async (ctx) => {
     maxBytes: config.webhooks.user_events.max_bytes,
     maxEventSize: config.webhooks.user_events.max_event_size,
   });
-  const guard = remoteLoginGuard(ctx.peer<LdapResolverProtocol>('ldap-resolver'), log);
+  const guard = remoteLoginGuard(ctx.peer('ldap-resolver'), log);
   const logins = createWebhookLogins(config, guard, (message) => log.error(message));
 
-  const replication = new ClientListReplication({
+  const replication = new ClientListReplication<InstanceName<'http-front'>>({
     clients: () => registry.all(),
-    link: (front) => ctx.peer<HttpFrontProtocol>(front),
+    link: (front) => ctx.peer(front),
     isConnected: (front) => ctx.connectedPeers().includes(front),
     leaseMs: config.webhooks.replica_lease,
     onUnconfirmed: (front, err) => log.warn({ err, peer: front },
@@ -80,7 +79,7 @@ runActor<Config>(async (ctx) => {
   return {
     handlers: servingMetrics(handlers, metrics),
     peerConnected: (peer) => {
-      if (kindOfInstance(peer) === 'http-front') replication.connected(peer);
+      if (isInstanceOf(peer, 'http-front')) replication.connected(peer);
     },
     health,
     stop: async () => replication.stop(),

@@ -3,7 +3,7 @@
 import type { Config } from '../config/index.js';
 import type { DocumentOutcome, FolderListing, NameListing, PageFacts } from '../reconcile/listing.js';
 import type { ServiceSecrets } from '../runtime/control.js';
-import type { PageAddress } from './reconciler.js';
+import type { PageAddress } from '../wiki/page-change.js';
 
 /** What every pool worker gets as workerData. */
 export interface PoolWorkerData {
@@ -24,9 +24,3 @@ export type SmbReaderResult =
   | { type: 'wiki-folder'; listing: FolderListing }
   | { type: 'page-document'; outcome: DocumentOutcome }
   | { type: 'names'; listing: NameListing };
-
-/** Narrows a pool result to the kind the task asked for; anything else is a bug in the task module. */
-export function resultOf<R extends { type: string }, K extends R['type']>(result: R, type: K): Extract<R, { type: K }> {
-  if (result.type !== type) throw new Error(`pool task answered '${result.type}' where '${type}' was expected`);
-  return result as Extract<R, { type: K }>;
-}

@@ -1,23 +1,6 @@
 // What actors may ask the supervisor, declared once for both ends.
 import type { ReadinessReport } from '../metrics/readiness.js';
-import type { ActorDetails } from '../runtime/control.js';
-
-export type ActorState = 'starting' | 'running' | 'restarting' | 'stopping' | 'stopped' | 'failed';
-
-export interface ActorHealth {
-  state: ActorState;
-  kind: 'actor' | 'pool';
-  restarts: number;
-  /** Seconds since the current incarnation became ready. */
-  uptimeSeconds?: number;
-  lastError?: string;
-  details?: ActorDetails;
-}
-
-export interface HealthReport {
-  status: 'ok' | 'degraded';
-  actors: Record<string, ActorHealth>;
-}
+import type { HealthReport } from '../runtime/health.js';
 
 export interface SupervisorProtocol {
   health(): Promise<HealthReport>;

@@ -5,12 +5,7 @@
 import type { AdminAuthResult } from '../auth/admin.js';
 import type { MaskedWebhookClient, WebhookClient } from '../webhooks/client.js';
 import type { DeleteResult } from '../webhooks/registry.js';
-import type { UserEvent } from '../webhooks/user-events.js';
-
-export interface NewUserEvent {
-  readonly username: string;
-  readonly event: Omit<UserEvent, 'receivedAt'>;
-}
+import type { NewUserEvent, UserEvent } from '../webhooks/user-events.js';
 
 export interface WebhookStoreProtocol {
   /** A global admin (member of `admin.groups`), from an `Authorization` header sent from `clientAddress`. */

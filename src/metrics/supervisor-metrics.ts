@@ -2,7 +2,7 @@
 // prom-client's default metrics, collected once here rather than per
 // thread) and the state of every actor and pool as the health report has it.
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import type { ActorHealth, HealthReport } from '../messages/supervisor.js';
+import type { ActorHealth, HealthReport } from '../runtime/health.js';
 import type { MetricSnapshot } from './snapshot.js';
 import { registerStatMetrics, type StatMetric } from './stat-metrics.js';
 

@@ -17,7 +17,7 @@ const WIKI_SERVICE_USER = {
   schema: { type: 'string' },
 };
 
-/** Why the user named in X-Service-User sees nothing (src/messages/ldap-resolver.ts, NoAccessReason). */
+/** Why the user named in X-Service-User sees nothing (src/wiki/viewer.ts, NoAccessReason). */
 const NO_ACCESS = {
   enum: ['user_unknown', 'user_disabled', 'user_locked', 'user_expired', 'user_password_expired'],
   description: 'Only on a call with X-Service-User: the named user sees nothing (fail-closed) because the directory has no such user '

@@ -10,11 +10,11 @@
  */
 import PQueue from 'p-queue';
 import type { Client } from '@elastic/elasticsearch';
-import type { PageAddress, PageChange } from '../messages/reconciler.js';
+import { IndexWriter } from '../search/index-writer.js';
 import { describeError, type SearchLog } from '../search/log.js';
 import { documentId } from '../wiki/document.js';
 import { isWikiPage } from '../wiki/layout.js';
-import { IndexWriter } from '../search/index-writer.js';
+import type { PageAddress, PageChange } from '../wiki/page-change.js';
 import type { DocumentOutcome } from './listing.js';
 
 export interface PageChangesOptions {

@@ -8,18 +8,18 @@
  * the pass stops instead of mistaking an outage for deleted pages.
  */
 import PQueue from 'p-queue';
-import type { PageAddress } from '../messages/reconciler.js';
 import { SmbError, type SmbShare, type SmbStat } from '../smb/index.js';
 import { documentSource } from '../search/bulk.js';
 import { buildWikiDocument, versionToken } from '../wiki/document.js';
 import { isWikiPage, WIKI_DIR } from '../wiki/layout.js';
+import type { PageAddress } from '../wiki/page-change.js';
 import type { DocumentOutcome, FolderListing, NameListing, PageFacts, PageVersion, Unlisted, WikiDirListing } from './listing.js';
 
 /** Security descriptors of one `.wiki/` folder read at once. */
 const SECURITY_CONCURRENCY = 8;
 /**
  * Larger pages are not indexed (reported as failed): Markdown pages are a few KiB, and a pool thread renders
- * several pages at once within a bounded heap (supervisor/heap-limits.ts).
+ * several pages at once within a bounded heap (src/runtime/heap-limits.ts).
  */
 export const MAX_INDEXED_PAGE_BYTES = 2 * 1024 * 1024;
 

@@ -1,20 +1,26 @@
 // The actor side of the runtime: what every actor thread's main module calls.
 // It answers the supervisor's control messages and keeps one RpcChannel per
-// connected peer, so actor code only says `ctx.peer<Proto>('dedupe').method()`.
+// connected peer, so actor code only says `ctx.peer('dedupe').method()`: the
+// context is generic over a map of peer kind to protocol (the service's is
+// Peers in src/messages/peers.ts), from which `peer` takes the protocol.
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { createLogger, type LogSettings } from '../log.js';
 import type { ActorDetails, ActorStartData, ActorToSupervisor, ServiceSecrets, SupervisorToActor } from './control.js';
+import type { InstanceName } from './instance-names.js';
 import { ActorUnavailableError, RpcChannel, toWire, type Remote } from './rpc.js';
 import type { PoolHealth } from './worker-pool.js';
 
-export interface ActorContext<C> {
+/** A typed client for a peer, by kind or instance name; calls fail fast while that peer is down. */
+export type PeerLookup<Peers> = <K extends keyof Peers & string>(name: InstanceName<K>) => Remote<Peers[K]>;
+
+/** `Peers`: the protocol each peer kind serves. */
+export interface ActorContext<C, Peers> {
   readonly name: string;
   readonly config: C;
   readonly secrets: ServiceSecrets;
   readonly log: Logger;
-  /** A typed client for a peer; calls fail fast while that peer is down. */
-  peer<P>(peer: string): Remote<P>;
+  readonly peer: PeerLookup<Peers>;
   /** Names of the peers connected right now (e.g. every running `http-front#n`). */
   connectedPeers(): string[];
 }
@@ -35,7 +41,7 @@ export interface ActorBehaviour {
 }
 
 /** Run this thread as an actor; `start` builds its behaviour from its context. */
-export function runActor<C extends LogSettings>(start: (ctx: ActorContext<C>) => Promise<ActorBehaviour>): void {
+export function runActor<C extends LogSettings, Peers = Record<never, never>>(start: (ctx: ActorContext<C, Peers>) => Promise<ActorBehaviour>): void {
   const port = parentPort;
   if (!port) throw new Error('runActor must be called inside a worker thread');
   const data = workerData as ActorStartData<C>;
@@ -44,20 +50,18 @@ export function runActor<C extends LogSettings>(start: (ctx: ActorContext<C>) =>
   let behaviour: ActorBehaviour = {};
   const send = (msg: ActorToSupervisor) => port.postMessage(msg);
 
-  const ctx: ActorContext<C> = {
+  const ctx: ActorContext<C, Peers> = {
     name: data.name,
     config: data.config,
     secrets: data.secrets,
     log,
-    peer<P>(peer: string): Remote<P> {
-      return new Proxy({}, {
-        get: (_t, method) => (...args: unknown[]) => {
-          const channel = channels.get(peer);
-          if (!channel) return Promise.reject(new ActorUnavailableError(peer, 'not connected'));
-          return channel.call(String(method), args);
-        },
-      }) as Remote<P>;
-    },
+    peer: <K extends keyof Peers & string>(peer: InstanceName<K>) => new Proxy({}, {
+      get: (_t, method) => (...args: unknown[]) => {
+        const channel = channels.get(peer);
+        if (!channel) return Promise.reject(new ActorUnavailableError(peer, 'not connected'));
+        return channel.call(String(method), args);
+      },
+    }) as Remote<Peers[K]>,
     connectedPeers: () => [...channels.keys()],
   };
 

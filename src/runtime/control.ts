@@ -5,9 +5,6 @@ import type { MessagePort } from 'node:worker_threads';
 import type { WireError } from './rpc.js';
 import type { PoolHealth } from './worker-pool.js';
 
-/** Every actor thread the supervisor runs (pools belong to an actor: see worker-pool.ts). */
-export type ActorKind = 'http-front' | 'dedupe' | 'webhook-store' | 'ldap-resolver' | 'reconciler' | 'dav-state';
-
 /** What an actor reports about itself when pinged. */
 export type ActorDetails = Record<string, unknown>;
 
@@ -40,9 +37,8 @@ export interface ServiceSecrets {
 
 /** What a worker receives as workerData. */
 export interface ActorStartData<C = unknown> {
-  /** Unique name, e.g. `http-front` or `http-front#2` when several run. */
+  /** Unique name, e.g. `http-front` or `http-front#2` when several run (instance-names.ts). */
   name: string;
-  kind: ActorKind;
   config: C;
   secrets: ServiceSecrets;
 }

@@ -64,3 +64,9 @@ export class WorkerPool<Task, Result> {
     await this.piscina.destroy();
   }
 }
+
+/** Narrows a pool result to the kind the task asked for; anything else is a bug in the task module. */
+export function resultOf<R extends { type: string }, K extends R['type']>(result: R, type: K): Extract<R, { type: K }> {
+  if (result.type !== type) throw new Error(`pool task answered '${result.type}' where '${type}' was expected`);
+  return result as Extract<R, { type: K }>;
+}

@@ -13,6 +13,13 @@ export class DavPathError extends Error {
   override readonly name = 'DavPathError';
 }
 
+/** A resource as the lock table and property store key it: share + share-relative path. */
+export interface DavResource {
+  share: string;
+  /** Share-relative, `/`-separated, '' for the share root. */
+  path: string;
+}
+
 export interface DavLocation {
   /** The share as configured (the request may spell it in another case). */
   share: string;

@@ -10,8 +10,7 @@
 // acknowledged and is dropped at the next open.
 import { mkdir, open, readFile, rename, truncate, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { DavResource, PropertyLimit, PropertyPatch } from '../messages/dav-state.js';
-import { isWithin, resourceKey } from './dav-path.js';
+import { isWithin, resourceKey, type DavResource } from './dav-path.js';
 import { clarkName, storedSize, type XmlElement } from './xml.js';
 
 const LOG_NAME = 'dav-properties.log';
@@ -22,6 +21,11 @@ const LOG_VERSION = 2;
 const COMPACT_MIN_BYTES = 1024 * 1024;
 /** A compaction writes in pieces of about this many characters. */
 const COMPACT_CHUNK = 1024 * 1024;
+
+export type PropertyPatch = { set: XmlElement } | { remove: { ns: string; name: string } };
+
+/** The key under webdav.dead_properties whose bound a change would pass. */
+export type PropertyLimit = 'max_per_resource' | 'max_resource_size' | 'max_total_size';
 
 export interface PropertyLimits {
   maxPerResource: number;

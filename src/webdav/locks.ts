@@ -2,10 +2,45 @@
 // of depth 0 or infinity, with timeouts. Pure logic; the dav-state actor owns
 // the one instance every http-front asks.
 import { randomUUID } from 'node:crypto';
-import type {
-  ActiveLock, DavResource, LockDepth, LockOutcome, LockRequest, UnlockOutcome, WriteTarget,
-} from '../messages/dav-state.js';
-import { isWithin } from './dav-path.js';
+import { isWithin, type DavResource } from './dav-path.js';
+import type { XmlElement } from './xml.js';
+
+export type LockScope = 'exclusive' | 'shared';
+export type LockDepth = '0' | 'infinity';
+
+export interface ActiveLock {
+  /** `urn:uuid:...` */
+  token: string;
+  root: DavResource;
+  scope: LockScope;
+  depth: LockDepth;
+  /** The DAV:owner element the client sent, if any. */
+  owner?: XmlElement;
+  /** Who took the lock (lower-case `domain\user`); only they may use its token. */
+  principal: string;
+  /** Seconds until the lock expires. */
+  timeoutSeconds: number;
+}
+
+export interface LockRequest {
+  resource: DavResource;
+  scope: LockScope;
+  depth: LockDepth;
+  owner?: XmlElement;
+  principal: string;
+  timeoutSeconds: number;
+}
+
+/** `limit`: the principal holds webdav.locks.max_per_user locks already. */
+export type LockOutcome = { granted: ActiveLock } | { conflict: DavResource } | { limit: 'max_per_user' };
+
+export type UnlockOutcome = 'unlocked' | 'no-such-lock' | 'not-owner';
+
+/** A resource a write changes; `infinity` when it changes everything below too (DELETE, MOVE of a collection). */
+export interface WriteTarget {
+  resource: DavResource;
+  depth: LockDepth;
+}
 
 /** Lock timeouts: what a client gets when it asks for none, and the most it can get (also for Infinite). */
 export const DEFAULT_LOCK_SECONDS = 3600;

@@ -1,7 +1,7 @@
 // 207 Multi-Status bodies (RFC 4918 §13): PROPFIND and PROPPATCH results,
 // per-member failures of DELETE, COPY and MOVE, and the LOCK response body.
 import { statusLine } from '../http/http-error.js';
-import type { ActiveLock } from '../messages/dav-state.js';
+import type { ActiveLock } from './locks.js';
 import { lockDiscovery } from './properties.js';
 import type { PropertyName } from './requests.js';
 import { dav, element, serializeXml, type XmlElement } from './xml.js';

@@ -1,11 +1,17 @@
 // Live properties (RFC 4918 §15): computed from what SMB reports about a
 // file or folder and from the locks on it. None of them can be set.
-import type { ActiveLock } from '../messages/dav-state.js';
 import { hrefOf } from './dav-path.js';
 import { etagOf } from './etag.js';
+import type { ActiveLock } from './locks.js';
 import { contentTypeOf } from './mime.js';
 import type { PropertyName } from './requests.js';
 import { DAV_NS, dav, type XmlElement } from './xml.js';
+
+/** What PROPFIND needs beyond SMB: active locks and dead properties. */
+export interface ResourceState {
+  locks: ActiveLock[];
+  properties: XmlElement[];
+}
 
 /** A file or folder as PROPFIND describes it. */
 export interface DavEntry {

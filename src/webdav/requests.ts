@@ -1,7 +1,8 @@
 // What WebDAV requests ask for, read from their XML bodies and headers
 // (RFC 4918 §9, §10, §14). Everything malformed throws DavRequestError, which
 // the dispatch layer answers with 400.
-import type { LockDepth, LockScope, PropertyPatch } from '../messages/dav-state.js';
+import type { PropertyPatch } from './dead-properties.js';
+import type { LockDepth, LockScope } from './locks.js';
 import { DAV_NS, childElements, is, parseXml, type XmlElement } from './xml.js';
 
 export class DavRequestError extends Error {

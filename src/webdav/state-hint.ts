@@ -2,10 +2,18 @@
 // locks anywhere, writes need no lock check; with no dead properties,
 // PROPFIND needs no property lookup. When the dav-state incarnation that
 // owns the counters goes away, the next one's are fetched.
-import {
-  HINT_LOCKS, HINT_PROPERTY_RESOURCES, HINT_RETIRED, type DavStateProtocol,
-} from '../messages/dav-state.js';
-import type { Remote } from '../runtime/rpc.js';
+
+/** Layout of the shared counters: an Int32Array over the SharedArrayBuffer `hint()` returns, which dav-state writes. */
+export const HINT_LOCKS = 0;
+export const HINT_PROPERTY_RESOURCES = 1;
+/** Set to 1 when the dav-state incarnation that owns the buffer stops or dies. */
+export const HINT_RETIRED = 2;
+export const HINT_SLOTS = 3;
+
+/** Where the counters come from: the dav-state actor (src/messages/dav-state.ts). */
+export interface StateHintSource {
+  hint(): Promise<SharedArrayBuffer>;
+}
 
 export interface StateCounts {
   locks: number;
@@ -15,7 +23,7 @@ export interface StateCounts {
 export class DavStateHints {
   private view: Int32Array | undefined;
 
-  constructor(private readonly davState: Remote<DavStateProtocol>) {}
+  constructor(private readonly davState: StateHintSource) {}
 
   /** The current counts; fails (ActorUnavailableError) while dav-state is down. */
   async counts(): Promise<StateCounts> {

@@ -2,7 +2,7 @@
 // recursive delete and no server-side copy through our client. Failures of
 // single members are collected (RFC 4918 answers them in a 207).
 import { SmbError } from '../smb/index.js';
-import type { LockDepth } from '../messages/dav-state.js';
+import type { LockDepth } from './locks.js';
 import type { DavEntry } from './properties.js';
 import type { DavStorage } from './storage.js';
 

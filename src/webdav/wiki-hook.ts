@@ -1,8 +1,8 @@
 // Which post-write hook messages a change sends: one per `.wiki/*.md` page
 // it wrote, deleted or moved (a move out of or into the wiki layout is a
 // delete or a write for the index).
-import type { PageChange } from '../messages/reconciler.js';
 import { isWikiPage } from '../wiki/layout.js';
+import type { PageChange } from '../wiki/page-change.js';
 
 export function pageWritten(server: string, share: string, path: string): PageChange[] {
   return isWikiPage(path) ? [{ type: 'page-written', page: { server, share, path } }] : [];

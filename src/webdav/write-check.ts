@@ -4,19 +4,48 @@
 // that serializes conditional writes of one resource. Locks and shared
 // leases are dav-state's; with a single http-front the lease is local.
 import { HttpError } from '../http/http-error.js';
-import type { DavResource, DavStateProtocol, WriteGateResult, WriteTarget } from '../messages/dav-state.js';
-import type { Remote } from '../runtime/rpc.js';
-import { hrefOf, resourceKey, type DavLocation } from './dav-path.js';
+import { hrefOf, resourceKey, type DavLocation, type DavResource } from './dav-path.js';
 import { evaluateIf, ifResources, submittedTokens, type IfList, type IfResourceState } from './if-header.js';
 import type { LeaseQueue } from './leases.js';
+import type { WriteTarget } from './locks.js';
 import { evaluatePreconditions, hasPreconditions } from './preconditions.js';
 import { entryEtag, type DavEntry } from './properties.js';
 import { destinationPath } from './requests.js';
 import type { DavStateHints } from './state-hint.js';
 
+export interface WriteGate {
+  principal: string;
+  targets: WriteTarget[];
+  /** Lock tokens the request submits (in its If header). */
+  tokens: string[];
+  /** Resources whose covering lock tokens the If header evaluation needs. */
+  ask: DavResource[];
+  /**
+   * Serialize with other gated writes of this resource: the answer comes only
+   * once no other holder of the lease is left, and the caller must `release`.
+   */
+  lease?: DavResource;
+}
+
+export interface WriteGateResult {
+  /** The root of a lock whose token the request did not submit (answer 423). */
+  blockedBy?: DavResource;
+  /** Per `ask` entry, the tokens of the locks covering it. */
+  lockTokens: string[][];
+  /** Present when a lease was asked for and granted. */
+  leaseId?: number;
+}
+
+/** What the checks ask of dav-state, which holds the locks and the shared leases (src/messages/dav-state.ts). */
+export interface WriteGateService {
+  /** Lock check of a write (and optionally its per-resource lease). */
+  writeGate(gate: WriteGate): Promise<WriteGateResult>;
+  release(leaseId: number): Promise<void>;
+}
+
 /** What the checks need of the thread. */
 export interface WriteCheckDeps {
-  readonly davState: Pick<Remote<DavStateProtocol>, 'writeGate' | 'release'>;
+  readonly davState: WriteGateService;
   readonly hints: Pick<DavStateHints, 'counts'>;
   /** Leases held in this thread when it is the only http-front; undefined: dav-state holds them. */
   readonly localLeases: LeaseQueue | undefined;

@@ -1,21 +1,29 @@
 import { randomUUID } from 'node:crypto';
-import type { HttpFrontProtocol } from '../messages/http-front.js';
 import type { WebhookClient } from './client.js';
 
-/** What the store needs of one http-front: its replica (see replica.ts). */
-export type ReplicaLink = Pick<HttpFrontProtocol, 'replaceWebhookClients' | 'renewWebhookClients'>;
+/** What the store asks of one http-front: its replica (see replica.ts). */
+export interface ReplicaLink {
+  /**
+   * The webhook-store's full client list at `version`, replacing this thread's read replica; the
+   * store vouches for it until `validUntil` (ms since the epoch).
+   */
+  replaceWebhookClients(version: string, clients: readonly WebhookClient[], validUntil: number): Promise<void>;
+  /** The store's list is still `version`, vouched for until `validUntil`; false if this thread holds another. */
+  renewWebhookClients(version: string, validUntil: number): Promise<boolean>;
+}
 
-export interface ClientListReplicationOptions {
+/** `Front`: how the fronts are named (their actor instance names in the service). */
+export interface ClientListReplicationOptions<Front extends string = string> {
   /** The current client list (the registry's). */
   readonly clients: () => readonly WebhookClient[];
   /** How the store reaches a front; a call to a front that is down rejects. */
-  readonly link: (front: string) => ReplicaLink;
+  readonly link: (front: Front) => ReplicaLink;
   /** Whether the front's thread is connected; a thread that is gone can accept nothing, and its successor starts empty. */
-  readonly isConnected: (front: string) => boolean;
+  readonly isConnected: (front: Front) => boolean;
   /** `webhooks.replica_lease` in ms: how long a front trusts a copy the store has not confirmed since. */
   readonly leaseMs: number;
   /** Told once per streak of failures, when a connected front did not take the list or a renewal. */
-  readonly onUnconfirmed?: (front: string, err: unknown) => void;
+  readonly onUnconfirmed?: (front: Front, err: unknown) => void;
   /** Milliseconds since the epoch, the clock of the leases; injectable for tests. */
   readonly now?: () => number;
 }
@@ -46,22 +54,22 @@ const FIRST_RETRY_MS = 50;
  * broken, the store down) refuses keys once that moment passes: the store never has to trust that a
  * push it could not confirm was applied.
  */
-export class ClientListReplication {
+export class ClientListReplication<Front extends string = string> {
   /** Versions are unique across store restarts: a restarted store's list 1 is not the old one's. */
   private readonly epoch = randomUUID();
   private current = 1;
-  private readonly fronts = new Map<string, FrontSync>();
+  private readonly fronts = new Map<Front, FrontSync>();
   private readonly settled = new Set<() => void>();
   private readonly now: () => number;
   private readonly renewMs: number;
 
-  constructor(private readonly options: ClientListReplicationOptions) {
+  constructor(private readonly options: ClientListReplicationOptions<Front>) {
     this.now = options.now ?? Date.now;
     this.renewMs = Math.max(1, Math.floor(options.leaseMs / 3));
   }
 
   /** A front (re)connected: its thread holds no list from this store yet; sync it now. */
-  connected(front: string): void {
+  connected(front: Front): void {
     const sync = this.fronts.get(front);
     if (sync === undefined) {
       this.fronts.set(front, { confirmed: undefined, leaseEnd: 0, staleLeaseEnd: 0, running: false, again: false, failures: 0, timer: undefined });
@@ -96,7 +104,7 @@ export class ClientListReplication {
     return Object.fromEntries([...this.fronts].map(([front, sync]) => [front, sync.confirmed === this.current ? 'current' : 'behind']));
   }
 
-  private kick(front: string): void {
+  private kick(front: Front): void {
     const sync = this.fronts.get(front);
     if (sync === undefined) return;
     clearTimeout(sync.timer);
@@ -109,7 +117,7 @@ export class ClientListReplication {
   }
 
   /** One message to the front: the list if it lacks the current one, else a renewal. Then schedules the next. */
-  private async step(front: string, sync: FrontSync): Promise<void> {
+  private async step(front: Front, sync: FrontSync): Promise<void> {
     sync.running = true;
     sync.again = false;
     const current = this.current;

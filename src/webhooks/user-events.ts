@@ -9,6 +9,12 @@ export interface UserEvent {
   readonly payload: Readonly<Record<string, unknown>>;
 }
 
+/** An accepted event on its way from the intake to the cache (UserEventsCache.add stamps `receivedAt`). */
+export interface NewUserEvent {
+  readonly username: string;
+  readonly event: Omit<UserEvent, 'receivedAt'>;
+}
+
 export interface UserEventsCacheOptions {
   /** `webhooks.user_events.ttl` in ms; the spec keeps events for 24 hours. */
   readonly ttlMs?: number;

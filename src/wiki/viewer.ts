@@ -31,13 +31,48 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { NoAccessReason, ViewerAnswer, ViewerQuery } from '../messages/ldap-resolver.js';
 import { DirectoryError, isInvalidCredentials } from '../ldap/connection.js';
 import type { LookedUpUser, UserAuthenticator, UserLookup } from '../ldap/directory.js';
-import { guardedLogin, LoginThrottledError, throttledAnswer, type LoginGuard } from '../auth/login-guard.js';
+import { guardedLogin, LoginThrottledError, throttledAnswer, type LoginGuard, type ThrottledAnswer } from '../auth/login-guard.js';
 import { CachedGroupSidResolver, type GroupSidResolver } from '../ldap/group-sid-cache.js';
 import { domainUsersSid, GroupsHeaderError, parseServiceGroupsHeader, tokenSidSet, userSidSet } from './principal.js';
 import { parseServiceUserHeader, ServiceUserHeaderError, type CallerRoles } from './service-user.js';
+
+/**
+ * A wiki request's identity as it arrived: basic credentials and the raw `X-Service-Groups` and
+ * `X-Service-User` headers.
+ */
+export interface ViewerQuery {
+  user: string;
+  password: string;
+  /** The header value; undefined when the request had none. */
+  groupsHeader: string | undefined;
+  /** The user a trusted caller calls on behalf of (service-user.ts); undefined when the request had none. */
+  serviceUserHeader: string | undefined;
+  /** The TCP peer address of the client (for the login throttle). */
+  clientAddress: string;
+}
+
+/** Why a user named in `X-Service-User` sees nothing: the directory knows no such user, or would not let them log on. */
+export type NoAccessReason = 'user_unknown' | 'user_disabled' | 'user_locked' | 'user_expired' | 'user_password_expired';
+
+export type ViewerAnswer =
+  | {
+      ok: true;
+      /** The authenticated user's SID; null when it could not be looked up (no `ldap.base_dn`). */
+      userSid: string | null;
+      /** What `acl_allow` is matched with: narrowed by the header; empty = the caller sees nothing. */
+      allowSids: string[];
+      /** What `acl_deny` is matched with: the user's whole token, whatever the header says. */
+      denySids: string[];
+      /** Configured shares whose wiki this caller may see (active, access groups met). */
+      shares: string[];
+      /** Set when the named user sees nothing because of their account (the sets are then empty). */
+      noAccess?: NoAccessReason;
+    }
+  | { ok: false; status: 400 | 401 | 403 | 503; error: string; message: string }
+  /** The login throttle refused to ask the directory. */
+  | ThrottledAnswer;
 
 /** A verified login, or a user a trusted caller named, as far as the wiki needs it. */
 interface Identity {

@@ -10,8 +10,7 @@ import { constants } from 'node:fs';
 import { mkdir, open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
-import type { WikiVisibility } from '../messages/ldap-resolver.js';
-import type { VisibilityStore } from './visibility.js';
+import type { VisibilityStore, WikiVisibility } from './visibility.js';
 
 export const WIKI_VISIBILITY_FILE = 'wiki-visibility.json';
 

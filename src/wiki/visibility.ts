@@ -4,7 +4,17 @@
  * it and hands each search only the shares its caller may see. A share without settings is active for everyone
  * (the wiki feature is on by default).
  */
-import type { ShareVisibility, WikiVisibility } from '../messages/ldap-resolver.js';
+
+/** The second permission stage of one share's wiki (spec §5): is it on, and for whom. */
+export interface WikiVisibility {
+  active: boolean;
+  /** Directory group names; empty = every user. */
+  access_groups: string[];
+}
+
+export interface ShareVisibility extends WikiVisibility {
+  share: string;
+}
 
 export const DEFAULT_VISIBILITY: Readonly<WikiVisibility> = { active: true, access_groups: [] };
 export const MAX_ACCESS_GROUPS = 100;

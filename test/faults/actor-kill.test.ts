@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { loadConfig, readIndexerPassword } from '../../src/config/index.js';
-import type { HealthReport } from '../../src/messages/supervisor.js';
+import type { HealthReport } from '../../src/runtime/health.js';
 import { Supervisor } from '../../supervisor/supervisor.js';
 import { writeServiceConfig } from '../support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../testbed/env.js';

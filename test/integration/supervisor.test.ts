@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { Supervisor } from '../../supervisor/supervisor.js';
 import { loadConfig, readIndexerPassword } from '../../src/config/index.js';
-import type { HealthReport } from '../../src/messages/supervisor.js';
+import type { HealthReport } from '../../src/runtime/health.js';
 import { startService, waitFor, writeServiceConfig, type RunningService } from '../support/service.js';
 
 const ACTORS = ['http-front', 'dedupe', 'webhook-store', 'ldap-resolver', 'reconciler', 'dav-state', 'smb-reader'];

@@ -1,7 +1,7 @@
 // "Nothing crashed" (fault and abuse suites): the service process runs, /healthz answers 200 with every actor and pool
 // running, and no actor was restarted.
 import assert from 'node:assert/strict';
-import type { HealthReport } from '../../src/messages/supervisor.js';
+import type { HealthReport } from '../../src/runtime/health.js';
 import type { RunningService } from './service.js';
 
 export async function assertNothingCrashed(service: RunningService): Promise<void> {

@@ -12,23 +12,25 @@ import { HttpError } from '../../../src/http/http-error.js';
 import { errorWithoutMessage } from '../../../src/log.js';
 import type { HttpExchange } from '../../../src/http/exchange.js';
 import type { Router } from '../../../src/http/router.js';
-import type { DavResource, DavStateProtocol, WriteTarget } from '../../../src/messages/dav-state.js';
-import type { PageChange, ReconcilerProtocol } from '../../../src/messages/reconciler.js';
+import type { DavStateProtocol } from '../../../src/messages/dav-state.js';
+import type { ReconcilerProtocol } from '../../../src/messages/reconciler.js';
 import { ActorUnavailableError, type Remote } from '../../../src/runtime/rpc.js';
 import { SmbClient, SmbError, SmbPool, type SmbShare } from '../../../src/smb/index.js';
 import { guardedLogin, LoginThrottledError, remoteLoginGuard, THROTTLE_UNAVAILABLE_MESSAGE, throttledHttpError, type LoginGuard, type LoginGuardProtocol } from '../../../src/auth/login-guard.js';
-import { DAV_PREFIX, hrefOf, parseDavPath, parentPath, type DavLocation } from '../../../src/webdav/dav-path.js';
+import { DAV_PREFIX, hrefOf, parseDavPath, parentPath, type DavLocation, type DavResource } from '../../../src/webdav/dav-path.js';
 import { DAV_CHALLENGE_HEADER, davHttpError } from '../../../src/webdav/errors.js';
 import { parseIfHeader, type IfList } from '../../../src/webdav/if-header.js';
 import { MULTISTATUS_TYPE, multistatus, statusResponse } from '../../../src/webdav/multistatus.js';
 import { hasPreconditions } from '../../../src/webdav/preconditions.js';
 import { LeaseQueue } from '../../../src/webdav/leases.js';
+import type { WriteTarget } from '../../../src/webdav/locks.js';
 import { DavStateHints } from '../../../src/webdav/state-hint.js';
 import { DavStorage } from '../../../src/webdav/storage.js';
 import type { MemberFailure } from '../../../src/webdav/tree-ops.js';
 import { checkWrite, type WriteCheck, type WriteCheckOptions } from '../../../src/webdav/write-check.js';
 import type { WriteRight } from '../../../src/webdav/write-rights.js';
 import { wikiWriteViolation } from '../../../src/wiki/layout.js';
+import type { PageChange } from '../../../src/wiki/page-change.js';
 
 /** A refused connection answers at once; a server that does not answer at all is given this long. */
 const CONNECT_TIMEOUT_MS = 3_000;

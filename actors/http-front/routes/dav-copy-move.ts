@@ -3,8 +3,8 @@
 import { HttpError } from '../../../src/http/http-error.js';
 import { errorWithoutMessage } from '../../../src/log.js';
 import type { Router } from '../../../src/http/router.js';
-import type { LockDepth } from '../../../src/messages/dav-state.js';
 import { isWithin, parentPath } from '../../../src/webdav/dav-path.js';
+import type { LockDepth } from '../../../src/webdav/locks.js';
 import type { DavEntry } from '../../../src/webdav/properties.js';
 import { destinationPath, parseLockDepth, parseOverwrite } from '../../../src/webdav/requests.js';
 import { copyTree, membersMapped, removeTree } from '../../../src/webdav/tree-ops.js';

@@ -2,13 +2,12 @@
 // and PROPFIND (depth 0 and 1; infinity is refused).
 import { HttpError } from '../../../src/http/http-error.js';
 import type { Router } from '../../../src/http/router.js';
-import type { ResourceState } from '../../../src/messages/dav-state.js';
 import { SmbError } from '../../../src/smb/errors.js';
 import { attachmentDisposition, isActiveContent } from '../../../src/webdav/active-content.js';
 import { contentTypeOf } from '../../../src/webdav/mime.js';
 import { MULTISTATUS_TYPE, multistatus, propertyElement, propstatResponse, type PropstatGroup } from '../../../src/webdav/multistatus.js';
 import { evaluatePreconditions } from '../../../src/webdav/preconditions.js';
-import { entryEtag, isLiveProperty, liveNames, liveProperty, type DavEntry } from '../../../src/webdav/properties.js';
+import { entryEtag, isLiveProperty, liveNames, liveProperty, type DavEntry, type ResourceState } from '../../../src/webdav/properties.js';
 import { ifRangeHolds, requestedRange } from '../../../src/webdav/range.js';
 import { parseDepth, parsePropfind, type PropertyName, type PropfindRequest } from '../../../src/webdav/requests.js';
 import { DAV_NS, clarkName, type XmlElement } from '../../../src/webdav/xml.js';

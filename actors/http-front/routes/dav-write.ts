@@ -4,9 +4,9 @@
 // dav-state, asks it for the right first (write-rights.ts).
 import { HttpError } from '../../../src/http/http-error.js';
 import type { Router } from '../../../src/http/router.js';
-import type { PropertyLimit, PropertyPatch } from '../../../src/messages/dav-state.js';
 import { NtStatus, SmbError, SmbStatusError } from '../../../src/smb/errors.js';
 import type { CommitMode } from '../../../src/smb/index.js';
+import type { PropertyLimit, PropertyPatch } from '../../../src/webdav/dead-properties.js';
 import { MULTISTATUS_TYPE, multistatus, propertyElement, propstatResponse } from '../../../src/webdav/multistatus.js';
 import { entryEtag, isLiveProperty } from '../../../src/webdav/properties.js';
 import { isEmpty, parseLockDepth, parsePropertyUpdate } from '../../../src/webdav/requests.js';

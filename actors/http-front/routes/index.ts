@@ -4,13 +4,8 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../../src/config/index.js';
 import type { Router } from '../../../src/http/router.js';
-import type { DavStateProtocol } from '../../../src/messages/dav-state.js';
-import type { DedupeProtocol } from '../../../src/messages/dedupe.js';
-import type { LdapResolverProtocol } from '../../../src/messages/ldap-resolver.js';
-import type { ReconcilerProtocol } from '../../../src/messages/reconciler.js';
-import type { SupervisorProtocol } from '../../../src/messages/supervisor.js';
-import type { WebhookStoreProtocol } from '../../../src/messages/webhook-store.js';
-import type { Remote } from '../../../src/runtime/rpc.js';
+import type { Peers } from '../../../src/messages/peers.js';
+import type { PeerLookup } from '../../../src/runtime/actor.js';
 import type { WebhookClientLookup } from '../../../src/webhooks/key-index.js';
 import { registerAdminUiRoutes } from './admin-ui.js';
 import { registerAdminWebhookClientRoutes } from './admin-webhook-clients.js';
@@ -29,7 +24,7 @@ export interface FrontRouteDeps {
   config: Config;
   log: Logger;
   /** A typed client for a peer actor (the actor context's `peer`). */
-  peer<P>(name: string): Remote<P>;
+  peer: PeerLookup<Peers>;
   /** This thread's replica of the webhook clients, for the intake's key checks. */
   webhookClients: WebhookClientLookup;
 }
@@ -37,21 +32,21 @@ export interface FrontRouteDeps {
 /** Registers every route; returns the WebDAV service, whose SMB sessions the front closes when it stops. */
 export function registerRoutes(router: Router, deps: FrontRouteDeps): DavService {
   const { config, log, peer, webhookClients } = deps;
-  const supervisor = peer<SupervisorProtocol>('supervisor');
+  const supervisor = peer('supervisor');
   registerHealthRoutes(router, supervisor);
   registerReadinessRoutes(router, supervisor);
   registerMetricsRoutes(router, supervisor);
   registerOpenApiRoutes(router);
 
-  const store = peer<WebhookStoreProtocol>('webhook-store');
-  registerWebhookRoutes(router, { config, clients: webhookClients, dedupe: peer<DedupeProtocol>('dedupe'), store, log });
+  const store = peer('webhook-store');
+  registerWebhookRoutes(router, { config, clients: webhookClients, dedupe: peer('dedupe'), store, log });
   registerAdminWebhookClientRoutes(router, { config, store, log });
   registerUserEventRoutes(router, store);
-  const resolver = peer<LdapResolverProtocol>('ldap-resolver');
+  const resolver = peer('ldap-resolver');
   registerWikiRoutes(router, { config, resolver, log });
   registerWikiVisibilityRoutes(router, { config, resolver, logins: store, log });
   registerAdminUiRoutes(router, { config, logins: store, log });
   return registerDavRoutes(router, {
-    config, davState: peer<DavStateProtocol>('dav-state'), reconciler: peer<ReconcilerProtocol>('reconciler'), resolver, log,
+    config, davState: peer('dav-state'), reconciler: peer('reconciler'), resolver, log,
   });
 }

@@ -6,13 +6,14 @@ import type { Logger } from 'pino';
 import type { Config } from '../../../src/config/index.js';
 import type { Router } from '../../../src/http/router.js';
 import type { DedupeProtocol } from '../../../src/messages/dedupe.js';
-import type { NewUserEvent, WebhookStoreProtocol } from '../../../src/messages/webhook-store.js';
+import type { WebhookStoreProtocol } from '../../../src/messages/webhook-store.js';
 import type { Remote } from '../../../src/runtime/rpc.js';
 import { CallBatcher } from '../../../src/webhooks/batch.js';
 import { dispatchWebhookEvent, type WebhookDispatchDeps } from '../../../src/webhooks/dispatch.js';
 import { WEBHOOK_OK_JSON } from '../../../src/webhooks/errors.js';
 import { handleWebhookRequest, type WebhookHandlerDeps } from '../../../src/webhooks/handle.js';
 import type { WebhookClientLookup } from '../../../src/webhooks/key-index.js';
+import type { NewUserEvent } from '../../../src/webhooks/user-events.js';
 import { unavailableAs503 } from './api-calls.js';
 
 export interface WebhookRouteDeps {

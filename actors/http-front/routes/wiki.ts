@@ -19,11 +19,12 @@ import type { HttpExchange } from '../../../src/http/exchange.js';
 import { HttpError } from '../../../src/http/http-error.js';
 import { readJsonObject } from '../../../src/http/json-body.js';
 import type { RouteHandler, Router } from '../../../src/http/router.js';
-import type { LdapResolverProtocol, NoAccessReason } from '../../../src/messages/ldap-resolver.js';
+import type { LdapResolverProtocol } from '../../../src/messages/ldap-resolver.js';
 import type { Remote } from '../../../src/runtime/rpc.js';
 import { createSearchClient } from '../../../src/search/client.js';
 import { checkFolder, parseSearchRequest, SearchRequestError, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
+import type { NoAccessReason } from '../../../src/wiki/viewer.js';
 import { unavailableAs503 } from './api-calls.js';
 
 export interface WikiRouteDeps {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type { HealthReport } from '../../../src/messages/supervisor.js';
+import type { HealthReport } from '../../../src/runtime/health.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { startService, type RunningService } from '../../support/service.js';
 import { DavClient, account } from './dav-client.js';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import type { HealthReport } from '../../../src/messages/supervisor.js';
+import type { HealthReport } from '../../../src/runtime/health.js';
 import { readTestbedEnv } from '../../testbed/env.js';
 import { startService, type RunningService } from '../../support/service.js';
 import { AdminApi, nowSeconds, simultaneousPosts, statusCounts, type ClientEntry } from './api.js';

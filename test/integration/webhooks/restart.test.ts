@@ -9,7 +9,7 @@ import { dirname } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { loadConfig, readIndexerPassword } from '../../../src/config/index.js';
-import type { HealthReport } from '../../../src/messages/supervisor.js';
+import type { HealthReport } from '../../../src/runtime/health.js';
 import { Supervisor } from '../../../supervisor/supervisor.js';
 import { readTestbedEnv } from '../../testbed/env.js';
 import { startService, waitFor, writeServiceConfig, type RunningService } from '../../support/service.js';

@@ -3,8 +3,8 @@
  * compared with: who may see a page, worked out from the ACL a test gave it (independently of the service's code).
  */
 import assert from 'node:assert/strict';
-import type { HealthReport } from '../../../src/messages/supervisor.js';
 import type { PassSummary } from '../../../src/metrics/actor-metrics.js';
+import type { HealthReport } from '../../../src/runtime/health.js';
 import type { RootListing, PageListing, SearchResult } from '../../../src/search/search.js';
 import type { TestbedEnv } from '../../testbed/env.js';
 import { shareContents, alwaysGranted } from '../../testbed/wiki-content.js';

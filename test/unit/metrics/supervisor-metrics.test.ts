@@ -1,9 +1,9 @@
 // The main thread's metrics: actor states and restarts and pool numbers from the health report, process metrics.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { HealthReport } from '../../../src/messages/supervisor.js';
 import { mergeSnapshots } from '../../../src/metrics/snapshot.js';
 import { SupervisorMetrics } from '../../../src/metrics/supervisor-metrics.js';
+import type { HealthReport } from '../../../src/runtime/health.js';
 import { parsePrometheusText, sampleValue } from './prometheus-text.js';
 
 const report: HealthReport = {

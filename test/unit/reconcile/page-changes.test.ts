@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Client, estypes } from '@elastic/elasticsearch';
-import type { PageAddress } from '../../../src/messages/reconciler.js';
+import type { PageAddress } from '../../../src/wiki/page-change.js';
 import type { DocumentOutcome } from '../../../src/reconcile/listing.js';
 import { PageChanges, type PageChangesOptions } from '../../../src/reconcile/page-changes.js';
 import { silentLog } from '../../../src/search/log.js';

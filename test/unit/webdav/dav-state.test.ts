@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DavStateService } from '../../../actors/dav-state/service.js';
-import { HINT_LOCKS, HINT_PROPERTY_RESOURCES, HINT_RETIRED } from '../../../src/messages/dav-state.js';
 import { DeadProperties } from '../../../src/webdav/dead-properties.js';
 import { LockTable } from '../../../src/webdav/locks.js';
+import { HINT_LOCKS, HINT_PROPERTY_RESOURCES, HINT_RETIRED } from '../../../src/webdav/state-hint.js';
 import { element } from '../../../src/webdav/xml.js';
 
 const at = (path: string) => ({ share: 'schule', path });

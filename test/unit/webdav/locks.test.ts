@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ActiveLock, LockOutcome } from '../../../src/messages/dav-state.js';
-import { LockTable, MAX_LOCK_SECONDS } from '../../../src/webdav/locks.js';
+import { LockTable, MAX_LOCK_SECONDS, type ActiveLock, type LockOutcome } from '../../../src/webdav/locks.js';
 
 const at = (path: string) => ({ share: 'schule', path });
 const granted = (o: LockOutcome): ActiveLock => {

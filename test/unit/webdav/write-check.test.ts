@@ -2,11 +2,11 @@
 // stand-ins: which of them is asked, and what each outcome answers.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { DavResource, WriteGate, WriteGateResult } from '../../../src/messages/dav-state.js';
 import { HttpError } from '../../../src/http/http-error.js';
+import type { DavResource } from '../../../src/webdav/dav-path.js';
 import { LeaseQueue } from '../../../src/webdav/leases.js';
 import { entryEtag, type DavEntry } from '../../../src/webdav/properties.js';
-import { checkWrite, type WriteCheckDeps, type WriteRequest } from '../../../src/webdav/write-check.js';
+import { checkWrite, type WriteCheckDeps, type WriteGate, type WriteGateResult, type WriteRequest } from '../../../src/webdav/write-check.js';
 import { parseIfHeader } from '../../../src/webdav/if-header.js';
 
 const FILE: DavEntry = { share: 'schule', path: 'a/seite.md', name: 'seite.md', isCollection: false, size: 4, fileId: '77', mtimeMs: 1_000, birthtimeMs: 500 };

@@ -3,10 +3,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DirectoryError } from '../../../src/ldap/connection.js';
 import type { AccountState, DirectoryUser, LookedUpUser } from '../../../src/ldap/directory.js';
-import type { ViewerAnswer } from '../../../src/messages/ldap-resolver.js';
 import { AUTHENTICATED_USERS_SID, EVERYONE_SID } from '../../../src/wiki/acl.js';
 import { CallerRoles } from '../../../src/wiki/service-user.js';
-import { ViewerResolver } from '../../../src/wiki/viewer.js';
+import { ViewerResolver, type ViewerAnswer } from '../../../src/wiki/viewer.js';
 
 const DOMAIN = 'S-1-5-21-10-20-30';
 const ANNA = `${DOMAIN}-1105`;

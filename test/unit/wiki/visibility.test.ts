@@ -3,13 +3,13 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import type { WikiVisibility } from '../../../src/messages/ldap-resolver.js';
 import { VisibilityFile, VisibilityFileError, WIKI_VISIBILITY_FILE } from '../../../src/wiki/visibility-file.js';
 import {
   parseVisibilityUpdate,
   VisibilityRequestError,
   WikiVisibilitySettings,
   type VisibilityStore,
+  type WikiVisibility,
 } from '../../../src/wiki/visibility.js';
 
 function fieldOf(body: unknown): string {

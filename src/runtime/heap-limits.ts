@@ -4,19 +4,18 @@
 // transient (the pools, the reconciler), so that they collect early instead of growing; a thread over its cap
 // dies and is replaced (a pool fails the one task, an actor restarts), never the process.
 import type { ResourceLimits } from 'node:worker_threads';
-import type { ActorKind } from '../src/runtime/control.js';
 
 const YOUNG_GENERATION_MB = 2;
 const TRANSIENT_OLD_GENERATION_MB = 96;
 
-/** For the pool threads: pages read, rendered and handed back. */
-export const POOL_HEAP_LIMITS: ResourceLimits = {
+/** For the pool threads (pages read, rendered and handed back) and the reconciler, which streams pages through bounded batches. */
+export const TRANSIENT_HEAP_LIMITS: ResourceLimits = {
   maxYoungGenerationSizeMb: YOUNG_GENERATION_MB,
   maxOldGenerationSizeMb: TRANSIENT_OLD_GENERATION_MB,
 };
 
-export function actorHeapLimits(kind: ActorKind): ResourceLimits {
-  // The reconciler streams pages through bounded batches; the others keep state of their own (webhook clients,
-  // user events, locks) whose size the configuration decides, so only their young generation is capped.
-  return kind === 'reconciler' ? POOL_HEAP_LIMITS : { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB };
-}
+/**
+ * For the actors that keep state of their own (webhook clients, user events, locks) whose size the configuration
+ * decides: only their young generation is capped.
+ */
+export const STATEFUL_HEAP_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB };

@@ -1,0 +1,174 @@
+// The import rule of docs/architecture.md, checked against the source tree: every relative import and
+// export-from of the .ts files under src/, actors/ and supervisor/ (read with the TypeScript parser), the
+// folder each belongs to, the rule table of the document, and the import cycles between modules.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+
+/** The trees the rule covers. */
+export const RULED_ROOTS = ['src', 'actors', 'supervisor'];
+
+export interface ModuleImport {
+  /** Repo-relative paths of the importing and the imported module (`.ts`). */
+  from: string;
+  to: string;
+  line: number;
+  /** `import type`, `export type`, or only `type` names: erased from the JavaScript. */
+  typeOnly: boolean;
+}
+
+/** Repo-relative paths of the .ts modules under `roots`, sorted. */
+export function modulesUnder(repo: string, roots: readonly string[]): string[] {
+  return roots
+    .filter((root) => existsSync(join(repo, root)))
+    .flatMap((root) => readdirSync(join(repo, root), { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.d.ts'))
+      .map((e) => relative(repo, join(e.parentPath, e.name))))
+    .sort();
+}
+
+/** The relative imports of one module: static imports, export-from and dynamic `import()`. */
+export function importsOf(repo: string, module: string): ModuleImport[] {
+  const source = ts.createSourceFile(module, readFileSync(join(repo, module), 'utf8'), ts.ScriptTarget.Latest, true);
+  const found: ModuleImport[] = [];
+  const add = (specifier: ts.Expression | undefined, typeOnly: boolean) => {
+    if (specifier === undefined || !ts.isStringLiteral(specifier) || !specifier.text.startsWith('.')) return;
+    const to = relative(repo, resolve(repo, dirname(module), specifier.text)).replace(/\.js$/, '.ts');
+    found.push({ from: module, to, line: source.getLineAndCharacterOfPosition(specifier.getStart()).line + 1, typeOnly });
+  };
+  const visit = (node: ts.Node) => {
+    if (ts.isImportDeclaration(node)) {
+      const clause = node.importClause;
+      const named = clause?.namedBindings;
+      const onlyTypeNames = clause !== undefined && clause.name === undefined && named !== undefined
+        && ts.isNamedImports(named) && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly);
+      add(node.moduleSpecifier, clause?.isTypeOnly === true || onlyTypeNames);
+    } else if (ts.isExportDeclaration(node)) {
+      const named = node.exportClause;
+      const onlyTypeNames = named !== undefined && ts.isNamedExports(named) && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly);
+      add(node.moduleSpecifier, node.isTypeOnly || onlyTypeNames);
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      add(node.arguments[0], false);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/**
+ * The folder a module belongs to, as the rule names it: `src/<folder>` (a file directly in src/ is its own),
+ * `actors/<kind>`, `supervisor`; undefined outside the ruled trees.
+ */
+export function folderOf(module: string): string | undefined {
+  const parts = module.split('/');
+  if (parts[0] === 'src') return parts.length === 2 ? module : `src/${parts[1]}`;
+  if (parts[0] === 'actors' && parts.length > 2) return `actors/${parts[1]}`;
+  if (parts[0] === 'supervisor') return 'supervisor';
+  return undefined;
+}
+
+/** Folder → the folders it may import besides itself. A row `actors/*` holds for each folder under actors/. */
+export type ImportRule = ReadonlyMap<string, readonly string[]>;
+
+/**
+ * The table under the heading `## Import rule` of the document: one row per folder, its name in backticks first in
+ * the first cell and the folders it may import in backticks in the second (none: no backticks).
+ */
+export function parseImportRule(markdown: string): ImportRule {
+  const section = markdown.split(/^## /m).find((s) => s.startsWith('Import rule'));
+  if (section === undefined) throw new Error('no "## Import rule" section');
+  const rule = new Map<string, string[]>();
+  for (const line of section.split('\n')) {
+    const cells = line.split('|').map((c) => c.trim());
+    const folder = /^`([^`]+)`/.exec(cells[1] ?? '')?.[1];
+    if (!line.startsWith('|') || folder === undefined) continue;
+    rule.set(folder, [...(cells[2] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1]!));
+  }
+  return rule;
+}
+
+/** The rule's row for a folder: its own, or its parent's `/*` row. */
+export function allowedFor(rule: ImportRule, folder: string): readonly string[] | undefined {
+  return rule.get(folder) ?? rule.get(folder.replace(/\/[^/]+$/, '/*'));
+}
+
+/** Imports the rule does not allow, as `file:line imports target (folder → folder)`. */
+export function ruleViolations(rule: ImportRule, imports: readonly ModuleImport[]): string[] {
+  return imports.flatMap((imp) => {
+    const from = folderOf(imp.from);
+    const to = folderOf(imp.to) ?? imp.to;
+    if (from === undefined || from === to) return [];
+    const allowed = allowedFor(rule, from);
+    if (allowed?.includes(to)) return [];
+    return [`${imp.from}:${imp.line} imports ${imp.to} (${from} → ${to}${allowed === undefined ? `; ${from} has no row` : ''})`];
+  });
+}
+
+/** Every cycle of the graph (its strongly connected parts of more than one node, or a node on itself), each sorted. */
+export function cyclesOf(edges: ReadonlyMap<string, readonly string[]>): string[][] {
+  // Tarjan's algorithm.
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, next);
+    low.set(node, next);
+    next++;
+    stack.push(node);
+    onStack.add(node);
+    for (const target of edges.get(node) ?? []) {
+      if (!index.has(target)) {
+        visit(target);
+        low.set(node, Math.min(low.get(node)!, low.get(target)!));
+      } else if (onStack.has(target)) {
+        low.set(node, Math.min(low.get(node)!, index.get(target)!));
+      }
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const part: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      part.push(member);
+    } while (member !== node);
+    if (part.length > 1 || edges.get(node)?.includes(node)) cycles.push(part.sort());
+  };
+  for (const node of edges.keys()) if (!index.has(node)) visit(node);
+  return cycles;
+}
+
+/** One loop through a cycle of cyclesOf, shortest from its first member: `a → b → c → a`. */
+export function loopThrough(edges: ReadonlyMap<string, readonly string[]>, cycle: readonly string[]): string {
+  const start = cycle[0]!;
+  const cameFrom = new Map<string, string>();
+  const queue = [start];
+  while (queue.length > 0) {
+    const node = queue.shift()!;
+    for (const target of edges.get(node) ?? []) {
+      if (!cycle.includes(target) || cameFrom.has(target)) continue;
+      cameFrom.set(target, node);
+      if (target === start) queue.length = 0;
+      else queue.push(target);
+    }
+  }
+  const loop = [start];
+  for (let node = cameFrom.get(start)!; node !== start; node = cameFrom.get(node)!) loop.unshift(node);
+  return [start, ...loop].join(' → ');
+}
+
+/** The module graph of some imports: importing module → imported modules. */
+export function moduleGraph(imports: readonly ModuleImport[]): Map<string, string[]> {
+  const edges = new Map<string, string[]>();
+  for (const { from, to } of imports) edges.set(from, [...(edges.get(from) ?? []), to]);
+  return edges;
+}
+
+/** The folder graph the rule allows (rows with `/*` stand for the folders they cover). */
+export function ruleGraph(rule: ImportRule): Map<string, string[]> {
+  return new Map([...rule].map(([folder, allowed]) => [folder, [...allowed]]));
+}
