@@ -106,7 +106,7 @@ export async function startJob(path: string, request: JobRequest, onUpdate: (inf
   return acceptance;
 }
 
-/** The reconciler's status: the same as its /healthz details, without the index keeper's part. */
+/** The reconciler's status, as its /healthz details give it. */
 export async function reconcilerStatus(path: string): Promise<ReconcilerStatus> {
   return new Promise((resolve, reject) => {
     exchange(path, { op: 'status' }, (event) => {
