@@ -33,27 +33,32 @@ export function countSmbRequests(on: boolean): void {
   smbcontrol('profile', on ? 'count' : 'off');
 }
 
-function smb2Counts(): Record<string, number> {
+/** Each smbd adds its counts to the shared table about once a second (smbprofile_dump); wait for that. */
+const PROFILE_DUMP_MS = 1500;
+
+async function smb2Counts(): Promise<Record<string, number>> {
+  await new Promise((resolve) => setTimeout(resolve, PROFILE_DUMP_MS));
   const out = execFileSync('smbstatus', ['-s', layout.samba.conf, '--profile'], { encoding: 'utf8' });
   const counts: Record<string, number> = {};
   for (const match of out.matchAll(/^smb2_(\w+)_count:\s+(\d+)$/gm)) counts[match[1]!] = Number(match[2]);
   return counts;
 }
 
-function reading(servicePid: number): WorkCost {
-  return {
+/** The CPU times are read first: the wait for Samba's counters comes after them. */
+async function reading(servicePid: number): Promise<WorkCost> {
+  const cpu = {
     service: treeCpuSeconds(servicePid),
     samba: treeCpuSeconds(pidIn(layout.samba.pidFile)),
     elasticsearch: treeCpuSeconds(pidIn(layout.elasticsearch.pidFile)),
-    smb2: smb2Counts(),
   };
+  return { ...cpu, smb2: await smb2Counts() };
 }
 
 /** What `work` cost, as the difference of two readings. */
 export async function measureCost<T>(servicePid: number, work: () => Promise<T>): Promise<{ result: T; cost: WorkCost }> {
-  const before = reading(servicePid);
+  const before = await reading(servicePid);
   const result = await work();
-  const after = reading(servicePid);
+  const after = await reading(servicePid);
   const smb2: Record<string, number> = {};
   for (const [command, count] of Object.entries(after.smb2)) smb2[command] = count - (before.smb2[command] ?? 0);
   return {

@@ -31,6 +31,9 @@ export class WorkerPool<Task, Result> {
       concurrentTasksPerWorker: options.tasksPerThread ?? 1,
       ...(options.resourceLimits ? { resourceLimits: options.resourceLimits } : {}),
       workerData,
+      // piscina's default ('sync') parks an idle thread in Atomics.wait, which stops its event loop: the SMB
+      // connections a pool thread keeps between tasks would miss their timers and the server's messages.
+      atomics: 'disabled',
       // Keep a bounded queue so that overload shows up as errors, not memory.
       maxQueue: threads * 64,
     });

@@ -1,0 +1,80 @@
+/**
+ * Where a service's CPU time went, from the `.cpuprofile` files of all its threads:
+ *   SERVICE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' node dist/bench/index/run.js
+ *   node dist/bench/profile-summary.js /tmp/prof [top]
+ * Prints, per thread that did work, its sampled time by group (the module or package a function comes from, or
+ * V8's own: garbage collection, idle) and its top functions by self time.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+interface CpuProfile {
+  nodes: ProfileNode[];
+  startTime: number;
+  endTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** The group of a function: a package, a folder of this project, node's own modules, or V8's pseudo-frames. */
+export function groupOf(url: string, functionName: string): string {
+  if (url === '') return functionName.startsWith('(') ? functionName : '(native)';
+  if (url.startsWith('node:')) return url;
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (pkg) return pkg[1]!;
+  const own = /\/dist\/((?:src|actors|supervisor)\/[^/]+)/.exec(url);
+  return own ? own[1]!.replace(/\.js$/, '') : url;
+}
+
+function selfTimes(profile: CpuProfile): Map<ProfileNode, number> {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const self = new Map<ProfileNode, number>();
+  profile.samples.forEach((id, i) => {
+    const node = byId.get(id)!;
+    self.set(node, (self.get(node) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
+  return self;
+}
+
+function summarise(file: string, top: number): string | undefined {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const groups = new Map<string, number>();
+  const functions = new Map<string, number>();
+  let busy = 0;
+  for (const [node, us] of selfTimes(profile)) {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const group = groupOf(url, functionName);
+    if (group === '(idle)' || group === '(program)') continue;
+    busy += us;
+    groups.set(group, (groups.get(group) ?? 0) + us);
+    const name = `${functionName || '(anonymous)'} ${url.replace(/^.*\/dist\//, '').replace(/^.*node_modules\//, '')}:${lineNumber + 1}`;
+    functions.set(name, (functions.get(name) ?? 0) + us);
+  }
+  if (busy < 50_000) return undefined; // threads that did next to nothing
+  const ms = (us: number) => `${(us / 1000).toFixed(0)} ms`;
+  const pct = (us: number) => `${((100 * us) / busy).toFixed(1)} %`;
+  const rank = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1]).slice(0, top);
+  return [
+    `${file}: ${ms(busy)} busy of ${ms(profile.endTime - profile.startTime)}`,
+    '  by group:',
+    ...rank(groups).map(([group, us]) => `    ${pct(us).padStart(7)} ${ms(us).padStart(9)}  ${group}`),
+    '  top functions (self):',
+    ...rank(functions).map(([name, us]) => `    ${pct(us).padStart(7)} ${ms(us).padStart(9)}  ${name}`),
+  ].join('\n');
+}
+
+const [dir, top = '15'] = process.argv.slice(2);
+if (dir === undefined) {
+  console.error('usage: node dist/bench/profile-summary.js <dir of .cpuprofile files> [top]');
+  process.exit(2);
+}
+for (const name of readdirSync(dir).filter((n) => n.endsWith('.cpuprofile')).sort()) {
+  const text = summarise(join(dir, name), Number(top));
+  if (text !== undefined) console.log(`${text}\n`);
+}
