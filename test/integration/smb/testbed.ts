@@ -14,6 +14,7 @@ export interface TestbedEnv {
   samba: { conf: string };
   dc_admin: { user: string; password: string };
   admin: { user: string; password: string; group: string };
+  indexer: { user: string; password: string };
   users: Record<string, { password: string; groups: string[]; sid: string }>;
   groups: Record<string, string>;
 }
