@@ -5,6 +5,9 @@
 // - The drift reconciler (src/reconcile/reconciler.ts) runs a pass shortly after start and then every
 //   `reconciler.interval`, and the reindex / rebuild jobs of `fileproxy reindex`, one job at a time.
 // - The admin channel (src/control-socket/server.ts) is the Unix socket `fileproxy reindex` talks to.
+// - The change watches (src/reconcile/share-watch.ts, `reconciler.watch`), one per share, hold a CHANGE_NOTIFY on
+//   the share root as the indexer account on this thread's own SMB client, and feed the hook and the job queue; why
+//   they live here and not in an actor of their own is said there.
 // Pages are listed, read and rendered in the actor's own smb-reader pool (actors/smb-reader/task.ts), for passes and
 // the hook alike: a task and its answer go straight between this thread and a pool thread. With `elasticsearch.enabled: false` it never
 // connects to Elasticsearch, ignores page changes and refuses reindex requests.
@@ -20,6 +23,9 @@ import { runAsBackgroundThread } from '../../src/reconcile/background-priority.j
 import { adminSocketPath } from '../../src/control-socket/protocol.js';
 import type { JobInfo } from '../../src/reconcile/jobs.js';
 import { PageChanges } from '../../src/reconcile/page-changes.js';
+import { ShareWatch } from '../../src/reconcile/share-watch.js';
+import { indexedFolders } from '../../src/search/inventory.js';
+import { SmbClient, SmbPool } from '../../src/smb/index.js';
 import { JobRequestError, Reconciler, type ReconcilerShare } from '../../src/reconcile/reconciler.js';
 import type { ShareSource } from '../../src/reconcile/share-pass.js';
 import { WikiIndex } from '../../src/reconcile/wiki-index.js';
@@ -116,6 +122,7 @@ runActor<Config>(async (ctx) => {
     writable: () => index.writable,
     log,
   });
+  let watches: ShareWatch[] = [];
   const reconciler = new Reconciler({
     client,
     alias: index.alias,
@@ -125,26 +132,59 @@ runActor<Config>(async (ctx) => {
     intervalMs: config.reconciler.interval,
     firstPassDelayMs: FIRST_PASS_DELAY_MS,
     retryDelayMs: RETRY_DELAY_MS,
+    onPassFinished: (pass) => watches.filter((w) => pass.shares.includes(w.share)).forEach((w) => void w.reloadFolders()),
     log,
   });
   reconciler.start();
+  const watchClient = config.reconciler.watch ? new SmbClient(new SmbPool({
+    requestTimeoutMs: config.smb.request_timeout,
+    minDialect: config.smb.min_dialect,
+    requireEncryption: config.smb.require_encryption,
+  })) : null;
+  if (watchClient !== null) {
+    const { user } = config.smb.indexer_service_account;
+    watches = shares.map(({ server, share }) => new ShareWatch({
+      server,
+      share,
+      smb: watchClient.share({ host: server, port: config.smb.port, domain: config.smb.domain, user, password: ctx.secrets.indexerPassword ?? '', share }),
+      pageChanged: (change) => hook.pageChanged(change),
+      requestPass: (reason) => {
+        log.info({ share, reason }, 'change watch: pass of the share asked for');
+        reconciler.requestSharePass(share, 'watch');
+      },
+      indexedFolders: () => indexedFolders(client, share, { alias: index.alias }),
+      log,
+    }));
+    watches.forEach((w) => w.start());
+  }
+  const watchStats = () => Object.fromEntries(watches.map((w) => [w.share, w.stats()]));
   const channel = await openAdminChannel(socketPath, reconciler, log);
 
   const handlers: ReconcilerProtocol = {
-    pageChanged: async (change) => hook.pageChanged(change),
+    pageChanged: async (change) => {
+      hook.pageChanged(change);
+    },
   };
   const registry = new Registry();
   registerStatMetrics(registry, () => {
     const { passes, lastPass } = reconciler.status();
-    return { ...index.stats(), ...hook.stats(), passes, lastPass: passSummary(lastPass) };
+    return { ...index.stats(), ...hook.stats(), passes, lastPass: passSummary(lastPass), watches: watchStats() };
   }, reconcilerMetrics);
   return {
     handlers: servingMetrics(handlers, registry),
-    health: () => ({ ...index.stats(), ...hook.stats(), ...reconciler.status(), adminChannel: typeof channel === 'string' ? channel : channel.path }),
+    health: () => ({
+      ...index.stats(),
+      ...hook.stats(),
+      ...reconciler.status(),
+      watch: watchClient === null ? 'disabled (reconciler.watch is false)' : watchStats(),
+      adminChannel: typeof channel === 'string' ? channel : channel.path,
+    }),
     pools: () => ({ [pool.name]: pool.health() }),
     async stop(timeoutMs) {
       if (typeof channel !== 'string') await channel.close();
       index.stop();
+      await Promise.all(watches.map((w) => w.stop()));
+      await watchClient?.close();
       await reconciler.stop(timeoutMs);
       await hook.close(timeoutMs);
       await pool.close(timeoutMs);

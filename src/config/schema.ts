@@ -192,7 +192,7 @@ export const configSchema = z
     auth: authSection.prefault({}),
     elasticsearch: elasticsearchSection.prefault({}),
     wiki: wikiSection.prefault({}),
-    reconciler: z.strictObject({ interval: duration().prefault('15m') }).prefault({}),
+    reconciler: z.strictObject({ interval: duration().prefault('15m'), watch: z.boolean().default(true) }).prefault({}),
     webhooks: webhooksSection.prefault({}),
     storage: z.strictObject({ data_dir: absolutePath().default('/var/lib/edu-fileproxy') }).prefault({}),
     webdav: webdavSection.prefault({}),

@@ -4,7 +4,7 @@ import { readIndexerPassword, type Config } from '../config/index.js';
 import { directoryFromConfig } from '../ldap/from-config.js';
 import type { Directory } from '../ldap/directory.js';
 import { DEFAULT_ALIAS } from '../search/mapping.js';
-import { SmbClient, SmbPool } from '../smb/index.js';
+import { FileNotifyChange, SmbClient, SmbPool, type SmbShare } from '../smb/index.js';
 import { fail, ok, skip, type CheckResult } from './check.js';
 import { isLoopback, listeningAddresses } from './listeners.js';
 
@@ -95,7 +95,14 @@ export async function checkShares(config: Config, password: string | undefined):
       try {
         const share = client.share({ host, port: smb.port, domain: smb.domain, user: smb.indexer_service_account.user, password, share: entry.name });
         const entries = await share.readdir('');
-        return ok(name, `readable by ${smb.indexer_service_account.user} (${entries.length} entries at the root)`);
+        const readable = `readable by ${smb.indexer_service_account.user} (${entries.length} entries at the root)`;
+        if (!config.reconciler.watch) return ok(name, readable);
+        const refusal = await watchRefusal(share);
+        if (refusal !== null) {
+          return fail(name, `${readable}, but the server does not take a change watch (CHANGE_NOTIFY): ${refusal}`,
+            'set reconciler.watch: false (pages written over SMB then wait for the next reconciler pass), or enable change notify on the server');
+        }
+        return ok(name, `${readable}; takes a change watch (CHANGE_NOTIFY)`);
       } catch (err) {
         const code = (err as { code?: string }).code;
         const fix = code === 'ACCESS_DENIED' || code === 'LOGON_FAILURE'
@@ -106,6 +113,32 @@ export async function checkShares(config: Config, password: string | undefined):
     }));
   } finally {
     await client.close();
+  }
+}
+
+/** How long doctor waits for the server to take a change watch. */
+const WATCH_CHECK_MS = 5_000;
+
+/** Null when the server takes a tree watch on the share root (its interim answer came), else why not. */
+async function watchRefusal(share: SmbShare): Promise<string | null> {
+  const controller = new AbortController();
+  let armed = false;
+  const timer = setTimeout(() => controller.abort(), WATCH_CHECK_MS);
+  try {
+    await share.watch('', {
+      filter: FileNotifyChange.FILE_NAME | FileNotifyChange.DIR_NAME,
+      signal: controller.signal,
+      onArmed: () => {
+        armed = true;
+        controller.abort();
+      },
+      onChanges: () => undefined,
+    });
+    return armed ? null : `no answer within ${WATCH_CHECK_MS / 1000} s`;
+  } catch (err) {
+    return (err as Error).message;
+  } finally {
+    clearTimeout(timer);
   }
 }
 

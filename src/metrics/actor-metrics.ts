@@ -3,6 +3,7 @@
 // snapshot.ts for how the supervisor collects and merges them).
 import type { LoginThrottleStats } from '../auth/login-throttle.js';
 import type { HookBulkStats, HookStats } from '../reconcile/page-changes.js';
+import type { ShareWatchStats } from '../reconcile/share-watch.js';
 import type { WikiIndexStats } from '../reconcile/wiki-index.js';
 import type { ViewerStats } from '../wiki/viewer.js';
 import type { StatMetric } from './stat-metrics.js';
@@ -64,7 +65,13 @@ export interface ReconcilerStats extends WikiIndexStats {
   bulk: HookBulkStats;
   passes: number;
   lastPass: PassSummary | null;
+  /** The change watch of each share, by share name (none when reconciler.watch is false). */
+  watches: Record<string, ShareWatchStats>;
 }
+
+/** One number of every share's change watch, by share. */
+const perShare = (read: (w: ShareWatchStats) => number) => (s: ReconcilerStats): Record<string, number> =>
+  Object.fromEntries(Object.entries(s.watches).map(([share, w]) => [share, read(w)]));
 
 export const reconcilerMetrics: readonly StatMetric<ReconcilerStats>[] = [
   { name: 'fileproxy_index_queue_depth', help: 'Post-write hook changes waiting to be indexed', type: 'gauge', read: (s) => s.hook.queued },
@@ -88,6 +95,16 @@ export const reconcilerMetrics: readonly StatMetric<ReconcilerStats>[] = [
       (p ? { listed: p.listed, indexed: p.indexed, deleted: p.deleted, unreadable: p.unreadable, failed: p.failed, dropped: p.dropped } : {}),
   },
   { name: 'fileproxy_reconciler_last_pass_errors', help: 'Whole-share or index failures of the last finished pass', type: 'gauge', read: (s) => s.lastPass?.errors.length ?? 0 },
+  { name: 'fileproxy_share_watch_armed', help: '1 when the file server holds the share\'s change watch (CHANGE_NOTIFY), else 0', type: 'gauge', label: 'share', read: perShare((w) => Number(w.armed)) },
+  { name: 'fileproxy_share_watch_events_total', help: 'Changes the file server reported to the share\'s change watch', type: 'counter', label: 'share', read: perShare((w) => w.events) },
+  {
+    name: 'fileproxy_share_watch_overflows_total', help: 'Change watch answers that could not carry every change (STATUS_NOTIFY_ENUM_DIR); a pass of the share followed each',
+    type: 'counter', label: 'share', read: perShare((w) => w.overflows),
+  },
+  {
+    name: 'fileproxy_share_watch_rearms_total', help: 'Times a lost change watch was set up again (server restarted, connection dropped); a pass of the share followed each',
+    type: 'counter', label: 'share', read: perShare((w) => w.rearms),
+  },
 ];
 
 export const davStateMetrics: readonly StatMetric<Record<string, number>>[] = [

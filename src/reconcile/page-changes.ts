@@ -74,11 +74,11 @@ export class PageChanges {
     this.writer = this.newWriter();
   }
 
-  /** Queues the change, or drops and counts it. Never throws. */
-  pageChanged(change: PageChange): void {
+  /** Queues the change (true), or drops and counts it (false). Never throws. */
+  pageChanged(change: PageChange): boolean {
     if (this.closed || !this.options.writable() || this.queue.size >= this.maxQueued) {
       this.counts.dropped++;
-      return;
+      return false;
     }
     void this.queue.add(async () => {
       try {
@@ -88,6 +88,7 @@ export class PageChanges {
         this.options.log.warn({ change, ...describeError(error) }, 'post-write hook: page not indexed');
       }
     });
+    return true;
   }
 
   stats(): { hook: HookStats; bulk: HookBulkStats } {

@@ -36,6 +36,8 @@ export interface ReconcilerOptions {
   firstPassDelayMs: number;
   /** After a pass that could not finish, the next one comes this soon (at most `intervalMs`). */
   retryDelayMs: number;
+  /** Told of every pass that ended (of all shares or, asked for by a change watch, of one). */
+  onPassFinished?(info: JobInfo): void;
   /** Differences applied at once per pass. Default 16. */
   concurrency?: number;
   /** Folder listings requested ahead per level. Default 8. */
@@ -54,7 +56,7 @@ export interface ReconcilerStatus {
   passes: number;
   /** The latest pass over every share: last start, duration, pages seen, added, updated, removed, errors. */
   lastPass: JobInfo | null;
-  /** The latest reindex or rebuild. */
+  /** The latest reindex, rebuild, or pass of one share that a change watch asked for. */
   lastJob: JobInfo | null;
   running: JobInfo | null;
   queued: Pick<JobInfo, 'id' | 'kind' | 'shares' | 'trigger'>[];
@@ -68,6 +70,11 @@ export const DEFAULT_LOOKAHEAD = 8;
 
 /** How often a running job's progress is published. */
 const PROGRESS_INTERVAL_MS = 250;
+
+/** A pass (not a dry run) that covers all of `shares`. */
+function isPassOf(job: Job, shares: readonly string[]): boolean {
+  return job.info.kind === 'pass' && !job.info.dryRun && shares.every((share) => job.info.shares.includes(share));
+}
 
 /** Failures of Elasticsearch end the whole job; those of one share's SMB server only that share. */
 function isIndexFailure(error: unknown): boolean {
@@ -108,7 +115,7 @@ export class Reconciler {
     if (shares.length === 0) throw new JobRequestError('no shares given');
     const dryRun = request.dryRun ?? false;
     if (request.kind === 'pass' && !dryRun) {
-      const joinable = [this.running, ...this.queue].find((job) => job?.info.kind === 'pass' && !job.info.dryRun && !isTerminal(job.info.state));
+      const joinable = [this.running, ...this.queue].find((job) => job !== undefined && isPassOf(job, shares) && !isTerminal(job.info.state));
       if (joinable !== undefined) return joinable;
     }
     const job = new Job(this.nextId++, { kind: request.kind, shares: [...new Set(shares)], dryRun }, trigger);
@@ -116,6 +123,17 @@ export class Reconciler {
     if (request.kind === 'pass') this.cancelTimer();
     void this.pump();
     return job;
+  }
+
+  /**
+   * A pass of one share, for its change watch (an overflow, a folder's ACL, a watch set up again). It joins a pass
+   * of that share that is queued, never the running one, which may have walked past the change already. It does not
+   * move the periodic pass.
+   */
+  requestSharePass(share: string, trigger: string): void {
+    if (this.stopped || this.queue.some((job) => isPassOf(job, [share]))) return;
+    this.queue.push(new Job(this.nextId++, { kind: 'pass', shares: [share], dryRun: false }, trigger));
+    void this.pump();
   }
 
   /** Stops a job: a queued one at once, a running one between pages (what it did so far stays). */
@@ -198,7 +216,10 @@ export class Reconciler {
     const details = { ...summary, shares: perShare };
     if (problems) this.options.log.warn(details, `${what} ${info.state} with problems`);
     else this.options.log.info(details, `${what} finished`);
-    if (info.kind === 'pass' && !info.dryRun) {
+    if (info.kind === 'pass' && !info.dryRun) this.options.onPassFinished?.(info);
+    if (info.kind === 'pass' && !info.dryRun && info.shares.length < this.options.shares.length) {
+      this.lastJob = info;
+    } else if (info.kind === 'pass' && !info.dryRun) {
       this.passes++;
       this.lastPass = info;
       const { intervalMs, retryDelayMs } = this.options;

@@ -38,3 +38,33 @@ export async function* indexedPages(client: Client, share: string, options: Inve
     after = hits.length === size ? hits[hits.length - 1]!.sort : undefined;
   } while (after !== undefined);
 }
+
+/**
+ * Every folder of `share` that holds indexed pages, as written (the distinct `folder` values, a composite
+ * aggregation paged through). The change watch tells with these which folders matter to the index.
+ */
+export async function indexedFolders(client: Client, share: string, options: InventoryOptions = {}): Promise<string[]> {
+  const folders: string[] = [];
+  let after: Record<string, estypes.FieldValue> | undefined;
+  do {
+    const response = await client.search({
+      index: options.alias ?? DEFAULT_ALIAS,
+      size: 0,
+      query: { bool: { filter: [{ term: { share } }] } },
+      aggs: {
+        folders: {
+          composite: {
+            size: options.pageSize ?? 1000,
+            sources: [{ folder: { terms: { field: 'folder' } } }],
+            ...(after === undefined ? {} : { after }),
+          },
+        },
+      },
+    });
+    const aggregate = response.aggregations?.['folders'] as estypes.AggregationsCompositeAggregate | undefined;
+    const buckets = (aggregate?.buckets ?? []) as estypes.AggregationsCompositeBucket[];
+    for (const bucket of buckets) folders.push(String(bucket.key['folder']));
+    after = buckets.length > 0 ? aggregate?.after_key : undefined;
+  } while (after !== undefined);
+  return folders;
+}

@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { NtStatus, SmbError } from './errors.js';
+import { Command } from './header.js';
 import { FileInfoClass, basicInfo, dispositionInfo, renameInfo, type DirectoryEntry, type FileAllInfo, type FileTimes } from './fscc.js';
 import {
   Access,
@@ -16,6 +17,7 @@ import {
   SecurityInformation,
   closeRequest,
   createRequest,
+  emptyRequest,
   parseCloseResponse,
   parseCreateResponse,
   parseReadResponse,
@@ -75,6 +77,32 @@ export interface WalkOptions {
    * handler the error ends the walk.
    */
   onError?: (error: unknown, dir: string) => void;
+}
+
+/** One change a watch reported. */
+export interface WatchChange {
+  /** A FileAction value (added, removed, modified, renamed old name / new name, ...). */
+  action: number;
+  /** Share-relative, forward-slash path of what changed. */
+  path: string;
+}
+
+export interface WatchOptions {
+  /** What to report: FileNotifyChange bits. */
+  filter: number;
+  /** Changes anywhere below the folder (SMB2_WATCH_TREE), not only among its own entries. Default true. */
+  tree?: boolean;
+  /**
+   * Each answer of the server, in order: the changes, or 'overflow' when more changed than one answer could carry
+   * (the caller must list what it watches again). The watch is re-armed after it returns.
+   */
+  onChanges(changes: WatchChange[] | 'overflow'): void;
+  /** Once the server holds the first request: every change from then on is reported. */
+  onArmed?(): void;
+  /** Ends the watch: the outstanding request is cancelled, the folder closed, and watch() resolves. */
+  signal: AbortSignal;
+  /** An ECHO this often while waiting notices a server that stopped answering (default 60 s). */
+  keepAliveMs?: number;
 }
 
 export interface ShareOptions extends SmbServer, Credentials {
@@ -241,6 +269,48 @@ export class SmbShare {
     } finally {
       for (const p of running.values()) p.catch(() => undefined);
     }
+  }
+
+  /**
+   * Watches a folder (the share root: '') with CHANGE_NOTIFY until `options.signal` aborts: opens it, asks for the
+   * next changes, hands each answer to `onChanges` and asks again. The server records changes on the open folder
+   * between two requests, so none is lost in between (beyond what overflows). Resolves when cancelled; rejects when
+   * the watch ends otherwise (the connection dropped, a timed-out keep-alive ECHO closed it, the folder was deleted,
+   * access was refused), and the caller decides when to watch again. The session's signing and encryption apply as
+   * to every request. The endpoint counts the watch as in use, so its connection is never closed as idle.
+   */
+  async watch(path: string, options: WatchOptions): Promise<void> {
+    const dir = normalizePath(path);
+    const { signal } = options;
+    if (signal.aborted) return;
+    await this.modify(async (tree) => {
+      const handle = await FileHandle.open(tree, readParams(dir, CreateOptions.DIRECTORY_FILE));
+      const connection = tree.session.connection;
+      const keepAlive = setInterval(() => {
+        tree.request(emptyRequest(Command.ECHO)).catch((err: unknown) => {
+          if (err instanceof SmbError && err.code === 'TIMEOUT') connection.close();
+        });
+      }, options.keepAliveMs ?? 60_000);
+      keepAlive.unref();
+      let armed = false;
+      const arm = (): void => {
+        if (armed) return;
+        armed = true;
+        options.onArmed?.();
+      };
+      try {
+        while (!signal.aborted) {
+          const answer = await handle.changeNotify(options.filter, options.tree ?? true, { signal, onInterim: arm });
+          if (answer.kind === 'cancelled') break;
+          arm(); // the server answered at once: it held the request all the same
+          if (answer.kind === 'overflow') options.onChanges('overflow');
+          else options.onChanges(answer.records.map((r) => ({ action: r.action, path: joinPath(dir, r.name.replaceAll('\\', '/')) })));
+        }
+      } finally {
+        clearInterval(keepAlive);
+        await handle.close().catch(() => undefined);
+      }
+    });
   }
 
   /**

@@ -12,6 +12,12 @@
  * an encrypted request) and the connection is dropped, failing its other in-flight requests with the same
  * error, because its stream can no longer be trusted and the credits that response claimed are unknown. The
  * pool builds a fresh connection for the next operation.
+ *
+ * Requests the server may hold open (CHANGE_NOTIFY, MS-SMB2 3.2.5.1.5): the request timeout runs until the
+ * interim STATUS_PENDING answer, which carries the async id and the credits of the request (3.3.4.1.2), so an
+ * outstanding watch holds no credit and starves no other request; after it the request waits for its final answer,
+ * however long, until it is cancelled (SMB2 CANCEL, which consumes no message id and no credit) or the connection
+ * drops.
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -85,12 +91,27 @@ export interface SmbResponse {
   raw: Buffer;
 }
 
+/** How a request may wait for its answer (see the module comment). */
+export interface HeldRequestOptions {
+  /** No timeout once the server has answered STATUS_PENDING. */
+  held?: boolean;
+  /** Sends SMB2 CANCEL for the request; its final answer (usually STATUS_CANCELLED) still arrives. */
+  signal?: AbortSignal;
+  /** Called when the interim STATUS_PENDING answer arrives: the server is working on the request. */
+  onInterim?: () => void;
+}
+
 interface Pending {
   command: number;
   /** Sent encrypted: the response must come encrypted too (no downgrade). */
   encrypted: boolean;
   /** SessionId of the request; its keys verify the response whatever the response header claims. */
   sessionId: bigint;
+  treeId: number;
+  /** From the interim answer, 0n until then; a CANCEL names it (MS-SMB2 3.2.4.24). */
+  asyncId: bigint;
+  held: boolean;
+  onInterim: (() => void) | undefined;
   /**
    * Its caller gave up (timeout); the entry stays so that a late answer is still verified and its credits
    * granted. At most as many as the server granted credits, since unanswered requests return none.
@@ -272,7 +293,7 @@ export class Connection {
    * Sends requests as one compound chain (related: later ones act on the FileId of the first CREATE) and
    * returns every response, whatever its status.
    */
-  async compound(reqs: readonly SmbRequest[], ctx: RequestContext = {}): Promise<SmbResponse[]> {
+  async compound(reqs: readonly SmbRequest[], ctx: RequestContext = {}, held: HeldRequestOptions = {}): Promise<SmbResponse[]> {
     const charges = reqs.map((r) => this.creditCharge(r));
     const total = charges.reduce((a, b) => a + b, 0);
     await this.acquireCredits(total);
@@ -320,7 +341,19 @@ export class Connection {
             if (p) p.abandoned = true;
             reject(new SmbTimeoutError(`${commandName(reqs[i]!.command)} timed out after ${this.requestTimeoutMs} ms`));
           }, this.requestTimeoutMs);
-          this.pending.set(id, { command: reqs[i]!.command, encrypted: encrypt, sessionId, abandoned: false, resolve, reject, timer });
+          this.pending.set(id, {
+            command: reqs[i]!.command,
+            encrypted: encrypt,
+            sessionId,
+            treeId: ctx.treeId ?? 0,
+            asyncId: 0n,
+            held: held.held ?? false,
+            onInterim: held.onInterim,
+            abandoned: false,
+            resolve,
+            reject,
+            timer,
+          });
         }),
     );
     try {
@@ -328,7 +361,48 @@ export class Connection {
     } catch (err) {
       for (const id of ids) this.failPending(id, err as Error);
     }
-    return Promise.all(responses);
+    const { signal } = held;
+    if (!signal) return Promise.all(responses);
+    const cancel = (): void => ids.forEach((id) => this.cancel(id));
+    if (signal.aborted) cancel();
+    else signal.addEventListener('abort', cancel, { once: true });
+    try {
+      return await Promise.all(responses);
+    } finally {
+      signal.removeEventListener('abort', cancel);
+    }
+  }
+
+  /**
+   * SMB2 CANCEL of an outstanding request (MS-SMB2 3.2.4.24): same message id and session, the async id once the
+   * server gave one, signed or encrypted as the request was. It takes no message id or credit and has no answer of its
+   * own; the request's answer tells how it ended.
+   */
+  private cancel(messageId: bigint): void {
+    const p = this.pending.get(messageId);
+    const session = p && this.sessions.get(p.sessionId);
+    // No request to cancel, or no key left to send it as the request was sent (the session logged off).
+    if (!p || this.closeError || (p.encrypted && !session?.encryptionKey)) return;
+    const req = emptyRequest(Command.CANCEL);
+    const msg = Buffer.alloc(HEADER_SIZE + req.body.length);
+    const sign = !p.encrypted && !!session?.signingKey;
+    writeRequestHeader(msg, {
+      command: Command.CANCEL,
+      creditCharge: 0,
+      creditRequest: 0,
+      flags: (p.asyncId !== 0n ? HeaderFlags.ASYNC_COMMAND : 0) | (sign ? HeaderFlags.SIGNED : 0),
+      messageId,
+      treeId: p.treeId,
+      sessionId: p.sessionId,
+      asyncId: p.asyncId,
+    });
+    req.body.copy(msg, HEADER_SIZE);
+    if (sign) signMessage(this.dialect, session.signingKey!, msg);
+    try {
+      this.transport!.send(p.encrypted ? encryptMessage(this.cipher as CipherId, session!.encryptionKey!, p.sessionId, msg) : msg);
+    } catch (err) {
+      this.transport?.destroy(err instanceof SmbError ? err : new SmbConnectionError('CANCEL could not be sent', err));
+    }
   }
 
   async echo(): Promise<void> {
@@ -387,7 +461,12 @@ export class Connection {
       const forged = this.authenticityProblem(p, header, raw, decrypted);
       if (forged) throw forged; // onFrame drops the connection
       this.grantCredits(header.credits);
-      if (isInterim(header)) continue;
+      if (isInterim(header)) {
+        p.asyncId = header.asyncId;
+        if (p.held) clearTimeout(p.timer);
+        if (!p.abandoned) p.onInterim?.();
+        continue;
+      }
       clearTimeout(p.timer);
       this.pending.delete(header.messageId);
       if (p.abandoned) continue;

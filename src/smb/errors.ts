@@ -20,6 +20,8 @@ export type SmbErrorCode =
   | 'FILE_CLOSED'
   | 'SESSION_EXPIRED'
   | 'END_OF_FILE'
+  /** The request was cancelled (SMB2 CANCEL) before the server answered it otherwise. */
+  | 'CANCELLED'
   | 'STATUS_ERROR'
   | 'TIMEOUT'
   | 'CONNECTION_CLOSED'
@@ -32,6 +34,10 @@ export type SmbErrorCode =
 export const NtStatus = {
   SUCCESS: 0x00000000,
   PENDING: 0x00000103,
+  /** CHANGE_NOTIFY: the handle was closed (or its tree or session ended) while the watch was outstanding. */
+  NOTIFY_CLEANUP: 0x0000010b,
+  /** CHANGE_NOTIFY: more changes than the answer could carry; the caller must list the directory again. */
+  NOTIFY_ENUM_DIR: 0x0000010c,
   BUFFER_OVERFLOW: 0x80000005,
   NO_MORE_FILES: 0x80000006,
   STOPPED_ON_SYMLINK: 0x8000002d,
@@ -117,6 +123,8 @@ const statusCodes = new Map<number, SmbErrorCode>([
   [NtStatus.DISK_FULL, 'DISK_FULL'],
   [NtStatus.FILE_CLOSED, 'FILE_CLOSED'],
   [NtStatus.INVALID_HANDLE, 'FILE_CLOSED'],
+  [NtStatus.NOTIFY_CLEANUP, 'FILE_CLOSED'],
+  [NtStatus.CANCELLED, 'CANCELLED'],
   [NtStatus.USER_SESSION_DELETED, 'SESSION_EXPIRED'],
   [NtStatus.NETWORK_SESSION_EXPIRED, 'SESSION_EXPIRED'],
   [NtStatus.NETWORK_NAME_DELETED, 'SESSION_EXPIRED'],

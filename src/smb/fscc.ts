@@ -97,25 +97,75 @@ export interface DirectoryEntry extends FileTimes {
   fileId: string;
 }
 
-/** A buffer of FILE_ID_FULL_DIR_INFORMATION entries chained by NextEntryOffset. */
-export function parseIdFullDirectoryInfo(buf: Buffer): DirectoryEntry[] {
-  const r = new WireReader(buf, 'directory listing');
-  const out: DirectoryEntry[] = [];
+/**
+ * Entries chained by a u32 NextEntryOffset at their start (0 ends the chain). Each offset must move past the
+ * entry's fixed part, on the structure's alignment, so that the walk only goes forward and ends inside the buffer.
+ */
+function chainedEntries<T>(buf: Buffer, what: string, fixedSize: number, alignment: number, read: (r: WireReader, at: number) => T): T[] {
+  const r = new WireReader(buf, what);
+  const out: T[] = [];
   for (let off = 0; ; ) {
     const next = r.u32(off);
-    const nameLength = r.u32(off + 60);
-    out.push({
-      ...readFileTimes(r, off + 8),
-      endOfFile: r.u64n(off + 40),
-      allocationSize: r.u64n(off + 48),
-      fileAttributes: r.u32(off + 56),
-      fileId: r.u64(off + 72).toString(),
-      name: r.utf16(off + 80, nameLength),
-    });
+    out.push(read(r, off));
     if (next === 0) return out;
-    if (next < 80 || next % 8 !== 0) throw new SmbProtocolError(`directory entry has an invalid NextEntryOffset ${next}`);
+    if (next < fixedSize || next % alignment !== 0) throw new SmbProtocolError(`${what} has an invalid NextEntryOffset ${next}`);
     off += next;
   }
+}
+
+/** A buffer of FILE_ID_FULL_DIR_INFORMATION entries chained by NextEntryOffset. */
+export function parseIdFullDirectoryInfo(buf: Buffer): DirectoryEntry[] {
+  return chainedEntries(buf, 'directory listing', 80, 8, (r, off) => ({
+    ...readFileTimes(r, off + 8),
+    endOfFile: r.u64n(off + 40),
+    allocationSize: r.u64n(off + 48),
+    fileAttributes: r.u32(off + 56),
+    fileId: r.u64(off + 72).toString(),
+    name: r.utf16(off + 80, r.u32(off + 60)),
+  }));
+}
+
+/** CompletionFilter bits of CHANGE_NOTIFY (MS-SMB2 2.2.35): which kinds of change are reported. */
+export const FileNotifyChange = {
+  FILE_NAME: 0x1,
+  DIR_NAME: 0x2,
+  ATTRIBUTES: 0x4,
+  SIZE: 0x8,
+  LAST_WRITE: 0x10,
+  LAST_ACCESS: 0x20,
+  CREATION: 0x40,
+  EA: 0x80,
+  SECURITY: 0x100,
+  STREAM_NAME: 0x200,
+  STREAM_SIZE: 0x400,
+  STREAM_WRITE: 0x800,
+} as const;
+
+/** The Action of a FILE_NOTIFY_INFORMATION entry (MS-FSCC 2.7.1). */
+export const FileAction = {
+  ADDED: 1,
+  REMOVED: 2,
+  MODIFIED: 3,
+  RENAMED_OLD_NAME: 4,
+  RENAMED_NEW_NAME: 5,
+  ADDED_STREAM: 6,
+  REMOVED_STREAM: 7,
+  MODIFIED_STREAM: 8,
+} as const;
+
+export interface NotifyRecord {
+  /** A FileAction value; others (newer servers may send more) are passed on as they are. */
+  action: number;
+  /** Relative to the watched directory, with the server's backslashes. */
+  name: string;
+}
+
+/**
+ * A buffer of FILE_NOTIFY_INFORMATION entries (MS-FSCC 2.7.1: NextEntryOffset, Action, FileNameLength, FileName;
+ * 4-byte aligned) chained by NextEntryOffset.
+ */
+export function parseFileNotifyInformation(buf: Buffer): NotifyRecord[] {
+  return chainedEntries(buf, 'change notification', 12, 4, (r, off) => ({ action: r.u32(off + 4), name: r.utf16(off + 12, r.u32(off + 8)) }));
 }
 
 /** FILE_RENAME_INFORMATION_TYPE_2 with RootDirectory 0: target is share-relative (backslashes). */

@@ -17,8 +17,10 @@ export const Command = {
   READ: 0x08,
   WRITE: 0x09,
   IOCTL: 0x0b,
+  CANCEL: 0x0c,
   ECHO: 0x0d,
   QUERY_DIRECTORY: 0x0e,
+  CHANGE_NOTIFY: 0x0f,
   QUERY_INFO: 0x10,
   SET_INFO: 0x11,
 } as const;
@@ -76,6 +78,8 @@ export interface RequestHeaderFields {
   messageId: bigint;
   treeId: number;
   sessionId: bigint;
+  /** With ASYNC_COMMAND in `flags` (a CANCEL of an answered-as-pending request): written instead of ProcessId and TreeId. */
+  asyncId?: bigint;
 }
 
 export function writeRequestHeader(buf: Buffer, h: RequestHeaderFields): void {
@@ -88,8 +92,12 @@ export function writeRequestHeader(buf: Buffer, h: RequestHeaderFields): void {
   buf.writeUInt32LE(h.flags, 16);
   buf.writeUInt32LE(0, 20); // NextCommand, patched when compounding
   buf.writeBigUInt64LE(h.messageId, 24);
-  buf.writeUInt32LE(0xfeff, 32); // ProcessId (reserved)
-  buf.writeUInt32LE(h.treeId, 36);
+  if (h.flags & HeaderFlags.ASYNC_COMMAND) {
+    buf.writeBigUInt64LE(h.asyncId ?? 0n, 32);
+  } else {
+    buf.writeUInt32LE(0xfeff, 32); // ProcessId (reserved)
+    buf.writeUInt32LE(h.treeId, 36);
+  }
   buf.writeBigUInt64LE(h.sessionId, 40);
   buf.fill(0, 48, 64);
 }

@@ -1,5 +1,5 @@
 /** Public surface of the SMB client: the file-system facade plus the protocol layers for advanced use. */
-export { SmbClient, SmbShare, type SmbStat, type WalkOptions, type ShareOptions } from './client.js';
+export { SmbClient, SmbShare, type SmbStat, type WalkOptions, type ShareOptions, type WatchOptions, type WatchChange } from './client.js';
 export { TEMP_NAME, type CommitMode } from './upload.js';
 export { SmbPool, Endpoint, type SmbPoolOptions, type SmbServer } from './pool.js';
 export {
@@ -31,4 +31,4 @@ export { Tree } from './tree.js';
 export { FileHandle } from './open.js';
 export { Dialect, DIALECT_NAMES, type DialectCode, type DialectName } from './header.js';
 export { Access, CreateOptions, Disposition, FileAttributes, SecurityInformation, ShareAccess } from './messages.js';
-export { FileInfoClass } from './fscc.js';
+export { FileInfoClass, FileNotifyChange, FileAction } from './fscc.js';

@@ -159,8 +159,10 @@ export function parseSessionSetupResponse(r: WireReader): { sessionFlags: number
   };
 }
 
-/** LOGOFF, TREE_DISCONNECT and ECHO share the 4-byte body. */
-export function emptyRequest(command: typeof Command.LOGOFF | typeof Command.TREE_DISCONNECT | typeof Command.ECHO): SmbRequest {
+/** LOGOFF, TREE_DISCONNECT, ECHO and CANCEL share the 4-byte body. */
+export function emptyRequest(
+  command: typeof Command.LOGOFF | typeof Command.TREE_DISCONNECT | typeof Command.ECHO | typeof Command.CANCEL,
+): SmbRequest {
   return { command, body: fixedBody(4) };
 }
 
@@ -382,7 +384,7 @@ export function queryDirectoryRequest(fileId: Buffer, infoClass: number, pattern
   return { command: Command.QUERY_DIRECTORY, body: b, payloadSize: outputLength };
 }
 
-/** QUERY_DIRECTORY and QUERY_INFO responses: StructureSize 9, u16 offset, u32 length. */
+/** QUERY_DIRECTORY, QUERY_INFO and CHANGE_NOTIFY responses: StructureSize 9, u16 offset, u32 length. */
 export function parseOutputBuffer(r: WireReader, what: string): Buffer {
   expectStructureSize(r, 9, what);
   const length = r.u32(HEADER_SIZE + 4);
@@ -415,4 +417,23 @@ export function setInfoRequest(fileId: Buffer, infoType: number, infoClass: numb
   fileId.copy(b, 16);
   data.copy(b, 32);
   return { command: Command.SET_INFO, body: b, payloadSize: data.length };
+}
+
+// ---- CHANGE_NOTIFY (MS-SMB2 2.2.35, 2.2.36) ----
+
+/** SMB2_WATCH_TREE: report changes anywhere below the directory, not only among its own entries. */
+export const ChangeNotifyFlags = { WATCH_TREE: 0x1 } as const;
+
+/**
+ * Asks to be told of the next changes below an open directory (`completionFilter`: FileNotifyChange bits). The
+ * answer is a FILE_NOTIFY_INFORMATION chain of at most `outputLength` bytes (parseOutputBuffer, then
+ * fscc.ts parseFileNotifyInformation), or STATUS_NOTIFY_ENUM_DIR when more changed than that could carry.
+ */
+export function changeNotifyRequest(fileId: Buffer, completionFilter: number, watchTree: boolean, outputLength: number): SmbRequest {
+  const b = fixedBody(32);
+  b.writeUInt16LE(watchTree ? ChangeNotifyFlags.WATCH_TREE : 0, 2);
+  b.writeUInt32LE(outputLength, 4);
+  fileId.copy(b, 8);
+  b.writeUInt32LE(completionFilter >>> 0, 24);
+  return { command: Command.CHANGE_NOTIFY, body: b, payloadSize: outputLength };
 }

@@ -4,15 +4,17 @@
  * round trips for small files (CREATE + READ/QUERY_INFO/WRITE/SET_INFO + CLOSE).
  */
 import { NtStatus, SmbError, SmbProtocolError } from './errors.js';
-import { assertStatus, type SmbResponse } from './connection.js';
+import { assertStatus, type HeldRequestOptions, type SmbResponse } from './connection.js';
 import {
   FileInfoClass,
   parseAllInfo,
   parseBasicInfo,
   parseIdFullDirectoryInfo,
+  parseFileNotifyInformation,
   parseInternalInfo,
   parseStandardInfo,
   type DirectoryEntry,
+  type NotifyRecord,
   type FileAllInfo,
   type FileBasicInfo,
   type FileStandardInfo,
@@ -22,6 +24,7 @@ import {
   QueryDirectoryFlags,
   RELATED_FILE_ID,
   SecurityInformation,
+  changeNotifyRequest,
   closeRequest,
   createRequest,
   flushRequest,
@@ -45,6 +48,11 @@ import { WireReader } from './wire.js';
 /** Output buffer for QUERY_DIRECTORY and QUERY_INFO; one credit. */
 const QUERY_BUFFER = 65536;
 const SECURITY_ALL = SecurityInformation.OWNER | SecurityInformation.GROUP | SecurityInformation.DACL;
+/** Output buffer of CHANGE_NOTIFY; one credit. Changes that do not fit come back as an overflow. */
+const NOTIFY_BUFFER = 65536;
+
+/** How one CHANGE_NOTIFY ended: the changes, an overflow (the caller must list again), or our own CANCEL. */
+export type NotifyAnswer = { kind: 'changes'; records: NotifyRecord[] } | { kind: 'overflow' } | { kind: 'cancelled' };
 
 /** Runs `count` jobs with at most `limit` in flight, preserving result order. */
 async function inParallel<T>(count: number, limit: number, job: (i: number) => Promise<T>): Promise<T[]> {
@@ -152,6 +160,23 @@ export class FileHandle {
   }
   async securityDescriptor(): Promise<SecurityDescriptor> {
     return parseSecurityDescriptor(await this.queryInfo(InfoType.SECURITY, 0, SECURITY_ALL));
+  }
+
+  /**
+   * Waits for the next changes below this directory (MS-SMB2 3.2.4.18): the request stays outstanding, with no
+   * timeout once the server has taken it, until something changes, `options.signal` cancels it or the connection
+   * drops. The server keeps recording changes on the handle between two requests. A closed handle
+   * (STATUS_NOTIFY_CLEANUP) fails with FILE_CLOSED.
+   */
+  async changeNotify(filter: number, watchTree: boolean, options: HeldRequestOptions = {}): Promise<NotifyAnswer> {
+    const res = await this.tree.held(changeNotifyRequest(this.fileId, filter, watchTree, NOTIFY_BUFFER), options);
+    if (res.header.status === NtStatus.NOTIFY_ENUM_DIR) return { kind: 'overflow' };
+    if (res.header.status === NtStatus.CANCELLED) return { kind: 'cancelled' };
+    assertStatus(res, this.what('CHANGE_NOTIFY'));
+    const buf = parseOutputBuffer(res.reader, 'CHANGE_NOTIFY');
+    // Success without entries is how older servers (Samba's SMB1 heritage) say that the changes did not fit.
+    if (buf.length === 0) return { kind: 'overflow' };
+    return { kind: 'changes', records: parseFileNotifyInformation(buf) };
   }
 
   async setInfo(infoClass: number, data: Buffer, infoType: number = InfoType.FILE, additional = 0): Promise<void> {

@@ -4,7 +4,7 @@
  */
 import { NtStatus, SmbProtocolError } from './errors.js';
 import { Command, Dialect } from './header.js';
-import type { SmbResponse } from './connection.js';
+import type { HeldRequestOptions, SmbResponse } from './connection.js';
 import {
   CLIENT_CAPABILITIES,
   CLIENT_SECURITY_MODE,
@@ -73,6 +73,12 @@ export class Tree {
 
   request(req: SmbRequest, ok: readonly number[] = []): Promise<SmbResponse> {
     return this.session.connection.request(req, this.ctx, ok);
+  }
+
+  /** A request the server may hold open until something happens (CHANGE_NOTIFY); the answer is returned unchecked. */
+  async held(req: SmbRequest, options: HeldRequestOptions): Promise<SmbResponse> {
+    const [res] = await this.session.connection.compound([req], this.ctx, { ...options, held: true });
+    return res!;
   }
 
   /** Related compound chain; responses are returned unchecked. */

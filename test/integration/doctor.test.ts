@@ -56,6 +56,7 @@ describe('fileproxy doctor', () => {
     for (const check of ['config', 'indexer secret', 'LDAP', 'global-admin groups', 'share //127.0.0.1/schule', 'share //127.0.0.1/verwaltung', 'Elasticsearch health', 'wiki index', 'free RAM']) {
       assert.ok(lines.some((l) => l.startsWith(`ok   ${check}`)), `${check} ok in:\n${lines.join('\n')}`);
     }
+    assert.ok(lines.some((l) => l.startsWith('ok   share //127.0.0.1/schule') && l.includes('takes a change watch (CHANGE_NOTIFY)')), lines.join('\n'));
   });
 
   it('fails on an invalid config and names the key', async () => {

@@ -7,13 +7,14 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SmbClient, type SmbShare } from '../../../src/smb/index.js';
+import { SmbClient, SmbError, type SmbShare } from '../../../src/smb/index.js';
 
 export interface TestbedEnv {
   smb: { host: string; port: number; domain: string; shares: { name: string; path: string; encrypt: boolean }[] };
   samba: { conf: string };
   dc_admin: { user: string; password: string };
   admin: { user: string; password: string; group: string };
+  indexer: { user: string; password: string };
   users: Record<string, { password: string; groups: string[]; sid: string }>;
   groups: Record<string, string>;
 }
@@ -50,8 +51,22 @@ export async function removeTree(share: SmbShare, root: string): Promise<void> {
     else await share.unlink(e.path);
   }
   dirs.sort((a, b) => b.split('/').length - a.split('/').length);
-  for (const d of dirs) await share.rmdir(d);
-  await share.rmdir(root);
+  for (const d of [...dirs, root]) await rmdirSoon(share, d);
+}
+
+/**
+ * Removes an empty folder. A folder another client holds open (a running service's change watch on a `.wiki/`
+ * folder) is deleted when that client closes it, a moment later: until then its parent is not empty.
+ */
+async function rmdirSoon(share: SmbShare, dir: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await share.rmdir(dir);
+    } catch (error) {
+      if (!(error instanceof SmbError && error.code === 'DIRECTORY_NOT_EMPTY') || attempt >= 20) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
 }
 
 /** Runs smbcacls as the DC administrator against the share; returns its stdout. */

@@ -42,7 +42,7 @@ test('a minimal config gets every default, durations in ms and sizes in bytes', 
     auth: { max_failures: 5, max_address_failures: 100, trusted_addresses: [], lockout: 60_000, failure_window: 900_000 },
     elasticsearch: { enabled: true, url: 'http://127.0.0.1:9200' },
     wiki: { trusted_callers: [] },
-    reconciler: { interval: 900_000 },
+    reconciler: { interval: 900_000, watch: true },
     webhooks: {
       supported_user_agents: ['service-eventhandler', 'platform-api'],
       dedupe_size: 100,

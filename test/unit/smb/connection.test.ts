@@ -8,7 +8,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { Connection, type ConnectionOptions } from '../../../src/smb/connection.js';
 import { signMessage } from '../../../src/smb/crypto.js';
 import { Command, Dialect } from '../../../src/smb/header.js';
-import { readRequest } from '../../../src/smb/messages.js';
+import { changeNotifyRequest, readRequest } from '../../../src/smb/messages.js';
 import { FrameDecoder } from '../../../src/smb/transport.js';
 import { NtStatus, SmbError } from '../../../src/smb/errors.js';
 import { negotiateResponse, prng, readResponse, responseHeader } from './frames.js';
@@ -19,6 +19,9 @@ interface Request {
   creditCharge: number;
   creditRequest: number;
   sessionId: bigint;
+  flags: number;
+  /** AsyncId when flags has ASYNC_COMMAND. */
+  asyncId: bigint;
 }
 
 type Handler = (req: Request, socket: Socket) => void;
@@ -50,6 +53,8 @@ async function peer(handler: Handler, requestTimeoutMs = 300, options: PeerOptio
           creditCharge: f.readUInt16LE(6),
           creditRequest: f.readUInt16LE(14),
           sessionId: f.readBigUInt64LE(40),
+          flags: f.readUInt32LE(16),
+          asyncId: f.readBigUInt64LE(32),
         };
         if (req.command === Command.NEGOTIATE) {
           const offered = Array.from({ length: f.readUInt16LE(64 + 2) }, (_, i) => f.readUInt16LE(64 + 36 + 2 * i));
@@ -326,4 +331,108 @@ test('requireEncryption: a server that negotiates no cipher is refused before an
   const conn = await connect((id) => negotiateResponse(id));
   conn.close();
   assert.equal(conn.requireEncryption, true);
+});
+
+const ASYNC = 0x2;
+/** An interim STATUS_PENDING answer with an async id, unsigned as servers send it. */
+function interimResponse(req: Request, asyncId: bigint, credits = 1): Buffer {
+  const res = echoResponse(req, credits, ASYNC, NtStatus.PENDING);
+  res.writeBigUInt64LE(asyncId, 32);
+  return res;
+}
+
+test('a held request (CHANGE_NOTIFY): no timeout after the interim answer, whose credits count; its final answer comes with the async id', async () => {
+  let notify: Request | undefined;
+  let socketOf: Socket | undefined;
+  const conn = await peer((req, socket) => {
+    if (req.command === Command.CHANGE_NOTIFY) {
+      notify = req;
+      socketOf = socket;
+      send(socket, interimResponse(req, 0x77n, 8)); // the request's credit and more, granted at once
+    } else send(socket, echoResponse(req, 1));
+  }, 100);
+  try {
+    let interims = 0;
+    const held = conn.compound([changeNotifyRequest(Buffer.alloc(16), 1, true, 4096)], {}, { held: true, onInterim: () => interims++ });
+    await new Promise((resolve) => setTimeout(resolve, 300)); // three request timeouts
+    assert.equal(interims, 1);
+    // Other requests flow meanwhile: the held one took no credit for good.
+    await Promise.all(Array.from({ length: 70 }, () => conn.request(echo)));
+    const final = echoResponse(notify!, 0, ASYNC, NtStatus.NOTIFY_ENUM_DIR);
+    final.writeBigUInt64LE(0x77n, 32);
+    send(socketOf!, final);
+    const [res] = await held;
+    assert.equal(res!.header.status, NtStatus.NOTIFY_ENUM_DIR);
+    assert.equal(res!.header.asyncId, 0x77n);
+  } finally {
+    conn.close();
+  }
+});
+
+/**
+ * A peer that records every request, holds CHANGE_NOTIFY (answering STATUS_PENDING with `asyncId`, or not at all
+ * when it is null) and answers a CANCEL by completing the held request with STATUS_CANCELLED.
+ */
+function cancellablePeer(seen: Request[], asyncId: bigint | null): Promise<Connection> {
+  return peer((req, socket) => {
+    seen.push(req);
+    if (req.command === Command.CHANGE_NOTIFY) {
+      if (asyncId !== null) send(socket, interimResponse(req, asyncId));
+    } else if (req.command === Command.CANCEL) {
+      const held = seen.find((r) => r.command === Command.CHANGE_NOTIFY)!;
+      const cancelled = echoResponse(held, asyncId === null ? 1 : 0, asyncId === null ? 0 : ASYNC, NtStatus.CANCELLED);
+      cancelled.writeBigUInt64LE(asyncId ?? 0n, 32);
+      send(socket, cancelled);
+    } else send(socket, echoResponse(req, 1));
+  });
+}
+
+test('cancelling a held request sends SMB2 CANCEL with its message id and async id, consuming neither id nor credit', async () => {
+  const seen: Request[] = [];
+  const conn = await cancellablePeer(seen, 0x1234n);
+  try {
+    const controller = new AbortController();
+    let armed!: () => void;
+    const interim = new Promise<void>((resolve) => (armed = resolve));
+    const held = conn.compound([changeNotifyRequest(Buffer.alloc(16), 1, true, 4096)], { treeId: 5 }, { held: true, signal: controller.signal, onInterim: armed });
+    await interim;
+    controller.abort();
+    const [res] = await held;
+    assert.equal(res!.header.status, NtStatus.CANCELLED);
+    const notify = seen.find((r) => r.command === Command.CHANGE_NOTIFY)!;
+    const cancel = seen.find((r) => r.command === Command.CANCEL)!;
+    assert.equal(cancel.messageId, notify.messageId, 'the cancelled request\'s message id');
+    assert.equal(cancel.flags & ASYNC, ASYNC);
+    assert.equal(cancel.asyncId, 0x1234n);
+    assert.equal(cancel.creditCharge, 0);
+    await conn.request(echo);
+    assert.equal(seen.at(-1)!.messageId, notify.messageId + 1n, 'CANCEL took no message id');
+  } finally {
+    conn.close();
+  }
+});
+
+test('a held request cancelled before the server took it is cancelled by message id alone; a dropped connection fails it', async () => {
+  const seen: Request[] = [];
+  const conn = await cancellablePeer(seen, null);
+  try {
+    const controller = new AbortController();
+    const held = conn.compound([changeNotifyRequest(Buffer.alloc(16), 1, true, 4096)], {}, { held: true, signal: controller.signal });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    controller.abort();
+    const [res] = await held;
+    assert.equal(res!.header.status, NtStatus.CANCELLED);
+    const cancel = seen.find((r) => r.command === Command.CANCEL)!;
+    assert.equal(cancel.flags & ASYNC, 0, 'no async id yet');
+    assert.equal(cancel.messageId, seen[0]!.messageId);
+  } finally {
+    conn.close();
+  }
+  const dropped = await peer((req, socket) => {
+    if (req.command === Command.CHANGE_NOTIFY) {
+      send(socket, interimResponse(req, 9n));
+      setTimeout(() => socket.destroy(), 20);
+    }
+  });
+  await assert.rejects(dropped.compound([changeNotifyRequest(Buffer.alloc(16), 1, true, 4096)], {}, { held: true }), { code: 'CONNECTION_CLOSED' });
 });

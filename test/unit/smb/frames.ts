@@ -177,3 +177,17 @@ export const sambaSecurityDescriptors: Record<string, Buffer> = {
     'hex',
   ),
 };
+
+/** FILE_NOTIFY_INFORMATION entries (action, name), each padded to 4 bytes and chained as a server chains them. */
+export function notifyEntries(entries: [number, string][]): Buffer {
+  const parts = entries.map(([action, n], i) => {
+    const name = Buffer.from(n, 'utf16le');
+    const e = Buffer.alloc((12 + name.length + 3) & ~3);
+    e.writeUInt32LE(i === entries.length - 1 ? 0 : e.length, 0);
+    e.writeUInt32LE(action, 4);
+    e.writeUInt32LE(name.length, 8);
+    name.copy(e, 12);
+    return e;
+  });
+  return Buffer.concat(parts);
+}

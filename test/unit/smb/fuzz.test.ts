@@ -13,7 +13,7 @@ import {
   parseWriteResponse,
   parseCloseResponse,
 } from '../../../src/smb/messages.js';
-import { parseAllInfo, parseIdFullDirectoryInfo } from '../../../src/smb/fscc.js';
+import { parseAllInfo, parseFileNotifyInformation, parseIdFullDirectoryInfo } from '../../../src/smb/fscc.js';
 import { SdControl, encodeSecurityDescriptor, parseSecurityDescriptor } from '../../../src/smb/security-descriptor.js';
 import { parseChallenge } from '../../../src/smb/ntlm.js';
 import { parseNegTokenResp } from '../../../src/smb/spnego.js';
@@ -24,6 +24,7 @@ import {
   createResponse,
   directoryEntries,
   negotiateResponse,
+  notifyEntries,
   outputBufferResponse,
   prng,
   readResponse,
@@ -48,6 +49,7 @@ const bufferParsers: ((b: Buffer) => unknown)[] = [
   splitCompound,
   parseTransform,
   parseIdFullDirectoryInfo,
+  parseFileNotifyInformation,
   (b) => parseAllInfo(new WireReader(b, 'fuzz')),
   parseSecurityDescriptor,
   parseChallenge,
@@ -63,6 +65,8 @@ const seeds: Buffer[] = [
   outputBufferResponse(14, 5n, directoryEntries(['a.txt', 'ordner', 'ü.md'])),
   outputBufferResponse(16, 6n, securityDescriptor()),
   directoryEntries(['x', 'yy']),
+  notifyEntries([[1, 'Mathe\\.wiki\\a.md'], [4, 'b'], [5, 'c.md']]),
+  outputBufferResponse(15, 7n, notifyEntries([[3, 'Fachschaften']])),
   securityDescriptor(),
   Buffer.concat([Buffer.from('NTLMSSP\0', 'latin1'), Buffer.from([2, 0, 0, 0]), Buffer.alloc(40)]),
   Buffer.from([0xa1, 0x10, 0x30, 0x0e, 0xa0, 0x03, 0x0a, 0x01, 0x01, 0xa2, 0x07, 0x04, 0x05, 1, 2, 3, 4, 5]),

@@ -1,11 +1,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AceType, grantsRead, parseSecurityDescriptor, readAccessSids } from '../../../src/smb/security-descriptor.js';
-import { parseIdFullDirectoryInfo } from '../../../src/smb/fscc.js';
-import { parseCloseResponse, parseCreateResponse, parseNegotiateResponse, parseOutputBuffer, parseValidateNegotiateResponse } from '../../../src/smb/messages.js';
+import { FileAction, FileNotifyChange, parseFileNotifyInformation, parseIdFullDirectoryInfo } from '../../../src/smb/fscc.js';
+import { Command } from '../../../src/smb/header.js';
+import {
+  changeNotifyRequest,
+  parseCloseResponse,
+  parseCreateResponse,
+  parseNegotiateResponse,
+  parseOutputBuffer,
+  parseValidateNegotiateResponse,
+} from '../../../src/smb/messages.js';
 import { normalizePath, toSmbPath } from '../../../src/smb/paths.js';
 import { WireReader } from '../../../src/smb/wire.js';
-import { closeResponse, createResponse, directoryEntries, negotiateResponse, outputBufferResponse, securityDescriptor, validateNegotiateResponse } from './frames.js';
+import { closeResponse, createResponse, directoryEntries, negotiateResponse, notifyEntries, outputBufferResponse, securityDescriptor, validateNegotiateResponse } from './frames.js';
 
 test('security descriptor: owner, group, ACE types, flags, masks and SIDs', () => {
   const sd = parseSecurityDescriptor(securityDescriptor());
@@ -43,6 +51,50 @@ test('directory listings, CREATE, CLOSE, IOCTL and NEGOTIATE responses parse fro
   assert.equal(out.toString(), 'abc');
   assert.equal(parseCloseResponse(new WireReader(closeResponse(3n), 'test')).endOfFile, 5);
   assert.equal(parseValidateNegotiateResponse(new WireReader(validateNegotiateResponse(4n), 'test')).dialect, 0x302);
+});
+
+test('CHANGE_NOTIFY: the request carries flags, buffer size, FileId and filter; FILE_NOTIFY_INFORMATION chains parse', () => {
+  const fileId = Buffer.alloc(16, 0x42);
+  const req = changeNotifyRequest(fileId, FileNotifyChange.FILE_NAME | FileNotifyChange.SECURITY, true, 65536);
+  assert.equal(req.command, Command.CHANGE_NOTIFY);
+  assert.equal(req.body.length, 32);
+  assert.equal(req.body.readUInt16LE(0), 32, 'StructureSize');
+  assert.equal(req.body.readUInt16LE(2), 1, 'SMB2_WATCH_TREE');
+  assert.equal(req.body.readUInt32LE(4), 65536);
+  assert.deepEqual(req.body.subarray(8, 24), fileId);
+  assert.equal(req.body.readUInt32LE(24), 0x101);
+  assert.equal(req.payloadSize, 65536, 'charged by its output buffer');
+  assert.equal(changeNotifyRequest(fileId, 1, false, 4096).body.readUInt16LE(2), 0);
+
+  const entries = parseFileNotifyInformation(notifyEntries([
+    [FileAction.RENAMED_OLD_NAME, 'Mathe\\.wiki\\alt.md'],
+    [FileAction.RENAMED_NEW_NAME, 'Mathe\\.wiki\\neu.md'],
+    [FileAction.ADDED, 'Schülerzeitung'],
+  ]));
+  assert.deepEqual(entries, [
+    { action: 4, name: 'Mathe\\.wiki\\alt.md' },
+    { action: 5, name: 'Mathe\\.wiki\\neu.md' },
+    { action: 1, name: 'Schülerzeitung' },
+  ]);
+  const answer = parseOutputBuffer(new WireReader(outputBufferResponse(Command.CHANGE_NOTIFY, 9n, notifyEntries([[2, 'a']])), 'test'), 'CHANGE_NOTIFY');
+  assert.deepEqual(parseFileNotifyInformation(answer), [{ action: FileAction.REMOVED, name: 'a' }]);
+});
+
+test('FILE_NOTIFY_INFORMATION: offsets that stand still, go back, are unaligned or leave the buffer are PROTOCOL_ERROR', () => {
+  const chain = (): Buffer => notifyEntries([[1, 'abc'], [2, 'de']]);
+  const cases: [string, (b: Buffer) => void][] = [
+    ['NextEntryOffset pointing at its own header', (b) => b.writeUInt32LE(4, 0)],
+    ['NextEntryOffset not on a 4-byte boundary', (b) => b.writeUInt32LE(13, 0)],
+    ['NextEntryOffset past the end', (b) => b.writeUInt32LE(1 << 20, 0)],
+    ['FileNameLength past the end', (b) => b.writeUInt32LE(0xfffffff0, 8)],
+    ['FileNameLength odd', (b) => b.writeUInt32LE(5, 8)],
+  ];
+  for (const [label, corrupt] of cases) {
+    const b = chain();
+    corrupt(b);
+    assert.throws(() => parseFileNotifyInformation(b), { code: 'PROTOCOL_ERROR' }, label);
+  }
+  assert.throws(() => parseFileNotifyInformation(Buffer.alloc(8)), { code: 'PROTOCOL_ERROR' }, 'shorter than one header');
 });
 
 test('lengths pointing outside the frame raise PROTOCOL_ERROR', () => {
