@@ -60,7 +60,9 @@ export function scratchService(prefix: string, prepare: (fixture: ScratchService
     await fixture.admin.mkdir(fixture.scratch);
     await prepare(fixture);
     const started = Date.now();
-    fixture.service = await startService({ reconciler: { interval: '1h' } });
+    // These tests are about passes and jobs: what they write behind the service's back waits for them, instead of
+    // being indexed at once by the change watch (test/integration/wiki/live-index.test.ts tests the watch).
+    fixture.service = await startService({ reconciler: { interval: '1h', watch: false } });
     await passAfter(fixture.service, started);
   });
   after(async () => {
