@@ -32,7 +32,7 @@ import { loadAverage, ratioRow, runAlone, runLine, verdict, report, type BenchRe
 import { percentile, residentBytes } from '../stats.js';
 import { saveToSearch } from './save-to-search.js';
 import { removeSeed, seedWiki, type Seed } from './seed.js';
-import { countSmbRequests, cpuPer, measureCost, requestsPer, type WorkCost } from './work-cost.js';
+import { countSmbRequests, cpuCeiling, cpuPer, measureCost, requestsPer, type WorkCost } from './work-cost.js';
 
 const PAGES = Number(process.env['INDEXBENCH_PAGES'] ?? 50_000);
 const FOLDERS = Number(process.env['INDEXBENCH_FOLDERS'] ?? 5_000);
@@ -271,6 +271,7 @@ async function run(): Promise<BenchReport> {
     const peak = Math.max(reindexPeak, ...passes.map((p) => p.peakRss));
     const latencyRatio = busy.p99 / idle.p99;
     const saveMet = saves.lost === 0 && saves.p99 <= TARGET.saveP99Ms;
+    const ceiling = cpuCeiling(reindexCost, reindex.report.indexed);
     const rows = [
       `| full \`reindex --all\` | ${reindex.report.indexed} documents in ${seconds(reindex.report.durationMs)} s | ${reindexRate.toFixed(0)} pages/s | ${bulkRatio.toFixed(2)} × raw \`_bulk\` (${rawRate.toFixed(0)} docs/s, ${exported.documents} in ${seconds(rawMs)} s) | ≥ ${TARGET.bulkRatio} × | ${verdict(bulkRatio >= TARGET.bulkRatio)} |`,
       `| no-change pass | ${pass.report.seen} pages in ${seconds(pass.report.durationMs)} s (rounds: ${passes.map((p) => seconds(p.report.durationMs)).join(', ')} s) | ${(pass.report.seen / (pass.report.durationMs / 1000)).toFixed(0)} pages/s | ${passRatio.toFixed(2)} × \`rclone lsf -R\` (${rclone.files} files in ${seconds(rclone.ms)} s; rounds ${rclones.map((r) => seconds(r.ms)).join(', ')} s) | ≤ ${TARGET.passRatio} × | ${verdict(passRatio <= TARGET.passRatio)} |`,
@@ -299,6 +300,8 @@ async function run(): Promise<BenchReport> {
       `| \`reindex --all\` (${seconds(reindex.report.durationMs)} s) | ${cpuPer(reindexCost, reindex.report.indexed)} | ${requestsPer(reindexCost, seed.folders)} |`,
       `| no-change pass (best round) | ${cpuPer(pass.cost, pass.report.seen)} | ${requestsPer(pass.cost, seed.folders)} |`,
       `| \`rclone lsf -R\` (best round) | ${cpuPer(rclone.cost, rclone.files)} | ${requestsPer(rclone.cost, seed.folders)} |`,
+      '',
+      `CPU ceiling of the reindex on these ${ceiling.cores} cores: smbd and Elasticsearch alone, at what they cost per page above, allow at most ${ceiling.serversOnly.toFixed(0)} pages/s = ${(ceiling.serversOnly / rawRate).toFixed(2)} × raw \`_bulk\` even if the service cost nothing; with the service's own CPU, ${ceiling.withService.toFixed(0)} pages/s = ${(ceiling.withService / rawRate).toFixed(2)} × (measured: ${bulkRatio.toFixed(2)} ×). Cores busy during the reindex: ${((reindexCost.service + reindexCost.samba + reindexCost.elasticsearch) / (reindex.wallMs / 1000)).toFixed(2)} of ${ceiling.cores} (service, smbd and Elasticsearch together; smbd and Elasticsearch run at normal priority, the service's indexing threads at nice 10), which is what the webhook requests wait for.`,
       '',
     ];
     return report(HEADING, lines, [

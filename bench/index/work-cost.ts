@@ -5,6 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { layout } from '../../test/testbed/layout.js';
 import { treeCpuSeconds } from '../stats.js';
 
@@ -81,4 +82,16 @@ export function cpuPer(cost: WorkCost, units: number): string {
 /** `create 2.0, find 4.0, …` per unit of work, for the commands of SMB2_COMMANDS. */
 export function requestsPer(cost: WorkCost, units: number): string {
   return SMB2_COMMANDS.map((command) => `${command} ${((cost.smb2[command] ?? 0) / units).toFixed(1)}`).join(', ');
+}
+
+/**
+ * What the servers' share of a piece of work allows on this machine: with smbd and Elasticsearch costing what they
+ * did per unit and the service nothing at all, the cores could do at most this many units a second; and what the
+ * three together allow. A target above the first is out of reach here whatever the service does.
+ */
+export function cpuCeiling(cost: WorkCost, units: number): { serversOnly: number; withService: number; cores: number } {
+  const cores = availableParallelism();
+  const servers = (cost.samba + cost.elasticsearch) / units;
+  const all = servers + cost.service / units;
+  return { serversOnly: cores / servers, withService: cores / all, cores };
 }
