@@ -45,29 +45,32 @@ async function smb2Counts(): Promise<Record<string, number>> {
   return counts;
 }
 
-/** The CPU times are read first: the wait for Samba's counters comes after them. */
-async function reading(servicePid: number): Promise<WorkCost> {
-  const cpu = {
+function cpuNow(servicePid: number): Omit<WorkCost, 'smb2'> {
+  return {
     service: treeCpuSeconds(servicePid),
     samba: treeCpuSeconds(pidIn(layout.samba.pidFile)),
     elasticsearch: treeCpuSeconds(pidIn(layout.elasticsearch.pidFile)),
   };
-  return { ...cpu, smb2: await smb2Counts() };
 }
 
-/** What `work` cost, as the difference of two readings. */
+/**
+ * What `work` cost, as the difference of readings taken right around it: Samba's counters (which need their wait)
+ * before the first CPU reading and after the second.
+ */
 export async function measureCost<T>(servicePid: number, work: () => Promise<T>): Promise<{ result: T; cost: WorkCost }> {
-  const before = await reading(servicePid);
+  const countsBefore = await smb2Counts();
+  const cpuBefore = cpuNow(servicePid);
   const result = await work();
-  const after = await reading(servicePid);
+  const cpuAfter = cpuNow(servicePid);
+  const countsAfter = await smb2Counts();
   const smb2: Record<string, number> = {};
-  for (const [command, count] of Object.entries(after.smb2)) smb2[command] = count - (before.smb2[command] ?? 0);
+  for (const [command, count] of Object.entries(countsAfter)) smb2[command] = count - (countsBefore[command] ?? 0);
   return {
     result,
     cost: {
-      service: after.service - before.service,
-      samba: after.samba - before.samba,
-      elasticsearch: after.elasticsearch - before.elasticsearch,
+      service: cpuAfter.service - cpuBefore.service,
+      samba: cpuAfter.samba - cpuBefore.samba,
+      elasticsearch: cpuAfter.elasticsearch - cpuBefore.elasticsearch,
       smb2,
     },
   };
