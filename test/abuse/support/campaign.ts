@@ -13,6 +13,7 @@ import { startService, waitFor, type RunningService } from '../../support/servic
 import { assertNothingCrashed } from '../../support/health.js';
 import { diskSnapshot, shareSnapshot } from '../../support/tree-snapshot.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
+import { parsePrometheusText } from '../../unit/metrics/prometheus-text.js';
 import { Dice } from './hostile-input.js';
 import { CutShort, RawConnection, type RawAnswer, type RawRequest } from './raw-http.js';
 
@@ -125,6 +126,29 @@ export async function residentKb(pid: number): Promise<number> {
   return Number(match[1]);
 }
 
+/** The V8 heap of every thread in KiB (physical size; external memory apart), from /metrics: where memory went. */
+async function heapsKb(service: RunningService): Promise<Record<string, number>> {
+  const samples = parsePrometheusText(await (await fetch(`${service.url}/metrics`)).text());
+  const kb = (bytes: number) => Math.round(bytes / 1024);
+  const heaps: Record<string, number> = {};
+  for (const s of samples) {
+    if (s.name === 'fileproxy_thread_heap_physical_bytes') heaps[`${s.labels['thread']} heap`] = kb(s.value);
+    if (s.name === 'fileproxy_thread_external_bytes') heaps[`${s.labels['thread']} external`] = kb(s.value);
+    if (s.name === 'nodejs_heap_size_total_bytes') heaps['main heap'] = kb(s.value);
+  }
+  return heaps;
+}
+
+/** What grew by more than 1 MiB between two pictures, largest first. */
+function growth(before: Record<string, number>, after: Record<string, number>): string {
+  return Object.entries(after)
+    .map(([name, kb]) => [name, kb - (before[name] ?? 0)] as const)
+    .filter(([, delta]) => Math.abs(delta) > 1024)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, delta]) => `${name} ${delta > 0 ? '+' : ''}${delta} KiB`)
+    .join(', ');
+}
+
 /** The shares' parent folder on the DC's disk (both shares inside it), minus what the surface may change; and both shares over SMB. */
 async function pictureOfTheShares(env: TestbedEnv, shares: SmbShare[], addressed: (path: string) => boolean): Promise<string[][]> {
   const parent = dirname(env.smb.shares[0]!.path);
@@ -143,6 +167,7 @@ export function abuseSuite(surface: Surface): void {
     let make: (d: Dice, i: number) => RawRequest;
     let treesBefore: string[][];
     let baselineKb: number;
+    let baselineHeaps: Record<string, number>;
 
     before(async () => {
       console.log(`abuse: ${surface.name}: seed ${seed} (ABUSE_SEED=${seed} repeats this run)`);
@@ -157,6 +182,7 @@ export function abuseSuite(surface: Surface): void {
       await runCampaign(service, seed, REQUESTS_PER_SURFACE, WARM_UP_REQUESTS, make);
       await new Promise((r) => setTimeout(r, 2_000));
       baselineKb = await residentKb(service.process.pid!);
+      baselineHeaps = await heapsKb(service);
     });
 
     after(async () => {
@@ -187,9 +213,10 @@ export function abuseSuite(surface: Surface): void {
           lastKb = await residentKb(service.process.pid!);
           return lastKb <= baselineKb * MEMORY_TOLERANCE;
         }, 60_000);
-        console.log(`abuse: ${surface.name}: resident memory ${lastKb} KiB, baseline ${baselineKb} KiB`);
+        console.log(`abuse: ${surface.name}: resident memory ${lastKb} KiB, baseline ${baselineKb} KiB; heaps changed: ${growth(baselineHeaps, await heapsKb(service)) || 'none by over 1 MiB'}`);
       } catch {
-        assert.fail(`resident memory ${lastKb} KiB stayed above ${MEMORY_TOLERANCE} x the baseline of ${baselineKb} KiB`);
+        assert.fail(`resident memory ${lastKb} KiB stayed above ${MEMORY_TOLERANCE} x the baseline of ${baselineKb} KiB; `
+          + `heaps changed: ${growth(baselineHeaps, await heapsKb(service)) || 'none by over 1 MiB'}`);
       }
     });
   });
