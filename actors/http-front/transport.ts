@@ -21,8 +21,9 @@ function oneLine(err: unknown): string {
 
 /**
  * The first uWebSockets.js build that loads for this Node: @btc-vision's (Node 20 to 25, glibc 2.38 or newer, so
- * Debian 13 and not 12), then @trufflesuite's (Node 16 to 20). The latter's own entry falls back to a slow
- * emulation on node:http when its binary does not load; its binary is loaded directly so that never happens.
+ * Debian 13 and not 12), then @trufflesuite's (Node 16 to 20; a devDependency, for the tests and benchmarks that run
+ * under the system's Node 20 on Debian 12). The latter's own entry falls back to a slow emulation on node:http when
+ * its binary does not load; its binary is loaded directly so that never happens.
  */
 export function loadUws(): UwsLoad {
   const reasons: string[] = [];
