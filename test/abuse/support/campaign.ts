@@ -18,7 +18,16 @@ import { Dice } from './hostile-input.js';
 import { CutShort, RawConnection, type RawAnswer, type RawRequest } from './raw-http.js';
 
 export const REQUESTS_PER_SURFACE = 10_000;
-const WARM_UP_REQUESTS = 3_000;
+/**
+ * The baseline is taken after a warm-up campaign as long as the measured one (other requests of the same kind):
+ * the memory check is for leaks, and before the first campaign of a kind is over the service has not reached its
+ * working set. Measured on Node 24 (admin APIs): after a warm-up of 3,000 requests the first campaign of 10,000 grew
+ * the resident memory by 34 MB (+7%) while the V8 heaps of the actor threads shrank by 16 MB: memory outside the
+ * heaps (native allocations of the threads, compiled code's side tables) that a second campaign of the same 10,000
+ * requests grew by only 4.5 MB (+0.9%). So the growth is a one-time warm-up, not a leak; a warm-up of 3,000 left
+ * the baseline below it (Node 20 reached its working set sooner).
+ */
+const WARM_UP_REQUESTS = REQUESTS_PER_SURFACE;
 const CONCURRENCY = 24;
 const ANSWER_TIMEOUT_MS = 30_000;
 const MEMORY_TOLERANCE = 1.1;
@@ -180,9 +189,10 @@ export function abuseSuite(surface: Surface): void {
       treesBefore = await pictureOfTheShares(env, shares, addressed);
       // Warm-up with requests of the same kind, so that caches, pools and compiled code exist before the baseline.
       await runCampaign(service, seed, REQUESTS_PER_SURFACE, WARM_UP_REQUESTS, make);
+      // Before the baseline, so that what a scrape of /metrics allocates in the main thread counts in both pictures.
+      baselineHeaps = await heapsKb(service);
       await new Promise((r) => setTimeout(r, 2_000));
       baselineKb = await residentKb(service.process.pid!);
-      baselineHeaps = await heapsKb(service);
     });
 
     after(async () => {
