@@ -43,7 +43,7 @@ export function loadUws(): UwsLoad {
 }
 
 /** uWS, or an error naming why no build loads: for tests and benchmarks, which must not fall back. */
-export function uwsTransport(): HttpTransport {
+export function uwsTransport(): Extract<HttpTransport, { name: 'uws' }> {
   const loaded = loadUws();
   if ('reasons' in loaded) throw new Error(`no uWebSockets.js build loads on Node ${process.version}: ${loaded.reasons.join('; ')}`);
   return { name: 'uws', ...loaded };

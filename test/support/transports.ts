@@ -16,12 +16,17 @@ const UWS_ONLY = 'FILEPROXY_TEST_UWS_ONLY';
 /** In the child that runs only the uws half: tests of node:http alone are skipped there (they run in the parent). */
 export const uwsHalfOnly = process.env[UWS_ONLY] === '1';
 
+/** The Node that runs uWS here: this one when a build loads for it, else UWS_TEST_NODE or /usr/bin/node. */
+export function nodeForUws(): string {
+  return 'reasons' in loadUws() ? process.env['UWS_TEST_NODE'] ?? '/usr/bin/node' : process.execPath;
+}
+
 /** The transports to run `testFile` (its import.meta.url) over in this process. */
 export function transportsUnderTest(testFile: string): HttpTransport[] {
   if (uwsHalfOnly) return [uwsTransport()];
   const loaded = loadUws();
   if (!('reasons' in loaded)) return [{ name: 'node' }, { name: 'uws', ...loaded }];
-  const otherNode = process.env['UWS_TEST_NODE'] ?? '/usr/bin/node';
+  const otherNode = nodeForUws();
   it(`over uws: the same tests under ${otherNode}, as no uWebSockets.js build loads on Node ${process.version}`, () => {
     assert.ok(existsSync(otherNode), `no ${otherNode}: set UWS_TEST_NODE to a Node for which a uWebSockets.js build loads (${loaded.reasons.join('; ')})`);
     // Without NODE_TEST_CONTEXT, which would make the child report to this runner instead of printing TAP.
