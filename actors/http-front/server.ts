@@ -1,17 +1,14 @@
 // The HTTP server of one http-front thread: accepts requests, dispatches them
 // through the router, counts what is in flight so that a shutdown can drain,
-// and closes every socket before the thread exits.
-//
-// Two transports: uWebSockets.js, whose listening sockets use SO_REUSEPORT so
-// that several http-front threads share one port; and node:http, whose parser
-// knows the WebDAV methods that uWS 20.30 drops (it closes the connection on
-// PROPFIND, MKCOL, LOCK, ...), but which cannot share a port between threads
-// on Node 20.
+// and closes every socket before the thread exits. It listens with the transport
+// that transport.ts chose: node:http or uWebSockets.js; with several http-front
+// threads, each listens on the same port (SO_REUSEPORT) and the kernel spreads
+// the connections over them.
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { createServer as createHttpsServer } from 'node:https';
-import uws from '@trufflesuite/uws-js-unofficial';
+import type { TemplatedApp, us_listen_socket } from '@trufflesuite/uws-js-unofficial';
 import type { Logger } from 'pino';
 import type { Config } from '../../src/config/index.js';
 import type { HttpExchange } from '../../src/http/exchange.js';
@@ -22,11 +19,20 @@ import { NodeExchange } from '../../src/http/node-exchange.js';
 import type { Router } from '../../src/http/router.js';
 import { UwsExchange } from '../../src/http/uws-exchange.js';
 import { errorWithoutMessage } from '../../src/log.js';
+import type { HttpTransport, Uws } from './transport.js';
 
-export type HttpTransport = 'uws' | 'node';
+/** The binary has `close()` (it closes every socket of the app); the 20.30 typings lack it. */
+type App = TemplatedApp & { close(): void };
 
-/** The binary has `close()` (it closes every socket of the app); its typings lack it. */
-type App = uws.TemplatedApp & { close(): void };
+/** Where and how to listen (the transport is chosen before, see transport.ts). */
+type HttpSettings = Omit<Config['http'], 'transport'>;
+
+/** How a server listens besides its transport. */
+export interface ListenOptions {
+  /** Other threads listen on the same port (node:http needs to be told; uWS always lets them). */
+  sharedPort?: boolean;
+  metrics?: HttpRequestMetrics;
+}
 
 /** What the two transports have to offer the server. */
 interface Listener {
@@ -57,11 +63,12 @@ export class HttpServer {
   private constructor(private readonly router: Router, private readonly log: Logger, private readonly metrics: HttpRequestMetrics | undefined) {}
 
   static async listen(
-    http: Config['http'], router: Router, log: Logger, transport: HttpTransport = 'uws', metrics?: HttpRequestMetrics,
+    http: HttpSettings, router: Router, log: Logger, transport: HttpTransport, options: ListenOptions = {},
   ): Promise<HttpServer> {
-    const server = new HttpServer(router, log, metrics);
-    server.listener = transport === 'uws' ? await server.listenUws(http) : await server.listenNode(http);
-    log.info({ host: http.host, port: http.port, tls: Boolean(http.tls), transport }, 'listening');
+    const server = new HttpServer(router, log, options.metrics);
+    const sharedPort = options.sharedPort ?? false;
+    server.listener = transport.name === 'uws' ? await server.listenUws(http, transport.uws) : await server.listenNode(http, sharedPort);
+    log.info({ host: http.host, port: http.port, tls: Boolean(http.tls), transport: transport.name, sharedPort }, 'listening');
     return server;
   }
 
@@ -88,7 +95,7 @@ export class HttpServer {
     this.listener?.closeAll();
   }
 
-  private listenUws(http: Config['http']): Promise<Listener> {
+  private listenUws(http: HttpSettings, uws: Uws): Promise<Listener> {
     const app = (http.tls
       ? uws.SSLApp({ cert_file_name: http.tls.cert_file, key_file_name: http.tls.key_file })
       : uws.App()) as App;
@@ -100,7 +107,7 @@ export class HttpServer {
           reject(new Error(`cannot listen on ${http.host}:${http.port} (address in use or not available)`));
           return;
         }
-        let listening: uws.us_listen_socket | undefined = socket;
+        let listening: us_listen_socket | undefined = socket;
         resolve({
           stopListening: () => {
             if (listening) uws.us_listen_socket_close(listening);
@@ -112,7 +119,7 @@ export class HttpServer {
     });
   }
 
-  private listenNode(http: Config['http']): Promise<Listener> {
+  private listenNode(http: HttpSettings, sharedPort: boolean): Promise<Listener> {
     const exchange = (req: IncomingMessage, res: ServerResponse) => new NodeExchange(req, res, (ex) => this.onDone(ex), http.body_timeout);
     const options = {
       headersTimeout: http.header_timeout,
@@ -136,7 +143,8 @@ export class HttpServer {
       new HttpError(417, 'expectation_failed', `Expect: ${req.headers.expect ?? ''} is not supported; only 100-continue is`)));
     return new Promise((resolve, reject) => {
       server.once('error', (err) => reject(new Error(`cannot listen on ${http.host}:${http.port}: ${err.message}`)));
-      server.listen(http.port, http.host, () => {
+      // reusePort only when other threads share the port: a lone front still fails on a port that is taken.
+      server.listen({ port: http.port, host: http.host, reusePort: sharedPort }, () => {
         server.removeAllListeners('error');
         server.on('error', (err) => this.log.error({ err }, 'http server error'));
         resolve({

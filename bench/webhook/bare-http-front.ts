@@ -4,13 +4,14 @@
 // The gap to the service shows what the intake itself costs; the gap to bare
 // uWebSockets.js what the HTTP layer costs.
 //   node bare-http-front.js <port> <uws|node>   (the transport, as the http-front chooses it)
-import { HttpServer, type HttpTransport } from '../../actors/http-front/server.js';
+import { HttpServer } from '../../actors/http-front/server.js';
+import { uwsTransport, type HttpTransport } from '../../actors/http-front/transport.js';
 import { Router } from '../../src/http/router.js';
 import { createLogger } from '../../src/log.js';
 import { WEBHOOK_OK_JSON } from '../../src/webhooks/errors.js';
 
 const port = Number(process.argv[2]);
-const transport = process.argv[3] as HttpTransport;
+const transport: HttpTransport = process.argv[3] === 'uws' ? uwsTransport() : { name: 'node' };
 const router = new Router();
 router.add('POST', '/edu-api/webhook', async (ex) => {
   await ex.readBody();

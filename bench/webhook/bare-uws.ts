@@ -1,7 +1,8 @@
 // The baseline: a bare uWebSockets.js hello-world on one thread that answers
-// every request with the intake's success body. `node bare-uws.js <port>`.
-import uws from '@trufflesuite/uws-js-unofficial';
+// every request with the intake's success body. `node bare-uws.js <port>`, on a Node for which a uWS build loads.
+import { uwsTransport } from '../../actors/http-front/transport.js';
 
+const { uws } = uwsTransport();
 const port = Number(process.argv[2]);
 uws.App()
   .any('/*', (res) => {

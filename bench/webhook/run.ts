@@ -1,18 +1,20 @@
 /**
  * Webhook intake benchmark on the testbed: the real service (accepted events, 401 rejections,
- * 409 duplicates; and accepted events with two uWS http-fronts) next to a bare uWebSockets.js and
- * a bare node:http hello-world and the service's HTTP layer alone, all driven by the same wrk script.
+ * 409 duplicates; and accepted events with two http-fronts sharing the port) next to a bare uWebSockets.js and
+ * a bare node:http hello-world and the service's HTTP layer alone, all driven by the same wrk script. The uWS
+ * processes run on a Node for which a uWS build loads (on Debian 12 the system's Node 20, see test/support/transports.ts).
  *   node dist/bench/webhook/run.js
  * Needs wrk on PATH and the testbed up (the service authenticates the admin over LDAPS to
  * register the bench client). Prints a table and writes it under "## Webhook intake" in
  * bench/RESULTS.md. Takes about 2 minutes.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { freePort } from '../../test/support/ports.js';
 import { startService } from '../../test/support/service.js';
+import { nodeForUws } from '../../test/support/transports.js';
 import { readTestbedEnv } from '../../test/testbed/env.js';
 import { AdminApi } from '../../test/integration/webhooks/api.js';
 import { loadAverage, ratioRow, runAlone, runLine, verdict, report, type BenchReport, type Benchmark } from '../results.js';
@@ -84,9 +86,9 @@ async function measure(target: Target): Promise<Measurement> {
   };
 }
 
-async function startBare(script: string, ...args: string[]): Promise<{ child: ChildProcess; url: string }> {
+async function startBare(script: string, node: string, ...args: string[]): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [fileURLToPath(new URL(script, import.meta.url)), String(port), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(node, [fileURLToPath(new URL(script, import.meta.url)), String(port), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (d: Buffer) => { if (d.toString().includes('listening')) resolve(); });
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
@@ -123,14 +125,15 @@ function table(targets: Target[], results: Measurement[][], uws: Measurement, no
 
 async function run(): Promise<BenchReport> {
   const env = await readTestbedEnv();
+  const uwsNode = nodeForUws();
+  const uwsOn = uwsNode === process.execPath ? '' : ` (on ${execFileSync(uwsNode, ['--version'], { encoding: 'utf8' }).trim()})`;
   const bare = {
-    uws: await startBare('./bare-uws.js'),
-    node: await startBare('./bare-node.js'),
-    frontNode: await startBare('./bare-http-front.js', 'node'),
-    frontUws: await startBare('./bare-http-front.js', 'uws'),
+    uws: await startBare('./bare-uws.js', uwsNode),
+    node: await startBare('./bare-node.js', process.execPath),
+    frontNode: await startBare('./bare-http-front.js', process.execPath, 'node'),
+    frontUws: await startBare('./bare-http-front.js', uwsNode, 'uws'),
   };
   // The wiki is off so that its drift reconciler does not compete for the cores during the runs.
-  // One http-front serves over node:http (the default), several over uWS (see actors/http-front/main.ts).
   const service = await startService({ elasticsearch: { enabled: false } });
   const twoFronts = await startService({ elasticsearch: { enabled: false }, workers: { http_front: 2 } });
   const load = loadAverage();
@@ -146,11 +149,11 @@ async function run(): Promise<BenchReport> {
       { name: 'service: accepted (cached for a user)', expected: 'all 200', url: service.url, luaArgs: ['fresh', key, AGENT], pid },
       { name: 'service: 401 unknown key', expected: 'all 401', url: service.url, luaArgs: ['fresh', 'not-a-registered-key', AGENT], pid },
       { name: 'service: 409 duplicate id', expected: 'all 409', url: service.url, luaArgs: ['same', key, AGENT], pid },
-      { name: 'service, 2 http-fronts on uWS: accepted', expected: 'all 200', url: twoFronts.url, luaArgs: ['fresh', keyOfTwo, AGENT], pid: twoFronts.process.pid! },
-      helloWorld('bare uWebSockets.js hello-world', bare.uws),
+      { name: 'service, 2 http-fronts on one port: accepted', expected: 'all 200', url: twoFronts.url, luaArgs: ['fresh', keyOfTwo, AGENT], pid: twoFronts.process.pid! },
+      helloWorld(`bare uWebSockets.js hello-world${uwsOn}`, bare.uws),
       helloWorld('bare node:http hello-world', bare.node),
       helloWorld('HTTP layer alone on node:http (no webhook logic)', bare.frontNode),
-      helloWorld('HTTP layer alone on uWS (no webhook logic)', bare.frontUws),
+      helloWorld(`HTTP layer alone on uWS (no webhook logic)${uwsOn}`, bare.frontUws),
     ];
     for (const target of targets) await wrk(WARMUP_ARGS, target);
     // Rounds interleave the targets, so that load from elsewhere on the machine hits all of them alike.
@@ -166,7 +169,7 @@ async function run(): Promise<BenchReport> {
     for (const server of Object.values(bare)) server.child.kill('SIGTERM');
   }
 
-  const [accepted, , , acceptedUws, uws, node, frontNode, frontUws] = results.map(median);
+  const [accepted, , , acceptedTwo, uws, node, frontNode] = results.map(median);
   const metBy = (m: Measurement) => m.rps >= 0.6 * uws.rps && m.rps >= 1.2 * node.rps;
   const verdictFor = (label: string, m: Measurement) =>
     `${label}: ${(m.rps / uws.rps).toFixed(2)} × bare uWebSockets.js (target ≥ 0.6) and ${(m.rps / node.rps).toFixed(2)} × bare node:http (target ≥ 1.2): target ${verdict(metBy(m))}.`;
@@ -177,8 +180,9 @@ async function run(): Promise<BenchReport> {
     `${label}: ${m.cpuUsPerRequest.toFixed(1)} µs per accepted event = HTTP layer ${layer.cpuUsPerRequest.toFixed(1)} µs (bare uWS ${uws.cpuUsPerRequest.toFixed(1)}, bare node:http ${node.cpuUsPerRequest.toFixed(1)}) + intake ${(m.cpuUsPerRequest - layer.cpuUsPerRequest).toFixed(1)} µs (key check, JSON, dedupe actor, webhook-store).`;
   const lines = [
     `${runLine(SCRIPT, load)} wrk on the same machine.`,
-    'Services: the testbed config with `elasticsearch.enabled: false` (no wiki reconciler running alongside); the default one http-front serves over node:http,',
-    'two http-fronts share the port over uWebSockets.js. Each accepted event is a `service-eventhandler` event with a username, admitted by the dedupe actor and cached in the webhook-store.',
+    `Services on Node ${process.version}: the testbed config with \`elasticsearch.enabled: false\` (no wiki reconciler running alongside), with one http-front and with two`,
+    `sharing the port (node:http, reusePort). The uWebSockets.js processes run on ${uwsOn === '' ? 'the same Node' : `the system's Node${uwsOn}, as no uWS build loads for ${process.version} here`}.`,
+    'Each accepted event is a `service-eventhandler` event with a username, admitted by the dedupe actor and cached in the webhook-store.',
     '"HTTP layer alone" is the http-front\'s HttpServer and Router with one route that reads the body and answers `{"status":"ok"}` (bench/webhook/bare-http-front.ts).',
     '',
     `Command per target and round: \`${command}\` (${ROUNDS} rounds interleaving the targets after a \`${WARMUP_ARGS.join(' ')}\` warm-up each; the table shows the median round).`,
@@ -187,11 +191,11 @@ async function run(): Promise<BenchReport> {
     table(targets, results, uws, node),
     '',
     verdictFor('Accepted events, default service (node:http)', accepted),
-    verdictFor('Accepted events, 2 http-fronts (uWS)', acceptedUws),
+    verdictFor('Accepted events, 2 http-fronts', acceptedTwo),
     '',
     'Where the CPU goes (server process, all threads):',
     `- ${split('default service', accepted, frontNode)}`,
-    `- ${split('2 http-fronts on uWS', acceptedUws, frontUws)}`,
+    `- ${split('2 http-fronts', acceptedTwo, frontNode)}`,
     '',
     'Optimisations in place: an accepted event costs one call to the dedupe actor (a valid body is checked before, so `seen` is only asked for bad bodies),',
     'batched with the other admissions of the same event-loop turn, and likewise one batched call to the webhook-store for cached events;',
@@ -201,8 +205,8 @@ async function run(): Promise<BenchReport> {
   return report(HEADING, lines, [
     summary('default service (node:http)', accepted, uws, 'bare uWS', 0.6),
     summary('default service (node:http)', accepted, node, 'bare node:http', 1.2),
-    summary('2 http-fronts (uWS)', acceptedUws, uws, 'bare uWS', 0.6),
-    summary('2 http-fronts (uWS)', acceptedUws, node, 'bare node:http', 1.2),
+    summary('2 http-fronts', acceptedTwo, uws, 'bare uWS', 0.6),
+    summary('2 http-fronts', acceptedTwo, node, 'bare node:http', 1.2),
   ]);
 }
 

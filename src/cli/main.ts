@@ -1,38 +1,17 @@
 #!/usr/bin/env node
-// `fileproxy <command>`: the service's command-line entry.
-import { DEFAULT_CONFIG_FILE } from './args.js';
-import { runCheckConfig } from './check-config.js';
-import { runDoctorCommand } from './doctor.js';
-import { runReindex } from './reindex.js';
-import { runServe } from './serve.js';
+// `fileproxy <command>`: the service's command-line entry. It checks the Node.js version before it loads
+// anything else, since on an older Node the service's modules fail with errors that do not say why.
+const REQUIRED_MAJOR = 24;
 
-const USAGE = `usage: fileproxy <command> [options]
-
-commands:
-  serve --config <file>          run the service
-  check-config --config <file>   validate a config file and exit
-  doctor --config <file>         check the installation (directory, shares, search engine, RAM)
-  reindex --share <name> | --all | --rebuild [--dry-run] [--json] [--config <file>]
-                                 index shares again in the running service
-
-fileproxy <command> --help describes a command, its options and exit status.
---config defaults to ${DEFAULT_CONFIG_FILE}.
-`;
-
-const commands: Record<string, (args: string[]) => Promise<number>> = {
-  'serve': runServe,
-  'check-config': runCheckConfig,
-  'doctor': runDoctorCommand,
-  'reindex': runReindex,
-};
-
-const [name, ...args] = process.argv.slice(2);
-const command = name === undefined ? undefined : commands[name];
-if (name === '--help' || name === '-h') {
-  process.stdout.write(USAGE);
-} else if (!command) {
-  process.stderr.write(name === undefined ? USAGE : `unknown command: ${name}\n\n${USAGE}`);
-  process.exitCode = 2;
+const major = Number(process.versions.node.split('.')[0]);
+if (major < REQUIRED_MAJOR) {
+  process.stderr.write(`fileproxy needs Node.js ${REQUIRED_MAJOR} or newer; this is Node.js ${process.version} (${process.execPath}).\n`
+    + 'In a checkout, run it through npm (npm run demo) or with node_modules/.bin/node, the pinned runtime that npm ci installs; '
+    + 'the Debian package brings its own.\n');
+  process.exitCode = 1;
 } else {
-  process.exitCode = await command(args);
+  const { runCommandLine } = await import('./commands.js');
+  process.exitCode = await runCommandLine(process.argv.slice(2));
 }
+
+export {};

@@ -2,4 +2,4 @@
 export { ConfigError, formatIssue, type ConfigIssue } from './errors.js';
 export { loadConfig, type LoadedConfig } from './load.js';
 export { readIndexerPassword } from './secret.js';
-export { DEFAULT_INDEXER_PASSWORD_FILE, type Config } from './schema.js';
+export { DEFAULT_INDEXER_PASSWORD_FILE, defaultHttpFronts, type Config } from './schema.js';

@@ -1,5 +1,6 @@
 // The whole config.yml as one schema. Sections and most keys have defaults, so a small file is enough;
 // objects are strict so that unknown keys are reported (as warnings, see load.ts).
+import { availableParallelism } from 'node:os';
 import * as z from 'zod';
 import {
   absolutePath,
@@ -33,6 +34,7 @@ const httpSection = z.strictObject({
   max_body: size().prefault('1MiB'),
   header_timeout: duration().prefault('10s'),
   body_timeout: duration().prefault('30s'),
+  transport: z.enum(['node', 'uws'], { error: 'must be node or uws' }).default('node'),
 });
 
 const shareEntry = z.strictObject(
@@ -167,9 +169,18 @@ const webdavSection = z.strictObject({
     .prefault({}),
 });
 
-// Defaults suit a 2-core host: one HTTP front, two SMB readers.
+/**
+ * The default number of HTTP fronts: one per two cores of the host, at least 1 and at most 8 (2 cores: 1, 4: 2,
+ * 16: 8). A front under load keeps a core busy; the SMB readers, the other actors and, usually, the Elasticsearch
+ * sidecar need the rest.
+ */
+export function defaultHttpFronts(cores = availableParallelism()): number {
+  return Math.min(8, Math.max(1, Math.floor(cores / 2)));
+}
+
+// The SMB reader default suits a 2-core host; raise it first on bigger hosts.
 const workersSection = z.strictObject({
-  http_front: intBetween(1, 64).default(1),
+  http_front: intBetween(1, 64).default(() => defaultHttpFronts()),
   smb_readers: intBetween(1, 256).default(2),
   /** Deprecated: the indexer pool is gone (the SMB readers render pages); still accepted, load.ts warns. */
   indexers: intBetween(1, 64).optional(),

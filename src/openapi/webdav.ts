@@ -61,7 +61,7 @@ export const webdavPaths = {
       + `Every answer (errors included) carries Content-Security-Policy: ${DAV_RESPONSE_HEADERS['content-security-policy']} and `
       + 'X-Content-Type-Options: nosniff, so that no uploaded file runs on this origin; files a browser would execute '
       + '(HTML, XHTML, SVG, XML, XSLT, JavaScript, MHTML) are sent as attachments. '
-      + 'Inside `.wiki/` folders only Markdown files may be created. With several http-front threads (workers.http_front > 1) '
+      + 'Inside `.wiki/` folders only Markdown files may be created. Over the uWebSockets.js transport (http.transport: uws) '
       + 'only OPTIONS, GET, HEAD, PUT and DELETE are served.',
     parameters: DAV_PARAMETERS,
     options: operation({

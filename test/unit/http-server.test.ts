@@ -4,14 +4,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { describe, it } from 'node:test';
 import { pino } from 'pino';
-import { HttpServer, type HttpTransport } from '../../actors/http-front/server.js';
+import { HttpServer } from '../../actors/http-front/server.js';
 import { Router } from '../../src/http/router.js';
 import { statusLinesOfOversizedPosts } from '../support/oversized-posts.js';
 import { freePort } from '../support/ports.js';
+import { transportsUnderTest, uwsHalfOnly } from '../support/transports.js';
 import { trickle } from '../support/trickle.js';
 
-for (const transport of ['uws', 'node'] as HttpTransport[]) {
-  describe(`http server over ${transport}`, () => {
+for (const transport of transportsUnderTest(import.meta.url)) {
+  describe(`http server over ${transport.name}`, () => {
     async function listen(router: Router) {
       const port = await freePort();
       const http = { host: '127.0.0.1', port, max_body: 1024, header_timeout: 10_000, body_timeout: 30_000 };
@@ -117,7 +118,30 @@ for (const transport of ['uws', 'node'] as HttpTransport[]) {
   });
 }
 
-describe('http server over node: what Node would answer itself', () => {
+describe('http server over node: several http-front threads on one port', { skip: uwsHalfOnly }, () => {
+  it('lets servers that share the port listen on it together and spreads new connections over them; a lone server fails on a taken port', async () => {
+    const port = await freePort();
+    const http = { host: '127.0.0.1', port, max_body: 1024, header_timeout: 10_000, body_timeout: 30_000 };
+    const servers = await Promise.all(['a', 'b'].map((name) => {
+      const router = new Router();
+      router.add('GET', '/who', (ex) => ex.json(200, { name }));
+      return HttpServer.listen(http, router, pino({ level: 'silent' }), { name: 'node' }, { sharedPort: true });
+    }));
+    try {
+      const answered = new Set<string>();
+      for (let i = 0; i < 40; i++) {
+        const res = await fetch(`http://127.0.0.1:${port}/who`, { headers: { connection: 'close' } });
+        answered.add(((await res.json()) as { name: string }).name);
+      }
+      assert.deepEqual([...answered].sort(), ['a', 'b']);
+      await assert.rejects(HttpServer.listen(http, new Router(), pino({ level: 'silent' }), { name: 'node' }), /cannot listen on 127\.0\.0\.1:/);
+    } finally {
+      await Promise.all(servers.map((server) => server.drain(1_000)));
+    }
+  });
+});
+
+describe('http server over node: what Node would answer itself', { skip: uwsHalfOnly }, () => {
   async function listen(timeouts: { header_timeout: number; body_timeout: number }) {
     const router = new Router();
     router.add('POST', '/echo', async (ex) => ex.json(200, { size: (await ex.readBody()).length }), { bodyLimit: 1024 });
@@ -128,7 +152,7 @@ describe('http server over node: what Node would answer itself', () => {
       ex.json(200, { size });
     }, { streamBody: true });
     const port = await freePort();
-    const server = await HttpServer.listen({ host: '127.0.0.1', port, max_body: 1024, ...timeouts }, router, pino({ level: 'silent' }), 'node');
+    const server = await HttpServer.listen({ host: '127.0.0.1', port, max_body: 1024, ...timeouts }, router, pino({ level: 'silent' }), { name: 'node' });
     return { server, port };
   }
 

@@ -159,7 +159,7 @@ describe('the Debian package, installed, upgraded and purged', { skip: skipReaso
     apt('install', firstDeb);
     assert.ok(installedVersion());
     const runtime = run(['/usr/lib/edu-fileproxy/bin/node', '--version']);
-    assert.equal(runtime.out.trim(), nodeRuntime(PROJECT).version, 'the pinned runtime when installed, else the build\'s');
+    assert.equal(runtime.out.trim(), nodeRuntime(PROJECT).version, 'the pinned runtime');
     assert.equal(run(['fileproxy', '--help']).code, 0);
     assert.ok(userExists(NAME));
     const secret = statSync(SECRET);

@@ -39,4 +39,14 @@ describe('fileproxy --help', () => {
     assert.equal(run.status, 2);
     assert.match(run.stderr, /^unknown command: serv\n\nusage: fileproxy <command>/);
   });
+
+  it('refuses to start on a Node.js older than 24 with a message naming the version it found', () => {
+    // This Node, made to say it is 22.11 (the last before node:http can share a port between threads).
+    const older = 'data:text/javascript,Object.defineProperty(process, "versions", { value: { ...process.versions, node: "22.11.0" } });'
+      + 'Object.defineProperty(process, "version", { value: "v22.11.0" });';
+    const run = spawnSync(process.execPath, ['--import', older, CLI, 'serve', '--config', '/nonexistent.yml'], { encoding: 'utf8', timeout: 10_000 });
+    assert.equal(run.status, 1);
+    assert.equal(run.stdout, '');
+    assert.match(run.stderr, /^fileproxy needs Node\.js 24 or newer; this is Node\.js v22\.11\.0 \(/);
+  });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadConfig, type Config } from '../../../src/config/index.js';
+import { defaultHttpFronts, loadConfig, type Config } from '../../../src/config/index.js';
 import { MINIMAL_CONFIG, repoPath, writeTempFile } from './temp-config.js';
 
 test('the shipped example config loads without warnings', () => {
@@ -18,7 +18,7 @@ test('the shipped example config loads without warnings', () => {
 test('a minimal config gets every default, durations in ms and sizes in bytes', () => {
   const file = writeTempFile(MINIMAL_CONFIG);
   const expected: Config = {
-    http: { host: '127.0.0.1', port: 8080, max_body: 1024 * 1024, header_timeout: 10_000, body_timeout: 30_000 },
+    http: { host: '127.0.0.1', port: 8080, max_body: 1024 * 1024, header_timeout: 10_000, body_timeout: 30_000, transport: 'node' },
     smb: {
       server: 'fs1.schule.local',
       port: 445,
@@ -55,11 +55,15 @@ test('a minimal config gets every default, durations in ms and sizes in bytes', 
       locks: { max_per_user: 100, max_owner_size: 4096 },
       dead_properties: { max_per_resource: 100, max_resource_size: 64 * 1024, max_total_size: 64 * 1024 * 1024 },
     },
-    workers: { http_front: 1, smb_readers: 2 },
+    workers: { http_front: defaultHttpFronts(), smb_readers: 2 },
     supervisor: { max_restarts: 5, restart_window: 60_000, backoff_initial: 100, backoff_max: 5_000, shutdown_timeout: 10_000 },
     log: { level: 'info' },
   };
   assert.deepEqual(loadConfig(file), { file, config: expected, warnings: [] });
+});
+
+test('the default number of HTTP fronts is half the cores, at least 1 and at most 8', () => {
+  assert.deepEqual([1, 2, 3, 4, 6, 16, 64].map((cores) => defaultHttpFronts(cores)), [1, 1, 1, 2, 3, 8, 8]);
 });
 
 test('durations and sizes accept units and plain numbers (seconds, bytes)', () => {

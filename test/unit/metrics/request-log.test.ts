@@ -5,11 +5,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
-import { HttpServer, type HttpTransport } from '../../../actors/http-front/server.js';
+import { HttpServer } from '../../../actors/http-front/server.js';
+import type { HttpTransport } from '../../../actors/http-front/transport.js';
 import { HttpError } from '../../../src/http/http-error.js';
 import { Router } from '../../../src/http/router.js';
 import { HttpRequestMetrics, requestIdFrom } from '../../../src/metrics/http-requests.js';
 import { freePort } from '../../support/ports.js';
+import { transportsUnderTest } from '../../support/transports.js';
 import { parsePrometheusText, sampleValue } from './prometheus-text.js';
 
 interface LogLine { msg: string; [field: string]: unknown }
@@ -24,7 +26,7 @@ async function serve(transport: HttpTransport) {
   const registry = new Registry();
   const port = await freePort();
   const http = { host: '127.0.0.1', port, max_body: 1024, header_timeout: 10_000, body_timeout: 30_000 };
-  const server = await HttpServer.listen(http, router, log, transport, new HttpRequestMetrics(registry));
+  const server = await HttpServer.listen(http, router, log, transport, { metrics: new HttpRequestMetrics(registry) });
   const requests = () => lines.filter((l) => l.msg === 'request');
   return { url: `http://127.0.0.1:${port}`, server, registry, requests };
 }
@@ -41,8 +43,8 @@ describe('requestIdFrom', () => {
   });
 });
 
-for (const transport of ['node', 'uws'] as HttpTransport[]) {
-  describe(`per-request log line and metrics over ${transport}`, () => {
+for (const transport of transportsUnderTest(import.meta.url)) {
+  describe(`per-request log line and metrics over ${transport.name}`, () => {
     it('logs one line per request with the route pattern and outcome, never the path or headers, and echoes X-Request-Id', async () => {
       const { url, server, registry, requests } = await serve(transport);
       try {

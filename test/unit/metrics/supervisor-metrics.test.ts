@@ -1,6 +1,8 @@
-// The main thread's metrics: actor states and restarts and pool numbers from the health report, process metrics.
+// The main thread's metrics: actor states and restarts and pool numbers from the health report, the actor threads'
+// heaps, process metrics.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { getHeapStatistics } from 'node:v8';
 import { mergeSnapshots } from '../../../src/metrics/snapshot.js';
 import { SupervisorMetrics } from '../../../src/metrics/supervisor-metrics.js';
 import type { HealthReport } from '../../../src/runtime/health.js';
@@ -18,7 +20,8 @@ const report: HealthReport = {
 describe('SupervisorMetrics', () => {
   it('reports each actor\'s state and restarts, each pool\'s numbers, and the process metrics', async () => {
     const metrics = new SupervisorMetrics();
-    const samples = parsePrometheusText(await mergeSnapshots([await metrics.snapshot(report)]));
+    const heap = { ...getHeapStatistics(), used_heap_size: 7_000_000, total_physical_size: 9_000_000 };
+    const samples = parsePrometheusText(await mergeSnapshots([await metrics.snapshot(report, { 'http-front#1': heap, 'http-front#1 (spare)': getHeapStatistics() })]));
     const value = (name: string, labels: Record<string, string> = {}) => sampleValue(samples, name, labels);
     assert.equal(value('fileproxy_actor_up', { actor: 'http-front#1' }), 1);
     assert.equal(value('fileproxy_actor_up', { actor: 'dedupe' }), 0);
@@ -28,6 +31,9 @@ describe('SupervisorMetrics', () => {
     assert.equal(value('fileproxy_pool_completed_tasks_total', { pool: 'smb-reader' }), 40);
     assert.equal(value('fileproxy_pool_utilization', { pool: 'smb-reader' }), 0.25);
     assert.equal(samples.filter((s) => s.name.startsWith('fileproxy_pool_') && s.labels['pool'] !== 'smb-reader').length, 0, 'actors are no pools');
+    assert.equal(value('fileproxy_thread_heap_used_bytes', { thread: 'http-front#1' }), 7_000_000);
+    assert.equal(value('fileproxy_thread_heap_physical_bytes', { thread: 'http-front#1' }), 9_000_000);
+    assert.ok(value('fileproxy_thread_heap_used_bytes', { thread: 'http-front#1 (spare)' }) > 0);
     assert.ok(value('process_resident_memory_bytes') > 0);
   });
 });
