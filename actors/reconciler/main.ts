@@ -118,7 +118,10 @@ runActor<Config>(async (ctx) => {
   const hook = new PageChanges({
     client,
     alias: index.alias,
-    loadDocument: (page) => source(page).loadDocument(page.path),
+    loadDocument: async (page, indexedVersion) => {
+      const task: SmbReaderTask = { type: 'load-changed-page', page, ...(indexedVersion === undefined ? {} : { indexedVersion }) };
+      return resultOf(await pool.run(task), 'changed-page').outcome;
+    },
     writable: () => index.writable,
     log,
   });

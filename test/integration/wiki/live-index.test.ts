@@ -120,11 +120,13 @@ describe('live index of changes made over SMB behind the service\'s back', () =>
   // `.wiki/` watch is open, the deletion of the folder above fails with DIRECTORY_NOT_EMPTY. The service closes the
   // watch when a page of the folder goes (pages go before their folder), so a client that deletes the tree loses
   // that race seldom, and never for longer than the moment it takes the service to close it.
+  let trees = 0;
+  /** A tree whose `.wiki/` is watched: the watch is set up when its page's event comes, before the page is indexed. */
   const treeWithWatchedWiki = async (tree: string): Promise<void> => {
-    const before = (await watchDetails()).wikiFolders;
+    const word = `Baumwort${++trees}x`;
     await anna.mkdir(`${tree}/Fach/.wiki`, { recursive: true });
-    await anna.writeFile(`${tree}/Fach/.wiki/seite.md`, '# Seite\n\nGleich wieder weg.\n');
-    await waitFor(async () => (await watchDetails()).wikiFolders > before, 10_000);
+    await anna.writeFile(`${tree}/Fach/.wiki/seite.md`, `# Seite\n\n${word}, gleich wieder weg.\n`);
+    await waitFor(async () => (await found(ANNA, word)) !== '', 10_000);
   };
 
   it('a folder tree with a watched .wiki folder, deleted by a teacher straight away, is never held up for more than a moment (20 times)', async () => {
@@ -159,6 +161,31 @@ describe('live index of changes made over SMB behind the service\'s back', () =>
       const response = await dav.request('DELETE', tree);
       assert.equal(response.status, 204, `DELETE ${tree}: ${response.status} ${await response.text()}`);
     }
+  });
+
+  it('a page saved over WebDAV is read and written to the index once, though the watch sees the save too; a change over SMB right after is indexed', async () => {
+    interface Counts { hook: { unchanged: number }; bulk: { upserted: number } }
+    const counts = async (): Promise<Counts> => (await reconcilerDetails(fixture.service)) as unknown as Counts;
+    const path = page('A', 'gespeichert');
+    const before = await counts();
+    const dav = new DavClient(fixture.service, account(fixture.env, 'anna'));
+    assert.equal((await dav.put(path, '# Gespeichert\n\nLivewortdelta.\n')).status, 201);
+    await liveWithin('saved over WebDAV', [[ANNA, 'Livewortdelta', `schule:${path}`]]);
+    // The hook's change and the watch's report of the same save: whichever comes second settles as unchanged (stat
+    // and ACL only). A second upsert would be delivered within the hook's flush interval after it.
+    await waitFor(async () => {
+      const now = await counts();
+      return now.hook.unchanged > before.hook.unchanged && now.bulk.upserted > before.bulk.upserted;
+    }, 5_000);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const after = await counts();
+    assert.deepEqual(
+      { unchanged: after.hook.unchanged - before.hook.unchanged, upserted: after.bulk.upserted - before.bulk.upserted },
+      { unchanged: 1, upserted: 1 },
+      'one read, render and upsert for one save',
+    );
+    await anna.writeFile(path, '# Gespeichert\n\nLivewortepsilon.\n');
+    await liveWithin('changed over SMB after the save', [[ANNA, 'Livewortepsilon', `schule:${path}`], [ANNA, 'Livewortdelta', '']]);
   });
 
   it('/healthz and /metrics show the share\'s watch armed, with the events it received', async () => {
