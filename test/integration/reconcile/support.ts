@@ -127,12 +127,12 @@ export async function indexedFacts(es: Client, share: string): Promise<Map<strin
   }
 }
 
-/** Every page of the share the indexer may read, as its document would be, by id. */
-export async function expectedFacts(indexer: SmbShare, share: string): Promise<Map<string, DocumentFacts>> {
+/** Every page of the share (below `root`) the indexer may read, as its document would be, by id. */
+export async function expectedFacts(indexer: SmbShare, share: string, root = ''): Promise<Map<string, DocumentFacts>> {
   const facts = new Map<string, DocumentFacts>();
   const queue = new PQueue({ concurrency: 16 });
   const reads: Promise<void>[] = [];
-  for await (const entry of indexer.walk('', { include: (e) => !e.isDirectory && isWikiPage(e.path) })) {
+  for await (const entry of indexer.walk(root, { include: (e) => !e.isDirectory && isWikiPage(e.path) })) {
     reads.push(
       queue.add(async () => {
         try {
