@@ -30,8 +30,12 @@ export interface SmbWriteToSearch extends ChangeToSearch {
   burst: { pages: number; ms: number; cpuPerPageMs: number };
 }
 
+/** What the last work left (the hook's flush, the index refresh) is over by then. */
+const SETTLE_MS = 2_000;
+
 /** Service CPU seconds per second of wall time while nothing is asked of it. */
 export async function idleCpu(service: RunningService, ms: number): Promise<number> {
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   const before = treeCpuSeconds(service.process.pid!);
   await new Promise((resolve) => setTimeout(resolve, ms));
   return (treeCpuSeconds(service.process.pid!) - before) / (ms / 1000);

@@ -46,8 +46,11 @@ export async function removeTree(storage: DavStorage, root: DavEntry): Promise<T
   return result;
 }
 
-/** Waits between the attempts of removeEmptiedFolder: under 0.8 s in all. */
-const NOT_YET_EMPTY_WAITS_MS = [10, 20, 50, 100, 200, 400];
+/**
+ * Waits between the attempts of removeEmptiedFolder: about 3 s in all, for a holder on a busy host (the reconciler's
+ * thread runs at a lower priority than the requests').
+ */
+const NOT_YET_EMPTY_WAITS_MS = [10, 20, 50, 100, 200, 400, 800, 1500];
 
 /**
  * Removes a folder whose members were all removed. SMB removes a deleted folder only when the last client that has

@@ -49,8 +49,13 @@ export interface ScratchService {
 /**
  * Registers before/after hooks: the scratch folder is created (and `prepare` run) before the service starts and
  * its first pass ends; afterwards the folder is removed and a pass takes its pages out of the index again.
+ * `watch: false` turns the change watch off, for tests of what a pass does with changes made behind its back.
  */
-export function scratchService(prefix: string, prepare: (fixture: ScratchService) => Promise<void> = async () => undefined): ScratchService {
+export function scratchService(
+  prefix: string,
+  prepare: (fixture: ScratchService) => Promise<void> = async () => undefined,
+  { watch = true }: { watch?: boolean } = {},
+): ScratchService {
   const fixture = { scratch: `${prefix}-${randomBytes(4).toString('hex')}` } as ScratchService;
   before(async () => {
     fixture.env = await readTestbedEnv();
@@ -60,7 +65,7 @@ export function scratchService(prefix: string, prepare: (fixture: ScratchService
     await fixture.admin.mkdir(fixture.scratch);
     await prepare(fixture);
     const started = Date.now();
-    fixture.service = await startService({ reconciler: { interval: '1h' } });
+    fixture.service = await startService({ reconciler: { interval: '1h', watch } });
     await passAfter(fixture.service, started);
   });
   after(async () => {

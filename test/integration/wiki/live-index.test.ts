@@ -169,7 +169,8 @@ describe('live index of changes made over SMB behind the service\'s back', () =>
         } catch (error) {
           if (!(error instanceof SmbError && error.code === 'DIRECTORY_NOT_EMPTY')) throw error;
           if (attempt === 0) heldUp++;
-          assert.ok(Date.now() - first < 500, `${tree}/Fach still not empty after ${Date.now() - first} ms: the .wiki watch kept the deleted folder`);
+          // As long as the service's own WebDAV DELETE waits (src/webdav/tree-ops.ts), on a busy host.
+          assert.ok(Date.now() - first < 3_000, `${tree}/Fach still not empty after ${Date.now() - first} ms: the .wiki watch kept the deleted folder`);
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
       }
