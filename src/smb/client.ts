@@ -279,8 +279,8 @@ export class SmbShare {
    * access was refused), and the caller decides when to watch again. The session's signing and encryption apply as
    * to every request. The endpoint counts the watch as in use, so its connection is never closed as idle.
    *
-   * Stopping closes the folder at once rather than sending CANCEL first (the server ends the outstanding request
-   * itself, MS-SMB2 3.3.4.17): one round trip, not two. That matters because a folder another client deletes is
+   * Stopping closes the folder at once rather than sending CANCEL first (the server then ends the outstanding request
+   * itself, with STATUS_NOTIFY_CLEANUP or, older Samba, an empty answer): one round trip, not two. That matters because a folder another client deletes is
    * removed only when its last handle closes; until then its parent cannot be deleted (DIRECTORY_NOT_EMPTY).
    */
   async watch(path: string, options: WatchOptions): Promise<void> {
