@@ -14,7 +14,7 @@
  * holder at once, STATUS_DELETE_PENDING, but the deleting client may ask for the parent before the holder closed).
  * Whoever deletes a `.wiki/` folder deletes its pages first, so the watch of a `.wiki/` folder is closed as soon as
  * one of its pages goes, and set up again after the moment of quiet only if the folder still holds pages. A client
- * that deletes a tree at full speed still meets the closing watch now and then (1 to 2 trees in 10 on the testbed)
+ * that deletes a tree at full speed still meets the closing watch now and then (1 to 3 trees in 10 on the busy testbed)
  * and must try the parent again a moment later, as it must for any client that has a folder open (Explorer, a virus
  * scanner); the service's own WebDAV DELETE does (src/webdav/tree-ops.ts). An ACL-only change of another page of
  * that folder in that moment waits for the next pass.
