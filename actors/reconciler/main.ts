@@ -19,7 +19,7 @@ import { reconcilerMetrics, type PassSummary } from '../../src/metrics/actor-met
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { AdminChannel, type AdminTarget } from '../../src/control-socket/server.js';
-import { runAsBackgroundThread } from '../../src/reconcile/background-priority.js';
+import { osThreadId, runAsBackgroundThread } from '../../src/reconcile/background-priority.js';
 import { adminSocketPath } from '../../src/control-socket/protocol.js';
 import type { JobInfo } from '../../src/reconcile/jobs.js';
 import { PageChanges } from '../../src/reconcile/page-changes.js';
@@ -79,6 +79,7 @@ async function openAdminChannel(path: string, target: AdminTarget, log: Paramete
 runActor<Config>(async (ctx) => {
   const { config, log } = ctx;
   runAsBackgroundThread();
+  const threadId = osThreadId() ?? null;
   const socketPath = adminSocketPath(config.storage.data_dir);
   if (!config.elasticsearch.enabled) {
     const disabled = 'the wiki search index is disabled (elasticsearch.enabled is false in config.yml)';
@@ -118,7 +119,10 @@ runActor<Config>(async (ctx) => {
   const hook = new PageChanges({
     client,
     alias: index.alias,
-    loadDocument: (page) => source(page).loadDocument(page.path),
+    loadDocument: async (page, indexedVersion) => {
+      const task: SmbReaderTask = { type: 'load-changed-page', page, ...(indexedVersion === undefined ? {} : { indexedVersion }) };
+      return resultOf(await pool.run(task), 'changed-page').outcome;
+    },
     writable: () => index.writable,
     log,
   });
@@ -177,6 +181,8 @@ runActor<Config>(async (ctx) => {
       ...hook.stats(),
       ...reconciler.status(),
       watch: watchClient === null ? 'disabled (reconciler.watch is false)' : watchStats(),
+      // The thread's OS id (top -H, /proc/<pid>/task/<tid>): the watch's and the hook's CPU is this thread's.
+      osThreadId: threadId,
       adminChannel: typeof channel === 'string' ? channel : channel.path,
     }),
     pools: () => ({ [pool.name]: pool.health() }),

@@ -4,7 +4,7 @@
 import { threadId, workerData } from 'node:worker_threads';
 import type { PoolWorkerData, SmbReaderResult, SmbReaderTask } from '../../src/messages/pools.js';
 import { runAsBackgroundThread } from '../../src/reconcile/background-priority.js';
-import { listNames, listWikiFolder, loadPageDocument } from '../../src/reconcile/share-folders.js';
+import { listNames, listWikiFolder, loadChangedPageDocument, loadPageDocument } from '../../src/reconcile/share-folders.js';
 import { SmbClient, SmbPool, type SmbShare } from '../../src/smb/index.js';
 
 const { config, secrets } = workerData as PoolWorkerData;
@@ -40,6 +40,8 @@ export default async function run(task: SmbReaderTask): Promise<SmbReaderResult>
       return { type: 'wiki-folder', listing: await listWikiFolder(indexerShare(task.server, task.share), task.path) };
     case 'load-page-document':
       return { type: 'page-document', outcome: await loadPageDocument(indexerShare(task.page.server, task.page.share), task.page, task.known) };
+    case 'load-changed-page':
+      return { type: 'changed-page', outcome: await loadChangedPageDocument(indexerShare(task.page.server, task.page.share), task.page, task.indexedVersion) };
     case 'list-names':
       return { type: 'names', listing: await listNames(indexerShare(task.server, task.share), task.path) };
   }

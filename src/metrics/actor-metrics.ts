@@ -78,7 +78,7 @@ export const reconcilerMetrics: readonly StatMetric<ReconcilerStats>[] = [
   { name: 'fileproxy_index_queue_running', help: 'Post-write hook changes being read, rendered and indexed now', type: 'gauge', read: (s) => s.hook.running },
   {
     name: 'fileproxy_post_write_changes_total', help: 'Post-write hook messages by result (dropped: index not writable or queue full; the next pass repairs)',
-    type: 'counter', label: 'result', read: (s) => ({ applied: s.hook.applied, ignored: s.hook.ignored, failed: s.hook.failed, dropped: s.hook.dropped }),
+    type: 'counter', label: 'result', read: (s) => ({ applied: s.hook.applied, unchanged: s.hook.unchanged, ignored: s.hook.ignored, failed: s.hook.failed, dropped: s.hook.dropped }),
   },
   {
     name: 'fileproxy_index_bulk_operations_total', help: 'Index operations of the post-write hook by result',

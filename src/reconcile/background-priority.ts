@@ -9,8 +9,11 @@ import { setPriority } from 'node:os';
 /** Nice value of background threads (0 is normal, 19 the lowest priority). */
 const BACKGROUND_NICE = 10;
 
-/** This thread's id on Linux (`/proc/thread-self` links to `<pid>/task/<tid>`), or undefined elsewhere. */
-function threadId(): number | undefined {
+/**
+ * This thread's id on Linux (`/proc/thread-self` links to `<pid>/task/<tid>`), or undefined elsewhere: what `top -H`
+ * and /proc/<pid>/task/<tid>/stat name the thread by.
+ */
+export function osThreadId(): number | undefined {
   try {
     const tid = Number(readlinkSync('/proc/thread-self').split('/').at(-1));
     return Number.isInteger(tid) ? tid : undefined;
@@ -21,7 +24,7 @@ function threadId(): number | undefined {
 
 /** Lowers the calling thread's priority; false where that is not possible (another OS, no permission). */
 export function runAsBackgroundThread(): boolean {
-  const tid = threadId();
+  const tid = osThreadId();
   if (tid === undefined) return false;
   try {
     setPriority(tid, BACKGROUND_NICE);

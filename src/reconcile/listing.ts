@@ -49,8 +49,8 @@ export type NameListing = { state: 'listed'; names: string[] } | Unlisted;
 
 /** One page read and rendered into its index document, or why not. */
 export type DocumentOutcome =
-  /** `source`: the JSON text of the document's `_source` (what `_bulk` sends), `id` its `_id`. */
-  | { status: 'document'; id: string; source: string }
+  /** `source`: the JSON text of the document's `_source` (what `_bulk` sends), `id` its `_id`, `version` its version token. */
+  | { status: 'document'; id: string; version: string; source: string }
   | { status: 'gone' }
   | { status: 'denied' }
   /**
@@ -58,3 +58,6 @@ export type DocumentOutcome =
    * rendered; the next pass tries again.
    */
   | { status: 'failed'; error: string };
+
+/** What the post-write hook asks for: the document, unless the page still has the version it indexed last. */
+export type ChangedPageOutcome = DocumentOutcome | { status: 'unchanged' };

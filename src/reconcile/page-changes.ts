@@ -7,6 +7,11 @@
  * counted, so a request never waits on the index. Operations collect in one writer for up to `flushIntervalMs`
  * (or until a batch is full); a batch Elasticsearch does not take is dropped and counted, not buffered. The next
  * pass repairs whatever was dropped.
+ *
+ * A page written over WebDAV is reported twice: by the save itself, and moments later by the share's change watch
+ * (share-watch.ts), which sees the same save on the file server. So the hook remembers for a while the version token
+ * of each page it indexed; a written page that still has it is settled by its stat and security descriptor alone
+ * (counted as unchanged), not read, rendered and written again. A real change after the save changes the token.
  */
 import PQueue from 'p-queue';
 import type { Client } from '@elastic/elasticsearch';
@@ -15,13 +20,16 @@ import { describeError, type SearchLog } from '../search/log.js';
 import { documentId } from '../wiki/document.js';
 import { isWikiPage } from '../wiki/layout.js';
 import type { PageAddress, PageChange } from '../wiki/page-change.js';
-import type { DocumentOutcome } from './listing.js';
+import type { ChangedPageOutcome } from './listing.js';
 
 export interface PageChangesOptions {
   client: Client;
   alias: string;
-  /** The page read and rendered (by the smb-reader pool in the service), as a pass loads a page it has no facts of. */
-  loadDocument(page: PageAddress): Promise<DocumentOutcome>;
+  /**
+   * The page read and rendered (by the smb-reader pool in the service), as a pass loads a page it has no facts of;
+   * 'unchanged' without reading it when it still has `indexedVersion`.
+   */
+  loadDocument(page: PageAddress, indexedVersion?: string): Promise<ChangedPageOutcome>;
   /** Whether the index may be written now (prepared, and not owned by a newer build). */
   writable(): boolean;
   /** Changes that may wait; more are dropped and counted. Default 1000. */
@@ -30,6 +38,8 @@ export interface PageChangesOptions {
   concurrency?: number;
   /** Longest time an operation waits for its batch to be sent. Default 500 ms. */
   flushIntervalMs?: number;
+  /** How long the version token of an indexed page is remembered (the change watch's echo of a save comes within about 2 s). Default 10 s. */
+  echoWindowMs?: number;
   log: SearchLog;
 }
 
@@ -41,6 +51,8 @@ export interface HookStats {
   ignored: number;
   /** Pages that could not be read or rendered (too large, refused by the server): the index keeps what it had. */
   failed: number;
+  /** Written pages that still had the version the hook had just indexed: only their stat and ACL were read. */
+  unchanged: number;
   /** Refused because the index was not writable or the queue was full. */
   dropped: number;
 }
@@ -58,7 +70,11 @@ export class PageChanges {
   private readonly options: PageChangesOptions;
   private readonly queue: PQueue;
   private readonly maxQueued: number;
-  private readonly counts = { applied: 0, ignored: 0, failed: 0, dropped: 0 };
+  private readonly counts = { applied: 0, ignored: 0, failed: 0, unchanged: 0, dropped: 0 };
+  /** Version tokens of the pages indexed lately, by document id, oldest first. */
+  private readonly indexed = new Map<string, { version: string; at: number }>();
+  /** The loads under way, by document id. */
+  private readonly loading = new Map<string, Promise<void>>();
   private readonly bulk: HookBulkStats = { upserted: 0, deleted: 0, failed: 0, dropped: 0 };
   private writer: IndexWriter;
   /** Operations handed to the current writer. */
@@ -126,14 +142,31 @@ export class PageChanges {
       this.counts.ignored++;
       return;
     }
-    const loaded = await this.options.loadDocument(page);
+    const id = documentId(page.server, page.share, page.path);
+    // A second change of a page waits for the load of the first, so that it can compare with what that indexed.
+    const earlier = this.loading.get(id);
+    const load = (async () => {
+      await earlier;
+      const outcome = await this.options.loadDocument(page, this.indexedVersion(id));
+      if (outcome.status === 'document') this.remember(id, outcome.version);
+      if (outcome.status === 'gone' || outcome.status === 'denied') this.indexed.delete(id);
+      return outcome;
+    })();
+    const settled = load.then(() => undefined, () => undefined);
+    this.loading.set(id, settled);
+    const loaded = await load.finally(() => {
+      if (this.loading.get(id) === settled) this.loading.delete(id);
+    });
     switch (loaded.status) {
+      case 'unchanged':
+        this.counts.unchanged++;
+        return;
       case 'document':
         await this.write((writer) => writer.upsert(loaded.id, loaded.source));
         break;
       case 'gone':
       case 'denied':
-        await this.write((writer) => writer.delete(documentId(page.server, page.share, page.path)));
+        await this.write((writer) => writer.delete(id));
         break;
       case 'failed':
         this.counts.failed++;
@@ -148,8 +181,25 @@ export class PageChanges {
       this.counts.ignored++;
       return;
     }
-    await this.write((writer) => writer.delete(documentId(page.server, page.share, page.path)));
+    const id = documentId(page.server, page.share, page.path);
+    this.indexed.delete(id);
+    await this.write((writer) => writer.delete(id));
     this.counts.applied++;
+  }
+
+  /** The version the hook indexed for the document lately, if it did. */
+  private indexedVersion(id: string): string | undefined {
+    const echoWindow = this.options.echoWindowMs ?? 10_000;
+    for (const [oldest, { at }] of this.indexed) {
+      if (Date.now() - at < echoWindow) break;
+      this.indexed.delete(oldest);
+    }
+    return this.indexed.get(id)?.version;
+  }
+
+  private remember(id: string, version: string): void {
+    this.indexed.delete(id); // to the end: the map stays in the order of indexing
+    this.indexed.set(id, { version, at: Date.now() });
   }
 
   private async write(operation: (writer: IndexWriter) => Promise<void>): Promise<void> {

@@ -13,7 +13,7 @@ import { documentSource } from '../search/bulk.js';
 import { buildWikiDocument, versionToken } from '../wiki/document.js';
 import { isWikiPage, WIKI_DIR } from '../wiki/layout.js';
 import type { PageAddress } from '../wiki/page-change.js';
-import type { DocumentOutcome, FolderListing, NameListing, PageFacts, PageVersion, Unlisted, WikiDirListing } from './listing.js';
+import type { ChangedPageOutcome, DocumentOutcome, FolderListing, NameListing, PageFacts, PageVersion, Unlisted, WikiDirListing } from './listing.js';
 
 /** Security descriptors of one `.wiki/` folder read at once. */
 const SECURITY_CONCURRENCY = 8;
@@ -134,8 +134,22 @@ export async function loadPageDocument(share: SmbShare, page: PageAddress, known
   if (content.value.length > MAX_INDEXED_PAGE_BYTES) return tooLarge(content.value.length);
   try {
     const document = buildWikiDocument({ ...page, content: content.value, size, modified: new Date(modified), securityDescriptor });
-    return { status: 'document', id: document.id, source: JSON.stringify(documentSource(document)) };
+    return { status: 'document', id: document.id, version: document.version, source: JSON.stringify(documentSource(document)) };
   } catch (error) {
     return { status: 'failed', error: `not rendered: ${error instanceof Error ? error.message : String(error)}` };
   }
+}
+
+/**
+ * The post-write hook's load: as loadPageDocument without facts, except that a page whose stat and security
+ * descriptor still give `indexedVersion` (what the hook indexed moments ago: a WebDAV save, then the change watch
+ * reporting the same save) is not read or rendered again.
+ */
+export async function loadChangedPageDocument(share: SmbShare, page: PageAddress, indexedVersion?: string): Promise<ChangedPageOutcome> {
+  if (indexedVersion === undefined) return loadPageDocument(share, page);
+  const facts = await attempt(() => readFacts(share, page.path));
+  if (facts.state !== 'ok') return unreadOutcome(facts);
+  const { size, modified, securityDescriptor } = facts.value;
+  if (versionToken(size, new Date(modified), securityDescriptor) === indexedVersion) return { status: 'unchanged' };
+  return loadPageDocument(share, page, facts.value);
 }

@@ -3,10 +3,21 @@
  * Explorer, an ACL changed on the security tab) reaches the index in seconds instead of at the next pass.
  *
  * It holds one tree-wide CHANGE_NOTIFY on the share root as the indexer account (SmbShare.watch), for file names,
- * folder names, last writes and security. Samba reports names (created, renamed, deleted) anywhere below a tree
- * watch, but a write or an ACL change only among the watched folder's own entries (its kernel notification covers
- * that folder alone); so each `.wiki/` folder the index knows (and each that appears) gets a watch of its own for
- * last writes and security. On Windows servers the tree watch alone would do; the folder watches then only repeat it.
+ * folder names, last writes and security. Samba reports names and writes that its clients make anywhere below a
+ * tree watch, but an ACL change only among the watched folder's own entries (it learns of those from the kernel,
+ * whose notification covers one folder); so each `.wiki/` folder the index knows (and each that appears) gets a
+ * watch of its own for security. On Windows servers the tree watch alone would do; the folder watches then only
+ * repeat it.
+ *
+ * A watch holds its folder open, and a folder another client deletes is removed only when its last handle closes:
+ * until then its parent is not empty (DIRECTORY_NOT_EMPTY), and no open option avoids that (the server tells the
+ * holder at once, STATUS_DELETE_PENDING, but the deleting client may ask for the parent before the holder closed).
+ * Whoever deletes a `.wiki/` folder deletes its pages first, so the watch of a `.wiki/` folder is closed as soon as
+ * one of its pages goes, and set up again after the moment of quiet only if the folder still holds pages. A client
+ * that deletes a tree at full speed still meets the closing watch now and then (1 to 3 trees in 10 on the busy testbed)
+ * and must try the parent again a moment later, as it must for any client that has a folder open (Explorer, a virus
+ * scanner); the service's own WebDAV DELETE does (src/webdav/tree-ops.ts). An ACL-only change of another page of
+ * that folder in that moment waits for the next pass.
  * What it hears becomes the work the one indexing pipeline already knows:
  * - a page (a `*.md` file directly in a `.wiki/` folder) created, written, its ACL changed, renamed to, deleted or
  *   renamed away: the same page-written / page-deleted / page-moved changes a WebDAV save sends to the post-write
@@ -32,14 +43,14 @@ import { folderAncestry, isWikiDir, SharePathError, wikiDirOf, wikiPageLocation 
 
 /** What the tree watch on the share root asks the server to report. */
 export const WATCH_FILTER = FileNotifyChange.FILE_NAME | FileNotifyChange.DIR_NAME | FileNotifyChange.LAST_WRITE | FileNotifyChange.SECURITY;
-/** What the watch of one `.wiki/` folder asks for: the content and ACL changes of its pages (names come from the tree watch). */
-const WIKI_DIR_FILTER = FileNotifyChange.LAST_WRITE | FileNotifyChange.SIZE | FileNotifyChange.SECURITY;
+/** What the watch of one `.wiki/` folder asks for: the ACL changes of its pages (names and writes come from the tree watch). */
+const WIKI_DIR_FILTER = FileNotifyChange.SECURITY;
 
 export interface ShareWatchOptions {
   server: string;
   share: string;
   /** The share as the indexer account sees it. */
-  smb: Pick<SmbShare, 'watch'>;
+  smb: Pick<SmbShare, 'watch' | 'readdir'>;
   /** The post-write hook: false when it could not take the change (then a pass is asked for). */
   pageChanged(change: PageChange): boolean;
   /** Queues a pass of this share (joining one that is queued and not yet started). */
@@ -103,6 +114,8 @@ export class ShareWatch {
   private readonly counts: Omit<ShareWatchStats, 'wikiFolders'> = { armed: false, events: 0, overflows: 0, rearms: 0, lastError: null };
   /** The watches of single `.wiki/` folders, by folderKey of the folder. */
   private readonly wikiDirWatches = new Map<string, AbortController>();
+  /** Folders (as written) whose `.wiki/` watch a page removal closed, with the count of removals there so far. */
+  private readonly released = new Map<string, number>();
   /** The last operation on each page since the last flush, by canonical path. */
   private readonly pending = new Map<string, PageOp>();
   /** Pages renamed within one answer: new path -> old path. */
@@ -183,7 +196,7 @@ export class ShareWatch {
   }
 
   /**
-   * Watches the `.wiki/` folder of `folder` (a folder as written) for writes and ACL changes of its pages, unless it
+   * Watches the `.wiki/` folder of `folder` (a folder as written) for ACL changes of its pages, unless it
    * is watched already. It ends when the folder goes away or the tree watch is lost (which sets it up again).
    */
   private watchWikiDir(folder: string): void {
@@ -197,6 +210,33 @@ export class ShareWatch {
       .finally(() => {
         if (this.wikiDirWatches.get(key) === controller) this.wikiDirWatches.delete(key);
       });
+  }
+
+  /** A page of `folder` went: its `.wiki/` folder may be deleted next, which the watch must not hold up. */
+  private releaseWikiDir(folder: string): void {
+    const key = folderKey(folder);
+    this.wikiDirWatches.get(key)?.abort();
+    this.wikiDirWatches.delete(key);
+    this.released.set(folder, (this.released.get(folder) ?? 0) + 1);
+  }
+
+  /** Watches the released `.wiki/` folders again that still hold pages, unless a page went again meanwhile. */
+  private rewatchReleased(): void {
+    if (this.controller.signal.aborted) return;
+    for (const [folder, removals] of this.released) {
+      this.options.smb.readdir(wikiDirOf(folder)).then(
+        (entries) => {
+          if (this.released.get(folder) !== removals) return; // a later removal checks again
+          this.released.delete(folder);
+          const holdsPages = entries.some((entry) => !entry.isDirectory && pagePath(entry.path) !== null);
+          if (holdsPages && this.counts.armed) this.watchWikiDir(folder);
+        },
+        () => {
+          // Gone (or unreadable): nothing to watch; a page written there again sets the watch up.
+          if (this.released.get(folder) === removals) this.released.delete(folder);
+        },
+      );
+    }
   }
 
   private stopWikiDirWatches(): void {
@@ -221,7 +261,9 @@ export class ShareWatch {
         // A rename is reported as the old name followed by the new one.
         if (action === FileAction.RENAMED_NEW_NAME && renamedFrom !== null) this.moves.set(page, renamedFrom);
         renamedFrom = action === FileAction.RENAMED_OLD_NAME ? page : null;
-        if (op === 'written') this.pageFolderSeen(wikiPageLocation(page)!.folder);
+        const { folder } = wikiPageLocation(page)!;
+        if (op === 'written') this.pageFolderSeen(folder);
+        else this.releaseWikiDir(folder);
         this.schedule();
         continue;
       }
@@ -273,6 +315,7 @@ export class ShareWatch {
     for (const [path, op] of this.pending) send({ type: op === 'written' ? 'page-written' : 'page-deleted', page: address(path) });
     this.pending.clear();
     this.moves.clear();
+    this.rewatchReleased();
     if (refused > 0) this.passReason ??= `${refused} page changes not taken by the index queue`;
     if (this.passReason !== null) {
       this.options.requestPass(this.passReason);

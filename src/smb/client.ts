@@ -274,10 +274,14 @@ export class SmbShare {
   /**
    * Watches a folder (the share root: '') with CHANGE_NOTIFY until `options.signal` aborts: opens it, asks for the
    * next changes, hands each answer to `onChanges` and asks again. The server records changes on the open folder
-   * between two requests, so none is lost in between (beyond what overflows). Resolves when cancelled; rejects when
+   * between two requests, so none is lost in between (beyond what overflows). Resolves when stopped; rejects when
    * the watch ends otherwise (the connection dropped, a timed-out keep-alive ECHO closed it, the folder was deleted,
    * access was refused), and the caller decides when to watch again. The session's signing and encryption apply as
    * to every request. The endpoint counts the watch as in use, so its connection is never closed as idle.
+   *
+   * Stopping closes the folder at once rather than sending CANCEL first (the server then ends the outstanding request
+   * itself, with STATUS_NOTIFY_CLEANUP or, older Samba, an empty answer): one round trip, not two. That matters because a folder another client deletes is
+   * removed only when its last handle closes; until then its parent cannot be deleted (DIRECTORY_NOT_EMPTY).
    */
   async watch(path: string, options: WatchOptions): Promise<void> {
     const dir = normalizePath(path);
@@ -285,6 +289,8 @@ export class SmbShare {
     if (signal.aborted) return;
     await this.modify(async (tree) => {
       const handle = await FileHandle.open(tree, readParams(dir, CreateOptions.DIRECTORY_FILE));
+      const stop = (): void => void handle.close().catch(() => undefined);
+      signal.addEventListener('abort', stop, { once: true });
       const connection = tree.session.connection;
       const keepAlive = setInterval(() => {
         tree.request(emptyRequest(Command.ECHO)).catch((err: unknown) => {
@@ -299,14 +305,20 @@ export class SmbShare {
         options.onArmed?.();
       };
       try {
-        while (!signal.aborted) {
-          const answer = await handle.changeNotify(options.filter, options.tree ?? true, { signal, onInterim: arm });
-          if (answer.kind === 'cancelled') break;
+        for (;;) {
+          if (signal.aborted) break;
+          const answer = await handle.changeNotify(options.filter, options.tree ?? true, { onInterim: arm }).catch((err: unknown) => {
+            if (signal.aborted) return null; // how the server ended it after our CLOSE (STATUS_NOTIFY_CLEANUP)
+            throw err;
+          });
+          // After our CLOSE, an answer without changes is that ending too (older servers), not an overflow.
+          if (answer === null || answer.kind === 'cancelled' || signal.aborted) break;
           arm(); // the server answered at once: it held the request all the same
           if (answer.kind === 'overflow') options.onChanges('overflow');
           else options.onChanges(answer.records.map((r) => ({ action: r.action, path: joinPath(dir, r.name.replaceAll('\\', '/')) })));
         }
       } finally {
+        signal.removeEventListener('abort', stop);
         clearInterval(keepAlive);
         await handle.close().catch(() => undefined);
       }

@@ -69,7 +69,7 @@ async function inParallel<T>(count: number, limit: number, job: (i: number) => P
 }
 
 export class FileHandle {
-  private closed = false;
+  private closing: Promise<void> | undefined;
 
   constructor(
     readonly tree: Tree,
@@ -183,10 +183,10 @@ export class FileHandle {
     await this.tree.request(setInfoRequest(this.fileId, infoType, infoClass, data, additional));
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await this.tree.request(closeRequest(this.fileId));
+  /** Closes the handle once; a second call waits for the same CLOSE. */
+  close(): Promise<void> {
+    this.closing ??= this.tree.request(closeRequest(this.fileId)).then(() => undefined);
+    return this.closing;
   }
 }
 

@@ -35,7 +35,7 @@ export async function removeTree(storage: DavStorage, root: DavEntry): Promise<T
   const folders = [...members.filter((m) => m.isCollection), root].sort((a, b) => depthOf(b.path) - depthOf(a.path));
   for (const folder of folders) {
     try {
-      await storage.removeFolder(folder.path);
+      await (result.failures.length === 0 ? removeEmptiedFolder(storage, folder.path) : storage.removeFolder(folder.path));
     } catch (err) {
       // A folder that still holds a member that failed is not a failure of its own.
       if (!(err instanceof SmbError && err.code === 'DIRECTORY_NOT_EMPTY' && result.failures.length > 0)) {
@@ -44,6 +44,30 @@ export async function removeTree(storage: DavStorage, root: DavEntry): Promise<T
     }
   }
   return result;
+}
+
+/**
+ * Waits between the attempts of removeEmptiedFolder: about 3 s in all, for a holder on a busy host (the reconciler's
+ * thread runs at a lower priority than the requests').
+ */
+const NOT_YET_EMPTY_WAITS_MS = [10, 20, 50, 100, 200, 400, 800, 1500];
+
+/**
+ * Removes a folder whose members were all removed. SMB removes a deleted folder only when the last client that has
+ * it open closes it (another client's change watch, such as the reconciler's watch of a `.wiki/` folder, an Explorer
+ * window or a virus scanner); the server tells that client at once, and until it closes, the parent is reported
+ * not empty. A moment later it is.
+ */
+async function removeEmptiedFolder(storage: DavStorage, path: string): Promise<void> {
+  for (const wait of NOT_YET_EMPTY_WAITS_MS) {
+    try {
+      return await storage.removeFolder(path);
+    } catch (err) {
+      if (!(err instanceof SmbError && err.code === 'DIRECTORY_NOT_EMPTY')) throw err;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+  return storage.removeFolder(path);
 }
 
 /** Every member below `root` with the path it gets under `to`. */

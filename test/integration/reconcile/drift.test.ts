@@ -24,7 +24,7 @@ describe('drift repair in one pass', () => {
         'Gruppe/.wiki/a.md', 'Gruppe/.wiki/b.md', 'Weg/.wiki/x.md', 'Weg/.wiki/y.md', 'Weg/Tiefer/.wiki/z.md', 'Privat/.wiki/geheim.md',
       ].map((path): [string, string] => [`${scratch}/${path}`, `# ${path}\n\nAnfangstext der Seite ${path}.\n`]),
     );
-  });
+  }, { watch: false });
   const at = (path: string) => `${fixture.scratch}/${path}`;
   /** Documents of other tests' scratch folders (top-level names starting with '_') come and go meanwhile. */
   const ours = (facts: Map<string, DocumentFacts>) =>

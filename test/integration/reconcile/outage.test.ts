@@ -19,7 +19,8 @@ const FOLDERS = 40;
 const PAGES_PER_FOLDER = 75;
 
 describe('an Elasticsearch outage during a pass', () => {
-  const fixture = scratchService('_reconout');
+  // Without the change watch, which would index the pages before the pass could be interrupted.
+  const fixture = scratchService('_reconout', undefined, { watch: false });
   const inScratch = (facts: Map<string, DocumentFacts>) => new Map([...facts].filter(([, f]) => f.path.startsWith(`${fixture.scratch}/`)));
 
   it('stops the pass cleanly, and the next pass completes the repair', async () => {

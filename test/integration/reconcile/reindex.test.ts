@@ -46,7 +46,7 @@ describe('fileproxy reindex', () => {
       for (let p = 0; p < PAGES_PER_FOLDER; p++) files.push([`${scratch}/Klasse-${f}/.wiki/seite-${p}.md`, markdownPage(f * 100 + p, 1024 + ((f * 7 + p * 13) % 8) * 512)]);
     }
     await writeFiles(admin, files);
-  });
+  }, { watch: false });
   const config = () => ['--config', fixture.service.configFile];
 
   it('without a running service says so and exits non-zero', async () => {

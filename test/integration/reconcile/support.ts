@@ -49,8 +49,13 @@ export interface ScratchService {
 /**
  * Registers before/after hooks: the scratch folder is created (and `prepare` run) before the service starts and
  * its first pass ends; afterwards the folder is removed and a pass takes its pages out of the index again.
+ * `watch: false` turns the change watch off, for tests of what a pass does with changes made behind its back.
  */
-export function scratchService(prefix: string, prepare: (fixture: ScratchService) => Promise<void> = async () => undefined): ScratchService {
+export function scratchService(
+  prefix: string,
+  prepare: (fixture: ScratchService) => Promise<void> = async () => undefined,
+  { watch = true }: { watch?: boolean } = {},
+): ScratchService {
   const fixture = { scratch: `${prefix}-${randomBytes(4).toString('hex')}` } as ScratchService;
   before(async () => {
     fixture.env = await readTestbedEnv();
@@ -60,9 +65,7 @@ export function scratchService(prefix: string, prepare: (fixture: ScratchService
     await fixture.admin.mkdir(fixture.scratch);
     await prepare(fixture);
     const started = Date.now();
-    // These tests are about passes and jobs: what they write behind the service's back waits for them, instead of
-    // being indexed at once by the change watch (test/integration/wiki/live-index.test.ts tests the watch).
-    fixture.service = await startService({ reconciler: { interval: '1h', watch: false } });
+    fixture.service = await startService({ reconciler: { interval: '1h', watch } });
     await passAfter(fixture.service, started);
   });
   after(async () => {
@@ -129,12 +132,12 @@ export async function indexedFacts(es: Client, share: string): Promise<Map<strin
   }
 }
 
-/** Every page of the share the indexer may read, as its document would be, by id. */
-export async function expectedFacts(indexer: SmbShare, share: string): Promise<Map<string, DocumentFacts>> {
+/** Every page of the share (below `root`) the indexer may read, as its document would be, by id. */
+export async function expectedFacts(indexer: SmbShare, share: string, root = ''): Promise<Map<string, DocumentFacts>> {
   const facts = new Map<string, DocumentFacts>();
   const queue = new PQueue({ concurrency: 16 });
   const reads: Promise<void>[] = [];
-  for await (const entry of indexer.walk('', { include: (e) => !e.isDirectory && isWikiPage(e.path) })) {
+  for await (const entry of indexer.walk(root, { include: (e) => !e.isDirectory && isWikiPage(e.path) })) {
     reads.push(
       queue.add(async () => {
         try {

@@ -36,7 +36,7 @@ describe('Elasticsearch unreachable', () => {
     const hook = new PageChanges({
       client,
       alias: 'wiki-md',
-      loadDocument: async ({ path }) => ({ status: 'document', id: path, source: '{}' }),
+      loadDocument: async ({ path }) => ({ status: 'document', id: path, version: 'v1', source: '{}' }),
       writable: () => true,
       flushIntervalMs: 10,
       log,

@@ -55,8 +55,11 @@ export async function removeTree(share: SmbShare, root: string): Promise<void> {
 }
 
 /**
- * Removes an empty folder. A folder another client holds open (a running service's change watch on a `.wiki/`
- * folder) is deleted when that client closes it, a moment later: until then its parent is not empty.
+ * Removes an empty folder. A deleted folder another client holds open (a running service's change watch on a
+ * `.wiki/` folder, which it closes as soon as a page there goes, and at once when the server reports the deletion)
+ * is removed when that client closes it, a moment later: until then its parent is not empty. Any SMB client that
+ * deletes trees must allow for that, as the service's WebDAV DELETE does (src/webdav/tree-ops.ts); how often it
+ * happens is measured in test/integration/wiki/live-index.test.ts.
  */
 async function rmdirSoon(share: SmbShare, dir: string): Promise<void> {
   for (let attempt = 0; ; attempt++) {

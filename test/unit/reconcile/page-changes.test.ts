@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Client, estypes } from '@elastic/elasticsearch';
 import type { PageAddress } from '../../../src/wiki/page-change.js';
-import type { DocumentOutcome } from '../../../src/reconcile/listing.js';
+import type { ChangedPageOutcome } from '../../../src/reconcile/listing.js';
 import { PageChanges, type PageChangesOptions } from '../../../src/reconcile/page-changes.js';
 import { silentLog } from '../../../src/search/log.js';
 import { documentId } from '../../../src/wiki/document.js';
@@ -46,10 +46,15 @@ function okResponse(call: BulkCall): estypes.BulkResponse {
 
 const page = (name: string): PageAddress => ({ server: 'fs1', share: 'schule', path: `.wiki/${name}.md` });
 const idOf = (name: string) => documentId('fs1', 'schule', `.wiki/${name}.md`);
-/** Every page renders into a document whose title is its name (and `version`, when given, the text). */
-const rendered = (versions: Record<string, string> = {}) => async ({ path }: PageAddress): Promise<DocumentOutcome> => {
+/**
+ * Every page renders into a document whose title is its name (and `version`, when given, the text); a page that
+ * still has the version the hook names is unchanged, as the pool task answers.
+ */
+const rendered = (versions: Record<string, string> = {}) => async ({ path }: PageAddress, indexedVersion?: string): Promise<ChangedPageOutcome> => {
   const name = path.slice(6, -3);
-  return { status: 'document', id: idOf(name), source: JSON.stringify({ title: versions[name] ?? name }) };
+  const version = versions[name] ?? name;
+  if (version === indexedVersion) return { status: 'unchanged' };
+  return { status: 'document', id: idOf(name), version, source: JSON.stringify({ title: version }) };
 };
 
 function hookOf(client: Client, options: Partial<PageChangesOptions> = {}): PageChanges {
@@ -60,10 +65,52 @@ function hookOf(client: Client, options: Partial<PageChangesOptions> = {}): Page
 const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
 
 describe('post-write hook (PageChanges)', () => {
+  it('a page written again with the version it was just indexed with is not loaded or written again; a change, or the window passing, is', async () => {
+    const { client, calls } = fakeClient(okResponse);
+    const versions: Record<string, string> = { a: 'saved' };
+    const asked: (string | undefined)[] = [];
+    const options = { concurrency: 1, flushIntervalMs: 5 };
+    const hook = hookOf(client, { ...options, loadDocument: async (p, v) => (asked.push(v), rendered(versions)(p, v)) });
+    hook.pageChanged({ type: 'page-written', page: page('a') }); // the WebDAV save
+    await settle();
+    hook.pageChanged({ type: 'page-written', page: page('a') }); // the change watch's echo of it
+    await settle();
+    assert.deepEqual(asked, [undefined, 'saved']);
+    assert.equal(hook.stats().hook.unchanged, 1);
+    versions['a'] = 'edited over SMB';
+    hook.pageChanged({ type: 'page-written', page: page('a') });
+    await settle();
+    await hook.close(1_000);
+    assert.deepEqual(calls.flatMap((c) => c.lines).filter((l) => 'index' in l).length, 2, 'the save and the real change');
+    assert.deepEqual(hook.stats().hook, { queued: 0, running: 0, applied: 2, ignored: 0, failed: 0, unchanged: 1, dropped: 0 });
+
+    const forgetful = hookOf(fakeClient(okResponse).client, { ...options, echoWindowMs: 0, loadDocument: async (p, v) => (asked.push(v), rendered(versions)(p, v)) });
+    asked.length = 0;
+    forgetful.pageChanged({ type: 'page-written', page: page('a') });
+    await settle();
+    forgetful.pageChanged({ type: 'page-written', page: page('a') });
+    await settle();
+    await forgetful.close(1_000);
+    assert.deepEqual(asked, [undefined, undefined], 'past the window the page is read in full');
+  });
+
+  it('the second change of a page waits for the first one\'s load, so the echo of a save is settled even while the save is still being read', async () => {
+    const { client } = fakeClient(okResponse);
+    const slow = async (p: PageAddress, v?: string): Promise<ChangedPageOutcome> => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return rendered({ a: 'saved' })(p, v);
+    };
+    const hook = hookOf(client, { concurrency: 4, flushIntervalMs: 5, loadDocument: slow });
+    hook.pageChanged({ type: 'page-written', page: page('a') });
+    hook.pageChanged({ type: 'page-written', page: page('a') });
+    await hook.close(1_000);
+    assert.deepEqual([hook.stats().hook.applied, hook.stats().hook.unchanged, hook.stats().bulk.upserted], [1, 1, 1]);
+  });
+
   it('sends one batch through the alias; the last operation on a page wins', async () => {
     const { client, calls } = fakeClient(okResponse);
     const versions: Record<string, string> = { a: 'first' };
-    const hook = hookOf(client, { loadDocument: async (p) => rendered(versions)(p), concurrency: 1 });
+    const hook = hookOf(client, { loadDocument: async (p, v) => rendered(versions)(p, v), concurrency: 1 });
     hook.pageChanged({ type: 'page-written', page: page('a') });
     hook.pageChanged({ type: 'page-written', page: page('b') });
     await settle();
@@ -170,12 +217,12 @@ describe('post-write hook (PageChanges)', () => {
     hook.pageChanged({ type: 'page-written', page: page('gross') });
     await hook.close(1_000);
     assert.equal(calls.length, 0);
-    assert.deepEqual(hook.stats().hook, { queued: 0, running: 0, applied: 0, ignored: 0, failed: 1, dropped: 0 });
+    assert.deepEqual(hook.stats().hook, { queued: 0, running: 0, applied: 0, ignored: 0, failed: 1, unchanged: 0, dropped: 0 });
   });
 
   it('deletes the document of a page that is gone or unreadable when it is loaded', async () => {
     const { client, calls } = fakeClient(okResponse);
-    const outcomes: DocumentOutcome[] = [{ status: 'gone' }, { status: 'denied' }];
+    const outcomes: ChangedPageOutcome[] = [{ status: 'gone' }, { status: 'denied' }];
     const hook = hookOf(client, { concurrency: 1, loadDocument: async () => outcomes.shift()! });
     hook.pageChanged({ type: 'page-written', page: page('weg') });
     hook.pageChanged({ type: 'page-written', page: page('gesperrt') });

@@ -5,14 +5,18 @@ import { test } from 'node:test';
 import type { PageChange } from '../../../src/wiki/page-change.js';
 import { ShareWatch } from '../../../src/reconcile/share-watch.js';
 import { silentLog } from '../../../src/search/log.js';
-import { FileAction, type WatchChange, type WatchOptions } from '../../../src/smb/index.js';
+import { FileAction, type SmbStat, type WatchChange, type WatchOptions } from '../../../src/smb/index.js';
 
-/** A share whose root watch arms at once and hands `send` to the test; `.wiki/` folder watches are counted. */
-function scripted(folders: string[] = []) {
+/**
+ * A share whose root watch arms at once and hands `send` to the test; `.wiki/` folder watches are counted (and
+ * those open now kept), `files` is what a listing of a folder finds.
+ */
+function scripted(folders: string[] = [], files: Record<string, string[]> = {}) {
   let send!: (changes: WatchChange[] | 'overflow') => void;
   const changes: PageChange[] = [];
   const passes: string[] = [];
   const wikiDirWatches: string[] = [];
+  const openWikiDirs = new Set<string>();
   const watch = new ShareWatch({
     server: 'srv',
     share: 'schule',
@@ -20,11 +24,17 @@ function scripted(folders: string[] = []) {
       watch: (path: string, options: WatchOptions) => {
         if (path !== '') {
           wikiDirWatches.push(path);
-          return new Promise<void>((resolve) => options.signal.addEventListener('abort', () => resolve()));
+          openWikiDirs.add(path);
+          return new Promise<void>((resolve) => options.signal.addEventListener('abort', () => resolve(void openWikiDirs.delete(path))));
         }
         send = options.onChanges;
         options.onArmed?.();
         return new Promise<void>((resolve) => options.signal.addEventListener('abort', () => resolve()));
+      },
+      readdir: async (path: string) => {
+        const names = files[path];
+        if (names === undefined) throw new Error(`${path}: not found`);
+        return names.map((name) => ({ path: `${path}/${name}`, isDirectory: false }) as SmbStat);
       },
     },
     pageChanged: (change) => {
@@ -38,7 +48,7 @@ function scripted(folders: string[] = []) {
     log: silentLog,
   });
   watch.start();
-  return { watch, changes, passes, wikiDirWatches, send: (c: WatchChange[] | 'overflow') => send(c) };
+  return { watch, changes, passes, wikiDirWatches, openWikiDirs, send: (c: WatchChange[] | 'overflow') => send(c) };
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 60));
@@ -60,7 +70,7 @@ test('a save (temporary name, renamed over the page) is one page-written; a rena
     { type: 'page-deleted', page: page('A/.wiki/alt.md') },
   ]);
   assert.deepEqual(s.passes, []);
-  assert.deepEqual(s.wikiDirWatches, ['A/.wiki', 'B/.wiki'], 'the .wiki folders of written pages are watched for writes and ACLs');
+  assert.deepEqual(s.wikiDirWatches, ['A/.wiki', 'B/.wiki'], 'the .wiki folders of written pages are watched for ACL changes');
   await s.watch.stop();
 });
 
@@ -85,4 +95,19 @@ test('files and folders without pages cost nothing; a folder with pages below it
   assert.equal(s.passes.length, 2);
   assert.equal(s.watch.stats().overflows, 1);
   await s.watch.stop();
+});
+
+test('a page removed closes the watch of its .wiki folder at once (which may be deleted next); it is set up again only while pages remain', async () => {
+  const s = scripted(['A', 'B'], { 'A/.wiki': ['bleibt.md', 'notes.txt'], 'B/.wiki': ['notes.txt'] });
+  await settle();
+  assert.deepEqual([...s.openWikiDirs].sort(), ['A/.wiki', 'B/.wiki']);
+  s.send([{ action: FileAction.REMOVED, path: 'A/.wiki/weg.md' }, { action: FileAction.REMOVED, path: 'B/.wiki/letzte.md' }]);
+  assert.deepEqual([...s.openWikiDirs], [], 'closed before the changes are even collected');
+  await settle();
+  assert.deepEqual([...s.openWikiDirs], ['A/.wiki'], 'A still holds a page, B does not');
+  s.send([{ action: FileAction.RENAMED_OLD_NAME, path: 'A/.wiki/bleibt.md' }, { action: FileAction.RENAMED_NEW_NAME, path: 'C/.wiki/bleibt.md' }]);
+  await settle();
+  assert.deepEqual([...s.openWikiDirs].sort(), ['A/.wiki', 'C/.wiki'], 'A listed again (the scripted listing still shows a page), C written to');
+  await s.watch.stop();
+  assert.deepEqual([...s.openWikiDirs], []);
 });

@@ -1,0 +1,61 @@
+/**
+ * Change → searchable, the timing both index benchmarks of it share (save-to-search.ts over WebDAV,
+ * smb-write-to-search.ts over SMB): a few writers (as a staff room) each change their own page again and again with
+ * a new word, and after each change poll `POST /wiki/search` as the teacher until it finds the word; the time runs
+ * from the start of the change.
+ */
+import { randomBytes } from 'node:crypto';
+import type { TestbedEnv } from '../../test/testbed/env.js';
+import { WikiClient, type Caller } from '../../test/integration/wiki/wiki-service.js';
+import { percentile } from '../stats.js';
+
+/** Between two searches for the same word. */
+const POLL_MS = 20;
+/** A change not visible by then counts as lost. */
+const GIVE_UP_MS = 30_000;
+
+export const TEACHER: Caller = { user: 'anna', groups: ['Lehrer'] };
+
+export interface ChangeToSearch {
+  changes: number;
+  lost: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+export interface UntilFoundOptions {
+  writers: number;
+  /** Changes in all, shared among the writers. */
+  changes: number;
+  /** Writer `writer` changes its page so that it holds `word` (and no earlier word). */
+  change(writer: number, word: string): Promise<void>;
+}
+
+export async function timeUntilFound(serviceUrl: string, env: TestbedEnv, options: UntilFoundOptions): Promise<ChangeToSearch> {
+  const wiki = new WikiClient(serviceUrl, env);
+  const latencies: number[] = [];
+  let lost = 0;
+  const writer = async (n: number, count: number): Promise<void> => {
+    for (let i = 0; i < count; i++) {
+      const word = `sichtbar${randomBytes(6).toString('hex')}`;
+      const started = performance.now();
+      await options.change(n, word);
+      for (;;) {
+        const found = await wiki.search(TEACHER, { q: word, size: 1 });
+        if (found.total > 0) {
+          latencies.push(performance.now() - started);
+          break;
+        }
+        if (performance.now() - started > GIVE_UP_MS) {
+          lost++;
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: options.writers }, (_, n) => writer(n, Math.ceil(options.changes / options.writers))));
+  latencies.sort((a, b) => a - b);
+  return { changes: latencies.length + lost, lost, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), max: latencies.at(-1) ?? NaN };
+}
