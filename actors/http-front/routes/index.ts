@@ -47,7 +47,7 @@ export function registerRoutes(router: Router, deps: FrontRouteDeps): DavService
   registerAdminWebhookClientRoutes(router, { config, store, log });
   registerUserEventRoutes(router, store);
   const resolver = peer('ldap-resolver');
-  registerWikiRoutes(router, { config, resolver, log });
+  registerWikiRoutes(router, { config, resolver, resolverLink: link('ldap-resolver'), log });
   registerWikiVisibilityRoutes(router, { config, resolver, logins: store, log });
   registerAdminUiRoutes(router, { config, logins: store, log });
   return registerDavRoutes(router, {
