@@ -5,7 +5,7 @@
 // Peers in src/messages/peers.ts), from which `peer` takes the protocol.
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { createLogger, type LogSettings } from '../log.js';
+import { createLogger, flushLogSync, type LogSettings } from '../log.js';
 import type { ActorDetails, ActorStartData, ActorToSupervisor, ServiceSecrets, SupervisorToActor } from './control.js';
 import type { InstanceName } from './instance-names.js';
 import { ActorUnavailableError, RpcChannel, toWire, type Remote } from './rpc.js';
@@ -58,7 +58,7 @@ export function runActor<C extends LogSettings, Peers = Record<never, never>>(st
   const port = parentPort;
   if (!port) throw new Error('runActor must be called inside a worker thread');
   const data = workerData as ActorStartData<C>;
-  const log = createLogger(data.config, { actor: data.name });
+  const log = createLogger(data.config, { actor: data.name }, { buffered: true });
   const channels = new Map<string, RpcChannel>();
   const links = new Map<string, { connected: boolean; incarnation: number }>();
   const linkOf = (name: string) => {
@@ -91,6 +91,7 @@ export function runActor<C extends LogSettings, Peers = Record<never, never>>(st
     log.error({ err }, 'actor crashed');
     try { behaviour.abort?.(); } finally {
       send({ type: 'failed', phase: 'run', error: toWire(err) });
+      flushLogSync(log);
       process.exit(1);
     }
   });
@@ -103,6 +104,7 @@ export function runActor<C extends LogSettings, Peers = Record<never, never>>(st
           (err: unknown) => {
             log.error({ err }, 'actor failed to start');
             send({ type: 'failed', phase: 'start', error: toWire(err) });
+            flushLogSync(log);
             process.exit(1);
           },
         );
@@ -130,6 +132,7 @@ export function runActor<C extends LogSettings, Peers = Record<never, never>>(st
           try { await behaviour.stop?.(msg.timeoutMs); } catch (err) { log.error({ err }, 'error while stopping'); }
           for (const channel of channels.values()) channel.fail('actor stopped');
           send({ type: 'stopped' });
+          flushLogSync(log);
           process.exit(0);
         })();
         break;
