@@ -7,6 +7,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 interface ProfileNode {
   id: number;
@@ -14,7 +15,7 @@ interface ProfileNode {
   children?: number[];
 }
 
-interface CpuProfile {
+export interface CpuProfile {
   nodes: ProfileNode[];
   startTime: number;
   endTime: number;
@@ -32,30 +33,52 @@ export function groupOf(url: string, functionName: string): string {
   return own ? own[1]!.replace(/\.js$/, '') : url;
 }
 
-function selfTimes(profile: CpuProfile): Map<ProfileNode, number> {
+/** Monotonic microseconds (the profiles' clock, that of process.hrtime): only samples taken in between count. */
+export interface SampleWindow {
+  from: number;
+  to: number;
+}
+
+function selfTimes(profile: CpuProfile, window?: SampleWindow): Map<ProfileNode, number> {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const self = new Map<ProfileNode, number>();
+  let at = profile.startTime;
   profile.samples.forEach((id, i) => {
+    const us = profile.timeDeltas[i] ?? 0;
+    at += us;
+    if (window !== undefined && (at < window.from || at > window.to)) return;
     const node = byId.get(id)!;
-    self.set(node, (self.get(node) ?? 0) + (profile.timeDeltas[i] ?? 0));
+    self.set(node, (self.get(node) ?? 0) + us);
   });
   return self;
 }
 
+/** Busy time (idle left out) of some profiles, by group and by function, in µs. */
+export interface CpuTotals {
+  busy: number;
+  groups: Map<string, number>;
+  functions: Map<string, number>;
+}
+
+export function cpuTotals(profiles: readonly CpuProfile[], window?: SampleWindow): CpuTotals {
+  const totals: CpuTotals = { busy: 0, groups: new Map(), functions: new Map() };
+  for (const profile of profiles) {
+    for (const [node, us] of selfTimes(profile, window)) {
+      const { functionName, url, lineNumber } = node.callFrame;
+      const group = groupOf(url, functionName);
+      if (group === '(idle)' || group === '(program)') continue;
+      totals.busy += us;
+      totals.groups.set(group, (totals.groups.get(group) ?? 0) + us);
+      const name = `${functionName || '(anonymous)'} ${url.replace(/^.*\/dist\//, '').replace(/^.*node_modules\//, '')}:${lineNumber + 1}`;
+      totals.functions.set(name, (totals.functions.get(name) ?? 0) + us);
+    }
+  }
+  return totals;
+}
+
 function summarise(file: string, top: number): string | undefined {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
-  const groups = new Map<string, number>();
-  const functions = new Map<string, number>();
-  let busy = 0;
-  for (const [node, us] of selfTimes(profile)) {
-    const { functionName, url, lineNumber } = node.callFrame;
-    const group = groupOf(url, functionName);
-    if (group === '(idle)' || group === '(program)') continue;
-    busy += us;
-    groups.set(group, (groups.get(group) ?? 0) + us);
-    const name = `${functionName || '(anonymous)'} ${url.replace(/^.*\/dist\//, '').replace(/^.*node_modules\//, '')}:${lineNumber + 1}`;
-    functions.set(name, (functions.get(name) ?? 0) + us);
-  }
+  const { busy, groups, functions } = cpuTotals([profile]);
   if (busy < 50_000) return undefined; // threads that did next to nothing
   const ms = (us: number) => `${(us / 1000).toFixed(0)} ms`;
   const pct = (us: number) => `${((100 * us) / busy).toFixed(1)} %`;
@@ -69,12 +92,17 @@ function summarise(file: string, top: number): string | undefined {
   ].join('\n');
 }
 
-const [dir, top = '15'] = process.argv.slice(2);
-if (dir === undefined) {
-  console.error('usage: node dist/bench/profile-summary.js <dir of .cpuprofile files> [top]');
-  process.exit(2);
+function main(): void {
+  const [dir, top = '15'] = process.argv.slice(2);
+  if (dir === undefined) {
+    console.error('usage: node dist/bench/profile-summary.js <dir of .cpuprofile files> [top]');
+    process.exit(2);
+  }
+  for (const name of readdirSync(dir).filter((n) => n.endsWith('.cpuprofile')).sort()) {
+    const text = summarise(join(dir, name), Number(top));
+    if (text !== undefined) console.log(`${text}\n`);
+  }
 }
-for (const name of readdirSync(dir).filter((n) => n.endsWith('.cpuprofile')).sort()) {
-  const text = summarise(join(dir, name), Number(top));
-  if (text !== undefined) console.log(`${text}\n`);
-}
+
+// Run as a command, not when bench/request-profile.ts imports groupOf.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) main();

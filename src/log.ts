@@ -10,12 +10,33 @@ const REDACTED = [
 /** The part of the config the logger reads. */
 export interface LogSettings { log?: { level?: string } }
 
-export function createLogger(config: LogSettings | undefined, bindings: Record<string, unknown> = {}): Logger {
-  return pino({
+/**
+ * Writes of a buffered logger stay within PIPE_BUF (4096 bytes on Linux) and hold whole lines, so that the lines of
+ * threads writing to the same pipe never interleave.
+ */
+const PIPE_BUF = 4096;
+
+/**
+ * `buffered`: lines are written off the calling code's path (asynchronously, several per write under load), for
+ * threads that log a line per request; such a thread calls flushLogSync before it exits.
+ */
+export function createLogger(config: LogSettings | undefined, bindings: Record<string, unknown> = {}, { buffered = false } = {}): Logger {
+  const options = {
     level: config?.log?.level ?? 'info',
     base: { pid: process.pid, ...bindings },
     redact: { paths: REDACTED, censor: '[redacted]' },
-  });
+  };
+  return buffered ? pino(options, pino.destination({ dest: 1, sync: false, maxWrite: PIPE_BUF })) : pino(options);
+}
+
+/** Writes out what a buffered logger holds (before the thread exits). */
+export function flushLogSync(log: Logger): void {
+  const destination = (log as unknown as Record<symbol, { flushSync?: () => void } | undefined>)[pino.symbols.streamSym];
+  try {
+    destination?.flushSync?.();
+  } catch {
+    // Not open yet or already closed: nothing to write.
+  }
 }
 
 /**

@@ -1,6 +1,9 @@
-// The dedupe actor: the ring of recently accepted webhook event ids. One
-// thread owns it, so check-and-insert is atomic for every HTTP thread. It is
-// memory only: a restart forgets the ids, as the spec says.
+// The dedupe actor: owns the ring of recently accepted webhook event ids, as
+// memory every HTTP thread reads and writes with Atomics (check-and-insert
+// under the ring's lock word; src/webhooks/dedupe-ring.ts). It is memory only:
+// a restart forgets the ids, as the spec says (the fronts attach to the new
+// incarnation's ring). A front that dies holding the lock leaves the ring
+// half-written, so that ring is replaced by an empty one, as a restart would.
 import { Registry } from 'prom-client';
 import type { Config } from '../../src/config/index.js';
 import type { DedupeProtocol } from '../../src/messages/dedupe.js';
@@ -11,14 +14,25 @@ import { runActor } from '../../src/runtime/actor.js';
 import { DedupeRing } from '../../src/webhooks/dedupe-ring.js';
 
 runActor<Config>(async (ctx) => {
-  const ring = new DedupeRing(ctx.config.webhooks.dedupe_size);
+  const capacity = ctx.config.webhooks.dedupe_size;
+  let ring = new DedupeRing(capacity);
+  /** Each front's lock tag; 1 is the ring's creator (this thread). */
+  const holders = new Map<string, number>();
   const handlers: DedupeProtocol = {
-    seen: async (eventId) => ring.has(eventId),
-    admitAll: async (eventIds) => eventIds.map((eventId) => ring.checkAndInsert(eventId)),
-    forget: async (eventId) => ring.forget(eventId),
+    sharedRing: async (front) => {
+      let holder = holders.get(front);
+      if (holder === undefined) holders.set(front, holder = holders.size + 2);
+      return { memory: ring.memory, holder };
+    },
+  };
+  const peerDisconnected = (peer: string) => {
+    if (ring.lockHolder === 0 || ring.lockHolder !== holders.get(peer)) return;
+    ctx.log.warn({ front: peer }, 'an http-front died holding the dedupe ring\'s lock; the ring starts empty');
+    ring.retire();
+    ring = new DedupeRing(capacity);
   };
   const health = () => ({ rememberedEventIds: ring.size, capacity: ring.capacity });
   const registry = new Registry();
   registerStatMetrics(registry, health, dedupeMetrics);
-  return { handlers: servingMetrics(handlers, registry), health };
+  return { handlers: servingMetrics(handlers, registry), health, peerDisconnected };
 });

@@ -19,6 +19,7 @@ import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { runActor } from '../../src/runtime/actor.js';
 import { CallerRoles } from '../../src/wiki/service-user.js';
 import { ViewerResolver } from '../../src/wiki/viewer.js';
+import { VIEWER_EPOCH_WORDS, VISIBILITY_GENERATION } from '../../src/wiki/viewer-cache.js';
 import { VisibilityFile } from '../../src/wiki/visibility-file.js';
 import { WikiVisibilitySettings } from '../../src/wiki/visibility.js';
 
@@ -75,10 +76,17 @@ runActor<Config>(async (ctx) => {
     negativeGroupTtlMs: config.ldap.negative_cache_ttl,
   });
 
+  // The fronts reuse viewer answers until this generation changes (src/wiki/viewer-cache.ts).
+  const epoch = new SharedArrayBuffer(VIEWER_EPOCH_WORDS * Int32Array.BYTES_PER_ELEMENT);
   const handlers: LdapResolverProtocol = {
-    viewer: (query) => viewers.resolve(query),
+    viewer: (query) => viewers.resolveReusable(query),
+    viewerEpoch: async () => epoch,
     listVisibility: async () => visibility.list(),
-    setVisibility: (share, settings) => visibility.set(share, settings),
+    setVisibility: async (share, settings) => {
+      const changed = await visibility.set(share, settings);
+      Atomics.add(new Int32Array(epoch), VISIBILITY_GENERATION, 1);
+      return changed;
+    },
     admitLogin: async (attempt) => throttle.admit(attempt),
     settleLogin: async (attempt, outcome) => throttle.settle(attempt, outcome),
   };

@@ -24,15 +24,31 @@ export interface GroupSidCacheOptions {
  */
 export class CachedGroupSidResolver implements GroupSidResolver {
   private readonly cache: LRUCache<string, { sid: string | undefined }>;
+  private readonly now: () => number;
 
   constructor(private readonly directory: GroupSidResolver, private readonly options: GroupSidCacheOptions) {
-    const now = options.now ?? Date.now;
+    const now = this.now = options.now ?? Date.now;
     this.cache = new LRUCache({
       max: options.maxEntries ?? 10_000,
       ttl: options.ttlMs,
       perf: { now },
       ttlResolution: 0, // always ask the clock, so an injected clock takes effect at once
     });
+  }
+
+  /**
+   * Until when (ms since the epoch) every one of these names stays cached as it is now; 0 when one is not cached
+   * (an answer made from it must not be reused).
+   */
+  cachedUntil(names: readonly string[]): number {
+    let until = Infinity;
+    for (const name of names) {
+      if (name === '') continue;
+      const left = this.cache.getRemainingTTL(name.toLowerCase());
+      if (left <= 0) return 0;
+      until = Math.min(until, this.now() + left);
+    }
+    return until;
   }
 
   async resolveGroupSids(names: readonly string[]): Promise<Map<string, string>> {

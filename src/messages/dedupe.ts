@@ -1,16 +1,10 @@
 // What the HTTP fronts ask the dedupe actor, declared once for both ends.
 // The actor owns the ring of the last `webhooks.dedupe_size` accepted event
-// ids; it is one thread, so every call is atomic for all HTTP threads.
+// ids as shared memory (src/webhooks/dedupe-ring.ts); a front asks for it once
+// per incarnation of the actor and then checks and inserts ids itself.
+import type { DedupeRingHandle } from '../webhooks/dedupe-ring.js';
 
 export interface DedupeProtocol {
-  /** Whether the id was accepted before. */
-  seen(eventId: string): Promise<boolean>;
-  /**
-   * Check-and-insert for each id in order (a front sends the admissions of one event-loop turn
-   * together): true where the id was new and is now remembered. A repeated id within one call
-   * is admitted only the first time.
-   */
-  admitAll(eventIds: string[]): Promise<boolean[]>;
-  /** Drops an admitted id again (its event could not be processed). */
-  forget(eventId: string): Promise<void>;
+  /** The ring's memory and the lock tag of the front `front` (its instance name, e.g. `http-front#2`). */
+  sharedRing(front: string): Promise<DedupeRingHandle>;
 }

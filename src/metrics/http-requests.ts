@@ -40,9 +40,14 @@ const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 
 /** Latency buckets in seconds: the intake answers in well under a millisecond, WebDAV may take seconds. */
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
+type DurationSeries = ReturnType<Histogram<'route' | 'method' | 'status'>['labels']>;
+type WebhookSeries = ReturnType<Counter<'status' | 'outcome'>['labels']>;
+
 export class HttpRequestMetrics {
   private readonly duration: Histogram<'route' | 'method' | 'status'>;
   private readonly webhooks: Counter<'status' | 'outcome'>;
+  private readonly durations = new Map<string, Map<string, Map<number, DurationSeries>>>();
+  private readonly webhookCounters = new Map<string, WebhookSeries>();
 
   constructor(registry: Registry) {
     this.duration = new Histogram({
@@ -61,11 +66,28 @@ export class HttpRequestMetrics {
   }
 
   record(request: FinishedRequest): void {
-    const status = String(request.status);
     const method = KNOWN_METHODS.has(request.method) ? request.method : 'OTHER';
-    this.duration.observe({ route: request.route, method, status }, request.durationMs / 1000);
+    this.durationOf(request.route, method, request.status).observe(request.durationMs / 1000);
     if (request.route === WEBHOOK_ROUTE && request.method === 'POST') {
-      this.webhooks.inc({ status, outcome: request.outcome === 'ok' ? 'accepted' : request.outcome });
+      this.webhookCounterOf(request.status, request.outcome === 'ok' ? 'accepted' : request.outcome).inc();
     }
+  }
+
+  /** The series of one route, method and status, looked up once (prom-client hashes the labels on every observe). */
+  private durationOf(route: string, method: string, status: number): DurationSeries {
+    const byMethod = this.durations.get(route) ?? new Map<string, Map<number, DurationSeries>>();
+    this.durations.set(route, byMethod);
+    const byStatus = byMethod.get(method) ?? new Map<number, DurationSeries>();
+    byMethod.set(method, byStatus);
+    let series = byStatus.get(status);
+    if (series === undefined) byStatus.set(status, series = this.duration.labels(route, method, String(status)));
+    return series;
+  }
+
+  private webhookCounterOf(status: number, outcome: string): WebhookSeries {
+    const key = `${status} ${outcome}`;
+    let series = this.webhookCounters.get(key);
+    if (series === undefined) this.webhookCounters.set(key, series = this.webhooks.labels(String(status), outcome));
+    return series;
   }
 }

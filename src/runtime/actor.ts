@@ -5,7 +5,7 @@
 // Peers in src/messages/peers.ts), from which `peer` takes the protocol.
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { createLogger, type LogSettings } from '../log.js';
+import { createLogger, flushLogSync, type LogSettings } from '../log.js';
 import type { ActorDetails, ActorStartData, ActorToSupervisor, ServiceSecrets, SupervisorToActor } from './control.js';
 import type { InstanceName } from './instance-names.js';
 import { ActorUnavailableError, RpcChannel, toWire, type Remote } from './rpc.js';
@@ -13,6 +13,15 @@ import type { PoolHealth } from './worker-pool.js';
 
 /** A typed client for a peer, by kind or instance name; calls fail fast while that peer is down. */
 export type PeerLookup<Peers> = <K extends keyof Peers & string>(name: InstanceName<K>) => Remote<Peers[K]>;
+
+/**
+ * Whether a peer is connected now, and which of its incarnations: `incarnation` grows with every connection to a
+ * new thread of that peer. Memory a peer hands out (a SharedArrayBuffer) belongs to one incarnation.
+ */
+export interface PeerLink {
+  readonly connected: boolean;
+  readonly incarnation: number;
+}
 
 /** `Peers`: the protocol each peer kind serves. */
 export interface ActorContext<C, Peers> {
@@ -23,6 +32,8 @@ export interface ActorContext<C, Peers> {
   readonly peer: PeerLookup<Peers>;
   /** Names of the peers connected right now (e.g. every running `http-front#n`). */
   connectedPeers(): string[];
+  /** The live link state of a peer (the same object every time, updated in place). */
+  link(name: string): PeerLink;
 }
 
 export interface ActorBehaviour {
@@ -30,6 +41,8 @@ export interface ActorBehaviour {
   handlers?: object;
   /** A peer (re)connected: a new channel to it is ready for calls. */
   peerConnected?(peer: string): void;
+  /** A peer's thread is gone (crashed, killed or stopped); calls to it fail until it is back. */
+  peerDisconnected?(peer: string): void;
   /** Extra fields for /healthz. */
   health?(): ActorDetails;
   /** The worker pools this actor owns, by name, for /healthz (beside the actors). */
@@ -45,8 +58,14 @@ export function runActor<C extends LogSettings, Peers = Record<never, never>>(st
   const port = parentPort;
   if (!port) throw new Error('runActor must be called inside a worker thread');
   const data = workerData as ActorStartData<C>;
-  const log = createLogger(data.config, { actor: data.name });
+  const log = createLogger(data.config, { actor: data.name }, { buffered: true });
   const channels = new Map<string, RpcChannel>();
+  const links = new Map<string, { connected: boolean; incarnation: number }>();
+  const linkOf = (name: string) => {
+    let link = links.get(name);
+    if (link === undefined) links.set(name, link = { connected: false, incarnation: 0 });
+    return link;
+  };
   let behaviour: ActorBehaviour = {};
   const send = (msg: ActorToSupervisor) => port.postMessage(msg);
 
@@ -63,6 +82,7 @@ export function runActor<C extends LogSettings, Peers = Record<never, never>>(st
       },
     }) as Remote<Peers[K]>,
     connectedPeers: () => [...channels.keys()],
+    link: linkOf,
   };
 
   // A crash must still release native resources (uWebSockets.js aborts the
@@ -71,6 +91,7 @@ export function runActor<C extends LogSettings, Peers = Record<never, never>>(st
     log.error({ err }, 'actor crashed');
     try { behaviour.abort?.(); } finally {
       send({ type: 'failed', phase: 'run', error: toWire(err) });
+      flushLogSync(log);
       process.exit(1);
     }
   });
@@ -83,6 +104,7 @@ export function runActor<C extends LogSettings, Peers = Record<never, never>>(st
           (err: unknown) => {
             log.error({ err }, 'actor failed to start');
             send({ type: 'failed', phase: 'start', error: toWire(err) });
+            flushLogSync(log);
             process.exit(1);
           },
         );
@@ -90,11 +112,14 @@ export function runActor<C extends LogSettings, Peers = Record<never, never>>(st
       case 'connect':
         channels.get(msg.peer)?.fail('replaced by a new connection');
         channels.set(msg.peer, new RpcChannel(msg.port, msg.peer, behaviour.handlers));
+        Object.assign(linkOf(msg.peer), { connected: true, incarnation: linkOf(msg.peer).incarnation + 1 });
         behaviour.peerConnected?.(msg.peer);
         break;
       case 'disconnect':
         channels.get(msg.peer)?.fail(msg.reason);
         channels.delete(msg.peer);
+        linkOf(msg.peer).connected = false;
+        behaviour.peerDisconnected?.(msg.peer);
         break;
       case 'crash':
         setImmediate(() => { throw new Error(msg.reason); });
@@ -107,6 +132,7 @@ export function runActor<C extends LogSettings, Peers = Record<never, never>>(st
           try { await behaviour.stop?.(msg.timeoutMs); } catch (err) { log.error({ err }, 'error while stopping'); }
           for (const channel of channels.values()) channel.fail('actor stopped');
           send({ type: 'stopped' });
+          flushLogSync(log);
           process.exit(0);
         })();
         break;

@@ -75,6 +75,9 @@ export interface WikiSearchOptions {
 
 type HitSource = Pick<SearchHit, 'share' | 'folder' | 'page' | 'path' | 'title' | 'modified'>;
 
+/** What a search answer needs of Elasticsearch's response: less to send, and less to parse here. */
+const SEARCH_FILTER_PATH = ['hits.total.value', 'hits.hits._source', 'hits.hits._score', 'hits.hits.highlight'];
+
 function totalOf(total: estypes.SearchHitsMetadata['total']): number {
   return typeof total === 'number' ? total : (total?.value ?? 0);
 }
@@ -95,10 +98,11 @@ export class WikiSearch {
     const body = buildSearchBody(request, viewer);
     if (body === null) return { total: 0, hits: [] };
     return this.degradable<SearchResult>('search', { total: 0, hits: [] }, async () => {
-      const response = await this.client.search<HitSource>({ index: this.alias, ...body });
+      const response = await this.client.search<HitSource>({ index: this.alias, ...body, filter_path: SEARCH_FILTER_PATH });
       return {
         total: totalOf(response.hits.total),
-        hits: response.hits.hits.map((hit) => {
+        // filter_path leaves `hits.hits` out when nothing matched.
+        hits: (response.hits.hits ?? []).map((hit) => {
           const source = hit._source!;
           return {
             share: source.share,

@@ -48,13 +48,13 @@ export function checkWebhookHeaders(
   registry: WebhookClientLookup,
   options: WebhookIntakeOptions = { maxTimestampAgeMs: DEFAULT_MAX_TIMESTAMP_AGE_MS },
 ): WebhookIntakeResult {
-  const missing = REQUIRED_HEADERS.filter((name) => (headers[name]?.trim() ?? '') === '');
-  if (missing.length > 0) {
+  const key = headers['x-webhook-key']?.trim() ?? '';
+  const timestampText = headers['x-webhook-timestamp']?.trim() ?? '';
+  const eventId = headers['x-webhook-event-id']?.trim() ?? '';
+  if (key === '' || timestampText === '' || eventId === '') {
+    const missing = REQUIRED_HEADERS.filter((name) => (headers[name]?.trim() ?? '') === '');
     return fail(400, 'missing_header', `missing required header(s): ${missing.join(', ')}`);
   }
-  const key = headers['x-webhook-key']!.trim();
-  const timestampText = headers['x-webhook-timestamp']!.trim();
-  const eventId = headers['x-webhook-event-id']!.trim();
   const userAgent = headers['user-agent']?.trim() ?? '';
 
   const client = registry.findByKey(key);

@@ -11,8 +11,9 @@ interface IndexEntry {
   readonly client: WebhookClient;
 }
 
-function keyDigest(apiKey: string): Buffer {
-  return crypto.createHash('sha256').update(apiKey, 'utf8').digest();
+/** The key's SHA-256 in hex, in one call (no Hash object per request). */
+function keyDigestHex(apiKey: string): string {
+  return crypto.hash('sha256', apiKey);
 }
 
 /**
@@ -25,8 +26,8 @@ export class ClientKeyIndex implements WebhookClientLookup {
 
   constructor(clients: readonly WebhookClient[]) {
     for (const client of clients) {
-      const digest = keyDigest(client.api_key);
-      this.byDigest.set(digest.toString('hex'), { digest, client });
+      const hex = keyDigestHex(client.api_key);
+      this.byDigest.set(hex, { digest: Buffer.from(hex, 'hex'), client });
     }
   }
 
@@ -35,9 +36,9 @@ export class ClientKeyIndex implements WebhookClientLookup {
   }
 
   findByKey(apiKey: string): WebhookClient | undefined {
-    const digest = keyDigest(apiKey);
-    const entry = this.byDigest.get(digest.toString('hex'));
-    if (entry === undefined || !crypto.timingSafeEqual(entry.digest, digest)) return undefined;
+    const hex = keyDigestHex(apiKey);
+    const entry = this.byDigest.get(hex);
+    if (entry === undefined || !crypto.timingSafeEqual(entry.digest, Buffer.from(hex, 'hex'))) return undefined;
     return entry.client;
   }
 }

@@ -74,12 +74,24 @@ export type ViewerAnswer =
   /** The login throttle refused to ask the directory. */
   | ThrottledAnswer;
 
+/**
+ * An answer and until when (ms since the epoch) the same query gets it again while the wiki visibility stays as it
+ * is: the earliest expiry of the cached login, named user and group names it was made from. Without `reusableUntil`
+ * a part was not cached (a directory outage), there is no directory, or it is a refusal: ask again next time.
+ */
+export interface ReusableViewerAnswer {
+  answer: ViewerAnswer;
+  reusableUntil?: number;
+}
+
 /** A verified login, or a user a trusted caller named, as far as the wiki needs it. */
 interface Identity {
   /** sAMAccountName. */
   account: string;
   sid: string;
   tokenGroupSids: ReadonlySet<string>;
+  /** When the cache entry this identity came from expires (ms since the epoch). */
+  cachedUntil: number;
 }
 
 type Refusal = Extract<ViewerAnswer, { ok: false }>;
@@ -159,33 +171,38 @@ export class ViewerResolver {
   }
 
   async resolve(query: ViewerQuery): Promise<ViewerAnswer> {
+    return (await this.resolveReusable(query)).answer;
+  }
+
+  /** The answer, and until when the same query gets it again while the wiki visibility stays (see ReusableViewerAnswer). */
+  async resolveReusable(query: ViewerQuery): Promise<ReusableViewerAnswer> {
     let names: string[];
     let serviceUser: string | undefined;
     try {
       names = parseServiceGroupsHeader(query.groupsHeader);
       serviceUser = parseServiceUserHeader(query.serviceUserHeader);
     } catch (error) {
-      if (error instanceof GroupsHeaderError) return { ok: false, status: 400, error: 'bad_groups_header', message: error.message };
-      if (error instanceof ServiceUserHeaderError) return { ok: false, status: 400, error: 'bad_service_user_header', message: error.message };
+      if (error instanceof GroupsHeaderError) return { answer: { ok: false, status: 400, error: 'bad_groups_header', message: error.message } };
+      if (error instanceof ServiceUserHeaderError) return { answer: { ok: false, status: 400, error: 'bad_service_user_header', message: error.message } };
       throw error;
     }
-    if (this.options.directory === null || this.groups === null) return seesNothing();
+    if (this.options.directory === null || this.groups === null) return { answer: seesNothing() };
 
     let caller: Identity;
     try {
       caller = await this.login(this.options.directory, query);
     } catch (error) {
-      if (error instanceof LoginThrottledError) return throttledAnswer(error);
+      if (error instanceof LoginThrottledError) return { answer: throttledAnswer(error) };
       if (!(error instanceof DirectoryError)) throw error;
       if (error.kind === 'invalid_credentials') {
         this.counters.rejectedLogins++;
-        return { ok: false, status: 401, error: 'invalid_credentials', message: 'invalid user name or password' };
+        return { answer: { ok: false, status: 401, error: 'invalid_credentials', message: 'invalid user name or password' } };
       }
-      return DIRECTORY_UNAVAILABLE;
+      return { answer: DIRECTORY_UNAVAILABLE };
     }
     const subject = await this.subjectOf(this.options.directory, caller, serviceUser);
-    if ('ok' in subject) return subject;
-    if ('noAccess' in subject) return seesNothing(subject.noAccess);
+    if ('ok' in subject) return { answer: subject };
+    if ('noAccess' in subject) return this.reusable(seesNothing(subject.noAccess), caller.cachedUntil, subject.cachedUntil);
     const identity = subject;
 
     const resolved = await this.resolveGroups(this.groups, names);
@@ -196,14 +213,24 @@ export class ViewerResolver {
     const allowSids = userSidSet({ userSid: identity.sid, groupSids });
     const denySids = tokenSidSet(identity.sid, identity.tokenGroupSids);
     const shares = allowSids.length === 0 ? [] : this.options.visibleShares(counted.map(([name]) => name));
-    return { ok: true, userSid: identity.sid, allowSids, denySids, shares };
+    const answer: ViewerAnswer = { ok: true, userSid: identity.sid, allowSids, denySids, shares };
+    return this.reusable(answer, caller.cachedUntil, identity.cachedUntil, this.groups.cachedUntil(names));
   }
+
+  /** An answer made from cache entries expiring at these times (0: one was not cached). */
+  private reusable(answer: ViewerAnswer, ...expiries: number[]): ReusableViewerAnswer {
+    const until = Math.min(...expiries);
+    return until > this.now() ? { answer, reusableUntil: until } : { answer };
+  }
+
 
   /**
    * Whose token the call is filtered with: the caller's own, or that of the user a trusted caller names; a
    * refusal (403 untrusted caller, 400 technical account without a user, 503), or why the named user sees nothing.
    */
-  private async subjectOf(directory: UserLookup, caller: Identity, serviceUser: string | undefined): Promise<Identity | Refusal | { noAccess: NoAccessReason }> {
+  private async subjectOf(
+    directory: UserLookup, caller: Identity, serviceUser: string | undefined,
+  ): Promise<Identity | Refusal | { noAccess: NoAccessReason; cachedUntil: number }> {
     const { roles } = this.options;
     if (serviceUser === undefined) {
       const role = roles.technicalRole(caller.account);
@@ -236,9 +263,10 @@ export class ViewerResolver {
       if (!(error instanceof DirectoryError)) throw error;
       return DIRECTORY_UNAVAILABLE;
     }
-    if ('none' in user) return { noAccess: 'user_unknown' };
-    if (user.state !== 'active') return { noAccess: `user_${user.state}` };
-    return { account: user.account, sid: user.sid, tokenGroupSids: new Set(user.groupSids) };
+    const cachedUntil = this.now() + this.namedUsers.getRemainingTTL(serviceUser.toLowerCase());
+    if ('none' in user) return { noAccess: 'user_unknown', cachedUntil };
+    if (user.state !== 'active') return { noAccess: `user_${user.state}`, cachedUntil };
+    return { account: user.account, sid: user.sid, tokenGroupSids: new Set(user.groupSids), cachedUntil };
   }
 
   /** The named user (a name parseServiceUserHeader accepted), from the cache or read with the indexer account. */
@@ -264,7 +292,9 @@ export class ViewerResolver {
       if (error instanceof DirectoryError && error.kind === 'directory_unavailable') this.counters.directoryErrors++;
       throw error;
     });
-    const identity: Identity = { account: account.account, sid: account.sid, tokenGroupSids: new Set(account.groupSids) };
+    const identity: Identity = {
+      account: account.account, sid: account.sid, tokenGroupSids: new Set(account.groupSids), cachedUntil: this.now() + this.options.loginTtlMs,
+    };
     this.logins.set(key, identity);
     this.counters.logins++;
     return identity;

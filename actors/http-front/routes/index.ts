@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../../src/config/index.js';
 import type { Router } from '../../../src/http/router.js';
 import type { Peers } from '../../../src/messages/peers.js';
-import type { PeerLookup } from '../../../src/runtime/actor.js';
+import type { PeerLink, PeerLookup } from '../../../src/runtime/actor.js';
 import type { WebhookClientLookup } from '../../../src/webhooks/key-index.js';
 import { registerAdminUiRoutes } from './admin-ui.js';
 import { registerAdminWebhookClientRoutes } from './admin-webhook-clients.js';
@@ -23,15 +23,19 @@ import { registerWikiRoutes } from './wiki.js';
 export interface FrontRouteDeps {
   config: Config;
   log: Logger;
+  /** This thread's instance name (`http-front#n`). */
+  name: string;
   /** A typed client for a peer actor (the actor context's `peer`). */
   peer: PeerLookup<Peers>;
+  /** Whether a peer is connected, and its incarnation (the actor context's `link`). */
+  link: (peer: string) => PeerLink;
   /** This thread's replica of the webhook clients, for the intake's key checks. */
   webhookClients: WebhookClientLookup;
 }
 
 /** Registers every route; returns the WebDAV service, whose SMB sessions the front closes when it stops. */
 export function registerRoutes(router: Router, deps: FrontRouteDeps): DavService {
-  const { config, log, peer, webhookClients } = deps;
+  const { config, log, peer, link, webhookClients } = deps;
   const supervisor = peer('supervisor');
   registerHealthRoutes(router, supervisor);
   registerReadinessRoutes(router, supervisor);
@@ -39,11 +43,11 @@ export function registerRoutes(router: Router, deps: FrontRouteDeps): DavService
   registerOpenApiRoutes(router);
 
   const store = peer('webhook-store');
-  registerWebhookRoutes(router, { config, clients: webhookClients, dedupe: peer('dedupe'), store, log });
+  registerWebhookRoutes(router, { config, front: deps.name, clients: webhookClients, dedupe: peer('dedupe'), dedupeLink: link('dedupe'), store, log });
   registerAdminWebhookClientRoutes(router, { config, store, log });
   registerUserEventRoutes(router, store);
   const resolver = peer('ldap-resolver');
-  registerWikiRoutes(router, { config, resolver, log });
+  registerWikiRoutes(router, { config, resolver, resolverLink: link('ldap-resolver'), log });
   registerWikiVisibilityRoutes(router, { config, resolver, logins: store, log });
   registerAdminUiRoutes(router, { config, logins: store, log });
   return registerDavRoutes(router, {

@@ -1,25 +1,31 @@
 // POST /edu-api/webhook: the webhook intake. Key checks use this thread's
-// replica of the clients; the event id goes to the dedupe actor (one call for
-// an accepted event); service-eventhandler events go to the webhook-store.
-// Both calls are batched per event-loop turn.
+// replica of the clients; the event id is checked and inserted in the dedupe
+// actor's shared ring right here (no message per event); service-eventhandler
+// events go to the webhook-store, batched per event-loop turn.
 import type { Logger } from 'pino';
 import type { Config } from '../../../src/config/index.js';
 import type { Router } from '../../../src/http/router.js';
 import type { DedupeProtocol } from '../../../src/messages/dedupe.js';
 import type { WebhookStoreProtocol } from '../../../src/messages/webhook-store.js';
+import type { PeerLink } from '../../../src/runtime/actor.js';
+import { PeerMemory } from '../../../src/runtime/peer-memory.js';
 import type { Remote } from '../../../src/runtime/rpc.js';
 import { CallBatcher } from '../../../src/webhooks/batch.js';
+import { DedupeRing, DedupeRingRetiredError } from '../../../src/webhooks/dedupe-ring.js';
 import { dispatchWebhookEvent, type WebhookDispatchDeps } from '../../../src/webhooks/dispatch.js';
 import { WEBHOOK_OK_JSON } from '../../../src/webhooks/errors.js';
-import { handleWebhookRequest, type WebhookHandlerDeps } from '../../../src/webhooks/handle.js';
+import { handleWebhookRequest, type AcceptedEventIds, type WebhookHandlerDeps } from '../../../src/webhooks/handle.js';
 import type { WebhookClientLookup } from '../../../src/webhooks/key-index.js';
 import type { NewUserEvent } from '../../../src/webhooks/user-events.js';
 import { unavailableAs503 } from './api-calls.js';
 
 export interface WebhookRouteDeps {
   readonly config: Pick<Config, 'http' | 'webhooks'>;
+  /** This front's instance name (its lock tag in the dedupe ring is per front). */
+  readonly front: string;
   readonly clients: WebhookClientLookup;
   readonly dedupe: Remote<DedupeProtocol>;
+  readonly dedupeLink: PeerLink;
   readonly store: Remote<WebhookStoreProtocol>;
   readonly log: Logger;
 }
@@ -27,8 +33,7 @@ export interface WebhookRouteDeps {
 const OK_HEADERS = { 'content-type': 'application/json' };
 
 export function registerWebhookRoutes(router: Router, deps: WebhookRouteDeps): void {
-  // Admissions and cached events of one event-loop turn travel together: one message per burst, not per request.
-  const admissions = new CallBatcher((ids: string[]) => deps.dedupe.admitAll(ids));
+  // Cached events of one event-loop turn travel together: one message per burst, not per request.
   const cachedEvents = new CallBatcher(async (events: NewUserEvent[]) => {
     await deps.store.addUserEvents(events);
     return events.map(() => undefined);
@@ -41,11 +46,7 @@ export function registerWebhookRoutes(router: Router, deps: WebhookRouteDeps): v
   const intake: WebhookHandlerDeps = {
     registry: deps.clients,
     intake: { maxTimestampAgeMs: deps.config.webhooks.max_timestamp_age },
-    eventIds: {
-      seen: (id) => deps.dedupe.seen(id),
-      admit: (id) => admissions.call(id),
-      forget: (id) => deps.dedupe.forget(id),
-    },
+    eventIds: sharedEventIds(deps),
     process: (event) => dispatchWebhookEvent(event, dispatch),
   };
   router.add('POST', '/edu-api/webhook', async (ex) => {
@@ -56,4 +57,29 @@ export function registerWebhookRoutes(router: Router, deps: WebhookRouteDeps): v
     }
     ex.send(200, WEBHOOK_OK_JSON, OK_HEADERS);
   }, { bodyLimit: deps.config.http.max_body });
+}
+
+/** The dedupe actor's ring, attached once per incarnation; while the actor is down every use fails (503). */
+function sharedEventIds(deps: WebhookRouteDeps): AcceptedEventIds {
+  const ring = new PeerMemory({
+    peer: 'dedupe',
+    link: deps.dedupeLink,
+    fetch: async () => new DedupeRing(await deps.dedupe.sharedRing(deps.front)),
+    replaced: (view) => view.retired,
+  });
+  /** Runs `use` on the current ring; again on the new one when the actor replaced it meanwhile. */
+  const withRing = async <T>(use: (view: DedupeRing) => T): Promise<T> => {
+    for (;;) {
+      try {
+        return use(await ring.get());
+      } catch (err) {
+        if (!(err instanceof DedupeRingRetiredError)) throw err;
+      }
+    }
+  };
+  return {
+    seen: (id) => withRing((view) => view.has(id)),
+    admit: (id) => withRing((view) => view.checkAndInsert(id)),
+    forget: (id) => withRing((view) => view.forget(id)),
+  };
 }

@@ -1,5 +1,6 @@
 // The wiki endpoints: POST /wiki/search, GET /wiki/roots, GET /wiki/pages.
-// Every call needs basic credentials; the ldap-resolver turns them and the
+// Every call needs basic credentials; the ldap-resolver (or, warm, this
+// thread's copy of its answer: src/wiki/viewer-cache.ts) turns them and the
 // X-Service-Groups header into the SIDs allow entries are matched with
 // (narrowed by the header), the SIDs deny entries are matched with (the
 // user's whole token) and the visible shares (without a header, or with no
@@ -20,16 +21,20 @@ import { HttpError } from '../../../src/http/http-error.js';
 import { readJsonObject } from '../../../src/http/json-body.js';
 import type { RouteHandler, Router } from '../../../src/http/router.js';
 import type { LdapResolverProtocol } from '../../../src/messages/ldap-resolver.js';
+import type { PeerLink } from '../../../src/runtime/actor.js';
+import { PeerMemory } from '../../../src/runtime/peer-memory.js';
 import type { Remote } from '../../../src/runtime/rpc.js';
 import { createSearchClient } from '../../../src/search/client.js';
 import { checkFolder, parseSearchRequest, SearchRequestError, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
 import type { NoAccessReason } from '../../../src/wiki/viewer.js';
+import { ViewerAnswerCache } from '../../../src/wiki/viewer-cache.js';
 import { unavailableAs503 } from './api-calls.js';
 
 export interface WikiRouteDeps {
   readonly config: Pick<Config, 'elasticsearch'>;
   readonly resolver: Remote<LdapResolverProtocol>;
+  readonly resolverLink: PeerLink;
   readonly log: Logger;
 }
 
@@ -49,6 +54,10 @@ export function registerWikiRoutes(router: Router, deps: WikiRouteDeps): void {
     return;
   }
   const search = new WikiSearch({ client: createSearchClient(deps.config.elasticsearch.url), log: deps.log });
+  const epoch = new PeerMemory({
+    peer: 'ldap-resolver', link: deps.resolverLink, fetch: async () => new Int32Array(await deps.resolver.viewerEpoch()),
+  });
+  const viewers = new ViewerAnswerCache({ epoch: () => epoch.get(), resolve: (query) => deps.resolver.viewer(query) });
 
   /**
    * Who is asking; 401 without valid credentials, 400 for a malformed header or a technical account without
@@ -57,7 +66,7 @@ export function registerWikiRoutes(router: Router, deps: WikiRouteDeps): void {
   const viewerOf = async (credentials: BasicCredentials, ex: HttpExchange): Promise<Viewer & { noAccess?: NoAccessReason }> => {
     const groupsHeader = ex.headers['x-service-groups'];
     const serviceUserHeader = ex.headers['x-service-user'];
-    const answer = await deps.resolver.viewer({ ...credentials, groupsHeader, serviceUserHeader, clientAddress: ex.clientAddress });
+    const answer = await viewers.resolve({ ...credentials, groupsHeader, serviceUserHeader, clientAddress: ex.clientAddress });
     if (!answer.ok) {
       const headers = answer.status === 429 ? { 'retry-after': String(answer.retryAfterSeconds) } : challengeFor(answer.status);
       throw new HttpError(answer.status, answer.error, answer.message, headers);

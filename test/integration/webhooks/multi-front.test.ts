@@ -78,3 +78,31 @@ describe('webhook intake with workers.http_front = 2', () => {
     assert.deepEqual([...new Set(await postFromBothThreads(client))], [401]);
   });
 });
+
+describe('webhook intake with workers.http_front = 4', () => {
+  let service: RunningService;
+  let admin: AdminApi;
+  const fronts = [1, 2, 3, 4].map((n) => `http-front#${n}`);
+
+  before(async () => {
+    service = await startService({ workers: { http_front: 4 } });
+    admin = AdminApi.asAdmin(service.url, await readTestbedEnv());
+  });
+  after(async () => { await service.stop(); });
+
+  async function served(): Promise<number[]> {
+    const report = (await (await fetch(`${service.url}/healthz`)).json()) as HealthReport;
+    return fronts.map((name) => Number(report.actors[name]?.details?.['served']));
+  }
+
+  it('200 concurrent posts of one event over four threads: exactly one 200 and 199 × 409, every thread answering some', async () => {
+    const client = await admin.register('service-eventhandler');
+    for (let round = 0; round < 3; round++) {
+      const before = await served();
+      const post = { key: client.api_key, userAgent: 'service-eventhandler', eventId: randomUUID(), body: '{"username":"ben"}' };
+      assert.deepEqual(statusCounts(await simultaneousPosts(service.url, 200, post)), { 200: 1, 409: 199 });
+      const after = await served();
+      assert.ok(after.every((count, i) => count - before[i]! >= 2), `posts per thread: ${after.map((count, i) => count - before[i]!).join(', ')}`);
+    }
+  });
+});
