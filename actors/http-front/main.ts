@@ -18,7 +18,7 @@ runActor<Config, Peers>(async (ctx) => {
   const router = new Router();
   // Filled and replaced by the webhook-store (see actors/webhook-store/main.ts).
   const webhookClients = new WebhookClientReplica();
-  const dav = registerRoutes(router, { config, log, peer: ctx.peer, webhookClients });
+  const dav = registerRoutes(router, { config, secrets: ctx.secrets, log, peer: ctx.peer, webhookClients });
 
   const handlers: HttpFrontProtocol = {
     replaceWebhookClients: async (version, clients, validUntil) => webhookClients.replace(version, clients, validUntil),

@@ -7,6 +7,7 @@
 import { errors as esErrors, type Client } from '@elastic/elasticsearch';
 import { IndexManager } from '../search/index-manager.js';
 import { describeError, type SearchLog } from '../search/log.js';
+import type { IndexLayout } from '../search/mapping.js';
 import { IndexWriteError } from '../search/index-writer.js';
 import { isTerminal, Job, type JobInfo, type JobRequest } from './jobs.js';
 import { rebuildFromShares } from './rebuild.js';
@@ -28,6 +29,8 @@ export interface ReconcilerShare {
 export interface ReconcilerOptions {
   client: Client;
   alias: string;
+  /** Of the index a rebuild creates (elasticsearch.index); default: a single node's. */
+  layout?: IndexLayout;
   index: IndexGate;
   shares: readonly ReconcilerShare[];
   source(share: ReconcilerShare): ShareSource;
@@ -96,7 +99,8 @@ export class Reconciler {
 
   constructor(options: ReconcilerOptions) {
     this.options = options;
-    this.manager = new IndexManager({ client: options.client, alias: options.alias, log: options.log });
+    const { client, alias, layout, log } = options;
+    this.manager = new IndexManager({ client, alias, log, ...(layout === undefined ? {} : { layout }) });
   }
 
   start(): void {

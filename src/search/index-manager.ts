@@ -9,7 +9,9 @@
 import { errors, type Client, type estypes } from '@elastic/elasticsearch';
 import { IndexWriter, type SourceDocument } from './index-writer.js';
 import { describeError, silentLog, type SearchLog } from './log.js';
-import { DEFAULT_ALIAS, indexMappings, indexSettings, MAPPING_VERSION, type IndexMeta, type TextAnalyzer } from './mapping.js';
+import {
+  DEFAULT_ALIAS, indexMappings, indexSettings, MAPPING_VERSION, SINGLE_NODE_LAYOUT, type IndexLayout, type IndexMeta, type TextAnalyzer,
+} from './mapping.js';
 
 export type EnsureIndexResult = {
   /** The index the alias points to. */
@@ -41,6 +43,8 @@ export interface IndexManagerOptions {
   client: Client;
   /** Alias name, default `wiki-md`; versioned indices are `<alias>-v<N>`. Tests use their own. */
   alias?: string;
+  /** Shards, replicas and refresh interval of each index it creates; default: a single node's. */
+  layout?: IndexLayout;
   /** Documents per `_bulk` request while rebuilding; default: the writer's. */
   rebuildBatchSize?: number;
   /** Wait after moving the alias before deleting the old index, so searches already routed there finish. */
@@ -59,6 +63,7 @@ function isAlreadyExists(error: unknown): boolean {
 export class IndexManager {
   readonly alias: string;
   private readonly client: Client;
+  private readonly layout: IndexLayout;
   private readonly rebuildBatchSize: number | undefined;
   private readonly oldIndexGraceMs: number;
   private readonly log: SearchLog;
@@ -66,6 +71,7 @@ export class IndexManager {
   constructor(options: IndexManagerOptions) {
     this.client = options.client;
     this.alias = options.alias ?? DEFAULT_ALIAS;
+    this.layout = options.layout ?? SINGLE_NODE_LAYOUT;
     this.rebuildBatchSize = options.rebuildBatchSize;
     this.oldIndexGraceMs = options.oldIndexGraceMs ?? 1000;
     this.log = options.log ?? silentLog;
@@ -146,7 +152,7 @@ export class IndexManager {
     const index = this.indexName(generation);
     const chosen = analyzer ?? (await this.detectAnalyzer());
     try {
-      await this.client.indices.create({ index, settings: indexSettings(), mappings: indexMappings(chosen) });
+      await this.client.indices.create({ index, settings: indexSettings(this.layout), mappings: indexMappings(chosen) });
       return { index, analyzer: chosen };
     } catch (error) {
       if (!isAlreadyExists(error)) throw error;

@@ -20,6 +20,7 @@ import { HttpError } from '../../../src/http/http-error.js';
 import { readJsonObject } from '../../../src/http/json-body.js';
 import type { RouteHandler, Router } from '../../../src/http/router.js';
 import type { LdapResolverProtocol } from '../../../src/messages/ldap-resolver.js';
+import type { ServiceSecrets } from '../../../src/runtime/control.js';
 import type { Remote } from '../../../src/runtime/rpc.js';
 import { createSearchClient } from '../../../src/search/client.js';
 import { checkFolder, parseSearchRequest, SearchRequestError, type Viewer } from '../../../src/search/query.js';
@@ -29,6 +30,7 @@ import { unavailableAs503 } from './api-calls.js';
 
 export interface WikiRouteDeps {
   readonly config: Pick<Config, 'elasticsearch'>;
+  readonly secrets: ServiceSecrets;
   readonly resolver: Remote<LdapResolverProtocol>;
   readonly log: Logger;
 }
@@ -48,7 +50,8 @@ export function registerWikiRoutes(router: Router, deps: WikiRouteDeps): void {
     router.add('GET', PATHS.pages, off);
     return;
   }
-  const search = new WikiSearch({ client: createSearchClient(deps.config.elasticsearch.url), log: deps.log });
+  const { nodes, index_prefix: alias } = deps.config.elasticsearch;
+  const search = new WikiSearch({ client: createSearchClient({ nodes, ...deps.secrets.elasticsearch }), alias, log: deps.log });
 
   /**
    * Who is asking; 401 without valid credentials, 400 for a malformed header or a technical account without

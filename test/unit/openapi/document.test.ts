@@ -94,7 +94,7 @@ describe('the OpenAPI document', () => {
 
     it('every registered route is documented, and every documented operation is registered', () => {
       const { config } = loadConfig(repoPath('config/config.example.yml'));
-      dav = registerRoutes(router, { config, log: pino({ level: 'silent' }), peer: () => noPeer as never, webhookClients: new WebhookClientReplica() });
+      dav = registerRoutes(router, { config, secrets: {}, log: pino({ level: 'silent' }), peer: () => noPeer as never, webhookClients: new WebhookClientReplica() });
       assert.ok(router.added.length > 20);
 
       const documented = new Set(documentedOperations().map((o) => `${o.method} ${o.path}`));
