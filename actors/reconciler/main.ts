@@ -154,7 +154,7 @@ runActor<Config>(async (ctx) => {
         log.info({ share, reason }, 'change watch: pass of the share asked for');
         reconciler.requestSharePass(share, 'watch');
       },
-      indexedFolders: () => indexedFolders(client, share, { alias: index.alias }),
+      indexedFolders: () => indexedFolders(client, { server, share }, { alias: index.alias }),
       log,
     }));
     watches.forEach((w) => w.start());

@@ -9,6 +9,7 @@ import { IndexManager } from '../search/index-manager.js';
 import { describeError, type SearchLog } from '../search/log.js';
 import type { IndexLayout } from '../search/mapping.js';
 import { IndexWriteError } from '../search/index-writer.js';
+import { shareQuery } from '../search/inventory.js';
 import { isTerminal, Job, type JobInfo, type JobRequest } from './jobs.js';
 import { rebuildFromShares } from './rebuild.js';
 import { runSharePass, type ShareSource } from './share-pass.js';
@@ -249,8 +250,8 @@ export class Reconciler {
       info.errors.push(`index ${alias}: ${refusal}`);
       return;
     }
-    info.expected = await this.indexedCount(info.shares);
     const targets = this.options.shares.filter((s) => info.shares.includes(s.share));
+    info.expected = await this.indexedCount(targets);
 
     if (info.kind === 'rebuild' && !info.dryRun) {
       const rebuilt = await rebuildFromShares({
@@ -302,9 +303,10 @@ export class Reconciler {
     if (!info.dryRun && wrote) await this.options.client.indices.refresh({ index: alias }).catch(() => undefined);
   }
 
-  private async indexedCount(shares: string[]): Promise<number | null> {
+  private async indexedCount(shares: ReconcilerShare[]): Promise<number | null> {
     try {
-      const { count } = await this.options.client.count({ index: this.options.alias, query: { terms: { share: shares } } });
+      const query = { bool: { should: shares.map(shareQuery), minimum_should_match: 1 } };
+      const { count } = await this.options.client.count({ index: this.options.alias, query });
       return count;
     } catch {
       return null;

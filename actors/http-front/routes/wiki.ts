@@ -29,7 +29,7 @@ import type { NoAccessReason } from '../../../src/wiki/viewer.js';
 import { unavailableAs503 } from './api-calls.js';
 
 export interface WikiRouteDeps {
-  readonly config: Pick<Config, 'elasticsearch'>;
+  readonly config: Pick<Config, 'elasticsearch' | 'smb'>;
   readonly secrets: ServiceSecrets;
   readonly resolver: Remote<LdapResolverProtocol>;
   readonly log: Logger;
@@ -51,7 +51,10 @@ export function registerWikiRoutes(router: Router, deps: WikiRouteDeps): void {
     return;
   }
   const { nodes, index_prefix: alias } = deps.config.elasticsearch;
-  const search = new WikiSearch({ client: createSearchClient({ nodes, ...deps.secrets.elasticsearch }), alias, log: deps.log });
+  // Other proxies may write to the same index: this one searches only the (server, share) pairs it serves.
+  const { smb } = deps.config;
+  const servers = new Map(smb.shares.map((share) => [share.name, (share.server ?? smb.server)!]));
+  const search = new WikiSearch({ client: createSearchClient({ nodes, ...deps.secrets.elasticsearch }), alias, servers, log: deps.log });
 
   /**
    * Who is asking; 401 without valid credentials, 400 for a malformed header or a technical account without
