@@ -15,7 +15,8 @@ import { WikiSearch } from '../../../src/search/search.js';
 import { buildWikiDocument } from '../../../src/wiki/document.js';
 import { startService, type RunningService } from '../../support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
-import { passAfter, WikiClient, type Caller } from '../wiki/wiki-service.js';
+import { account, DavClient } from '../webdav/dav-client.js';
+import { eventually, passAfter, WikiClient, type Caller } from '../wiki/wiki-service.js';
 import { runJob, SERVER } from './support.js';
 
 const ADMIN: Caller = { user: 'fpadmin', groups: ['Schul-Admins'] };
@@ -127,5 +128,21 @@ describe('two proxies on one index with disjoint shares', () => {
     // Same share name, another server: the other site's page stays out of this site's answers.
     assert.deepEqual(await schule.searchedPages(ADMIN, { q: 'Nordlichtwort' }), []);
     assert.ok((await schule.roots(ADMIN)).roots.every((root) => root.folder !== 'Nord'));
+  });
+
+  it('a page saved through one proxy is found through it, not through the proxy of the other share', async () => {
+    const dav = new DavClient(services.schule!, account(env, 'fpadmin'), 'schule');
+    const folder = `_shared-${randomBytes(4).toString('hex')}`;
+    try {
+      assert.equal(await dav.mkcol(folder), 201);
+      assert.equal(await dav.mkcol(`${folder}/.wiki`), 201);
+      assert.equal((await dav.put(`${folder}/.wiki/index.md`, '# Geteilt\n\nGemeinsamkeitswort steht hier.\n')).status, 201);
+      const schule = new WikiClient(services.schule!.url, env);
+      await eventually(async () => assert.deepEqual(await schule.searchedPages(ADMIN, { q: 'Gemeinsamkeitswort' }), [`schule:${folder}/.wiki/index.md`]));
+      const verwaltung = new WikiClient(services.verwaltung!.url, env);
+      assert.deepEqual(await verwaltung.searchedPages(ADMIN, { q: 'Gemeinsamkeitswort' }), []);
+    } finally {
+      await dav.remove(folder);
+    }
   });
 });
