@@ -1,5 +1,5 @@
 // Public entry of the config module: import from 'src/config/index.js'.
 export { ConfigError, formatIssue, type ConfigIssue } from './errors.js';
 export { loadConfig, type LoadedConfig } from './load.js';
-export { readElasticsearchSecrets, readIndexerPassword, type ElasticsearchSecrets } from './secret.js';
-export { DEFAULT_ELASTICSEARCH_URL, DEFAULT_INDEXER_PASSWORD_FILE, type Config } from './schema.js';
+export { readElasticsearchSecrets, readIndexerPassword } from './secret.js';
+export { DEFAULT_INDEXER_PASSWORD_FILE, type Config } from './schema.js';

@@ -123,7 +123,7 @@ const wikiSection = z.strictObject({
   trusted_callers: z.array(accountName()).max(100).default([]),
 });
 
-export const DEFAULT_ELASTICSEARCH_URL = 'http://127.0.0.1:9200';
+const DEFAULT_ELASTICSEARCH_URL = 'http://127.0.0.1:9200';
 const nodeUrl = () => urlWithScheme(['http', 'https'], 'must be a URL with scheme http or https');
 
 // Where the wiki index lives: the loopback sidecar (url) or the nodes of a cluster, and how to log on to it.
