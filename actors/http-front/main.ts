@@ -19,7 +19,7 @@ runActor<Config, Peers>(async (ctx) => {
   const router = new Router();
   // Filled and replaced by the webhook-store (see actors/webhook-store/main.ts).
   const webhookClients = new WebhookClientReplica();
-  const dav = registerRoutes(router, { config, log, name: ctx.name, peer: ctx.peer, link: ctx.link, webhookClients });
+  const dav = registerRoutes(router, { config, secrets: ctx.secrets, log, name: ctx.name, peer: ctx.peer, link: ctx.link, webhookClients });
 
   const handlers: HttpFrontProtocol = {
     replaceWebhookClients: async (version, clients, validUntil) => webhookClients.replace(version, clients, validUntil),

@@ -34,7 +34,6 @@ import { TRANSIENT_HEAP_LIMITS } from '../../src/runtime/heap-limits.js';
 import { resultOf, WorkerPool } from '../../src/runtime/worker-pool.js';
 import { createSearchClient } from '../../src/search/client.js';
 import { describeError } from '../../src/search/log.js';
-import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
 
 /** The first pass waits a moment, so that start-up (and the supervisor's channel) settles first. */
 const FIRST_PASS_DELAY_MS = 1_000;
@@ -112,10 +111,12 @@ runActor<Config>(async (ctx) => {
   await pool.run({ type: 'ping' });
   // Background writes: a _bulk of up to 5 MiB may take longer than the search default of 10 s on a busy
   // sidecar, and a timed-out batch stops the whole pass. No request waits on this thread's calls.
-  const client = createSearchClient(config.elasticsearch.url, { requestTimeoutMs: 60_000 });
+  const { nodes, index_prefix: alias, index: settings } = config.elasticsearch;
+  const client = createSearchClient({ nodes, ...ctx.secrets.elasticsearch }, { requestTimeoutMs: 60_000 });
+  const layout = { shards: settings.number_of_shards, replicas: settings.number_of_replicas, refreshIntervalMs: settings.refresh_interval };
   const shares = config.smb.shares.map((share) => ({ server: (share.server ?? config.smb.server)!, share: share.name }));
   const source = (share: ReconcilerShare) => poolSource(pool, share);
-  const index = new WikiIndex({ client, alias: DEFAULT_ALIAS, shares, source, log });
+  const index = new WikiIndex({ client, alias, layout, shares, source, log });
   const hook = new PageChanges({
     client,
     alias: index.alias,
@@ -130,6 +131,7 @@ runActor<Config>(async (ctx) => {
   const reconciler = new Reconciler({
     client,
     alias: index.alias,
+    layout,
     index,
     shares,
     source,
@@ -156,7 +158,7 @@ runActor<Config>(async (ctx) => {
         log.info({ share, reason }, 'change watch: pass of the share asked for');
         reconciler.requestSharePass(share, 'watch');
       },
-      indexedFolders: () => indexedFolders(client, share, { alias: index.alias }),
+      indexedFolders: () => indexedFolders(client, { server, share }, { alias: index.alias }),
       log,
     }));
     watches.forEach((w) => w.start());

@@ -8,7 +8,9 @@
  * cannot walk `wikibench`, which has no files, so it deletes nothing there either).
  * Seeds 50,000 synthetic pages (German-like text, varied ACLs) with `_bulk`, checks that both targets answer the
  * same hits, runs wrk rounds interleaving the two targets, checks the index did not change meanwhile, deletes the
- * pages again, prints a table and writes it under "## Wiki search" in bench/RESULTS.md.
+ * pages again, prints a table and writes it under "## Wiki search" in bench/RESULTS.md. Then the same service search
+ * against the testbed's 3-node cluster, with all nodes and with one killed (what a node loss costs; on one machine
+ * the cluster shares its cores, so it is no faster).
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -28,6 +30,9 @@ import { AUTHENTICATED_USERS_SID, EVERYONE_SID } from '../../src/wiki/acl.js';
 import { buildWikiDocument, type WikiDocument } from '../../src/wiki/document.js';
 import { startService, type RunningService } from '../../test/support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../../test/testbed/env.js';
+import {
+  clusterNodes, ensureClusterRunning, killClusterNode, runningClusterNode, startClusterNode, stopCluster, waitForCluster,
+} from '../../test/testbed/elasticsearch-cluster.js';
 import { layout } from '../../test/testbed/layout.js';
 import { groupsHeader, passAfter } from '../../test/integration/wiki/wiki-service.js';
 import { seededRandom } from '../../test/integration/search/seeded-random.js';
@@ -136,10 +141,10 @@ interface Measurement {
   p99ms: number;
 }
 
-/** The processes whose CPU time is measured. */
+/** The processes whose CPU time is measured: the service and every Elasticsearch node that runs. */
 interface Processes {
   service: number;
-  elasticsearch: number;
+  elasticsearch: number[];
 }
 
 /** utime + stime of a process in clock ticks (USER_HZ, 100 on Linux). */
@@ -157,7 +162,8 @@ interface Target {
 
 /** Runs wrk asynchronously, so that the driver's progress timer keeps ticking. */
 async function wrk(args: string[], target: Target, pids: Processes): Promise<Measurement> {
-  const before = { service: cpuTicks(pids.service), es: cpuTicks(pids.elasticsearch) };
+  const esTicks = () => pids.elasticsearch.reduce((sum, pid) => sum + cpuTicks(pid), 0);
+  const before = { service: cpuTicks(pids.service), es: esTicks() };
   const { stdout: out } = await promisify(execFile)('wrk', [...args, '-s', LUA, target.url, '--', ...target.luaArgs], { encoding: 'utf8' });
   const line = out.split('\n').find((l) => l.startsWith('WRK_JSON '));
   if (!line) throw new Error(`wrk printed no summary:\n${out}`);
@@ -166,7 +172,7 @@ async function wrk(args: string[], target: Target, pids: Processes): Promise<Mea
   return {
     requests: s.requests,
     serviceCpuUs: perRequestUs(cpuTicks(pids.service) - before.service),
-    esCpuUs: perRequestUs(cpuTicks(pids.elasticsearch) - before.es),
+    esCpuUs: perRequestUs(esTicks() - before.es),
     non2xx: s.non2xx,
     socketErrors: s.socket_errors,
     rps: s.requests / (s.duration_us / 1e6),
@@ -226,7 +232,7 @@ async function measureAll(): Promise<BenchReport> {
     // The service's viewer for the caller, by its documented rule (checked below by comparing answers).
     const user = env.users[CALLER.user]!;
     const sids = [user.sid, ...CALLER.groups.map((g) => env.groups[g]!), env.groups['Domain Users']!, EVERYONE_SID, AUTHENTICATED_USERS_SID];
-    const viewer: Viewer = { allowSids: sids, denySids: sids, shares: [SHARE] };
+    const viewer: Viewer = { allowSids: sids, denySids: sids, shares: [SHARE], servers: new Map([[SHARE, env.smb.host]]) };
     const directBody = join(work, 'direct.json');
     const serviceBody = join(work, 'service.json');
     writeFileSync(directBody, JSON.stringify(buildSearchBody(parseSearchRequest(QUERY), viewer)));
@@ -260,7 +266,7 @@ async function measureAll(): Promise<BenchReport> {
 
     const pids: Processes = {
       service: service.process.pid!,
-      elasticsearch: Number(readFileSync(layout.elasticsearch.pidFile, 'utf8').trim()),
+      elasticsearch: [Number(readFileSync(layout.elasticsearch.pidFile, 'utf8').trim())],
     };
     for (const target of targets) await wrk(WARMUP_ARGS, target, pids);
     const firstTotal = viaService.total;
@@ -283,6 +289,11 @@ async function measureAll(): Promise<BenchReport> {
     await client.close();
   }
 
+  const cluster = await measureCluster(env, targets[1]!.luaArgs);
+  targets.push(...cluster.targets);
+  loaded.push(...cluster.loaded);
+  single.push(...cluster.single);
+
   const [direct, viaService] = loaded.map(median) as [Measurement, Measurement];
   const [directOne, serviceOne] = single.map(median) as [Measurement, Measurement];
   const throughput = viaService.rps / direct.rps;
@@ -300,7 +311,7 @@ async function measureAll(): Promise<BenchReport> {
     `${runLine(SCRIPT, load)} wrk, the service and Elasticsearch on the same machine.`,
     `Data: ${PAGES.toLocaleString('en')} synthetic pages seeded into \`wiki-md\` with \`_bulk\` under the share \`${SHARE}\`, the only share of the bench's service (German-like Markdown rendered by the indexer's code, inherited allow entries for 1–3 of 45 groups plus admins, 5 % deny Schueler); the index also holds the pages of the testbed's shares.`,
     `Query: \`${JSON.stringify(QUERY)}\` as anna with \`X-Service-Groups: ${CALLER.groups.join(', ')}\` (login and groups cached after the first call); ${checked}.`,
-    'Direct: the same request body the service builds (bool filter on acl_allow and share, must_not on acl_deny, highlighting) posted to `/wiki-md/_search`.',
+    'Direct: the same request body the service builds (bool filter on acl_allow and the (server, share) pair, must_not on acl_deny, highlighting) posted to `/wiki-md/_search`.',
     '',
     `Commands per target and round: \`wrk ${LOAD_ARGS.join(' ')} -s bench/search/search.lua <url> -- <path> <body-file> [<authorization> <groups>]\` for throughput, then the same with \`${LATENCY_ARGS.join(' ')}\` for latency without queueing (${ROUNDS} rounds interleaving the targets after a \`${WARMUP_ARGS.join(' ')}\` warm-up each; the table shows the median rounds).`,
     '',
@@ -310,6 +321,7 @@ async function measureAll(): Promise<BenchReport> {
     '',
     `Ratios: throughput service / direct = ${throughput.toFixed(2)} (8 connections); p50 added by the service = ${addedP50.toFixed(2)} ms (1 connection); p99 service / direct = ${(serviceOne.p99ms / directOne.p99ms).toFixed(2)} (1 connection).`,
     'CPU per request is user + system time of the whole process (all threads) during the 8-connection round, from /proc; it depends less on other load than req/s does. The service and Elasticsearch share the machine\'s cores, so every µs the service spends per request is taken from Elasticsearch.',
+    `The cluster rows: the same service search against the testbed's 3-node cluster (\`npm run testbed -- cluster up\`: 512 MB heap per node, the same machine), the pages seeded there with one replica (the default for several nodes); ${CLUSTER_ROUNDS} rounds each with all three nodes and after one node was killed (SIGKILL; started again afterwards). Elasticsearch CPU is the sum over the nodes that run.`,
     bad.length === 0 ? 'Every response was 200.' : `NOT every response was 200: ${bad.length} round(s) had errors.`,
     '',
     verdict,
@@ -319,6 +331,62 @@ async function measureAll(): Promise<BenchReport> {
     ratioRow('POST /wiki/search req/s, 8 connections', viaService.rps, direct.rps, 'Elasticsearch directly', { atLeast: 0.85 }),
     { figure: 'search p50 ms, 1 connection', service: serviceOne.p50ms.toFixed(2), peer: `${directOne.p50ms.toFixed(2)} (Elasticsearch directly)`, ratio: `${addedP50 >= 0 ? '+' : ''}${addedP50.toFixed(2)} ms`, target: '≤ +0.5 ms', met: addedP50 <= 0.5 },
   ]);
+}
+
+/** Rounds per cluster state (all nodes, one node down): fewer than for the main comparison, which has a target. */
+const CLUSTER_ROUNDS = 3;
+
+/**
+ * The service's search against the testbed's 3-node cluster, with all nodes and with one killed: the same pages
+ * seeded there, the same wrk rounds. Starts the cluster when it is down and stops what it started.
+ */
+async function measureCluster(env: TestbedEnv, serviceLuaArgs: string[]): Promise<{ targets: Target[]; loaded: Measurement[][]; single: Measurement[][] }> {
+  const startedNodes = await ensureClusterRunning();
+  const client = createSearchClient({ nodes: clusterNodes }, { requestTimeoutMs: 120_000 });
+  const started = Date.now();
+  const service = await startService({
+    smb: { shares: [{ name: SHARE }] },
+    reconciler: { interval: '24h' },
+    elasticsearch: { url: undefined, nodes: [...clusterNodes] },
+  });
+  const victim = clusterNodes.length - 1;
+  const targets: Target[] = ['3-node cluster', '3-node cluster, one node down'].map((state) => ({
+    name: `service POST /wiki/search, ${state}`, url: service.url, luaArgs: serviceLuaArgs,
+  }));
+  const loaded: Measurement[][] = [[], []];
+  const single: Measurement[][] = [[], []];
+  let ids: string[] = [];
+  try {
+    await passAfter(service, started);
+    ids = await seed(env, client);
+    await client.cluster.health({ index: DEFAULT_ALIAS, wait_for_status: 'green', timeout: '180s' });
+    for (const [i, target] of targets.entries()) {
+      if (i === 1) {
+        await killClusterNode(victim);
+        await client.cluster.health({ wait_for_nodes: String(clusterNodes.length - 1), timeout: '120s' });
+      }
+      const pids: Processes = {
+        service: service.process.pid!,
+        elasticsearch: (await Promise.all(clusterNodes.map((_, n) => runningClusterNode(n)))).filter((pid) => pid !== undefined),
+      };
+      await wrk(WARMUP_ARGS, target, pids);
+      for (let round = 1; round <= CLUSTER_ROUNDS; round++) {
+        const load = await wrk(LOAD_ARGS, target, pids);
+        const one = await wrk(LATENCY_ARGS, target, pids);
+        loaded[i]!.push(load);
+        single[i]!.push(one);
+        console.log(`round ${round} ${target.name}: ${load.rps.toFixed(0)} req/s (c8, p99 ${load.p99ms.toFixed(2)} ms); c1 p50 ${one.p50ms.toFixed(2)} ms, p99 ${one.p99ms.toFixed(2)} ms`);
+      }
+    }
+  } finally {
+    await startClusterNode(victim).then(() => waitForCluster('green'))
+      .catch((error: unknown) => console.error(`cluster node not back: ${describeError(error).error}`));
+    await unseed(client, ids).catch((error: unknown) => console.error(`could not remove the seeded pages: ${describeError(error).error}`));
+    await service.stop();
+    await client.close();
+    await stopCluster(startedNodes);
+  }
+  return { targets, loaded, single };
 }
 
 /** Elasticsearch errors carry the whole request body; say what failed in one line instead. */

@@ -8,11 +8,11 @@ const USAGE = 'usage: fileproxy doctor [--config <file>]';
 
 const HELP = `${USAGE}
 
-Checks the installation, one line per check, "ok" or "FAIL" with a line "fix: ..." under each failure:
-the config; the indexer secret file (present, mode 600, at most one trailing line break); ldap.base_dn and an
-LDAPS bind as the indexer account; that the global-admin groups resolve; each SMB share readable by the indexer
-account; Elasticsearch's health, that it listens on loopback only, and the wiki-md alias; at least 1.5 GB of free
-RAM. Run it as root or as the service user, so that it can read the secret file.
+Checks the installation, one line per check, "ok", "WARN" or "FAIL" with a line "fix: ..." under each warning and
+failure: the config; the indexer secret file (present, mode 600, at most one trailing line break); ldap.base_dn and
+an LDAPS bind as the indexer account; that the global-admin groups resolve; each SMB share readable by the indexer
+account; that every Elasticsearch node answers, the cluster's health (yellow is a warning), that a node without TLS
+and credentials listens on loopback only, and the alias (elasticsearch.index_prefix); at least 1.5 GB of free RAM. Run it as root or as the service user, so that it can read the secret file.
 
 ${CONFIG_OPTION_HELP}
 

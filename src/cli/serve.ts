@@ -2,7 +2,7 @@
 // until SIGTERM/SIGINT (exit 0 after draining) or an actor that keeps
 // crashing (exit 1, so that systemd restarts the whole service).
 import { Supervisor } from '../../supervisor/supervisor.js';
-import { ConfigError, loadConfig, readIndexerPassword, type Config } from '../config/index.js';
+import { ConfigError, loadConfig, readElasticsearchSecrets, readIndexerPassword, type Config } from '../config/index.js';
 import { createLogger } from '../log.js';
 import type { ServiceSecrets } from '../runtime/control.js';
 import { CONFIG_OPTION_HELP, configFileArgument, wantsHelp } from './args.js';
@@ -16,7 +16,7 @@ and metrics) and its actor threads. Logs are JSON lines on stdout. SIGTERM or SI
 flight (supervisor.shutdown_timeout) and exits 0; an actor that keeps crashing (supervisor.max_restarts within
 supervisor.restart_window) ends the service with 1, so that systemd restarts it as a whole. With the wiki on
 (elasticsearch.enabled), the indexer account's password is read from smb.indexer_service_account.password_file,
-which must be mode 600. On a packaged install, systemd runs it: systemctl start edu-fileproxy.
+which must be mode 600, and so must the files of elasticsearch.auth (a cluster with security on). On a packaged install, systemd runs it: systemctl start edu-fileproxy.
 
 ${CONFIG_OPTION_HELP}
 
@@ -38,7 +38,7 @@ export async function runServe(args: string[]): Promise<number> {
   try {
     ({ config, warnings } = loadConfig(file));
     // Only the wiki feature uses the indexer account.
-    secrets = config.elasticsearch.enabled ? { indexerPassword: readIndexerPassword(config) } : {};
+    secrets = config.elasticsearch.enabled ? { indexerPassword: readIndexerPassword(config), elasticsearch: readElasticsearchSecrets(config) } : {};
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     process.stderr.write(`${err.message}\nnot starting.\n`);

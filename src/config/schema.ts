@@ -125,10 +125,46 @@ const wikiSection = z.strictObject({
   trusted_callers: z.array(accountName()).max(100).default([]),
 });
 
-const elasticsearchSection = z.strictObject({
-  enabled: z.boolean().default(true),
-  url: urlWithScheme(['http', 'https'], 'must be a URL with scheme http or https').default('http://127.0.0.1:9200'),
-});
+const DEFAULT_ELASTICSEARCH_URL = 'http://127.0.0.1:9200';
+const nodeUrl = () => urlWithScheme(['http', 'https'], 'must be a URL with scheme http or https');
+
+// Where the wiki index lives: the loopback sidecar (url) or the nodes of a cluster, and how to log on to it.
+const elasticsearchSection = z
+  .strictObject({
+    enabled: z.boolean().default(true),
+    /** One node; the shorthand of `nodes: [url]`. */
+    url: nodeUrl().optional(),
+    nodes: z.array(nodeUrl()).min(1, 'must list at least one node URL').optional(),
+    // A cluster with security on: an API key, or a user with a password; each from a file like the indexer secret.
+    auth: z
+      .union([
+        z.strictObject({ api_key_file: absolutePath() }),
+        z.strictObject({ username: nonEmptyString(), password_file: absolutePath() }),
+      ], { error: 'must hold either api_key_file, or username and password_file' })
+      .optional(),
+    tls: z.strictObject({ ca_file: absolutePath().optional() }).prefault({}),
+    /** The alias name; the versioned indices are `<index_prefix>-vN`. One per site keeps the sites apart. */
+    index_prefix: nonEmptyString()
+      .regex(/^[a-z0-9][a-z0-9_-]*$/, 'must be an index name: lower-case letters, digits, - and _ (e.g. wiki-md-nord)')
+      .default('wiki-md'),
+    index: z
+      .strictObject({
+        number_of_shards: intBetween(1, 1024).default(1),
+        /** Default: 0 with one node (a replica could never be assigned), 1 with more. */
+        number_of_replicas: intBetween(0, 16).optional(),
+        refresh_interval: duration().prefault('1s'),
+      })
+      .prefault({}),
+  })
+  .superRefine((es, ctx) => {
+    if (es.url !== undefined && es.nodes !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['nodes'], message: 'give either elasticsearch.url (one node) or elasticsearch.nodes, not both' });
+    }
+  })
+  .transform(({ url, nodes, index, ...rest }) => {
+    const all = nodes ?? [url ?? DEFAULT_ELASTICSEARCH_URL];
+    return { ...rest, nodes: all, index: { ...index, number_of_replicas: index.number_of_replicas ?? (all.length > 1 ? 1 : 0) } };
+  });
 
 const webhooksSection = z.strictObject({
   supported_user_agents: z

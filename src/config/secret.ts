@@ -1,4 +1,5 @@
-// The indexer account's password lives in its own file, readable by the service user only.
+// Secrets live in files of their own, readable by the service user only: the indexer account's password and,
+// for an Elasticsearch cluster with security on, its API key or password.
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { ConfigError } from './errors.js';
 import type { Config } from './schema.js';
@@ -6,16 +7,15 @@ import type { Config } from './schema.js';
 const PASSWORD_FILE_KEY = 'smb.indexer_service_account.password_file';
 
 /**
- * Reads the password of smb.indexer_service_account. Refuses files that group or others may access
- * (the spec demands mode 600); strips exactly one trailing line break, keeps every other character.
- * A second trailing line break is refused rather than kept: an editor or `echo` added it, and a
- * password ending in a newline would only show as failed logins of the indexer account.
+ * Reads a secret file. Refuses files that group or others may access (the spec demands mode 600); strips exactly
+ * one trailing line break, keeps every other character. A second trailing line break is refused rather than kept:
+ * an editor or `echo` added it, and a secret ending in a newline would only show as failed logins.
+ * `key` is the config key naming the file, `what` what to write into it (both for the messages).
  */
-export function readIndexerPassword(config: Config): string {
-  const file = config.smb.indexer_service_account.password_file;
+export function readSecretFile(file: string, key: string, what: string): string {
   const fail = (message: string): never => {
     // Not located in config.yml: the problem is the file it points to, named in the message.
-    throw new ConfigError(file, [{ line: undefined, path: PASSWORD_FILE_KEY, message }], [], `${PASSWORD_FILE_KEY}: ${message}`);
+    throw new ConfigError(file, [{ line: undefined, path: key, message }], [], `${key}: ${message}`);
   };
 
   let fd: number;
@@ -23,11 +23,7 @@ export function readIndexerPassword(config: Config): string {
     fd = openSync(file, 'r');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') {
-      return fail(
-        `${file} does not exist; write the password of ${config.smb.indexer_service_account.user} into it and run chmod 600 ${file}`,
-      );
-    }
+    if (code === 'ENOENT') return fail(`${file} does not exist; write ${what} into it and run chmod 600 ${file}`);
     if (code === 'EACCES') return fail(`cannot read ${file}: permission denied (it must belong to the service user)`);
     return fail(`cannot read ${file}: ${String(error)}`);
   }
@@ -39,13 +35,46 @@ export function readIndexerPassword(config: Config): string {
     if ((mode & 0o077) !== 0) {
       return fail(`${file} has mode ${mode.toString(8).padStart(3, '0')}, so group or others may access it; run chmod 600 ${file}`);
     }
-    const password = readFileSync(fd, 'utf8').replace(/\r?\n$/, '');
-    if (password === '') return fail(`${file} is empty; write the password of ${config.smb.indexer_service_account.user} into it`);
-    if (/\r?\n$/.test(password)) {
-      return fail(`${file} ends with more than one line break; write the password followed by at most one newline into it`);
+    const secret = readFileSync(fd, 'utf8').replace(/\r?\n$/, '');
+    if (secret === '') return fail(`${file} is empty; write ${what} into it`);
+    if (/\r?\n$/.test(secret)) {
+      return fail(`${file} ends with more than one line break; write ${what} followed by at most one newline into it`);
     }
-    return password;
+    return secret;
   } finally {
     closeSync(fd);
   }
+}
+
+/** The password of smb.indexer_service_account. */
+export function readIndexerPassword(config: Config): string {
+  const { password_file: file, user } = config.smb.indexer_service_account;
+  return readSecretFile(file, PASSWORD_FILE_KEY, `the password of ${user}`);
+}
+
+/** How the service logs on to Elasticsearch and whom it trusts there; plain data, handed to every actor. */
+export interface ElasticsearchSecrets {
+  auth?: { apiKey: string } | { username: string; password: string };
+  /** PEM of elasticsearch.tls.ca_file. */
+  caCertificate?: string;
+}
+
+/** Reads the files `elasticsearch.auth` and `elasticsearch.tls` name; nothing when they name none. */
+export function readElasticsearchSecrets(config: Config): ElasticsearchSecrets {
+  const { auth, tls } = config.elasticsearch;
+  const secrets: ElasticsearchSecrets = {};
+  if (auth !== undefined && 'api_key_file' in auth) {
+    secrets.auth = { apiKey: readSecretFile(auth.api_key_file, 'elasticsearch.auth.api_key_file', 'the encoded API key (the "encoded" value Elasticsearch returned)') };
+  } else if (auth !== undefined) {
+    secrets.auth = { username: auth.username, password: readSecretFile(auth.password_file, 'elasticsearch.auth.password_file', `the password of ${auth.username}`) };
+  }
+  if (tls.ca_file !== undefined) {
+    try {
+      secrets.caCertificate = readFileSync(tls.ca_file, 'utf8');
+    } catch (error) {
+      const message = `cannot read ${tls.ca_file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`;
+      throw new ConfigError(tls.ca_file, [{ line: undefined, path: 'elasticsearch.tls.ca_file', message }], [], `elasticsearch.tls.ca_file: ${message}`);
+    }
+  }
+  return secrets;
 }

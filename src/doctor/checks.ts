@@ -1,11 +1,12 @@
 // The checks of `fileproxy doctor`, in the order an operator sets things up.
 import { freemem } from 'node:os';
-import { readIndexerPassword, type Config } from '../config/index.js';
+import { readElasticsearchSecrets, readIndexerPassword, type Config } from '../config/index.js';
 import { directoryFromConfig } from '../ldap/from-config.js';
 import type { Directory } from '../ldap/directory.js';
-import { DEFAULT_ALIAS } from '../search/mapping.js';
+import type { Client, estypes } from '@elastic/elasticsearch';
+import { createSearchClient, type SearchConnection } from '../search/client.js';
 import { FileNotifyChange, SmbClient, SmbPool, type SmbShare } from '../smb/index.js';
-import { fail, ok, skip, type CheckResult } from './check.js';
+import { fail, ok, skip, warn, type CheckResult } from './check.js';
 import { isLoopback, listeningAddresses } from './listeners.js';
 
 /** The spec's prerequisite: 1 GB for the search engine plus headroom. */
@@ -142,35 +143,92 @@ async function watchRefusal(share: SmbShare): Promise<string | null> {
   }
 }
 
-async function getJson(url: string): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(url, { signal: AbortSignal.timeout(5_000) });
-  return { status: res.status, body: await res.json().catch(() => undefined) };
+/** The config's Elasticsearch connection; the secret files are read here, so a bad one is a failure line. */
+function searchConnection(config: Config): { connection?: SearchConnection; result?: CheckResult } {
+  try {
+    return { connection: { nodes: config.elasticsearch.nodes, ...readElasticsearchSecrets(config) } };
+  } catch (err) {
+    return { result: fail('Elasticsearch credentials', (err as Error).message, 'correct the files elasticsearch.auth and elasticsearch.tls name (mode 600, one line)') };
+  }
+}
+
+/** A node without TLS or credentials: only its own host may reach it. */
+function isUnsecured(node: string, connection: SearchConnection): boolean {
+  return connection.auth === undefined || new URL(node).protocol === 'http:';
 }
 
 export async function checkElasticsearch(config: Config): Promise<CheckResult[]> {
   const { elasticsearch } = config;
   if (!elasticsearch.enabled) return [skip('Elasticsearch', 'elasticsearch.enabled is false: the wiki feature is off')];
-  const base = elasticsearch.url.replace(/\/$/, '');
-  const results: CheckResult[] = [];
+  const { connection, result } = searchConnection(config);
+  if (connection === undefined) return [result!];
+  const results = await Promise.all(connection.nodes.map((node) => checkNode(node, connection)));
+  const client = createSearchClient(connection, { requestTimeoutMs: 5_000 });
   try {
-    const { body } = await getJson(`${base}/_cluster/health`);
-    const status = (body as { status?: string } | undefined)?.status;
-    results.push(status === 'green' || status === 'yellow'
-      ? ok('Elasticsearch health', `${base} is ${status}`)
-      : fail('Elasticsearch health', `${base} reports status ${status ?? 'unknown'}`, 'look at the sidecar log: docker compose -f compose.yml logs elasticsearch'));
-  } catch (err) {
-    results.push(fail('Elasticsearch health', `${base} unreachable: ${(err as Error).message}`, 'start the sidecar: docker compose -f compose.yml up -d'));
-  }
-  results.push(checkNotExposed(Number(new URL(base).port || 9200)));
-  try {
-    const { status } = await getJson(`${base}/_alias/${DEFAULT_ALIAS}`);
-    results.push(status === 200
-      ? ok('wiki index', `alias ${DEFAULT_ALIAS} present`)
-      : fail('wiki index', `alias ${DEFAULT_ALIAS} missing`, 'start the file proxy once (it creates the index), or run fileproxy reindex --all'));
-  } catch (err) {
-    results.push(skip('wiki index', `cannot ask Elasticsearch: ${(err as Error).message}`));
+    results.push(await checkClusterHealth(client, elasticsearch.index.number_of_replicas));
+    results.push(...connection.nodes.filter((node) => isUnsecured(node, connection)).map(checkUnsecuredNode));
+    const alias = elasticsearch.index_prefix;
+    try {
+      results.push(await client.indices.existsAlias({ name: alias })
+        ? ok('wiki index', `alias ${alias} present`)
+        : fail('wiki index', `alias ${alias} missing`, 'start the file proxy once (it creates the index), or run fileproxy reindex --all'));
+    } catch (err) {
+      results.push(skip('wiki index', `cannot ask Elasticsearch: ${(err as Error).message}`));
+    }
+  } finally {
+    await client.close();
   }
   return results;
+}
+
+/** Each configured node answers on its own (the client would hide a dead one behind the others). */
+async function checkNode(node: string, connection: SearchConnection): Promise<CheckResult> {
+  const name = `Elasticsearch node ${node}`;
+  const client = createSearchClient({ ...connection, nodes: [node] }, { requestTimeoutMs: 5_000, maxRetries: 0 });
+  try {
+    const info = await client.nodes.info({ node_id: '_local', metric: '_none' });
+    const self = Object.values(info.nodes)[0];
+    return ok(name, `answers: node ${self?.name}, Elasticsearch ${self?.version}, cluster ${info.cluster_name}`);
+  } catch (err) {
+    return fail(name, `does not answer: ${(err as Error).message}`, connection.nodes.length > 1
+      ? 'start the node again, or remove it from elasticsearch.nodes; searches go to the other nodes meanwhile'
+      : 'start the sidecar: docker compose -f compose.yml up -d');
+  } finally {
+    await client.close();
+  }
+}
+
+/** Green is fine; yellow is a warning, with the replica setting as the fix when the nodes cannot hold the copies. */
+export async function checkClusterHealth(client: Client, replicas: number): Promise<CheckResult> {
+  const name = 'Elasticsearch health';
+  let health: estypes.ClusterHealthResponse;
+  try {
+    health = await client.cluster.health();
+  } catch (err) {
+    return fail(name, `unreachable: ${(err as Error).message}`, 'start the sidecar (docker compose -f compose.yml up -d) or the cluster\'s nodes');
+  }
+  const { status, cluster_name: cluster, number_of_data_nodes: nodes, unassigned_shards: unassigned } = health;
+  const summary = `cluster ${cluster} is ${status} with ${nodes} data node(s)`;
+  if (status === 'green') return ok(name, summary);
+  if (status === 'red') {
+    return fail(name, `${summary}: a primary shard is not assigned, some pages cannot be searched or written`, 'look at the nodes\' logs; GET _cluster/allocation/explain names the shard and why');
+  }
+  if (replicas > nodes - 1) {
+    return warn(name, `${summary}: elasticsearch.index.number_of_replicas is ${replicas}, but ${nodes} node(s) hold at most ${nodes - 1} replica(s), so ${unassigned} shard copies stay unassigned`,
+      `set elasticsearch.index.number_of_replicas: ${Math.max(0, nodes - 1)} and apply it to the index (PUT <alias>/_settings {"index.number_of_replicas": ${Math.max(0, nodes - 1)}}), or add nodes`);
+  }
+  return warn(name, `${summary}: ${unassigned} shard copies not assigned yet (a node joining or recovering)`, 'wait for the cluster to recover; GET _cluster/allocation/explain says why a copy stays unassigned');
+}
+
+/** A node without TLS or credentials must be this host's own, listened on loopback only. */
+function checkUnsecuredNode(node: string): CheckResult {
+  const url = new URL(node);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (!isLoopback(host) && host !== 'localhost') {
+    return fail('Elasticsearch exposure', `${node} is reached without TLS and credentials from another host: anyone on that network can read and change the index`,
+      'run the sidecar on this host on loopback, or turn security on in the cluster and set elasticsearch.auth, elasticsearch.tls and https node URLs');
+  }
+  return checkNotExposed(Number(url.port || 9200));
 }
 
 /** Security is off in the sidecar, so a listener beyond loopback is a hard failure. */

@@ -3,9 +3,11 @@
 // backend (negotiate and a session setup as the indexer account). Without the
 // indexer password (wiki off) the directory and the file servers are only
 // connected to, since there is no account to log on with.
+import type { Client } from '@elastic/elasticsearch';
 import type { Config } from '../config/index.js';
 import { createLdapClientFactory, toDirectoryError, withLdapClient } from '../ldap/connection.js';
 import type { ServiceSecrets } from '../runtime/control.js';
+import { createSearchClient } from '../search/client.js';
 import { Connection, Session, type Credentials } from '../smb/index.js';
 import type { DependencyProbe, ProbeResult } from './readiness.js';
 
@@ -13,24 +15,26 @@ import type { DependencyProbe, ProbeResult } from './readiness.js';
 const PROBE_TIMEOUT_MS = 3_000;
 
 export function dependencyProbes(config: Config, secrets: ServiceSecrets): DependencyProbe[] {
-  return [elasticsearchProbe(config.elasticsearch), ldapProbe(config, secrets.indexerPassword), ...smbProbes(config, secrets.indexerPassword)];
+  return [elasticsearchProbe(config.elasticsearch, secrets), ldapProbe(config, secrets.indexerPassword), ...smbProbes(config, secrets.indexerPassword)];
 }
 
-function elasticsearchProbe(elasticsearch: Config['elasticsearch']): DependencyProbe {
-  const base = elasticsearch.url.replace(/\/+$/, '');
+function elasticsearchProbe(elasticsearch: Config['elasticsearch'], secrets: ServiceSecrets): DependencyProbe {
+  const where = elasticsearch.nodes.join(', ');
+  // Made on the first probe: with the wiki off there is nothing to ask.
+  let client: Client | undefined;
   return {
     name: 'elasticsearch',
     ...(elasticsearch.enabled ? {} : { disabled: 'elasticsearch.enabled is false: the wiki feature is off' }),
     async run(): Promise<ProbeResult> {
-      let body: { status?: unknown; cluster_name?: unknown };
+      client ??= createSearchClient({ nodes: elasticsearch.nodes, ...secrets.elasticsearch }, { requestTimeoutMs: PROBE_TIMEOUT_MS });
+      let health: { status: string; cluster_name: string };
       try {
-        const res = await fetch(`${base}/_cluster/health`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
-        body = await res.json() as typeof body;
+        health = await client.cluster.health();
       } catch (err) {
-        return { up: false, detail: `${base} unreachable: ${errorText(err)}` };
+        return { up: false, detail: `${where} unreachable: ${errorText(err)}` };
       }
-      const up = body.status === 'green' || body.status === 'yellow';
-      return { up, detail: `cluster ${String(body.cluster_name)} at ${base} is ${String(body.status)}` };
+      const up = health.status === 'green' || health.status === 'yellow';
+      return { up, detail: `cluster ${health.cluster_name} at ${where} is ${health.status}` };
     },
   };
 }

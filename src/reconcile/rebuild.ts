@@ -1,6 +1,6 @@
 /**
  * `reindex --rebuild`: every page of every share rendered into a new versioned index, and the alias switched to
- * it at the end (IndexManager.rebuildIndex). Searches use the old index until the switch; a rebuild that fails or
+ * it at the end (IndexManager.rebuildIndex, which also copies the documents of shares other proxies serve). Searches use the old index until the switch; a rebuild that fails or
  * is cancelled removes the new index and leaves the alias where it was.
  */
 import type { IndexManager, RebuildResult } from '../search/index-manager.js';
@@ -67,5 +67,5 @@ export async function rebuildFromShares(options: RebuildOptions): Promise<Rebuil
       yield* shareDocuments(target, options);
     }
   }
-  return options.manager.rebuildIndex(everything());
+  return options.manager.rebuildIndex(everything(), options.shares.map(({ server, share }) => ({ server, share })));
 }

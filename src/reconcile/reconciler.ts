@@ -7,7 +7,9 @@
 import { errors as esErrors, type Client } from '@elastic/elasticsearch';
 import { IndexManager } from '../search/index-manager.js';
 import { describeError, type SearchLog } from '../search/log.js';
+import type { IndexLayout } from '../search/mapping.js';
 import { IndexWriteError } from '../search/index-writer.js';
+import { shareQuery } from '../search/inventory.js';
 import { isTerminal, Job, type JobInfo, type JobRequest } from './jobs.js';
 import { rebuildFromShares } from './rebuild.js';
 import { runSharePass, type ShareSource } from './share-pass.js';
@@ -28,6 +30,8 @@ export interface ReconcilerShare {
 export interface ReconcilerOptions {
   client: Client;
   alias: string;
+  /** Of the index a rebuild creates (elasticsearch.index); default: a single node's. */
+  layout?: IndexLayout;
   index: IndexGate;
   shares: readonly ReconcilerShare[];
   source(share: ReconcilerShare): ShareSource;
@@ -96,7 +100,8 @@ export class Reconciler {
 
   constructor(options: ReconcilerOptions) {
     this.options = options;
-    this.manager = new IndexManager({ client: options.client, alias: options.alias, log: options.log });
+    const { client, alias, layout, log } = options;
+    this.manager = new IndexManager({ client, alias, log, ...(layout === undefined ? {} : { layout }) });
   }
 
   start(): void {
@@ -245,8 +250,8 @@ export class Reconciler {
       info.errors.push(`index ${alias}: ${refusal}`);
       return;
     }
-    info.expected = await this.indexedCount(info.shares);
     const targets = this.options.shares.filter((s) => info.shares.includes(s.share));
+    info.expected = await this.indexedCount(targets);
 
     if (info.kind === 'rebuild' && !info.dryRun) {
       const rebuilt = await rebuildFromShares({
@@ -298,9 +303,10 @@ export class Reconciler {
     if (!info.dryRun && wrote) await this.options.client.indices.refresh({ index: alias }).catch(() => undefined);
   }
 
-  private async indexedCount(shares: string[]): Promise<number | null> {
+  private async indexedCount(shares: ReconcilerShare[]): Promise<number | null> {
     try {
-      const { count } = await this.options.client.count({ index: this.options.alias, query: { terms: { share: shares } } });
+      const query = { bool: { should: shares.map(shareQuery), minimum_should_match: 1 } };
+      const { count } = await this.options.client.count({ index: this.options.alias, query });
       return count;
     } catch {
       return null;

@@ -184,7 +184,7 @@ export async function runSharePass(options: SharePassOptions): Promise<void> {
 
   const walk = walkWikiPages((path) => source.listFolder(path), { lookahead: options.lookahead });
   // The index side comes a page of documents per request; reading ahead keeps those requests off the merge's path.
-  const indexed = readAhead(indexedPages(options.client, share, { alias: options.alias, pageSize: INDEX_PAGE }), 2 * INDEX_PAGE);
+  const indexed = readAhead(indexedPages(options.client, { server, share }, { alias: options.alias, pageSize: INDEX_PAGE }), 2 * INDEX_PAGE);
   const diff = groupGone(diffShare(walk, indexed, (path) => documentId(server, share, path)), GONE_GROUP);
   try {
     for await (const _ of mapConcurrent(diff, options.concurrency, apply)) {

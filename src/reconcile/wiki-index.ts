@@ -6,7 +6,7 @@
 import type { Client } from '@elastic/elasticsearch';
 import { IndexManager } from '../search/index-manager.js';
 import type { SearchLog } from '../search/log.js';
-import type { TextAnalyzer } from '../search/mapping.js';
+import type { IndexLayout, TextAnalyzer } from '../search/mapping.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_LOOKAHEAD, type IndexGate, type ReconcilerShare } from './reconciler.js';
 import { rebuildFromShares } from './rebuild.js';
 import { emptyCounts, type ShareSource } from './share-pass.js';
@@ -28,6 +28,8 @@ export interface WikiIndexStats {
 export interface WikiIndexOptions {
   client: Client;
   alias: string;
+  /** Of the indices it creates (elasticsearch.index); default: a single node's. */
+  layout?: IndexLayout;
   shares: readonly ReconcilerShare[];
   source(share: ReconcilerShare): ShareSource;
   /** Passed to IndexManager: wait before deleting the old index after a rebuild. */
@@ -50,6 +52,7 @@ export class WikiIndex implements IndexGate {
       client: options.client,
       alias: options.alias,
       log: options.log,
+      ...(options.layout === undefined ? {} : { layout: options.layout }),
       ...(options.oldIndexGraceMs === undefined ? {} : { oldIndexGraceMs: options.oldIndexGraceMs }),
     });
   }

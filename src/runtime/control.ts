@@ -33,6 +33,11 @@ export type ActorToSupervisor =
 export interface ServiceSecrets {
   /** Password of smb.indexer_service_account; absent while the wiki feature is off. */
   indexerPassword?: string;
+  /** Credentials and CA of a secured Elasticsearch (elasticsearch.auth, elasticsearch.tls); absent for the sidecar. */
+  elasticsearch?: {
+    auth?: { apiKey: string } | { username: string; password: string };
+    caCertificate?: string;
+  };
 }
 
 /** What a worker receives as workerData. */

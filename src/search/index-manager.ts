@@ -8,8 +8,12 @@
  */
 import { errors, type Client, type estypes } from '@elastic/elasticsearch';
 import { IndexWriter, type SourceDocument } from './index-writer.js';
+import { everyHit, shareQuery, type IndexedShare } from './inventory.js';
 import { describeError, silentLog, type SearchLog } from './log.js';
-import { DEFAULT_ALIAS, indexMappings, indexSettings, MAPPING_VERSION, type IndexMeta, type TextAnalyzer } from './mapping.js';
+import {
+  DEFAULT_ALIAS, indexMappings, indexSettings, MAPPING_VERSION, SINGLE_NODE_LAYOUT, type IndexLayout, type IndexMeta, type TextAnalyzer,
+} from './mapping.js';
+import { RebuildLease } from './rebuild-lock.js';
 
 export type EnsureIndexResult = {
   /** The index the alias points to. */
@@ -41,12 +45,17 @@ export interface IndexManagerOptions {
   client: Client;
   /** Alias name, default `wiki-md`; versioned indices are `<alias>-v<N>`. Tests use their own. */
   alias?: string;
+  /** Shards, replicas and refresh interval of each index it creates; default: a single node's. */
+  layout?: IndexLayout;
   /** Documents per `_bulk` request while rebuilding; default: the writer's. */
   rebuildBatchSize?: number;
   /** Wait after moving the alias before deleting the old index, so searches already routed there finish. */
   oldIndexGraceMs?: number;
   log?: SearchLog;
 }
+
+/** Documents of other proxies read per request while rebuilding. */
+const COPY_PAGE = 1000;
 
 function isNotFound(error: unknown): boolean {
   return error instanceof errors.ResponseError && error.meta.statusCode === 404;
@@ -59,6 +68,7 @@ function isAlreadyExists(error: unknown): boolean {
 export class IndexManager {
   readonly alias: string;
   private readonly client: Client;
+  private readonly layout: IndexLayout;
   private readonly rebuildBatchSize: number | undefined;
   private readonly oldIndexGraceMs: number;
   private readonly log: SearchLog;
@@ -66,6 +76,7 @@ export class IndexManager {
   constructor(options: IndexManagerOptions) {
     this.client = options.client;
     this.alias = options.alias ?? DEFAULT_ALIAS;
+    this.layout = options.layout ?? SINGLE_NODE_LAYOUT;
     this.rebuildBatchSize = options.rebuildBatchSize;
     this.oldIndexGraceMs = options.oldIndexGraceMs ?? 1000;
     this.log = options.log ?? silentLog;
@@ -146,7 +157,7 @@ export class IndexManager {
     const index = this.indexName(generation);
     const chosen = analyzer ?? (await this.detectAnalyzer());
     try {
-      await this.client.indices.create({ index, settings: indexSettings(), mappings: indexMappings(chosen) });
+      await this.client.indices.create({ index, settings: indexSettings(this.layout), mappings: indexMappings(chosen) });
       return { index, analyzer: chosen };
     } catch (error) {
       if (!isAlreadyExists(error)) throw error;
@@ -172,12 +183,15 @@ export class IndexManager {
   }
 
   /**
-   * Builds the next versioned index from `source`, moves the alias to it atomically and deletes the old one.
-   * Searches keep using the old index until the switch. Changes written through the alias during the rebuild
-   * land in the old index: run the drift reconciler afterwards. On failure the new index is removed and the alias
-   * stays where it was.
+   * Builds the next versioned index, moves the alias to it atomically and deletes the old one. The new index gets
+   * the documents of `source` (this service's shares, `own`) and a copy of every other document of the old index:
+   * other proxies sharing the alias keep their pages (their passes re-render them). Searches keep using the old
+   * index until the switch. Changes written through the alias during the rebuild land in the old index: run the
+   * drift reconciler afterwards (the other proxies' periodic passes bring over theirs). On failure the new index
+   * is removed and the alias stays where it was. Only one proxy builds at a time (rebuild-lock.ts): another one's
+   * rebuild fails with RebuildBusyError.
    */
-  async rebuildIndex(source: AsyncIterable<SourceDocument>): Promise<RebuildResult> {
+  async rebuildIndex(source: AsyncIterable<SourceDocument>, own: readonly IndexedShare[]): Promise<RebuildResult> {
     const targets = await this.aliasTargets();
     if (targets.length > 1) {
       throw new IndexStateError(`alias ${this.alias} points to several indices (${targets.join(', ')})`);
@@ -185,17 +199,27 @@ export class IndexManager {
     const from = targets[0] ?? null;
     const generation = Math.max(MAPPING_VERSION, (from === null ? 0 : (this.generationOf(from) ?? 0)) + 1);
     const to = this.indexName(generation);
-    await this.deleteIndex(to); // left over from an interrupted rebuild; never the aliased index
-    const { analyzer } = await this.createVersionedIndex(generation);
+    const lease = await RebuildLease.acquire(this.client, this.alias, to, this.layout.replicas);
     let documents = 0;
+    let analyzer: TextAnalyzer;
     try {
-      documents = await this.fill(to, source);
-      await this.client.indices.refresh({ index: to });
-      await this.switchAlias(from, to);
-    } catch (error) {
-      this.log.warn({ index: to, ...describeError(error) }, 'search index rebuild failed, new index removed');
-      await this.deleteIndex(to).catch(() => undefined);
-      throw error;
+      // Under the lease, an index of that name is a leftover of an interrupted rebuild; never the aliased index.
+      await this.deleteIndex(to);
+      ({ analyzer } = await this.createVersionedIndex(generation));
+      try {
+        const copied = from === null ? 0 : await this.fill(to, this.otherDocuments(from, own));
+        if (copied > 0) this.log.info({ from, to, documents: copied }, 'search index rebuild: documents of other shares copied');
+        documents = await this.fill(to, source);
+        await this.client.indices.refresh({ index: to });
+        if (lease.lost) throw new IndexStateError(`the rebuild lease for ${to} was taken over; not switching the alias`);
+        await this.switchAlias(from, to);
+      } catch (error) {
+        this.log.warn({ index: to, ...describeError(error) }, 'search index rebuild failed, new index removed');
+        await this.deleteIndex(to).catch(() => undefined);
+        throw error;
+      }
+    } finally {
+      await lease.release().catch(() => undefined);
     }
     this.log.info({ from, to, documents, analyzer }, 'search index rebuilt, alias switched');
     if (from !== null) {
@@ -203,6 +227,21 @@ export class IndexManager {
       await this.deleteIndex(from);
     }
     return { from, to, documents, analyzer };
+  }
+
+  /**
+   * The documents of `from` that are not of the `own` shares, as they are. Read page by page rather than with
+   * `_reindex`, which is a module a minimal Elasticsearch may lack (the testbed's has none).
+   */
+  private async *otherDocuments(from: string, own: readonly IndexedShare[]): AsyncGenerator<SourceDocument> {
+    const hits = everyHit<unknown>(this.client, {
+      index: from,
+      size: COPY_PAGE,
+      query: { bool: { must_not: own.map(shareQuery) } },
+      // A document is one page of one share of one server: these three order them completely.
+      sort: [{ server: 'asc' }, { share: 'asc' }, { path: 'asc' }],
+    });
+    for await (const hit of hits) yield { id: hit._id!, source: JSON.stringify(hit._source) };
   }
 
   /** Writes `source` into `index` with the one bulk writer; a document Elasticsearch refuses fails the rebuild. */

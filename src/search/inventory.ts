@@ -12,6 +12,17 @@ export interface IndexedPage {
   version: string;
 }
 
+/** A share as the documents name it: with several proxies on one index, the same share name may live on several servers. */
+export interface IndexedShare {
+  server: string;
+  share: string;
+}
+
+/** The documents of one share of one server, and no other's. */
+export function shareQuery({ server, share }: IndexedShare): estypes.QueryDslQueryContainer {
+  return { bool: { filter: [{ term: { server } }, { term: { share } }] } };
+}
+
 export interface InventoryOptions {
   /** Alias read; default `wiki-md`. */
   alias?: string;
@@ -19,38 +30,42 @@ export interface InventoryOptions {
   pageSize?: number;
 }
 
-/** Every indexed page of `share`, ordered by path, fetched page by page with search_after. */
-export async function* indexedPages(client: Client, share: string, options: InventoryOptions = {}): AsyncGenerator<IndexedPage> {
-  const size = options.pageSize ?? 1000;
+/** Every hit of `request`, fetched `size` at a time with search_after; its `sort` must order the hits completely. */
+export async function* everyHit<T>(client: Client, request: estypes.SearchRequest & { size: number }): AsyncGenerator<estypes.SearchHit<T>> {
   let after: estypes.SortResults | undefined;
   do {
-    const response = await client.search<Pick<IndexedPage, 'path' | 'version'>>({
-      index: options.alias ?? DEFAULT_ALIAS,
-      size,
-      _source: ['path', 'version'],
-      query: { bool: { filter: [{ term: { share } }] } },
-      // Paths are unique within a share, so they order the pages completely.
-      sort: [{ path: 'asc' }],
-      ...(after === undefined ? {} : { search_after: after }),
-    });
+    const response = await client.search<T>({ ...request, ...(after === undefined ? {} : { search_after: after }) });
     const hits = response.hits.hits;
-    for (const hit of hits) yield { id: hit._id!, path: hit._source!.path, version: hit._source!.version };
-    after = hits.length === size ? hits[hits.length - 1]!.sort : undefined;
+    yield* hits;
+    after = hits.length === request.size ? hits[hits.length - 1]!.sort : undefined;
   } while (after !== undefined);
+}
+
+/** Every indexed page of `share`, ordered by path, fetched page by page with search_after. */
+export async function* indexedPages(client: Client, share: IndexedShare, options: InventoryOptions = {}): AsyncGenerator<IndexedPage> {
+  const hits = everyHit<Pick<IndexedPage, 'path' | 'version'>>(client, {
+    index: options.alias ?? DEFAULT_ALIAS,
+    size: options.pageSize ?? 1000,
+    _source: ['path', 'version'],
+    query: shareQuery(share),
+    // Paths are unique within a share, so they order the pages completely.
+    sort: [{ path: 'asc' }],
+  });
+  for await (const hit of hits) yield { id: hit._id!, path: hit._source!.path, version: hit._source!.version };
 }
 
 /**
  * Every folder of `share` that holds indexed pages, as written (the distinct `folder` values, a composite
  * aggregation paged through). The change watch tells with these which folders matter to the index.
  */
-export async function indexedFolders(client: Client, share: string, options: InventoryOptions = {}): Promise<string[]> {
+export async function indexedFolders(client: Client, share: IndexedShare, options: InventoryOptions = {}): Promise<string[]> {
   const folders: string[] = [];
   let after: Record<string, estypes.FieldValue> | undefined;
   do {
     const response = await client.search({
       index: options.alias ?? DEFAULT_ALIAS,
       size: 0,
-      query: { bool: { filter: [{ term: { share } }] } },
+      query: shareQuery(share),
       aggs: {
         folders: {
           composite: {

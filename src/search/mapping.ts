@@ -16,9 +16,21 @@ export interface IndexMeta {
   analyzer: TextAnalyzer;
 }
 
-export function indexSettings(): estypes.IndicesIndexSettings {
-  // The sidecar is a single node: replicas could never be assigned and would keep the cluster yellow.
-  return { number_of_shards: 1, number_of_replicas: 0 };
+/** The settings config.yml may set (elasticsearch.index). */
+export interface IndexLayout {
+  shards: number;
+  replicas: number;
+  refreshIntervalMs: number;
+}
+
+/**
+ * The sidecar's: a single node, where a replica could never be assigned and would keep the cluster yellow.
+ * A cluster gets a replica (the config's default with several nodes), so a node may fail without losing pages.
+ */
+export const SINGLE_NODE_LAYOUT: IndexLayout = { shards: 1, replicas: 0, refreshIntervalMs: 1000 };
+
+export function indexSettings(layout: IndexLayout = SINGLE_NODE_LAYOUT): estypes.IndicesIndexSettings {
+  return { number_of_shards: layout.shards, number_of_replicas: layout.replicas, refresh_interval: `${layout.refreshIntervalMs}ms` };
 }
 
 export function indexMappings(analyzer: TextAnalyzer): estypes.MappingTypeMapping {

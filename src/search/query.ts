@@ -13,6 +13,11 @@ export interface Viewer {
   /** From tokenSidSet(): the user's whole token, so a deny entry of any of the user's groups hides the page. */
   denySids: readonly string[];
   shares: readonly string[];
+  /**
+   * The server of each share, by share name (the service's own shares, see WikiSearch). With several proxies on one
+   * index the same share name may belong to several servers; a page is then matched by its server and share.
+   */
+  servers?: ReadonlyMap<string, string>;
 }
 
 export interface SearchRequest {
@@ -111,7 +116,7 @@ export function viewerFilter(viewer: Viewer, scope: Scope = {}): estypes.QueryDs
   if (scope.share !== undefined && !viewer.shares.includes(scope.share)) return null;
   const filter: estypes.QueryDslQueryContainer[] = [
     { terms: { acl_allow: [...viewer.allowSids] } },
-    { terms: { share: scope.share === undefined ? [...viewer.shares] : [scope.share] } },
+    shareFilter(scope.share === undefined ? viewer.shares : [scope.share], viewer.servers),
   ];
   if (scope.folder !== undefined) {
     const key = folderKey(scope.folder);
@@ -119,6 +124,16 @@ export function viewerFilter(viewer: Viewer, scope: Scope = {}): estypes.QueryDs
     else if (key !== '') filter.push({ term: { folder_ancestors: key } });
   }
   return { filter, must_not: [{ terms: { acl_deny: [...viewer.denySids] } }] };
+}
+
+/** Pages of these shares: by name, or with `servers` by (server, share), leaving out a share of no known server. */
+function shareFilter(shares: readonly string[], servers: ReadonlyMap<string, string> | undefined): estypes.QueryDslQueryContainer {
+  if (servers === undefined) return { terms: { share: [...shares] } };
+  const pairs = shares.flatMap((share) => {
+    const server = servers.get(share);
+    return server === undefined ? [] : [{ bool: { filter: [{ term: { server } }, { term: { share } }] } }];
+  });
+  return { bool: { should: pairs, minimum_should_match: 1 } };
 }
 
 /** Fields a hit needs from `_source`; the body is only read by the highlighter. */

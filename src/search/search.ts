@@ -70,6 +70,8 @@ export interface WikiSearchOptions {
   client: Client;
   /** Alias searched; default `wiki-md`. */
   alias?: string;
+  /** The server of each share the service serves: its searches see only those (server, share) pairs. */
+  servers?: ReadonlyMap<string, string>;
   log?: SearchLog;
 }
 
@@ -85,17 +87,24 @@ function totalOf(total: estypes.SearchHitsMetadata['total']): number {
 export class WikiSearch {
   private readonly client: Client;
   private readonly alias: string;
+  private readonly servers: ReadonlyMap<string, string> | undefined;
   private readonly log: SearchLog;
 
   constructor(options: WikiSearchOptions) {
     this.client = options.client;
     this.alias = options.alias ?? DEFAULT_ALIAS;
+    this.servers = options.servers;
     this.log = options.log ?? silentLog;
+  }
+
+  /** The viewer limited to this service's (server, share) pairs. */
+  private scoped(viewer: Viewer): Viewer {
+    return this.servers === undefined ? viewer : { ...viewer, servers: this.servers };
   }
 
   /** Full-text search; `request` comes from parseSearchRequest(). */
   async search(request: SearchRequest, viewer: Viewer): Promise<SearchResult> {
-    const body = buildSearchBody(request, viewer);
+    const body = buildSearchBody(request, this.scoped(viewer));
     if (body === null) return { total: 0, hits: [] };
     return this.degradable<SearchResult>('search', { total: 0, hits: [] }, async () => {
       const response = await this.client.search<HitSource>({ index: this.alias, ...body, filter_path: SEARCH_FILTER_PATH });
@@ -122,7 +131,7 @@ export class WikiSearch {
   /** The pages of one folder's `.wiki/` the viewer may see (GET /wiki/pages). Throws SearchRequestError for a bad folder. */
   async listPages(share: string, folder: string, viewer: Viewer): Promise<PageListing> {
     checkFolder(folder);
-    const body = buildPageListBody(share, folder, viewer);
+    const body = buildPageListBody(share, folder, this.scoped(viewer));
     if (body === null) return { total: 0, pages: [] };
     return this.degradable<PageListing>('listPages', { total: 0, pages: [] }, async () => {
       const response = await this.client.search<PageEntry>({ index: this.alias, ...body });
@@ -131,7 +140,8 @@ export class WikiSearch {
   }
 
   /** Every (share, folder) with a wiki page the viewer may see, sorted by share and folder (GET /wiki/roots). */
-  async listRoots(viewer: Viewer): Promise<RootListing> {
+  async listRoots(asked: Viewer): Promise<RootListing> {
+    const viewer = this.scoped(asked);
     if (buildRootsBody(viewer) === null) return { roots: [] };
     return this.degradable<RootListing>('listRoots', { roots: [] }, async () => {
       const roots: WikiRoot[] = [];

@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { checkFreeRam, checkNotExposed } from '../../src/doctor/checks.js';
+import { checkClusterHealth, checkFreeRam, checkNotExposed } from '../../src/doctor/checks.js';
 import { listeningAddresses } from '../../src/doctor/listeners.js';
 import { createSearchClient } from '../../src/search/client.js';
 import { IndexManager } from '../../src/search/index-manager.js';
@@ -126,6 +126,34 @@ describe('fileproxy doctor', () => {
   it('fails when Elasticsearch does not answer', async () => {
     const { file } = await writeServiceConfig({ elasticsearch: { url: 'http://127.0.0.1:1' } });
     assert.match(failLine(doctor(file).lines, 'Elasticsearch health'), /unreachable/);
+  });
+
+  it('names each configured node that does not answer; the others serve the checks', async () => {
+    const { file } = await writeServiceConfig({ elasticsearch: { url: undefined, nodes: [env.es.url, 'http://127.0.0.1:1'] } });
+    const { lines } = doctor(file);
+    assert.ok(lines.some((l) => l.startsWith(`ok   Elasticsearch node ${env.es.url}: answers`)), lines.join('\n'));
+    assert.match(failLine(lines, 'Elasticsearch node http://127.0.0.1:1'), /does not answer/);
+    assert.ok(lines.some((l) => l.startsWith('ok   wiki index')), lines.join('\n'));
+  });
+
+  it('warns on a yellow cluster whose replicas the nodes cannot hold, naming the setting', async () => {
+    const client = createSearchClient(env.es.url);
+    const index = `doctor-yellow-${process.pid}`;
+    try {
+      await client.indices.create({ index, settings: { number_of_shards: 1, number_of_replicas: 1 } });
+      const result = await checkClusterHealth(client, 1);
+      assert.equal(result.status, 'warn', result.detail);
+      assert.match(result.detail, /yellow with 1 data node\(s\): elasticsearch.index.number_of_replicas is 1, but 1 node\(s\) hold at most 0/);
+      assert.match(result.fix ?? '', /number_of_replicas: 0/);
+    } finally {
+      await client.indices.delete({ index }).catch(() => undefined);
+      await client.close();
+    }
+  });
+
+  it('fails on an unsecured node on another host', async () => {
+    const { file } = await writeServiceConfig({ elasticsearch: { url: undefined, nodes: [env.es.url, 'http://192.0.2.7:9200'] } });
+    assert.match(failLine(doctor(file).lines, 'Elasticsearch exposure'), /192\.0\.2\.7:9200 is reached without TLS and credentials/);
   });
 
   it('fails when the search port is listened on beyond loopback', async () => {

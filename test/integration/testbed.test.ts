@@ -159,7 +159,7 @@ describe('testbed service config', () => {
     assert.deepEqual(config.smb.shares.map((share) => share.name), env.smb.shares.map((share) => share.name));
     assert.equal(config.ldap.url, env.ldap.url);
     assert.equal(config.ldap.tls?.ca_file, env.ldap.ca_file);
-    assert.equal(config.elasticsearch.url, env.es.url);
+    assert.deepEqual(config.elasticsearch.nodes, [env.es.url]);
     assert.deepEqual(config.admin.groups, [env.admin.group]);
     assert.equal(readIndexerPassword(config), env.indexer.password);
   });

@@ -1,8 +1,10 @@
-// node dist/test/testbed/cli.js up|down|status — the loopback Samba AD DC and Elasticsearch used by tests.
+// node dist/test/testbed/cli.js up|down|status — the loopback Samba AD DC and Elasticsearch used by tests;
+// `cluster up|down|status` — the 3-node Elasticsearch cluster of the cluster tests, next to them, on demand.
 import { ensureAccounts, type DirectorySids } from './accounts.js';
 import {
   clusterStatus, ensureElasticsearchRunning, esUrl, runningElasticsearch, stopElasticsearch,
 } from './elasticsearch.js';
+import { clusterHealth, clusterNodes, ensureClusterRunning, runningClusterNode, stopCluster } from './elasticsearch-cluster.js';
 import { writeTestbedFiles } from './env.js';
 import { layout } from './layout.js';
 import { withLock } from './lock.js';
@@ -84,18 +86,40 @@ async function status(): Promise<number> {
   return sambaUp && esUp ? 0 : 1;
 }
 
+async function cluster(): Promise<number> {
+  const action = process.argv[3];
+  if (action === 'up') {
+    const started = await step('elasticsearch cluster: start', ensureClusterRunning);
+    note(`elasticsearch cluster: ${clusterNodes.join(', ')} green; started now: ${started.length === 0 ? 'none' : started.map((i) => clusterNodes[i]).join(', ')}`);
+    return 0;
+  }
+  if (action === 'down') {
+    for (const result of await stopCluster()) note(result);
+    return 0;
+  }
+  if (action === 'status') {
+    const pids = await Promise.all(clusterNodes.map((_, i) => runningClusterNode(i)));
+    const health = await clusterHealth();
+    process.stdout.write(`${clusterNodes.map((url, i) => `${url}: ${pids[i] === undefined ? 'down' : `pid ${pids[i]}`}`).join('\n')}\ncluster: ${health ? `${health.status}, ${health.number_of_nodes} nodes` : 'not answering'}\n`);
+    return pids.every((pid) => pid !== undefined) && health?.status === 'green' ? 0 : 1;
+  }
+  process.stderr.write(`usage: node dist/test/testbed/cli.js cluster up|down|status (got "${action ?? ''}")\n`);
+  return 2;
+}
+
 // up and down change the testbed and take turns; status only looks.
 const commands: Record<string, () => Promise<number>> = {
   up: () => withLock(layout.lockFile, up),
   down: () => withLock(layout.lockFile, down),
   status,
+  cluster: () => (process.argv[3] === 'status' ? cluster() : withLock(layout.lockFile, cluster)),
 };
 
 async function main(): Promise<void> {
   const name = process.argv[2] ?? '';
   const command = commands[name];
   if (!command) {
-    process.stderr.write(`usage: node dist/test/testbed/cli.js up|down|status (got "${name}")\n`);
+    process.stderr.write(`usage: node dist/test/testbed/cli.js up|down|status|cluster up|down|status (got "${name}")\n`);
     process.exitCode = 2;
     return;
   }

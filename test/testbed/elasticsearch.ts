@@ -113,7 +113,24 @@ async function start(): Promise<void> {
   }
   await mkdir(layout.elasticsearch.dataDir, { recursive: true });
   await mkdir(layout.elasticsearch.logDir, { recursive: true });
-  await rm(layout.elasticsearch.pidFile, { force: true });
+  await launchNode({ pidFile: layout.elasticsearch.pidFile, launcherLog: layout.elasticsearch.launcherLog, log: esLog });
+}
+
+/** What one node is started with; `confDir` (ES_PATH_CONF) defaults to the install's own config. */
+export interface NodeLaunch {
+  pidFile: string;
+  launcherLog: string;
+  /** The node's log, shown when it fails to start. */
+  log: string;
+  confDir?: string;
+}
+
+/** Installs what is missing and launches one node as the ES user; returns once it has started (or failed). */
+export async function launchNode(node: NodeLaunch): Promise<void> {
+  await ensureDownloaded();
+  await ensureUnpacked();
+  await ensureUser();
+  await rm(node.pidFile, { force: true });
   await run('chown', ['-R', `${esUser}:`, layout.elasticsearch.dir]);
   await ensureTraversable(layout.elasticsearch.dir);
   const env = {
@@ -121,19 +138,23 @@ async function start(): Promise<void> {
     LANG: 'C.UTF-8',
     ES_JAVA_HOME: await javaHome(),
     ES_JAVA_OPTS: '-Xms512m -Xmx512m',
+    ...(node.confDir === undefined ? {} : { ES_PATH_CONF: node.confDir }),
   };
   // With -d the launcher returns once the node has started (or failed); its output goes to launcher.log.
   const launch = await run(
     'runuser',
     ['-u', esUser, '--', 'env', ...Object.entries(env).map(([key, value]) => `${key}=${value ?? ''}`),
-      path.join(home, 'bin', 'elasticsearch'), '-d', '-p', layout.elasticsearch.pidFile],
+      path.join(home, 'bin', 'elasticsearch'), '-d', '-p', node.pidFile],
     { cwd: home, allowFailure: true, timeoutMs: 5 * 60_000, newSession: true },
   );
-  await writeFile(layout.elasticsearch.launcherLog, launch.stdout + launch.stderr);
+  await writeFile(node.launcherLog, launch.stdout + launch.stderr);
   if (launch.code !== 0) {
-    throw new Error(`Elasticsearch failed to start (exit ${launch.code})\n${await fileTail(layout.elasticsearch.launcherLog)}\n${await fileTail(esLog)}`);
+    throw new Error(`Elasticsearch failed to start (exit ${launch.code})\n${await fileTail(node.launcherLog)}\n${await fileTail(node.log)}`);
   }
 }
+
+/** The install's own config directory, which the cluster's nodes copy their jvm.options and log4j2 from. */
+export const installConfigDir = path.join(home, 'config');
 
 /** Starts Elasticsearch unless it runs; returns its pid and whether it was started now. */
 export async function ensureElasticsearchRunning(): Promise<{ pid: number; started: boolean }> {
@@ -143,7 +164,6 @@ export async function ensureElasticsearchRunning(): Promise<{ pid: number; start
     await ensureDownloaded();
     await ensureUnpacked();
     await writeSettings();
-    await ensureUser();
     await start();
     pid = await runningElasticsearch();
     if (pid === undefined) {

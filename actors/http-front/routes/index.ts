@@ -6,6 +6,7 @@ import type { Config } from '../../../src/config/index.js';
 import type { Router } from '../../../src/http/router.js';
 import type { Peers } from '../../../src/messages/peers.js';
 import type { PeerLink, PeerLookup } from '../../../src/runtime/actor.js';
+import type { ServiceSecrets } from '../../../src/runtime/control.js';
 import type { WebhookClientLookup } from '../../../src/webhooks/key-index.js';
 import { registerAdminUiRoutes } from './admin-ui.js';
 import { registerAdminWebhookClientRoutes } from './admin-webhook-clients.js';
@@ -22,6 +23,8 @@ import { registerWikiRoutes } from './wiki.js';
 
 export interface FrontRouteDeps {
   config: Config;
+  /** The Elasticsearch credentials are what the wiki routes use of them. */
+  secrets: ServiceSecrets;
   log: Logger;
   /** This thread's instance name (`http-front#n`). */
   name: string;
@@ -35,7 +38,7 @@ export interface FrontRouteDeps {
 
 /** Registers every route; returns the WebDAV service, whose SMB sessions the front closes when it stops. */
 export function registerRoutes(router: Router, deps: FrontRouteDeps): DavService {
-  const { config, log, peer, link, webhookClients } = deps;
+  const { config, secrets, log, peer, link, webhookClients } = deps;
   const supervisor = peer('supervisor');
   registerHealthRoutes(router, supervisor);
   registerReadinessRoutes(router, supervisor);
@@ -47,7 +50,7 @@ export function registerRoutes(router: Router, deps: FrontRouteDeps): DavService
   registerAdminWebhookClientRoutes(router, { config, store, log });
   registerUserEventRoutes(router, store);
   const resolver = peer('ldap-resolver');
-  registerWikiRoutes(router, { config, resolver, resolverLink: link('ldap-resolver'), log });
+  registerWikiRoutes(router, { config, secrets, resolver, resolverLink: link('ldap-resolver'), log });
   registerWikiVisibilityRoutes(router, { config, resolver, logins: store, log });
   registerAdminUiRoutes(router, { config, logins: store, log });
   return registerDavRoutes(router, {

@@ -23,6 +23,7 @@ import type { RouteHandler, Router } from '../../../src/http/router.js';
 import type { LdapResolverProtocol } from '../../../src/messages/ldap-resolver.js';
 import type { PeerLink } from '../../../src/runtime/actor.js';
 import { PeerMemory } from '../../../src/runtime/peer-memory.js';
+import type { ServiceSecrets } from '../../../src/runtime/control.js';
 import type { Remote } from '../../../src/runtime/rpc.js';
 import { createSearchClient } from '../../../src/search/client.js';
 import { checkFolder, parseSearchRequest, SearchRequestError, type Viewer } from '../../../src/search/query.js';
@@ -32,7 +33,8 @@ import { ViewerAnswerCache } from '../../../src/wiki/viewer-cache.js';
 import { unavailableAs503 } from './api-calls.js';
 
 export interface WikiRouteDeps {
-  readonly config: Pick<Config, 'elasticsearch'>;
+  readonly config: Pick<Config, 'elasticsearch' | 'smb'>;
+  readonly secrets: ServiceSecrets;
   readonly resolver: Remote<LdapResolverProtocol>;
   readonly resolverLink: PeerLink;
   readonly log: Logger;
@@ -53,7 +55,11 @@ export function registerWikiRoutes(router: Router, deps: WikiRouteDeps): void {
     router.add('GET', PATHS.pages, off);
     return;
   }
-  const search = new WikiSearch({ client: createSearchClient(deps.config.elasticsearch.url), log: deps.log });
+  const { nodes, index_prefix: alias } = deps.config.elasticsearch;
+  // Other proxies may write to the same index: this one searches only the (server, share) pairs it serves.
+  const { smb } = deps.config;
+  const servers = new Map(smb.shares.map((share) => [share.name, (share.server ?? smb.server)!]));
+  const search = new WikiSearch({ client: createSearchClient({ nodes, ...deps.secrets.elasticsearch }), alias, servers, log: deps.log });
   const epoch = new PeerMemory({
     peer: 'ldap-resolver', link: deps.resolverLink, fetch: async () => new Int32Array(await deps.resolver.viewerEpoch()),
   });

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { IndexManager } from '../../../src/search/index-manager.js';
+import { RebuildBusyError } from '../../../src/search/rebuild-lock.js';
 import { MAPPING_VERSION } from '../../../src/search/mapping.js';
 import { parseSearchRequest, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
@@ -10,12 +11,14 @@ import type { SourceDocument } from '../../../src/search/index-writer.js';
 import { asSource, indexDocuments, scratchIndex, type ScratchIndex } from './scratch-index.js';
 
 const PAGES = 300;
+/** The shares of the proxy that rebuilds. */
+const OWN = [{ server: 'dc1', share: 'schule' }];
 const viewer: Viewer = { allowSids: ['S-1-5-21-5-1001', 'S-1-1-0'], denySids: ['S-1-5-21-5-1001', 'S-1-1-0'], shares: ['schule'] };
 
-function page(i: number): WikiDocument {
+function page(i: number, server = 'dc1', share = 'schule'): WikiDocument {
   return buildWikiDocument({
-    server: 'dc1',
-    share: 'schule',
+    server,
+    share,
     path: `Ordner-${i % 10}/.wiki/Seite-${i}.md`,
     content: `# Seite ${i}\n\nUmzugswort und Text der Seite ${i}.`,
     size: 40,
@@ -54,11 +57,15 @@ describe('alias migration', () => {
         outcomes.push(result.degraded ? 'degraded' : `total ${result.total}`);
       }
     })();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const rebuilt = await manager.rebuildIndex(slowly(docs));
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    running = false;
-    await loop;
+    let rebuilt;
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      rebuilt = await manager.rebuildIndex(slowly(docs), OWN);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    } finally {
+      running = false;
+      await loop;
+    }
 
     assert.deepEqual(rebuilt, { from: created.index, to: `${es.alias}-v${MAPPING_VERSION + 1}`, documents: PAGES, analyzer: created.analyzer });
     assert.deepEqual(await manager.aliasTargets(), [rebuilt.to]);
@@ -68,6 +75,53 @@ describe('alias migration', () => {
     assert.equal((await manager.ensureIndex()).status, 'ready');
   });
 
+  it('keeps the documents of shares other proxies serve, and only those', async () => {
+    const manager = new IndexManager({ client: es.client, alias: es.alias, oldIndexGraceMs: 0 });
+    const own = Array.from({ length: 20 }, (_, i) => page(i));
+    // Another site's proxy has a share of the same name on its server; a third serves verwaltung.
+    const others = [...Array.from({ length: 7 }, (_, i) => page(i, 'fs-nord')), ...Array.from({ length: 5 }, (_, i) => page(i, 'dc1', 'verwaltung'))];
+    await indexDocuments(es, [...own, ...others]);
+    await es.client.indices.refresh({ index: es.alias });
+    const count = async (server: string, share: string) =>
+      (await es.client.count({ index: es.alias, query: { bool: { filter: [{ term: { server } }, { term: { share } }] } } })).count;
+    const before = [await count('fs-nord', 'schule'), await count('dc1', 'verwaltung')];
+    async function* ownNow(): AsyncIterable<SourceDocument> {
+      // One of this proxy's pages is gone from its share: the rebuild must not bring it back from the old index.
+      for (const doc of own.slice(1)) yield asSource(doc);
+    }
+    const rebuilt = await manager.rebuildIndex(ownNow(), OWN);
+    assert.equal(rebuilt.documents, own.length - 1);
+    assert.deepEqual([await count('fs-nord', 'schule'), await count('dc1', 'verwaltung')], before);
+    assert.equal(await count('dc1', 'schule'), own.length - 1);
+  });
+
+  it('two proxies rebuilding at once build one new index: the other is told who builds', async () => {
+    const managers = [1, 2].map(() => new IndexManager({ client: es.client, alias: es.alias, oldIndexGraceMs: 0 }));
+    const from = (await managers[0]!.aliasTargets())[0]!;
+    const docs = Array.from({ length: 100 }, (_, i) => page(i));
+    const results = await Promise.allSettled(managers.map((m) => m.rebuildIndex(slowly(docs), OWN)));
+    const built = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    const refused = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as Error] : []));
+    assert.equal(built.length, 1, JSON.stringify(results));
+    assert.ok(refused[0] instanceof RebuildBusyError, String(refused[0]));
+    assert.match(refused[0].message, /is building .*-v\d+ \(lease until/);
+    const versions = Object.keys(await es.client.indices.get({ index: `${es.alias}-v*` }));
+    assert.deepEqual(versions, [built[0]!.to]);
+    assert.equal(managers[0]!.generationOf(built[0]!.to), managers[0]!.generationOf(from)! + 1);
+    // The lease is released: the next rebuild may run.
+    await managers[1]!.rebuildIndex(slowly(docs), OWN);
+  });
+
+  it('takes over a lease whose holder stopped renewing it', async () => {
+    const manager = new IndexManager({ client: es.client, alias: es.alias, oldIndexGraceMs: 0 });
+    await es.client.index({
+      index: `${es.alias}-lock`, id: 'rebuild', refresh: true,
+      document: { holder: 'a crashed proxy', target: 'x', expires_at: Date.now() - 1000 },
+    });
+    const rebuilt = await manager.rebuildIndex(slowly([page(1)]), OWN);
+    assert.deepEqual(await manager.aliasTargets(), [rebuilt.to]);
+  });
+
   it('leaves the alias where it was when filling the new index fails', async () => {
     const manager = new IndexManager({ client: es.client, alias: es.alias });
     const before = await manager.aliasTargets();
@@ -75,7 +129,7 @@ describe('alias migration', () => {
       yield asSource(page(1));
       yield asSource({ ...page(2), unexpected_field: 'strict mapping refuses this' } as WikiDocument);
     }
-    await assert.rejects(manager.rebuildIndex(broken()), /rejected while filling/);
+    await assert.rejects(manager.rebuildIndex(broken(), OWN), /rejected while filling/);
     assert.deepEqual(await manager.aliasTargets(), before);
     const leftovers = Object.keys(await es.client.indices.get({ index: `${es.alias}-v*` }));
     assert.deepEqual(leftovers, before, 'the half-filled index is removed');

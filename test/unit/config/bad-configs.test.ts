@@ -70,6 +70,30 @@ elasticsearch:
     issues: ['config.yml:16 elasticsearch.url: must be a URL with scheme http or https'],
   },
   {
+    name: 'elasticsearch url and nodes both given',
+    yaml: MINIMAL_CONFIG.replace('  enabled: true\n', '  enabled: true\n  url: http://127.0.0.1:9200\n  nodes: [https://es1:9200, https://es2:9200]\n'),
+    issues: ['config.yml:17 elasticsearch.nodes: give either elasticsearch.url (one node) or elasticsearch.nodes, not both'],
+  },
+  {
+    name: 'elasticsearch node that is not a URL, and an empty node list',
+    yaml: MINIMAL_CONFIG.replace('  enabled: true\n', '  enabled: true\n  nodes:\n    - https://es1:9200\n    - es2:9200\n'),
+    issues: ['config.yml:18 elasticsearch.nodes[1]: must be a URL with scheme http or https'],
+  },
+  {
+    name: 'elasticsearch auth with a user but no password file',
+    yaml: MINIMAL_CONFIG.replace('  enabled: true\n', '  enabled: true\n  auth:\n    username: fileproxy\n'),
+    issues: ['config.yml:16 elasticsearch.auth: must hold either api_key_file, or username and password_file'],
+  },
+  {
+    name: 'elasticsearch index settings out of range, and an alias with capitals',
+    yaml: MINIMAL_CONFIG.replace('  enabled: true\n', '  enabled: true\n  index_prefix: Wiki\n  index:\n    number_of_replicas: -1\n    refresh_interval: soon\n'),
+    issues: [
+      'config.yml:16 elasticsearch.index_prefix: must be an index name: lower-case letters, digits, - and _ (e.g. wiki-md-nord)',
+      'config.yml:18 elasticsearch.index.number_of_replicas: must be an integer between 0 and 16',
+      'config.yml:19 elasticsearch.index.refresh_interval: not a valid duration (use e.g. 30s, 15m, 24h)',
+    ],
+  },
+  {
     name: 'LDAP URL with http scheme',
     yaml: MINIMAL_CONFIG.replace('ldaps://dc1.schule.local', 'http://dc1.schule.local'),
     issues: ['config.yml:9 ldap.url: must be an ldaps:// URL (simple binds send passwords, so plain ldap:// is refused)'],

@@ -30,7 +30,7 @@ test('two trailing line breaks are refused, naming the file and the fix', () => 
     assert.throws(() => readIndexerPassword(config), {
       name: 'ConfigError',
       message: `smb.indexer_service_account.password_file: ${secretFile} ends with more than one line break; ` +
-        'write the password followed by at most one newline into it',
+        'write the password of svc-indexer followed by at most one newline into it',
     });
   }
 });
@@ -44,7 +44,7 @@ test('fileproxy serve refuses to start on a password file with two trailing line
   });
   assert.equal(serve.status, 1);
   assert.equal(serve.stderr, `smb.indexer_service_account.password_file: ${secretFile} ends with more than one line break; ` +
-    'write the password followed by at most one newline into it\nnot starting.\n');
+    'write the password of svc-indexer followed by at most one newline into it\nnot starting.\n');
 });
 
 test('a trailing CRLF is stripped as one line break', () => {

@@ -95,7 +95,7 @@ describe('the OpenAPI document', () => {
     it('every registered route is documented, and every documented operation is registered', () => {
       const { config } = loadConfig(repoPath('config/config.example.yml'));
       dav = registerRoutes(router, {
-        config, log: pino({ level: 'silent' }), name: 'http-front', peer: () => noPeer as never,
+        config, secrets: {}, log: pino({ level: 'silent' }), name: 'http-front', peer: () => noPeer as never,
         link: () => ({ connected: false, incarnation: 0 }), webhookClients: new WebhookClientReplica() });
       assert.ok(router.added.length > 20);
 

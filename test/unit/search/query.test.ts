@@ -70,6 +70,19 @@ describe('viewerFilter', () => {
     });
   });
 
+  it('with the servers of the service\'s shares, matches each share together with its server', () => {
+    const servers = new Map([['schule', 'fs1.schule.local'], ['verwaltung', 'fs2.schule.local']]);
+    const pair = (server: string, share: string) => ({ bool: { filter: [{ term: { server } }, { term: { share } }] } });
+    assert.deepEqual(viewerFilter({ ...viewer, servers })!.filter, [
+      { terms: { acl_allow: viewer.allowSids } },
+      { bool: { should: [pair('fs1.schule.local', 'schule'), pair('fs2.schule.local', 'verwaltung')], minimum_should_match: 1 } },
+    ]);
+    assert.deepEqual(viewerFilter({ ...viewer, servers }, { share: 'verwaltung' })!.filter, [
+      { terms: { acl_allow: viewer.allowSids } },
+      { bool: { should: [pair('fs2.schule.local', 'verwaltung')], minimum_should_match: 1 } },
+    ]);
+  });
+
   it('is null when the viewer can see nothing: no SIDs, no shares, or a share not visible', () => {
     assert.equal(viewerFilter(nobody), null);
     assert.equal(viewerFilter({ allowSids: ['S-1-1-0'], denySids: ['S-1-1-0'], shares: [] }), null);

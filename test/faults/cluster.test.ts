@@ -1,0 +1,127 @@
+// Fault: a node of a 3-node Elasticsearch cluster killed (SIGKILL) while 8 connections search through the service
+// for 30 s and a reindex of 600 pages runs. The client retries what failed on that node on the others and the index
+// has a replica on another node: every search answers 200, not degraded, with the full count; the reindex finishes
+// and every page of both shares is in the index. The node then comes back and the cluster is green again.
+// The cluster is the testbed's (`npm run testbed -- cluster up`); started here when it is not up, and then stopped.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import type { Client } from '@elastic/elasticsearch';
+import { createSearchClient } from '../../src/search/client.js';
+import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
+import { SmbClient, type SmbShare } from '../../src/smb/index.js';
+import { assertSameDocuments, expectedFacts, indexedFacts, runJob, shareAs, writeFiles } from '../integration/reconcile/support.js';
+import { markdownPage } from '../integration/reconcile/markdown.js';
+import { removeTree } from '../integration/smb/testbed.js';
+import { passAfter, WikiClient, type Caller } from '../integration/wiki/wiki-service.js';
+import { assertNothingCrashed } from '../support/health.js';
+import { startService, type RunningService } from '../support/service.js';
+import {
+  clusterNodes, ensureClusterRunning, killClusterNode, startClusterNode, stopCluster, waitForCluster,
+} from '../testbed/elasticsearch-cluster.js';
+import { readTestbedEnv, type TestbedEnv } from '../testbed/env.js';
+
+const ADMIN: Caller = { user: 'fpadmin', groups: ['Schul-Admins'] };
+const CONNECTIONS = 8;
+const LOAD_MS = 30_000;
+const PAGES = 600;
+
+interface SearchOutcome {
+  at: number;
+  status: number;
+  total?: number;
+  degraded?: boolean;
+  error?: string;
+}
+
+describe('a cluster node killed under search load and during a reindex', () => {
+  let env: TestbedEnv;
+  let started: number[] = [];
+  let es: Client;
+  let smb: SmbClient;
+  let admin: SmbShare;
+  let service: RunningService;
+  const scratch = `_fault-cluster-${randomBytes(4).toString('hex')}`;
+
+  before(async () => {
+    env = await readTestbedEnv();
+    started = await ensureClusterRunning();
+    es = createSearchClient({ nodes: clusterNodes });
+    smb = new SmbClient();
+    admin = shareAs(smb, env, env.dc_admin, 'schule');
+    const files: [string, string][] = [];
+    for (let p = 0; p < PAGES; p++) files.push([`${scratch}/Klasse-${p % 20}/.wiki/seite-${p}.md`, markdownPage(p, 1024)]);
+    await writeFiles(admin, files);
+    const since = Date.now();
+    service = await startService({
+      elasticsearch: { url: undefined, nodes: [...clusterNodes] },
+      reconciler: { interval: '1h', watch: false },
+    });
+    await passAfter(service, since, 120_000);
+  });
+  after(async () => {
+    try {
+      await removeTree(admin, scratch).catch(() => undefined);
+      await es?.indices.delete({ index: `${DEFAULT_ALIAS}-v*`, ignore_unavailable: true }).catch(() => undefined);
+      await es?.indices.delete({ index: `${DEFAULT_ALIAS}-lock`, ignore_unavailable: true }).catch(() => undefined);
+    } finally {
+      await service?.stop();
+      await smb?.close();
+      await es?.close();
+      // Only the nodes this test started; a cluster someone brought up stays.
+      await stopCluster(started);
+    }
+  });
+
+  /** The cluster node holding the primary of the wiki index (the worst one to lose). */
+  async function primaryNode(): Promise<number> {
+    const shards = await es.cat.shards({ index: DEFAULT_ALIAS, format: 'json' });
+    const primary = shards.find((shard) => shard.prirep === 'p' && shard.state === 'STARTED');
+    assert.ok(primary?.node, `a started primary: ${JSON.stringify(shards)}`);
+    assert.ok(shards.some((shard) => shard.prirep === 'r' && shard.state === 'STARTED'), `a started replica: ${JSON.stringify(shards)}`);
+    return Number(/cluster-(\d)/.exec(primary.node)![1]) - 1;
+  }
+
+  it('answers every search, finishes the reindex with every page indexed, and turns green again', async () => {
+    const api = new WikiClient(service.url, env);
+    const baseline = await api.search(ADMIN, { q: 'Pythagoras' });
+    assert.ok(baseline.total > 0 && baseline.degraded === undefined, JSON.stringify(baseline));
+    const victim = await primaryNode();
+
+    const outcomes: SearchOutcome[] = [];
+    const t0 = Date.now();
+    const worker = async () => {
+      while (Date.now() - t0 < LOAD_MS) {
+        const at = Date.now() - t0;
+        try {
+          const res = await api.request<{ total: number; degraded?: boolean }>('/wiki/search', { caller: ADMIN, body: { q: 'Pythagoras' } });
+          outcomes.push({ at, status: res.status, total: res.body.total, ...(res.body.degraded ? { degraded: true } : {}) });
+        } catch (error) {
+          outcomes.push({ at, status: 0, error: String(error) });
+        }
+      }
+    };
+    const load = Promise.all(Array.from({ length: CONNECTIONS }, worker));
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    const reindex = runJob(service, { kind: 'reindex' });
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const killedAt = Date.now() - t0;
+    await killClusterNode(victim);
+    const job = await reindex;
+    await load;
+
+    assert.deepEqual([job.state, job.errors, job.failed], ['finished', [], 0], JSON.stringify(job));
+    assert.ok(job.durationMs > 2_000, `the reindex ran when the node was killed (${job.durationMs} ms)`);
+    const bad = outcomes.filter((o) => o.status !== 200 || o.degraded || o.total !== baseline.total);
+    assert.deepEqual(bad, [], `${bad.length} of ${outcomes.length} searches failed or came back short`);
+    assert.ok(outcomes.filter((o) => o.at > killedAt).length > 50, `searches after the kill: ${outcomes.filter((o) => o.at > killedAt).length}`);
+
+    for (const share of ['schule', 'verwaltung']) {
+      assertSameDocuments(await indexedFacts(es, share), await expectedFacts(shareAs(smb, env, env.indexer, share), share), share);
+    }
+    await assertNothingCrashed(service);
+
+    await startClusterNode(victim);
+    await waitForCluster('green');
+  });
+});

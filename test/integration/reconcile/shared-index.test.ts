@@ -1,0 +1,148 @@
+// Several proxies on one index, as school sites sharing an Elasticsearch cluster: two services with disjoint shares
+// (one serves `schule`, the other `verwaltung`) and a document of a third site (another server's `schule`). Both
+// start at once on an alias whose index has an older mapping: one of them builds the new version, exactly once,
+// while searches keep answering. Then a reindex, a pass and a rebuild of each leave the other's documents as they
+// were, and each service finds only the pages of the (server, share) pairs it serves.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import type { Client } from '@elastic/elasticsearch';
+import { createSearchClient } from '../../../src/search/client.js';
+import { shareQuery, type IndexedShare } from '../../../src/search/inventory.js';
+import { indexMappings, indexSettings, MAPPING_VERSION } from '../../../src/search/mapping.js';
+import { parseSearchRequest } from '../../../src/search/query.js';
+import { WikiSearch } from '../../../src/search/search.js';
+import { buildWikiDocument } from '../../../src/wiki/document.js';
+import { startService, type RunningService } from '../../support/service.js';
+import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
+import { account, DavClient } from '../webdav/dav-client.js';
+import { eventually, passAfter, WikiClient, type Caller } from '../wiki/wiki-service.js';
+import { runJob, SERVER } from './support.js';
+
+const ADMIN: Caller = { user: 'fpadmin', groups: ['Schul-Admins'] };
+const SCHULE = { server: SERVER, share: 'schule' };
+const VERWALTUNG = { server: SERVER, share: 'verwaltung' };
+/** A page of another site, whose server also has a share called `schule`. */
+const NORD = { server: 'fs-nord.bezirk.test', share: 'schule' };
+
+/** Count and latest indexed_at of one share's documents: a write to any of them changes the latter. */
+async function shareState(es: Client, alias: string, share: IndexedShare): Promise<{ count: number; latest: unknown }> {
+  await es.indices.refresh({ index: alias });
+  const response = await es.search({ index: alias, size: 0, query: shareQuery(share), aggs: { latest: { max: { field: 'indexed_at' } } } });
+  const total = response.hits.total;
+  return { count: typeof total === 'number' ? total : (total?.value ?? 0), latest: (response.aggregations?.['latest'] as { value: unknown }).value };
+}
+
+describe('two proxies on one index with disjoint shares', () => {
+  let env: TestbedEnv;
+  let es: Client;
+  const alias = `test-shared-${randomBytes(4).toString('hex')}`;
+  const services: Record<'schule' | 'verwaltung', RunningService | undefined> = { schule: undefined, verwaltung: undefined };
+  const start = (share: 'schule' | 'verwaltung') => startService({
+    smb: { shares: [{ name: share }] },
+    elasticsearch: { index_prefix: alias },
+    reconciler: { interval: '1h', watch: false },
+  });
+  const state = (share: IndexedShare) => shareState(es, alias, share);
+
+  before(async () => {
+    env = await readTestbedEnv();
+    es = createSearchClient(env.es.url);
+    // The alias on an index of an older mapping, holding the other site's page.
+    const old = `${alias}-v0`;
+    await es.indices.create({ index: old, settings: indexSettings(), mappings: { ...indexMappings('standard'), _meta: { mapping_version: 0, analyzer: 'standard' } } });
+    const { id, ...source } = buildWikiDocument({
+      ...NORD, path: 'Nord/.wiki/index.md', content: '# Nord\n\nNordlichtwort steht hier.\n', size: 30, modified: new Date(),
+      securityDescriptor: { revision: 1, control: 0x8000, owner: null, group: null, dacl: null, sacl: null },
+    });
+    await es.index({ index: old, id, document: source, refresh: true });
+    await es.indices.updateAliases({ actions: [{ add: { index: old, alias } }] });
+  });
+  after(async () => {
+    await Promise.all(Object.values(services).map((s) => s?.stop()));
+    const indices = Object.keys(await es.indices.get({ index: `${alias}*`, allow_no_indices: true }));
+    if (indices.length > 0) await es.indices.delete({ index: indices });
+    await es.close();
+  });
+
+  it('two starting at once with a newer mapping build one new version; searches answer throughout', async () => {
+    const search = new WikiSearch({ client: es, alias });
+    const viewer = { allowSids: ['S-1-1-0'], denySids: ['S-1-1-0'], shares: ['schule'] };
+    const outcomes = new Set<string>();
+    let searching = true;
+    const loop = (async () => {
+      while (searching) {
+        const result = await search.search(parseSearchRequest({ q: 'Nordlichtwort' }), viewer);
+        outcomes.add(result.degraded ? 'degraded' : `total ${result.total}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    })();
+    try {
+      const started = Date.now();
+      [services.schule, services.verwaltung] = await Promise.all([start('schule'), start('verwaltung')]);
+      // The proxy that found the build taken retries its pass after 30 s, on the new index.
+      await Promise.all([services.schule, services.verwaltung].map(async (service) => {
+        for (;;) {
+          const pass = await passAfter(service!, started, 90_000);
+          if (pass.errors.length === 0) return;
+          assert.match(pass.errors.join(' '), /is building|newer mapping/, JSON.stringify(pass.errors));
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+        }
+      }));
+    } finally {
+      searching = false;
+      await loop;
+    }
+    assert.deepEqual([...outcomes], ['total 1'], 'every search found the other site\'s page, none degraded');
+    const versions = Object.keys(await es.indices.get({ index: `${alias}-v*` }));
+    assert.deepEqual(versions, [`${alias}-v${MAPPING_VERSION}`], 'exactly one new index version, the old one gone');
+    assert.equal((await state(NORD)).count, 1, 'the other site\'s page was carried over');
+    assert.ok((await state(SCHULE)).count >= 9, 'schule indexed');
+    assert.ok((await state(VERWALTUNG)).count >= 1, 'verwaltung indexed');
+  });
+
+  for (const [own, other] of [['schule', 'verwaltung'], ['verwaltung', 'schule']] as const) {
+    it(`a reindex, a pass and a rebuild of the ${own} proxy leave the other shares' documents untouched`, async () => {
+      const others = [other === 'schule' ? SCHULE : VERWALTUNG, NORD];
+      const before = await Promise.all(others.map(state));
+      const ownBefore = await state(own === 'schule' ? SCHULE : VERWALTUNG);
+      for (const kind of ['reindex', 'pass'] as const) {
+        const job = await runJob(services[own]!, { kind });
+        assert.deepEqual([job.state, job.errors], ['finished', []], kind);
+        assert.deepEqual(await Promise.all(others.map(state)), before, `after the ${kind}`);
+      }
+      const ownAfter = await state(own === 'schule' ? SCHULE : VERWALTUNG);
+      assert.equal(ownAfter.count, ownBefore.count);
+      assert.notDeepEqual(ownAfter.latest, ownBefore.latest, 'the reindex wrote the own share again');
+      const rebuild = await runJob(services[own]!, { kind: 'rebuild' });
+      assert.deepEqual([rebuild.state, rebuild.errors], ['finished', []]);
+      assert.deepEqual(await Promise.all(others.map(state)), before, 'after the rebuild: copied as they were');
+    });
+  }
+
+  it('each proxy finds only the pages of the (server, share) pairs it serves', async () => {
+    const schule = new WikiClient(services.schule!.url, env);
+    const verwaltung = new WikiClient(services.verwaltung!.url, env);
+    assert.deepEqual(await schule.searchedPages(ADMIN, { q: 'Vertretungsplan' }), ['schule:Lehrerzimmer/.wiki/index.md']);
+    assert.deepEqual(await verwaltung.searchedPages(ADMIN, { q: 'Vertretungsplan' }), []);
+    // Same share name, another server: the other site's page stays out of this site's answers.
+    assert.deepEqual(await schule.searchedPages(ADMIN, { q: 'Nordlichtwort' }), []);
+    assert.ok((await schule.roots(ADMIN)).roots.every((root) => root.folder !== 'Nord'));
+  });
+
+  it('a page saved through one proxy is found through it, not through the proxy of the other share', async () => {
+    const dav = new DavClient(services.schule!, account(env, 'fpadmin'), 'schule');
+    const folder = `_shared-${randomBytes(4).toString('hex')}`;
+    try {
+      assert.equal(await dav.mkcol(folder), 201);
+      assert.equal(await dav.mkcol(`${folder}/.wiki`), 201);
+      assert.equal((await dav.put(`${folder}/.wiki/index.md`, '# Geteilt\n\nGemeinsamkeitswort steht hier.\n')).status, 201);
+      const schule = new WikiClient(services.schule!.url, env);
+      await eventually(async () => assert.deepEqual(await schule.searchedPages(ADMIN, { q: 'Gemeinsamkeitswort' }), [`schule:${folder}/.wiki/index.md`]));
+      const verwaltung = new WikiClient(services.verwaltung!.url, env);
+      assert.deepEqual(await verwaltung.searchedPages(ADMIN, { q: 'Gemeinsamkeitswort' }), []);
+    } finally {
+      await dav.remove(folder);
+    }
+  });
+});

@@ -1,0 +1,127 @@
+// A 3-node Elasticsearch cluster on loopback (HTTP 9201-9203, transport 9301-9303, 512 MB heap each), from the same
+// install as the single testbed node and next to it, for the cluster tests only: `npm run testbed -- cluster up`
+// starts it on demand, `cluster down` stops the nodes it started (by their pid files). Security is off, as on the
+// single node, so every node listens on 127.0.0.1 only.
+import { cp, mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { exists } from './files.js';
+import { installConfigDir, launchNode } from './elasticsearch.js';
+import { layout } from './layout.js';
+import { isAlive, recordedProcess, stopProcess, waitUntil } from './processes.js';
+
+const NODES = 3;
+const clusterName = 'fileproxy-testbed-cluster';
+const host = '127.0.0.1';
+const clusterDir = path.join(layout.elasticsearch.dir, 'cluster');
+
+function nodeName(i: number): string {
+  return `cluster-${i + 1}`;
+}
+
+function nodeDir(i: number): { confDir: string; dataDir: string; logDir: string; pidFile: string; launcherLog: string; log: string } {
+  const dir = path.join(clusterDir, nodeName(i));
+  const logDir = path.join(dir, 'logs');
+  return {
+    confDir: path.join(dir, 'config'),
+    dataDir: path.join(dir, 'data'),
+    logDir,
+    pidFile: path.join(dir, 'es.pid'),
+    launcherLog: path.join(dir, 'launcher.log'),
+    log: path.join(logDir, `${clusterName}.log`),
+  };
+}
+
+/** The HTTP URL of each node. */
+export const clusterNodes: readonly string[] = Array.from({ length: NODES }, (_, i) => `http://${host}:${9201 + i}`);
+
+/** The pid of node `i` if it runs. */
+export function runningClusterNode(i: number): Promise<number | undefined> {
+  // The nodes share the install (their own config comes by ES_PATH_CONF, not on the command line).
+  return recordedProcess(nodeDir(i).pidFile, (info) => info.cmdline.includes(`-Des.path.home=${path.dirname(installConfigDir)}`));
+}
+
+async function writeNodeConfig(i: number): Promise<void> {
+  const { confDir, dataDir, logDir } = nodeDir(i);
+  if (!(await exists(path.join(confDir, 'jvm.options')))) {
+    await mkdir(path.dirname(confDir), { recursive: true });
+    await cp(installConfigDir, confDir, { recursive: true });
+  }
+  await mkdir(dataDir, { recursive: true });
+  await mkdir(logDir, { recursive: true });
+  const settings = [
+    `cluster.name: ${clusterName}`,
+    `node.name: ${nodeName(i)}`,
+    `network.host: ${host}`,
+    `http.port: ${9201 + i}`,
+    `transport.port: ${9301 + i}`,
+    `discovery.seed_hosts: [${Array.from({ length: NODES }, (_, n) => `"${host}:${9301 + n}"`).join(', ')}]`,
+    `cluster.initial_master_nodes: [${Array.from({ length: NODES }, (_, n) => nodeName(n)).join(', ')}]`,
+    'xpack.security.enabled: false',
+    `path.data: ${dataDir}`,
+    `path.logs: ${logDir}`,
+  ];
+  await writeFile(path.join(confDir, 'elasticsearch.yml'), `${settings.join('\n')}\n`);
+}
+
+/** Starts node `i` unless it runs; returns its pid. */
+export async function startClusterNode(i: number): Promise<number> {
+  const running = await runningClusterNode(i);
+  if (running !== undefined) return running;
+  await writeNodeConfig(i);
+  const { confDir, pidFile, launcherLog, log } = nodeDir(i);
+  await launchNode({ confDir, pidFile, launcherLog, log });
+  const pid = await runningClusterNode(i);
+  if (pid === undefined) throw new Error(`cluster node ${nodeName(i)} wrote no usable pid file`);
+  return pid;
+}
+
+/** The cluster's health as node `via` sees it, or undefined when it does not answer. */
+export async function clusterHealth(via = 0): Promise<{ status: string; number_of_nodes: number } | undefined> {
+  try {
+    const response = await fetch(`${clusterNodes[via]}/_cluster/health`, { signal: AbortSignal.timeout(2000) });
+    return (await response.json()) as { status: string; number_of_nodes: number };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Waits until some node reports all three nodes and `status` (green by default). */
+export async function waitForCluster(status = 'green', timeoutMs = 180_000): Promise<void> {
+  await waitUntil(`the 3-node cluster ${status}`, async () => {
+    for (let i = 0; i < NODES; i++) {
+      const health = await clusterHealth(i);
+      if (health?.number_of_nodes === NODES && health.status === status) return true;
+    }
+    return false;
+  }, timeoutMs);
+}
+
+/** Starts the nodes that do not run (side by side) and waits for a green cluster; returns the nodes it started. */
+export async function ensureClusterRunning(): Promise<number[]> {
+  const started: number[] = [];
+  await Promise.all(Array.from({ length: NODES }, async (_, i) => {
+    if ((await runningClusterNode(i)) === undefined) {
+      await startClusterNode(i);
+      started.push(i);
+    }
+  }));
+  await waitForCluster();
+  return started.sort();
+}
+
+/** SIGKILL of node `i`, as a crash would end it; resolves once it is gone. */
+export async function killClusterNode(i: number): Promise<void> {
+  const pid = await runningClusterNode(i);
+  if (pid === undefined) throw new Error(`cluster node ${nodeName(i)} does not run`);
+  process.kill(pid, 'SIGKILL');
+  await waitUntil(`${nodeName(i)} (pid ${pid}) to exit`, async () => !isAlive(pid), 10_000);
+}
+
+/** Stops the nodes (default all) by their pid files; their data stays for the next `cluster up`. */
+export async function stopCluster(nodes: readonly number[] = Array.from({ length: NODES }, (_, i) => i)): Promise<string[]> {
+  return Promise.all(nodes.map(async (i) => {
+    const pid = await runningClusterNode(i);
+    return pid === undefined ? `${nodeName(i)} not running` : `${nodeName(i)} pid ${pid} ${await stopProcess(pid)}`;
+  }));
+}
+
