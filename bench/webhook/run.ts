@@ -182,7 +182,7 @@ async function run(): Promise<BenchReport> {
     `${runLine(SCRIPT, load)} wrk on the same machine.`,
     `Services on Node ${process.version}: the testbed config with \`elasticsearch.enabled: false\` (no wiki reconciler running alongside), with one http-front and with two`,
     `sharing the port (node:http, reusePort). The uWebSockets.js processes run on ${uwsOn === '' ? 'the same Node' : `the system's Node${uwsOn}, as no uWS build loads for ${process.version} here`}.`,
-    'Each accepted event is a `service-eventhandler` event with a username, admitted in the dedupe actor's shared ring and cached in the webhook-store.',
+    'Each accepted event is a `service-eventhandler` event with a username, admitted in the dedupe actor\'s shared ring and cached in the webhook-store.',
     '"HTTP layer alone" is the http-front\'s HttpServer and Router with one route that reads the body and answers `{"status":"ok"}` (bench/webhook/bare-http-front.ts).',
     '',
     `Command per target and round: \`${command}\` (${ROUNDS} rounds interleaving the targets after a \`${WARMUP_ARGS.join(' ')}\` warm-up each; the table shows the median round).`,

@@ -117,6 +117,10 @@ async function assertNoForeignSamba(ours: number | undefined): Promise<void> {
     );
   }
   if (ours !== undefined) return;
+  // A DC of this testbed that is stopping (its master gone, as after a fault test killed smbd) still holds ports
+  // until its last children have closed them: wait for them rather than take them for someone else's.
+  const ownStopping = async () => (await listProcesses()).some((info) => inOurNetwork(info.pid) && info.cmdline.includes(layout.samba.conf));
+  await waitUntil('the stopping Samba of this testbed to exit', async () => !(await ownStopping()), 30_000);
   const busy = [];
   for (const port of boundPorts) if (await isPortOpen(dcAddress, port, 300)) busy.push(port);
   if (busy.length > 0) {
