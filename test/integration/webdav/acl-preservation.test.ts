@@ -72,13 +72,17 @@ describe('WebDAV saves keep the access rights of the replaced file', () => {
     await admin.mkdir(wiki);
   });
   after(async () => {
-    for await (const e of admin.walk(dir)) if (!e.isDirectory) await admin.unlink(e.path);
-    const folders: string[] = [];
-    for await (const e of admin.walk(dir)) folders.push(e.path);
-    for (const f of folders.sort((a, b) => b.length - a.length)) await admin.rmdir(f);
-    await admin.rmdir(dir);
-    await smb.close();
+    // The service first: its change watch holds the .wiki folder open, which would keep it from going at once.
     await service.stop();
+    try {
+      for await (const e of admin.walk(dir)) if (!e.isDirectory) await admin.unlink(e.path);
+      const folders: string[] = [];
+      for await (const e of admin.walk(dir)) folders.push(e.path);
+      for (const f of folders.sort((a, b) => b.length - a.length)) await admin.rmdir(f);
+      await admin.rmdir(dir);
+    } finally {
+      await smb.close();
+    }
   });
 
   it('a PUT over a protected page keeps its DACL and protected flag: the pupil stays refused', async () => {
