@@ -66,9 +66,13 @@ async function main(): Promise<void> {
   const date = new Date();
   const load = loadAverage();
   const started = performance.now();
-  const soak = sections(readResults()).get(SOAK_HEADING);
+  const previous = sections(readResults());
+  const soak = previous.get(SOAK_HEADING);
   const outcomes = await runEach(started);
   const total = performance.now() - started;
+  // Sections no benchmark writes (the soak, written analyses such as a profile) are kept as they were.
+  const produced = new Set(['## Summary', ...outcomes.map((o) => o.report.heading)]);
+  const kept = [...previous].filter(([heading]) => !produced.has(heading)).map(([, section]) => `${section.trimEnd()}\n`);
   const table = summaryTable(outcomes.map((o) => o.report));
   const text = [
     '# Benchmark results',
@@ -83,7 +87,7 @@ async function main(): Promise<void> {
     table,
     '',
     ...outcomes.map((o) => o.report.section.trimEnd() + '\n'),
-    ...(soak === undefined ? [] : [`${soak.trimEnd()}\n`]),
+    ...kept,
   ].join('\n');
   writeFileSync(RESULTS, text);
   console.log(`\n${table}\n\nAll benchmarks in ${clock(total)}; bench/RESULTS.md regenerated.`);
