@@ -12,6 +12,12 @@ import { AdminApi, nowSeconds, simultaneousPosts, statusCounts, type ClientEntry
 
 const FRONTS = ['http-front#1', 'http-front#2'];
 
+/** Requests served so far by each of the named front threads, from /healthz. */
+async function servedBy(service: RunningService, fronts: readonly string[]): Promise<number[]> {
+  const report = (await (await fetch(`${service.url}/healthz`)).json()) as HealthReport;
+  return fronts.map((name) => Number(report.actors[name]?.details?.['served']));
+}
+
 describe('webhook intake with workers.http_front = 2', () => {
   let service: RunningService;
   let admin: AdminApi;
@@ -22,11 +28,7 @@ describe('webhook intake with workers.http_front = 2', () => {
   });
   after(async () => { await service.stop(); });
 
-  /** Requests served so far by each front thread, from /healthz. */
-  async function servedPerFront(): Promise<number[]> {
-    const report = (await (await fetch(`${service.url}/healthz`)).json()) as HealthReport;
-    return FRONTS.map((name) => Number(report.actors[name]?.details?.['served']));
-  }
+  const servedPerFront = () => servedBy(service, FRONTS);
 
   /** One post on a connection of its own, so that the kernel spreads the posts over both threads. */
   function postOnNewConnection(client: ClientEntry): Promise<number> {
@@ -90,10 +92,7 @@ describe('webhook intake with workers.http_front = 4', () => {
   });
   after(async () => { await service.stop(); });
 
-  async function served(): Promise<number[]> {
-    const report = (await (await fetch(`${service.url}/healthz`)).json()) as HealthReport;
-    return fronts.map((name) => Number(report.actors[name]?.details?.['served']));
-  }
+  const served = () => servedBy(service, fronts);
 
   it('200 concurrent posts of one event over four threads: exactly one 200 and 199 × 409, every thread answering some', async () => {
     const client = await admin.register('service-eventhandler');
