@@ -18,7 +18,7 @@ import { plainOutcome, requestIdFrom, UNMATCHED_ROUTE, type FinishedRequest, typ
 import { NodeExchange } from '../../src/http/node-exchange.js';
 import type { Router } from '../../src/http/router.js';
 import { UwsExchange } from '../../src/http/uws-exchange.js';
-import { errorWithoutMessage } from '../../src/log.js';
+import { errorWithoutMessage, withoutRedaction } from '../../src/log.js';
 import type { HttpTransport, Uws } from './transport.js';
 
 /** The binary has `close()` (it closes every socket of the app); the 20.30 typings lack it. */
@@ -59,8 +59,12 @@ export class HttpServer {
   private readonly tracked = new Map<HttpExchange, Tracked>();
   /** node:http sockets whose refusal waits until the answer under way is out (see refuseUnparsed). */
   private readonly refusing = new WeakSet<Duplex>();
+  /** The per-request line carries no field that could hold a secret (see finished), so it skips redaction. */
+  private readonly requestLog: Logger;
 
-  private constructor(private readonly router: Router, private readonly log: Logger, private readonly metrics: HttpRequestMetrics | undefined) {}
+  private constructor(private readonly router: Router, private readonly log: Logger, private readonly metrics: HttpRequestMetrics | undefined) {
+    this.requestLog = withoutRedaction(log);
+  }
 
   static async listen(
     http: HttpSettings, router: Router, log: Logger, transport: HttpTransport, options: ListenOptions = {},
@@ -260,7 +264,7 @@ export class HttpServer {
 
   /** One log line per request (never its path, headers or body: they may carry names and secrets). */
   private finished(r: FinishedRequest): void {
-    this.log.info({ req_id: r.requestId, method: r.method, route: r.route, status: r.status, duration_ms: r.durationMs, outcome: r.outcome }, 'request');
+    this.requestLog.info({ req_id: r.requestId, method: r.method, route: r.route, status: r.status, duration_ms: r.durationMs, outcome: r.outcome }, 'request');
     this.metrics?.record(r);
   }
 }

@@ -46,23 +46,21 @@ export abstract class HttpExchange {
    */
   collectBody(limit: number): void {
     const declared = Number(this.headers['content-length'] ?? 0);
-    if (declared > limit) {
-      this.body = Promise.reject(new HttpError(413, 'body_too_large', `request body of ${declared} bytes exceeds the limit of ${limit} bytes`));
-    } else {
-      const source = this.openBody();
-      this.body = (async () => {
-        const parts: Buffer[] = [];
-        let size = 0;
-        for await (const chunk of source) {
-          size += chunk.byteLength;
-          if (size > limit) throw new HttpError(413, 'body_too_large', `request body exceeds the limit of ${limit} bytes`);
-          parts.push(chunk);
-        }
-        return Buffer.concat(parts, size);
-      })();
-    }
+    this.body = declared > limit ? Promise.reject(new HttpError(413, 'body_too_large', `request body of ${declared} bytes exceeds the limit of ${limit} bytes`)) : this.collectWhole(limit);
     // A handler that never reads the body must not cause an unhandled rejection.
     this.body.catch(() => undefined);
+  }
+
+  /** The whole body, rejected with a 413 once it grows over `limit` bytes; a transport may collect it more cheaply. */
+  protected async collectWhole(limit: number): Promise<Buffer> {
+    const parts: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of this.openBody()) {
+      size += chunk.byteLength;
+      if (size > limit) throw bodyOverLimit(limit);
+      parts.push(chunk);
+    }
+    return Buffer.concat(parts, size);
   }
 
   /** The body collected by collectBody (empty when the route takes none). */
@@ -122,4 +120,9 @@ export abstract class HttpExchange {
     this.finished = true;
     this.onDone(this);
   }
+}
+
+/** The 413 for a body that grew over `limit` bytes while it arrived. */
+export function bodyOverLimit(limit: number): HttpError {
+  return new HttpError(413, 'body_too_large', `request body exceeds the limit of ${limit} bytes`);
 }

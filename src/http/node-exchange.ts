@@ -3,7 +3,7 @@
 // needs Node's own HTTP parser, which knows them.
 import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { HttpExchange, type ResponseHeaders } from './exchange.js';
+import { bodyOverLimit, HttpExchange, type ResponseHeaders } from './exchange.js';
 import { HttpError } from './http-error.js';
 import { closeWithoutReset } from './lingering-close.js';
 
@@ -59,6 +59,34 @@ export class NodeExchange extends HttpExchange {
     } catch (err) {
       throw this.bodyExpired ?? err;
     }
+  }
+
+  /**
+   * The stream's own events instead of its async iterator: a small body (a webhook event, a search) then costs
+   * one promise instead of one per chunk and the iterator's machinery, which the request-path profile showed as
+   * garbage. Over the limit the rest of the body is dropped unread; the 413 closes the connection.
+   */
+  protected override collectWhole(limit: number): Promise<Buffer> {
+    const req = this.req;
+    return new Promise((resolve, reject) => {
+      const parts: Buffer[] = [];
+      let size = 0;
+      const stop = (err: Error | undefined): void => {
+        req.off('data', onData).off('end', onEnd).off('error', stop).off('close', onClose);
+        if (err) reject(this.bodyExpired ?? err);
+      };
+      const onData = (chunk: Buffer): void => {
+        size += chunk.byteLength;
+        if (size > limit) stop(bodyOverLimit(limit));
+        else parts.push(chunk);
+      };
+      const onEnd = (): void => {
+        stop(undefined);
+        resolve(parts.length === 1 ? parts[0]! : Buffer.concat(parts, size));
+      };
+      const onClose = (): void => stop(new Error('client went away before the request body was complete'));
+      req.on('data', onData).on('end', onEnd).on('error', stop).on('close', onClose);
+    });
   }
 
   /** The body is late: a 408 that closes the connection, or (already answered) the connection closed. */
