@@ -3,7 +3,7 @@ import type { HttpExchange } from './exchange.js';
 import { HttpError } from './http-error.js';
 
 export type JsonObjectBodyResult =
-  | { readonly ok: true; readonly object: Record<string, unknown> }
+  | { readonly ok: true; readonly object: Record<string, unknown>; /** The body as sent (decoded), which parsed to `object`. */ readonly text: string }
   | { readonly ok: false; readonly error: HttpError };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -33,7 +33,7 @@ export function checkJsonObjectBody(contentType: string | undefined, body: Array
     const kind = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
     return fail(400, 'body_not_object', `request body must be a JSON object, got ${kind}`);
   }
-  return { ok: true, object: value as Record<string, unknown> };
+  return { ok: true, object: value as Record<string, unknown>, text };
 }
 
 /** The request body as a JSON object; throws the 415 or 400 of checkJsonObjectBody otherwise. */

@@ -13,6 +13,8 @@ export interface AcceptedWebhookEvent {
   readonly client: WebhookClient;
   readonly eventId: string;
   readonly payload: Readonly<Record<string, unknown>>;
+  /** The body as sent, whose parse is `payload`: a cached event keeps this text, never serialised again. */
+  readonly payloadJson: string;
 }
 
 /** Where `service-eventhandler` events go: the UserEventsCache, or a call to the actor that owns it. */
@@ -56,16 +58,16 @@ export async function dispatchWebhookEvent(event: AcceptedWebhookEvent, deps: We
         deps.logger.info({ ...fields, reason }, 'webhook event discarded');
         return 'discarded';
       }
-      const size = userEventSize(event.payload);
+      const size = userEventSize(event.payloadJson);
       const limit = deps.maxUserEventSize ?? USER_EVENTS_DEFAULTS.maxEventSize;
       if (size > limit) {
         throw new HttpError(413, 'event_too_large',
-          `the event is ${size} bytes as JSON; a service-eventhandler event may have at most ${limit} (webhooks.user_events.max_event_size)`);
+          `the event is ${size} bytes; a service-eventhandler event may have at most ${limit} (webhooks.user_events.max_event_size)`);
       }
       await deps.userEvents.add(username.trim(), {
         eventId: event.eventId,
         clientId: event.client.id,
-        payload: event.payload,
+        payloadJson: event.payloadJson,
       });
       return 'cached';
     }

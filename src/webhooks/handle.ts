@@ -51,7 +51,7 @@ export async function handleWebhookRequest(request: WebhookRequest, deps: Webhoo
   }
   if (!(await deps.eventIds.admit(eventId))) throw DUPLICATE_EVENT;
   try {
-    await deps.process({ client, eventId, payload: body.object });
+    await deps.process({ client, eventId, payload: body.object, payloadJson: body.text });
   } catch (err) {
     await deps.eventIds.forget(eventId).catch(() => undefined);
     throw err;

@@ -6,7 +6,8 @@ export interface UserEvent {
   readonly clientId: string;
   /** When the event was accepted, milliseconds since the epoch. */
   readonly receivedAt: number;
-  readonly payload: Readonly<Record<string, unknown>>;
+  /** The event's body as the service sent it: a JSON object, kept as text (see userEventsJson). */
+  readonly payloadJson: string;
 }
 
 /** An accepted event on its way from the intake to the cache (UserEventsCache.add stamps `receivedAt`). */
@@ -38,9 +39,19 @@ export const USER_EVENTS_DEFAULTS = {
   maxEventSize: 64 * 1024,
 } as const;
 
-/** What an event costs in the cache: its payload as JSON, in UTF-8 bytes. */
-export function userEventSize(payload: Readonly<Record<string, unknown>>): number {
-  return Buffer.byteLength(JSON.stringify(payload), 'utf8');
+/** What an event costs in the cache: its body as sent, in UTF-8 bytes. */
+export function userEventSize(payloadJson: string): number {
+  return Buffer.byteLength(payloadJson, 'utf8');
+}
+
+/**
+ * The answer of GET /edu-api/users/{username}/events. Each payload is spliced in as the text the service sent
+ * (it parsed as a JSON object at the intake), so an event is never parsed or serialised again on its way out.
+ */
+export function userEventsJson(username: string, events: readonly UserEvent[]): string {
+  const items = events.map((e) => `{"event_id":${JSON.stringify(e.eventId)},"client_id":${JSON.stringify(e.clientId)},`
+    + `"received_at":"${new Date(e.receivedAt).toISOString()}","payload":${e.payloadJson}}`);
+  return `{"username":${JSON.stringify(username)},"events":[${items.join(',')}]}`;
 }
 
 /** A cached event with its size, so that dropping it need not measure it again. */
@@ -61,7 +72,7 @@ interface UserEvents {
 export class UserEventTooLargeError extends Error {
   override readonly name = 'UserEventTooLargeError';
   constructor(readonly size: number, readonly limit: number) {
-    super(`the event is ${size} bytes as JSON; webhooks.user_events.max_event_size allows ${limit}`);
+    super(`the event is ${size} bytes; webhooks.user_events.max_event_size allows ${limit}`);
   }
 }
 
@@ -114,7 +125,7 @@ export class UserEventsCache {
    * UserEventTooLargeError for an event over max_event_size (nothing is cached then).
    */
   add(username: string, event: Omit<UserEvent, 'receivedAt'>): void {
-    const size = userEventSize(event.payload);
+    const size = userEventSize(event.payloadJson);
     if (size > this.maxEventSize) throw new UserEventTooLargeError(size, this.maxEventSize);
     const key = username.toLowerCase();
     const held = this.users.get(key);

@@ -7,6 +7,7 @@ import { HttpError } from '../../../src/http/http-error.js';
 import type { Router } from '../../../src/http/router.js';
 import type { WebhookStoreProtocol } from '../../../src/messages/webhook-store.js';
 import type { Remote } from '../../../src/runtime/rpc.js';
+import { userEventsJson } from '../../../src/webhooks/user-events.js';
 import { apiCall, authorizedOrThrow } from './api-calls.js';
 
 export function registerUserEventRoutes(router: Router, store: Remote<WebhookStoreProtocol>): void {
@@ -14,15 +15,7 @@ export function registerUserEventRoutes(router: Router, store: Remote<WebhookSto
     const username = decodeUsername(params['username'] ?? '');
     authorizedOrThrow(await store.authenticateEventReader(ex.headers['authorization'], username, ex.clientAddress), BASIC_CHALLENGE);
     const events = await store.userEvents(username);
-    ex.json(200, {
-      username,
-      events: events.map((e) => ({
-        event_id: e.eventId,
-        client_id: e.clientId,
-        received_at: new Date(e.receivedAt).toISOString(),
-        payload: e.payload,
-      })),
-    }, { 'cache-control': 'no-store' });
+    ex.send(200, userEventsJson(username, events), { 'content-type': 'application/json', 'cache-control': 'no-store' });
   }));
 }
 

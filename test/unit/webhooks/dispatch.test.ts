@@ -20,7 +20,7 @@ function recordingLogger() {
 
 function accepted(userAgent: string, payload: Record<string, unknown>): AcceptedWebhookEvent {
   const client: WebhookClient = { id: 'c1', user_agent: userAgent, api_key: 'the-secret-key', created_at: '2025-01-01T00:00:00.000Z' };
-  return { client, eventId: 'evt-1', payload };
+  return { client, eventId: 'evt-1', payload, payloadJson: JSON.stringify(payload) };
 }
 
 describe('dispatchWebhookEvent', () => {
@@ -31,14 +31,14 @@ describe('dispatchWebhookEvent', () => {
       logger: pinoLogger,
     });
     assert.equal(outcome, 'cached');
-    assert.deepEqual(userEvents.list('anna').map((e) => [e.eventId, e.clientId, e.payload]), [
-      ['evt-1', 'c1', { username: 'anna', kind: 'x' }],
+    assert.deepEqual(userEvents.list('anna').map((e) => [e.eventId, e.clientId, e.payloadJson]), [
+      ['evt-1', 'c1', '{"username":"anna","kind":"x"}'],
     ]);
   });
 
   it('refuses a service-eventhandler event over max_event_size with 413 event_too_large and caches nothing', async () => {
     const userEvents = new UserEventsCache();
-    const payload = { username: 'anna', text: 'x'.repeat(103) }; // 132 bytes as JSON
+    const payload = { username: 'anna', text: 'x'.repeat(103) }; // 132 bytes as sent
     await assert.rejects(
       dispatchWebhookEvent(accepted('service-eventhandler', payload), { userEvents, logger: pinoLogger, maxUserEventSize: 131 }),
       (err: unknown) => err instanceof HttpError && err.status === 413 && err.code === 'event_too_large' && /132 bytes/.test(err.message),

@@ -59,7 +59,7 @@ describe('handleWebhookRequest', () => {
   it('accepts and processes with one call to the ring; the same id again is 409', async () => {
     const { deps, processed, calls } = setup();
     assert.equal(await statusOf(handleWebhookRequest(request('e1'), deps)), 200);
-    assert.deepEqual(processed, [{ client, eventId: 'e1', payload: { a: 1 } }]);
+    assert.deepEqual(processed, [{ client, eventId: 'e1', payload: { a: 1 }, payloadJson: '{"a":1}' }]);
     assert.deepEqual(calls, ['admit']);
     assert.equal(await statusOf(handleWebhookRequest(request('e1'), deps)), 409);
     assert.equal(processed.length, 1);

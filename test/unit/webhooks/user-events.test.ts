@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { UserEventsCache, UserEventTooLargeError, userEventSize } from '../../../src/webhooks/user-events.js';
+import { UserEventsCache, UserEventTooLargeError, userEventSize, userEventsJson } from '../../../src/webhooks/user-events.js';
 
 const HOUR = 60 * 60 * 1000;
 
@@ -9,7 +9,7 @@ function clock(start = 1_700_000_000_000) {
   return { now: () => now, advance: (ms: number) => (now += ms) };
 }
 
-const event = (eventId: string) => ({ eventId, clientId: 'c1', payload: { username: 'anna', eventId } });
+const event = (eventId: string) => ({ eventId, clientId: 'c1', payloadJson: JSON.stringify({ username: 'anna', eventId }) });
 
 describe('UserEventsCache', () => {
   it('lists a user’s events newest first, case-insensitively by user name', () => {
@@ -55,11 +55,11 @@ describe('UserEventsCache', () => {
     assert.ok(cache.totalEvents <= 4);
   });
 
-  /** An event of exactly `bytes` bytes as JSON. */
+  /** An event of exactly `bytes` bytes as sent. */
   const sized = (eventId: string, bytes: number) => {
-    const payload = { username: 'x', pad: '' };
-    payload.pad = 'p'.repeat(bytes - userEventSize(payload));
-    return { eventId, clientId: 'c1', payload };
+    const empty = '{"username":"x","pad":""}';
+    const payloadJson = `{"username":"x","pad":"${'p'.repeat(bytes - userEventSize(empty))}"}`;
+    return { eventId, clientId: 'c1', payloadJson };
   };
 
   it('bounds the total in bytes, dropping the least recently active users first', () => {
@@ -115,5 +115,24 @@ describe('UserEventsCache', () => {
     assert.throws(() => new UserEventsCache({ maxBytes: 100, maxEventSize: 101 }), /maxEventSize/);
     assert.throws(() => new UserEventsCache({ maxPerUser: 10, maxTotal: 5 }), /maxPerUser/);
     assert.throws(() => new UserEventsCache({ ttlMs: 0 }), /ttlMs/);
+  });
+});
+
+describe('userEventsJson', () => {
+  it('is the events answer as JSON, each payload spliced in as the text the service sent', () => {
+    const sent = '{ "username": "anna",\n  "text": "Zeugnis \\u2028 \\"fertig\\"", "n": [1, 2.50] }';
+    const json = userEventsJson('anna "m"', [
+      { eventId: 'e2', clientId: 'c1', receivedAt: Date.UTC(2026, 0, 2, 3, 4, 5), payloadJson: sent },
+      { eventId: 'e"1', clientId: 'c2', receivedAt: 0, payloadJson: '{}' },
+    ]);
+    assert.ok(json.includes(sent), 'the payload text is kept as sent');
+    assert.deepEqual(JSON.parse(json), {
+      username: 'anna "m"',
+      events: [
+        { event_id: 'e2', client_id: 'c1', received_at: '2026-01-02T03:04:05.000Z', payload: JSON.parse(sent) },
+        { event_id: 'e"1', client_id: 'c2', received_at: '1970-01-01T00:00:00.000Z', payload: {} },
+      ],
+    });
+    assert.deepEqual(JSON.parse(userEventsJson('bob', [])), { username: 'bob', events: [] });
   });
 });
