@@ -23,7 +23,7 @@ import { IndexWriter } from '../../src/search/index-writer.js';
 import { createSearchClient } from '../../src/search/client.js';
 import { describeError, silentLog } from '../../src/search/log.js';
 import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
-import { buildSearchBody, parseSearchRequest, type Viewer } from '../../src/search/query.js';
+import { parseSearchRequest, searchBodyJson, type Viewer } from '../../src/search/query.js';
 import type { SearchResult } from '../../src/search/search.js';
 import { AceFlags, AceType, type SecurityDescriptor } from '../../src/smb/index.js';
 import { AUTHENTICATED_USERS_SID, EVERYONE_SID } from '../../src/wiki/acl.js';
@@ -235,7 +235,7 @@ async function measureAll(): Promise<BenchReport> {
     const viewer: Viewer = { allowSids: sids, denySids: sids, shares: [SHARE], servers: new Map([[SHARE, env.smb.host]]) };
     const directBody = join(work, 'direct.json');
     const serviceBody = join(work, 'service.json');
-    writeFileSync(directBody, JSON.stringify(buildSearchBody(parseSearchRequest(QUERY), viewer)));
+    writeFileSync(directBody, searchBodyJson(parseSearchRequest(QUERY), viewer)!);
     writeFileSync(serviceBody, JSON.stringify(QUERY));
     const authorization = `Basic ${Buffer.from(`${CALLER.user}:${user.password}`).toString('base64')}`;
     const header = groupsHeader(CALLER.groups);

@@ -9,9 +9,9 @@ import { DEFAULT_ALIAS } from './mapping.js';
 import {
   buildPageListBody,
   buildRootsBody,
-  buildSearchBody,
   checkFolder,
   ROOTS_PAGE_SIZE,
+  searchBodyJson,
   type SearchRequest,
   type Viewer,
 } from './query.js';
@@ -77,8 +77,10 @@ export interface WikiSearchOptions {
 
 type HitSource = Pick<SearchHit, 'share' | 'folder' | 'page' | 'path' | 'title' | 'modified'>;
 
-/** What a search answer needs of Elasticsearch's response: less to send, and less to parse here. */
-const SEARCH_FILTER_PATH = ['hits.total.value', 'hits.hits._source', 'hits.hits._score', 'hits.hits.highlight'];
+/** What a search answer needs of Elasticsearch's response (filter_path): less to send, and less to parse here. */
+const SEARCH_QUERYSTRING = `filter_path=${['hits.total.value', 'hits.hits._source', 'hits.hits._score', 'hits.hits.highlight'].join(',')}`;
+/** The body searchBodyJson gives is text: the client is told it is JSON (it would send text/plain). */
+const JSON_BODY = { headers: { 'content-type': 'application/json' } };
 
 function totalOf(total: estypes.SearchHitsMetadata['total']): number {
   return typeof total === 'number' ? total : (total?.value ?? 0);
@@ -89,10 +91,12 @@ export class WikiSearch {
   private readonly alias: string;
   private readonly servers: ReadonlyMap<string, string> | undefined;
   private readonly log: SearchLog;
+  private readonly searchPath: string;
 
   constructor(options: WikiSearchOptions) {
     this.client = options.client;
     this.alias = options.alias ?? DEFAULT_ALIAS;
+    this.searchPath = `/${encodeURIComponent(this.alias)}/_search`;
     this.servers = options.servers;
     this.log = options.log ?? silentLog;
   }
@@ -102,12 +106,17 @@ export class WikiSearch {
     return this.servers === undefined ? viewer : { ...viewer, servers: this.servers };
   }
 
-  /** Full-text search; `request` comes from parseSearchRequest(). */
+  /**
+   * Full-text search; `request` comes from parseSearchRequest(). The hot path of the wiki: the body is prepared
+   * text and goes through the client's transport (its node pool and retries) without the search API's parameter
+   * handling, which cost about 25 µs of CPU per search (bench/RESULTS.md, Request path profile).
+   */
   async search(request: SearchRequest, viewer: Viewer): Promise<SearchResult> {
-    const body = buildSearchBody(request, this.scoped(viewer));
+    const body = searchBodyJson(request, this.scoped(viewer));
     if (body === null) return { total: 0, hits: [] };
     return this.degradable<SearchResult>('search', { total: 0, hits: [] }, async () => {
-      const response = await this.client.search<HitSource>({ index: this.alias, ...body, filter_path: SEARCH_FILTER_PATH });
+      const response = await this.client.transport.request<estypes.SearchResponse<HitSource>>(
+        { method: 'POST', path: this.searchPath, querystring: SEARCH_QUERYSTRING, body }, JSON_BODY);
       return {
         total: totalOf(response.hits.total),
         // filter_path leaves `hits.hits` out when nothing matched.

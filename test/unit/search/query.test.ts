@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { estypes } from '@elastic/elasticsearch';
 import {
   buildPageListBody,
   buildRootsBody,
-  buildSearchBody,
   parseSearchRequest,
+  searchBodyJson,
   SearchRequestError,
   viewerFilter,
   type Viewer,
@@ -107,21 +108,24 @@ describe('viewerFilter', () => {
 
 describe('request bodies', () => {
   it('searches title, headings and body with escaped <mark> highlights', () => {
-    const body = buildSearchBody(parseSearchRequest({ q: 'Prüfung', size: 5, from: 5 }), viewer)!;
+    const body = JSON.parse(searchBodyJson(parseSearchRequest({ q: 'Prüfung "exakt"', size: 5, from: 5 }), viewer)!) as estypes.SearchRequest;
     assert.equal(body.size, 5);
     assert.equal(body.from, 5);
     const bool = body.query!.bool!;
     assert.deepEqual(bool.must, [
-      { multi_match: { query: 'Prüfung', fields: ['title^3', 'headings^2', 'body'], type: 'cross_fields', operator: 'and' } },
+      { multi_match: { query: 'Prüfung "exakt"', fields: ['title^3', 'headings^2', 'body'], type: 'cross_fields', operator: 'and' } },
     ]);
     assert.deepEqual(bool.must_not, [{ terms: { acl_deny: viewer.denySids } }]);
+    assert.deepEqual(bool.filter, viewerFilter(viewer)!.filter);
+    assert.deepEqual(body._source, ['share', 'folder', 'page', 'path', 'title', 'modified']);
+    assert.equal(body.track_total_hits, true);
     assert.equal(body.highlight!.encoder, 'html');
     assert.deepEqual(body.highlight!.pre_tags, ['<mark>']);
     assert.deepEqual(body.highlight!.post_tags, ['</mark>']);
   });
 
   it('builds nothing for a viewer without allow SIDs', () => {
-    assert.equal(buildSearchBody(parseSearchRequest({ q: 'x' }), nobody), null);
+    assert.equal(searchBodyJson(parseSearchRequest({ q: 'x' }), nobody), null);
     assert.equal(buildPageListBody('schule', '', nobody), null);
     assert.equal(buildRootsBody(nobody), null);
   });
