@@ -167,7 +167,8 @@ export class HttpServer {
     this.inFlight++;
     const request: Tracked = { requestId: requestIdFrom(ex.headers['x-request-id']), route: UNMATCHED_ROUTE, errorCode: undefined };
     this.tracked.set(ex, request);
-    Object.assign(ex.commonHeaders, this.router.headersFor(ex.path));
+    const { route, headers } = this.router.resolve(ex.method, ex.path);
+    Object.assign(ex.commonHeaders, headers);
     ex.commonHeaders['x-request-id'] = request.requestId;
     const fail = (err: HttpError) => {
       request.errorCode = err.code;
@@ -181,7 +182,6 @@ export class HttpServer {
       fail(refusal);
       return;
     }
-    const route = this.router.match(ex.method, ex.path);
     if (route instanceof HttpError) {
       fail(route);
       return;

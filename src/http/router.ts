@@ -43,19 +43,24 @@ export class Router {
     this.scopes.push({ segments: pattern.split('/').slice(1), headers });
   }
 
-  /** The headers added with addHeaders for a path (the server sets them before it routes the request). */
-  headersFor(path: string): Record<string, string> {
+  /**
+   * The route for a request, or an HttpError (404 / 405) to answer with; and the headers added with addHeaders for
+   * its path, which every answer carries (the server sets them before it runs the handler).
+   */
+  resolve(method: string, path: string): { route: RouteMatch | HttpError; headers: Readonly<Record<string, string>> } {
     const segments = path.split('/').slice(1);
-    const headers: Record<string, string> = {};
-    for (const scope of this.scopes) {
-      if (matchSegments(scope.segments, segments)) Object.assign(headers, scope.headers);
-    }
-    return headers;
+    return { route: this.match(method, path, segments), headers: this.headersFor(segments) };
   }
 
-  /** The route for a request, or an HttpError (404 / 405) to answer with. */
-  match(method: string, path: string): RouteMatch | HttpError {
-    const segments = path.split('/').slice(1);
+  private headersFor(segments: readonly string[]): Readonly<Record<string, string>> {
+    let headers: Record<string, string> | undefined;
+    for (const scope of this.scopes) {
+      if (matchSegments(scope.segments, segments)) headers = { ...headers, ...scope.headers };
+    }
+    return headers ?? NO_HEADERS;
+  }
+
+  private match(method: string, path: string, segments: readonly string[]): RouteMatch | HttpError {
     const allowed: string[] = [];
     for (const route of this.routes) {
       const params = matchSegments(route.segments, segments);
@@ -73,22 +78,21 @@ export class Router {
   }
 }
 
-function matchSegments(pattern: string[], path: string[]): RouteParams | undefined {
-  const params: RouteParams = {};
-  for (let i = 0; i < pattern.length; i++) {
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+/** The parameters of `path` when it matches `pattern`; checked before anything is allocated (most routes do not match). */
+function matchSegments(pattern: readonly string[], path: readonly string[]): RouteParams | undefined {
+  const wildcard = pattern[pattern.length - 1] === '*';
+  const fixed = wildcard ? pattern.length - 1 : pattern.length;
+  if (wildcard ? path.length < fixed : path.length !== fixed) return undefined;
+  for (let i = 0; i < fixed; i++) {
     const p = pattern[i]!;
-    if (p === '*') {
-      params['*'] = path.slice(i).join('/');
-      return params;
-    }
-    const actual = path[i];
-    if (actual === undefined) return undefined;
-    if (p.startsWith(':')) {
-      if (actual === '') return undefined;
-      params[p.slice(1)] = actual;
-    } else if (p !== actual) {
-      return undefined;
-    }
+    if (p.startsWith(':') ? path[i] === '' : p !== path[i]) return undefined;
   }
-  return pattern.length === path.length ? params : undefined;
+  const params: RouteParams = {};
+  for (let i = 0; i < fixed; i++) {
+    if (pattern[i]!.startsWith(':')) params[pattern[i]!.slice(1)] = path[i]!;
+  }
+  if (wildcard) params['*'] = path.slice(fixed).join('/');
+  return params;
 }
