@@ -5,6 +5,7 @@ import { directoryFromConfig } from '../ldap/from-config.js';
 import type { Directory } from '../ldap/directory.js';
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { createSearchClient, type SearchConnection } from '../search/client.js';
+import { explainSearchFailure, type SearchFailureKind } from '../search/failure.js';
 import { FileNotifyChange, SmbClient, SmbPool, type SmbShare } from '../smb/index.js';
 import { fail, ok, skip, warn, type CheckResult } from './check.js';
 import { isLoopback, listeningAddresses } from './listeners.js';
@@ -173,12 +174,25 @@ export async function checkElasticsearch(config: Config): Promise<CheckResult[]>
         ? ok('wiki index', `alias ${alias} present`)
         : fail('wiki index', `alias ${alias} missing`, 'start the file proxy once (it creates the index), or run fileproxy reindex --all'));
     } catch (err) {
-      results.push(skip('wiki index', `cannot ask Elasticsearch: ${(err as Error).message}`));
+      results.push(skip('wiki index', `cannot ask Elasticsearch: ${explainSearchFailure(err).message}`));
     }
   } finally {
     await client.close();
   }
   return results;
+}
+
+/** The fix of a node that answered but could not be used: its certificate, the credentials, the account's rights. */
+const ACCESS_FIXES: Partial<Record<SearchFailureKind, string>> = {
+  certificate: 'set elasticsearch.tls.ca_file to the PEM of the CA that signed the nodes\' HTTP certificates (elasticsearch-certutil wrote it as ca.crt; a node that set up security itself has config/certs/http_ca.crt), and name the nodes in elasticsearch.nodes as their certificates do',
+  credentials: 'check elasticsearch.auth: the user and the password in its password_file, or the encoded API key in api_key_file (not expired, not invalidated)',
+  privilege: 'give the account or API key the cluster privilege monitor and all privileges on the indices <index_prefix>* (README, More than one machine)',
+};
+
+/** The failure line of a call that failed with `err`: `down` and `startFix` unless the node answered but refused. */
+function searchFailed(name: string, err: unknown, down: string, startFix: string): CheckResult {
+  const { kind, message } = explainSearchFailure(err);
+  return kind === 'other' ? fail(name, `${down}: ${message}`, startFix) : fail(name, message, ACCESS_FIXES[kind]!);
 }
 
 /** Each configured node answers on its own (the client would hide a dead one behind the others). */
@@ -190,7 +204,7 @@ async function checkNode(node: string, connection: SearchConnection): Promise<Ch
     const self = Object.values(info.nodes)[0];
     return ok(name, `answers: node ${self?.name}, Elasticsearch ${self?.version}, cluster ${info.cluster_name}`);
   } catch (err) {
-    return fail(name, `does not answer: ${(err as Error).message}`, connection.nodes.length > 1
+    return searchFailed(name, err, 'does not answer', connection.nodes.length > 1
       ? 'start the node again, or remove it from elasticsearch.nodes; searches go to the other nodes meanwhile'
       : 'start the sidecar: docker compose -f compose.yml up -d');
   } finally {
@@ -205,7 +219,7 @@ export async function checkClusterHealth(client: Client, replicas: number): Prom
   try {
     health = await client.cluster.health();
   } catch (err) {
-    return fail(name, `unreachable: ${(err as Error).message}`, 'start the sidecar (docker compose -f compose.yml up -d) or the cluster\'s nodes');
+    return searchFailed(name, err, 'unreachable', 'start the sidecar (docker compose -f compose.yml up -d) or the cluster\'s nodes');
   }
   const { status, cluster_name: cluster, number_of_data_nodes: nodes, unassigned_shards: unassigned } = health;
   const summary = `cluster ${cluster} is ${status} with ${nodes} data node(s)`;

@@ -8,6 +8,7 @@ import type { Config } from '../config/index.js';
 import { createLdapClientFactory, toDirectoryError, withLdapClient } from '../ldap/connection.js';
 import type { ServiceSecrets } from '../runtime/control.js';
 import { createSearchClient } from '../search/client.js';
+import { explainSearchFailure } from '../search/failure.js';
 import { Connection, Session, type Credentials } from '../smb/index.js';
 import type { DependencyProbe, ProbeResult } from './readiness.js';
 
@@ -31,7 +32,9 @@ function elasticsearchProbe(elasticsearch: Config['elasticsearch'], secrets: Ser
       try {
         health = await client.cluster.health();
       } catch (err) {
-        return { up: false, detail: `${where} unreachable: ${errorText(err)}` };
+        const { kind, message } = explainSearchFailure(err);
+        // A node that answered but refused is not "unreachable": the detail says what it refused.
+        return { up: false, detail: kind === 'other' ? `${where} unreachable: ${errorText(err)}` : `${where}: ${message}` };
       }
       const up = health.status === 'green' || health.status === 'yellow';
       return { up, detail: `cluster ${health.cluster_name} at ${where} is ${health.status}` };

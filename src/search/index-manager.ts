@@ -92,15 +92,15 @@ export class IndexManager {
     return index.startsWith(this.alias) && match ? Number(match[1]) : null;
   }
 
-  /** `german` when the cluster has it (analysis-common module), else `standard`. */
+  /**
+   * `german` when every node has the analysis-common module (it brings the language analyzers), else `standard`.
+   * Read from the nodes' info (cluster privilege `monitor`) rather than by analyzing a word: `_analyze` without an
+   * index needs the cluster privilege `manage`, more than the service's account on a secured cluster should hold.
+   */
   async detectAnalyzer(): Promise<TextAnalyzer> {
-    try {
-      await this.client.indices.analyze({ analyzer: 'german', text: 'Schüler' });
-      return 'german';
-    } catch (error) {
-      if (error instanceof errors.ResponseError && error.meta.statusCode === 400) return 'standard';
-      throw error;
-    }
+    const info = await this.client.nodes.info({ metric: 'plugins', filter_path: 'nodes.*.modules.name' });
+    const nodes = Object.values(info.nodes ?? {});
+    return nodes.length > 0 && nodes.every((node) => node.modules?.some((module) => module.name === 'analysis-common')) ? 'german' : 'standard';
   }
 
   /** The indices the alias points to ([] when there is no alias). */

@@ -1,3 +1,5 @@
+import { explainSearchFailure } from './failure.js';
+
 /** The logging the search library does; a pino Logger fits. */
 export interface SearchLog {
   info(details: object, message: string): void;
@@ -6,7 +8,7 @@ export interface SearchLog {
 
 export const silentLog: SearchLog = { info: () => undefined, warn: () => undefined };
 
-/** What a log line says about a failed Elasticsearch call. */
+/** What a log line says about a failed Elasticsearch call (a refused login, an untrusted certificate in plain words). */
 export function describeError(error: unknown): { error: string } {
-  return { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
+  return { error: explainSearchFailure(error).message };
 }

@@ -1,10 +1,12 @@
 // node dist/test/testbed/cli.js up|down|status — the loopback Samba AD DC and Elasticsearch used by tests;
-// `cluster up|down|status` — the 3-node Elasticsearch cluster of the cluster tests, next to them, on demand.
+// `cluster up|down|status` — the 3-node Elasticsearch cluster of the cluster tests, next to them, on demand;
+// `secure up|down|status` — the Elasticsearch node with security on (HTTPS, users) of the secured-cluster tests.
 import { ensureAccounts, type DirectorySids } from './accounts.js';
 import {
   clusterStatus, ensureElasticsearchRunning, esUrl, runningElasticsearch, stopElasticsearch,
 } from './elasticsearch.js';
 import { clusterHealth, clusterNodes, ensureClusterRunning, runningClusterNode, stopCluster } from './elasticsearch-cluster.js';
+import { ensureSecureNodeRunning, secureNodeStatus, stopSecureNode } from './elasticsearch-secure.js';
 import { writeTestbedFiles } from './env.js';
 import { layout } from './layout.js';
 import { withLock } from './lock.js';
@@ -86,24 +88,56 @@ async function status(): Promise<number> {
   return sambaUp && esUp ? 0 : 1;
 }
 
-async function cluster(): Promise<number> {
+/** A server the tests start on demand: `<name> up|down|status`. */
+interface OnDemandServer {
+  up(): Promise<string>;
+  down(): Promise<string[]>;
+  status(): Promise<{ text: string; up: boolean }>;
+}
+
+const onDemand: Record<string, OnDemandServer> = {
+  cluster: {
+    async up() {
+      const started = await step('elasticsearch cluster: start', ensureClusterRunning);
+      return `elasticsearch cluster: ${clusterNodes.join(', ')} green; started now: ${started.length === 0 ? 'none' : started.map((i) => clusterNodes[i]).join(', ')}`;
+    },
+    down: () => stopCluster(),
+    async status() {
+      const pids = await Promise.all(clusterNodes.map((_, i) => runningClusterNode(i)));
+      const health = await clusterHealth();
+      return {
+        text: `${clusterNodes.map((url, i) => `${url}: ${pids[i] === undefined ? 'down' : `pid ${pids[i]}`}`).join('\n')}\ncluster: ${health ? `${health.status}, ${health.number_of_nodes} nodes` : 'not answering'}`,
+        up: pids.every((pid) => pid !== undefined) && health?.status === 'green',
+      };
+    },
+  },
+  secure: {
+    async up() {
+      const { node, started } = await step('secured elasticsearch: start', ensureSecureNodeRunning);
+      return `secured elasticsearch: ${node.url} answers over HTTPS (${started ? 'started now' : 'already running'}); CA ${node.caFile}`;
+    },
+    down: async () => [await stopSecureNode()],
+    status: secureNodeStatus,
+  },
+};
+
+async function runOnDemand(name: string): Promise<number> {
+  const server = onDemand[name]!;
   const action = process.argv[3];
   if (action === 'up') {
-    const started = await step('elasticsearch cluster: start', ensureClusterRunning);
-    note(`elasticsearch cluster: ${clusterNodes.join(', ')} green; started now: ${started.length === 0 ? 'none' : started.map((i) => clusterNodes[i]).join(', ')}`);
+    note(await server.up());
     return 0;
   }
   if (action === 'down') {
-    for (const result of await stopCluster()) note(result);
+    for (const result of await server.down()) note(result);
     return 0;
   }
   if (action === 'status') {
-    const pids = await Promise.all(clusterNodes.map((_, i) => runningClusterNode(i)));
-    const health = await clusterHealth();
-    process.stdout.write(`${clusterNodes.map((url, i) => `${url}: ${pids[i] === undefined ? 'down' : `pid ${pids[i]}`}`).join('\n')}\ncluster: ${health ? `${health.status}, ${health.number_of_nodes} nodes` : 'not answering'}\n`);
-    return pids.every((pid) => pid !== undefined) && health?.status === 'green' ? 0 : 1;
+    const { text, up } = await server.status();
+    process.stdout.write(`${text}\n`);
+    return up ? 0 : 1;
   }
-  process.stderr.write(`usage: node dist/test/testbed/cli.js cluster up|down|status (got "${action ?? ''}")\n`);
+  process.stderr.write(`usage: node dist/test/testbed/cli.js ${name} up|down|status (got "${action ?? ''}")\n`);
   return 2;
 }
 
@@ -112,14 +146,14 @@ const commands: Record<string, () => Promise<number>> = {
   up: () => withLock(layout.lockFile, up),
   down: () => withLock(layout.lockFile, down),
   status,
-  cluster: () => (process.argv[3] === 'status' ? cluster() : withLock(layout.lockFile, cluster)),
+  ...Object.fromEntries(Object.keys(onDemand).map((name) => [name, () => (process.argv[3] === 'status' ? runOnDemand(name) : withLock(layout.lockFile, () => runOnDemand(name)))])),
 };
 
 async function main(): Promise<void> {
   const name = process.argv[2] ?? '';
   const command = commands[name];
   if (!command) {
-    process.stderr.write(`usage: node dist/test/testbed/cli.js up|down|status|cluster up|down|status (got "${name}")\n`);
+    process.stderr.write(`usage: node dist/test/testbed/cli.js up|down|status|cluster up|down|status|secure up|down|status (got "${name}")\n`);
     process.exitCode = 2;
     return;
   }

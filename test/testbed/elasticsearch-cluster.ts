@@ -2,10 +2,8 @@
 // install as the single testbed node and next to it, for the cluster tests only: `npm run testbed -- cluster up`
 // starts it on demand, `cluster down` stops the nodes it started (by their pid files). Security is off, as on the
 // single node, so every node listens on 127.0.0.1 only.
-import { cp, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { exists } from './files.js';
-import { installConfigDir, launchNode } from './elasticsearch.js';
+import { esHome, launchNode, writeNodeConfig } from './elasticsearch.js';
 import { layout } from './layout.js';
 import { isAlive, recordedProcess, stopProcess, waitUntil } from './processes.js';
 
@@ -37,18 +35,11 @@ export const clusterNodes: readonly string[] = Array.from({ length: NODES }, (_,
 /** The pid of node `i` if it runs. */
 export function runningClusterNode(i: number): Promise<number | undefined> {
   // The nodes share the install (their own config comes by ES_PATH_CONF, not on the command line).
-  return recordedProcess(nodeDir(i).pidFile, (info) => info.cmdline.includes(`-Des.path.home=${path.dirname(installConfigDir)}`));
+  return recordedProcess(nodeDir(i).pidFile, (info) => info.cmdline.includes(`-Des.path.home=${esHome}`));
 }
 
-async function writeNodeConfig(i: number): Promise<void> {
-  const { confDir, dataDir, logDir } = nodeDir(i);
-  if (!(await exists(path.join(confDir, 'jvm.options')))) {
-    await mkdir(path.dirname(confDir), { recursive: true });
-    await cp(installConfigDir, confDir, { recursive: true });
-  }
-  await mkdir(dataDir, { recursive: true });
-  await mkdir(logDir, { recursive: true });
-  const settings = [
+function writeClusterNodeConfig(i: number): Promise<void> {
+  return writeNodeConfig(nodeDir(i), [
     `cluster.name: ${clusterName}`,
     `node.name: ${nodeName(i)}`,
     `network.host: ${host}`,
@@ -57,17 +48,14 @@ async function writeNodeConfig(i: number): Promise<void> {
     `discovery.seed_hosts: [${Array.from({ length: NODES }, (_, n) => `"${host}:${9301 + n}"`).join(', ')}]`,
     `cluster.initial_master_nodes: [${Array.from({ length: NODES }, (_, n) => nodeName(n)).join(', ')}]`,
     'xpack.security.enabled: false',
-    `path.data: ${dataDir}`,
-    `path.logs: ${logDir}`,
-  ];
-  await writeFile(path.join(confDir, 'elasticsearch.yml'), `${settings.join('\n')}\n`);
+  ]);
 }
 
 /** Starts node `i` unless it runs; returns its pid. */
 export async function startClusterNode(i: number): Promise<number> {
   const running = await runningClusterNode(i);
   if (running !== undefined) return running;
-  await writeNodeConfig(i);
+  await writeClusterNodeConfig(i);
   const { confDir, pidFile, launcherLog, log } = nodeDir(i);
   await launchNode({ confDir, pidFile, launcherLog, log });
   const pid = await runningClusterNode(i);

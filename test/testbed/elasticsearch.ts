@@ -1,5 +1,5 @@
 // Elasticsearch 8.19.3 (the integ-test zip from Maven Central) on 127.0.0.1:9200, run as a system user.
-import { chmod, mkdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { exists, fileTail } from './files.js';
 import { cacheDir, layout } from './layout.js';
@@ -11,7 +11,8 @@ import { note } from './progress.js';
 const version = '8.19.3';
 const artifact = `org.elasticsearch.distribution.integ-test-zip:elasticsearch:${version}:zip`;
 const zipFile = path.join(cacheDir, `elasticsearch-${version}.zip`);
-const home = path.join(layout.elasticsearch.dir, `elasticsearch-${version}`);
+/** The install, shared by every node of the testbed (each node may have a config dir of its own). */
+export const esHome = path.join(layout.elasticsearch.dir, `elasticsearch-${version}`);
 const clusterName = 'fileproxy-testbed';
 const esLog = path.join(layout.elasticsearch.logDir, `${clusterName}.log`);
 /** ES refuses to run as root. */
@@ -22,7 +23,7 @@ const esPort = 9200;
 export const esUrl = `http://${esHost}:${esPort}`;
 
 export function runningElasticsearch(): Promise<number | undefined> {
-  return recordedProcess(layout.elasticsearch.pidFile, (info) => info.cmdline.includes(`-Des.path.home=${home}`));
+  return recordedProcess(layout.elasticsearch.pidFile, (info) => info.cmdline.includes(`-Des.path.home=${esHome}`));
 }
 
 export async function clusterStatus(): Promise<string | undefined> {
@@ -51,13 +52,13 @@ async function ensureDownloaded(): Promise<void> {
 
 /** Unpacks into a scratch dir and renames, so an interrupted unzip never looks like a complete install. */
 async function ensureUnpacked(): Promise<void> {
-  if (await exists(path.join(home, 'bin', 'elasticsearch'))) return;
+  if (await exists(path.join(esHome, 'bin', 'elasticsearch'))) return;
   const scratch = path.join(layout.elasticsearch.dir, 'unpacking');
   await rm(scratch, { recursive: true, force: true });
   await mkdir(scratch, { recursive: true });
   await run('unzip', ['-q', zipFile, '-d', scratch]);
-  await rm(home, { recursive: true, force: true });
-  await rename(path.join(scratch, `elasticsearch-${version}`), home);
+  await rm(esHome, { recursive: true, force: true });
+  await rename(path.join(scratch, `elasticsearch-${version}`), esHome);
   await rm(scratch, { recursive: true, force: true });
 }
 
@@ -72,7 +73,7 @@ async function writeSettings(): Promise<void> {
     `path.data: ${layout.elasticsearch.dataDir}`,
     `path.logs: ${layout.elasticsearch.logDir}`,
   ];
-  await writeFile(path.join(home, 'config', 'elasticsearch.yml'), `${settings.join('\n')}\n`);
+  await writeFile(path.join(esHome, 'config', 'elasticsearch.yml'), `${settings.join('\n')}\n`);
 }
 
 async function ensureUser(): Promise<void> {
@@ -94,7 +95,7 @@ async function ensureTraversable(dir: string): Promise<void> {
   }
 }
 
-async function javaHome(): Promise<string> {
+export async function javaHome(): Promise<string> {
   if (process.env.ES_JAVA_HOME) return process.env.ES_JAVA_HOME;
   const { stdout } = await run('sh', ['-c', 'command -v java']);
   return path.dirname(path.dirname(await realpath(stdout.trim())));
@@ -125,10 +126,15 @@ export interface NodeLaunch {
   confDir?: string;
 }
 
-/** Installs what is missing and launches one node as the ES user; returns once it has started (or failed). */
-export async function launchNode(node: NodeLaunch): Promise<void> {
+/** Downloads and unpacks the distribution unless it is there (its tools too: certutil, users). */
+export async function ensureInstalled(): Promise<void> {
   await ensureDownloaded();
   await ensureUnpacked();
+}
+
+/** Installs what is missing and launches one node as the ES user; returns once it has started (or failed). */
+export async function launchNode(node: NodeLaunch): Promise<void> {
+  await ensureInstalled();
   await ensureUser();
   await rm(node.pidFile, { force: true });
   await run('chown', ['-R', `${esUser}:`, layout.elasticsearch.dir]);
@@ -144,8 +150,8 @@ export async function launchNode(node: NodeLaunch): Promise<void> {
   const launch = await run(
     'runuser',
     ['-u', esUser, '--', 'env', ...Object.entries(env).map(([key, value]) => `${key}=${value ?? ''}`),
-      path.join(home, 'bin', 'elasticsearch'), '-d', '-p', node.pidFile],
-    { cwd: home, allowFailure: true, timeoutMs: 5 * 60_000, newSession: true },
+      path.join(esHome, 'bin', 'elasticsearch'), '-d', '-p', node.pidFile],
+    { cwd: esHome, allowFailure: true, timeoutMs: 5 * 60_000, newSession: true },
   );
   await writeFile(node.launcherLog, launch.stdout + launch.stderr);
   if (launch.code !== 0) {
@@ -154,7 +160,28 @@ export async function launchNode(node: NodeLaunch): Promise<void> {
 }
 
 /** The install's own config directory, which the cluster's nodes copy their jvm.options and log4j2 from. */
-export const installConfigDir = path.join(home, 'config');
+const installConfigDir = path.join(esHome, 'config');
+
+/** Where a node with a config of its own keeps it, its data and its logs. */
+export interface NodeDirs {
+  confDir: string;
+  dataDir: string;
+  logDir: string;
+}
+
+/**
+ * Gives a node of its own (the cluster's, the secured one) a copy of the install's config directory (jvm.options,
+ * log4j2) once, its data and log dirs, and `settings` plus those dirs as its elasticsearch.yml.
+ */
+export async function writeNodeConfig({ confDir, dataDir, logDir }: NodeDirs, settings: readonly string[]): Promise<void> {
+  if (!(await exists(path.join(confDir, 'jvm.options')))) {
+    await mkdir(path.dirname(confDir), { recursive: true });
+    await cp(installConfigDir, confDir, { recursive: true });
+  }
+  await mkdir(dataDir, { recursive: true });
+  await mkdir(logDir, { recursive: true });
+  await writeFile(path.join(confDir, 'elasticsearch.yml'), `${[...settings, `path.data: ${dataDir}`, `path.logs: ${logDir}`].join('\n')}\n`);
+}
 
 /** Starts Elasticsearch unless it runs; returns its pid and whether it was started now. */
 export async function ensureElasticsearchRunning(): Promise<{ pid: number; started: boolean }> {
