@@ -19,10 +19,14 @@ const CERTIFICATE_PROBLEM = /certificate|self[- ]signed|altnames/i;
 /** Node's advice appended to verify errors; about Node's flags, not the operator's config. */
 const NODE_CA_ADVICE = /; if the root CA is installed locally, try running Node\.js with --use-system-ca$/;
 
-/** Elasticsearch's reason in an error response body, if it has one (a HEAD request's has none). */
+/**
+ * Elasticsearch's reason in an error response body, if it has one (a HEAD request's has none), with what it says
+ * about credentials it tried and refused (e.g. "API key: invalid ApiKey value").
+ */
 function reasonOf(error: errors.ResponseError): string | undefined {
-  const body = error.meta.body as { error?: { reason?: unknown } } | undefined;
-  return typeof body?.error?.reason === 'string' ? body.error.reason : undefined;
+  const body = error.meta.body as { error?: { reason?: unknown; additional_unsuccessful_credentials?: unknown } } | undefined;
+  const reasons = [body?.error?.reason, body?.error?.additional_unsuccessful_credentials].filter((part) => typeof part === 'string');
+  return reasons.length === 0 ? undefined : reasons.join('; ');
 }
 
 export function explainSearchFailure(error: unknown): SearchFailure {

@@ -1,33 +1,18 @@
 // `fileproxy doctor` against the testbed: all green as set up, and a clear
 // FAIL line with a fix for each deliberately broken case.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { checkClusterHealth, checkFreeRam, checkNotExposed } from '../../src/doctor/checks.js';
 import { listeningAddresses } from '../../src/doctor/listeners.js';
 import { createSearchClient } from '../../src/search/client.js';
 import { IndexManager } from '../../src/search/index-manager.js';
 import { readTestbedEnv, type TestbedEnv } from '../testbed/env.js';
+import { doctor, failLine } from '../support/doctor.js';
 import { writeServiceConfig } from '../support/service.js';
 import { ScratchAccounts } from './wiki/scratch-accounts.js';
-
-const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
-
-function doctor(configFile: string): { code: number | null; lines: string[] } {
-  const run = spawnSync(process.execPath, [CLI, 'doctor', '--config', configFile], { encoding: 'utf8', timeout: 60_000 });
-  return { code: run.status, lines: run.stdout.split('\n') };
-}
-
-function failLine(lines: string[], check: string): string {
-  const i = lines.findIndex((l) => l.startsWith(`FAIL ${check}`));
-  assert.ok(i >= 0, `expected a FAIL line for ${check} in:\n${lines.join('\n')}`);
-  assert.match(lines[i + 1] ?? '', /^ {5}fix: \S/, `the failure of ${check} comes with a fix`);
-  return lines[i]!;
-}
 
 /** A secret file of its own, next to the test config. */
 function secretFile(configFile: string, content: string, mode: number): string {

@@ -1,14 +1,15 @@
 // The service logs of one test run must never contain a secret. test/run-tests.ts
 // gives every test process a log directory (FILEPROXY_TEST_LOG_DIR); startService
 // writes each service's output there, the fetch check (openapi-check.ts) notes every
-// webhook API key the tests see, and after the run the logs are searched for those
-// keys and for every password of the testbed.
+// webhook API key the tests see (and tests note the secrets they make, such as an
+// Elasticsearch API key), and after the run the logs are searched for those and for
+// every password of the testbed.
 import { appendFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestbedEnv } from '../testbed/env.js';
 
 export const LOG_DIR_VARIABLE = 'FILEPROXY_TEST_LOG_DIR';
-const API_KEYS_FILE = 'api-keys.txt';
+const NOTED_SECRETS_FILE = 'noted-secrets.txt';
 const SERVICE_LOG = /^service-.*\.log$/;
 
 /** The log directory of this test run, if the run has one. */
@@ -21,14 +22,14 @@ export function serviceLogFile(dir: string, port: number): string {
   return join(dir, `service-${process.pid}-${port}.log`);
 }
 
-const notedKeys = new Set<string>();
+const notedSecrets = new Set<string>();
 
-/** Remembers a webhook API key seen by a test (revealed, or sent to the intake). */
-export function noteApiKey(key: string): void {
+/** Remembers a secret a test saw or made: a webhook API key (revealed, or sent to the intake), a password, an API key. */
+export function noteSecret(secret: string): void {
   const dir = runLogDir();
-  if (dir === undefined || key === '' || notedKeys.has(key)) return;
-  notedKeys.add(key);
-  appendFileSync(join(dir, API_KEYS_FILE), `${key}\n`);
+  if (dir === undefined || secret === '' || notedSecrets.has(secret)) return;
+  notedSecrets.add(secret);
+  appendFileSync(join(dir, NOTED_SECRETS_FILE), `${secret}\n`);
 }
 
 export interface Secret {
@@ -37,7 +38,7 @@ export interface Secret {
   value: string;
 }
 
-/** Every password of the testbed, also as the Basic credentials that carry it, and the API keys noted in `dir`. */
+/** Every password of the testbed, also as the Basic credentials that carry it, and the secrets noted in `dir`. */
 export function secretsOfRun(env: TestbedEnv, dir: string): Secret[] {
   const accounts: [string, { user: string; password: string }][] = [
     ['dc_admin', env.dc_admin], ['admin', env.admin], ['indexer', env.indexer],
@@ -51,9 +52,9 @@ export function secretsOfRun(env: TestbedEnv, dir: string): Secret[] {
     if (escaped !== password) secrets.push({ name: `password of ${who} (JSON-escaped)`, value: escaped });
     secrets.push({ name: `Basic credentials of ${who}`, value: Buffer.from(`${user}:${password}`).toString('base64') });
   }
-  const keysFile = join(dir, API_KEYS_FILE);
-  const keys = existsSync(keysFile) ? readFileSync(keysFile, 'utf8').split('\n').filter((k) => k !== '') : [];
-  keys.forEach((key, i) => secrets.push({ name: `webhook API key #${i + 1}`, value: key }));
+  const notedFile = join(dir, NOTED_SECRETS_FILE);
+  const noted = existsSync(notedFile) ? readFileSync(notedFile, 'utf8').split('\n').filter((k) => k !== '') : [];
+  noted.forEach((secret, i) => secrets.push({ name: `secret noted by a test #${i + 1}`, value: secret }));
   return secrets;
 }
 

@@ -9,7 +9,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import formatsPlugin from 'ajv-formats';
 import { openApiDocument } from '../../src/openapi/document.js';
-import { noteApiKey } from './log-audit.js';
+import { noteSecret } from './log-audit.js';
 import { serviceOrigins } from './service-origins.js';
 
 type Json = Record<string, unknown>;
@@ -174,7 +174,7 @@ function installOpenApiCheck(): void {
     // A followed redirect was answered to a GET (the service redirects only GET /admin).
     if (response.redirected && requestMethod !== 'HEAD') requestMethod = 'GET';
     const sentKey = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).get('x-webhook-key');
-    if (sentKey !== null) noteApiKey(sentKey);
+    if (sentKey !== null) noteSecret(sentKey);
 
     let json: Promise<unknown> | undefined;
     const readJson = () => (json ??= response.clone().text().then((text) => JSON.parse(text) as unknown));
@@ -193,7 +193,7 @@ function installOpenApiCheck(): void {
     }
     if (operationId === 'revealWebhookClientKey' && response.status === 200) {
       const revealed = (await readJson()) as { api_key?: unknown };
-      if (typeof revealed.api_key === 'string') noteApiKey(revealed.api_key);
+      if (typeof revealed.api_key === 'string') noteSecret(revealed.api_key);
     }
     return response;
   };

@@ -15,9 +15,9 @@ const env = {
 } as unknown as TestbedEnv;
 
 describe('log audit', () => {
-  it('finds passwords (raw, JSON-escaped, inside Basic credentials) and noted API keys, naming them without their value', () => {
+  it('finds passwords (raw, JSON-escaped, inside Basic credentials) and noted secrets, naming them without their value', () => {
     const dir = mkdtempSync(join(tmpdir(), 'log-audit-'));
-    writeFileSync(join(dir, 'api-keys.txt'), 'k'.repeat(43) + '\n');
+    writeFileSync(join(dir, 'noted-secrets.txt'), 'k'.repeat(43) + '\n');
     writeFileSync(join(dir, 'service-1-100.log'), [
       '{"msg":"clean line","user":"anna"}',
       `{"msg":"oops","password":${JSON.stringify(env.admin.password)}}`,
@@ -32,7 +32,7 @@ describe('log audit', () => {
     assert.deepEqual(leaks.map((l) => [l.line, l.secret]), [
       [2, 'password of admin (JSON-escaped)'],
       [3, 'Basic credentials of user anna'],
-      [4, 'webhook API key #1'],
+      [4, 'secret noted by a test #1'],
     ]);
     assert.ok(leaks.every((l) => !l.secret.includes('Anna-4') && !l.secret.includes('k'.repeat(43))));
   });
