@@ -2,7 +2,8 @@
 // (one serves `schule`, the other `verwaltung`) and a document of a third site (another server's `schule`). Both
 // start at once on an alias whose index has an older mapping: one of them builds the new version, exactly once,
 // while searches keep answering. Then a reindex, a pass and a rebuild of each leave the other's documents as they
-// were, and each service finds only the pages of the (server, share) pairs it serves.
+// were, and each service finds only the pages of the (server, share) pairs it serves. A third proxy serving the same
+// share as the first finds a page saved through the first; the other share's does not; neither's pass disturbs it.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -20,6 +21,7 @@ import { eventually, passAfter, WikiClient, type Caller } from '../wiki/wiki-ser
 import { runJob, SERVER } from './support.js';
 
 const ADMIN: Caller = { user: 'fpadmin', groups: ['Schul-Admins'] };
+const ANNA: Caller = { user: 'anna', groups: ['Lehrer', 'Lehrkräfte Mathe'] };
 const SCHULE = { server: SERVER, share: 'schule' };
 const VERWALTUNG = { server: SERVER, share: 'verwaltung' };
 /** A page of another site, whose server also has a share called `schule`. */
@@ -33,11 +35,12 @@ async function shareState(es: Client, alias: string, share: IndexedShare): Promi
   return { count: typeof total === 'number' ? total : (total?.value ?? 0), latest: (response.aggregations?.['latest'] as { value: unknown }).value };
 }
 
-describe('two proxies on one index with disjoint shares', () => {
+describe('proxies on one index: two with disjoint shares, and a third serving the share of the first', () => {
   let env: TestbedEnv;
   let es: Client;
   const alias = `test-shared-${randomBytes(4).toString('hex')}`;
-  const services: Record<'schule' | 'verwaltung', RunningService | undefined> = { schule: undefined, verwaltung: undefined };
+  /** A serves schule, B verwaltung; C (the last test's) serves schule too. */
+  const services: Record<'schule' | 'verwaltung' | 'schuleToo', RunningService | undefined> = { schule: undefined, verwaltung: undefined, schuleToo: undefined };
   const start = (share: 'schule' | 'verwaltung') => startService({
     smb: { shares: [{ name: share }] },
     elasticsearch: { index_prefix: alias },
@@ -130,19 +133,42 @@ describe('two proxies on one index with disjoint shares', () => {
     assert.ok((await schule.roots(ADMIN)).roots.every((root) => root.folder !== 'Nord'));
   });
 
-  it('a page saved through one proxy is found through it, not through the proxy of the other share', async () => {
+  it('a page saved through one proxy is found through a third that serves the same share, not through the other share\'s; their passes leave it in place', async () => {
+    // Proxy C: another proxy in front of the same file server's `schule`, as for load.
+    const since = Date.now();
+    services.schuleToo = await start('schule');
+    await passAfter(services.schuleToo, since);
+    const [a, b, c] = [services.schule!, services.verwaltung!, services.schuleToo].map((service) => new WikiClient(service.url, env));
     const dav = new DavClient(services.schule!, account(env, 'fpadmin'), 'schule');
     const folder = `_shared-${randomBytes(4).toString('hex')}`;
+    const page = `${folder}/.wiki/index.md`;
+    /** The page's document: what a pass that rewrote or removed it would change. */
+    const indexed = async () => {
+      await es.indices.refresh({ index: alias });
+      const response = await es.search({ index: alias, seq_no_primary_term: true, query: { bool: { filter: [shareQuery(SCHULE), { term: { path: page } }] } } });
+      return response.hits.hits.map((hit) => ({ id: hit._id, seqNo: hit._seq_no }));
+    };
     try {
       assert.equal(await dav.mkcol(folder), 201);
       assert.equal(await dav.mkcol(`${folder}/.wiki`), 201);
-      assert.equal((await dav.put(`${folder}/.wiki/index.md`, '# Geteilt\n\nGemeinsamkeitswort steht hier.\n')).status, 201);
-      const schule = new WikiClient(services.schule!.url, env);
-      await eventually(async () => assert.deepEqual(await schule.searchedPages(ADMIN, { q: 'Gemeinsamkeitswort' }), [`schule:${folder}/.wiki/index.md`]));
-      const verwaltung = new WikiClient(services.verwaltung!.url, env);
-      assert.deepEqual(await verwaltung.searchedPages(ADMIN, { q: 'Gemeinsamkeitswort' }), []);
+      assert.equal((await dav.put(page, '# Geteilt\n\nGemeinsamkeitswort steht hier.\n')).status, 201);
+      // Anna may read it (Domain Users read at the share root), so only the share decides where she finds it.
+      await eventually(async () => assert.deepEqual(await a.searchedPages(ANNA, { q: 'Gemeinsamkeitswort' }), [`schule:${page}`]));
+      assert.deepEqual(await c.searchedPages(ANNA, { q: 'Gemeinsamkeitswort' }), [`schule:${page}`], 'found through C, which serves schule too');
+      assert.deepEqual(await b.searchedPages(ANNA, { q: 'Gemeinsamkeitswort' }), [], 'not found through B, which serves only verwaltung');
+
+      const document = await indexed();
+      assert.equal(document.length, 1, JSON.stringify(document));
+      for (const [name, service] of [['B', services.verwaltung!], ['C', services.schuleToo]] as const) {
+        const pass = await runJob(service, { kind: 'pass' });
+        assert.deepEqual([pass.state, pass.errors], ['finished', []], `${name}'s pass`);
+        assert.deepEqual(await indexed(), document, `${name}'s pass left A's page as it was`);
+      }
+      assert.deepEqual(await c.searchedPages(ANNA, { q: 'Gemeinsamkeitswort' }), [`schule:${page}`]);
     } finally {
       await dav.remove(folder);
     }
+    // The delete through A removes the page's document too.
+    await eventually(async () => assert.deepEqual(await indexed(), []));
   });
 });
