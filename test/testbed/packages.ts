@@ -15,7 +15,8 @@ const requiredPackages = [
 // Tools used by the Elasticsearch step; they may come from outside Debian (e.g. a manual Maven), so the
 // command is what counts, and the package is only the fallback source.
 const requiredCommands = [
-  { command: 'java', package: 'openjdk-17-jre-headless' },
+  // Debian's default JRE: OpenJDK 17 on Debian 12, 21 on Debian 13 (which has no 17); Elasticsearch 8.19 runs on both.
+  { command: 'java', package: 'default-jre-headless' },
   { command: 'mvn', package: 'maven' },
   { command: 'unzip', package: 'unzip' },
   { command: 'openssl', package: 'openssl' },
