@@ -174,7 +174,9 @@ export async function checkElasticsearch(config: Config): Promise<CheckResult[]>
         ? ok('wiki index', `alias ${alias} present`)
         : fail('wiki index', `alias ${alias} missing`, 'start the file proxy once (it creates the index), or run fileproxy reindex --all'));
     } catch (err) {
-      results.push(skip('wiki index', `cannot ask Elasticsearch: ${explainSearchFailure(err).message}`));
+      // A refused login or certificate already failed the node lines; a missing privilege shows only here.
+      const { kind, message } = explainSearchFailure(err);
+      results.push(kind === 'privilege' ? fail('wiki index', `alias ${alias}: ${message}`, ACCESS_FIXES.privilege!) : skip('wiki index', `cannot ask Elasticsearch: ${message}`));
     }
   } finally {
     await client.close();

@@ -35,7 +35,8 @@ export function explainSearchFailure(error: unknown): SearchFailure {
     return { kind: 'credentials', message: `authentication failed: Elasticsearch did not accept the login of elasticsearch.auth (401${reason === undefined ? '' : `, ${reason}`})` };
   }
   if (error instanceof errors.ResponseError && error.meta.statusCode === 403) {
-    return { kind: 'privilege', message: `not authorized: the Elasticsearch account lacks a privilege (403, ${reasonOf(error) ?? 'no reason given'})` };
+    const reason = reasonOf(error);
+    return { kind: 'privilege', message: `not authorized: the Elasticsearch account lacks a privilege (403${reason === undefined ? '' : `, ${reason}`})` };
   }
   if (error instanceof errors.ConnectionError && CERTIFICATE_PROBLEM.test(error.message)) {
     return {

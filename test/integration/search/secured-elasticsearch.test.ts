@@ -50,8 +50,8 @@ describe('a secured Elasticsearch (HTTPS with its own CA, user or API key)', () 
     chmodSync(file, mode);
     return file;
   };
-  const securedConfig = (auth: Auth, caFile = node.caFile) => ({
-    elasticsearch: { url: undefined, nodes: [node.url], auth, tls: { ca_file: caFile } },
+  const securedConfig = (auth: Auth, { caFile = node.caFile, indexPrefix = DEFAULT_ALIAS } = {}) => ({
+    elasticsearch: { url: undefined, nodes: [node.url], auth, tls: { ca_file: caFile }, index_prefix: indexPrefix },
     smb: { shares: [{ name: 'schule' }] },
     reconciler: { interval: '1h', watch: false },
   });
@@ -120,7 +120,7 @@ describe('a secured Elasticsearch (HTTPS with its own CA, user or API key)', () 
    */
   async function namesTheProblem(auth: Auth, caFile: string, problem: RegExp): Promise<void> {
     const since = Date.now();
-    const service = await startService(securedConfig(auth, caFile));
+    const service = await startService(securedConfig(auth, { caFile }));
     try {
       const pass = await passAfter(service, since);
       assert.match(pass.errors.join(' '), problem, JSON.stringify(pass));
@@ -177,6 +177,21 @@ describe('a secured Elasticsearch (HTTPS with its own CA, user or API key)', () 
 
   it('with a wrong password: doctor and the service name the failed authentication', async () => {
     await namesTheProblem(passwordAuth('not-the-password', 'wrong.secret'), node.caFile, /authentication failed: Elasticsearch did not accept the login of elasticsearch\.auth \(401/);
+  });
+
+  it('with an index_prefix outside the account\'s role: the pass and doctor name the missing privilege', async () => {
+    const since = Date.now();
+    const service = await startService(securedConfig(passwordAuth(node.service.password), { indexPrefix: 'andere-schule' }));
+    try {
+      const pass = await passAfter(service, since);
+      assert.match(pass.errors.join(' '), /not authorized: the Elasticsearch account lacks a privilege \(403, action \[[^\]]+\] is unauthorized for user \[fileproxy\]/, JSON.stringify(pass));
+      const { code, lines } = doctor(service.configFile);
+      assert.equal(code, 1);
+      assert.match(failLine(lines, 'wiki index'), /alias andere-schule: not authorized: the Elasticsearch account lacks a privilege \(403\)/);
+      await assertNothingCrashed(service);
+    } finally {
+      await service.stop();
+    }
   });
 
   it('refuses a password or API key file others may read, by the same rule and words as the indexer secret', async () => {
