@@ -93,12 +93,13 @@ async function ensureCertificates(): Promise<void> {
 
 /**
  * The file realm's users, with passwords generated once and kept in accounts.json. The users files are made anew
- * whenever accounts.json is (they hold nothing else), so the two never disagree.
+ * with accounts.json (they hold nothing else) whenever either lacks them, so the two never disagree.
  */
 async function ensureUsers(): Promise<{ admin: SecureAccount; service: SecureAccount }> {
   await writeFile(path.join(node.confDir, 'roles.yml'), `fileproxy: ${JSON.stringify(SERVICE_ROLE)}\n`);
   const known = await readStateFile<{ admin: SecureAccount; service: SecureAccount }>(accountsFile);
-  if (known !== undefined) return known;
+  const users = await readFile(path.join(node.confDir, 'users'), 'utf8').catch(() => '');
+  if (known !== undefined && [known.admin, known.service].every(({ username }) => users.includes(`${username}:`))) return known;
   note('secure elasticsearch: adding the users with elasticsearch-users');
   const password = () => randomBytes(18).toString('base64url');
   const accounts = { admin: { username: 'testbed-admin', password: password() }, service: { username: 'fileproxy', password: password() } };
