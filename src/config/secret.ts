@@ -69,11 +69,17 @@ export function readElasticsearchSecrets(config: Config): ElasticsearchSecrets {
     secrets.auth = { username: auth.username, password: readSecretFile(auth.password_file, 'elasticsearch.auth.password_file', `the password of ${auth.username}`) };
   }
   if (tls.ca_file !== undefined) {
+    const refuse = (message: string): never => {
+      throw new ConfigError(tls.ca_file!, [{ line: undefined, path: 'elasticsearch.tls.ca_file', message }], [], `elasticsearch.tls.ca_file: ${message}`);
+    };
     try {
       secrets.caCertificate = readFileSync(tls.ca_file, 'utf8');
     } catch (error) {
-      const message = `cannot read ${tls.ca_file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`;
-      throw new ConfigError(tls.ca_file, [{ line: undefined, path: 'elasticsearch.tls.ca_file', message }], [], `elasticsearch.tls.ca_file: ${message}`);
+      return refuse(`cannot read ${tls.ca_file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    }
+    // TLS would skip what is not PEM without a word, and every node's certificate would then look untrusted.
+    if (!secrets.caCertificate.includes('-----BEGIN CERTIFICATE-----')) {
+      refuse(`${tls.ca_file} holds no PEM certificate (-----BEGIN CERTIFICATE-----); give the CA's certificate in PEM`);
     }
   }
   return secrets;

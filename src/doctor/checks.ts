@@ -149,7 +149,7 @@ function searchConnection(config: Config): { connection?: SearchConnection; resu
   try {
     return { connection: { nodes: config.elasticsearch.nodes, ...readElasticsearchSecrets(config) } };
   } catch (err) {
-    return { result: fail('Elasticsearch credentials', (err as Error).message, 'correct the files elasticsearch.auth and elasticsearch.tls name (mode 600, one line)') };
+    return { result: fail('Elasticsearch credentials', (err as Error).message, 'correct the files elasticsearch.auth and elasticsearch.tls name (a secret: mode 600, one line; the CA: its certificate in PEM)') };
   }
 }
 

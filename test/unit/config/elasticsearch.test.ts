@@ -48,7 +48,7 @@ test('an API key file or a user and password file, each mode 600 with one traili
   assert.deepEqual(readElasticsearchSecrets(withElasticsearch('')), {}, 'the sidecar needs none');
 });
 
-test('a secret file others may read, or with two line breaks, is refused naming the key and the fix', () => {
+test('a secret file others may read, or with two line breaks, and a CA file that is no PEM certificate are refused naming the key and the fix', () => {
   const open = secretFile('key\n', 0o644);
   assert.throws(() => readElasticsearchSecrets(withElasticsearch(`  auth:\n    api_key_file: ${open}\n`)), {
     name: 'ConfigError',
@@ -62,6 +62,12 @@ test('a secret file others may read, or with two line breaks, is refused naming 
   assert.throws(() => readElasticsearchSecrets(withElasticsearch('  tls:\n    ca_file: /nonexistent/ca.pem\n')), {
     name: 'ConfigError',
     message: 'elasticsearch.tls.ca_file: cannot read /nonexistent/ca.pem: ENOENT',
+  });
+  // A secret file named by mistake: TLS would skip it silently and distrust every node.
+  const notPem = writeTempFile('Such-Geheim 7\n', 'not-a-ca.pem');
+  assert.throws(() => readElasticsearchSecrets(withElasticsearch(`  tls:\n    ca_file: ${notPem}\n`)), {
+    name: 'ConfigError',
+    message: `elasticsearch.tls.ca_file: ${notPem} holds no PEM certificate (-----BEGIN CERTIFICATE-----); give the CA's certificate in PEM`,
   });
 });
 
