@@ -37,7 +37,7 @@ export const SERVICE_ROLE = {
   indices: [{ names: ['wiki-md*'], privileges: ['all'] }],
 };
 
-export interface SecureAccount {
+interface SecureAccount {
   username: string;
   password: string;
 }
@@ -53,10 +53,10 @@ export interface SecureNode {
   service: SecureAccount;
 }
 
-export const secureNodeUrl = `https://${host}:${httpPort}`;
+const secureNodeUrl = `https://${host}:${httpPort}`;
 const caFile = path.join(dir, 'ca.pem');
 
-export function runningSecureNode(): Promise<number | undefined> {
+function runningSecureNode(): Promise<number | undefined> {
   return recordedProcess(node.pidFile, (info) => info.cmdline.includes(`-Des.path.home=${esHome}`));
 }
 
