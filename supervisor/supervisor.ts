@@ -12,7 +12,8 @@ import type { SupervisorProtocol } from '../src/messages/supervisor.js';
 import { dependencyProbes } from '../src/metrics/dependency-probes.js';
 import { Readiness } from '../src/metrics/readiness.js';
 import { mergeSnapshots, type MetricSnapshot, type MetricsSource } from '../src/metrics/snapshot.js';
-import { SupervisorMetrics, type ThreadHeaps } from '../src/metrics/supervisor-metrics.js';
+import { SupervisorMetrics } from '../src/metrics/supervisor-metrics.js';
+import type { ThreadHeaps } from '../src/metrics/thread-heaps.js';
 import { ActorCell, type CellEvents } from './actor-cell.js';
 import { actorPlans, linked } from './topology.js';
 

@@ -18,6 +18,7 @@ import type { SmbReaderResult, SmbReaderTask } from '../../src/messages/pools.js
 import { reconcilerMetrics, type PassSummary } from '../../src/metrics/actor-metrics.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
+import { threadHeapMetrics, type ThreadHeaps } from '../../src/metrics/thread-heaps.js';
 import { AdminChannel, type AdminTarget } from '../../src/control-socket/server.js';
 import { osThreadId, runAsBackgroundThread } from '../../src/reconcile/background-priority.js';
 import { adminSocketPath } from '../../src/control-socket/protocol.js';
@@ -176,8 +177,11 @@ runActor<Config>(async (ctx) => {
     const { passes, lastPass } = reconciler.status();
     return { ...index.stats(), ...hook.stats(), passes, lastPass: passSummary(lastPass), watches: watchStats() };
   }, reconcilerMetrics);
+  let poolHeaps: ThreadHeaps = {};
+  registerStatMetrics(registry, () => poolHeaps, threadHeapMetrics);
+  const refreshPoolHeaps = async () => { poolHeaps = await pool.heaps(); };
   return {
-    handlers: servingMetrics(handlers, registry),
+    handlers: servingMetrics(handlers, registry, refreshPoolHeaps),
     health: () => ({
       ...index.stats(),
       ...hook.stats(),

@@ -1,6 +1,7 @@
 // A pool of worker threads that an actor runs tasks on (the reconciler's smb-reader pool). piscina replaces a
 // pool worker that dies by itself and fails only the task it was running, so pools need no restart policy of
 // ours; the owning actor reports their state (ActorBehaviour.pools), and /healthz lists them beside the actors.
+import type { HeapInfo } from 'node:v8';
 import type { ResourceLimits } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 
@@ -55,6 +56,12 @@ export class WorkerPool<Task, Result> {
         utilization: Number(this.piscina.utilization.toFixed(3)),
       },
     };
+  }
+
+  /** V8 heap statistics of the pool's threads now, as `<pool>#<n>` (a thread that ends meanwhile is left out). */
+  async heaps(): Promise<Record<string, HeapInfo>> {
+    const heaps = await Promise.all(this.piscina.threads.map((worker) => worker.getHeapStatistics().catch(() => undefined)));
+    return Object.fromEntries(heaps.flatMap((heap, i) => (heap ? [[`${this.name}#${i + 1}`, heap]] : [])));
   }
 
   /** Finish queued tasks, then end the threads; force them after the timeout. */

@@ -97,6 +97,7 @@ describe('metrics and request logs of a running service', () => {
     }
     assert.ok(value('fileproxy_pool_completed_tasks_total', { pool: 'smb-reader' }) > 0, 'the pass read pages through the pool');
     assert.equal(value('fileproxy_pool_threads', { pool: 'smb-reader' }), 2, 'workers.smb_readers by default');
+    for (const thread of ['http-front', 'reconciler', 'smb-reader#1']) assert.ok(value('fileproxy_thread_heap_used_bytes', { thread }) > 1024 * 1024, thread);
     assert.ok(value('process_resident_memory_bytes') > 10 * 1024 * 1024);
     assert.equal(samples.filter((s) => s.name === 'process_resident_memory_bytes').length, 1, 'process metrics come once, from the main thread');
   });
