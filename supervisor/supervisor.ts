@@ -3,6 +3,7 @@
 import { MessageChannel } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Config } from '../src/config/index.js';
+import { threadEnvironment } from '../src/runtime/compile-cache.js';
 import type { ServiceSecrets } from '../src/runtime/control.js';
 import type { HealthReport } from '../src/runtime/health.js';
 import { instanceNames } from '../src/runtime/instance-names.js';
@@ -55,11 +56,13 @@ export class Supervisor {
       backoffMaxMs: config.supervisor.backoff_max,
     };
     const plans = actorPlans(config);
+    const env = threadEnvironment(config.storage.data_dir);
     for (const kind of Object.keys(plans) as ActorKind[]) {
       const { instances, heapLimits } = plans[kind];
+      const thread = { heapLimits, env, spare: config.supervisor.spare_threads };
       for (const name of instanceNames(kind, instances)) {
         const entry = new URL(`../actors/${kind}/main.js`, import.meta.url);
-        this.cells.push(new ActorCell(name, kind, entry, config, secrets, heapLimits, limits, events, log));
+        this.cells.push(new ActorCell(name, kind, entry, config, secrets, thread, limits, events, log));
       }
     }
   }

@@ -108,8 +108,11 @@ runActor<Config>(async (ctx) => {
     config,
     secrets: ctx.secrets,
   }, { tasksPerThread: SMB_READS_PER_THREAD, resourceLimits: TRANSIENT_HEAP_LIMITS });
-  // A pool whose task module cannot load fails the actor's start rather than its first pass.
-  await pool.run({ type: 'ping' });
+  // A pool whose task module cannot load fails the actor (as a failed start would) rather than its first pass; the
+  // check runs beside the start, so that a restart does not wait for a pool thread to start too.
+  pool.run({ type: 'ping' }).catch((err: unknown) => setImmediate(() => {
+    throw new Error(`the smb-reader pool cannot run tasks: ${err instanceof Error ? err.message : String(err)}`);
+  }));
   // Background writes: a _bulk of up to 5 MiB may take longer than the search default of 10 s on a busy
   // sidecar, and a timed-out batch stops the whole pass. No request waits on this thread's calls.
   const { nodes, index_prefix: alias, index: settings } = config.elasticsearch;

@@ -15,7 +15,7 @@ import { pino } from 'pino';
 import { loadConfig, readIndexerPassword } from '../../src/config/index.js';
 import { Supervisor } from '../../supervisor/supervisor.js';
 import { runService, waitFor, writeServiceConfig, type RunningService } from '../../test/support/service.js';
-import { parseUnit } from '../../test/support/systemd-unit.js';
+import { parseUnit, unitEnvironment } from '../../test/support/systemd-unit.js';
 import { parsePrometheusText, type Sample } from '../../test/unit/metrics/prometheus-text.js';
 import { reconcilerDetails } from '../../test/integration/wiki/wiki-service.js';
 import { loadAverage, report, runAlone, runLine, verdict, type BenchReport, type Benchmark, type SummaryRow } from '../results.js';
@@ -25,8 +25,8 @@ import { memoryMap, type MemoryMap } from './memory-map.js';
 const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 const UNIT = fileURLToPath(new URL('../../../config/edu-fileproxy.service', import.meta.url));
 const HEADING = '## Idle memory';
-/** Quiet after the first pass before memory is read. */
-const IDLE_MS = Number(process.env['MEMBENCH_IDLE_S'] ?? 60) * 1000;
+/** Quiet after the first pass before memory is read: longer than a pool thread lives without a task (30 s). */
+const IDLE_MS = Number(process.env['MEMBENCH_IDLE_S'] ?? 45) * 1000;
 /** RSS samples, one a second, whose median is the idle RSS. */
 const RSS_SAMPLES = 5;
 /** Kills of each actor when timing restarts. */
@@ -41,15 +41,11 @@ type Overrides = Record<string, Record<string, unknown>>;
 /** The configurations measured: the default, and each setting that trades memory for something else. */
 const VARIANTS: { name: string; overrides: Overrides }[] = [
   { name: 'default config', overrides: {} },
+  { name: 'spare_threads: true', overrides: { supervisor: { spare_threads: true } } },
 ];
 
 const MiB = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
 
-/** The Environment= lines of the packaged systemd unit. */
-function unitEnvironment(): Record<string, string> {
-  const unit = parseUnit(readFileSync(UNIT, 'utf8'))['Service'] ?? {};
-  return Object.fromEntries((unit['Environment'] ?? []).map((pair) => pair.split('=', 2) as [string, string]));
-}
 
 /** The process's threads by name (/proc/<pid>/task/<tid>/comm), e.g. `{ "V8Worker": 4, "reconciler": 1 }`. */
 function threadNames(pid: number): Record<string, number> {
@@ -97,7 +93,7 @@ function statusKb(pid: number, field: string): number {
 
 async function idleFigures(overrides: Overrides): Promise<IdleFigures> {
   const { file, port } = await writeServiceConfig(overrides);
-  const environment = unitEnvironment();
+  const environment = unitEnvironment(parseUnit(readFileSync(UNIT, 'utf8'))['Service'] ?? {});
   const service: RunningService = await runService([process.execPath, CLI, 'serve', '--config', file],
     { configFile: file, port, env: { ...process.env, ...environment } });
   try {

@@ -7,7 +7,6 @@ import type { Client } from '@elastic/elasticsearch';
 import type { Config } from '../config/index.js';
 import { createLdapClientFactory, toDirectoryError, withLdapClient } from '../ldap/connection.js';
 import type { ServiceSecrets } from '../runtime/control.js';
-import { createSearchClient } from '../search/client.js';
 import { Connection, Session, type Credentials } from '../smb/index.js';
 import type { DependencyProbe, ProbeResult } from './readiness.js';
 
@@ -20,13 +19,17 @@ export function dependencyProbes(config: Config, secrets: ServiceSecrets): Depen
 
 function elasticsearchProbe(elasticsearch: Config['elasticsearch'], secrets: ServiceSecrets): DependencyProbe {
   const where = elasticsearch.nodes.join(', ');
-  // Made on the first probe: with the wiki off there is nothing to ask.
+  // Made on the first probe: with the wiki off there is nothing to ask, and the client's modules, loaded then too,
+  // would hold about 9 MB of the main thread's heap in a service that no one asks for readiness.
   let client: Client | undefined;
   return {
     name: 'elasticsearch',
     ...(elasticsearch.enabled ? {} : { disabled: 'elasticsearch.enabled is false: the wiki feature is off' }),
     async run(): Promise<ProbeResult> {
-      client ??= createSearchClient({ nodes: elasticsearch.nodes, ...secrets.elasticsearch }, { requestTimeoutMs: PROBE_TIMEOUT_MS });
+      if (client === undefined) {
+        const { createSearchClient } = await import('../search/client.js');
+        client = createSearchClient({ nodes: elasticsearch.nodes, ...secrets.elasticsearch }, { requestTimeoutMs: PROBE_TIMEOUT_MS });
+      }
       let health: { status: string; cluster_name: string };
       try {
         health = await client.cluster.health();
