@@ -19,6 +19,16 @@ export interface CellEvents {
 
 const PING_TIMEOUT_MS = 1_000;
 
+/** How a cell starts the threads of its actor. */
+export interface ThreadOptions {
+  /** V8 heap limits (src/runtime/heap-limits.ts). */
+  heapLimits: ResourceLimits;
+  /** The threads' environment (with the compile cache's directory, src/runtime/compile-cache.ts). */
+  env: NodeJS.ProcessEnv;
+  /** Keep the next incarnation loaded and waiting beside the running one (`supervisor.spare_threads`). */
+  spare: boolean;
+}
+
 /** What an actor answers to a ping. */
 interface Pong {
   details: ActorDetails;
@@ -47,7 +57,7 @@ export class ActorCell {
     private readonly entry: URL,
     private readonly config: unknown,
     private readonly secrets: ServiceSecrets,
-    private readonly heapLimits: ResourceLimits,
+    private readonly thread: ThreadOptions,
     limits: RestartLimits,
     private readonly events: CellEvents,
     private readonly log: Logger,
@@ -72,16 +82,17 @@ export class ActorCell {
   /** A thread with the actor's code loaded, waiting for `activate`. */
   private spawn(): Worker {
     const data: ActorStartData = { name: this.name, config: this.config, secrets: this.secrets };
-    return new Worker(this.entry, { workerData: data, name: this.name, resourceLimits: this.heapLimits });
+    return new Worker(this.entry, { workerData: data, name: this.name, resourceLimits: this.thread.heapLimits, env: this.thread.env });
   }
 
   /**
    * The next incarnation, loaded while this one runs: a restart then skips starting a thread and loading the
-   * actor's modules, which take most of a second on a busy 2-core host. A spare that dies is simply replaced by a
-   * cold start.
+   * actor's modules (a cold start takes 100 to 300 ms on a busy 2-core host, more under heavy load), at the price of
+   * a thread that holds the actor's modules (10 to 25 MB), so it is kept only with `supervisor.spare_threads`. A spare
+   * that dies is simply replaced by a cold start.
    */
   private prepareSpare(): void {
-    if (this.spare || this.state !== 'running') return;
+    if (!this.thread.spare || this.spare || this.state !== 'running') return;
     const worker = this.spawn();
     const onError = (err: Error) => this.log.warn({ actor: this.name, err: err.message }, 'spare actor thread failed');
     const onExit = () => { if (this.spare?.worker === worker) this.spare = undefined; };

@@ -3,6 +3,7 @@
 import { MessageChannel } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Config } from '../src/config/index.js';
+import { threadEnvironment } from '../src/runtime/compile-cache.js';
 import type { ServiceSecrets } from '../src/runtime/control.js';
 import type { HealthReport } from '../src/runtime/health.js';
 import { instanceNames } from '../src/runtime/instance-names.js';
@@ -12,7 +13,8 @@ import type { SupervisorProtocol } from '../src/messages/supervisor.js';
 import { dependencyProbes } from '../src/metrics/dependency-probes.js';
 import { Readiness } from '../src/metrics/readiness.js';
 import { mergeSnapshots, type MetricSnapshot, type MetricsSource } from '../src/metrics/snapshot.js';
-import { SupervisorMetrics, type ThreadHeaps } from '../src/metrics/supervisor-metrics.js';
+import { SupervisorMetrics } from '../src/metrics/supervisor-metrics.js';
+import type { ThreadHeaps } from '../src/metrics/thread-heaps.js';
 import { ActorCell, type CellEvents } from './actor-cell.js';
 import { actorPlans, linked } from './topology.js';
 
@@ -54,11 +56,13 @@ export class Supervisor {
       backoffMaxMs: config.supervisor.backoff_max,
     };
     const plans = actorPlans(config);
+    const env = threadEnvironment(config.storage.data_dir);
     for (const kind of Object.keys(plans) as ActorKind[]) {
       const { instances, heapLimits } = plans[kind];
+      const thread = { heapLimits, env, spare: config.supervisor.spare_threads };
       for (const name of instanceNames(kind, instances)) {
         const entry = new URL(`../actors/${kind}/main.js`, import.meta.url);
-        this.cells.push(new ActorCell(name, kind, entry, config, secrets, heapLimits, limits, events, log));
+        this.cells.push(new ActorCell(name, kind, entry, config, secrets, thread, limits, events, log));
       }
     }
   }

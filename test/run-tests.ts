@@ -5,7 +5,8 @@
 // Arguments narrow the run to files whose path contains one of them.
 // Every test process loads support/openapi-check.js (answers of the services
 // are checked against the OpenAPI document); after the run, the logs of every
-// service the tests started are searched for the testbed's secrets.
+// service the tests started are searched for the testbed's secrets. The services of a run share one compile cache
+// in the run's log directory, instead of one in each test's data directory (src/runtime/compile-cache.ts).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,7 +43,7 @@ const openApiCheck = pathToFileURL(join(distTest, 'support', 'openapi-check.js')
 // the closing `# pass` / `# fail` lines of TAP.
 const result = spawnSync(process.execPath, ['--import', openApiCheck, '--test', '--test-reporter=tap', '--test-concurrency=1', '--test-timeout=600000', ...files], {
   stdio: 'inherit',
-  env: { ...process.env, [LOG_DIR_VARIABLE]: logDir },
+  env: { ...process.env, [LOG_DIR_VARIABLE]: logDir, NODE_COMPILE_CACHE: process.env['NODE_COMPILE_CACHE'] ?? join(logDir, 'compile-cache') },
 });
 
 const logs = serviceLogsIn(logDir);

@@ -18,6 +18,7 @@ import type { SmbReaderResult, SmbReaderTask } from '../../src/messages/pools.js
 import { reconcilerMetrics, type PassSummary } from '../../src/metrics/actor-metrics.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
+import { threadHeapMetrics, type ThreadHeaps } from '../../src/metrics/thread-heaps.js';
 import { AdminChannel, type AdminTarget } from '../../src/control-socket/server.js';
 import { osThreadId, runAsBackgroundThread } from '../../src/reconcile/background-priority.js';
 import { adminSocketPath } from '../../src/control-socket/protocol.js';
@@ -107,8 +108,11 @@ runActor<Config>(async (ctx) => {
     config,
     secrets: ctx.secrets,
   }, { tasksPerThread: SMB_READS_PER_THREAD, resourceLimits: TRANSIENT_HEAP_LIMITS });
-  // A pool whose task module cannot load fails the actor's start rather than its first pass.
-  await pool.run({ type: 'ping' });
+  // A pool whose task module cannot load fails the actor (as a failed start would) rather than its first pass; the
+  // check runs beside the start, so that a restart does not wait for a pool thread to start too.
+  pool.run({ type: 'ping' }).catch((err: unknown) => setImmediate(() => {
+    throw new Error(`the smb-reader pool cannot run tasks: ${err instanceof Error ? err.message : String(err)}`);
+  }));
   // Background writes: a _bulk of up to 5 MiB may take longer than the search default of 10 s on a busy
   // sidecar, and a timed-out batch stops the whole pass. No request waits on this thread's calls.
   const { nodes, index_prefix: alias, index: settings } = config.elasticsearch;
@@ -176,8 +180,11 @@ runActor<Config>(async (ctx) => {
     const { passes, lastPass } = reconciler.status();
     return { ...index.stats(), ...hook.stats(), passes, lastPass: passSummary(lastPass), watches: watchStats() };
   }, reconcilerMetrics);
+  let poolHeaps: ThreadHeaps = {};
+  registerStatMetrics(registry, () => poolHeaps, threadHeapMetrics);
+  const refreshPoolHeaps = async () => { poolHeaps = await pool.heaps(); };
   return {
-    handlers: servingMetrics(handlers, registry),
+    handlers: servingMetrics(handlers, registry, refreshPoolHeaps),
     health: () => ({
       ...index.stats(),
       ...hook.stats(),

@@ -4,12 +4,15 @@
 import { threadId, workerData } from 'node:worker_threads';
 import type { PoolWorkerData, SmbReaderResult, SmbReaderTask } from '../../src/messages/pools.js';
 import { runAsBackgroundThread } from '../../src/reconcile/background-priority.js';
+import { saveCompiledModules } from '../../src/runtime/compile-cache.js';
 import { listNames, listWikiFolder, loadChangedPageDocument, loadPageDocument } from '../../src/reconcile/share-folders.js';
 import { SmbClient, SmbPool, type SmbShare } from '../../src/smb/index.js';
 
 const { config, secrets } = workerData as PoolWorkerData;
 // Everything this pool does is indexing: requests are served by other threads first.
 runAsBackgroundThread();
+// This thread's modules are loaded: the pool's next thread starts from the compile cache.
+saveCompiledModules();
 const client = new SmbClient(new SmbPool({
   requestTimeoutMs: config.smb.request_timeout,
   idleTimeoutMs: config.smb.idle_timeout,

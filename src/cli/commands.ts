@@ -1,9 +1,6 @@
-// The commands of `fileproxy` and their dispatch (src/cli/main.ts checks the Node.js version first).
+// The commands of `fileproxy` and their dispatch (src/cli/main.ts checks the Node.js version first). Each command's
+// modules are loaded when it runs: the service's main thread then holds none of the doctor's or reindex's.
 import { DEFAULT_CONFIG_FILE } from './args.js';
-import { runCheckConfig } from './check-config.js';
-import { runDoctorCommand } from './doctor.js';
-import { runReindex } from './reindex.js';
-import { runServe } from './serve.js';
 
 const USAGE = `usage: fileproxy <command> [options]
 
@@ -18,11 +15,13 @@ fileproxy <command> --help describes a command, its options and exit status.
 --config defaults to ${DEFAULT_CONFIG_FILE}.
 `;
 
-const commands: Record<string, (args: string[]) => Promise<number>> = {
-  'serve': runServe,
-  'check-config': runCheckConfig,
-  'doctor': runDoctorCommand,
-  'reindex': runReindex,
+type Command = (args: string[]) => Promise<number>;
+
+const commands: Record<string, () => Promise<Command>> = {
+  'serve': async () => (await import('./serve.js')).runServe,
+  'check-config': async () => (await import('./check-config.js')).runCheckConfig,
+  'doctor': async () => (await import('./doctor.js')).runDoctorCommand,
+  'reindex': async () => (await import('./reindex.js')).runReindex,
 };
 
 /** Runs the command named by the first argument; resolves with the process exit code. */
@@ -36,5 +35,5 @@ export async function runCommandLine([name, ...args]: string[]): Promise<number>
     process.stderr.write(name === undefined ? USAGE : `unknown command: ${name}\n\n${USAGE}`);
     return 2;
   }
-  return command(args);
+  return (await command())(args);
 }

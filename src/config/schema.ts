@@ -228,6 +228,8 @@ const supervisorSection = z.strictObject({
   backoff_initial: duration().prefault('100ms'),
   backoff_max: duration().prefault('5s'),
   shutdown_timeout: duration().prefault('10s'),
+  /** A loaded thread beside each actor for its next restart: faster restarts for 10 to 25 MB per actor (README). */
+  spare_threads: z.boolean().default(false),
 });
 
 export const configSchema = z

@@ -7,8 +7,6 @@ import type { Client } from '@elastic/elasticsearch';
 import type { Config } from '../config/index.js';
 import { createLdapClientFactory, toDirectoryError, withLdapClient } from '../ldap/connection.js';
 import type { ServiceSecrets } from '../runtime/control.js';
-import { createSearchClient } from '../search/client.js';
-import { explainSearchFailure } from '../search/failure.js';
 import { Connection, Session, type Credentials } from '../smb/index.js';
 import type { DependencyProbe, ProbeResult } from './readiness.js';
 
@@ -21,18 +19,24 @@ export function dependencyProbes(config: Config, secrets: ServiceSecrets): Depen
 
 function elasticsearchProbe(elasticsearch: Config['elasticsearch'], secrets: ServiceSecrets): DependencyProbe {
   const where = elasticsearch.nodes.join(', ');
-  // Made on the first probe: with the wiki off there is nothing to ask.
-  let client: Client | undefined;
+  // Made on the first probe: with the wiki off there is nothing to ask, and the client's modules, loaded then too,
+  // would hold about 9 MB of the main thread's heap in a service that no one asks for readiness.
+  let loaded: { client: Client; explain: typeof import('../search/failure.js').explainSearchFailure } | undefined;
   return {
     name: 'elasticsearch',
     ...(elasticsearch.enabled ? {} : { disabled: 'elasticsearch.enabled is false: the wiki feature is off' }),
     async run(): Promise<ProbeResult> {
-      client ??= createSearchClient({ nodes: elasticsearch.nodes, ...secrets.elasticsearch }, { requestTimeoutMs: PROBE_TIMEOUT_MS });
+      if (loaded === undefined) {
+        const [{ createSearchClient }, { explainSearchFailure }] = await Promise.all([import('../search/client.js'), import('../search/failure.js')]);
+        const client = createSearchClient({ nodes: elasticsearch.nodes, ...secrets.elasticsearch }, { requestTimeoutMs: PROBE_TIMEOUT_MS });
+        loaded = { client, explain: explainSearchFailure };
+      }
+      const { client, explain } = loaded;
       let health: { status: string; cluster_name: string };
       try {
         health = await client.cluster.health();
       } catch (err) {
-        const { kind, message } = explainSearchFailure(err);
+        const { kind, message } = explain(err);
         // A node that answered but refused is not "unreachable": the detail says what it refused.
         return { up: false, detail: kind === 'other' ? `${where} unreachable: ${errorText(err)}` : `${where}: ${message}` };
       }

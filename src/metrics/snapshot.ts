@@ -15,9 +15,17 @@ export interface MetricsSource {
 /** The content type of the merged text (Prometheus exposition format 0.0.4). */
 export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
-/** Adds `metrics()` to an actor's handlers (the object its peers, the supervisor among them, call). */
-export function servingMetrics<H extends object>(handlers: H, registry: Registry): H & MetricsSource {
-  return Object.assign(handlers, { metrics: () => registry.getMetricsAsJSON() });
+/**
+ * Adds `metrics()` to an actor's handlers (the object its peers, the supervisor among them, call); `refresh`, when
+ * given, gathers what the registry reads that can only be had asynchronously, before each collection.
+ */
+export function servingMetrics<H extends object>(handlers: H, registry: Registry, refresh?: () => Promise<void>): H & MetricsSource {
+  return Object.assign(handlers, {
+    metrics: async () => {
+      await refresh?.();
+      return registry.getMetricsAsJSON();
+    },
+  });
 }
 
 /**

@@ -2,11 +2,11 @@
 // prom-client's default metrics, collected once here rather than per
 // thread), the state of every actor and pool as the health report has it, and the V8 heap of every actor thread
 // (which prom-client's default metrics, collected here, give for the main thread only).
-import type { HeapInfo } from 'node:v8';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { ActorHealth, HealthReport } from '../runtime/health.js';
 import type { MetricSnapshot } from './snapshot.js';
 import { registerStatMetrics, type StatMetric } from './stat-metrics.js';
+import { threadHeapMetrics, type ThreadHeaps } from './thread-heaps.js';
 
 const byActor = (report: HealthReport, read: (a: ActorHealth) => number): Record<string, number> =>
   Object.fromEntries(Object.entries(report.actors).map(([name, actor]) => [name, read(actor)]));
@@ -25,19 +25,6 @@ const supervisorMetrics: readonly StatMetric<HealthReport>[] = [
   { name: 'fileproxy_pool_utilization', help: 'Share of time the workers of each pool were busy (0 to 1)', type: 'gauge', label: 'pool', read: (r) => byPool(r, 'utilization') },
 ];
 
-/** V8 heap statistics by thread name (an actor's, or its spare's as `<actor> (spare)`). */
-export type ThreadHeaps = Record<string, HeapInfo>;
-
-const byThread = (heaps: ThreadHeaps, read: (h: HeapInfo) => number): Record<string, number> =>
-  Object.fromEntries(Object.entries(heaps).map(([thread, heap]) => [thread, read(heap)]));
-
-const heapMetrics: readonly StatMetric<ThreadHeaps>[] = [
-  { name: 'fileproxy_thread_heap_used_bytes', help: 'V8 heap in use by each actor thread (live objects and garbage not yet collected)', type: 'gauge', label: 'thread', read: (h) => byThread(h, (x) => x.used_heap_size) },
-  { name: 'fileproxy_thread_heap_physical_bytes', help: 'Memory the V8 heap of each actor thread holds from the system (all spaces, compiled code included)', type: 'gauge', label: 'thread', read: (h) => byThread(h, (x) => x.total_physical_size) },
-  { name: 'fileproxy_thread_heap_malloced_bytes', help: 'Memory V8 itself holds through malloc in each actor thread', type: 'gauge', label: 'thread', read: (h) => byThread(h, (x) => x.malloced_memory) },
-  { name: 'fileproxy_thread_external_bytes', help: 'Memory outside the V8 heap held by JavaScript objects of each actor thread (Buffers, ArrayBuffers)', type: 'gauge', label: 'thread', read: (h) => byThread(h, (x) => x.external_memory) },
-];
-
 export class SupervisorMetrics {
   private readonly registry = new Registry();
   private report: HealthReport = { status: 'ok', actors: {} };
@@ -46,7 +33,7 @@ export class SupervisorMetrics {
   constructor() {
     collectDefaultMetrics({ register: this.registry });
     registerStatMetrics(this.registry, () => this.report, supervisorMetrics);
-    registerStatMetrics(this.registry, () => this.heaps, heapMetrics);
+    registerStatMetrics(this.registry, () => this.heaps, threadHeapMetrics);
   }
 
   /** This thread's metrics, with the actor and pool states of `report` and the actor threads' `heaps`. */

@@ -4,7 +4,7 @@
  * two current items are held, so memory does not grow with the number of pages.
  */
 import type { IndexedPage } from '../search/inventory.js';
-import { folderKey } from '../wiki/document.js';
+import { folderKey } from '../wiki/document-id.js';
 import { wikiPageLocation } from '../wiki/layout.js';
 import { compareCodePoints } from './code-point-order.js';
 import type { PageFacts } from './listing.js';

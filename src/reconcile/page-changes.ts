@@ -17,7 +17,7 @@ import PQueue from 'p-queue';
 import type { Client } from '@elastic/elasticsearch';
 import { IndexWriter } from '../search/index-writer.js';
 import { describeError, type SearchLog } from '../search/log.js';
-import { documentId } from '../wiki/document.js';
+import { documentId } from '../wiki/document-id.js';
 import { isWikiPage } from '../wiki/layout.js';
 import type { PageAddress, PageChange } from '../wiki/page-change.js';
 import type { ChangedPageOutcome } from './listing.js';

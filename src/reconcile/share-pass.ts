@@ -10,7 +10,7 @@
 import type { Client } from '@elastic/elasticsearch';
 import { IndexWriter } from '../search/index-writer.js';
 import { indexedPages } from '../search/inventory.js';
-import { documentId } from '../wiki/document.js';
+import { documentId } from '../wiki/document-id.js';
 import { diffShare, groupGone, type DiffItem, type GoneInFolder } from './diff.js';
 import type { DocumentOutcome, FolderListing, NameListing, PageFacts } from './listing.js';
 import { mapConcurrent } from './map-concurrent.js';

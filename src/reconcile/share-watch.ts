@@ -38,7 +38,7 @@
 import type { PageChange } from '../wiki/page-change.js';
 import { FileAction, FileNotifyChange, type SmbShare, type WatchChange } from '../smb/index.js';
 import { describeError, type SearchLog } from '../search/log.js';
-import { folderKey } from '../wiki/document.js';
+import { folderKey } from '../wiki/document-id.js';
 import { folderAncestry, isWikiDir, SharePathError, wikiDirOf, wikiPageLocation } from '../wiki/layout.js';
 
 /** What the tree watch on the share root asks the server to report. */

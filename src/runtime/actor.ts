@@ -6,6 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { createLogger, flushLogSync, type LogSettings } from '../log.js';
+import { saveCompiledModules } from './compile-cache.js';
 import type { ActorDetails, ActorStartData, ActorToSupervisor, ServiceSecrets, SupervisorToActor } from './control.js';
 import type { InstanceName } from './instance-names.js';
 import { ActorUnavailableError, RpcChannel, toWire, type Remote } from './rpc.js';
@@ -100,7 +101,11 @@ export function runActor<C extends LogSettings, Peers = Record<never, never>>(st
     switch (msg.type) {
       case 'activate':
         start(ctx).then(
-          (b) => { behaviour = b; send({ type: 'ready' }); },
+          (b) => {
+            behaviour = b;
+            send({ type: 'ready' });
+            saveCompiledModules();
+          },
           (err: unknown) => {
             log.error({ err }, 'actor failed to start');
             send({ type: 'failed', phase: 'start', error: toWire(err) });

@@ -3,7 +3,7 @@
  * Every request carries the same permission filter (viewerFilter), so list views never show what search hides.
  */
 import type { estypes } from '@elastic/elasticsearch';
-import { folderKey } from '../wiki/document.js';
+import { folderKey } from '../wiki/document-id.js';
 import { SharePathError } from '../wiki/layout.js';
 
 /** Who is looking: the SIDs matched with allow entries, those matched with deny entries, the visible shares. */

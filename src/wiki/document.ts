@@ -6,7 +6,8 @@ import { createHash } from 'node:crypto';
 import MarkdownIt, { type Token } from 'markdown-it';
 import type { SecurityDescriptor } from '../smb/security-descriptor.js';
 import { aclFingerprint, deriveAcl } from './acl.js';
-import { folderAncestry, normalizeSharePath, SharePathError, wikiPageLocation } from './layout.js';
+import { documentId, folderKey } from './document-id.js';
+import { folderAncestry, SharePathError, wikiPageLocation } from './layout.js';
 
 /** The index document; field names are the index mapping's (src/search/mapping.ts). */
 export interface WikiDocument {
@@ -50,22 +51,6 @@ export interface WikiPageSource {
   size: number;
   modified: Date;
   securityDescriptor: SecurityDescriptor;
-}
-
-/** Comparable form of a share-relative path: SMB names are case-insensitive, macOS clients send NFD. */
-function comparablePath(path: string): string {
-  return normalizeSharePath(path).normalize('NFC').toLowerCase();
-}
-
-/** The key `folder_key` and `folder_ancestors` hold, and folder filters compare with. */
-export function folderKey(folder: string): string {
-  return comparablePath(folder);
-}
-
-/** Stable id of a page: sha256 (hex) of server, share and path, each compared case-insensitively. */
-export function documentId(server: string, share: string, path: string): string {
-  const key = [server.toLowerCase(), share.normalize('NFC').toLowerCase(), comparablePath(path)].join('\0');
-  return createHash('sha256').update(key).digest('hex');
 }
 
 /**

@@ -20,3 +20,11 @@ export function parseUnit(text: string): Record<string, Record<string, string[]>
   }
   return unit;
 }
+
+/** The variables a unit's `Environment=` lines set (`NAME=value`; the value may hold `=` itself). */
+export function unitEnvironment(service: Record<string, string[]>): Record<string, string> {
+  return Object.fromEntries((service['Environment'] ?? []).map((pair) => {
+    const eq = pair.indexOf('=');
+    return [pair.slice(0, eq), pair.slice(eq + 1)];
+  }));
+}

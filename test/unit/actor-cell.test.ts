@@ -1,5 +1,6 @@
 // ActorCell restarts a killed actor on its spare thread: the new incarnation runs on a thread created before the
 // kill (so the restart skips thread start and module loading), and a new spare is prepared for the next one.
+// Without spare threads (the default, supervisor.spare_threads) a restart starts a new thread and none waits.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { Worker } from 'node:worker_threads';
@@ -25,9 +26,13 @@ async function threadIdMark(): Promise<number> {
   return id;
 }
 
-it('restarts a killed actor on a spare thread created before the kill', async () => {
+function dedupeCell(spare: boolean): ActorCell {
   const events = { ready: () => undefined, down: () => undefined, gaveUp: () => undefined };
-  const cell = new ActorCell('dedupe', 'dedupe', ENTRY, { log: { level: 'silent' } }, {}, {}, LIMITS, events, pino({ level: 'silent' }));
+  return new ActorCell('dedupe', 'dedupe', ENTRY, { log: { level: 'silent' } }, {}, { heapLimits: {}, env: process.env, spare }, LIMITS, events, pino({ level: 'silent' }));
+}
+
+it('restarts a killed actor on a spare thread created before the kill', async () => {
+  const cell = dedupeCell(true);
   cell.start();
   try {
     await until(() => cell.state === 'running');
@@ -41,6 +46,23 @@ it('restarts a killed actor on a spare thread created before the kill', async ()
       assert.equal((await cell.health()).restarts, kill);
       previous = next;
     }
+  } finally {
+    await cell.stop(1_000);
+  }
+});
+
+it('without spare threads, keeps no spare and restarts a killed actor on a thread created after the kill', async () => {
+  const cell = dedupeCell(false);
+  cell.start();
+  try {
+    await until(() => cell.state === 'running');
+    const mark = await threadIdMark();
+    assert.deepEqual(Object.keys(await cell.heaps()), ['dedupe'], 'no spare thread');
+    await cell.kill();
+    await until(() => cell.state === 'running');
+    const next = await threadOf(cell);
+    assert.ok(next > mark, `the new incarnation runs on thread ${next}, created after the kill (${mark})`);
+    assert.deepEqual(Object.keys(await cell.heaps()), ['dedupe'], 'still no spare thread');
   } finally {
     await cell.stop(1_000);
   }

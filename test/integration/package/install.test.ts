@@ -17,7 +17,7 @@ import { createSearchClient } from '../../../src/search/client.js';
 import { IndexManager } from '../../../src/search/index-manager.js';
 import { freePort } from '../../support/ports.js';
 import { runService, type RunningService } from '../../support/service.js';
-import { parseUnit } from '../../support/systemd-unit.js';
+import { parseUnit, unitEnvironment } from '../../support/systemd-unit.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { account, DavClient } from '../webdav/dav-client.js';
 import { AdminApi } from '../webhooks/api.js';
@@ -139,7 +139,7 @@ describe('the Debian package, installed, upgraded and purged', { skip: skipReaso
   async function startAsUnit(): Promise<RunningService> {
     const user = unit['User']!.at(-1)!;
     const umask = unit['UMask']!.at(-1)!;
-    const environment = Object.fromEntries((unit['Environment'] ?? []).map((pair) => pair.split('=', 2) as [string, string]));
+    const environment = unitEnvironment(unit);
     const pre = run(asServiceUser(unit['ExecStartPre']!.at(-1)!.split(' '), user, umask));
     assert.equal(pre.code, 0, pre.out);
     const command = asServiceUser(unit['ExecStart']!.at(-1)!.split(' '), user, umask);

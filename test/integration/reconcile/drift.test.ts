@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { reconcilerStatus, startJob } from '../../../src/control-socket/client.js';
-import { documentId } from '../../../src/wiki/document.js';
+import { documentId } from '../../../src/wiki/document-id.js';
 import { removeTree, smbcacls } from '../smb/testbed.js';
 import { assertSameDocuments, expectedFacts, indexedFacts, runJob, scratchService, SERVER, shareAs, socketOf, writeFiles, type DocumentFacts } from './support.js';
 

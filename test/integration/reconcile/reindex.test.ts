@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { reconcilerStatus } from '../../../src/control-socket/client.js';
 import type { JobInfo } from '../../../src/reconcile/jobs.js';
 import { IndexManager } from '../../../src/search/index-manager.js';
-import { documentId } from '../../../src/wiki/document.js';
+import { documentId } from '../../../src/wiki/document-id.js';
 import { waitFor, writeServiceConfig } from '../../support/service.js';
 import { AdminApi, postWebhook } from '../webhooks/api.js';
 import { WikiClient } from '../wiki/wiki-service.js';

@@ -62,7 +62,7 @@ test('a minimal config gets every default, durations in ms and sizes in bytes', 
       dead_properties: { max_per_resource: 100, max_resource_size: 64 * 1024, max_total_size: 64 * 1024 * 1024 },
     },
     workers: { http_front: defaultHttpFronts(), smb_readers: 2 },
-    supervisor: { max_restarts: 5, restart_window: 60_000, backoff_initial: 100, backoff_max: 5_000, shutdown_timeout: 10_000 },
+    supervisor: { max_restarts: 5, restart_window: 60_000, backoff_initial: 100, backoff_max: 5_000, shutdown_timeout: 10_000, spare_threads: false },
     log: { level: 'info' },
   };
   assert.deepEqual(loadConfig(file), { file, config: expected, warnings: [] });

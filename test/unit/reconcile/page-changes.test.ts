@@ -7,7 +7,7 @@ import type { PageAddress } from '../../../src/wiki/page-change.js';
 import type { ChangedPageOutcome } from '../../../src/reconcile/listing.js';
 import { PageChanges, type PageChangesOptions } from '../../../src/reconcile/page-changes.js';
 import { silentLog } from '../../../src/search/log.js';
-import { documentId } from '../../../src/wiki/document.js';
+import { documentId } from '../../../src/wiki/document-id.js';
 
 interface BulkCall {
   path: string;

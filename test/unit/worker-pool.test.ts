@@ -1,0 +1,35 @@
+// WorkerPool starts its threads as tasks come (none while idle), at most maxThreads, and ends a thread that has
+// had no task for the idle time; each running thread's V8 heap can be read as `<pool>#<n>`.
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { WorkerPool } from '../../src/runtime/worker-pool.js';
+
+const ENTRY = new URL('./fixtures/echo-task.js', import.meta.url);
+
+async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+it('starts threads on demand up to maxThreads and ends them when idle', async () => {
+  const pool = new WorkerPool<{ value: number }, { value: number; threadId: number }>('echo', ENTRY, 2, undefined, { idleThreadMs: 300 });
+  try {
+    assert.equal(pool.health().details.threads, 0, 'no thread before the first task');
+    assert.deepEqual(await pool.heaps(), {});
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, value) => pool.run({ value })));
+    assert.deepEqual(answers.map((a) => a.value), Array.from({ length: 20 }, (_, value) => value));
+    const threads = new Set(answers.map((a) => a.threadId)).size;
+    assert.ok(threads >= 1 && threads <= 2, `${threads} threads ran the tasks`);
+    assert.ok(pool.health().details.threads <= 2);
+    const heaps = await pool.heaps();
+    assert.ok(Object.keys(heaps).length >= 1);
+    assert.ok(heaps['echo#1']!.used_heap_size > 0);
+    await until(() => pool.health().details.threads === 0);
+    assert.equal((await pool.run({ value: 7 })).value, 7, 'a task after the idle time starts a thread again');
+  } finally {
+    await pool.close(1_000);
+  }
+});
