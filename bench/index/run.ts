@@ -33,8 +33,9 @@ import { shareAs, socketOf } from '../../test/integration/reconcile/support.js';
 import { loadAverage, ratioRow, runAlone, runLine, verdict, report, type BenchReport, type Benchmark } from '../results.js';
 import { percentile, residentBytes } from '../stats.js';
 import { saveToSearch } from './save-to-search.js';
-import { idleCpu, smbWriteToSearch, type ServiceCpu } from './smb-write-to-search.js';
-import { removeSeed, seedWiki, type Seed } from './seed.js';
+import { smbWriteToSearch, type ServiceCpu } from './smb-write-to-search.js';
+import { settledIdleCpu } from './watch-idle.js';
+import { removeSeed, removeSeedDocuments, seedWiki, type Seed } from './seed.js';
 import { countSmbRequests, cpuCeiling, cpuPer, measureCost, requestsPer, type WorkCost } from './work-cost.js';
 
 const PAGES = Number(process.env['INDEXBENCH_PAGES'] ?? 50_000);
@@ -208,16 +209,6 @@ async function noChangePass(service: RunningService): Promise<{ report: JobInfo;
   return { report, peakRss: rss.stop(), cost };
 }
 
-/** Deletes the seeded pages' documents (the test cluster has no `_delete_by_query`). */
-async function removeDocuments(es: ReturnType<typeof createSearchClient>): Promise<void> {
-  await es.indices.refresh({ index: DEFAULT_ALIAS });
-  for (;;) {
-    const { hits } = await es.search({ index: DEFAULT_ALIAS, size: 5000, _source: false, query: { prefix: { path: `${ROOT}/` } } });
-    if (hits.hits.length === 0) return;
-    await es.bulk({ index: DEFAULT_ALIAS, refresh: true, operations: hits.hits.map((hit) => ({ delete: { _id: hit._id! } })) });
-  }
-}
-
 const MB = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
 
 async function run(): Promise<BenchReport> {
@@ -233,7 +224,7 @@ async function run(): Promise<BenchReport> {
   let idleUnwatched: ServiceCpu;
   try {
     await passAfter(unwatched, 0);
-    idleUnwatched = await idleCpu(unwatched, IDLE_MS);
+    idleUnwatched = await settledIdleCpu(unwatched, { es, idleMs: IDLE_MS });
   } finally {
     await unwatched.stop();
   }
@@ -242,7 +233,7 @@ async function run(): Promise<BenchReport> {
   const service = await startService({ reconciler: { interval: '24h' } });
   try {
     await passAfter(service, started);
-    await removeDocuments(es);
+    await removeSeedDocuments(es, ROOT);
     const seedStart = performance.now();
     const seed: Seed = await seedWiki({ env, admin, share: SHARE, root: ROOT, folders: FOLDERS, pages: PAGES });
     // The seeding blocked the event loop: let pending socket events in, so that keep-alive connections the
@@ -285,7 +276,7 @@ async function run(): Promise<BenchReport> {
     console.log(`save → searchable: ${saves.changes} saves, p50 ${saves.p50.toFixed(0)} ms, p99 ${saves.p99.toFixed(0)} ms, ${saves.lost} lost`);
 
     // After the passes, the watch holds a watch of each seeded `.wiki/` folder too.
-    const idleWatched = await idleCpu(service, IDLE_MS);
+    const idleWatched = await settledIdleCpu(service, { es, expected: { root: ROOT, pages: seed.pages }, idleMs: IDLE_MS });
     const watchedFolders = ((await reconcilerDetails(service)) as unknown as { watch: Record<string, { wikiFolders: number }> }).watch;
     const wikiWatches = Object.values(watchedFolders).reduce((sum, w) => sum + w.wikiFolders, 0);
     const teacher = shareAs(smb, env, { user: 'anna', password: env.users['anna']!.password }, SHARE);
@@ -353,7 +344,7 @@ async function run(): Promise<BenchReport> {
     ]);
   } finally {
     removeSeed(env, SHARE, ROOT);
-    await removeDocuments(es).catch(() => undefined);
+    await removeSeedDocuments(es, ROOT).catch(() => undefined);
     await es.indices.delete({ index: RAW_INDEX, ignore_unavailable: true }).catch(() => undefined);
     await service.stop();
     await smb.close();
