@@ -1,8 +1,9 @@
 /**
  * Where a service's CPU time went, from the `.cpuprofile` files of all its threads:
  *   SERVICE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' node dist/bench/index/run.js
- *   node dist/bench/profile-summary.js /tmp/prof [top]
- * Prints, per thread that did work, its sampled time by group (the module or package a function comes from, or
+ *   node dist/bench/profile-summary.js /tmp/prof [top] [from:to]
+ * Prints, per thread that did work, its sampled time (only that between the monotonic microseconds from and to, the
+ * clock of process.hrtime, when given) by group (the module or package a function comes from, or
  * V8's own: garbage collection, idle) and its top functions by self time.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -76,10 +77,10 @@ export function cpuTotals(profiles: readonly CpuProfile[], window?: SampleWindow
   return totals;
 }
 
-function summarise(file: string, top: number): string | undefined {
+function summarise(file: string, top: number, window?: SampleWindow): string | undefined {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
-  const { busy, groups, functions } = cpuTotals([profile]);
-  if (busy < 50_000) return undefined; // threads that did next to nothing
+  const { busy, groups, functions } = cpuTotals([profile], window);
+  if (busy < (window === undefined ? 50_000 : 1_000)) return undefined; // threads that did next to nothing
   const ms = (us: number) => `${(us / 1000).toFixed(0)} ms`;
   const pct = (us: number) => `${((100 * us) / busy).toFixed(1)} %`;
   const rank = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1]).slice(0, top);
@@ -93,13 +94,14 @@ function summarise(file: string, top: number): string | undefined {
 }
 
 function main(): void {
-  const [dir, top = '15'] = process.argv.slice(2);
-  if (dir === undefined) {
-    console.error('usage: node dist/bench/profile-summary.js <dir of .cpuprofile files> [top]');
+  const [dir, top = '15', between] = process.argv.slice(2);
+  const window = /^(\d+):(\d+)$/.exec(between ?? '');
+  if (dir === undefined || (between !== undefined && window === null)) {
+    console.error('usage: node dist/bench/profile-summary.js <dir of .cpuprofile files> [top] [<from µs>:<to µs>, monotonic]');
     process.exit(2);
   }
   for (const name of readdirSync(dir).filter((n) => n.endsWith('.cpuprofile')).sort()) {
-    const text = summarise(join(dir, name), Number(top));
+    const text = summarise(join(dir, name), Number(top), window === null ? undefined : { from: Number(window[1]), to: Number(window[2]) });
     if (text !== undefined) console.log(`${text}\n`);
   }
 }

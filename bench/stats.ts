@@ -31,6 +31,27 @@ export function threadCpuSeconds(pid: number, tid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
 }
 
+/** One OS thread of a process: its id, its name (/proc/<pid>/task/<tid>/comm) and CPU seconds so far. */
+export interface ThreadCpu {
+  tid: number;
+  name: string;
+  seconds: number;
+}
+
+/** CPU seconds of every thread of a process now (threads that end meanwhile are left out). */
+export function threadsCpuSeconds(pid: number): ThreadCpu[] {
+  const threads: ThreadCpu[] = [];
+  for (const name of readdirSync(`/proc/${pid}/task`)) {
+    const tid = Number(name);
+    try {
+      threads.push({ tid, name: readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim(), seconds: threadCpuSeconds(pid, tid) });
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return threads;
+}
+
 /**
  * CPU seconds (user and system, every thread) of a process and all its descendants, counting children that have
  * ended and been waited for: a forking server (Samba starts an smbd per client connection) is measured whole.

@@ -20,7 +20,7 @@ import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { threadHeapMetrics, type ThreadHeaps } from '../../src/metrics/thread-heaps.js';
 import { AdminChannel, type AdminTarget } from '../../src/control-socket/server.js';
-import { osThreadId, runAsBackgroundThread } from '../../src/reconcile/background-priority.js';
+import { osThreadId } from '../../src/reconcile/background-priority.js';
 import { adminSocketPath } from '../../src/control-socket/protocol.js';
 import type { JobInfo } from '../../src/reconcile/jobs.js';
 import { PageChanges } from '../../src/reconcile/page-changes.js';
@@ -78,7 +78,9 @@ async function openAdminChannel(path: string, target: AdminTarget, log: Paramete
 
 runActor<Config>(async (ctx) => {
   const { config, log } = ctx;
-  runAsBackgroundThread();
+  // Unlike its smb-reader pool, this thread keeps the normal priority: the change watch must let go of a `.wiki/`
+  // folder another client is deleting within a millisecond or two (src/reconcile/share-watch.ts), and at nice 10 a busy
+  // host kept it off a core for 5 to 20 ms.
   const threadId = osThreadId() ?? null;
   const socketPath = adminSocketPath(config.storage.data_dir);
   if (!config.elasticsearch.enabled) {

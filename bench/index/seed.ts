@@ -13,6 +13,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Client } from '@elastic/elasticsearch';
+import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
 import type { SmbShare } from '../../src/smb/index.js';
 import { markdownPage } from '../../test/integration/reconcile/markdown.js';
 import type { TestbedEnv } from '../../test/testbed/env.js';
@@ -112,4 +114,14 @@ export async function seedWiki(options: SeedOptions): Promise<Seed> {
 /** Removes the seeded tree from the disk. */
 export function removeSeed(env: TestbedEnv, share: string, root: string): void {
   rmSync(join(env.smb.shares.find((s) => s.name === share)!.path, root), { recursive: true, force: true });
+}
+
+/** Deletes the documents of the seeded pages below `root` (the test cluster has no `_delete_by_query`). */
+export async function removeSeedDocuments(es: Client, root: string): Promise<void> {
+  await es.indices.refresh({ index: DEFAULT_ALIAS });
+  for (;;) {
+    const { hits } = await es.search({ index: DEFAULT_ALIAS, size: 5000, _source: false, query: { prefix: { path: `${root}/` } } });
+    if (hits.hits.length === 0) return;
+    await es.bulk({ index: DEFAULT_ALIAS, refresh: true, operations: hits.hits.map((hit) => ({ delete: { _id: hit._id! } })) });
+  }
 }

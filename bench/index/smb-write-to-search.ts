@@ -7,8 +7,7 @@
  *   first write until the index holds them all, per page: of the service (every thread: the watch, the hook's
  *   queue, the smb-reader pool, the index writer) and of the reconciler's thread alone (the watch and the hook's
  *   queue; the pages are read and rendered in the pool), which /healthz names by its OS thread id.
- * - CPU at idle: the same two per second of a quiet window (idleCpu), with the watch on, and in a service started
- *   with `reconciler.watch: false`.
+ * CPU at idle is watch-idle.ts.
  */
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@elastic/elasticsearch';
@@ -51,18 +50,6 @@ const per = (after: ServiceCpu, before: ServiceCpu, unit: number): ServiceCpu =>
   service: (after.service - before.service) / unit,
   reconciler: (after.reconciler - before.reconciler) / unit,
 });
-
-/** What the last work left (the hook's flush, the index refresh) is over by then. */
-const SETTLE_MS = 2_000;
-
-/** CPU seconds per second of wall time while nothing is asked of the service. */
-export async function idleCpu(service: RunningService, ms: number): Promise<ServiceCpu> {
-  const read = await cpuReader(service);
-  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-  const before = read();
-  await new Promise((resolve) => setTimeout(resolve, ms));
-  return per(read(), before, ms / 1000);
-}
 
 async function indexedBelow(es: Client, dir: string): Promise<number> {
   await es.indices.refresh({ index: DEFAULT_ALIAS });

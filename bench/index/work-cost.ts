@@ -21,7 +21,7 @@ export interface WorkCost {
 /** Commands a pass or a listing sends, in the order the tables give them. */
 export const SMB2_COMMANDS = ['create', 'find', 'getinfo', 'read', 'close'] as const;
 
-function pidIn(file: string): number {
+export function pidIn(file: string): number {
   return Number(readFileSync(file, 'utf8').trim());
 }
 

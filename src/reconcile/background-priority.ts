@@ -1,6 +1,7 @@
 /**
- * Indexing is background work: the threads that do it (the reconciler, the smb-reader pool) lower their own
- * scheduling priority, so that on a busy host the request threads (http-front) get the CPU first.
+ * Indexing is background work: the threads that do most of it (the smb-reader pool: listing, reading and rendering
+ * pages) lower their own scheduling priority, so that on a busy host the request threads (http-front) get the CPU
+ * first. The reconciler's own thread does not: the change watch on it must react at once (actors/reconciler/main.ts).
  * Linux schedules threads one by one: setpriority() on a thread id changes only that thread.
  */
 import { readlinkSync } from 'node:fs';

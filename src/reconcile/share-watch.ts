@@ -10,14 +10,18 @@
  * repeat it.
  *
  * A watch holds its folder open, and a folder another client deletes is removed only when its last handle closes:
- * until then its parent is not empty (DIRECTORY_NOT_EMPTY), and no open option avoids that (the server tells the
- * holder at once, STATUS_DELETE_PENDING, but the deleting client may ask for the parent before the holder closed).
- * Whoever deletes a `.wiki/` folder deletes its pages first, so the watch of a `.wiki/` folder is closed as soon as
- * one of its pages goes, and set up again after the moment of quiet only if the folder still holds pages. A client
- * that deletes a tree at full speed still meets the closing watch now and then (1 to 3 trees in 10 on the busy testbed)
- * and must try the parent again a moment later, as it must for any client that has a folder open (Explorer, a virus
- * scanner); the service's own WebDAV DELETE does (src/webdav/tree-ops.ts). An ACL-only change of another page of
- * that folder in that moment waits for the next pass.
+ * until then its parent is not empty (DIRECTORY_NOT_EMPTY: a delete-pending folder is still an entry of its parent).
+ * No open option avoids that, and the server tells the holder only once the deletion is under way (the watch's
+ * request ends with STATUS_DELETE_PENDING, MS-FSA 2.1.5.15.3), too late for a client that deletes the parent next.
+ * So the watches let go at the first sign that a tree may be going: a page removed, a `.wiki/` folder or a folder with
+ * pages removed, or a watch ended with STATUS_DELETE_PENDING closes the watch of every `.wiki/` folder below the
+ * parent of that folder (releaseAround): a client deletes a folder's pages before the folder, so it reaches those
+ * next. Each is set up again after the moment of quiet if its folder still holds pages. This needs the reconciler's
+ * thread at normal priority (actors/reconciler/main.ts). What remains is a race with a client that deletes a folder's
+ * last page, its `.wiki/` and the folder within a few milliseconds: such a client must try the parent again a moment
+ * later, as for any client that has a folder open (Explorer, a virus scanner), and the service's own WebDAV DELETE
+ * does (src/webdav/tree-ops.ts); test/integration/wiki/watch-delete.test.ts measures how often. An ACL-only change of a
+ * page in a released folder in that moment waits for the next pass.
  * What it hears becomes the work the one indexing pipeline already knows:
  * - a page (a `*.md` file directly in a `.wiki/` folder) created, written, its ACL changed, renamed to, deleted or
  *   renamed away: the same page-written / page-deleted / page-moved changes a WebDAV save sends to the post-write
@@ -36,7 +40,7 @@
  * with a pass. Its failures stay inside it: a watch that ends is set up again with back-off.
  */
 import type { PageChange } from '../wiki/page-change.js';
-import { FileAction, FileNotifyChange, type SmbShare, type WatchChange } from '../smb/index.js';
+import { FileAction, FileNotifyChange, SmbError, type SmbShare, type WatchChange } from '../smb/index.js';
 import { describeError, type SearchLog } from '../search/log.js';
 import { folderKey } from '../wiki/document-id.js';
 import { folderAncestry, isWikiDir, SharePathError, wikiDirOf, wikiPageLocation } from '../wiki/layout.js';
@@ -112,10 +116,10 @@ export class ShareWatch {
   private readonly options: ShareWatchOptions;
   private readonly controller = new AbortController();
   private readonly counts: Omit<ShareWatchStats, 'wikiFolders'> = { armed: false, events: 0, overflows: 0, rearms: 0, lastError: null };
-  /** The watches of single `.wiki/` folders, by folderKey of the folder. */
-  private readonly wikiDirWatches = new Map<string, AbortController>();
-  /** Folders (as written) whose `.wiki/` watch a page removal closed, with the count of removals there so far. */
-  private readonly released = new Map<string, number>();
+  /** The watches of single `.wiki/` folders, by folderKey of the folder, with the folder as written. */
+  private readonly wikiDirWatches = new Map<string, { folder: string; controller: AbortController }>();
+  /** Folders (as written, by folderKey) whose `.wiki/` watch a removal nearby closed, with the count of removals since. */
+  private readonly released = new Map<string, { folder: string; removals: number }>();
   /** The last operation on each page since the last flush, by canonical path. */
   private readonly pending = new Map<string, PageOp>();
   /** Pages renamed within one answer: new path -> old path. */
@@ -203,44 +207,63 @@ export class ShareWatch {
     const key = folderKey(folder);
     if (this.wikiDirWatches.has(key) || this.controller.signal.aborted) return;
     const controller = new AbortController();
-    this.wikiDirWatches.set(key, controller);
+    this.wikiDirWatches.set(key, { folder, controller });
     this.options.smb
       .watch(wikiDirOf(folder), { filter: WIKI_DIR_FILTER, tree: false, signal: controller.signal, onChanges: (changes) => this.onChanges(changes) })
-      .catch((error: unknown) => this.options.log.info({ share: this.share, folder, ...describeError(error) }, 'change watch of a .wiki folder ended'))
+      .catch((error: unknown) => {
+        // Another client is deleting this `.wiki/` folder (MS-FSA 2.1.5.15.3): the folders around it may go next.
+        if (error instanceof SmbError && error.code === 'DELETE_PENDING') this.releaseAround(folder);
+        else this.options.log.info({ share: this.share, folder, ...describeError(error) }, 'change watch of a .wiki folder ended');
+      })
       .finally(() => {
-        if (this.wikiDirWatches.get(key) === controller) this.wikiDirWatches.delete(key);
+        if (this.wikiDirWatches.get(key)?.controller === controller) this.wikiDirWatches.delete(key);
       });
   }
 
-  /** A page of `folder` went: its `.wiki/` folder may be deleted next, which the watch must not hold up. */
-  private releaseWikiDir(folder: string): void {
+  /**
+   * Something of `folder` went (a page, its `.wiki/` folder, the folder itself): the tree it is in may be being
+   * deleted, and the watches must not hold that up. Closes the watch of every `.wiki/` folder below the parent of
+   * `folder` (`folder` itself at the share root: one removal never lets go of the whole share), so that the watches of
+   * the folders a deleting client reaches next are closed before it gets there.
+   */
+  private releaseAround(folder: string): void {
     const key = folderKey(folder);
-    this.wikiDirWatches.get(key)?.abort();
-    this.wikiDirWatches.delete(key);
-    this.released.set(folder, (this.released.get(folder) ?? 0) + 1);
+    const parent = key.slice(0, Math.max(0, key.lastIndexOf('/')));
+    const inScope = parent === '' ? (k: string) => k === key : (k: string) => k === parent || k.startsWith(`${parent}/`);
+    for (const [watched, { folder: written, controller }] of this.wikiDirWatches) {
+      if (!inScope(watched)) continue;
+      controller.abort();
+      this.wikiDirWatches.delete(watched);
+      this.released.set(watched, { folder: written, removals: 0 });
+    }
+    for (const [watched, entry] of this.released) if (inScope(watched)) entry.removals++;
+    if (!this.released.has(key)) this.released.set(key, { folder, removals: 1 });
+    this.schedule(); // the flush after the moment of quiet watches again what still holds pages
   }
 
-  /** Watches the released `.wiki/` folders again that still hold pages, unless a page went again meanwhile. */
+  /** Watches the released `.wiki/` folders again that still hold pages, unless a removal nearby came meanwhile. */
   private rewatchReleased(): void {
     if (this.controller.signal.aborted) return;
-    for (const [folder, removals] of this.released) {
+    for (const [key, entry] of this.released) {
+      const { folder, removals } = entry;
+      const current = () => this.released.get(key) === entry && entry.removals === removals;
       this.options.smb.readdir(wikiDirOf(folder)).then(
         (entries) => {
-          if (this.released.get(folder) !== removals) return; // a later removal checks again
-          this.released.delete(folder);
-          const holdsPages = entries.some((entry) => !entry.isDirectory && pagePath(entry.path) !== null);
+          if (!current()) return; // a later removal checks again
+          this.released.delete(key);
+          const holdsPages = entries.some((e) => !e.isDirectory && pagePath(e.path) !== null);
           if (holdsPages && this.counts.armed) this.watchWikiDir(folder);
         },
         () => {
           // Gone (or unreadable): nothing to watch; a page written there again sets the watch up.
-          if (this.released.get(folder) === removals) this.released.delete(folder);
+          if (current()) this.released.delete(key);
         },
       );
     }
   }
 
   private stopWikiDirWatches(): void {
-    for (const controller of this.wikiDirWatches.values()) controller.abort();
+    for (const { controller } of this.wikiDirWatches.values()) controller.abort();
     this.wikiDirWatches.clear();
   }
 
@@ -263,14 +286,17 @@ export class ShareWatch {
         renamedFrom = action === FileAction.RENAMED_OLD_NAME ? page : null;
         const { folder } = wikiPageLocation(page)!;
         if (op === 'written') this.pageFolderSeen(folder);
-        else this.releaseWikiDir(folder);
+        else this.releaseAround(folder);
         this.schedule();
         continue;
       }
       renamedFrom = null;
       if (action === FileAction.ADDED) {
-        if (isWikiDirPath(path)) this.watchWikiDir(path.slice(0, Math.max(0, path.lastIndexOf('/'))));
-      } else if (this.holdsPages(path)) this.askForPass(`${path} changed`);
+        if (isWikiDirPath(path)) this.watchWikiDir(parentOf(path));
+      } else if (this.holdsPages(path)) {
+        if (action === FileAction.REMOVED) this.releaseAround(isWikiDirPath(path) ? parentOf(path) : path);
+        this.askForPass(`${path} changed`);
+      }
     }
   }
 
@@ -322,6 +348,11 @@ export class ShareWatch {
       this.passReason = null;
     }
   }
+}
+
+/** The folder `path` is in ('' for the share root). */
+function parentOf(path: string): string {
+  return path.slice(0, Math.max(0, path.lastIndexOf('/')));
 }
 
 /** Whether `path` names a `.wiki/` folder (false for a name no share can hold). */

@@ -4,7 +4,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { NtStatus, SmbError } from './errors.js';
-import { Command } from './header.js';
 import { FileInfoClass, basicInfo, dispositionInfo, renameInfo, type DirectoryEntry, type FileAllInfo, type FileTimes } from './fscc.js';
 import {
   Access,
@@ -17,7 +16,6 @@ import {
   SecurityInformation,
   closeRequest,
   createRequest,
-  emptyRequest,
   parseCloseResponse,
   parseCreateResponse,
   parseReadResponse,
@@ -101,8 +99,6 @@ export interface WatchOptions {
   onArmed?(): void;
   /** Ends the watch: the outstanding request is cancelled, the folder closed, and watch() resolves. */
   signal: AbortSignal;
-  /** An ECHO this often while waiting notices a server that stopped answering (default 60 s). */
-  keepAliveMs?: number;
 }
 
 export interface ShareOptions extends SmbServer, Credentials {
@@ -275,9 +271,10 @@ export class SmbShare {
    * Watches a folder (the share root: '') with CHANGE_NOTIFY until `options.signal` aborts: opens it, asks for the
    * next changes, hands each answer to `onChanges` and asks again. The server records changes on the open folder
    * between two requests, so none is lost in between (beyond what overflows). Resolves when stopped; rejects when
-   * the watch ends otherwise (the connection dropped, a timed-out keep-alive ECHO closed it, the folder was deleted,
-   * access was refused), and the caller decides when to watch again. The session's signing and encryption apply as
-   * to every request. The endpoint counts the watch as in use, so its connection is never closed as idle.
+   * the watch ends otherwise (the connection dropped, or was closed by a keep-alive ECHO that timed out, one a
+   * minute for all the requests the connection holds: connection.ts; the folder was deleted; access was refused), and
+   * the caller decides when to watch again. The session's signing and encryption apply as to every request. The
+   * endpoint counts the watch as in use, so its connection is never closed as idle.
    *
    * Stopping closes the folder at once rather than sending CANCEL first (the server then ends the outstanding request
    * itself, with STATUS_NOTIFY_CLEANUP or, older Samba, an empty answer): one round trip, not two. That matters because a folder another client deletes is
@@ -291,13 +288,6 @@ export class SmbShare {
       const handle = await FileHandle.open(tree, readParams(dir, CreateOptions.DIRECTORY_FILE));
       const stop = (): void => void handle.close().catch(() => undefined);
       signal.addEventListener('abort', stop, { once: true });
-      const connection = tree.session.connection;
-      const keepAlive = setInterval(() => {
-        tree.request(emptyRequest(Command.ECHO)).catch((err: unknown) => {
-          if (err instanceof SmbError && err.code === 'TIMEOUT') connection.close();
-        });
-      }, options.keepAliveMs ?? 60_000);
-      keepAlive.unref();
       let armed = false;
       const arm = (): void => {
         if (armed) return;
@@ -319,7 +309,6 @@ export class SmbShare {
         }
       } finally {
         signal.removeEventListener('abort', stop);
-        clearInterval(keepAlive);
         await handle.close().catch(() => undefined);
       }
     });

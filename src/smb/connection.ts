@@ -17,7 +17,10 @@
  * interim STATUS_PENDING answer, which carries the async id and the credits of the request (3.3.4.1.2), so an
  * outstanding watch holds no credit and starves no other request; after it the request waits for its final answer,
  * however long, until it is cancelled (SMB2 CANCEL, which consumes no message id and no credit) or the connection
- * drops.
+ * drops. While any request is held, one ECHO every `keepAliveMs` checks that the server still answers (as the session
+ * of a held request, signed or encrypted as it was); an ECHO that times out closes the connection, which fails the
+ * held requests. One for the connection, not one per held request: a client holding a watch on each of thousands of
+ * folders sends one ECHO a minute, not thousands.
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -63,6 +66,8 @@ export interface ConnectionOptions {
   minDialect?: DialectName;
   /** Encrypt every message of every session, refusing a server that cannot (default false). */
   requireEncryption?: boolean;
+  /** While requests are held (CHANGE_NOTIFY), an ECHO this often notices a server that stopped answering (default 60 s). */
+  keepAliveMs?: number;
 }
 
 /** Keys and policy of an authenticated session, registered so incoming frames can be checked. */
@@ -142,6 +147,7 @@ export class Connection {
   readonly port: number;
   readonly requestTimeoutMs: number;
   readonly requireEncryption: boolean;
+  readonly keepAliveMs: number;
   dialect: DialectCode = Dialect.SMB202;
   maxReadSize = 65536;
   maxWriteSize = 65536;
@@ -157,6 +163,9 @@ export class Connection {
 
   private transport: Transport | null = null;
   private readonly pending = new Map<bigint, Pending>();
+  /** Message ids of the held requests among `pending`; the keep-alive runs while there are any. */
+  private readonly held = new Set<bigint>();
+  private keepAlive: NodeJS.Timeout | undefined;
   private readonly sessions = new Map<bigint, SessionCrypto>();
   private nextMessageId = 0n;
   private credits = 1;
@@ -169,6 +178,7 @@ export class Connection {
     this.port = opts.port ?? 445;
     this.requestTimeoutMs = opts.requestTimeoutMs ?? 30_000;
     this.requireEncryption = opts.requireEncryption ?? false;
+    this.keepAliveMs = opts.keepAliveMs ?? 60_000;
   }
 
   static async connect(opts: ConnectionOptions): Promise<Connection> {
@@ -354,6 +364,7 @@ export class Connection {
             reject,
             timer,
           });
+          if (held.held) this.holdOpen(id);
         }),
     );
     try {
@@ -417,8 +428,38 @@ export class Connection {
     const p = this.pending.get(id);
     if (!p) return;
     clearTimeout(p.timer);
-    this.pending.delete(id);
+    this.forget(id);
     p.reject(err);
+  }
+
+  /** A held request is outstanding: the keep-alive runs (see the module comment). */
+  private holdOpen(id: bigint): void {
+    this.held.add(id);
+    if (this.keepAlive !== undefined) return;
+    this.keepAlive = setInterval(() => this.checkServer(), this.keepAliveMs);
+    this.keepAlive.unref();
+  }
+
+  /** A request has its answer (or failed): it is no longer pending, and the keep-alive stops with the last held one. */
+  private forget(id: bigint): void {
+    this.pending.delete(id);
+    if (!this.held.delete(id) || this.held.size > 0) return;
+    clearInterval(this.keepAlive);
+    this.keepAlive = undefined;
+  }
+
+  /** One ECHO as the session of a held request, which closes the connection if the server does not answer it in time. */
+  private checkServer(): void {
+    const id = this.held.values().next().value;
+    const p = id === undefined ? undefined : this.pending.get(id);
+    if (p === undefined) return;
+    const session = this.sessions.get(p.sessionId);
+    if (p.sessionId !== 0n && session === undefined) return; // logged off: its requests end with the session
+    this.request(emptyRequest(Command.ECHO), { session, sessionId: p.sessionId, encrypt: p.encrypted }).catch((err: unknown) => {
+      if (err instanceof SmbError && err.code === 'TIMEOUT') {
+        this.transport?.destroy(new SmbConnectionError(`the server did not answer a keep-alive ECHO within ${this.requestTimeoutMs} ms`, err));
+      }
+    });
   }
 
   private onClose(error: Error): void {
@@ -468,7 +509,7 @@ export class Connection {
         continue;
       }
       clearTimeout(p.timer);
-      this.pending.delete(header.messageId);
+      this.forget(header.messageId);
       if (p.abandoned) continue;
       if (header.command !== p.command) {
         p.reject(new SmbProtocolError(`response to ${commandName(p.command)} carries ${commandName(header.command)}`));

@@ -46,10 +46,7 @@ export async function removeTree(storage: DavStorage, root: DavEntry): Promise<T
   return result;
 }
 
-/**
- * Waits between the attempts of removeEmptiedFolder: about 3 s in all, for a holder on a busy host (the reconciler's
- * thread runs at a lower priority than the requests').
- */
+/** Waits between the attempts of removeEmptiedFolder: about 3 s in all, for a holder on a busy host. */
 const NOT_YET_EMPTY_WAITS_MS = [10, 20, 50, 100, 200, 400, 800, 1500];
 
 /**

@@ -5,11 +5,11 @@ import { test } from 'node:test';
 import type { PageChange } from '../../../src/wiki/page-change.js';
 import { ShareWatch } from '../../../src/reconcile/share-watch.js';
 import { silentLog } from '../../../src/search/log.js';
-import { FileAction, type SmbStat, type WatchChange, type WatchOptions } from '../../../src/smb/index.js';
+import { FileAction, NtStatus, SmbStatusError, type SmbStat, type WatchChange, type WatchOptions } from '../../../src/smb/index.js';
 
 /**
  * A share whose root watch arms at once and hands `send` to the test; `.wiki/` folder watches are counted (and
- * those open now kept), `files` is what a listing of a folder finds.
+ * those open now kept, with a way to end one as the server does), `files` is what a listing of a folder finds.
  */
 function scripted(folders: string[] = [], files: Record<string, string[]> = {}) {
   let send!: (changes: WatchChange[] | 'overflow') => void;
@@ -17,6 +17,7 @@ function scripted(folders: string[] = [], files: Record<string, string[]> = {}) 
   const passes: string[] = [];
   const wikiDirWatches: string[] = [];
   const openWikiDirs = new Set<string>();
+  const endings = new Map<string, (error: Error) => void>();
   const watch = new ShareWatch({
     server: 'srv',
     share: 'schule',
@@ -25,7 +26,13 @@ function scripted(folders: string[] = [], files: Record<string, string[]> = {}) 
         if (path !== '') {
           wikiDirWatches.push(path);
           openWikiDirs.add(path);
-          return new Promise<void>((resolve) => options.signal.addEventListener('abort', () => resolve(void openWikiDirs.delete(path))));
+          return new Promise<void>((resolve, reject) => {
+            options.signal.addEventListener('abort', () => resolve(void openWikiDirs.delete(path)));
+            endings.set(path, (error) => {
+              openWikiDirs.delete(path);
+              reject(error);
+            });
+          });
         }
         send = options.onChanges;
         options.onArmed?.();
@@ -48,7 +55,8 @@ function scripted(folders: string[] = [], files: Record<string, string[]> = {}) 
     log: silentLog,
   });
   watch.start();
-  return { watch, changes, passes, wikiDirWatches, openWikiDirs, send: (c: WatchChange[] | 'overflow') => send(c) };
+  const end = (path: string, error: Error) => endings.get(path)!(error);
+  return { watch, changes, passes, wikiDirWatches, openWikiDirs, end, send: (c: WatchChange[] | 'overflow') => send(c) };
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 60));
@@ -110,4 +118,32 @@ test('a page removed closes the watch of its .wiki folder at once (which may be 
   assert.deepEqual([...s.openWikiDirs].sort(), ['A/.wiki', 'C/.wiki'], 'A listed again (the scripted listing still shows a page), C written to');
   await s.watch.stop();
   assert.deepEqual([...s.openWikiDirs], []);
+});
+
+test('a removal lets go of the .wiki watches below the parent of its folder (not of the whole share), each set up again while it holds pages', async () => {
+  const holding = ['seite.md'];
+  const s = scripted(['S/K1', 'S/K1/Mathe', 'S/K1/Deutsch', 'S/K2/Mathe', 'Oben'], {
+    'S/K1/.wiki': holding, 'S/K1/Mathe/.wiki': [], 'S/K1/Deutsch/.wiki': holding, 'S/K2/Mathe/.wiki': holding, 'Oben/.wiki': holding,
+  });
+  await settle();
+  const all = ['Oben/.wiki', 'S/K1/.wiki', 'S/K1/Deutsch/.wiki', 'S/K1/Mathe/.wiki', 'S/K2/Mathe/.wiki'];
+  assert.deepEqual([...s.openWikiDirs].sort(), all);
+  // A client deleting S/K1 deletes Mathe's page first: Deutsch's watch and S/K1's own go too, before it gets there.
+  s.send([{ action: FileAction.REMOVED, path: 'S/K1/Mathe/.wiki/seite.md' }]);
+  assert.deepEqual([...s.openWikiDirs].sort(), ['Oben/.wiki', 'S/K2/Mathe/.wiki']);
+  await settle();
+  assert.deepEqual([...s.openWikiDirs].sort(), ['Oben/.wiki', 'S/K1/.wiki', 'S/K1/Deutsch/.wiki', 'S/K2/Mathe/.wiki'], 'watched again where pages remain');
+  // A page of a folder in the share root: only that folder's watch.
+  s.send([{ action: FileAction.REMOVED, path: 'Oben/.wiki/alt.md' }]);
+  assert.deepEqual([...s.openWikiDirs].sort(), ['S/K1/.wiki', 'S/K1/Deutsch/.wiki', 'S/K2/Mathe/.wiki']);
+  await settle();
+  // The server ends a watch because its folder is being deleted (STATUS_DELETE_PENDING): the folders around it go too.
+  s.end('S/K1/Deutsch/.wiki', new SmbStatusError(NtStatus.DELETE_PENDING, 'CHANGE_NOTIFY'));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual([...s.openWikiDirs].sort(), ['Oben/.wiki', 'S/K2/Mathe/.wiki']);
+  // A folder with pages removed: every .wiki watch below its parent.
+  await settle();
+  s.send([{ action: FileAction.REMOVED, path: 'S/K1' }]);
+  assert.deepEqual([...s.openWikiDirs].sort(), ['Oben/.wiki']);
+  await s.watch.stop();
 });

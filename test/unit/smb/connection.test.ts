@@ -35,7 +35,7 @@ function send(socket: Socket, msg: Buffer): void {
   socket.write(Buffer.concat([prefix, msg]));
 }
 
-interface PeerOptions extends Pick<ConnectionOptions, 'minDialect' | 'requireEncryption'> {
+interface PeerOptions extends Pick<ConnectionOptions, 'minDialect' | 'requireEncryption' | 'keepAliveMs'> {
   /** The NEGOTIATE answer, given the dialects the client offered (default: 3.1.1 with AES-128-GCM). */
   negotiate?: (messageId: bigint, offered: number[]) => Buffer;
 }
@@ -67,9 +67,9 @@ async function peer(handler: Handler, requestTimeoutMs = 300, options: PeerOptio
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
-  const { minDialect, requireEncryption } = options;
+  const { minDialect, requireEncryption, keepAliveMs } = options;
   const dialects = options.negotiate ? undefined : [Dialect.SMB311];
-  return Connection.connect({ host: '127.0.0.1', port, requestTimeoutMs, dialects, minDialect, requireEncryption });
+  return Connection.connect({ host: '127.0.0.1', port, requestTimeoutMs, dialects, minDialect, requireEncryption, keepAliveMs });
 }
 
 function echoResponse(req: Request, credits = 1, flags = 0, status = 0): Buffer {
@@ -437,4 +437,45 @@ test('a held request cancelled before the server took it is cancelled by message
     }
   });
   await assert.rejects(dropped.compound([changeNotifyRequest(Buffer.alloc(16), 1, true, 4096)], {}, { held: true }), { code: 'CONNECTION_CLOSED' });
+});
+
+test('held requests: one keep-alive ECHO per interval for the whole connection, none once nothing is held; an unanswered one closes the connection', async () => {
+  const echoes: Request[] = [];
+  let answerEchoes = true;
+  const notifies: Request[] = [];
+  let socketOf: Socket | undefined;
+  const conn = await peer((req, socket) => {
+    socketOf = socket;
+    if (req.command === Command.CHANGE_NOTIFY) {
+      notifies.push(req);
+      send(socket, interimResponse(req, BigInt(notifies.length)));
+    } else if (req.command === Command.ECHO) {
+      echoes.push(req);
+      if (answerEchoes) send(socket, echoResponse(req, 1));
+    }
+  }, 150, { keepAliveMs: 100 });
+  const watch = () => conn.compound([changeNotifyRequest(Buffer.alloc(16), 1, true, 4096)], {}, { held: true });
+  const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  try {
+    // One held request answered at once: no keep-alive afterwards.
+    const first = watch();
+    await settle(30);
+    const final = echoResponse(notifies[0]!, 1, ASYNC, NtStatus.NOTIFY_ENUM_DIR);
+    final.writeBigUInt64LE(1n, 32);
+    send(socketOf!, final);
+    await first;
+    await settle(350);
+    assert.equal(echoes.length, 0, 'no ECHO while nothing is held');
+    // Twenty held at once: about one ECHO per 100 ms (fewer on a busy host), not twenty.
+    const held = Array.from({ length: 20 }, watch);
+    held.forEach((h) => h.catch(() => undefined));
+    await settle(450);
+    assert.ok(echoes.length >= 1 && echoes.length <= 5, `${echoes.length} ECHOs in 450 ms`);
+    // The server stops answering: the next ECHO times out (150 ms) and every held request fails with the closed connection.
+    answerEchoes = false;
+    for (const h of held) await assert.rejects(h, (err: unknown) => err instanceof SmbError && err.code === 'CONNECTION_CLOSED' && /keep-alive ECHO/.test(err.message));
+    assert.ok(conn.isClosed);
+  } finally {
+    conn.close();
+  }
 });
