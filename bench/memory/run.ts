@@ -213,6 +213,8 @@ async function run(): Promise<BenchReport> {
     console.log(`  worst restart ${Math.max(...[...restarts.values()].flat()).toFixed(0)} ms`);
     results.push({ name: variant.name, idle, restarts });
   }
+  const [defaults, ...tradeOffs] = results as [VariantResult, ...VariantResult[]];
+  const idleMet = defaults.idle.rss <= TARGET.idleMiB * 2 ** 20;
   const lines = [
     runLine(SCRIPT, load),
     `The service as the package runs it: \`fileproxy serve\` with the testbed config and the \`Environment=\` of config/edu-fileproxy.service, read ${IDLE_MS / 1000} s after`,
@@ -228,14 +230,16 @@ async function run(): Promise<BenchReport> {
     '',
     ...restartTable(results),
     '',
-    ...results.map((r) => `${r.name}: idle RSS ${MiB(r.idle.rss)} MiB (target ≤ ${TARGET.idleMiB} MiB) ${verdict(r.idle.rss <= TARGET.idleMiB * 2 ** 20)}; `
-      + `worst restart ${worstRestart(r).toFixed(0)} ms (target < ${TARGET.restartMs} ms) ${verdict(worstRestart(r) < TARGET.restartMs)}.`),
+    `${defaults.name}: idle RSS ${MiB(defaults.idle.rss)} MiB (target ≤ ${TARGET.idleMiB} MiB) ${verdict(idleMet)}; worst restart ${worstRestart(defaults).toFixed(0)} ms (target < ${TARGET.restartMs} ms) ${verdict(worstRestart(defaults) < TARGET.restartMs)}.`,
+    ...tradeOffs.map((r) => `${r.name}: idle RSS ${MiB(r.idle.rss)} MiB (${MiB(r.idle.rss - defaults.idle.rss)} MiB more than the default); worst restart ${worstRestart(r).toFixed(0)} ms `
+      + `(target < ${TARGET.restartMs} ms) ${verdict(worstRestart(r) < TARGET.restartMs)}.`),
     '',
   ];
-  const rows: SummaryRow[] = results.flatMap((r) => [
-    { figure: `service idle RSS, MiB, ${r.name}`, service: MiB(r.idle.rss), peer: '–', ratio: '–', target: `≤ ${TARGET.idleMiB} MiB`, met: r.idle.rss <= TARGET.idleMiB * 2 ** 20 },
-    { figure: `actor restart, kill → serving, worst ms, ${r.name}`, service: worstRestart(r).toFixed(0), peer: '–', ratio: '–', target: `< ${TARGET.restartMs} ms`, met: worstRestart(r) < TARGET.restartMs },
-  ]);
+  // The idle target is the default config's; a setting that trades memory for something else is judged by its restarts only.
+  const rows: SummaryRow[] = [
+    { figure: `service idle RSS, MiB, ${defaults.name}`, service: MiB(defaults.idle.rss), peer: '–', ratio: '–', target: `≤ ${TARGET.idleMiB} MiB`, met: idleMet },
+    ...results.map((r) => ({ figure: `actor restart, kill → serving, worst ms, ${r.name}`, service: worstRestart(r).toFixed(0), peer: '–', ratio: '–', target: `< ${TARGET.restartMs} ms`, met: worstRestart(r) < TARGET.restartMs })),
+  ];
   return report(HEADING, lines, rows);
 }
 
