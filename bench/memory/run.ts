@@ -30,7 +30,7 @@ const IDLE_MS = Number(process.env['MEMBENCH_IDLE_S'] ?? 45) * 1000;
 /** RSS samples, one a second, whose median is the idle RSS. */
 const RSS_SAMPLES = 5;
 /** Kills of each actor when timing restarts. */
-const ROUNDS = 3;
+const ROUNDS = 5;
 /** Between kills of one actor: longer than the restart window below, so each kill is a first crash (100 ms back-off). */
 const BETWEEN_KILLS_MS = 2_500;
 /** Issue 17: idle RSS of the service with the default config, and a restart that stays under a second. */

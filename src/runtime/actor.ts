@@ -103,8 +103,10 @@ export function runActor<C extends LogSettings, Peers = Record<never, never>>(st
         start(ctx).then(
           (b) => {
             behaviour = b;
-            send({ type: 'ready' });
+            // Before `ready`: the first start after an install or upgrade writes the cache (a few hundred ms in the
+            // http-front, more while every thread does the same), which would hold up the first requests after it.
             saveCompiledModules();
+            send({ type: 'ready' });
           },
           (err: unknown) => {
             log.error({ err }, 'actor failed to start');

@@ -17,8 +17,9 @@ export function threadEnvironment(dataDir: string): NodeJS.ProcessEnv {
 
 /**
  * Writes the compiled code of the modules this thread has loaded, which Node would otherwise write only when the
- * thread ends: call it once the thread is up, so that the first restart after a fresh install finds the cache.
- * Entries already on disk are not written again.
+ * thread ends (racing with the start of its successor): call it once the thread is up, before it serves, so that the
+ * first restart after an install finds the cache. Entries already on disk are not written again, so that only the
+ * first start after an install or an upgrade pays for it.
  */
 export function saveCompiledModules(): void {
   module.flushCompileCache();
