@@ -144,6 +144,8 @@ const DEFAULT_OUTAGE_COOLDOWN_MS = 5_000;
 export class ViewerResolver {
   private readonly secret = randomBytes(32);
   private readonly logins: LRUCache<string, Identity>;
+  /** Binds under way, by the same key as `logins`: concurrent calls with the same credentials share one. */
+  private readonly loginsUnderWay = new Map<string, Promise<Identity>>();
   /** Users named by trusted callers, by lower-cased name; `{ none: true }`: the directory has no such user. */
   private readonly namedUsers: LRUCache<string, LookedUpUser | { none: true }>;
   private readonly groups: CachedGroupSidResolver | null;
@@ -287,6 +289,21 @@ export class ViewerResolver {
       this.counters.cachedLogins++;
       return cached;
     }
+    // Concurrent calls with the same credentials (a portal firing several searches as its login expires) wait for
+    // one bind: each bind would be an attempt the throttle counts as a failure until it is settled, and a burst of
+    // them could lock out an account whose password is right.
+    const pending = this.loginsUnderWay.get(key);
+    if (pending !== undefined) return pending;
+    const identity = this.bindAndCache(directory, key, { user, password, clientAddress });
+    this.loginsUnderWay.set(key, identity);
+    try {
+      return await identity;
+    } finally {
+      this.loginsUnderWay.delete(key);
+    }
+  }
+
+  private async bindAndCache(directory: UserAuthenticator, key: string, { user, password, clientAddress }: Pick<ViewerQuery, 'user' | 'password' | 'clientAddress'>): Promise<Identity> {
     const bind = () => directory.authenticateUser(user, password);
     const account = await guardedLogin(this.options.guard, { user, address: clientAddress }, bind, isInvalidCredentials).catch((error: unknown) => {
       if (error instanceof DirectoryError && error.kind === 'directory_unavailable') this.counters.directoryErrors++;

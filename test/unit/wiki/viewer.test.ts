@@ -153,6 +153,19 @@ describe('ViewerResolver', () => {
     assert.deepEqual(viewers.stats, { logins: 2, cachedLogins: 1, rejectedLogins: 1, directoryErrors: 0, onBehalfCalls: 0, untrustedOnBehalfCalls: 0 });
   });
 
+  it('binds once for concurrent calls with the same credentials, so that the throttle counts one attempt', async () => {
+    const { directory, calls } = scriptedDirectory();
+    const viewers = resolver(directory);
+    const answers = await Promise.all(Array.from({ length: 8 }, () => viewers.resolve(anna('Lehrer'))));
+    assert.ok(answers.every((answer) => answer.ok));
+    assert.equal(calls.logins, 1);
+    const refused = await Promise.all(Array.from({ length: 3 }, () => viewers.resolve(anna('Lehrer', 'wrong'))));
+    assert.ok(refused.every((answer) => !answer.ok && answer.status === 401), JSON.stringify(refused));
+    assert.equal(calls.logins, 2, 'the same wrong password is one failed attempt, not three');
+    await viewers.resolve(anna('Lehrer', 'wrong'));
+    assert.equal(calls.logins, 3, 'once settled, the next try binds again');
+  });
+
   it('keeps serving cached groups during a directory outage and resolves nothing new', async () => {
     const clock = { now: T0 };
     const { directory, calls, state } = scriptedDirectory();
