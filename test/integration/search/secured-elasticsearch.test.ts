@@ -165,9 +165,11 @@ describe('a secured Elasticsearch (HTTPS with its own CA, user or API key)', () 
   });
 
   it('with an API key Elasticsearch does not hold: doctor and the service name the failed authentication of that key', async () => {
-    const encoded = Buffer.from('fileproxy-unknown-key-id:not-a-key').toString('base64');
+    // The log audit matches noted secrets as substrings: the id, which the error names, shares no text with the
+    // webhook keys other tests send (such as `unknown-key`).
+    const encoded = Buffer.from('fileproxy-absent-key-id:absent-key-secret').toString('base64');
     await namesTheProblem({ api_key_file: secretFile('unknown.key', encoded) }, node.caFile,
-      /authentication failed: Elasticsearch did not accept the login of elasticsearch\.auth \(401, .*API key: apikey authentication for id fileproxy-unknown-key-id/);
+      /authentication failed: Elasticsearch did not accept the login of elasticsearch\.auth \(401, .*API key: apikey authentication for id fileproxy-absent-key-id/);
   });
 
   it('with a CA that did not sign the node\'s certificate: doctor and the service name the certificate', async () => {
