@@ -36,15 +36,18 @@ export function createLogger(config: LogSettings | undefined, bindings: Record<s
  * 1.4 without (bench/RESULTS.md, Request path profile).
  */
 export function withoutRedaction(log: Logger): Logger {
-  const destination = (log as unknown as Record<symbol, pino.DestinationStream>)[pino.symbols.streamSym];
-  return pino({ level: log.level, base: null }, destination).child(log.bindings());
+  return pino({ level: log.level, base: null }, destinationOf(log)).child(log.bindings());
+}
+
+/** Where a logger writes (pino keeps it under a symbol of its own). */
+function destinationOf(log: Logger): pino.DestinationStream {
+  return (log as unknown as Record<symbol, pino.DestinationStream>)[pino.symbols.streamSym]!;
 }
 
 /** Writes out what a buffered logger holds (before the thread exits). */
 export function flushLogSync(log: Logger): void {
-  const destination = (log as unknown as Record<symbol, { flushSync?: () => void } | undefined>)[pino.symbols.streamSym];
   try {
-    destination?.flushSync?.();
+    (destinationOf(log) as { flushSync?: () => void } | undefined)?.flushSync?.();
   } catch {
     // Not open yet or already closed: nothing to write.
   }
