@@ -16,8 +16,9 @@
  * So the watches let go at the first sign that a tree may be going: a page removed, a `.wiki/` folder or a folder with
  * pages removed, or a watch ended with STATUS_DELETE_PENDING closes the watch of every `.wiki/` folder below the
  * parent of that folder (releaseAround): a client deletes a folder's pages before the folder, so it reaches those
- * next. Each is set up again after the moment of quiet if its folder still holds pages. This needs the reconciler's
- * thread at normal priority (actors/reconciler/main.ts). What remains is a race with a client that deletes a folder's
+ * next. Each is set up again after the moment of quiet if its folder still holds pages, not earlier by a pass that ends
+ * meanwhile (the index may still list the folder). This needs the reconciler's thread at normal priority
+ * (actors/reconciler/main.ts). What remains is a race with a client that deletes a folder's
  * last page, its `.wiki/` and the folder within a few milliseconds: such a client must try the parent again a moment
  * later, as for any client that has a folder open (Explorer, a virus scanner), and the service's own WebDAV DELETE
  * does (src/webdav/tree-ops.ts); test/integration/wiki/watch-delete.test.ts measures how often. An ACL-only change of a
@@ -146,12 +147,17 @@ export class ShareWatch {
     return { ...this.counts, wikiFolders: this.wikiDirWatches.size };
   }
 
-  /** After a pass of this share: the folders with pages may have changed. */
+  /**
+   * After a pass of this share: the folders with pages may have changed. A folder whose watch a removal nearby
+   * closed is left to rewatchReleased: the index may still list it (the page-deleted not yet applied, or the answer
+   * read before the removal), and a watch opened again now would hold its `.wiki/` just as the client deletes it.
+   */
   async reloadFolders(): Promise<void> {
     try {
       const folders = await this.options.indexedFolders();
       this.folders = new Set(folders.flatMap((folder) => folderAncestry(folderKey(folder))));
-      if (this.counts.armed) for (const folder of folders) this.watchWikiDir(folder);
+      if (!this.counts.armed) return;
+      for (const folder of folders) if (!this.released.has(folderKey(folder))) this.watchWikiDir(folder);
     } catch (error) {
       // Until the index answers, a change of an unknown folder is missed by the watch, not by the next pass.
       this.options.log.warn({ share: this.share, ...describeError(error) }, 'change watch: folders with pages not loaded');

@@ -147,3 +147,18 @@ test('a removal lets go of the .wiki watches below the parent of its folder (not
   assert.deepEqual([...s.openWikiDirs].sort(), ['Oben/.wiki']);
   await s.watch.stop();
 });
+
+test('a pass that ends just after a page removal does not open the closed .wiki watch again, though the index still lists its folder', async () => {
+  const s = scripted(['A', 'B'], { 'B/.wiki': ['seite.md'] });
+  await settle();
+  assert.deepEqual([...s.openWikiDirs].sort(), ['A/.wiki', 'B/.wiki']);
+  // The client deletes A's last page, then A/.wiki, then A: the page-deleted has not reached the index yet.
+  s.send([{ action: FileAction.REMOVED, path: 'A/.wiki/seite.md' }]);
+  await s.watch.reloadFolders();
+  assert.deepEqual([...s.openWikiDirs], ['B/.wiki'], 'A/.wiki stays closed until the moment of quiet');
+  await settle();
+  assert.deepEqual([...s.openWikiDirs], ['B/.wiki'], 'A/.wiki is gone: not watched again');
+  await s.watch.reloadFolders();
+  assert.deepEqual([...s.openWikiDirs].sort(), ['A/.wiki', 'B/.wiki'], 'after the quiet, a reload watches again what the index lists');
+  await s.watch.stop();
+});
