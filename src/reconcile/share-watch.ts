@@ -12,7 +12,8 @@
  * A watch holds its folder open, and a folder another client deletes is removed only when its last handle closes:
  * until then its parent is not empty (DIRECTORY_NOT_EMPTY: a delete-pending folder is still an entry of its parent).
  * No open option avoids that, and the server tells the holder only once the deletion is under way (the watch's
- * request ends with STATUS_DELETE_PENDING, MS-FSA 2.1.5.15.3), too late for a client that deletes the parent next.
+ * request ends with STATUS_DELETE_PENDING, MS-FSA 2.1.5.15.3; SmbShare.watch also when its request came after the
+ * deletion, which Samba leaves unanswered), too late for a client that deletes the parent next.
  * So the watches let go at the first sign that a tree may be going: a page removed, a `.wiki/` folder or a folder with
  * pages removed, or a watch ended with STATUS_DELETE_PENDING closes the watch of every `.wiki/` folder below the
  * parent of that folder (releaseAround): a client deletes a folder's pages before the folder, so it reaches those

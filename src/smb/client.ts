@@ -3,7 +3,7 @@
  * pool. Paths are forward-slash, share-relative.
  */
 import { randomBytes } from 'node:crypto';
-import { NtStatus, SmbError } from './errors.js';
+import { NtStatus, SmbError, SmbStatusError } from './errors.js';
 import { FileInfoClass, basicInfo, dispositionInfo, renameInfo, type DirectoryEntry, type FileAllInfo, type FileTimes } from './fscc.js';
 import {
   Access,
@@ -279,6 +279,11 @@ export class SmbShare {
    * Stopping closes the folder at once rather than sending CANCEL first (the server then ends the outstanding request
    * itself, with STATUS_NOTIFY_CLEANUP or, older Samba, an empty answer): one round trip, not two. That matters because a folder another client deletes is
    * removed only when its last handle closes; until then its parent cannot be deleted (DIRECTORY_NOT_EMPTY).
+   *
+   * The server ends a held request with STATUS_DELETE_PENDING when another client deletes the folder, but Samba
+   * never answers a request that reaches a folder already delete-pending (deleted since the open or the last answer):
+   * the watch would hold the folder, and keep its parent, until stopped. So once the server holds each request, the
+   * handle is asked whether its folder is delete-pending, and if it is the watch ends with that status all the same.
    */
   async watch(path: string, options: WatchOptions): Promise<void> {
     const dir = normalizePath(path);
@@ -294,13 +299,23 @@ export class SmbShare {
         armed = true;
         options.onArmed?.();
       };
+      let deletePending = false;
+      const held = (): void => {
+        arm();
+        handle.standardInfo().then((info) => {
+          if (!info.deletePending) return;
+          deletePending = true;
+          stop();
+        }, () => undefined); // the handle closed meanwhile: the request ends with it
+      };
       try {
         for (;;) {
           if (signal.aborted) break;
-          const answer = await handle.changeNotify(options.filter, options.tree ?? true, { onInterim: arm }).catch((err: unknown) => {
-            if (signal.aborted) return null; // how the server ended it after our CLOSE (STATUS_NOTIFY_CLEANUP)
+          const answer = await handle.changeNotify(options.filter, options.tree ?? true, { onInterim: held }).catch((err: unknown) => {
+            if (signal.aborted || deletePending) return null; // how the server ended it after our CLOSE (STATUS_NOTIFY_CLEANUP)
             throw err;
           });
+          if (deletePending) throw new SmbStatusError(NtStatus.DELETE_PENDING, `CHANGE_NOTIFY ${tree.shareName}\\${handle.path}`);
           // After our CLOSE, an answer without changes is that ending too (older servers), not an overflow.
           if (answer === null || answer.kind === 'cancelled' || signal.aborted) break;
           arm(); // the server answered at once: it held the request all the same
