@@ -37,6 +37,7 @@ import {
 import { layout } from '../../test/testbed/layout.js';
 import { groupsHeader, passAfter } from '../../test/integration/wiki/wiki-service.js';
 import { seededRandom } from '../../test/integration/search/seeded-random.js';
+import { startBare } from '../bare-server.js';
 import { loadAverage, ratioRow, runAlone, runLine, verdict as verdictOf, report, type BenchReport, type Benchmark } from '../results.js';
 
 const PAGES = 50_000;
@@ -164,6 +165,8 @@ function cpuTicks(pid: number): number {
 interface Target {
   name: string;
   url: string;
+  /** The process whose CPU is the hop's, when not the service. */
+  pid?: number;
   /** Arguments for search.lua: path, body file, then the headers of the service call. */
   luaArgs: string[];
   /** wrk's arguments for the throughput rounds, when not LOAD_ARGS; such a target has no latency rounds. */
@@ -173,7 +176,8 @@ interface Target {
 /** Runs wrk asynchronously, so that the driver's progress timer keeps ticking. */
 async function wrk(args: string[], target: Target, pids: Processes): Promise<Measurement> {
   const esTicks = () => pids.elasticsearch.reduce((sum, pid) => sum + cpuTicks(pid), 0);
-  const before = { service: cpuTicks(pids.service), es: esTicks() };
+  const hop = target.pid ?? pids.service;
+  const before = { service: cpuTicks(hop), es: esTicks() };
   const { stdout: out } = await promisify(execFile)('wrk', [...args, '-s', LUA, target.url, '--', ...target.luaArgs], { encoding: 'utf8' });
   const line = out.split('\n').find((l) => l.startsWith('WRK_JSON '));
   if (!line) throw new Error(`wrk printed no summary:\n${out}`);
@@ -181,7 +185,7 @@ async function wrk(args: string[], target: Target, pids: Processes): Promise<Mea
   const perRequestUs = (ticks: number) => (ticks * 10_000) / s.requests;
   return {
     requests: s.requests,
-    serviceCpuUs: perRequestUs(cpuTicks(pids.service) - before.service),
+    serviceCpuUs: perRequestUs(cpuTicks(hop) - before.service),
     esCpuUs: perRequestUs(esTicks() - before.es),
     non2xx: s.non2xx,
     socketErrors: s.socket_errors,
@@ -226,10 +230,11 @@ async function measureAll(): Promise<BenchReport> {
   const work = mkdtempSync(join(tmpdir(), 'wiki-search-bench-'));
   const started = Date.now();
   const service: RunningService = await startService({ smb: { shares: [{ name: SHARE }] }, reconciler: { interval: '24h' } });
+  const forwarder = await startBare(fileURLToPath(new URL('./bare-forwarder.js', import.meta.url)), process.execPath, env.es.url);
   let ids: string[] = [];
   /** Per target: the rounds under load and the rounds with one connection. */
-  const loaded: Measurement[][] = [[], [], []];
-  const single: Measurement[][] = [[], [], []];
+  const loaded: Measurement[][] = [[], [], [], []];
+  const single: Measurement[][] = [[], [], [], []];
   let targets: Target[] = [];
   let checked = '';
   const load = loadAverage();
@@ -261,6 +266,7 @@ async function measureAll(): Promise<BenchReport> {
       { name: 'Elasticsearch directly (same query and ACL filter)', url: env.es.url, luaArgs: directArgs },
       { name: 'service POST /wiki/search', url: service.url, luaArgs: ['/wiki/search', serviceBody, authorization, header] },
       { name: 'Elasticsearch directly, 4 connections (kept less busy)', url: env.es.url, luaArgs: directArgs, loadArgs: LESS_BUSY_ARGS },
+      { name: 'bare forwarder in front of Elasticsearch (node:http + undici Pool, bytes passed through)', url: forwarder.url, luaArgs: directArgs, pid: forwarder.child.pid! },
     ];
 
     // Both must answer the same hits, or the comparison means nothing.
@@ -310,6 +316,7 @@ async function measureAll(): Promise<BenchReport> {
   } finally {
     await unseed(client, ids).catch((error: unknown) => console.error(`could not remove the seeded pages: ${describeError(error).error}`));
     await service.stop();
+    forwarder.child.kill('SIGTERM');
     await client.close();
   }
 
@@ -318,8 +325,8 @@ async function measureAll(): Promise<BenchReport> {
   loaded.push(...cluster.loaded);
   single.push(...cluster.single);
 
-  const [direct, viaService, lessBusy] = loaded.map(median) as [Measurement, Measurement, Measurement];
-  const [directOne, serviceOne] = single.map(median) as [Measurement, Measurement];
+  const [direct, viaService, lessBusy, viaForwarder] = loaded.map(median) as [Measurement, Measurement, Measurement, Measurement];
+  const [directOne, serviceOne] = [median(single[0]!), median(single[1]!)];
   const throughput = viaService.rps / direct.rps;
   const addedP50 = serviceOne.p50ms - directOne.p50ms;
   const bad = [...loaded, ...single].flat().filter((m) => m.non2xx > 0 || m.socketErrors > 0);
@@ -341,13 +348,14 @@ async function measureAll(): Promise<BenchReport> {
     '',
     `Commands per target and round: \`wrk ${LOAD_ARGS.join(' ')} -s bench/search/search.lua <url> -- <path> <body-file> [<authorization> <groups>]\` for throughput, then the same with \`${LATENCY_ARGS.join(' ')}\` for latency without queueing (${ROUNDS} rounds interleaving the targets after a \`${WARMUP_ARGS.join(' ')}\` warm-up each; the table shows the median rounds); the row with 4 connections: \`wrk ${LESS_BUSY_ARGS.join(' ')}\` for throughput only.`,
     '',
-    '| target | req/s, 8 connections (median) | rounds req/s | p50 ms, 1 connection | p99 ms, 1 connection | p50 ms, 8 connections | p99 ms, 8 connections | service CPU µs/request | Elasticsearch CPU µs/request | errors |',
+    '| target | req/s, 8 connections (median) | rounds req/s | p50 ms, 1 connection | p99 ms, 1 connection | p50 ms, 8 connections | p99 ms, 8 connections | service (or forwarder) CPU µs/request | Elasticsearch CPU µs/request | errors |',
     '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|',
     ...rows,
     '',
     `Ratios: throughput service / direct = ${throughput.toFixed(2)} (8 connections); p50 added by the service = ${addedP50.toFixed(2)} ms (1 connection); p99 service / direct = ${(serviceOne.p99ms / directOne.p99ms).toFixed(2)} (1 connection).`,
     'CPU per request is user + system time of the whole process (all threads) during the 8-connection round, from /proc; it depends less on other load than req/s does. The service and Elasticsearch share the machine\'s cores, so every µs the service spends per request is taken from Elasticsearch.',
     `CPU ceiling of the ratio on these cores: Elasticsearch's CPU per direct search over the CPU of one search through the service, Elasticsearch's and the service's: ${direct.esCpuUs.toFixed(0)} / (${viaService.esCpuUs.toFixed(0)} + ${viaService.serviceCpuUs.toFixed(0)}) = ${ceiling.toFixed(2)} ×. Elasticsearch spends more per search behind the service than directly: each of the service's connections to it waits for the service's part of every search, and with its connections less busy its threads wait and wake more; the direct rounds with ${LESS_BUSY_ARGS[1]!.slice(2)} connections (${lessBusy.rps.toFixed(0)} req/s, ${lessBusy.esCpuUs.toFixed(0)} µs) show that part without the service.`,
+    `The bare forwarder is the floor of any hop in front of Elasticsearch on these cores (its process does nothing but pass the bytes on): ${(viaForwarder.rps / direct.rps).toFixed(2)} × direct, with ${viaForwarder.serviceCpuUs.toFixed(0)} µs of its own and ${viaForwarder.esCpuUs.toFixed(0)} µs of Elasticsearch's CPU per search.`,
     `The cluster rows: the same service search against the testbed's 3-node cluster (\`npm run testbed -- cluster up\`: 512 MB heap per node, the same machine), the pages seeded there with one replica (the default for several nodes); ${CLUSTER_ROUNDS} rounds each with all three nodes and after one node was killed (SIGKILL; started again afterwards). Elasticsearch CPU is the sum over the nodes that run.`,
     bad.length === 0 ? 'Every response was 200.' : `NOT every response was 200: ${bad.length} round(s) had errors.`,
     '',

@@ -8,15 +8,15 @@
  * register the bench client). Prints a table and writes it under "## Webhook intake" in
  * bench/RESULTS.md. Takes about 2 minutes.
  */
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { freePort } from '../../test/support/ports.js';
 import { startService } from '../../test/support/service.js';
 import { nodeForUws } from '../../test/support/transports.js';
 import { readTestbedEnv } from '../../test/testbed/env.js';
 import { AdminApi } from '../../test/integration/webhooks/api.js';
+import { startBare, type BareServer } from '../bare-server.js';
 import { loadAverage, ratioRow, runAlone, runLine, verdict, report, type BenchReport, type Benchmark } from '../results.js';
 
 const DURATION_S = 4;
@@ -86,15 +86,8 @@ async function measure(target: Target): Promise<Measurement> {
   };
 }
 
-async function startBare(script: string, node: string, ...args: string[]): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort();
-  const child = spawn(node, [fileURLToPath(new URL(script, import.meta.url)), String(port), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => { if (d.toString().includes('listening')) resolve(); });
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
-  });
-  return { child, url: `http://127.0.0.1:${port}` };
-}
+/** A peer server's script beside this one. */
+const bareScript = (name: string): string => fileURLToPath(new URL(`./${name}.js`, import.meta.url));
 
 /** Whether wrk's non-2xx count fits what the run was meant to produce. */
 function plausible(target: Target, m: Measurement): boolean {
@@ -128,10 +121,10 @@ async function run(): Promise<BenchReport> {
   const uwsNode = nodeForUws();
   const uwsOn = uwsNode === process.execPath ? '' : ` (on ${execFileSync(uwsNode, ['--version'], { encoding: 'utf8' }).trim()})`;
   const bare = {
-    uws: await startBare('./bare-uws.js', uwsNode),
-    node: await startBare('./bare-node.js', process.execPath),
-    frontNode: await startBare('./bare-http-front.js', process.execPath, 'node'),
-    frontUws: await startBare('./bare-http-front.js', uwsNode, 'uws'),
+    uws: await startBare(bareScript('bare-uws'), uwsNode),
+    node: await startBare(bareScript('bare-node'), process.execPath),
+    frontNode: await startBare(bareScript('bare-http-front'), process.execPath, 'node'),
+    frontUws: await startBare(bareScript('bare-http-front'), uwsNode, 'uws'),
   };
   // The wiki is off so that its drift reconciler does not compete for the cores during the runs.
   const service = await startService({ elasticsearch: { enabled: false } });
@@ -146,7 +139,7 @@ async function run(): Promise<BenchReport> {
     const keyOfTwo = (await AdminApi.asAdmin(twoFronts.url, env).register('service-eventhandler')).api_key;
     const keyOfQuiet = (await AdminApi.asAdmin(quiet.url, env).register('service-eventhandler')).api_key;
     const pid = service.process.pid!;
-    const helloWorld = (name: string, server: { child: ChildProcess; url: string }): Target =>
+    const helloWorld = (name: string, server: BareServer): Target =>
       ({ name, expected: 'all 200', url: server.url, luaArgs: ['fresh', 'unused', AGENT], pid: server.child.pid! });
     targets = [
       { name: 'service: accepted (cached for a user)', expected: 'all 200', url: service.url, luaArgs: ['fresh', key, AGENT], pid },
