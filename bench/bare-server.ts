@@ -10,10 +10,19 @@ export interface BareServer {
   url: string;
 }
 
-/** Starts `script` (a path) with `node`, on a free port, with `args` after the port. */
-export async function startBare(script: string, node: string, ...args: string[]): Promise<BareServer> {
+export interface BareOptions {
+  /** The Node executable; default this process's. */
+  node?: string;
+  /** Node's own options, before the script (`--cpu-prof`). */
+  nodeArgs?: string[];
+  /** The script's arguments after the port. */
+  args?: string[];
+}
+
+/** Starts `script` (a path) on a free port. */
+export async function startBare(script: string, { node = process.execPath, nodeArgs = [], args = [] }: BareOptions = {}): Promise<BareServer> {
   const port = await freePort();
-  const child = spawn(node, [script, String(port), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(node, [...nodeArgs, script, String(port), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (d: Buffer) => { if (d.toString().includes('listening')) resolve(); });
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));

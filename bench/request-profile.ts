@@ -1,9 +1,11 @@
 /**
  * Where the CPU time of one request goes, by function group, over every thread of the service:
- *   node dist/bench/request-profile.js webhook|search [seconds]
+ *   node dist/bench/request-profile.js webhook|search|forwarder [seconds]
  * Starts the service with --cpu-prof (all threads), drives one request kind with wrk (`webhook`: accepted
  * `service-eventhandler` events, 50 connections, as bench/webhook; `search`: POST /wiki/search for "Pythagoras" as
- * anna with her groups on the testbed's index, 8 connections), and counts only the samples taken while the measured
+ * anna with her groups on the testbed's index, 8 connections; `forwarder`: instead of the service, the search bench's
+ * bare forwarder asked the body the service sends Elasticsearch for that search, the hop alone to hold beside
+ * `search`), and counts only the samples taken while the measured
  * wrk run lasted (the profiles' clock is the monotonic clock of process.hrtime), so start-up and warm-up stay out.
  * Prints µs per request and share by group (bench/profile-summary.ts's groups) and the top functions.
  * Needs wrk and the testbed up.
@@ -13,12 +15,14 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_ALIAS } from '../src/search/mapping.js';
 import { readTestbedEnv } from '../test/testbed/env.js';
+import { startBare } from './bare-server.js';
 import { cpuTotals, type CpuProfile } from './profile-summary.js';
 
 const [kind = 'webhook', seconds = '10'] = process.argv.slice(2);
-if (kind !== 'webhook' && kind !== 'search') {
-  console.error('usage: node dist/bench/request-profile.js webhook|search [seconds]');
+if (kind !== 'webhook' && kind !== 'search' && kind !== 'forwarder') {
+  console.error('usage: node dist/bench/request-profile.js webhook|search|forwarder [seconds]');
   process.exit(2);
 }
 const dir = mkdtempSync(join(tmpdir(), 'request-profile-'));
@@ -26,21 +30,43 @@ const dir = mkdtempSync(join(tmpdir(), 'request-profile-'));
 process.env['SERVICE_NODE_ARGS'] = `--cpu-prof --cpu-prof-dir=${dir}`;
 const { startService } = await import('../test/support/service.js');
 const { AdminApi } = await import('../test/integration/webhooks/api.js');
-const { groupsHeader } = await import('../test/integration/wiki/wiki-service.js');
+const { callerHeaders, callerSearchBody } = await import('./search/caller.js');
 const lua = (name: string) => fileURLToPath(new URL(`../../bench/${name}/${name}.lua`, import.meta.url));
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+const QUERY = { q: 'Pythagoras' };
+
+/** What is profiled: the service, or the bare forwarder. */
+interface Profiled {
+  url: string;
+  /** Ends it; resolves once its profiles are written. */
+  stop(): Promise<unknown>;
+}
+
+async function startForwarder(): Promise<Profiled> {
+  const { child, url } = await startBare(fileURLToPath(new URL('./search/bare-forwarder.js', import.meta.url)), {
+    nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+    args: [env.es.url],
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return { url, stop: () => (child.kill('SIGTERM'), exited) };
+}
 
 const env = await readTestbedEnv();
-const service = await startService(kind === 'webhook' ? { elasticsearch: { enabled: false } } : {});
+const profiled: Profiled = kind === 'forwarder' ? await startForwarder() : await startService(kind === 'webhook' ? { elasticsearch: { enabled: false } } : {});
 let wrkArgs: string[];
 if (kind === 'webhook') {
-  const key = (await AdminApi.asAdmin(service.url, env).register('service-eventhandler')).api_key;
-  wrkArgs = ['-t1', '-c50', '-s', lua('webhook'), service.url, '--', 'fresh', key, 'service-eventhandler/1.0'];
+  const key = (await AdminApi.asAdmin(profiled.url, env).register('service-eventhandler')).api_key;
+  wrkArgs = ['-t1', '-c50', '-s', lua('webhook'), profiled.url, '--', 'fresh', key, 'service-eventhandler/1.0'];
 } else {
   const body = join(dir, 'search.json');
-  writeFileSync(body, JSON.stringify({ q: 'Pythagoras' }));
-  const authorization = `Basic ${Buffer.from(`anna:${env.users['anna']!.password}`).toString('base64')}`;
-  wrkArgs = ['-t1', '-c8', '-s', lua('search'), service.url, '--', '/wiki/search', body, authorization, groupsHeader(['Lehrer', 'Lehrkräfte Mathe'])];
+  const { authorization, groups } = callerHeaders(env);
+  if (kind === 'search') {
+    writeFileSync(body, JSON.stringify(QUERY));
+    wrkArgs = ['-t1', '-c8', '-s', lua('search'), profiled.url, '--', '/wiki/search', body, authorization, groups];
+  } else {
+    writeFileSync(body, callerSearchBody(env, QUERY, 'schule'));
+    wrkArgs = ['-t1', '-c8', '-s', lua('search'), profiled.url, '--', `/${DEFAULT_ALIAS}/_search`, body];
+  }
 }
 let requests = 0;
 let window = { from: 0, to: 0 };
@@ -52,7 +78,7 @@ try {
   requests = Number(/(\d+) requests in/.exec(output)?.[1] ?? 0);
   console.log(output.split('\n').filter((line) => /requests in|Requests\/sec|Non-2xx|Socket errors/.test(line)).join('\n'));
 } finally {
-  await service.stop();
+  await profiled.stop();
 }
 
 const profiles = readdirSync(dir).filter((n) => n.endsWith('.cpuprofile'))

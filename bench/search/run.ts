@@ -23,11 +23,9 @@ import { IndexWriter } from '../../src/search/index-writer.js';
 import { createSearchClient } from '../../src/search/client.js';
 import { describeError, silentLog } from '../../src/search/log.js';
 import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
-import { parseSearchRequest, searchBodyJson, type Viewer } from '../../src/search/query.js';
 import type { SearchResult } from '../../src/search/search.js';
 import { AceFlags, AceType, type SecurityDescriptor } from '../../src/smb/index.js';
 import { EVERYONE_SID } from '../../src/wiki/acl.js';
-import { tokenSidSet, userSidSet } from '../../src/wiki/principal.js';
 import { buildWikiDocument, type WikiDocument } from '../../src/wiki/document.js';
 import { startService, type RunningService } from '../../test/support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../../test/testbed/env.js';
@@ -35,9 +33,10 @@ import {
   clusterNodes, ensureClusterRunning, killClusterNode, runningClusterNode, startClusterNode, stopCluster, waitForCluster,
 } from '../../test/testbed/elasticsearch-cluster.js';
 import { layout } from '../../test/testbed/layout.js';
-import { groupsHeader, passAfter } from '../../test/integration/wiki/wiki-service.js';
+import { passAfter } from '../../test/integration/wiki/wiki-service.js';
 import { seededRandom } from '../../test/integration/search/seeded-random.js';
 import { startBare } from '../bare-server.js';
+import { CALLER, callerHeaders, callerSearchBody } from './caller.js';
 import { loadAverage, ratioRow, runAlone, runLine, verdict as verdictOf, report, type BenchReport, type Benchmark } from '../results.js';
 
 const PAGES = 50_000;
@@ -57,12 +56,11 @@ const LATENCY_ARGS = ['-t1', '-c1', '-d5s'];
 const WARMUP_ARGS = ['-t1', '-c8', '-d3s'];
 const LUA = fileURLToPath(new URL('../../../bench/search/search.lua', import.meta.url));
 const HEADING = '## Wiki search';
-const CALLER = { user: 'anna', groups: ['Lehrer', 'Lehrkräfte Mathe'] };
+/** The peer that passes the bytes on (bare-forwarder.ts). */
+const FORWARDER = fileURLToPath(new URL('./bare-forwarder.js', import.meta.url));
 /** A word on about 5 % of the pages: a typical search with a few hundred visible hits, 10 per page. */
 const QUERY = { q: 'Elternabend' };
 const READ = 0x1200a9;
-/** BUILTIN\Users: in the token of every domain user of the testbed DC (tokenGroups), so in the service's deny list. */
-const BUILTIN_USERS_SID = 'S-1-5-32-545';
 
 const SYLLABLES = [
   'schu', 'le', 'klas', 'sen', 'fahrt', 'rat', 'haus', 'auf', 'ga', 'be', 'lehr', 'zim', 'mer', 'ta', 'fel', 'bü',
@@ -230,7 +228,7 @@ async function measureAll(): Promise<BenchReport> {
   const work = mkdtempSync(join(tmpdir(), 'wiki-search-bench-'));
   const started = Date.now();
   const service: RunningService = await startService({ smb: { shares: [{ name: SHARE }] }, reconciler: { interval: '24h' } });
-  const forwarder = await startBare(fileURLToPath(new URL('./bare-forwarder.js', import.meta.url)), process.execPath, env.es.url);
+  const forwarder = await startBare(FORWARDER, { args: [env.es.url] });
   let ids: string[] = [];
   /** Per target: the rounds under load and the rounds with one connection. */
   const loaded: Measurement[][] = [[], [], [], []];
@@ -244,23 +242,11 @@ async function measureAll(): Promise<BenchReport> {
     ids = await seed(env, client);
     console.log(`seeded ${ids.length} pages in ${((Date.now() - seedStart) / 1000).toFixed(1)} s`);
 
-    // The service's viewer for the caller, by its documented rule (checked below by comparing answers): allow for the
-    // user and the header's groups, deny for the whole token, which the DC gives every domain user with BUILTIN\Users
-    // in it. The body is then the one the service sends (seen byte for byte through a recording forwarder, 2026-11-25).
-    const user = env.users[CALLER.user]!;
-    const groupSids = [...CALLER.groups.map((g) => env.groups[g]!), env.groups['Domain Users']!];
-    const viewer: Viewer = {
-      allowSids: userSidSet({ userSid: user.sid, groupSids }),
-      denySids: tokenSidSet(user.sid, [...groupSids, BUILTIN_USERS_SID]),
-      shares: [SHARE],
-      servers: new Map([[SHARE, env.smb.host]]),
-    };
     const directBody = join(work, 'direct.json');
     const serviceBody = join(work, 'service.json');
-    writeFileSync(directBody, searchBodyJson(parseSearchRequest(QUERY), viewer)!);
+    writeFileSync(directBody, callerSearchBody(env, QUERY, SHARE));
     writeFileSync(serviceBody, JSON.stringify(QUERY));
-    const authorization = `Basic ${Buffer.from(`${CALLER.user}:${user.password}`).toString('base64')}`;
-    const header = groupsHeader(CALLER.groups);
+    const { authorization, groups: header } = callerHeaders(env);
     const directArgs = [`/${DEFAULT_ALIAS}/_search`, directBody];
     targets = [
       { name: 'Elasticsearch directly (same query and ACL filter)', url: env.es.url, luaArgs: directArgs },

@@ -121,10 +121,10 @@ async function run(): Promise<BenchReport> {
   const uwsNode = nodeForUws();
   const uwsOn = uwsNode === process.execPath ? '' : ` (on ${execFileSync(uwsNode, ['--version'], { encoding: 'utf8' }).trim()})`;
   const bare = {
-    uws: await startBare(bareScript('bare-uws'), uwsNode),
-    node: await startBare(bareScript('bare-node'), process.execPath),
-    frontNode: await startBare(bareScript('bare-http-front'), process.execPath, 'node'),
-    frontUws: await startBare(bareScript('bare-http-front'), uwsNode, 'uws'),
+    uws: await startBare(bareScript('bare-uws'), { node: uwsNode }),
+    node: await startBare(bareScript('bare-node')),
+    frontNode: await startBare(bareScript('bare-http-front'), { args: ['node'] }),
+    frontUws: await startBare(bareScript('bare-http-front'), { node: uwsNode, args: ['uws'] }),
   };
   // The wiki is off so that its drift reconciler does not compete for the cores during the runs.
   const service = await startService({ elasticsearch: { enabled: false } });
