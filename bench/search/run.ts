@@ -35,7 +35,7 @@ import {
 import { layout } from '../../test/testbed/layout.js';
 import { passAfter } from '../../test/integration/wiki/wiki-service.js';
 import { seededRandom } from '../../test/integration/search/seeded-random.js';
-import { startBare } from '../bare-server.js';
+import { startBare, type BareServer } from '../bare-server.js';
 import { CALLER, callerHeaders, callerSearchBody } from './caller.js';
 import { loadAverage, ratioRow, runAlone, runLine, verdict as verdictOf, report, type BenchReport, type Benchmark } from '../results.js';
 
@@ -228,7 +228,7 @@ async function measureAll(): Promise<BenchReport> {
   const work = mkdtempSync(join(tmpdir(), 'wiki-search-bench-'));
   const started = Date.now();
   const service: RunningService = await startService({ smb: { shares: [{ name: SHARE }] }, reconciler: { interval: '24h' } });
-  const forwarder = await startBare(FORWARDER, { args: [env.es.url] });
+  let forwarder: BareServer | undefined;
   let ids: string[] = [];
   /** Per target: the rounds under load and the rounds with one connection. */
   const loaded: Measurement[][] = [[], [], [], []];
@@ -237,6 +237,7 @@ async function measureAll(): Promise<BenchReport> {
   let checked = '';
   const load = loadAverage();
   try {
+    forwarder = await startBare(FORWARDER, { args: [env.es.url] });
     await passAfter(service, started);
     const seedStart = Date.now();
     ids = await seed(env, client);
@@ -302,7 +303,7 @@ async function measureAll(): Promise<BenchReport> {
   } finally {
     await unseed(client, ids).catch((error: unknown) => console.error(`could not remove the seeded pages: ${describeError(error).error}`));
     await service.stop();
-    forwarder.child.kill('SIGTERM');
+    forwarder?.child.kill('SIGTERM');
     await client.close();
   }
 
