@@ -230,10 +230,10 @@ async function measureAll(): Promise<BenchReport> {
   const service: RunningService = await startService({ smb: { shares: [{ name: SHARE }] }, reconciler: { interval: '24h' } });
   let forwarder: BareServer | undefined;
   let ids: string[] = [];
-  /** Per target: the rounds under load and the rounds with one connection. */
-  const loaded: Measurement[][] = [[], [], [], []];
-  const single: Measurement[][] = [[], [], [], []];
   let targets: Target[] = [];
+  /** Per target: the rounds under load and the rounds with one connection. */
+  let loaded: Measurement[][] = [];
+  let single: Measurement[][] = [];
   let checked = '';
   const load = loadAverage();
   try {
@@ -255,6 +255,8 @@ async function measureAll(): Promise<BenchReport> {
       { name: 'Elasticsearch directly, 4 connections (kept less busy)', url: env.es.url, luaArgs: directArgs, loadArgs: LESS_BUSY_ARGS },
       { name: 'bare forwarder in front of Elasticsearch (node:http + undici Pool, bytes passed through)', url: forwarder.url, luaArgs: directArgs, pid: forwarder.child.pid! },
     ];
+    loaded = targets.map(() => []);
+    single = targets.map(() => []);
 
     // Both must answer the same hits, or the comparison means nothing.
     const searchViaService = async () => (await (await fetch(`${service.url}/wiki/search`, {
