@@ -11,12 +11,12 @@ import { Pool } from 'undici';
 import { createSearchClient } from '../../src/search/client.js';
 import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
 import { parseSearchRequest, searchBodyJson, type Viewer } from '../../src/search/query.js';
+import { SEARCH_FILTER_PATH } from '../../src/search/search.js';
 import { readTestbedEnv } from '../../test/testbed/env.js';
 
 const rounds = Number(process.argv[2] ?? 3);
 const SEARCHES = 3_000;
 const IN_FLIGHT = 8;
-const FILTER_PATH = 'hits.total.value,hits.hits._source,hits.hits._score,hits.hits.highlight';
 
 const env = await readTestbedEnv();
 const client = createSearchClient(env.es.url);
@@ -29,11 +29,11 @@ const body = () => searchBodyJson(request, viewer)!;
 const path = `/${DEFAULT_ALIAS}/_search`;
 
 const ways: Record<string, () => Promise<unknown>> = {
-  'client.search()': () => client.search({ index: DEFAULT_ALIAS, ...JSON.parse(body()), filter_path: FILTER_PATH }),
+  'client.search()': () => client.search({ index: DEFAULT_ALIAS, ...JSON.parse(body()), filter_path: SEARCH_FILTER_PATH }),
   'client.transport.request(), prepared body': () => client.transport.request(
-    { method: 'POST', path, querystring: `filter_path=${FILTER_PATH}`, body: body() }, { headers: { 'content-type': 'application/json' } }),
+    { method: 'POST', path, querystring: `filter_path=${SEARCH_FILTER_PATH}`, body: body() }, { headers: { 'content-type': 'application/json' } }),
   'undici Pool, prepared body': async () => {
-    const response = await pool.request({ method: 'POST', path: `${path}?filter_path=${FILTER_PATH}`, headers: { 'content-type': 'application/json' }, body: body() });
+    const response = await pool.request({ method: 'POST', path: `${path}?filter_path=${SEARCH_FILTER_PATH}`, headers: { 'content-type': 'application/json' }, body: body() });
     return JSON.parse(await response.body.text());
   },
 };

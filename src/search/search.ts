@@ -78,7 +78,8 @@ export interface WikiSearchOptions {
 type HitSource = Pick<SearchHit, 'share' | 'folder' | 'page' | 'path' | 'title' | 'modified'>;
 
 /** What a search answer needs of Elasticsearch's response (filter_path): less to send, and less to parse here. */
-const SEARCH_QUERYSTRING = `filter_path=${['hits.total.value', 'hits.hits._source', 'hits.hits._score', 'hits.hits.highlight'].join(',')}`;
+export const SEARCH_FILTER_PATH = ['hits.total.value', 'hits.hits._source', 'hits.hits._score', 'hits.hits.highlight'].join(',');
+const SEARCH_QUERYSTRING = `filter_path=${SEARCH_FILTER_PATH}`;
 /** The body searchBodyJson gives is text: the client is told it is JSON (it would send text/plain). */
 const JSON_BODY = { headers: { 'content-type': 'application/json' } };
 
