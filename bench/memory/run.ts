@@ -15,7 +15,7 @@ import { pino } from 'pino';
 import { loadConfig, readIndexerPassword } from '../../src/config/index.js';
 import { Supervisor } from '../../supervisor/supervisor.js';
 import { runService, waitFor, writeServiceConfig, type RunningService } from '../../test/support/service.js';
-import { parseUnit, unitEnvironment } from '../../test/support/systemd-unit.js';
+import { shippedUnitEnvironment } from '../../test/support/systemd-unit.js';
 import { parsePrometheusText, type Sample } from '../../test/unit/metrics/prometheus-text.js';
 import { reconcilerDetails } from '../../test/integration/wiki/wiki-service.js';
 import { loadAverage, report, runAlone, runLine, verdict, type BenchReport, type Benchmark, type SummaryRow } from '../results.js';
@@ -23,7 +23,6 @@ import { percentile, residentBytes } from '../stats.js';
 import { memoryMap, type MemoryMap } from './memory-map.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
-const UNIT = fileURLToPath(new URL('../../../config/edu-fileproxy.service', import.meta.url));
 const HEADING = '## Idle memory';
 /** Quiet after the first pass before memory is read: longer than a pool thread lives without a task (30 s). */
 const IDLE_MS = Number(process.env['MEMBENCH_IDLE_S'] ?? 45) * 1000;
@@ -93,7 +92,7 @@ function statusKb(pid: number, field: string): number {
 
 async function idleFigures(overrides: Overrides): Promise<IdleFigures> {
   const { file, port } = await writeServiceConfig(overrides);
-  const environment = unitEnvironment(parseUnit(readFileSync(UNIT, 'utf8'))['Service'] ?? {});
+  const environment = shippedUnitEnvironment();
   const service: RunningService = await runService([process.execPath, CLI, 'serve', '--config', file],
     { configFile: file, port, env: { ...process.env, ...environment } });
   try {

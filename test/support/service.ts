@@ -59,9 +59,10 @@ export async function writeServiceConfig(overrides: Overrides = {}): Promise<{ f
  */
 const SERVICE_NODE_ARGS = (process.env['SERVICE_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
 
-export async function startService(overrides: Overrides = {}): Promise<RunningService> {
+/** `env`: variables set for the service on top of this process's environment. */
+export async function startService(overrides: Overrides = {}, env: Record<string, string> = {}): Promise<RunningService> {
   const { file, port } = await writeServiceConfig(overrides);
-  return runService([process.execPath, ...SERVICE_NODE_ARGS, CLI, 'serve', '--config', file], { configFile: file, port });
+  return runService([process.execPath, ...SERVICE_NODE_ARGS, CLI, 'serve', '--config', file], { configFile: file, port, env: { ...process.env, ...env } });
 }
 
 /**

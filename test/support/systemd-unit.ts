@@ -1,6 +1,8 @@
 // Reads a systemd unit file: the deployment-file checks and the package's install test, which starts the
 // service exactly as the installed unit says.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 /** A systemd unit as section -> key -> values (keys may repeat). */
 export function parseUnit(text: string): Record<string, Record<string, string[]>> {
@@ -27,4 +29,10 @@ export function unitEnvironment(service: Record<string, string[]>): Record<strin
     const eq = pair.indexOf('=');
     return [pair.slice(0, eq), pair.slice(eq + 1)];
   }));
+}
+
+/** The `Environment=` of the unit the package ships (config/edu-fileproxy.service): a service run the way the package runs it. */
+export function shippedUnitEnvironment(): Record<string, string> {
+  const unit = parseUnit(readFileSync(fileURLToPath(new URL('../../../config/edu-fileproxy.service', import.meta.url)), 'utf8'));
+  return unitEnvironment(unit['Service'] ?? {});
 }

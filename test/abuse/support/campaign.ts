@@ -12,6 +12,7 @@ import { SmbClient, type SmbShare } from '../../../src/smb/index.js';
 import { startService, waitFor, type RunningService } from '../../support/service.js';
 import { assertNothingCrashed } from '../../support/health.js';
 import { diskSnapshot, shareSnapshot } from '../../support/tree-snapshot.js';
+import { shippedUnitEnvironment } from '../../support/systemd-unit.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { parsePrometheusText } from '../../unit/metrics/prometheus-text.js';
 import { Dice } from './hostile-input.js';
@@ -112,21 +113,6 @@ export async function runCampaign(
   return report;
 }
 
-/**
- * Runs `start` with glibc's mmap threshold fixed for the child processes it spawns. Large buffers (request bodies
- * up to 1 MiB) come from malloc; with the default, dynamic threshold the freed ones stay in the arenas of the
- * worker threads and the resident memory never comes down, leak or not. Fixed, they are mapped and unmapped,
- * and the resident memory follows what is live.
- */
-async function withFixedMmapThreshold<T>(start: () => Promise<T>): Promise<T> {
-  process.env['MALLOC_MMAP_THRESHOLD_'] = String(128 * 1024);
-  try {
-    return await start();
-  } finally {
-    delete process.env['MALLOC_MMAP_THRESHOLD_'];
-  }
-}
-
 /** Resident memory of a process in KiB (all its threads). */
 export async function residentKb(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
@@ -181,7 +167,8 @@ export function abuseSuite(surface: Surface): void {
     before(async () => {
       console.log(`abuse: ${surface.name}: seed ${seed} (ABUSE_SEED=${seed} repeats this run)`);
       env = await readTestbedEnv();
-      service = await withFixedMmapThreshold(() => startService(surface.config));
+      // As the package runs it: the unit's malloc settings make resident memory follow what is live (see README, Memory).
+      service = await startService(surface.config, shippedUnitEnvironment());
       shares = env.smb.shares.map(({ name }) => smb.share({
         host: env.smb.host, port: env.smb.port, domain: env.smb.domain, user: env.dc_admin.user, password: env.dc_admin.password, share: name,
       }));
