@@ -105,11 +105,14 @@ export class NodeExchange extends HttpExchange {
     const all: ResponseHeaders = { ...headers };
     if (body !== undefined) all['content-length'] = String(Buffer.byteLength(body));
     if (closeConnection) {
-      all['connection'] = 'close';
-      // Node ends a connection whose answer says `connection: close` with destroySoon(), which resets it
-      // when the body is still arriving. (No socket: the client is gone.)
-      const socket = this.res.socket;
-      if (socket && !this.req.complete) socket.destroySoon = () => closeWithoutReset(socket);
+      // Set apart from writeHead's headers, so that getHeader() sees it: a parser error in the rest of this request
+      // then leaves the closing to this answer (HttpServer.refuseUnparsed) instead of resetting the connection.
+      this.res.setHeader('connection', 'close');
+      // Node ends a connection whose answer says `connection: close` with destroySoon(), which resets it when the
+      // body is still arriving. The request's socket, not the answer's: an answer queued behind the previous one on
+      // its connection has none yet.
+      const socket = this.req.socket;
+      if (!this.req.complete && !socket.destroyed) socket.destroySoon = () => closeWithoutReset(socket);
     }
     this.res.writeHead(status, all);
     this.res.end(body);

@@ -1,5 +1,5 @@
 // Requests over a limit (a body far over a route's, headers over the
-// parser's), each on a new connection, sent from a child process: in the
+// parser's) or refused for their framing, each on a new connection, sent from a child process: in the
 // server's own event loop the client would read every answer before the
 // server's close is seen, and an answer lost to a reset could never show.
 import { execFile } from 'node:child_process';
@@ -12,6 +12,8 @@ export interface OversizedPost {
   /** Length of one extra header's value. */
   headerBytes: number;
   bodyBytes: number;
+  /** Framed by this Transfer-Encoding instead of a Content-Length (one not ending in chunked: a body of unknown length). */
+  transferEncoding?: string;
 }
 
 /** The status line of each answer to `count` such POSTs ('' where the connection closed without one). */
@@ -40,7 +42,7 @@ function exchangeOnce(port: number, bytes: Buffer): Promise<string> {
 async function main(port: number, post: OversizedPost, count: number): Promise<void> {
   const request = Buffer.concat([
     Buffer.from(`POST ${post.path} HTTP/1.1\r\nhost: x\r\nx-padding: ${'p'.repeat(post.headerBytes)}\r\ncontent-type: application/json\r\n`
-      + `content-length: ${post.bodyBytes}\r\n\r\n`),
+      + (post.transferEncoding === undefined ? `content-length: ${post.bodyBytes}` : `transfer-encoding: ${post.transferEncoding}`) + '\r\n\r\n'),
     Buffer.alloc(post.bodyBytes, 'x'),
   ]);
   const lines: string[] = [];

@@ -101,7 +101,7 @@ export async function runCampaign(
           // A file replaced by another request while it is streamed out: with the status line sent, closing the
           // connection is the only way to say the body is incomplete (WebDAV storage never mixes two versions).
           if (err instanceof CutShort && req.method === 'GET' && (err.status === 200 || err.status === 206)) report.cutShort++;
-          else report.problems.push(`${where}: ${(err as Error).message}`);
+          else report.problems.push(`${where} (headers ${req.headers.map(([name]) => name.slice(0, 40)).join(', ')}; body ${req.body?.length ?? 0}): ${(err as Error).message}`);
         }
       }
     } finally {

@@ -80,6 +80,8 @@ export class RawConnection {
   private answered = 0;
   /** The current socket was reset (rather than closed with a FIN). */
   private reset = false;
+  /** The last request answered on the current socket and its status, for the message of a lost answer. */
+  private lastAnswered = '';
   /** Requests sent a second time because a kept-alive connection was closed before a byte of their answer. */
   resent = 0;
 
@@ -88,14 +90,14 @@ export class RawConnection {
   async send(req: RawRequest, timeoutMs: number): Promise<RawAnswer> {
     const reused = this.answered > 0;
     try {
-      return await this.exchange(encodeRequest(req, `${this.host}:${this.port}`), req.method, timeoutMs);
+      return await this.exchange(req, timeoutMs);
     } catch (err) {
       // A server may close a kept-alive connection at any time (here: after refusing the bytes that followed a
       // request whose header value the generator broke with CR LF); a client then sends the request again on a
       // new one (RFC 9112 9.3.1). Not after a reset, and not on a fresh connection: those lost an answer.
       if (!(err instanceof NoAnswer) || !reused || err.reset) throw err;
       this.resent++;
-      return this.exchange(encodeRequest(req, `${this.host}:${this.port}`), req.method, timeoutMs);
+      return this.exchange(req, timeoutMs);
     }
   }
 
@@ -108,6 +110,7 @@ export class RawConnection {
     if (this.socket && !this.socket.destroyed) return this.socket;
     this.answered = 0;
     this.reset = false;
+    this.lastAnswered = '';
     const socket = connect(this.port, this.host);
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', resolve);
@@ -120,7 +123,9 @@ export class RawConnection {
     return socket;
   }
 
-  private async exchange(bytes: Buffer, method: string, timeoutMs: number): Promise<RawAnswer> {
+  private async exchange(req: RawRequest, timeoutMs: number): Promise<RawAnswer> {
+    const bytes = encodeRequest(req, `${this.host}:${this.port}`);
+    const method = req.method;
     const socket = await this.open();
     return new Promise<RawAnswer>((resolve, reject) => {
       let data = Buffer.alloc(0);
@@ -135,6 +140,7 @@ export class RawConnection {
           reject(outcome);
         } else {
           this.answered++;
+          this.lastAnswered = `${method} ${req.target.slice(0, 60)} (${bytes.length} bytes) → ${outcome.status}`;
           if (closed || /\bclose\b/i.test(outcome.headers['connection'] ?? '')) this.close();
           resolve(outcome);
         }
@@ -143,7 +149,7 @@ export class RawConnection {
         try {
           const parsed = parseAnswer(data, method, closed);
           if (parsed) settle(parsed.answer);
-          else if (closed) settle(data.length === 0 ? new NoAnswer(this.reset) : new CutShort(data));
+          else if (closed) settle(data.length === 0 ? new NoAnswer(this.reset, this.answered, this.lastAnswered) : new CutShort(data));
         } catch (err) {
           settle(err as Error);
         }
@@ -165,8 +171,9 @@ export class RawConnection {
 
 /** The server closed the connection without a byte of answer. */
 export class NoAnswer extends Error {
-  constructor(readonly reset: boolean) {
-    super(`connection ${reset ? 'reset' : 'closed'} without an answer`);
+  constructor(readonly reset: boolean, answeredBefore: number, lastAnswered: string) {
+    super(`connection ${reset ? 'reset' : 'closed'} without an answer`
+      + (answeredBefore === 0 ? ' (a new connection)' : ` (after ${answeredBefore} answer(s) on it, the last: ${lastAnswered})`));
   }
 }
 
