@@ -283,7 +283,8 @@ export class SmbShare {
    * The server ends a held request with STATUS_DELETE_PENDING when another client deletes the folder, but Samba
    * never answers a request that reaches a folder already delete-pending (deleted since the open or the last answer):
    * the watch would hold the folder, and keep its parent, until stopped. So once the server holds each request, the
-   * handle is asked whether its folder is delete-pending, and if it is the watch ends with that status all the same.
+   * handle of a folder below the root is asked whether its folder is delete-pending, and if it is the watch ends with
+   * that status all the same.
    */
   async watch(path: string, options: WatchOptions): Promise<void> {
     const dir = normalizePath(path);
@@ -300,7 +301,8 @@ export class SmbShare {
         options.onArmed?.();
       };
       let deletePending = false;
-      const held = (): void => {
+      // A share's root cannot be deleted: for its watch there is nothing to ask.
+      const held = dir === '' ? arm : (): void => {
         arm();
         handle.standardInfo().then((info) => {
           if (!info.deletePending) return;
