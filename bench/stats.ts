@@ -53,6 +53,23 @@ export function threadsCpuSeconds(pid: number): ThreadCpu[] {
 }
 
 /**
+ * Seconds the threads of a process have spent runnable but waiting for a core (the second field of
+ * /proc/<pid>/task/<tid>/schedstat; threads that ended meanwhile are left out). With more busy threads than cores,
+ * a request waits this long for the scheduler on top of its CPU time.
+ */
+export function runQueueWaitSeconds(pid: number): number {
+  let ns = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[1]);
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return ns / 1e9;
+}
+
+/**
  * CPU seconds (user and system, every thread) of a process and all its descendants, counting children that have
  * ended and been waited for: a forking server (Samba starts an smbd per client connection) is measured whole.
  */

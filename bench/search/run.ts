@@ -36,6 +36,7 @@ import { layout } from '../../test/testbed/layout.js';
 import { passAfter } from '../../test/integration/wiki/wiki-service.js';
 import { seededRandom } from '../../test/integration/search/seeded-random.js';
 import { startBare, type BareServer } from '../bare-server.js';
+import { runQueueWaitSeconds } from '../stats.js';
 import { CALLER, callerHeaders, callerSearchBody } from './caller.js';
 import { loadAverage, ratioRow, runAlone, runLine, verdict as verdictOf, report, type BenchReport, type Benchmark } from '../results.js';
 
@@ -141,6 +142,9 @@ interface Measurement {
   /** CPU time (user + system, all threads) per request, in µs, of the service process and of Elasticsearch. */
   serviceCpuUs: number;
   esCpuUs: number;
+  /** Time per request the threads of the service (or the forwarder) and of Elasticsearch spent waiting for a core, µs. */
+  serviceWaitUs: number;
+  esWaitUs: number;
   non2xx: number;
   socketErrors: number;
   rps: number;
@@ -174,8 +178,9 @@ interface Target {
 /** Runs wrk asynchronously, so that the driver's progress timer keeps ticking. */
 async function wrk(args: string[], target: Target, pids: Processes): Promise<Measurement> {
   const esTicks = () => pids.elasticsearch.reduce((sum, pid) => sum + cpuTicks(pid), 0);
+  const esWait = () => pids.elasticsearch.reduce((sum, pid) => sum + runQueueWaitSeconds(pid), 0);
   const hop = target.pid ?? pids.service;
-  const before = { service: cpuTicks(hop), es: esTicks() };
+  const before = { service: cpuTicks(hop), es: esTicks(), serviceWait: runQueueWaitSeconds(hop), esWait: esWait() };
   const { stdout: out } = await promisify(execFile)('wrk', [...args, '-s', LUA, target.url, '--', ...target.luaArgs], { encoding: 'utf8' });
   const line = out.split('\n').find((l) => l.startsWith('WRK_JSON '));
   if (!line) throw new Error(`wrk printed no summary:\n${out}`);
@@ -185,6 +190,8 @@ async function wrk(args: string[], target: Target, pids: Processes): Promise<Mea
     requests: s.requests,
     serviceCpuUs: perRequestUs(cpuTicks(hop) - before.service),
     esCpuUs: perRequestUs(esTicks() - before.es),
+    serviceWaitUs: ((runQueueWaitSeconds(hop) - before.serviceWait) * 1e6) / s.requests,
+    esWaitUs: ((esWait() - before.esWait) * 1e6) / s.requests,
     non2xx: s.non2xx,
     socketErrors: s.socket_errors,
     rps: s.requests / (s.duration_us / 1e6),
@@ -295,7 +302,9 @@ async function measureAll(): Promise<BenchReport> {
         }
         const one = await wrk(LATENCY_ARGS, target, pids);
         single[i]!.push(one);
-        console.log(`${measured}; c1 p50 ${one.p50ms.toFixed(2)} ms, p99 ${one.p99ms.toFixed(2)} ms`);
+        // On 2 cores the one-connection tail follows how long the busy threads wait for a core.
+        console.log(`${measured}; c1 p50 ${one.p50ms.toFixed(2)} ms, p99 ${one.p99ms.toFixed(2)} ms, µs/request waiting for a core: `
+          + `${target.pid === undefined ? 'service' : 'forwarder'} ${one.serviceWaitUs.toFixed(0)}, Elasticsearch ${one.esWaitUs.toFixed(0)}`);
       }
     }
     // Another test run may have rebuilt wiki-md meanwhile (dropping the seeded pages): then the numbers mean nothing.
