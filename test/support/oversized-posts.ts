@@ -1,7 +1,8 @@
 // Requests over a limit (a body far over a route's, headers over the
-// parser's) or refused for their framing, each on a new connection, sent from a child process: in the
-// server's own event loop the client would read every answer before the
-// server's close is seen, and an answer lost to a reset could never show.
+// parser's) or refused for their framing, each on a new connection, sent
+// from a child process: in the server's own event loop the client would read
+// every answer before the server's close is seen, and an answer lost to a
+// reset could never show.
 import { execFile } from 'node:child_process';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
