@@ -138,33 +138,47 @@ describe('WebDAV writes are what the file server allows, with the effect they ha
     await assert.rejects(annaSmb.setSecurity(path, sd), { code: 'ACCESS_DENIED' }, 'the editor still may not change who reads the page');
   });
 
-  it('a pupil in a hand-in folder adds files but cannot overwrite, replace, copy over or delete the worksheet', async () => {
-    // Pupils may list the folder and add files (FILE_ADD_FILE), read the files in it, and own what they add.
-    const handIn = `${dir}/abgabe`;
-    await admin.mkdir(handIn);
-    setSddl(handIn, `D:P(A;OICI;FA;;;BA)(A;OICI;${CHANGE};;;${sid.lehrer})(A;;0x1200ab;;;${sid.schueler})` +
+  /**
+   * A hand-in folder: pupils may list it and add files (FILE_ADD_FILE), read the files in it and own what they add;
+   * in it a teacher's worksheet. Checks the file server's own verdicts for the pupil over SMB first: writing and
+   * deleting the worksheet are refused.
+   */
+  async function handInFolder(name: string): Promise<{ folder: string; sheet: string; unchanged: () => Promise<void> }> {
+    const folder = `${dir}/${name}`;
+    await admin.mkdir(folder);
+    setSddl(folder, `D:P(A;OICI;FA;;;BA)(A;OICI;${CHANGE};;;${sid.lehrer})(A;;0x1200ab;;;${sid.schueler})` +
       `(A;OIIO;0x120089;;;${sid.schueler})(A;OIIO;FA;;;CO)${indexerReads('OICI')}`);
-    const sheet = `${handIn}/arbeitsblatt.txt`;
+    const sheet = `${folder}/arbeitsblatt.txt`;
     await admin.writeFile(sheet, 'Aufgabe: Bruchrechnung');
     const sd = await admin.getSecurity(sheet);
-    const sheetRefused = async (): Promise<void> => {
+    await assert.rejects(carlaSmb.checkAccess(sheet, Access.FILE_WRITE_DATA), { code: 'ACCESS_DENIED' });
+    await assert.rejects(carlaSmb.unlink(sheet), { code: 'ACCESS_DENIED' });
+    const unchanged = async (): Promise<void> => {
       assert.equal((await admin.readFile(sheet)).toString(), 'Aufgabe: Bruchrechnung');
       assert.deepEqual(await admin.getSecurity(sheet), sd, 'the worksheet keeps its owner and DACL');
     };
-    // The file server's verdicts for the pupil over SMB: writing and deleting the worksheet are refused.
-    await assert.rejects(carlaSmb.checkAccess(sheet, Access.FILE_WRITE_DATA), { code: 'ACCESS_DENIED' });
-    await assert.rejects(carlaSmb.unlink(sheet), { code: 'ACCESS_DENIED' });
+    return { folder, sheet, unchanged };
+  }
 
+  it('a pupil in a hand-in folder adds her own file but cannot overwrite the worksheet', async () => {
+    const { folder, sheet, unchanged } = await handInFolder('abgabe-put');
     assert.equal((await carla.put(sheet, 'von Carla überschrieben')).status, 403, 'PUT over the worksheet');
-    await sheetRefused();
-    assert.equal((await carla.put(`${handIn}/carla.txt`, 'meine Lösung')).status, 201, 'adding her own file');
-    assert.equal((await admin.getSecurity(`${handIn}/carla.txt`)).owner, sid.carla);
+    await unchanged();
+    assert.equal((await carla.put(`${folder}/carla.txt`, 'meine Lösung')).status, 201, 'adding her own file');
+    assert.equal((await admin.getSecurity(`${folder}/carla.txt`)).owner, sid.carla);
+  });
+
+  it('a pupil in a hand-in folder cannot replace the worksheet by MOVE or COPY, nor delete it', async () => {
+    const { folder, sheet, unchanged } = await handInFolder('abgabe-move');
+    const own = `${folder}/carla.txt`;
+    await carlaSmb.writeFile(own, 'meine Lösung');
     const overwrite = { headers: { destination: carla.url(sheet), overwrite: 'T' } };
-    assert.equal((await carla.request('MOVE', `${handIn}/carla.txt`, overwrite)).status, 403, 'MOVE over the worksheet');
-    assert.equal((await carla.request('COPY', `${handIn}/carla.txt`, overwrite)).status, 403, 'COPY over the worksheet');
+    assert.equal((await carla.request('MOVE', own, overwrite)).status, 403, 'MOVE over the worksheet');
+    await unchanged();
+    assert.equal((await carla.request('COPY', own, overwrite)).status, 403, 'COPY over the worksheet');
     assert.equal((await carla.request('DELETE', sheet)).status, 403, 'DELETE of the worksheet');
-    await sheetRefused();
-    assert.equal((await admin.readFile(`${handIn}/carla.txt`)).toString(), 'meine Lösung', 'her file is still hers, where it was');
+    await unchanged();
+    assert.equal((await admin.readFile(own)).toString(), 'meine Lösung', 'her file is still hers, where it was');
   });
 
   it('COPY inherits from the destination folder, as a copy does on Windows', async () => {
