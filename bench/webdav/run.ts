@@ -17,7 +17,7 @@ import { SmbClient, type SmbShare } from '../../src/smb/index.js';
 import { freePort } from '../../test/support/ports.js';
 import { startService, waitFor } from '../../test/support/service.js';
 import { readTestbedEnv } from '../../test/testbed/env.js';
-import { percentile } from '../stats.js';
+import { percentile, segmentsSent } from '../stats.js';
 import { loadAverage, ratioRow, runAlone, runLine, report, Unexpected, verdictLine, type BenchReport, type Benchmark, type SummaryRow } from '../results.js';
 
 const HEADING = '## WebDAV';
@@ -135,6 +135,40 @@ async function staleIfMatch(server: Server, dir: string): Promise<number> {
   return status;
 }
 
+/** Saves made one at a time to count what one costs on the SMB side. */
+const COUNTED_SAVES = 50;
+const SMB_PORT = 445;
+
+/**
+ * The SMB messages the service process sends per save (a PUT with the current ETag in If-Match), saves made one at
+ * a time, counted as TCP segments to the SMB port over all its connections: what its threads do because of the save
+ * (the reconciler's change watch, say) counts too. A HEAD that reads the ETag when an answer has none is left out.
+ */
+async function smbMessagesPerSave(server: Server, pid: number, dir: string): Promise<number> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const page = putPage(dir, server, 0);
+  const head = async () => {
+    const before = segmentsSent(pid, SMB_PORT);
+    const { etag } = await send(server, agent, 'HEAD', page, {});
+    return { etag, segments: segmentsSent(pid, SMB_PORT) - before };
+  };
+  let { etag } = await head();
+  let headSegments = 0;
+  const before = segmentsSent(pid, SMB_PORT);
+  for (let i = 0; i < COUNTED_SAVES; i++) {
+    const res = await send(server, agent, 'PUT', page, etag === undefined ? {} : { 'if-match': etag }, PAGE);
+    if (res.etag === undefined) {
+      const read = await head();
+      headSegments += read.segments;
+      etag = read.etag;
+    } else etag = res.etag;
+  }
+  // What a save starts after its answer (a close, the watch's next request) has a moment to go out.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  agent.destroy();
+  return (segmentsSent(pid, SMB_PORT) - before - headSegments) / COUNTED_SAVES;
+}
+
 async function fixture(share: SmbShare, dir: string): Promise<void> {
   await share.mkdir(`${dir}/list`, { recursive: true });
   await share.writeFile(`${dir}/page.md`, PAGE);
@@ -190,6 +224,7 @@ async function run(): Promise<BenchReport> {
   const rows: string[] = [];
   const summary: SummaryRow[] = [];
   const stale: string[] = [];
+  let perSave = NaN;
   try {
     const rcloneServer = servers[servers.length - 1]!;
     await waitFor(async () => (await fetch(`${rcloneServer.base}${dir}/page.md`)).status === 200, 15_000);
@@ -223,6 +258,7 @@ async function run(): Promise<BenchReport> {
       });
     }
     for (const server of servers) stale.push(`${server.name} ${await staleIfMatch(server, dir)}`);
+    perSave = await smbMessagesPerSave(servers[0]!, service.process.pid!, dir);
   } finally {
     rclone.kill();
     await Promise.all([service.stop(), twoFronts.stop()]);
@@ -246,6 +282,8 @@ async function run(): Promise<BenchReport> {
     'Only the answers an operation asks for count as requests per second and latency: GET 200, PROPFIND 207, PUT 204 (rclone 201, which its',
     'golang.org/x/net/webdav handler answers to every PUT that succeeds). Every other answer (0: the connection broke) is unexpected, in all rounds',
     'of the server (the warm-up left out); a figure is met only when its ratio is and neither the service nor rclone had an unexpected answer.',
+    `SMB cost of a save on the service's side: ${format(perSave)} SMB messages sent by the service process per save (${COUNTED_SAVES} saves one at a time through`,
+    'the one-front service, counted as TCP segments to port 445 over all its connections, from `ss -tin`).',
     'rclone\'s 405 to PUTs: its SMB client (go-smb2) refuses the unsigned interim STATUS_PENDING answer Samba sends when a write goes asynchronous',
     '(`signing required` in rclone\'s log; servers never sign interim answers, MS-SMB2 3.2.5.1.3), so the write fails, its handler answers 405 and',
     'removes the file it could not write (the HEAD 404s); a fault of the peer under concurrent writes, not of how the bench drives it.',
