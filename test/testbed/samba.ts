@@ -64,6 +64,11 @@ function sharesBlock(): string {
       // NT ACLs live in the security.NTACL xattr and alone decide access; the POSIX mode stays wide open.
       '\tvfs objects = dfs_samba4 acl_xattr',
       '\tacl_xattr:ignore system acls = yes',
+      // Writes answered at once rather than after an interim STATUS_PENDING: rclone's SMB library (go-smb2), the
+      // benchmarks' peer, refuses that interim answer on a signed session (servers never sign it, MS-SMB2 3.2.5.1.3),
+      // so its writes failed with 405 under load. The service's client takes interim answers as the protocol says,
+      // and its page writes go in compounds, which Samba answers at once anyway.
+      '\taio write size = 0',
       ...(share.encrypt ? ['\tsmb encrypt = required'] : []),
     ].join('\n'),
   );
