@@ -19,7 +19,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import PQueue from 'p-queue';
-import { SmbClient, type SmbShare } from '../../../src/smb/index.js';
+import { SmbClient, TEMP_NAME, type SmbShare } from '../../../src/smb/index.js';
 import { startService, type RunningService } from '../../support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { seededRandom } from '../search/seeded-random.js';
@@ -35,8 +35,8 @@ const SEED = process.env['ORACLE_SEED'] === undefined ? randomInt(2 ** 31) : Num
 const USERS = ['anna', 'ben', 'carla', 'dora'] as const;
 type User = (typeof USERS)[number];
 const CONCURRENCY = 8;
-/** 4 users x (15 files x 7 operations + 8 folders x 2): a smaller matrix means the fixture lost something. */
-const MIN_MATRIX = 450;
+/** 4 users x (16 files x 7 operations + 9 folders x 2) = 520: a smaller matrix means the fixture lost something. */
+const MIN_MATRIX = 500;
 
 interface Cell {
   user: User;
@@ -133,15 +133,16 @@ describe(`write oracle (ORACLE_SEED=${SEED})`, () => {
     const dav = new DavClient(service!, account(env, user));
     const proxyTarget = `${treeOf('proxy', user, op)}/${target}`;
     const directTarget = `${treeOf('direct', user, op)}/${target}`;
-    const before = op.on === 'file' ? await rightsOf(users[user], proxyTarget) : 0;
+    const rightsBefore = op.on === 'file' ? await rightsOf(users[user], proxyTarget) : 0;
+    const pristine = await states(op.touched(proxyTarget));
     const [proxy, direct] = await Promise.all([op.proxy(dav, proxyTarget), op.direct(users[user], directTarget)]);
     const [proxyState, directState] = await Promise.all([states(op.touched(proxyTarget)), states(op.touched(directTarget))]);
     let widened = 0;
     if (proxy.allowed && direct.allowed && op.leavesFile) {
       const [after, directAfter] = await Promise.all([rightsOf(users[user], op.touched(proxyTarget)[0]!), rightsOf(users[user], op.touched(directTarget)[0]!)]);
-      widened = after & ~before & ~directAfter;
+      widened = after & ~rightsBefore & ~directAfter;
     }
-    return { ...cell, proxy, direct, finding: findingOf(op, proxy, direct, proxyState, directState), widened };
+    return { ...cell, proxy, direct, finding: findingOf(op, proxy, direct, { before: pristine, proxy: proxyState, direct: directState }), widened };
   }
 
   it('the service allows what the file server allows, no more, and leaves what a direct SMB operation leaves', async () => {
@@ -150,6 +151,8 @@ describe(`write oracle (ORACLE_SEED=${SEED})`, () => {
     // A seeded order: the cells run concurrently, and which ones meet differs from run to run.
     const order = cells.map((cell) => ({ cell, key: next() })).sort((a, b) => a.key - b.key).map((c) => c.cell);
     results.push(...(await all(order, runCell)));
+    // Reported in the matrix's order: by operation, target, user.
+    results.sort((a, b) => OPERATIONS.indexOf(a.op) - OPERATIONS.indexOf(b.op) || a.target.localeCompare(b.target) || USERS.indexOf(a.user) - USERS.indexOf(b.user));
 
     const line = (r: Result): string => `${r.user} ${r.target} ${r.op.name}: service ${r.proxy.status}, file server ${r.direct.status}`;
     const escalations = results.filter((r) => r.finding?.kind === 'escalation');
@@ -171,11 +174,23 @@ describe(`write oracle (ORACLE_SEED=${SEED})`, () => {
     for (const r of effects) console.log(`  EFFECT ${line(r)}: ${r.finding?.kind === 'effect' ? r.finding.why : ''}`);
     for (const r of widened) console.log(`  RIGHTS WIDENED ${line(r)}: ${rightNames(r.widened)}`);
 
+    // Temporary files the service left in its trees (the cells compare only the paths they name).
+    const leftovers: string[] = [];
+    for (const user of USERS) {
+      for (const op of OPERATIONS) {
+        for await (const e of admin.walk(treeOf('proxy', user, op))) if (TEMP_NAME.test(e.name)) leftovers.push(`${user} ${op.name}: ${e.path}`);
+      }
+    }
+    console.log(`write oracle: temporary files left in the service's trees: ${leftovers.length}`);
+    for (const l of leftovers) console.log(`  LEFTOVER ${l}`);
+
     // Guards: a degenerate fixture or run must not pass.
     assert.ok(results.length >= MIN_MATRIX, `matrix of ${results.length} cells`);
     for (const op of OPERATIONS) {
       const mine = results.filter((r) => r.op === op);
       const granted = mine.filter((r) => r.direct.allowed).length;
+      const byUser = USERS.map((u) => `${u} ${mine.filter((r) => r.user === u && r.direct.allowed).length}`).join(', ');
+      console.log(`  ${op.name}: file server allowed ${granted} of ${mine.length} (${byUser}), the service ${mine.filter((r) => r.proxy.allowed).length}`);
       assert.ok(granted > 0 && granted < mine.length, `${op.name}: the file server allowed ${granted} of ${mine.length}, not all and not none`);
       const differ = targetsOf(op).some((t) => new Set(mine.filter((r) => r.target === t).map((r) => r.direct.allowed)).size > 1);
       assert.ok(differ, `${op.name}: the file server's verdicts differ between users for some target`);
@@ -184,6 +199,7 @@ describe(`write oracle (ORACLE_SEED=${SEED})`, () => {
     assert.deepEqual(misses.filter((r) => r.finding?.kind === 'miss' && !r.finding.documented).map(line), [], `misses of kinds other than ${Object.keys(DOCUMENTED_MISSES).join(', ') || 'none'}`);
     assert.deepEqual(effects.map(line), [], 'owner, DACL and content as the direct operation leaves them');
     assert.deepEqual(widened.map(line), [], 'rights no wider than before');
+    assert.deepEqual(leftovers, [], 'no temporary files left behind');
   });
 
   it('Samba\'s smbclient agrees with the project\'s SMB client on a sample of direct verdicts', async () => {

@@ -18,6 +18,8 @@ export const Mask = {
   readAppend: 0x1200ad,
   /** Read and FILE_ADD_FILE (a folder's 0x2): pupils hand in. */
   readAddFile: 0x1200ab,
+  /** FILE_ADD_FILE, FILE_READ_ATTRIBUTES and SYNCHRONIZE: drop a file without seeing the others. */
+  addFileOnly: 0x100082,
   /** Read and FILE_DELETE_CHILD. */
   readDeleteChild: 0x1200e9,
   modify: 0x1301bf,
@@ -72,6 +74,11 @@ export function scenario(env: TestbedEnv): Scenario {
       setup: 'hand-in folder: pupils add files, CREATOR OWNER full on them, teachers full',
       acl: { prepend: [allow(lehrer, Mask.full, OICI), allow(schueler, Mask.readAddFile), allow(CREATOR_OWNER, Mask.full, AceFlags.OBJECT_INHERIT | AceFlags.INHERIT_ONLY)] },
     },
+    {
+      name: 'briefkasten',
+      setup: 'drop box (protected): pupils add files without listing or reading, no CREATOR OWNER entry; teachers full',
+      acl: { protect: [allow(lehrer, Mask.full, OICI), allow(schueler, Mask.addFileOnly)] },
+    },
     { name: 'anhaengen', setup: 'teachers change, an append-only log', acl: { prepend: [allow(lehrer, Mask.modify, OICI)] } },
     { name: 'aendern', setup: 'teachers write without delete', acl: { prepend: [allow(lehrer, Mask.modifyNoDelete, OICI)] } },
     { name: 'loeschen', setup: 'teachers have FILE_DELETE_CHILD on the folder, nothing more', acl: { prepend: [allow(lehrer, Mask.readDeleteChild)] } },
@@ -83,6 +90,7 @@ export function scenario(env: TestbedEnv): Scenario {
   const files: FixtureFile[] = [
     { path: 'abgabe/arbeitsblatt.txt', setup: "a teacher's worksheet in the hand-in folder (ben's, pupils read)", author: 'ben' },
     { path: 'abgabe/abgabe-carla.txt', setup: "a pupil's hand-in (carla's, CREATOR OWNER full)", author: 'carla' },
+    { path: 'briefkasten/eingang.txt', setup: 'a dropped file: inherited, teachers full' },
     { path: 'anhaengen/protokoll.log', setup: 'append-only: FILE_APPEND_DATA without FILE_WRITE_DATA', acl: { protect: [allow(domainUsers, Mask.readAppend)] } },
     { path: 'aendern/notizen.txt', setup: 'inherited write without delete' },
     { path: 'aendern/schreibgeschuetzt.txt', setup: 'read-only attribute, inherited write without delete', readonly: true },

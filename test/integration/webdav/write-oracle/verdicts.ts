@@ -1,7 +1,8 @@
 /**
  * The write oracle's findings for one (user, target, operation) cell, from the two verdicts and the two effects:
- *  - escalation: the service did what the file server refused the user (allowed it, or changed something while
- *    answering a refusal);
+ *  - escalation: the service did what the file server refused the user: allowed it, or answered a refusal but
+ *    left something other than what was there before or what the direct steps left (a MOVE over a file whose
+ *    rename is refused may have deleted the target first, as the direct steps do);
  *  - miss: the file server allowed, the service refused; each kind (operation and the service's answer) must be one
  *    of DOCUMENTED_MISSES;
  *  - effect: both allowed, but what the service left (owner, DACL, control bits, content) is not what the direct
@@ -21,16 +22,26 @@ export type Finding =
   | { kind: 'miss'; missKind: string; documented: boolean }
   | { kind: 'effect'; why: string };
 
-export function findingOf(op: Operation, proxy: Verdict, direct: Verdict, proxyState: PathState[], directState: PathState[]): Finding | null {
-  const sameEffect = JSON.stringify(proxyState) === JSON.stringify(directState);
+/** The touched paths' states: before the operation, after it through the service and after the direct steps. */
+export interface Effects {
+  before: PathState[];
+  proxy: PathState[];
+  direct: PathState[];
+}
+
+export function findingOf(op: Operation, proxy: Verdict, direct: Verdict, effects: Effects): Finding | null {
+  const same = (a: PathState[], b: PathState[]): boolean => JSON.stringify(a) === JSON.stringify(b);
   if (proxy.allowed && !direct.allowed) return { kind: 'escalation', why: 'allowed what the file server refused' };
   if (!proxy.allowed && direct.allowed) {
     const missKind = `${op.name}: ${proxy.status}`;
     return { kind: 'miss', missKind, documented: missKind in DOCUMENTED_MISSES };
   }
-  if (sameEffect) return null;
-  if (!proxy.allowed) return { kind: 'escalation', why: `refused, but left ${describe(proxyState)} where the file server left ${describe(directState)}` };
-  return { kind: 'effect', why: `left ${describe(proxyState)}, the direct operation ${describe(directState)}` };
+  if (!proxy.allowed) {
+    if (same(effects.proxy, effects.before) || same(effects.proxy, effects.direct)) return null;
+    return { kind: 'escalation', why: `refused, but left ${describe(effects.proxy)} where there was ${describe(effects.before)}` };
+  }
+  if (same(effects.proxy, effects.direct)) return null;
+  return { kind: 'effect', why: `left ${describe(effects.proxy)}, the direct operation ${describe(effects.direct)}` };
 }
 
 /** The touched paths' states without the encoded descriptor (its readable form says the same). */
