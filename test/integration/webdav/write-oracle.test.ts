@@ -37,6 +37,8 @@ type User = (typeof USERS)[number];
 const CONCURRENCY = 8;
 /** 4 users x (16 files x 7 operations + 9 folders x 2) = 520: a smaller matrix means the fixture lost something. */
 const MIN_MATRIX = 500;
+/** The share of cells of each operation the file server allows (this fixture: 0.3 to 0.5). */
+const ALLOWED_BAND = [0.1, 0.9] as const;
 
 interface Cell {
   user: User;
@@ -191,7 +193,7 @@ describe(`write oracle (ORACLE_SEED=${SEED})`, () => {
       const granted = mine.filter((r) => r.direct.allowed).length;
       const byUser = USERS.map((u) => `${u} ${mine.filter((r) => r.user === u && r.direct.allowed).length}`).join(', ');
       console.log(`  ${op.name}: file server allowed ${granted} of ${mine.length} (${byUser}), the service ${mine.filter((r) => r.proxy.allowed).length}`);
-      assert.ok(granted > 0 && granted < mine.length, `${op.name}: the file server allowed ${granted} of ${mine.length}, not all and not none`);
+      assert.ok(granted >= mine.length * ALLOWED_BAND[0] && granted <= mine.length * ALLOWED_BAND[1], `${op.name}: the file server allowed ${granted} of ${mine.length}, outside ${ALLOWED_BAND.join('-')}`);
       const differ = targetsOf(op).some((t) => new Set(mine.filter((r) => r.target === t).map((r) => r.direct.allowed)).size > 1);
       assert.ok(differ, `${op.name}: the file server's verdicts differ between users for some target`);
     }
