@@ -27,7 +27,7 @@ import { DavClient, account } from './dav-client.js';
 import { rightNames, rightsOf, stateOf, type PathState } from './write-oracle/effects.js';
 import { buildTree, scenario, type Scenario } from './write-oracle/fixture.js';
 import { OPERATIONS, PUT_BODY, type Operation, type Verdict } from './write-oracle/operations.js';
-import { DOCUMENTED_MISSES, findingOf, type Finding } from './write-oracle/verdicts.js';
+import { DOCUMENTED_MISSES, findingOf, isDocumented, type Finding } from './write-oracle/verdicts.js';
 
 const run = promisify(execFile);
 const SHARE = 'schule';
@@ -157,12 +157,13 @@ describe(`write oracle (ORACLE_SEED=${SEED})`, () => {
     results.sort((a, b) => OPERATIONS.indexOf(a.op) - OPERATIONS.indexOf(b.op) || a.target.localeCompare(b.target) || USERS.indexOf(a.user) - USERS.indexOf(b.user));
 
     const line = (r: Result): string => `${r.user} ${r.target} ${r.op.name}: service ${r.proxy.status}, file server ${r.direct.status}`;
-    const escalations = results.filter((r) => r.finding?.kind === 'escalation');
-    const misses = results.filter((r) => r.finding?.kind === 'miss');
-    const effects = results.filter((r) => r.finding?.kind === 'effect');
+    const found = (kind: Finding['kind']): (Result & { finding: Finding })[] => results.filter((r): r is Result & { finding: Finding } => r.finding?.kind === kind);
+    const escalations = found('escalation');
+    const misses = found('miss');
+    const effects = found('effect');
     const widened = results.filter((r) => r.widened !== 0);
     const missKinds = new Map<string, number>();
-    for (const r of misses) if (r.finding?.kind === 'miss') missKinds.set(r.finding.missKind, (missKinds.get(r.finding.missKind) ?? 0) + 1);
+    for (const r of misses) missKinds.set(r.finding.why, (missKinds.get(r.finding.why) ?? 0) + 1);
     const allowed = results.filter((r) => r.direct.allowed).length;
     console.log(
       `write oracle (ORACLE_SEED=${SEED}): matrix ${results.length} cells from ${USERS.length} users x (${setups.files.length} files x ` +
@@ -171,9 +172,9 @@ describe(`write oracle (ORACLE_SEED=${SEED})`, () => {
         `escalations ${escalations.length}; misses ${misses.length} ${JSON.stringify(Object.fromEntries(missKinds))}; effects differing ${effects.length}; ` +
         `rights widened ${widened.length}; ${((Date.now() - started) / 1000).toFixed(1)} s`,
     );
-    for (const r of escalations) console.log(`  ESCALATION ${line(r)}${r.finding?.kind === 'escalation' ? ` (${r.finding.why})` : ''}`);
-    for (const r of misses) console.log(`  miss${r.finding?.kind === 'miss' && r.finding.documented ? '' : ' UNDOCUMENTED'} ${line(r)}`);
-    for (const r of effects) console.log(`  EFFECT ${line(r)}: ${r.finding?.kind === 'effect' ? r.finding.why : ''}`);
+    for (const r of escalations) console.log(`  ESCALATION ${line(r)} (${r.finding.why})`);
+    for (const r of misses) console.log(`  miss${isDocumented(r.finding) ? '' : ' UNDOCUMENTED'} ${line(r)}`);
+    for (const r of effects) console.log(`  EFFECT ${line(r)}: ${r.finding.why}`);
     for (const r of widened) console.log(`  RIGHTS WIDENED ${line(r)}: ${rightNames(r.widened)}`);
 
     // Temporary files the service left in its trees (the cells compare only the paths they name).
@@ -198,7 +199,7 @@ describe(`write oracle (ORACLE_SEED=${SEED})`, () => {
       assert.ok(differ, `${op.name}: the file server's verdicts differ between users for some target`);
     }
     assert.deepEqual(escalations.map(line), [], 'escalations');
-    assert.deepEqual(misses.filter((r) => r.finding?.kind === 'miss' && !r.finding.documented).map(line), [], `misses of kinds other than ${Object.keys(DOCUMENTED_MISSES).join(', ') || 'none'}`);
+    assert.deepEqual(misses.filter((r) => !isDocumented(r.finding)).map(line), [], `misses of kinds other than ${Object.keys(DOCUMENTED_MISSES).join(', ') || 'none'}`);
     assert.deepEqual(effects.map(line), [], 'owner, DACL and content as the direct operation leaves them');
     assert.deepEqual(widened.map(line), [], 'rights no wider than before');
     assert.deepEqual(leftovers, [], 'no temporary files left behind');

@@ -17,10 +17,15 @@ import type { Operation, Verdict } from './operations.js';
  */
 export const DOCUMENTED_MISSES: Readonly<Record<string, string>> = {};
 
-export type Finding =
-  | { kind: 'escalation'; why: string }
-  | { kind: 'miss'; missKind: string; documented: boolean }
-  | { kind: 'effect'; why: string };
+export interface Finding {
+  kind: 'escalation' | 'miss' | 'effect';
+  /** A miss's kind (`<operation>: <the service's answer>`); otherwise what happened. */
+  why: string;
+}
+
+export function isDocumented(finding: Finding): boolean {
+  return finding.kind === 'miss' && finding.why in DOCUMENTED_MISSES;
+}
 
 /** The touched paths' states: before the operation, after it through the service and after the direct steps. */
 export interface Effects {
@@ -32,10 +37,7 @@ export interface Effects {
 export function findingOf(op: Operation, proxy: Verdict, direct: Verdict, effects: Effects): Finding | null {
   const same = (a: PathState[], b: PathState[]): boolean => JSON.stringify(a) === JSON.stringify(b);
   if (proxy.allowed && !direct.allowed) return { kind: 'escalation', why: 'allowed what the file server refused' };
-  if (!proxy.allowed && direct.allowed) {
-    const missKind = `${op.name}: ${proxy.status}`;
-    return { kind: 'miss', missKind, documented: missKind in DOCUMENTED_MISSES };
-  }
+  if (!proxy.allowed && direct.allowed) return { kind: 'miss', why: `${op.name}: ${proxy.status}` };
   if (!proxy.allowed) {
     if (same(effects.proxy, effects.before) || same(effects.proxy, effects.direct)) return null;
     return { kind: 'escalation', why: `refused, but left ${describe(effects.proxy)} where there was ${describe(effects.before)}` };
