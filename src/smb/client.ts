@@ -2,7 +2,6 @@
  * File-system facade over the protocol layers: one SmbShare per (server, credentials, share), backed by the
  * pool. Paths are forward-slash, share-relative.
  */
-import { randomBytes } from 'node:crypto';
 import { NtStatus, SmbError, SmbStatusError } from './errors.js';
 import { FileInfoClass, basicInfo, dispositionInfo, renameInfo, type DirectoryEntry, type FileAllInfo, type FileTimes } from './fscc.js';
 import {
@@ -10,20 +9,14 @@ import {
   CreateOptions,
   Disposition,
   FileAttributes,
-  InfoType,
   READ_ATTRS,
   RELATED_FILE_ID,
   SecurityInformation,
   closeRequest,
   createRequest,
-  parseCloseResponse,
-  parseCreateResponse,
   parseReadResponse,
   readRequest,
-  setInfoRequest,
-  writeRequest,
   type CreateParams,
-  type SmbRequest,
 } from './messages.js';
 import {
   FileHandle,
@@ -39,7 +32,6 @@ import {
 } from './open.js';
 import { joinPath, normalizePath, splitPath, toSmbPath } from './paths.js';
 import { SmbPool, type Endpoint, type SmbServer } from './pool.js';
-import { carryCurrentDacl, carryDacl, replacedDacl } from './replace.js';
 import type { SecurityDescriptor } from './security-descriptor.js';
 import type { Credentials } from './session.js';
 import type { Tree } from './tree.js';
@@ -60,6 +52,13 @@ export interface SmbStat {
   atime: Date;
   mtime: Date;
   ctime: Date;
+  mtimeMs: number;
+}
+
+/** One version of a file's content: a write changes its size or its last write time, a replace its file id. */
+export interface FileVersion {
+  fileId: string;
+  size: number;
   mtimeMs: number;
 }
 
@@ -104,10 +103,6 @@ export interface WatchOptions {
 export interface ShareOptions extends SmbServer, Credentials {
   share: string;
 }
-
-/** Statuses of a rename over a target that is still open elsewhere, and the waits before each retry. */
-const RENAME_RETRY_STATUS: readonly number[] = [NtStatus.ACCESS_DENIED, NtStatus.SHARING_VIOLATION];
-const RENAME_BACKOFF_MS = [10, 20, 40, 80, 160, 250, 250, 250, 500, 500, 500];
 
 /** `path` is already normalised; `name` is its last component. */
 function toStat(path: string, name: string, t: FileTimes & { fileAttributes: number }, size: number, fileId: string): SmbStat {
@@ -203,16 +198,21 @@ export class SmbShare {
   }
 
   /**
-   * Bytes [start, end] of the file version `fileId`, in blocks as the consumer takes them, on one open handle.
-   * Fails with NOT_FOUND if the file was replaced since that version was seen.
+   * Bytes [start, end] of one version of a file, in blocks as the consumer takes them, on one open handle. Fails
+   * with NOT_FOUND if the file is no longer that version when it is opened, or was written while it was read (writes
+   * are in place: the handle keeps reading the file as it changes, so the version is asked again after the last
+   * block, and a consumer that sees the failure must discard what it got).
    */
-  async *readBlocks(path: string, fileId: string, start: number, end: number): AsyncGenerator<Buffer> {
+  async *readBlocks(path: string, version: FileVersion, start: number, end: number): AsyncGenerator<Buffer> {
     const handle = await onceMore(() => this.modify((tree) => FileHandle.open(tree, readParams(path, CreateOptions.NON_DIRECTORY_FILE))));
+    const changed = (info: FileAllInfo): boolean =>
+      info.fileId !== version.fileId || info.standard.endOfFile !== version.size || info.basic.lastWriteTime !== version.mtimeMs;
     try {
-      if ((await handle.internalId()) !== fileId) throw new SmbError('NOT_FOUND', `${path} was replaced while it was being read`);
+      if (changed(await handle.allInfo())) throw new SmbError('NOT_FOUND', `${path} was replaced or written before it could be read`);
       for (let offset = start; offset <= end; offset += BLOCK_SIZE) {
         yield await handle.read(offset, Math.min(BLOCK_SIZE, end + 1 - offset));
       }
+      if (changed(await handle.allInfo())) throw new SmbError('NOT_FOUND', `${path} was written while it was being read`);
     } finally {
       await handle.close().catch(() => undefined);
     }
@@ -332,91 +332,21 @@ export class SmbShare {
   }
 
   /**
-   * Writes a file atomically for readers: the data goes to a temporary name in the same folder, which is then
-   * renamed over the target. A replaced file's DACL is carried over to the new content first (replace.ts); if
-   * that fails, the save fails with SECURITY_NOT_CARRIED and the old content stays. Returns the stat of the new
-   * version (queried before its handle closes).
+   * Writes a file (creating it or writing over it in place) through the one write path of the facade (upload.ts);
+   * returns the stat of the new version.
    */
   async writeFile(path: string, data: Buffer | string): Promise<SmbStat> {
     const content = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-    const { dir, base } = splitPath(path);
-    if (!base) throw new SmbError('INVALID_ARGUMENT', 'writeFile needs a file path');
-    const target = toSmbPath(joinPath(dir, base));
-    const temp = toSmbPath(joinPath(dir, `.${base}.~${randomBytes(6).toString('hex')}.tmp`));
-    return this.modify(async (tree) => {
-      const replaced = replacedDacl(tree, target); // read while the data is written
-      replaced.catch(() => undefined);
-      const first = content.subarray(0, tree.session.connection.maxWriteSize);
-      const responses = await tree.compound([
-        createRequest({
-          name: temp,
-          desiredAccess: Access.FILE_WRITE_DATA | Access.FILE_WRITE_ATTRIBUTES | Access.FILE_READ_ATTRIBUTES | Access.DELETE | Access.SYNCHRONIZE,
-          disposition: Disposition.CREATE,
-          createOptions: CreateOptions.NON_DIRECTORY_FILE,
-          fileAttributes: FileAttributes.ARCHIVE,
-        }),
-        writeRequest(RELATED_FILE_ID, 0, first),
-      ]);
-      assertStatus(responses[0]!, `CREATE ${tree.shareName}\\${temp}`);
-      const created = parseCreateResponse(responses[0]!.reader);
-      const handle = new FileHandle(tree, temp, created.fileId, created);
-      let replace: boolean;
-      try {
-        assertStatus(responses[1]!, `WRITE ${tree.shareName}\\${temp}`);
-        if (content.length > first.length) await handle.write(first.length, content.subarray(first.length));
-        const dacl = await replaced;
-        if (dacl) await carryDacl(tree, temp, dacl);
-        replace = dacl !== null;
-      } catch (err) {
-        await handle.setInfo(FileInfoClass.FileDispositionInformation, dispositionInfo(true)).catch(() => undefined);
-        await handle.close().catch(() => undefined);
-        throw err;
-      }
-      // Times can still change at CLOSE (pending write time), so they come from the CLOSE itself.
-      const renameAndStat = (fileId: Buffer): SmbRequest[] => [
-        setInfoRequest(fileId, InfoType.FILE, FileInfoClass.FileRenameInformation, renameInfo(target, replace)),
-        internalIdRequest(fileId),
-        closeRequest(fileId, true),
-      ];
-      let done = await tree.compound(renameAndStat(handle.fileId));
-      try {
-        // Windows semantics: a target that another client has open cannot be replaced. Readers hold files
-        // briefly, so the rename is retried (on the temporary file reopened by name) for about 2.5 s (reads
-        // take longer on a busy host). A file that appeared at the name since its DACL was read is replaced
-        // once its DACL is carried over too.
-        for (let attempt = 0; attempt < RENAME_BACKOFF_MS.length; attempt++) {
-          const status = done[0]!.header.status;
-          if (status === NtStatus.OBJECT_NAME_COLLISION && !replace) {
-            await carryCurrentDacl(tree, target, temp);
-            replace = true;
-          } else if (RENAME_RETRY_STATUS.includes(status)) {
-            await new Promise((resolve) => setTimeout(resolve, RENAME_BACKOFF_MS[attempt]));
-          } else break;
-          const reopened = await tree.compound([
-            createRequest({ name: temp, desiredAccess: Access.DELETE | READ_ATTRS, disposition: Disposition.OPEN }),
-            ...renameAndStat(RELATED_FILE_ID),
-          ]);
-          assertStatus(reopened[0]!, `CREATE ${tree.shareName}\\${temp}`);
-          done = reopened.slice(1);
-        }
-        assertStatus(done[0]!, `rename to ${tree.shareName}\\${target}`);
-      } catch (err) {
-        // The CLOSE in the same round trip already ran: remove the temporary file by name.
-        await setInfoByPath(tree, { name: temp, desiredAccess: Access.DELETE, disposition: Disposition.OPEN }, FileInfoClass.FileDispositionInformation, dispositionInfo(true)).catch(
-          () => undefined,
-        );
-        throw err;
-      }
-      assertStatus(done[1]!, `QUERY_INFO ${tree.shareName}\\${target}`);
-      assertStatus(done[2]!, `CLOSE ${tree.shareName}\\${target}`);
-      const after = parseCloseResponse(done[2]!.reader);
-      return toStat(normalizePath(path), base, after, after.endOfFile, parseInternalIdResponse(done[1]!));
-    });
+    if (!splitPath(normalizePath(path)).base) throw new SmbError('INVALID_ARGUMENT', 'writeFile needs a file path');
+    const body = (async function* () {
+      yield content;
+    })();
+    return (await this.upload(path, body, async () => 'create-or-replace')).stat;
   }
 
   /**
-   * Replaces (or creates) a file with a streamed body of any size, atomically for readers, once `decide` says how
-   * (upload.ts); returns the stat of the new version and whether the file is new.
+   * Writes a streamed body of any size into a file in place, as the user, once `decide` says how the target may be
+   * met (upload.ts); returns the stat of the new version and whether the file is new.
    */
   async upload(path: string, chunks: AsyncIterable<Buffer>, decide: () => Promise<CommitMode>): Promise<{ stat: SmbStat; created: boolean }> {
     const p = normalizePath(path);

@@ -27,9 +27,7 @@ export type SmbErrorCode =
   | 'CONNECTION_CLOSED'
   | 'PROTOCOL_ERROR'
   | 'SIGNATURE_MISMATCH'
-  | 'INVALID_ARGUMENT'
-  /** A replaced file's DACL could not be read or written onto its new content (see replace.ts). */
-  | 'SECURITY_NOT_CARRIED';
+  | 'INVALID_ARGUMENT';
 
 export const NtStatus = {
   SUCCESS: 0x00000000,

@@ -178,6 +178,13 @@ export function renameInfo(target: string, replaceIfExists: boolean): Buffer {
   return b;
 }
 
+/** FileEndOfFileInformation: the file's new size (the open needs FILE_WRITE_DATA). */
+export function endOfFileInfo(size: number): Buffer {
+  const b = Buffer.alloc(8);
+  b.writeBigUInt64LE(BigInt(size));
+  return b;
+}
+
 export function dispositionInfo(deletePending: boolean): Buffer {
   return Buffer.from([deletePending ? 1 : 0]);
 }

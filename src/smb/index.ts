@@ -1,5 +1,5 @@
 /** Public surface of the SMB client: the file-system facade plus the protocol layers for advanced use. */
-export { SmbClient, SmbShare, type SmbStat, type WalkOptions, type ShareOptions, type WatchOptions, type WatchChange } from './client.js';
+export { SmbClient, SmbShare, type SmbStat, type FileVersion, type WalkOptions, type ShareOptions, type WatchOptions, type WatchChange } from './client.js';
 export { TEMP_NAME, type CommitMode } from './upload.js';
 export { SmbPool, Endpoint, type SmbPoolOptions, type SmbServer } from './pool.js';
 export {

@@ -1,31 +1,44 @@
 /**
- * A file replaced by a streamed body of any size, atomically for readers: the body goes to a temporary file
- * in the same folder, the caller decides how the target may be replaced (after the data is written, so that
- * its checks hold at the rename), and the temporary file is renamed over the target. The replaced file's DACL
- * is carried over first (replace.ts). SmbShare.upload is the facade's entry; `writeFile` there is the
- * in-memory variant, which retries a rename over a file open elsewhere.
+ * The one way the facade writes a file: an in-place write through a handle the user opens on the target, as an SMB
+ * client that saves a file does. The file server decides with its own access check (FILE_WRITE_DATA on an
+ * existing file, FILE_ADD_FILE on the folder for a new one) and the write changes nothing but the content: owner,
+ * DACL, file id, creation time and alternate data streams stay.
+ *
+ * The new bytes reach the target in one round trip, the commit: CREATE (as the user) + the content + SET_INFO
+ * end-of-file + QUERY_INFO (file id) + CLOSE. Once sent, the server carries the whole compound out even if this
+ * process dies, so a crash of the service leaves the old or the new content. The content is
+ * - a body of one block (a wiki page): the WRITE itself; nothing is stored on the server before the commit;
+ * - a larger body: a server-side copy (FSCTL_SRV_COPYCHUNK_WRITE) from a staging file that held the body while it
+ *   arrived. The staging file is private to this upload: created with an empty protected DACL (only its owner's
+ *   implicit rights, which do not include reading), no share access for other opens, and delete-on-close, so the
+ *   server removes it when the handle closes, also when this process or its connection dies.
+ * A caller's `decide` (preconditions, locks) runs after the body has arrived and right before the commit.
  */
 import { randomBytes } from 'node:crypto';
-import { assertStatus } from './connection.js';
-import { NtStatus } from './errors.js';
-import { FileInfoClass, dispositionInfo, renameInfo } from './fscc.js';
+import { assertStatus, type SmbResponse } from './connection.js';
+import { NtStatus, SmbError } from './errors.js';
+import { Command } from './header.js';
+import { FileInfoClass, endOfFileInfo } from './fscc.js';
 import {
-  Access, CreateOptions, Disposition, FileAttributes, InfoType, READ_ATTRS, RELATED_FILE_ID, closeRequest, createRequest,
-  parseCloseResponse, parseCreateResponse, setInfoRequest, writeRequest, type CloseAttributes,
+  Access, CreateOptions, Disposition, FileAttributes, InfoType, READ_ATTRS, RELATED_FILE_ID, ShareAccess, closeRequest,
+  copyChunkWriteRequest, createRequest, parseCloseResponse, parseCopyChunkResponse, parseCreateResponse, parseResumeKeyResponse,
+  parseWriteResponse, resumeKeyRequest, setInfoRequest, writeRequest, type CloseAttributes, type CopyChunk, type SmbRequest,
 } from './messages.js';
-import { FileHandle, internalIdRequest, parseInternalIdResponse, setInfoByPath } from './open.js';
+import { FileHandle, internalIdRequest, parseInternalIdResponse } from './open.js';
 import { joinPath, splitPath, toSmbPath } from './paths.js';
-import { carryCurrentDacl, carryDacl, replacedDacl } from './replace.js';
-import type { SecurityDescriptor } from './security-descriptor.js';
+import { SdControl, encodeSecurityDescriptor } from './security-descriptor.js';
 import type { Tree } from './tree.js';
 
 /** Upload data is written in blocks of this size (and streamed reads read in blocks of it). */
 export const BLOCK_SIZE = 1024 * 1024;
 
-/** Temporary files of uploads in progress (and of writeFile), for listings to hide. */
+/** Staging files of uploads in progress, for listings to hide. */
 export const TEMP_NAME = /^\..+\.~[0-9a-f]{12}\.tmp$/;
 
-/** How an upload replaces its target, decided after the data is written and right before the rename. */
+/**
+ * How an upload may meet its target, decided after the data has arrived: `replace` only an existing file,
+ * `create` only a new one, `create-or-replace` either.
+ */
 export type CommitMode = 'replace' | 'create' | 'create-or-replace';
 
 export interface Uploaded {
@@ -36,101 +49,198 @@ export interface Uploaded {
   created: boolean;
 }
 
+const DISPOSITION: Record<CommitMode, number> = {
+  replace: Disposition.OPEN,
+  create: Disposition.CREATE,
+  'create-or-replace': Disposition.OPEN_IF,
+};
+
+/** CreateAction of a CREATE that made a new file (MS-SMB2 2.2.14). */
+const FILE_CREATED = 2;
+
 /**
- * Writes `chunks` to a temporary file next to `path`, calls `decide` (which may check preconditions and
- * locks, or throw to abandon the upload) and renames the temporary file over the target as decided. For a
- * body of more than one block `decide` runs after all data is written; for one block, during its write.
- * Readers see the old or the new version, never a part. A replaced file's DACL is read while `decide` runs
- * and carried over to the new content before the rename; if that fails, the upload fails with
- * SECURITY_NOT_CARRIED and the old content stays.
+ * Server-side copy limits every server accepts (MS-SMB2 3.3.3: Windows' defaults, Samba's too): chunks per
+ * request, bytes per chunk and per request.
+ */
+const COPY_CHUNK_SIZE = 1024 * 1024;
+const COPY_CHUNKS_PER_REQUEST = 16;
+
+/**
+ * Another client has the target open in a way that excludes writing (Windows semantics). Readers hold files
+ * briefly, so the commit is tried again for about 2.5 s before the error is returned.
+ */
+const SHARING_RETRY_MS = [10, 20, 40, 80, 160, 250, 250, 250, 500, 500, 500];
+
+/**
+ * Writes `chunks` into the file at `path` in place, once `decide` (which may check preconditions and locks, or
+ * throw to abandon the upload) has said how the target may be met. Readers of the file through the service see
+ * the old or the new version; a body larger than one block waits in a private staging file until then.
  */
 export async function upload(tree: Tree, path: string, chunks: AsyncIterable<Buffer>, decide: () => Promise<CommitMode>): Promise<Uploaded> {
-  const { dir, base } = splitPath(path);
-  // Shortened so that the temporary name of a 255-character name is still a valid name.
-  const temp = joinPath(dir, `.${base.slice(0, 200)}.~${randomBytes(6).toString('hex')}.tmp`);
-  const decideAndRead = async (): Promise<{ mode: CommitMode; replaced: SecurityDescriptor | null }> => {
-    const replaced = replacedDacl(tree, toSmbPath(path));
-    replaced.catch(() => undefined);
-    const mode = await decide();
-    return { mode, replaced: mode === 'create' ? null : await replaced };
-  };
+  const target = toSmbPath(path);
   const blocks = inBlocks(chunks);
   const first = await blocks.next();
-  const firstBlock = first.done ? Buffer.alloc(0) : first.value;
   const second = first.done ? first : await blocks.next();
-  // A body of one block (a wiki page): decide while the temporary file is written, saving a round trip.
-  const early = second.done ? decideAndRead() : undefined;
-  early?.catch(() => undefined);
-  const opened = await tree.compound([
-    createRequest({
-      name: toSmbPath(temp),
-      desiredAccess: Access.FILE_WRITE_DATA | Access.FILE_WRITE_ATTRIBUTES | Access.DELETE | READ_ATTRS,
-      disposition: Disposition.CREATE,
-      createOptions: CreateOptions.NON_DIRECTORY_FILE,
-      fileAttributes: FileAttributes.ARCHIVE,
-    }),
-    writeRequest(RELATED_FILE_ID, 0, firstBlock),
-    internalIdRequest(),
-  ]).then((responses) => {
-    assertStatus(responses[0]!, `CREATE ${tree.shareName}\\${toSmbPath(temp)}`);
-    return responses;
-  }).catch(async (err: unknown) => {
-    // Whatever `decide` took (a lease) must be known to the caller before it cleans up.
-    await early?.catch(() => undefined);
-    throw err;
-  });
-  const created = parseCreateResponse(opened[0]!.reader);
-  const handle = new FileHandle(tree, toSmbPath(temp), created.fileId, created);
-  let mode: CommitMode;
-  let replaced: SecurityDescriptor | null;
-  let size = firstBlock.length;
+  if (second.done) {
+    const body = first.done ? Buffer.alloc(0) : first.value;
+    const mode = await decide();
+    const steps: Step[] = body.length > 0 ? [{ request: (fileId) => writeRequest(fileId, 0, body), bytes: body.length }] : [];
+    return commit(tree, target, mode, body.length, { steps, waits: false });
+  }
+  const staging = await Staging.create(tree, stagingName(path), first.value);
   try {
-    assertStatus(opened[1]!, `WRITE ${tree.shareName}\\${toSmbPath(temp)}`);
-    assertStatus(opened[2]!, `QUERY_INFO ${tree.shareName}\\${toSmbPath(temp)}`);
-    for (let next = second; !next.done; next = await blocks.next()) {
-      await handle.write(size, next.value);
+    let size = first.value.length;
+    for (let next: IteratorResult<Buffer> = second; !next.done; next = await blocks.next()) {
+      await staging.handle.write(size, next.value);
       size += next.value.length;
     }
-    ({ mode, replaced } = await (early ?? decideAndRead()));
-    if (replaced) await carryDacl(tree, toSmbPath(temp), replaced);
-  } catch (err) {
-    await handle.setInfo(FileInfoClass.FileDispositionInformation, dispositionInfo(true)).catch(() => undefined);
-    await handle.close().catch(() => undefined);
-    throw err;
+    const mode = await decide();
+    return await commit(tree, target, mode, size, copyContent(staging.resumeKey, size));
+  } finally {
+    await staging.handle.close().catch(() => undefined); // delete-on-close removes it
   }
-  const fileId = parseInternalIdResponse(opened[2]!);
-  const replace = mode === 'replace' || replaced !== null;
-  const done = await tree.compound([
-    setInfoRequest(handle.fileId, InfoType.FILE, FileInfoClass.FileRenameInformation, renameInfo(toSmbPath(path), replace)),
-    closeRequest(handle.fileId, true),
-  ]);
-  let isNew = !replace;
-  if (done[0]!.header.status !== NtStatus.SUCCESS) {
-    // The CLOSE of the same round trip ran: the temporary file is closed but still there.
+}
+
+/** One request that puts content into the target (open as `fileId`), and the bytes it must report written. */
+interface Step {
+  request: (fileId: Buffer) => SmbRequest;
+  bytes: number;
+}
+
+interface Content {
+  steps: Step[];
+  /**
+   * The steps are server-side copies, which the server may finish later (asynchronously); Samba allows that only to
+   * the last request of a compound (MS-SMB2 3.3.5.2.7, its note on async operations), so each goes last in its round trip.
+   */
+  waits: boolean;
+}
+
+/**
+ * The commit. Its first round trip opens the target as the user, sets the new size and puts the content (all of a
+ * WRITE, or the first 16 MiB of a copy): once sent, the server carries all of it out even if this process dies.
+ * Nothing of it runs when the CREATE is refused (the server fails the requests related to a failed CREATE), so a
+ * refusal leaves the target as it was. A WRITE is followed in the same round trip by the file id and the CLOSE
+ * (with the new times); a copy by further copies of 16 MiB, each a round trip, then those.
+ */
+async function commit(tree: Tree, target: string, mode: CommitMode, size: number, content: Content): Promise<Uploaded> {
+  const what = (op: string): string => `${op} ${tree.shareName}\\${target}`;
+  const [firstStep, ...laterSteps] = content.steps;
+  const finish = [internalIdRequest(), closeRequest(RELATED_FILE_ID, true)];
+  const opening = [
+    createRequest({
+      name: target,
+      // FILE_WRITE_DATA alone: what an in-place write needs, and all that is asked of the file server (a deny of
+      // reading, which covers SYNCHRONIZE and the attributes, does not stop a writer over SMB either).
+      desiredAccess: Access.FILE_WRITE_DATA,
+      disposition: DISPOSITION[mode],
+      createOptions: CreateOptions.NON_DIRECTORY_FILE,
+      fileAttributes: FileAttributes.ARCHIVE,
+      // Readers may go on reading; other writers wait until this one is done.
+      shareAccess: ShareAccess.READ | ShareAccess.DELETE,
+    }),
+    setInfoRequest(RELATED_FILE_ID, InfoType.FILE, FileInfoClass.FileEndOfFileInformation, endOfFileInfo(size)),
+    ...(firstStep ? [firstStep.request(RELATED_FILE_ID)] : []),
+    ...(content.waits ? [] : finish),
+  ];
+  let responses = await tree.compound(opening);
+  for (const wait of SHARING_RETRY_MS) {
+    if (responses[0]!.header.status !== NtStatus.SHARING_VIOLATION) break;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+    responses = await tree.compound(opening);
+  }
+  assertStatus(responses[0]!, what('CREATE'));
+  const opened = parseCreateResponse(responses[0]!.reader);
+  let closed = false;
+  try {
+    assertStatus(responses[1]!, what('SET_INFO end of file'));
+    if (firstStep) checkWritten(responses[2]!, firstStep.bytes, what);
+    for (const step of laterSteps) checkWritten((await tree.compound([step.request(opened.fileId)]))[0]!, step.bytes, what);
+    const finished = content.waits ? await tree.compound([internalIdRequest(opened.fileId), closeRequest(opened.fileId, true)]) : responses.slice(-2);
+    closed = finished[1]!.header.status === NtStatus.SUCCESS;
+    assertStatus(finished[0]!, what('QUERY_INFO'));
+    assertStatus(finished[1]!, what('CLOSE'));
+    return { attributes: parseCloseResponse(finished[1]!.reader), fileId: parseInternalIdResponse(finished[0]!), created: opened.createAction === FILE_CREATED };
+  } finally {
+    if (!closed) await new FileHandle(tree, target, opened.fileId, opened).close().catch(() => undefined);
+  }
+}
+
+/** A WRITE or a server-side copy that the server carried out only in part failed (a full disk, a quota). */
+function checkWritten(response: SmbResponse, bytes: number, what: (op: string) => string): void {
+  const op = response.header.command === Command.WRITE ? 'WRITE' : 'SRV_COPYCHUNK_WRITE';
+  assertStatus(response, what(op));
+  const written = response.header.command === Command.WRITE ? parseWriteResponse(response.reader) : parseCopyChunkResponse(response.reader);
+  if (written !== bytes) throw new SmbError('DISK_FULL', `${what(op)}: the server wrote ${written} of ${bytes} bytes`);
+}
+
+/** Server-side copies of [0, size) of the staging file into the target, 16 MiB a request. */
+function copyContent(resumeKey: Buffer, size: number): Content {
+  const steps: Step[] = [];
+  const perRequest = COPY_CHUNK_SIZE * COPY_CHUNKS_PER_REQUEST;
+  for (let start = 0; start < size; start += perRequest) {
+    const end = Math.min(size, start + perRequest);
+    const chunks: CopyChunk[] = [];
+    for (let offset = start; offset < end; offset += COPY_CHUNK_SIZE) {
+      chunks.push({ sourceOffset: offset, targetOffset: offset, length: Math.min(COPY_CHUNK_SIZE, end - offset) });
+    }
+    steps.push({ request: (fileId) => copyChunkWriteRequest(fileId, resumeKey, chunks), bytes: end - start });
+  }
+  return { steps, waits: true };
+}
+
+/** A hidden name next to the target; shortened so that the name of a 255-character file is still valid. */
+function stagingName(path: string): string {
+  const { dir, base } = splitPath(path);
+  return toSmbPath(joinPath(dir, `.${base.slice(0, 200)}.~${randomBytes(6).toString('hex')}.tmp`));
+}
+
+/** An empty protected DACL: nobody may open the file for its content; its owner may still change the DACL. */
+const PRIVATE_SD = encodeSecurityDescriptor({
+  revision: 1,
+  control: SdControl.DACL_PROTECTED,
+  owner: null,
+  group: null,
+  sacl: null,
+  dacl: { revision: 2, aces: [] },
+});
+
+/** The private file a large body waits in until its commit; the source of the server-side copy. */
+class Staging {
+  private constructor(
+    readonly handle: FileHandle,
+    /** The server's name for this open file as a copy's source. */
+    readonly resumeKey: Buffer,
+  ) {}
+
+  /** Creates the staging file with the first block and asks for its resume key, in one round trip. */
+  static async create(tree: Tree, name: string, firstBlock: Buffer): Promise<Staging> {
+    const responses = await tree.compound([
+      createRequest({
+        name,
+        // The server grants a new file's creator the access asked for, whatever DACL the file is given.
+        desiredAccess: Access.FILE_READ_DATA | Access.FILE_WRITE_DATA | Access.DELETE | READ_ATTRS,
+        disposition: Disposition.CREATE,
+        createOptions: CreateOptions.NON_DIRECTORY_FILE | CreateOptions.DELETE_ON_CLOSE,
+        fileAttributes: FileAttributes.HIDDEN | FileAttributes.ARCHIVE,
+        shareAccess: 0,
+        securityDescriptor: PRIVATE_SD,
+      }),
+      writeRequest(RELATED_FILE_ID, 0, firstBlock),
+      resumeKeyRequest(RELATED_FILE_ID),
+    ]);
+    assertStatus(responses[0]!, `CREATE ${tree.shareName}\\${name}`);
+    const created = parseCreateResponse(responses[0]!.reader);
+    const handle = new FileHandle(tree, name, created.fileId, created);
     try {
-      if (mode !== 'create-or-replace' || done[0]!.header.status !== NtStatus.OBJECT_NAME_COLLISION) {
-        assertStatus(done[0]!, `rename to ${tree.shareName}\\${toSmbPath(path)}`);
-      }
-      // Created meanwhile: replaced like any other file, with its DACL carried over.
-      await carryCurrentDacl(tree, toSmbPath(path), toSmbPath(temp));
-      await renameByPath(tree, temp, path, true);
-      isNew = false;
+      assertStatus(responses[1]!, `WRITE ${tree.shareName}\\${name}`);
+      assertStatus(responses[2]!, `SRV_REQUEST_RESUME_KEY ${tree.shareName}\\${name}`);
+      return new Staging(handle, parseResumeKeyResponse(responses[2]!.reader));
     } catch (err) {
-      await deleteByPath(tree, temp).catch(() => undefined);
+      await handle.close().catch(() => undefined);
       throw err;
     }
   }
-  return { attributes: parseCloseResponse(done[1]!.reader), fileId, created: isNew };
-}
-
-function renameByPath(tree: Tree, from: string, to: string, replace: boolean): Promise<void> {
-  return setInfoByPath(tree, { name: toSmbPath(from), desiredAccess: Access.DELETE | READ_ATTRS, disposition: Disposition.OPEN },
-    FileInfoClass.FileRenameInformation, renameInfo(toSmbPath(to), replace));
-}
-
-function deleteByPath(tree: Tree, path: string): Promise<void> {
-  return setInfoByPath(tree, { name: toSmbPath(path), desiredAccess: Access.DELETE | READ_ATTRS, disposition: Disposition.OPEN },
-    FileInfoClass.FileDispositionInformation, dispositionInfo(true));
 }
 
 /** Regroups a stream of chunks into blocks of BLOCK_SIZE bytes (the last may be shorter). */

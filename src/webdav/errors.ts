@@ -39,8 +39,6 @@ function smbHttpError(err: SmbError, at: FailureContext): HttpError {
   switch (err.code) {
     case 'NOT_FOUND': return new HttpError(404, 'not_found', `${where} does not exist`);
     case 'ACCESS_DENIED': return new HttpError(403, 'access_denied', `the file server denies access to ${where}`);
-    case 'SECURITY_NOT_CARRIED':
-      return new HttpError(403, 'acl_not_preserved', `${where} was not replaced: its access rights cannot be carried over to the new content (${err.message})`);
     case 'LOGON_FAILURE': return new HttpError(401, 'logon_failure', `the file server ${at.server} refused the credentials`, DAV_CHALLENGE_HEADER);
     case 'SHARING_VIOLATION': return new HttpError(423, 'in_use', `${where} is in use by another program`);
     case 'DELETE_PENDING': return new HttpError(409, 'delete_pending', `${where} is being deleted`);

@@ -1,9 +1,9 @@
 // The SMB side of WebDAV: one share, opened with the requesting user's
 // credentials, in the terms WebDAV uses (DavEntry, share paths). The SMB
 // work is the facade's (src/smb/client.ts): reads that return the file
-// version (for the ETag) in the same round trip as the data, and uploads of
-// any size streamed to a temporary file with a check between writing and
-// renaming (If-Match, locks; src/smb/upload.ts).
+// version (for the ETag) in the same round trip as the data, and in-place
+// writes of any size as the user, with a check (If-Match, locks) between the
+// body's arrival and the write (src/smb/upload.ts).
 import { SmbError, TEMP_NAME, type CommitMode, type SmbShare, type SmbStat } from '../smb/index.js';
 import type { DavEntry } from './properties.js';
 
@@ -53,11 +53,11 @@ export class DavStorage {
   }
 
   /**
-   * Bytes [start, end] of the file version `fileId`, in blocks as the consumer takes them. Fails with
-   * NOT_FOUND if the file was replaced since that version was seen.
+   * Bytes [start, end] of the version of the file that `entry` describes, in blocks as the consumer takes them.
+   * Fails with NOT_FOUND if the file was replaced or written since that version was seen, or while it was read.
    */
-  readBlocks(path: string, fileId: string, start: number, end: number): AsyncGenerator<Buffer> {
-    return this.smb.readBlocks(path, fileId, start, end);
+  readBlocks(entry: DavEntry, start: number, end: number): AsyncGenerator<Buffer> {
+    return this.smb.readBlocks(entry.path, entry, start, end);
   }
 
   /** Every entry below a folder (not the folder itself), without temporary upload files. */
@@ -66,10 +66,9 @@ export class DavStorage {
   }
 
   /**
-   * Writes `chunks` to a temporary file next to `path`, calls `decide` (which may check preconditions and
-   * locks, or throw to abandon the upload) and renames it over the target as decided: readers see the old or
-   * the new version, never a part. A replaced file's DACL is carried over; if that fails, the upload fails with
-   * SECURITY_NOT_CARRIED and the old content stays (see src/smb/upload.ts).
+   * Takes in the body, calls `decide` (which may check preconditions and locks, or throw to abandon the upload)
+   * and writes the body over the target in place as decided, as this user: the file server decides, and the
+   * file keeps its owner and DACL (see src/smb/upload.ts).
    */
   async upload(path: string, chunks: AsyncIterable<Buffer>, decide: () => Promise<CommitMode>): Promise<UploadResult> {
     const { stat, created } = await this.smb.upload(path, chunks, decide);
@@ -80,8 +79,9 @@ export class DavStorage {
     return this.smb.mkdir(path);
   }
 
-  rename(from: string, to: string, replace: boolean): Promise<void> {
-    return this.smb.rename(from, to, { replace });
+  /** Renames within the share; an existing target fails with NAME_COLLISION (a MOVE deletes it first). */
+  rename(from: string, to: string): Promise<void> {
+    return this.smb.rename(from, to);
   }
 
   removeFile(path: string): Promise<void> {

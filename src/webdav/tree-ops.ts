@@ -100,7 +100,7 @@ export async function copyTree(storage: DavStorage, from: DavEntry, to: string, 
 }
 
 function copyFile(storage: DavStorage, from: DavEntry, to: string): Promise<unknown> {
-  const content = from.size === 0 ? emptyStream() : storage.readBlocks(from.path, from.fileId, 0, from.size - 1);
+  const content = from.size === 0 ? emptyStream() : storage.readBlocks(from, 0, from.size - 1);
   return storage.upload(to, content, async () => 'create-or-replace');
 }
 

@@ -85,7 +85,7 @@ abuseSuite({
   name: 'WebDAV',
   addressed: (path, seed) => path === `schule/${scratchOf(seed)}` || path.startsWith(`schule/${scratchOf(seed)}/`),
   async prepare(service, env, seed) {
-    // The requests address `box` and below; the scratch folder around it takes the temporary file a PUT to `box` itself writes.
+    // The requests address `box` and below; the scratch folder around it takes the staging file of a large PUT to `box` itself.
     const dav = new DavClient(service, account(env, 'anna'));
     const box = `${scratchOf(seed)}/box`;
     for (const folder of [scratchOf(seed), box, `${box}/d0`]) await dav.mkcol(folder);

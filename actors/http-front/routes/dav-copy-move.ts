@@ -44,13 +44,16 @@ async function copyOrMove(call: DavCall, svc: DavService, kind: 'copy' | 'move')
     if (!(await call.storage.stat(parentPath(to)))?.isCollection) {
       throw new HttpError(409, 'no_parent', `the folder of the destination ${to} does not exist`);
     }
-    if (existing && (kind === 'copy' || existing.isCollection || source.isCollection)) {
+    // RFC 4918 §9.8.4, §9.9.3: the destination is deleted first, as the user. So the file server decides whether
+    // this user may delete what is there (DELETE on it, or FILE_DELETE_CHILD on its folder), as Windows asks of a
+    // rename that replaces a file; Samba would let a rename replace a file its user may not delete.
+    if (existing) {
       const removed = await removeTree(call.storage, existing);
       if (removed.failures.length > 0) return sendFailures(call, removed.failures);
       svc.hook(removed.files.flatMap((f) => pageDeleted(call.server, call.location.share, f)));
     }
     if (kind === 'move') {
-      await call.storage.rename(call.path, to, existing !== null);
+      await call.storage.rename(call.path, to);
       if (existing) await forgetResource(call, svc, to);
       const counts = await svc.hints.counts();
       if (counts.locks + counts.propertyResources > 0) await svc.davState.moved(call.resource(), call.resource(to));

@@ -69,7 +69,7 @@ async function get(call: DavCall): Promise<void> {
   const storage = call.storage;
   await ex.stream(status, all, length, (async function* () {
     if (start < head.length) yield head.subarray(start);
-    yield* storage.readBlocks(call.path, entry.fileId, Math.max(start, head.length), end);
+    yield* storage.readBlocks(entry, Math.max(start, head.length), end);
   })());
 }
 

@@ -58,8 +58,9 @@ async function putFailure(call: DavCall, err: unknown): Promise<unknown> {
   if (err instanceof SmbStatusError && err.status === NtStatus.OBJECT_PATH_NOT_FOUND) {
     return new HttpError(409, 'no_parent', `the folder of ${call.path} does not exist`);
   }
-  // Another writer created the file between the check and the rename.
+  // Another writer created or deleted the file between the check and the write.
   if (err.code === 'NAME_COLLISION' && call.conditional) return new HttpError(412, 'precondition_failed', `${call.path} was created meanwhile`);
+  if (err.code === 'NOT_FOUND' && call.conditional) return new HttpError(412, 'precondition_failed', `${call.path} was deleted meanwhile`);
   const target = await call.storage.stat(call.path).catch(() => null);
   if (target?.isCollection) return new HttpError(405, 'is_a_collection', `${call.path} is a folder`);
   return err;

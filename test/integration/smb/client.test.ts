@@ -68,15 +68,20 @@ describe('SMB facade against the testbed DC (schule, signed SMB 3.1.1)', () => {
     await assert.rejects(share.readFile(p('range.bin'), { offset: -1 }), { code: 'INVALID_ARGUMENT' });
   });
 
-  test('writeFile replaces the target via a temporary name and leaves nothing else behind', async () => {
-    await share.mkdir(p('atomic'));
-    await share.writeFile(p('atomic/doc.md'), 'v1');
-    await share.writeFile(p('atomic/doc.md'), 'version 2');
-    assert.equal((await share.readFile(p('atomic/doc.md'))).toString(), 'version 2');
-    assert.deepEqual((await share.readdir(p('atomic'))).map((e) => e.name), ['doc.md']);
-    await share.mkdir(p('atomic/sub'));
-    await assert.rejects(share.writeFile(p('atomic/sub'), 'a file cannot replace a folder'), { code: 'NAME_COLLISION' });
-    assert.deepEqual((await share.readdir(p('atomic'))).map((e) => e.name).sort(), ['doc.md', 'sub'], 'the temporary file is gone');
+  test('writeFile writes over the target in place and leaves nothing else behind', async () => {
+    await share.mkdir(p('inplace'));
+    const first = await share.writeFile(p('inplace/doc.md'), 'version 1, longer than the next one');
+    const sd = await share.getSecurity(p('inplace/doc.md'));
+    const second = await share.writeFile(p('inplace/doc.md'), 'version 2');
+    assert.equal((await share.readFile(p('inplace/doc.md'))).toString(), 'version 2', 'shorter content truncates the file');
+    assert.deepEqual([second.fileId, second.birthtime.getTime()], [first.fileId, first.birthtime.getTime()], 'same file, same creation time');
+    assert.deepEqual(await share.getSecurity(p('inplace/doc.md')), sd, 'owner and DACL stay');
+    const big = randomBytes(2 * 1024 * 1024 + 5); // through a staging file and a server-side copy
+    assert.equal((await share.writeFile(p('inplace/doc.md'), big)).fileId, first.fileId);
+    assert.ok((await share.readFile(p('inplace/doc.md'))).equals(big));
+    assert.deepEqual((await share.readdir(p('inplace'))).map((e) => e.name), ['doc.md'], 'no staging file is left');
+    await share.mkdir(p('inplace/sub'));
+    await assert.rejects(share.writeFile(p('inplace/sub'), 'a file cannot replace a folder'), { code: 'IS_A_DIRECTORY' });
     await assert.rejects(share.writeFile('', 'x'), { code: 'INVALID_ARGUMENT' });
   });
 

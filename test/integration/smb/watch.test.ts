@@ -84,7 +84,10 @@ describe('CHANGE_NOTIFY on the testbed share root', () => {
     await teacher.mkdir(`${dir}/.wiki`, { recursive: true });
     await recorder.waitFor('new folder', has(FileAction.ADDED, `${dir}/.wiki`));
     await teacher.writeFile(`${dir}/.wiki/seite.md`, '# Seite\n');
-    await recorder.waitFor('page saved by rename', has(FileAction.RENAMED_NEW_NAME, `${dir}/.wiki/seite.md`));
+    await recorder.waitFor('new page', has(FileAction.ADDED, `${dir}/.wiki/seite.md`));
+    const before = recorder.changes.length;
+    await teacher.writeFile(`${dir}/.wiki/seite.md`, '# Seite\n\nÜberschrieben\n'); // in place
+    await recorder.waitFor('page overwritten', (c) => c.slice(before).some((x) => x.action === FileAction.MODIFIED && x.path === `${dir}/.wiki/seite.md`));
     await teacher.rename(`${dir}/.wiki/seite.md`, `${dir}/.wiki/umbenannt.md`);
     await recorder.waitFor('rename', (c) => has(FileAction.RENAMED_OLD_NAME, `${dir}/.wiki/seite.md`)(c) && has(FileAction.RENAMED_NEW_NAME, `${dir}/.wiki/umbenannt.md`)(c));
 

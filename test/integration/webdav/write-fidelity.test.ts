@@ -1,10 +1,10 @@
-// Saving keeps a page's access rights, as Windows ReplaceFile does: a PUT over
-// an existing file carries its DACL (with the protected flag) onto the new
-// content, a PUT that creates inherits from the folder, a save whose DACL
-// cannot be carried over fails and leaves the old content; COPY inherits from
-// the destination folder, MOVE keeps the ACL. The file server decides every
-// verdict: the SD is read back over SMB as the DC Administrator, and a pupil
-// tries to open the page over SMB.
+// Writes through the proxy are the writes the file server allows that user, with the effect they have over SMB. A
+// save is an in-place write through a handle the editor opens on the page: owner, DACL (protected flag included),
+// file id and creation time stay, and who may read the page or change its rights is what it was. A PUT that
+// creates a file and a COPY inherit from the folder, a MOVE keeps the file's own ACL. In a hand-in folder (pupils
+// may add files and own what they add) a pupil cannot overwrite, replace, copy over or delete the teacher's
+// worksheet, as over SMB. The file server decides every verdict: the SD is read back over SMB as the DC
+// Administrator, and the same users try the same operations over SMB.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -19,7 +19,7 @@ const CHANGE = '0x1301bf';
 /** Change without READ_CONTROL: the editor may write the page but not read its access rights. */
 const CHANGE_WITHOUT_READ_CONTROL = '0x1101bf';
 
-describe('WebDAV saves keep the access rights of the replaced file', () => {
+describe('WebDAV writes are what the file server allows, with the effect they have over SMB', () => {
   let env: TestbedEnv;
   let service: RunningService;
   let anna: DavClient;
@@ -28,7 +28,7 @@ describe('WebDAV saves keep the access rights of the replaced file', () => {
   let admin: SmbShare;
   let carlaSmb: SmbShare;
   let annaSmb: SmbShare;
-  const dir = `_h14replace-${randomBytes(4).toString('hex')}`;
+  const dir = `_writes-${randomBytes(4).toString('hex')}`;
   /** A pupils' wiki: pupils (Schueler) and teachers (Lehrer) may change everything in it. */
   const wiki = `${dir}/.wiki`;
   let sid: { lehrer: string; schueler: string; carla: string; anna: string; indexer: string };
@@ -85,14 +85,14 @@ describe('WebDAV saves keep the access rights of the replaced file', () => {
     }
   });
 
-  it('a PUT over a protected page keeps its DACL and protected flag: the pupil stays refused', async () => {
+  it('a PUT over a protected page writes in place: owner, DACL, file id and creation time stay, the pupil stays refused', async () => {
     const { path, sd } = await protectedPage('klausur.md');
+    const before = await admin.stat(path);
     const res = await anna.put(path, '# Klausur\n\nAufgabe 1 und 2\n');
     assert.equal(res.status, 204);
-    const now = await admin.getSecurity(path);
-    assert.deepEqual(now.dacl, sd.dacl, 'the same ACEs in the same order, with their flags');
-    assert.equal(now.control & SdControl.DACL_PROTECTED, SdControl.DACL_PROTECTED);
-    assert.equal(now.owner, sid.anna, 'the owner is the editor, as with ReplaceFile by a non-administrator');
+    assert.deepEqual(await admin.getSecurity(path), sd, 'owner, group, DACL and its flags as they were');
+    const after = await admin.stat(path);
+    assert.deepEqual([after.fileId, after.birthtime.getTime()], [before.fileId, before.birthtime.getTime()], 'the same file');
     await pupilRefused(path);
     assert.equal((await anna.text(path)).body, '# Klausur\n\nAufgabe 1 und 2\n');
     assert.deepEqual(await leftovers(), []);
@@ -102,7 +102,7 @@ describe('WebDAV saves keep the access rights of the replaced file', () => {
     const { path, sd } = await protectedPage('bewertung.md');
     const { etag } = await anna.text(path);
     assert.equal((await anna.put(path, '# Bewertung\n', { 'if-match': etag! })).status, 204);
-    assert.deepEqual((await admin.getSecurity(path)).dacl, sd.dacl);
+    assert.deepEqual(await admin.getSecurity(path), sd);
     await pupilRefused(path);
   });
 
@@ -127,33 +127,58 @@ describe('WebDAV saves keep the access rights of the replaced file', () => {
     assert.equal((await carlaSmb.readFile(path)).toString(), 'neu');
   });
 
-  it('a save fails with 403 acl_not_preserved and keeps the old content when the editor may not read the DACL', async () => {
+  it('an editor who may change a page but not its access rights saves it and gains no right over them', async () => {
     const path = `${wiki}/verdeckt.md`;
-    await admin.writeFile(path, 'alt'); // not anna's: an owner may always read the DACL
-
+    await admin.writeFile(path, 'alt'); // not anna's: an owner may always read and change the DACL
     setSddl(path, `D:P(A;;FA;;;BA)(A;;${CHANGE_WITHOUT_READ_CONTROL};;;${sid.lehrer})${indexerReads()}`);
     const sd = await admin.getSecurity(path);
-    const res = await anna.put(path, 'neu');
-    assert.equal(res.status, 403);
-    assert.equal(((await res.json()) as { error: string }).error, 'acl_not_preserved');
-    assert.equal((await admin.readFile(path)).toString(), 'alt');
-    assert.deepEqual((await admin.getSecurity(path)).dacl, sd.dacl);
-    assert.deepEqual(await leftovers(), []);
+    assert.equal((await anna.put(path, 'neu')).status, 204, 'over SMB the write is allowed: so through the proxy');
+    assert.equal((await admin.readFile(path)).toString(), 'neu');
+    assert.deepEqual(await admin.getSecurity(path), sd, 'the owner is not the editor');
+    await assert.rejects(annaSmb.setSecurity(path, sd), { code: 'ACCESS_DENIED' }, 'the editor still may not change who reads the page');
   });
 
-  it('a save fails and keeps the old content when the editor may not write the DACL of the new content', async () => {
-    // OWNER RIGHTS limits what the owner of a new file may do: here, not WRITE_DAC.
-    const folder = `${dir}/eigentum`;
+  /**
+   * A hand-in folder: pupils may list it and add files (FILE_ADD_FILE), read the files in it and own what they add;
+   * in it a teacher's worksheet. Checks the file server's own verdicts for the pupil over SMB first: writing and
+   * deleting the worksheet are refused.
+   */
+  async function handInFolder(name: string): Promise<{ folder: string; sheet: string; unchanged: () => Promise<void> }> {
+    const folder = `${dir}/${name}`;
     await admin.mkdir(folder);
-    setSddl(folder, `D:P(A;OICI;FA;;;BA)(A;OICI;${CHANGE};;;${sid.lehrer})(A;OICI;0x120089;;;S-1-3-4)${indexerReads('OICI')}`);
-    const path = `${folder}/seite.md`;
-    await admin.writeFile(path, 'alt');
-    setSddl(path, `D:P(A;;FA;;;BA)(A;;${CHANGE};;;${sid.lehrer})${indexerReads()}`);
-    const res = await anna.put(path, 'neu');
-    assert.equal(res.status, 403);
-    assert.equal(((await res.json()) as { error: string }).error, 'acl_not_preserved');
-    assert.equal((await admin.readFile(path)).toString(), 'alt');
-    assert.deepEqual((await admin.readdir(folder)).map((e) => e.name), ['seite.md']);
+    setSddl(folder, `D:P(A;OICI;FA;;;BA)(A;OICI;${CHANGE};;;${sid.lehrer})(A;;0x1200ab;;;${sid.schueler})` +
+      `(A;OIIO;0x120089;;;${sid.schueler})(A;OIIO;FA;;;CO)${indexerReads('OICI')}`);
+    const sheet = `${folder}/arbeitsblatt.txt`;
+    await admin.writeFile(sheet, 'Aufgabe: Bruchrechnung');
+    const sd = await admin.getSecurity(sheet);
+    await assert.rejects(carlaSmb.checkAccess(sheet, Access.FILE_WRITE_DATA), { code: 'ACCESS_DENIED' });
+    await assert.rejects(carlaSmb.unlink(sheet), { code: 'ACCESS_DENIED' });
+    const unchanged = async (): Promise<void> => {
+      assert.equal((await admin.readFile(sheet)).toString(), 'Aufgabe: Bruchrechnung');
+      assert.deepEqual(await admin.getSecurity(sheet), sd, 'the worksheet keeps its owner and DACL');
+    };
+    return { folder, sheet, unchanged };
+  }
+
+  it('a pupil in a hand-in folder adds her own file but cannot overwrite the worksheet', async () => {
+    const { folder, sheet, unchanged } = await handInFolder('abgabe-put');
+    assert.equal((await carla.put(sheet, 'von Carla überschrieben')).status, 403, 'PUT over the worksheet');
+    await unchanged();
+    assert.equal((await carla.put(`${folder}/carla.txt`, 'meine Lösung')).status, 201, 'adding her own file');
+    assert.equal((await admin.getSecurity(`${folder}/carla.txt`)).owner, sid.carla);
+  });
+
+  it('a pupil in a hand-in folder cannot replace the worksheet by MOVE or COPY, nor delete it', async () => {
+    const { folder, sheet, unchanged } = await handInFolder('abgabe-move');
+    const own = `${folder}/carla.txt`;
+    await carlaSmb.writeFile(own, 'meine Lösung');
+    const overwrite = { headers: { destination: carla.url(sheet), overwrite: 'T' } };
+    assert.equal((await carla.request('MOVE', own, overwrite)).status, 403, 'MOVE over the worksheet');
+    await unchanged();
+    assert.equal((await carla.request('COPY', own, overwrite)).status, 403, 'COPY over the worksheet');
+    assert.equal((await carla.request('DELETE', sheet)).status, 403, 'DELETE of the worksheet');
+    await unchanged();
+    assert.equal((await admin.readFile(own)).toString(), 'meine Lösung', 'her file is still hers, where it was');
   });
 
   it('COPY inherits from the destination folder, as a copy does on Windows', async () => {
@@ -178,9 +203,9 @@ describe('WebDAV saves keep the access rights of the replaced file', () => {
     await pupilRefused(to);
   });
 
-  it('SmbShare.writeFile keeps the DACL too, also when the rename has to wait for a reader', async () => {
+  it('SmbShare.writeFile keeps the DACL too, also when it has to wait for a reader that excludes writers', async () => {
     const { path, sd } = await protectedPage('wartend.md');
-    // A reader that does not share delete access: the rename over the page fails until it closes.
+    // A reader that does not share write access: the write waits until it closes (Windows share modes).
     const reader = await admin.withTree((tree) =>
       FileHandle.open(tree, { name: path.replaceAll('/', '\\'), desiredAccess: Access.GENERIC_READ, disposition: Disposition.OPEN, shareAccess: 1 }),
     );
@@ -188,7 +213,7 @@ describe('WebDAV saves keep the access rights of the replaced file', () => {
     await annaSmb.writeFile(path, 'nach dem Warten');
     await released;
     assert.equal((await admin.readFile(path)).toString(), 'nach dem Warten');
-    assert.deepEqual((await admin.getSecurity(path)).dacl, sd.dacl);
+    assert.deepEqual(await admin.getSecurity(path), sd);
     await pupilRefused(path);
   });
 });
