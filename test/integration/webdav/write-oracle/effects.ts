@@ -3,11 +3,12 @@
  * and control bits (encoded, to compare byte for byte; read as the DC administrator), its content and its
  * read-only attribute; and a user's effective rights on a file, asked of the server with one open per right.
  */
+import { createHash } from 'node:crypto';
 import { Access, AceType, encodeSecurityDescriptor, FileAttributes, SmbError, type SecurityDescriptor, type SmbShare } from '../../../../src/smb/index.js';
 
 /**
  * One path's state; `null` when nothing is there. `sd` is compared; `acl` is the same in SDDL-like words for the
- * findings (`O:owner C:control (A|D;flags;mask;trustee)...`).
+ * findings (`O:owner C:control (A|D;flags;mask;trustee)...`); `content` is a digest (bodies go up to a few MiB).
  */
 export type PathState = { sd: string; acl: string; content: string | null; readonly: boolean } | null;
 
@@ -26,9 +27,14 @@ export async function stateOf(admin: SmbShare, path: string, name: (sid: string)
   return {
     sd: encoded.toString('hex'),
     acl: readable(sd, name),
-    content: stat.isDirectory ? null : (await admin.readFile(path)).toString('utf8'),
+    content: stat.isDirectory ? null : digest(await admin.readFile(path)),
     readonly: (stat.attributes & FileAttributes.READONLY) !== 0,
   };
+}
+
+/** A file's content, short enough to print: its size and the start of its SHA-256. */
+function digest(content: Buffer): string {
+  return `${content.length} bytes, sha256 ${createHash('sha256').update(content).digest('hex').slice(0, 16)}`;
 }
 
 function readable(sd: SecurityDescriptor, name: (sid: string) => string): string {

@@ -5,20 +5,11 @@
  * that create something in a folder).
  */
 import { posix } from 'node:path';
+import { endOfFileInfo } from '../../../../src/smb/fscc.js';
+import { BLOCK_SIZE } from '../../../../src/smb/upload.js';
 import { Access, CreateOptions, Disposition, FileHandle, FileInfoClass, SmbStatusError, type SmbShare } from '../../../../src/smb/index.js';
 import type { DavClient } from '../dav-client.js';
 import { sourceOf } from './fixture.js';
-
-export type OperationName =
-  | 'PUT over existing'
-  | 'PUT new'
-  | 'DELETE'
-  | 'MOVE to a new name'
-  | 'MOVE over existing'
-  | 'COPY over existing'
-  | 'MKCOL'
-  | 'PROPPATCH'
-  | 'LOCK';
 
 /** What one side answered: allowed or not, and how (an HTTP status with its error code, or an NT status). */
 export interface Verdict {
@@ -27,7 +18,7 @@ export interface Verdict {
 }
 
 export interface Operation {
-  name: OperationName;
+  name: string;
   /** `file`: acts on a fixture file; `folder`: creates something in a fixture folder. */
   on: 'file' | 'folder';
   /** The trees of this operation hold a MOVE/COPY source for each file (fixture.sourceOf). */
@@ -38,12 +29,16 @@ export interface Operation {
   leavesFile: boolean;
   proxy(dav: DavClient, target: string): Promise<Verdict>;
   direct(share: SmbShare, target: string): Promise<Verdict>;
+  /** The bytes a PUT writes (smbclient's `put` sends them from a local file). */
+  body?: Buffer;
   /** The same operation as one smbclient command, for the sample that checks the direct verdicts. */
   smbclient?(target: string, localFile: string): string;
 }
 
-/** The bytes every PUT writes (the direct side writes the same). */
-export const PUT_BODY = Buffer.from('vom Schreib-Orakel geschrieben\n');
+/** A page: the service writes it in the round trip that opens the target. */
+const SMALL_BODY = Buffer.from('vom Schreib-Orakel geschrieben\n');
+/** More than one block: the service keeps it in a staging file next to the target until the commit. */
+const LARGE_BODY = Buffer.alloc(BLOCK_SIZE + 1024, 'vom Schreib-Orakel, groß\n');
 const LOCK_BODY = '<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype><D:owner>write oracle</D:owner></D:lockinfo>';
 const PROPPATCH_BODY = '<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:"><D:set><D:prop><o:notiz xmlns:o="urn:write-oracle">x</o:notiz></D:prop></D:set></D:propertyupdate>';
 
@@ -92,31 +87,39 @@ async function withOpen(share: SmbShare, path: string, access: number, dispositi
 function writeInPlace(share: SmbShare, path: string, disposition: number, data: Buffer): Promise<void> {
   return withOpen(share, path, Access.FILE_WRITE_DATA, disposition, async (handle) => {
     await handle.write(0, data);
-    const endOfFile = Buffer.alloc(8);
-    endOfFile.writeBigUInt64LE(BigInt(data.length));
-    await handle.setInfo(FileInfoClass.FileEndOfFileInformation, endOfFile);
+    await handle.setInfo(FileInfoClass.FileEndOfFileInformation, endOfFileInfo(data.length));
   });
 }
 
+/** PUT over an existing file and of a new one with `body`; the direct side writes the same bytes in place. */
+function puts(label: string, body: Buffer): Operation[] {
+  return [
+    {
+      name: `PUT over existing${label}`,
+      on: 'file',
+      touched: (t) => [t],
+      leavesFile: true,
+      body,
+      proxy: async (dav, t) => answered(await dav.put(t, body), 204),
+      direct: (share, t) => smbVerdict(() => writeInPlace(share, t, Disposition.OPEN, body)),
+      smbclient: (t, local) => `put ${local} ${quoted(t)}`,
+    },
+    {
+      name: `PUT new${label}`,
+      on: 'folder',
+      touched: (t) => [`${t}/neu.txt`],
+      leavesFile: true,
+      body,
+      proxy: async (dav, t) => answered(await dav.put(`${t}/neu.txt`, body), 201),
+      direct: (share, t) => smbVerdict(() => writeInPlace(share, `${t}/neu.txt`, Disposition.CREATE, body)),
+      smbclient: (t, local) => `put ${local} ${quoted(`${t}/neu.txt`)}`,
+    },
+  ];
+}
+
 export const OPERATIONS: readonly Operation[] = [
-  {
-    name: 'PUT over existing',
-    on: 'file',
-    touched: (t) => [t],
-    leavesFile: true,
-    proxy: async (dav, t) => answered(await dav.put(t, PUT_BODY), 204),
-    direct: (share, t) => smbVerdict(() => writeInPlace(share, t, Disposition.OPEN, PUT_BODY)),
-    smbclient: (t, local) => `put ${local} ${quoted(t)}`,
-  },
-  {
-    name: 'PUT new',
-    on: 'folder',
-    touched: (t) => [`${t}/neu.txt`],
-    leavesFile: true,
-    proxy: async (dav, t) => answered(await dav.put(`${t}/neu.txt`, PUT_BODY), 201),
-    direct: (share, t) => smbVerdict(() => writeInPlace(share, `${t}/neu.txt`, Disposition.CREATE, PUT_BODY)),
-    smbclient: (t, local) => `put ${local} ${quoted(`${t}/neu.txt`)}`,
-  },
+  ...puts('', SMALL_BODY),
+  ...puts(', large body', LARGE_BODY),
   {
     name: 'DELETE',
     on: 'file',
