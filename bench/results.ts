@@ -12,6 +12,43 @@ const TITLE = '# Benchmark results';
 /** The soak's section (bench/soak): written by `npm run soak` only, kept as it is when `npm run bench` regenerates the file. */
 export const SOAK_HEADING = '## Soak';
 
+/**
+ * Answers that the targets behind a figure gave although the benchmark asked for others (a 405 to a PUT, a 503 where
+ * a 401 was the point, a connection that broke), counted by target and status. They are no throughput, and a figure
+ * with any is not met, whatever its ratio: a fast error must not read as a fast server.
+ */
+export class Unexpected {
+  private readonly counts = new Map<string, Map<string, number>>();
+
+  /** Counts `n` answers of `target` with `status`: a status code, or what came instead (`socket error`). */
+  add(target: string, status: number | string, n = 1): this {
+    if (n <= 0) return this;
+    const byStatus = this.counts.get(target) ?? new Map<string, number>();
+    byStatus.set(String(status), (byStatus.get(String(status)) ?? 0) + n);
+    this.counts.set(target, byStatus);
+    return this;
+  }
+
+  /** The counts of both, as one (a ratio row stands for its service's and its peer's answers). */
+  with(other: Unexpected): Unexpected {
+    const both = new Unexpected();
+    for (const source of [this, other]) for (const [target, byStatus] of source.counts) for (const [status, n] of byStatus) both.add(target, status, n);
+    return both;
+  }
+
+  get total(): number {
+    let sum = 0;
+    for (const byStatus of this.counts.values()) for (const n of byStatus.values()) sum += n;
+    return sum;
+  }
+
+  /** `0`, or each target with its statuses: `rclone serve webdav: 405 ×36`. */
+  toString(): string {
+    if (this.total === 0) return '0';
+    return [...this.counts].map(([target, byStatus]) => `${target}: ${[...byStatus].map(([status, n]) => `${status} ×${n}`).join(', ')}`).join('; ');
+  }
+}
+
 /** One line of the summary table: a figure of the service next to the same figure of its peer. */
 export interface SummaryRow {
   figure: string;
@@ -19,7 +56,15 @@ export interface SummaryRow {
   peer: string;
   ratio: string;
   target: string;
+  /** The unexpected answers behind the figure; absent where the figure is not made of answers (memory, CPU time). */
+  unexpected?: Unexpected;
+  /** The verdict: the figure meets its target and no answer behind it was unexpected (see judged()). */
   met: boolean;
+}
+
+/** The one place a verdict is made: a row is met when its figure meets the target and no answer behind it was unexpected. */
+export function judged(row: Omit<SummaryRow, 'met' | 'unexpected'>, figureMet: boolean, unexpected?: Unexpected): SummaryRow {
+  return { ...row, unexpected, met: figureMet && (unexpected?.total ?? 0) === 0 };
 }
 
 export interface BenchReport {
@@ -43,24 +88,32 @@ export interface Benchmark {
 
 /**
  * A row comparing one figure of the service with the peer's: their ratio against a goal, `≥ goal ×` when more is
- * better (throughput), `≤ goal ×` when less is (time, latency).
+ * better (throughput), `≤ goal ×` when less is (time, latency). `unexpected`: the answers of both that the benchmark
+ * did not ask for (service and peer alike), when the figure is made of answers.
  */
-export function ratioRow(figure: string, service: number, peer: number, peerName: string, goal: { atLeast: number } | { atMost: number }, digits = 0): SummaryRow {
+export function ratioRow(
+  figure: string, service: number, peer: number, peerName: string, goal: { atLeast: number } | { atMost: number }, digits = 0, unexpected?: Unexpected,
+): SummaryRow {
   const ratio = service / peer;
-  const met = 'atLeast' in goal ? ratio >= goal.atLeast : ratio <= goal.atMost;
   // Small figures (rclone's 0.005 PROPFIND/s) keep two significant digits instead of rounding to 0.
   const format = (n: number) => (n !== 0 && Math.abs(n) < 10 ** -digits ? n.toPrecision(2) : n.toFixed(digits));
-  return {
+  return judged({
     figure,
     service: format(service),
     peer: `${format(peer)} (${peerName})`,
     ratio: `${ratio.toFixed(2)} ×`,
     target: 'atLeast' in goal ? `≥ ${goal.atLeast} ×` : `≤ ${goal.atMost} ×`,
-    met,
-  };
+  }, 'atLeast' in goal ? ratio >= goal.atLeast : ratio <= goal.atMost, unexpected);
 }
 
 export const verdict = (met: boolean): string => (met ? 'met' : 'MISSED');
+
+/** A row as a sentence for a benchmark's section, with the unexpected answers that decided it when there were any. */
+export function verdictLine(row: SummaryRow): string {
+  const spoilt = row.unexpected !== undefined && row.unexpected.total > 0 ? ` (unexpected answers: ${row.unexpected})` : '';
+  return `${row.figure}: ${row.service} vs ${row.peer}, ${row.ratio}, target ${row.target} ${verdict(row.met)}${spoilt}.`;
+}
+
 export const today = (): string => new Date().toISOString().slice(0, 10);
 export const loadAverage = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
 
@@ -100,12 +153,12 @@ export function writeSection(heading: string, section: string): void {
   writeFileSync(RESULTS, `${text.slice(0, start)}${section.trimEnd()}\n${rest}`);
 }
 
-/** The summary table: one row per figure, benchmark named by its heading. */
+/** The summary table: one row per figure, benchmark named by its heading; `–` where a figure is not made of answers. */
 export function summaryTable(reports: { heading: string; rows: SummaryRow[] }[]): string {
-  const lines = ['| benchmark | figure | this service | peer | ratio | target | |', '|---|---|---|---|---|---|---|'];
+  const lines = ['| benchmark | figure | this service | peer | ratio | target | unexpected answers | |', '|---|---|---|---|---|---|---|---|'];
   for (const report of reports) {
     for (const row of report.rows) {
-      lines.push(`| ${report.heading.replace(/^## /, '')} | ${row.figure} | ${row.service} | ${row.peer} | ${row.ratio} | ${row.target} | ${verdict(row.met)} |`);
+      lines.push(`| ${report.heading.replace(/^## /, '')} | ${row.figure} | ${row.service} | ${row.peer} | ${row.ratio} | ${row.target} | ${row.unexpected?.toString() ?? '–'} | ${verdict(row.met)} |`);
     }
   }
   return lines.join('\n');

@@ -1,4 +1,5 @@
-/** Figures the benchmarks take from samples and from /proc. */
+/** Figures the benchmarks take from samples, from /proc and from the kernel's TCP counters. */
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
 /** The q-quantile (0..1) of ascending `sorted` samples, by the nearest-rank rule; NaN when there are none. */
@@ -91,4 +92,21 @@ export function treeCpuSeconds(rootPid: number): number {
   let total = 0;
   for (const [pid, t] of ticks) if (inTree(pid)) total += t;
   return total / CLOCK_TICKS_PER_S;
+}
+
+/**
+ * TCP segments with data that process `pid` has sent to `port` on its open connections, retransmissions left out
+ * (`ss -tinp` in the caller's network namespace). On loopback a message of up to 64 KiB leaves in one segment, so
+ * the difference over some requests of the process counts the SMB messages they cost (a compound is one).
+ */
+export function segmentsSent(pid: number, port: number): number {
+  const out = execFileSync('ss', ['-tinpH', `dport = :${port}`], { encoding: 'utf8' });
+  let total = 0;
+  let ours = false;
+  // One line per connection naming its process, then an indented line with its counters.
+  for (const line of out.split('\n')) {
+    if (/^\S/.test(line)) ours = line.includes(`pid=${pid},`);
+    else if (ours) total += Number(/data_segs_out:(\d+)/.exec(line)?.[1] ?? 0) - Number(/retrans:\d+\/(\d+)/.exec(line)?.[1] ?? 0);
+  }
+  return total;
 }

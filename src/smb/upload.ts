@@ -4,14 +4,15 @@
  * existing file, FILE_ADD_FILE on the folder for a new one) and the write changes nothing but the content: owner,
  * DACL, file id, creation time and alternate data streams stay.
  *
- * The new bytes reach the target in one round trip, the commit: CREATE (as the user) + the content + SET_INFO
- * end-of-file + QUERY_INFO (file id) + CLOSE. Once sent, the server carries the whole compound out even if this
- * process dies, so a crash of the service leaves the old or the new content. The content is
- * - a body of one block (a wiki page): the WRITE itself; nothing is stored on the server before the commit;
+ * The new bytes reach the target in the commit (see `commit`): CREATE as the user, SET_INFO end of file and the
+ * content in one round trip, which the server carries out whole once it is sent, even if this process dies then.
+ * The content is
+ * - a body of one block (a wiki page): one WRITE, followed in the same round trip by the file id and the CLOSE;
+ *   nothing of it is stored on the server before the commit;
  * - a larger body: a server-side copy (FSCTL_SRV_COPYCHUNK_WRITE) from a staging file that held the body while it
- *   arrived. The staging file is private to this upload: created with an empty protected DACL (only its owner's
- *   implicit rights, which do not include reading), no share access for other opens, and delete-on-close, so the
- *   server removes it when the handle closes, also when this process or its connection dies.
+ *   arrived, 16 MiB per round trip. The staging file is private to this upload: created with an empty protected
+ *   DACL (only its owner's implicit rights, which do not include reading), no share access for other opens, and
+ *   delete-on-close, so the server removes it when the handle closes, also when this process or its connection dies.
  * A caller's `decide` (preconditions, locks) runs after the body has arrived and right before the commit.
  */
 import { randomBytes } from 'node:crypto';
@@ -73,8 +74,8 @@ const SHARING_RETRY_MS = [10, 20, 40, 80, 160, 250, 250, 250, 500, 500, 500];
 
 /**
  * Writes `chunks` into the file at `path` in place, once `decide` (which may check preconditions and locks, or
- * throw to abandon the upload) has said how the target may be met. Readers of the file through the service see
- * the old or the new version; a body larger than one block waits in a private staging file until then.
+ * throw to abandon the upload) has said how the target may be met; a body larger than one block waits in a private
+ * staging file until then.
  */
 export async function upload(tree: Tree, path: string, chunks: AsyncIterable<Buffer>, decide: () => Promise<CommitMode>): Promise<Uploaded> {
   const target = toSmbPath(path);

@@ -2,13 +2,17 @@
 // groups with nested membership, 200 pages under ACLs of every kind, see oracle/fixture.ts) is indexed by the
 // service; then for every (user, page, X-Service-Groups subset) the service's answers (search, /wiki/pages,
 // /wiki/roots, WebDAV GET) are compared with the file server's own verdict: an SMB open for reading as that user.
+// The verdicts themselves are checked first: they must spread over users and pages within bounds a degenerate run
+// (all from one account, all granted, all refused) breaks (oracle/spread.ts), and Samba's smbclient must agree with
+// the project's SMB client on a seeded sample of them (oracle/second-opinion.ts).
 //   leaks:  the service shows or serves a page the file server refuses that user, under any header — must be 0;
 //   misses: with the user's full group list, the file server grants and the service hides — allowed only for the
 //           documented reasons of oracle/verdicts.ts (an allow entry the server reaches before a matching deny).
 // Every (user, header) case runs in both modes of the wiki endpoints: the user's own login, and a trusted service
 // account (wiki.trusted_callers) naming the user in X-Service-User; the two views must not differ in any page.
 // Then writers edit pages through WebDAV (the page's ACL must survive the save, the matrix is checked again) and
-// readers who may not write try LOCK, PROPPATCH, PUT, DELETE and MOVE (each must be refused).
+// readers who may not write try LOCK, PROPPATCH, PUT, DELETE and MOVE (each must be refused). After the edits every
+// check of the first matrix holds again.
 // The seed is printed; ORACLE_SEED=<n> repeats a run.
 import assert from 'node:assert/strict';
 import { randomBytes, randomInt } from 'node:crypto';
@@ -28,6 +32,8 @@ import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { seededRandom } from '../search/seeded-random.js';
 import { createDirectory, type OracleDirectory, type OracleUser } from './oracle/directory.js';
 import { buildFixture, type OracleFixture, type OraclePage } from './oracle/fixture.js';
+import { drawSample, smbclientGrants } from './oracle/second-opinion.js';
+import { assertSpread, describeSpread, verdictSpread, type VerdictSpread } from './oracle/spread.js';
 import { grantsNoChange, missReason, orderedGrant, Right } from './oracle/verdicts.js';
 import { ScratchAccounts, type ScratchAccount } from './scratch-accounts.js';
 import { eventually, passAfter, WikiClient, type Caller } from './wiki-service.js';
@@ -35,6 +41,8 @@ import { eventually, passAfter, WikiClient, type Caller } from './wiki-service.j
 const SHARE = 'schule';
 const SEED = process.env['ORACLE_SEED'] === undefined ? randomInt(2 ** 31) : Number(process.env['ORACLE_SEED']);
 const CONCURRENCY = 8;
+/** The smbclient sample: this many pairs the project's client grants, and as many it refuses. */
+const SAMPLE_PER_SIDE = 30;
 /** SE_DACL_PROTECTED: the DACL does not inherit from the parent. */
 const DACL_PROTECTED = 0x1000;
 
@@ -64,6 +72,9 @@ interface MatrixResult {
   modeDifferences: string[];
   /** The file server's verdicts: user → readable pages. */
   granted: Map<string, Set<string>>;
+  spread: VerdictSpread;
+  /** (user, page) pairs of the smbclient sample where smbclient and the project's client disagree. */
+  disagreements: string[];
 }
 
 const basic = (user: OracleUser) => `Basic ${Buffer.from(`${user.name}:${user.password}`).toString('base64')}`;
@@ -177,6 +188,13 @@ describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
     await all(pairs, async ({ user, page }) => {
       if (await serverGrants(user, page)) granted.get(user.name)!.add(page.path);
     });
+    const spread = verdictSpread(granted, fixture.pages.map((p) => p.path));
+    const sample = drawSample(users, fixture.pages, granted, next, SAMPLE_PER_SIDE);
+    const disagreements: string[] = [];
+    await all(sample, async ({ user, page, granted: ours }) => {
+      const theirs = await smbclientGrants(env, SHARE, user, page.path);
+      if (theirs !== ours) disagreements.push(`${user.name} ${page.path}: smbclient ${theirs ? 'reads' : 'is refused'}, the project's client ${ours ? 'reads' : 'is refused'}`);
+    });
     const indexed = await indexedPages();
     const leaks: Finding[] = [];
     const misses: Finding[] = [];
@@ -229,7 +247,25 @@ describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
     );
     for (const miss of misses) console.log(`  miss ${miss.reason ?? 'UNDOCUMENTED'}: ${miss.user} ${miss.page} (${miss.via})`);
     for (const leak of leaks) console.log(`  LEAK: ${leak.user} [${leak.header}] ${leak.page} via ${leak.via}`);
-    return { size, leaks, misses, inconsistencies, modeDifferences, granted };
+    console.log(`permission oracle ${label}: verdicts ${describeSpread(spread, users.length)}`);
+    const sampledGrants = sample.filter((v) => v.granted).length;
+    console.log(
+      `permission oracle ${label}: smbclient sample of ${sample.length} (user, page) (${sampledGrants} granted, ${sample.length - sampledGrants} refused ` +
+        `by the project's client): ${disagreements.length} disagree`,
+    );
+    for (const line of disagreements) console.log(`  smbclient disagrees: ${line}`);
+    return { size, leaks, misses, inconsistencies, modeDifferences, granted, spread, disagreements };
+  }
+
+  /** What every run of the matrix must show, before the edits and after: first that its verdicts can be trusted. */
+  function assertMatrix(result: MatrixResult, when: string): void {
+    assert.ok(result.size >= 30 * 200 * 3, `matrix size ${result.size} ${when}`);
+    assertSpread(result.spread, when);
+    assert.deepEqual(result.disagreements, [], `smbclient agrees with the project's client ${when}`);
+    assert.deepEqual(result.leaks, [], `leaks ${when}`);
+    assert.deepEqual(result.misses.filter((m) => m.reason === undefined || m.reason === 'not-indexed'), [], `misses without a documented reason ${when}`);
+    assert.deepEqual(result.inconsistencies, [], `search, page lists and roots agree ${when}`);
+    assert.deepEqual(result.modeDifferences, [], `a trusted caller naming the user is shown what the user's own login is ${when}`);
   }
 
   /** The pages' and their `.wiki/` folders' security descriptors, as the DC administrator reads them. */
@@ -290,13 +326,7 @@ describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
 
   it('the service shows no page the file server refuses, and hides only for documented reasons', async () => {
     baseline = await runMatrix('before edits');
-    assert.ok(baseline.size >= 30 * 200 * 3, `matrix size ${baseline.size}`);
-    assert.deepEqual(baseline.leaks, [], 'leaks');
-    assert.deepEqual(baseline.misses.filter((m) => m.reason === undefined || m.reason === 'not-indexed'), [], 'misses without a documented reason');
-    assert.deepEqual(baseline.inconsistencies, [], 'search, page lists and roots agree');
-    assert.deepEqual(baseline.modeDifferences, [], 'a trusted caller naming the user is shown what the user\'s own login is');
-    const readable = [...baseline.granted.values()].reduce((n, s) => n + s.size, 0);
-    assert.ok(readable > 0 && readable < directory!.users.length * fixture.pages.length, 'the fixture both grants and refuses');
+    assertMatrix(baseline, 'before edits');
     const guarded = denyOutsideHeader();
     console.log(`permission oracle: ${guarded} (user, header, page) cases are hidden only by a deny of a group the header leaves out`);
     assert.ok(guarded > 0, 'the fixture denies pages to groups that narrowed headers leave out');
@@ -378,9 +408,7 @@ describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
     await readSecurity();
     await passAfter(service!, edited, 120_000);
     const again = await runMatrix('after edits');
-    assert.deepEqual(again.leaks, [], 'leaks after edits');
-    assert.deepEqual(again.modeDifferences, [], 'both modes agree after edits');
-    assert.deepEqual(again.misses.filter((m) => m.reason === undefined || m.reason === 'not-indexed'), [], 'misses without a documented reason after edits');
+    assertMatrix(again, 'after edits');
     assert.deepEqual(changed, [], 'a save keeps the page\'s DACL');
     const verdictChanges = directory!.users.flatMap((u) =>
       edits.filter(({ page }) => baseline.granted.get(u.name)!.has(page.path) !== again.granted.get(u.name)!.has(page.path)).map(({ page }) => `${u.name} ${page.path}`),

@@ -134,14 +134,35 @@ export function closeResponse(messageId: bigint): Buffer {
   return Buffer.concat([responseHeader(6, messageId), body]);
 }
 
-export function validateNegotiateResponse(messageId: bigint): Buffer {
-  const body = Buffer.alloc(48 + 24);
+/** An IOCTL response carrying `output` for the FSCTL `ctlCode`. */
+export function ioctlResponse(messageId: bigint, ctlCode: number, output: Buffer): Buffer {
+  const body = Buffer.alloc(48 + output.length);
   body.writeUInt16LE(49, 0);
-  body.writeUInt32LE(0x00140204, 4);
+  body.writeUInt32LE(ctlCode, 4);
   body.writeUInt32LE(64 + 48, 32);
-  body.writeUInt32LE(24, 36);
-  body.writeUInt16LE(0x302, 48 + 22);
+  body.writeUInt32LE(output.length, 36);
+  output.copy(body, 48);
   return Buffer.concat([responseHeader(11, messageId), body]);
+}
+
+export function validateNegotiateResponse(messageId: bigint): Buffer {
+  const output = Buffer.alloc(24);
+  output.writeUInt16LE(0x302, 22);
+  return ioctlResponse(messageId, 0x00140204, output);
+}
+
+/** SRV_REQUEST_RESUME_KEY: a 24-byte key of 0x5a, no context. */
+export function resumeKeyResponse(messageId: bigint): Buffer {
+  return ioctlResponse(messageId, 0x00140078, Buffer.concat([Buffer.alloc(24, 0x5a), Buffer.alloc(8)]));
+}
+
+/** SRV_COPYCHUNK_RESPONSE: 2 chunks, 1,048,576 bytes of the last, 1,500,000 in all. */
+export function copyChunkResponse(messageId: bigint): Buffer {
+  const output = Buffer.alloc(12);
+  output.writeUInt32LE(2, 0);
+  output.writeUInt32LE(1_048_576, 4);
+  output.writeUInt32LE(1_500_000, 8);
+  return ioctlResponse(messageId, 0x001480f2, output);
 }
 
 /**

@@ -5,15 +5,19 @@ import { FileAction, FileNotifyChange, parseFileNotifyInformation, parseIdFullDi
 import { Command } from '../../../src/smb/header.js';
 import {
   changeNotifyRequest,
+  copyChunkWriteRequest,
+  createRequest,
   parseCloseResponse,
+  parseCopyChunkResponse,
   parseCreateResponse,
   parseNegotiateResponse,
   parseOutputBuffer,
+  parseResumeKeyResponse,
   parseValidateNegotiateResponse,
 } from '../../../src/smb/messages.js';
 import { normalizePath, toSmbPath } from '../../../src/smb/paths.js';
 import { WireReader } from '../../../src/smb/wire.js';
-import { closeResponse, createResponse, directoryEntries, negotiateResponse, notifyEntries, outputBufferResponse, securityDescriptor, validateNegotiateResponse } from './frames.js';
+import { closeResponse, copyChunkResponse, createResponse, resumeKeyResponse, directoryEntries, negotiateResponse, notifyEntries, outputBufferResponse, securityDescriptor, validateNegotiateResponse } from './frames.js';
 
 test('security descriptor: owner, group, ACE types, flags, masks and SIDs', () => {
   const sd = parseSecurityDescriptor(securityDescriptor());
@@ -51,6 +55,37 @@ test('directory listings, CREATE, CLOSE, IOCTL and NEGOTIATE responses parse fro
   assert.equal(out.toString(), 'abc');
   assert.equal(parseCloseResponse(new WireReader(closeResponse(3n), 'test')).endOfFile, 5);
   assert.equal(parseValidateNegotiateResponse(new WireReader(validateNegotiateResponse(4n), 'test')).dialect, 0x302);
+});
+
+test('CREATE with SMB2_CREATE_SD_BUFFER: the context follows the name at an 8-byte boundary, named SecD, with the SD', () => {
+  const sd = Buffer.from('0100049400000000000000000000000014000000020008000000000000', 'hex');
+  const body = createRequest({ name: 'a\\b.tmp', desiredAccess: 1, disposition: 2, securityDescriptor: sd }).body;
+  const at = body.readUInt32LE(48) - 64; // offsets count from the SMB2 header
+  assert.equal(at % 8, 0);
+  assert.ok(at >= 56 + 'a\\b.tmp'.length * 2);
+  assert.equal(body.readUInt32LE(52), body.length - at, 'the context runs to the end of the request');
+  const context = body.subarray(at);
+  assert.equal(context.readUInt32LE(0), 0, 'the last context of its chain');
+  assert.equal(context.subarray(context.readUInt16LE(4), context.readUInt16LE(4) + context.readUInt16LE(6)).toString('latin1'), 'SecD');
+  const dataAt = context.readUInt16LE(10);
+  assert.equal(dataAt % 8, 0);
+  assert.deepEqual(context.subarray(dataAt, dataAt + context.readUInt32LE(12)), sd);
+  assert.equal(createRequest({ name: 'x', desiredAccess: 1, disposition: 1 }).body.readUInt32LE(48), 0, 'no context, no offset');
+});
+
+test('server-side copy: the resume key and the chunks are laid out as SRV_COPYCHUNK_COPY; the answers parse', () => {
+  const key = parseResumeKeyResponse(new WireReader(resumeKeyResponse(1n), 'test'));
+  assert.deepEqual(key, Buffer.alloc(24, 0x5a));
+  const req = copyChunkWriteRequest(Buffer.alloc(16, 0x11), key, [{ sourceOffset: 0, targetOffset: 0, length: 1_048_576 }, { sourceOffset: 1_048_576, targetOffset: 1_048_576, length: 451_424 }]);
+  assert.equal(req.command, Command.IOCTL);
+  assert.equal(req.body.readUInt32LE(4), 0x001480f2, 'FSCTL_SRV_COPYCHUNK_WRITE');
+  assert.deepEqual(req.body.subarray(8, 24), Buffer.alloc(16, 0x11));
+  const input = req.body.subarray(req.body.readUInt32LE(24) - 64, req.body.readUInt32LE(24) - 64 + req.body.readUInt32LE(28));
+  assert.deepEqual(input.subarray(0, 24), key);
+  assert.equal(input.readUInt32LE(24), 2);
+  assert.deepEqual([input.readBigUInt64LE(56), input.readBigUInt64LE(64), input.readUInt32LE(72)], [1_048_576n, 1_048_576n, 451_424]);
+  assert.equal(req.body.readUInt32LE(44), 12, 'room for SRV_COPYCHUNK_RESPONSE');
+  assert.equal(parseCopyChunkResponse(new WireReader(copyChunkResponse(2n), 'test')), 1_500_000);
 });
 
 test('CHANGE_NOTIFY: the request carries flags, buffer size, FileId and filter; FILE_NOTIFY_INFORMATION chains parse', () => {

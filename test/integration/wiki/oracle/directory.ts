@@ -34,7 +34,8 @@ export interface OracleDirectory {
   remove(): Promise<void>;
 }
 
-function pick<T>(next: () => number, items: readonly T[], count: number): T[] {
+/** `count` items drawn with `next`, no item twice (fewer when `items` has fewer). */
+export function pick<T>(next: () => number, items: readonly T[], count: number): T[] {
   const pool = [...items];
   const picked: T[] = [];
   while (picked.length < count && pool.length > 0) picked.push(pool.splice(Math.floor(next() * pool.length), 1)[0]!);
