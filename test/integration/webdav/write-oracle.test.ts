@@ -213,28 +213,36 @@ describe(`write oracle (ORACLE_SEED=${SEED})`, () => {
     assert.ok(results.length > 0, 'the matrix ran');
     const local = await mkdtemp(path.join(tmpdir(), 'write-oracle-'));
     const bodyFile = (op: Operation): string => path.join(local, `${slug(op)}.txt`);
-    for (const op of OPERATIONS) if (op.body) await writeFile(bodyFile(op), op.body);
+    // Credentials in authentication files (mode 600), so that no password shows on a command line.
+    const authFile = (user: User): string => path.join(local, `${user}.auth`);
     // One operation per target and user in that user's tree, so that no two touch the same name.
     const sample = USERS.flatMap((user) => [...setups.files.map((f) => f.path), ...setups.folders.map((f) => f.name)].map((target) => {
       const fits = OPERATIONS.filter((op) => op.smbclient && targetsOf(op).includes(target));
       return { user, target, op: fits[Math.floor(next() * fits.length)]! };
     }));
     const disagree: string[] = [];
+    const statuses = new Map<string, number>();
     try {
+      for (const op of OPERATIONS) if (op.body) await writeFile(bodyFile(op), op.body);
+      for (const user of USERS) {
+        await writeFile(authFile(user), `username = ${user}\npassword = ${account(env, user).password}\ndomain = ${env.smb.domain}\n`, { mode: 0o600 });
+      }
       await all(sample, async ({ user, target, op }) => {
-        const a = account(env, user);
         const command = op.smbclient!(`${smbclientTree(user)}/${target}`, bodyFile(op));
-        const { stdout, stderr } = await run('smbclient', [`//${env.smb.host}/${SHARE}`, '-p', String(env.smb.port), '-U', `${env.smb.domain}\\${a.user}%${a.password}`,
+        const { stdout, stderr } = await run('smbclient', [`//${env.smb.host}/${SHARE}`, '-p', String(env.smb.port), '-A', authFile(user),
           '--client-protection=sign', '-c', command]).catch((error: { stdout: string; stderr: string }) => error);
-        const status = /NT_STATUS_\w+/.exec(`${stdout}${stderr}`)?.[0];
+        // The same NT status, not only the same verdict: a failed logon must not pass for a refusal.
+        const status = /NT_STATUS_\w+/.exec(`${stdout}${stderr}`)?.[0].slice('NT_'.length) ?? 'SUCCESS';
         const direct = results.find((r) => r.user === user && r.op === op && r.target === target)!.direct;
-        if ((status === undefined) !== direct.allowed) disagree.push(`${user} ${target} ${op.name} (${command}): smbclient ${status ?? 'ok'}, SmbClient ${direct.status}`);
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+        if (status !== direct.status) disagree.push(`${user} ${target} ${op.name} (${command}): smbclient ${status}, SmbClient ${direct.status}`);
       });
     } finally {
       await rm(local, { recursive: true, force: true });
     }
-    console.log(`write oracle: smbclient sample of ${sample.length} direct verdicts; disagreeing ${disagree.length}`);
+    console.log(`write oracle: smbclient sample of ${sample.length} direct verdicts ${JSON.stringify(Object.fromEntries(statuses))}; disagreeing ${disagree.length}`);
     for (const d of disagree) console.log(`  DISAGREE ${d}`);
+    assert.ok(statuses.has('SUCCESS') && statuses.size > 1, 'the sample holds allowed and refused operations');
     assert.deepEqual(disagree, [], 'smbclient and the project\'s client agree');
   });
 });
