@@ -117,6 +117,25 @@ function puts(label: string, body: Buffer): Operation[] {
   ];
 }
 
+/**
+ * MOVE or COPY of the target's own source (in `ablage/`) onto the target, Overwrite: T; the direct steps delete the
+ * target as the user, then `putSource` puts the source there.
+ */
+function overExisting(method: 'MOVE' | 'COPY', putSource: (share: SmbShare, source: string, target: string) => Promise<void>): Operation {
+  return {
+    name: `${method} over existing`,
+    on: 'file',
+    sources: true,
+    touched: (t) => [t, sourceFor(t)],
+    leavesFile: true,
+    proxy: async (dav, t) => answered(await dav.request(method, sourceFor(t), { headers: { destination: dav.url(t), overwrite: 'T' } }), 204),
+    direct: (share, t) => smbVerdict(async () => {
+      await share.unlink(t);
+      await putSource(share, sourceFor(t), t);
+    }),
+  };
+}
+
 export const OPERATIONS: readonly Operation[] = [
   ...puts('', SMALL_BODY),
   ...puts(', large body', LARGE_BODY),
@@ -138,32 +157,10 @@ export const OPERATIONS: readonly Operation[] = [
     direct: (share, t) => smbVerdict(() => share.rename(t, renamedOf(t))),
     smbclient: (t) => `rename ${quoted(t)} ${quoted(renamedOf(t))}`,
   },
-  {
-    // RFC 4918 §9.9.3: the destination is deleted first, then the source takes its name.
-    name: 'MOVE over existing',
-    on: 'file',
-    sources: true,
-    touched: (t) => [t, sourceFor(t)],
-    leavesFile: true,
-    proxy: async (dav, t) => answered(await dav.request('MOVE', sourceFor(t), { headers: { destination: dav.url(t), overwrite: 'T' } }), 204),
-    direct: (share, t) => smbVerdict(async () => {
-      await share.unlink(t);
-      await share.rename(sourceFor(t), t);
-    }),
-  },
-  {
-    // RFC 4918 §9.8.4: the destination is deleted first, then the copy is a new file at its name.
-    name: 'COPY over existing',
-    on: 'file',
-    sources: true,
-    touched: (t) => [t, sourceFor(t)],
-    leavesFile: true,
-    proxy: async (dav, t) => answered(await dav.request('COPY', sourceFor(t), { headers: { destination: dav.url(t), overwrite: 'T' } }), 204),
-    direct: (share, t) => smbVerdict(async () => {
-      await share.unlink(t);
-      await writeInPlace(share, t, Disposition.CREATE, await share.readFile(sourceFor(t)));
-    }),
-  },
+  // RFC 4918 §9.9.3 and §9.8.4: the destination is deleted first; a MOVE renames the source onto its name, a COPY
+  // is a new file there.
+  overExisting('MOVE', (share, source, target) => share.rename(source, target)),
+  overExisting('COPY', async (share, source, target) => writeInPlace(share, target, Disposition.CREATE, await share.readFile(source))),
   {
     name: 'MKCOL',
     on: 'folder',
