@@ -118,6 +118,9 @@ describe(`write oracle (ORACLE_SEED=${SEED})`, () => {
       assert.equal(snapshots[i], snapshots[first], `${tree} is identical to ${trees[first]!.tree}`);
     });
     console.log(`write oracle: ${trees.length} trees of ${setups.folders.length} folders and ${setups.files.length} files built and compared in ${((Date.now() - built) / 1000).toFixed(1)} s`);
+    for (const { name, setup } of [...setups.folders.map((f) => ({ name: `${f.name}/`, setup: f.setup })), ...setups.files.map((f) => ({ name: f.path, setup: f.setup }))]) {
+      console.log(`  ${name}: ${setup}`);
+    }
     service = await startService();
   });
 
