@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SmbClient, SmbError, type SmbShare } from '../../../src/smb/index.js';
+import { basicInfo } from '../../../src/smb/fscc.js';
+import { Access, Disposition, FileHandle, FileInfoClass, SmbClient, SmbError, type SmbShare } from '../../../src/smb/index.js';
 
 export interface TestbedEnv {
   smb: { host: string; port: number; domain: string; shares: { name: string; path: string; encrypt: boolean }[] };
@@ -79,4 +80,16 @@ export function smbcacls(share: string, path: string, args: string[]): string {
     ['-s', env.samba.conf, `//${env.smb.host}/${share}`, path, '-U', `${env.dc_admin.user}%${env.dc_admin.password}`, ...args],
     { encoding: 'utf8' },
   );
+}
+
+/** Sets a file's DOS attributes (FileAttributes bits, e.g. READONLY), as `smbclient -c 'setmode f +r'` does. */
+export async function setFileAttributes(share: SmbShare, path: string, attributes: number): Promise<void> {
+  await share.withTree(async (tree) => {
+    const handle = await FileHandle.open(tree, { name: path.replaceAll('/', '\\'), desiredAccess: Access.FILE_WRITE_ATTRIBUTES, disposition: Disposition.OPEN });
+    try {
+      await handle.setInfo(FileInfoClass.FileBasicInformation, basicInfo({}, attributes));
+    } finally {
+      await handle.close();
+    }
+  });
 }
