@@ -37,3 +37,16 @@ export const CREATE_FILE: WriteRight = { access: Access.FILE_ADD_FILE, means: 'c
  * holds FILE_READ_EA without FILE_WRITE_EA; "Write" and "Modify" hold both.
  */
 export const WRITE_PROPERTIES: WriteRight = { access: Access.FILE_WRITE_EA, means: 'write its extended attributes (FILE_WRITE_EA)' };
+
+/**
+ * What a MOVE or COPY over an existing destination needs besides deleting it, asked before the destination is
+ * deleted: a move takes the source away (DELETE) and a copy reads a file; either adds a member to the destination's
+ * folder. So an operation the file server would refuse deletes nothing first.
+ */
+export const MOVE_AWAY: WriteRight = { access: Access.DELETE, means: 'move it away (DELETE)' };
+export const READ_FILE: WriteRight = { access: Access.FILE_READ_DATA, means: 'read it (FILE_READ_DATA, of a folder: list it)' };
+export function addMember(isCollection: boolean): WriteRight {
+  return isCollection
+    ? { access: Access.FILE_ADD_SUBDIRECTORY, means: 'add folders to it (FILE_ADD_SUBDIRECTORY)' }
+    : CREATE_FILE;
+}

@@ -182,7 +182,8 @@ export class DavCall {
 
   /**
    * 403 unless the file server grants this user `right` on `path`, asked now as that user (see write-rights.ts):
-   * for state the file server does not keep itself (locks, dead properties).
+   * for state the file server does not keep itself (locks, dead properties), and before a step that could not be
+   * undone if a later one were refused.
    */
   async requireRight(path: string, right: WriteRight): Promise<void> {
     try {

@@ -9,6 +9,7 @@ import type { DavEntry } from '../../../src/webdav/properties.js';
 import { destinationPath, parseLockDepth, parseOverwrite } from '../../../src/webdav/requests.js';
 import { copyTree, membersMapped, removeTree } from '../../../src/webdav/tree-ops.js';
 import { pageDeleted, pageMoved, pageWritten } from '../../../src/webdav/wiki-hook.js';
+import { MOVE_AWAY, READ_FILE, addMember } from '../../../src/webdav/write-rights.js';
 import { isWikiDir } from '../../../src/wiki/layout.js';
 import { checkWikiLayout, forgetResource, parentTarget, sendFailures, type DavCall, type DavService } from './dav-context.js';
 
@@ -48,6 +49,8 @@ async function copyOrMove(call: DavCall, svc: DavService, kind: 'copy' | 'move')
     // this user may delete what is there (DELETE on it, or FILE_DELETE_CHILD on its folder), as Windows asks of a
     // rename that replaces a file; Samba would let a rename replace a file its user may not delete.
     if (existing) {
+      await call.requireRight(call.path, kind === 'move' ? MOVE_AWAY : READ_FILE);
+      await call.requireRight(parentPath(to), addMember(source.isCollection));
       const removed = await removeTree(call.storage, existing);
       if (removed.failures.length > 0) return sendFailures(call, removed.failures);
       svc.hook(removed.files.flatMap((f) => pageDeleted(call.server, call.location.share, f)));
