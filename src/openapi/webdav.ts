@@ -19,7 +19,7 @@ const VALIDATORS = {
 const DAV_ERRORS: Record<string, Json> = {
   '400': error('Malformed path or request', ['invalid_path', 'invalid_request', 'invalid_name']),
   '401': error('Basic credentials missing, or refused by the file server', ['unauthorized', 'logon_failure'], CHALLENGE),
-  '403': error('The file server or the wiki layout forbids it (LOCK and PROPPATCH ask it for the write right they need), the Destination is on another share, or a bound of webdav.locks / webdav.dead_properties would be passed', ['access_denied', 'other_share', 'share_root', 'same_resource', 'into_itself', 'propfind_finite_depth', 'not_lock_owner', 'wiki_subfolder', 'wiki_non_markdown', 'too_many_locks', 'lock_owner_too_large', 'too_many_properties', 'properties_too_large']),
+  '403': error('The file server or the wiki layout forbids it (LOCK and PROPPATCH ask it for the write right they need), the Destination is on another share, a body over 1 MiB cannot be staged beside its target (staging_denied), or a bound of webdav.locks / webdav.dead_properties would be passed', ['access_denied', 'staging_denied', 'other_share', 'share_root', 'same_resource', 'into_itself', 'propfind_finite_depth', 'not_lock_owner', 'wiki_subfolder', 'wiki_non_markdown', 'too_many_locks', 'lock_owner_too_large', 'too_many_properties', 'properties_too_large']),
   '404': error('No such share or resource', ['unknown_share', 'not_found']),
   '405': error('Not possible on this kind of resource', ['is_a_folder', 'is_a_collection', 'exists']),
   '409': error('Conflict with the state of the share', ['no_parent', 'exists', 'not_empty', 'not_a_folder', 'delete_pending', 'no_such_lock']),

@@ -27,7 +27,9 @@ export type SmbErrorCode =
   | 'CONNECTION_CLOSED'
   | 'PROTOCOL_ERROR'
   | 'SIGNATURE_MISMATCH'
-  | 'INVALID_ARGUMENT';
+  | 'INVALID_ARGUMENT'
+  /** A body over one block could not be staged next to its target: the server refused to create the file there. */
+  | 'STAGING_DENIED';
 
 export const NtStatus = {
   SUCCESS: 0x00000000,

@@ -230,6 +230,10 @@ class Staging {
       writeRequest(RELATED_FILE_ID, 0, firstBlock),
       resumeKeyRequest(RELATED_FILE_ID),
     ]);
+    if (responses[0]!.header.status === NtStatus.ACCESS_DENIED) {
+      // Not the target's verdict: the user may not add files to its folder, which a large body's staging needs.
+      throw new SmbError('STAGING_DENIED', `cannot create the staging file ${tree.shareName}\\${name} for a body over ${BLOCK_SIZE} bytes`);
+    }
     assertStatus(responses[0]!, `CREATE ${tree.shareName}\\${name}`);
     const created = parseCreateResponse(responses[0]!.reader);
     const handle = new FileHandle(tree, name, created.fileId, created);

@@ -18,7 +18,7 @@ import type { Operation, Verdict } from './operations.js';
  * of any other kind fails the oracle.
  */
 export const DOCUMENTED_MISSES: Readonly<Record<string, string>> = {
-  'PUT over existing, large body: 403 access_denied':
+  'PUT over existing, large body: 403 staging_denied':
     'a body over 1 MiB waits in a private staging file next to the target, which needs FILE_ADD_FILE on the folder; ' +
     'a user who may write the file but not add files to its folder saves it only up to 1 MiB (src/webdav/README.md)',
 };
