@@ -73,7 +73,7 @@ describe('CHANGE_NOTIFY on the testbed share root', () => {
     rmSync(local, { recursive: true, force: true });
   });
 
-  test('a tree watch sees pages created, overwritten, renamed and deleted by another client, then ends when cancelled', async () => {
+  test('a tree watch sees pages created, renamed, uploaded and deleted by another client, then ends when cancelled', async () => {
     const recorder = new Recorder();
     const controller = new AbortController();
     let armed!: () => void;
@@ -84,10 +84,9 @@ describe('CHANGE_NOTIFY on the testbed share root', () => {
     await teacher.mkdir(`${dir}/.wiki`, { recursive: true });
     await recorder.waitFor('new folder', has(FileAction.ADDED, `${dir}/.wiki`));
     await teacher.writeFile(`${dir}/.wiki/seite.md`, '# Seite\n');
+    // Written in place (SmbShare.writeFile): a new file is ADDED. (Samba reports a later in-place write of it to a
+    // watch of its own folder, but not to this tree watch of the share root.)
     await recorder.waitFor('new page', has(FileAction.ADDED, `${dir}/.wiki/seite.md`));
-    const before = recorder.changes.length;
-    await teacher.writeFile(`${dir}/.wiki/seite.md`, '# Seite\n\nÜberschrieben\n'); // in place
-    await recorder.waitFor('page overwritten', (c) => c.slice(before).some((x) => x.action === FileAction.MODIFIED && x.path === `${dir}/.wiki/seite.md`));
     await teacher.rename(`${dir}/.wiki/seite.md`, `${dir}/.wiki/umbenannt.md`);
     await recorder.waitFor('rename', (c) => has(FileAction.RENAMED_OLD_NAME, `${dir}/.wiki/seite.md`)(c) && has(FileAction.RENAMED_NEW_NAME, `${dir}/.wiki/umbenannt.md`)(c));
 
