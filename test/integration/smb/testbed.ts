@@ -2,11 +2,14 @@
  * Access to the testbed for the SMB integration tests: env.json, clients for its accounts, scratch folders
  * and smbcacls.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { basicInfo } from '../../../src/smb/fscc.js';
 import { Access, Disposition, FileHandle, FileInfoClass, SmbClient, SmbError, type SmbShare } from '../../../src/smb/index.js';
 
@@ -92,4 +95,29 @@ export async function setFileAttributes(share: SmbShare, path: string, attribute
       await handle.close();
     }
   });
+}
+
+/**
+ * Runs one command of Samba's own smbclient as `account` (signing on) on `share` and returns the NT status it
+ * ended with (`STATUS_ACCESS_DENIED`, ...), `SUCCESS` when it names none: a second opinion beside the project's
+ * client. The credentials go in an authentication file (mode 600, in a folder of its own, removed afterwards), so
+ * no password shows on a command line. A run that fails without naming a status throws.
+ */
+export async function smbclientStatus(account: { user: string; password: string }, share: string, command: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'smbclient-'));
+  try {
+    const auth = join(dir, 'auth');
+    await writeFile(auth, `username = ${account.user}\npassword = ${account.password}\ndomain = ${env.smb.domain}\n`, { mode: 0o600 });
+    const args = [`//${env.smb.host}/${share}`, '-p', String(env.smb.port), '-A', auth, '--client-protection=sign', '-c', command];
+    const { ok, output } = await promisify(execFile)('smbclient', args).then(
+      ({ stdout, stderr }) => ({ ok: true, output: `${stdout}${stderr}` }),
+      (error: { stdout?: string; stderr?: string; message: string }) => ({ ok: false, output: `${error.stdout ?? ''}${error.stderr ?? ''}` || error.message }),
+    );
+    const status = /NT_(STATUS_\w+)/.exec(output)?.[1];
+    if (status) return status;
+    if (ok) return 'SUCCESS';
+    throw new Error(`smbclient as ${account.user} on ${share}, ${command}: ${output.trim()}`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }

@@ -12,17 +12,16 @@
 // A sample of the direct verdicts is repeated with Samba's smbclient on a third tree.
 // ORACLE_SEED=<n> repeats a run's order of cells and its smbclient sample.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { promisify } from 'node:util';
 import PQueue from 'p-queue';
 import { SmbClient, TEMP_NAME, type SmbShare } from '../../../src/smb/index.js';
 import { startService, type RunningService } from '../../support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
+import { smbclientStatus } from '../smb/testbed.js';
 import { seededRandom } from '../search/seeded-random.js';
 import { DavClient, account } from './dav-client.js';
 import { rightNames, rightsOf, stateOf, type PathState } from './write-oracle/effects.js';
@@ -30,7 +29,6 @@ import { buildTree, scenario, type Scenario } from './write-oracle/fixture.js';
 import { OPERATIONS, type Operation, type Verdict } from './write-oracle/operations.js';
 import { DOCUMENTED_MISSES, findingOf, isDocumented, type Finding } from './write-oracle/verdicts.js';
 
-const run = promisify(execFile);
 const SHARE = 'schule';
 const SEED = process.env['ORACLE_SEED'] === undefined ? randomInt(2 ** 31) : Number(process.env['ORACLE_SEED']);
 const USERS = ['anna', 'ben', 'carla', 'dora'] as const;
@@ -216,8 +214,6 @@ describe(`write oracle (ORACLE_SEED=${SEED})`, () => {
     assert.ok(results.length > 0, 'the matrix ran');
     const local = await mkdtemp(path.join(tmpdir(), 'write-oracle-'));
     const bodyFile = (op: Operation): string => path.join(local, `${slug(op)}.txt`);
-    // Credentials in authentication files (mode 600), so that no password shows on a command line.
-    const authFile = (user: User): string => path.join(local, `${user}.auth`);
     // One operation per target and user in that user's tree, so that no two touch the same name.
     const sample = USERS.flatMap((user) => [...setups.files.map((f) => f.path), ...setups.folders.map((f) => f.name)].map((target) => {
       const fits = OPERATIONS.filter((op) => op.smbclient && targetsOf(op).includes(target));
@@ -227,15 +223,10 @@ describe(`write oracle (ORACLE_SEED=${SEED})`, () => {
     const statuses = new Map<string, number>();
     try {
       for (const op of OPERATIONS) if (op.body) await writeFile(bodyFile(op), op.body);
-      for (const user of USERS) {
-        await writeFile(authFile(user), `username = ${user}\npassword = ${account(env, user).password}\ndomain = ${env.smb.domain}\n`, { mode: 0o600 });
-      }
       await all(sample, async ({ user, target, op }) => {
         const command = op.smbclient!(`${smbclientTree(user)}/${target}`, bodyFile(op));
-        const { stdout, stderr } = await run('smbclient', [`//${env.smb.host}/${SHARE}`, '-p', String(env.smb.port), '-A', authFile(user),
-          '--client-protection=sign', '-c', command]).catch((error: { stdout: string; stderr: string }) => error);
         // The same NT status, not only the same verdict: a failed logon must not pass for a refusal.
-        const status = /NT_STATUS_\w+/.exec(`${stdout}${stderr}`)?.[0].slice('NT_'.length) ?? 'SUCCESS';
+        const status = await smbclientStatus({ user, password: account(env, user).password }, SHARE, command);
         const direct = results.find((r) => r.user === user && r.op === op && r.target === target)!.direct;
         statuses.set(status, (statuses.get(status) ?? 0) + 1);
         if (status !== direct.status) disagree.push(`${user} ${target} ${op.name} (${command}): smbclient ${status}, SmbClient ${direct.status}`);

@@ -192,7 +192,7 @@ describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
     const sample = drawSample(users, fixture.pages, granted, next, SAMPLE_PER_SIDE);
     const disagreements: string[] = [];
     await all(sample, async ({ user, page, granted: ours }) => {
-      const theirs = await smbclientGrants(env, SHARE, user, page.path);
+      const theirs = await smbclientGrants(SHARE, user, page.path);
       if (theirs !== ours) disagreements.push(`${user.name} ${page.path}: smbclient ${theirs ? 'reads' : 'is refused'}, the project's client ${ours ? 'reads' : 'is refused'}`);
     });
     const indexed = await indexedPages();

@@ -3,16 +3,10 @@
  * so a bug in that client (a read that fails for the wrong reason, a logon as the wrong account) would skew every
  * verdict alike. Samba's own smbclient opens a seeded sample of (user, page) pairs again, and must agree.
  */
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
-import type { TestbedEnv } from '../../../testbed/env.js';
+import { smbclientStatus } from '../../smb/testbed.js';
 import { pick, type OracleUser } from './directory.js';
 import type { OraclePage } from './fixture.js';
 
-const run = promisify(execFile);
 
 export interface Verdict {
   user: OracleUser;
@@ -33,24 +27,12 @@ export function drawSample(
 }
 
 /**
- * Whether smbclient, logged on as `user` with signing, can read `page`. The credentials go in an authentication file
- * (mode 600, in a folder of its own, removed afterwards), so no password shows on a command line. Only
- * ACCESS_DENIED counts as refused: any other failure (a failed logon, a missing file) throws.
+ * Whether smbclient, logged on as `user`, can read `page`. Only ACCESS_DENIED counts as refused: any other failure
+ * (a failed logon, a missing file) throws.
  */
-export async function smbclientGrants(env: TestbedEnv, share: string, user: OracleUser, page: string): Promise<boolean> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'oracle-smbclient-'));
-  try {
-    const auth = path.join(dir, 'auth');
-    await writeFile(auth, `username = ${user.name}\npassword = ${user.password}\ndomain = ${env.smb.domain}\n`, { mode: 0o600 });
-    const args = [`//${env.smb.host}/${share}`, '-p', String(env.smb.port), '-A', auth, '--client-protection=sign', '-c', `get "${page.replaceAll('/', '\\')}" /dev/null`];
-    const { ok, output } = await run('smbclient', args).then(
-      ({ stdout, stderr }) => ({ ok: true, output: `${stdout}${stderr}` }),
-      (error: { stdout?: string; stderr?: string; message: string }) => ({ ok: false, output: `${error.stdout ?? ''}${error.stderr ?? ''}` || error.message }),
-    );
-    if (output.includes('NT_STATUS_ACCESS_DENIED')) return false;
-    if (ok && !output.includes('NT_STATUS_')) return true;
-    throw new Error(`smbclient as ${user.name}, get ${page}: ${output.trim()}`);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+export async function smbclientGrants(share: string, user: OracleUser, page: string): Promise<boolean> {
+  const status = await smbclientStatus({ user: user.name, password: user.password }, share, `get "${page.replaceAll('/', '\\')}" /dev/null`);
+  if (status === 'STATUS_ACCESS_DENIED') return false;
+  if (status === 'SUCCESS') return true;
+  throw new Error(`smbclient as ${user.name}, get ${page}: ${status}`);
 }
