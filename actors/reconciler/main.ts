@@ -72,7 +72,8 @@ async function openAdminChannel(path: string, target: AdminTarget, log: Paramete
   } catch (error) {
     const reason = `not served: ${describeError(error).error}`;
     log.warn({ socket: path, reason }, 'admin channel not available; fileproxy reindex cannot reach this service');
-    return reason;
+    // /healthz answers without authentication: it says why by error code, never where the socket is (the log does).
+    return `not served (${(error as NodeJS.ErrnoException).code ?? 'see the log'})`;
   }
 }
 
@@ -194,7 +195,7 @@ runActor<Config>(async (ctx) => {
       watch: watchClient === null ? 'disabled (reconciler.watch is false)' : watchStats(),
       // The thread's OS id (top -H, /proc/<pid>/task/<tid>): the watch's and the hook's CPU is this thread's.
       osThreadId: threadId,
-      adminChannel: typeof channel === 'string' ? channel : channel.path,
+      adminChannel: typeof channel === 'string' ? channel : 'listening',
     }),
     pools: () => ({ [pool.name]: pool.health() }),
     async stop(timeoutMs) {
