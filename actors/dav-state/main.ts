@@ -18,7 +18,10 @@ runActor<Config>(async (ctx) => {
   const { locks, dead_properties: bounds } = ctx.config.webdav;
   const dir = ctx.config.storage.data_dir;
   const properties = await DeadProperties.open(dir, {
-    maxPerResource: bounds.max_per_resource, maxResourceSize: bounds.max_resource_size, maxTotalSize: bounds.max_total_size,
+    maxPerResource: bounds.max_per_resource,
+    maxResourceSize: bounds.max_resource_size,
+    maxUserSize: bounds.max_user_size,
+    maxTotalSize: bounds.max_total_size,
   });
   // A write lease outlives any single SMB request of the writer.
   const service = new DavStateService(new LockTable({ maxPerUser: locks.max_per_user }), properties, 2 * ctx.config.smb.request_timeout);

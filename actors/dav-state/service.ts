@@ -63,8 +63,8 @@ export class DavStateService implements DavStateProtocol {
     });
   }
 
-  async patchProperties(resource: DavResource, patches: PropertyPatch[]): Promise<PropertyLimit | undefined> {
-    return this.changed(this.properties.patch(resource, patches));
+  async patchProperties(resource: DavResource, patches: PropertyPatch[], principal: string): Promise<PropertyLimit | undefined> {
+    return this.changed(this.properties.patch(resource, patches, principal));
   }
 
   async lock(request: LockRequest): Promise<LockOutcome> {
@@ -93,8 +93,8 @@ export class DavStateService implements DavStateProtocol {
     await this.changed(this.properties.move(from, to));
   }
 
-  async copied(from: DavResource, to: DavResource, depth: LockDepth): Promise<PropertyLimit | undefined> {
-    return this.changed(this.properties.copy(from, to, depth));
+  async copied(from: DavResource, to: DavResource, depth: LockDepth, principal: string): Promise<PropertyLimit | undefined> {
+    return this.changed(this.properties.copy(from, to, depth, principal));
   }
 
   /** Counters change with the in-memory state, before the disk write finishes. */
