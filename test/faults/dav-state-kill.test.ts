@@ -8,8 +8,10 @@ import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { SmbClient } from '../../src/smb/index.js';
 import { runService, startService, type RunningService } from '../support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../testbed/env.js';
+import { removeTree, shareFor } from '../integration/smb/testbed.js';
 import { account, DavClient } from '../integration/webdav/dav-client.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
@@ -39,8 +41,14 @@ describe('the service killed (SIGKILL) during a PROPPATCH flood', () => {
     for (let w = 0; w < WRITERS; w++) assert.equal((await anna.put(`${dir}/f${w}.md`, 'x')).status, 201);
   });
   after(async () => {
-    await new DavClient(service, account(env, 'anna')).remove(dir);
-    await service.stop();
+    // Over SMB, not WebDAV: the service may not have come back.
+    const smb = new SmbClient();
+    try {
+      await service?.stop();
+      await removeTree(shareFor(smb, env.admin), dir);
+    } finally {
+      await smb.close();
+    }
   });
 
   /** SIGKILL, then the same config (and data directory) started again. */
