@@ -14,10 +14,10 @@ export interface DavStateProtocol extends StateHintSource, WriteGateService {
   /** Locks and dead properties of each resource; null where there are none. */
   describe(resources: DavResource[], what: { locks: boolean; properties: boolean }): Promise<(ResourceState | null)[]>;
   /**
-   * Applies all patches in order, set by `principal`, or none (then it names the limit they would pass); stored
-   * durably before it resolves, and rejected when that write failed.
+   * Applies all patches in order, set by `principal` on `file` (the fileIdentity the front saw), or none (then it
+   * names the limit they would pass); stored durably before it resolves, and rejected when that write failed.
    */
-  patchProperties(resource: DavResource, patches: PropertyPatch[], principal: string): Promise<PropertyLimit | undefined>;
+  patchProperties(resource: DavResource, patches: PropertyPatch[], principal: string, file: string): Promise<PropertyLimit | undefined>;
   lock(request: LockRequest): Promise<LockOutcome>;
   /** Refreshes the lock among `tokens` that covers `resource`; undefined when none does. */
   refresh(resource: DavResource, tokens: string[], principal: string, timeoutSeconds: number): Promise<ActiveLock | undefined>;

@@ -12,6 +12,9 @@
 // where the file system had not written the data yet); it was never
 // acknowledged, and the next open keeps every whole record before it and
 // drops the tail.
+// A resource's properties keep the identity of the file they were set on
+// (file id and creation time), so that a sweep, asking the file server, drops
+// them once the file is gone, renamed or replaced behind the proxy's back.
 // In memory a property is its JSON text, not a tree of objects, and the
 // per-user and total budgets count what it takes there (memoryCost).
 import { mkdir, open, readFile, rename, truncate, unlink, type FileHandle } from 'node:fs/promises';
@@ -66,6 +69,8 @@ type PropertySet = Map<string, StoredProperty>;
 interface StoredResource {
   share: string;
   path: string;
+  /** fileIdentity of the file they were set on; undefined until a sweep finds it (a COPY's target, older logs). */
+  file: string | undefined;
   properties: PropertySet;
   /** storedSize of all its properties. */
   bytes: number;
@@ -75,8 +80,14 @@ interface StoredResource {
 interface LogRecord {
   share: string;
   path: string;
+  file?: string;
   properties: XmlElement[];
   owners?: string[];
+}
+
+/** Which file a path names: its file id and creation time (a file id alone may come back for a new file). */
+export function fileIdentity(entry: { fileId: string; birthtimeMs: number }): string {
+  return `${entry.fileId}@${entry.birthtimeMs}`;
 }
 
 export class DeadProperties {
@@ -152,11 +163,11 @@ export class DeadProperties {
   }
 
   /**
-   * All patches in document order, set by `owner`, or none: none when one fails validation (callers validate first)
+   * All patches in document order, set by `owner` on `file` (its fileIdentity), or none: none when one fails validation (callers validate first)
    * or when the result would pass a limit that it also grows towards (so that a resource over a lowered limit can
    * shrink).
    */
-  async patch(resource: DavResource, patches: readonly PropertyPatch[], owner: string): Promise<PropertyLimit | undefined> {
+  async patch(resource: DavResource, patches: readonly PropertyPatch[], owner: string, file?: string): Promise<PropertyLimit | undefined> {
     const entry = this.resources.get(resourceKey(resource));
     const next: PropertySet = new Map(entry?.properties);
     for (const p of patches) {
@@ -173,7 +184,7 @@ export class DeadProperties {
     if (ownAfter > ownBefore && this.bytesOf(owner) - ownBefore + ownAfter > maxUserSize) return 'max_user_size';
     const growth = costOf(share, path, next) - costOf(share, path, entry?.properties);
     if (growth > 0 && this.totalBytes + growth > maxTotalSize) return 'max_total_size';
-    await this.save([this.put(share, path, next)]);
+    await this.save([this.put(share, path, next, file ?? entry?.file)]);
     return undefined;
   }
 
@@ -186,7 +197,7 @@ export class DeadProperties {
     const replaced = this.dropBelow(to);
     const moved = this.within(from);
     const lines = [...replaced, ...this.dropBelow(from)];
-    for (const e of moved) lines.push(this.put(to.share, to.path + e.path.slice(from.path.length), e.properties));
+    for (const e of moved) lines.push(this.put(to.share, to.path + e.path.slice(from.path.length), e.properties, e.file));
     await this.save(lines);
   }
 
@@ -205,7 +216,7 @@ export class DeadProperties {
     const refused = added === 0 ? undefined
       : this.bytesOf(owner) + added > this.limits.maxUserSize ? 'max_user_size'
         : this.totalBytes + added > this.limits.maxTotalSize ? 'max_total_size' : undefined;
-    if (refused === undefined) for (const t of targets) lines.push(this.put(to.share, t.path, t.properties));
+    if (refused === undefined) for (const t of targets) lines.push(this.put(to.share, t.path, t.properties, undefined));
     await this.save(lines);
     return refused;
   }
@@ -217,21 +228,45 @@ export class DeadProperties {
 
   /** Drops the resources at and below `resource`; returns their log lines. */
   private dropBelow(resource: DavResource): string[] {
-    return this.within(resource).map((e) => this.put(e.share, e.path, new Map()));
+    return this.within(resource).map((e) => this.put(e.share, e.path, new Map(), undefined));
+  }
+
+  /**
+   * Drops the properties of resources whose file the file server no longer has at their path, or has replaced
+   * (deleted, renamed or replaced over SMB, behind the proxy's back). `identityAt` says what is there now: its
+   * fileIdentity, null for nothing, undefined when it cannot tell (the properties stay). A resource without a file
+   * identity takes the one found. Returns how many resources lost their properties.
+   */
+  async sweep(identityAt: (resource: DavResource) => Promise<string | null | undefined>): Promise<number> {
+    const lines: string[] = [];
+    let dropped = 0;
+    for (const e of [...this.resources.values()]) {
+      const now = await identityAt(e);
+      // Changed through the proxy meanwhile: that change knew better.
+      if (now === undefined || this.resources.get(resourceKey(e)) !== e) continue;
+      if (now === null || (e.file !== undefined && e.file !== now)) {
+        lines.push(this.put(e.share, e.path, new Map(), undefined));
+        dropped++;
+      } else if (e.file === undefined) {
+        lines.push(this.put(e.share, e.path, e.properties, now));
+      }
+    }
+    await this.save(lines);
+    return dropped;
   }
 
   /** Sets (or with no properties drops) a resource in memory; returns its log line. */
-  private put(share: string, path: string, properties: PropertySet): string {
+  private put(share: string, path: string, properties: PropertySet, file: string | undefined): string {
     const key = resourceKey({ share, path });
     const old = this.resources.get(key);
     if (old) this.account(old.share, old.path, old.properties, -1);
     if (properties.size === 0) {
       this.resources.delete(key);
     } else {
-      this.resources.set(key, { share, path, properties, bytes: sizeOf(properties) });
+      this.resources.set(key, { share, path, file, properties, bytes: sizeOf(properties) });
       this.account(share, path, properties, 1);
     }
-    return logLine(share, path, properties);
+    return logLine(share, path, file, properties);
   }
 
   private account(share: string, path: string, properties: PropertySet, sign: 1 | -1): void {
@@ -280,7 +315,7 @@ export class DeadProperties {
       return;
     }
     if ((header as { version?: unknown }).version !== LOG_VERSION) throw new Error(`${file}: not a dead-property log of version ${LOG_VERSION}`);
-    for (const r of rest as LogRecord[]) this.put(r.share, r.path, propertySet(r.properties, r.owners));
+    for (const r of rest as LogRecord[]) this.put(r.share, r.path, propertySet(r.properties, r.owners), r.file);
     this.logBytes = whole;
     if (whole < Buffer.byteLength(text)) await truncate(file, whole);
   }
@@ -288,7 +323,7 @@ export class DeadProperties {
   private loadLegacy(text: string, file: string): void {
     const data = parseLine(text, file, 1) as { version?: unknown; resources?: LogRecord[] };
     if (data.version !== 1 || !Array.isArray(data.resources)) throw new Error(`${file}: not a dead-property store of version 1`);
-    for (const r of data.resources) this.put(r.share, r.path, propertySet(r.properties, undefined));
+    for (const r of data.resources) this.put(r.share, r.path, propertySet(r.properties, undefined), undefined);
   }
 
   /** Resolves once a write that includes `lines` is on disk. */
@@ -336,7 +371,7 @@ export class DeadProperties {
         chunkLength = 0;
       };
       for (const e of this.resources.values()) {
-        const line = logLine(e.share, e.path, e.properties);
+        const line = logLine(e.share, e.path, e.file, e.properties);
         chunk.push(line);
         chunkLength += line.length;
         if (chunkLength >= COMPACT_CHUNK) await flush();
@@ -364,9 +399,9 @@ export class DeadProperties {
 }
 
 /** The log line of a resource, made from the properties' JSON as kept (no parse and stringify again). */
-function logLine(share: string, path: string, properties: PropertySet): string {
+function logLine(share: string, path: string, file: string | undefined, properties: PropertySet): string {
   const all = [...properties.values()];
-  const where = JSON.stringify({ share, path }).slice(0, -1);
+  const where = JSON.stringify({ share, path, ...(file === undefined || properties.size === 0 ? {} : { file }) }).slice(0, -1);
   return `${where},"properties":[${all.map((p) => p.json).join(',')}],"owners":${JSON.stringify(all.map((p) => p.owner))}}\n`;
 }
 

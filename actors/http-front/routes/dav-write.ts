@@ -6,7 +6,7 @@ import { HttpError } from '../../../src/http/http-error.js';
 import type { Router } from '../../../src/http/router.js';
 import { NtStatus, SmbError, SmbStatusError } from '../../../src/smb/errors.js';
 import type { CommitMode } from '../../../src/smb/index.js';
-import type { PropertyLimit, PropertyPatch } from '../../../src/webdav/dead-properties.js';
+import { fileIdentity, type PropertyLimit, type PropertyPatch } from '../../../src/webdav/dead-properties.js';
 import { MULTISTATUS_TYPE, multistatus, propertyElement, propstatResponse } from '../../../src/webdav/multistatus.js';
 import { entryEtag, isLiveProperty } from '../../../src/webdav/properties.js';
 import { isEmpty, parseLockDepth, parsePropertyUpdate } from '../../../src/webdav/requests.js';
@@ -117,7 +117,7 @@ async function proppatch(call: DavCall, svc: DavService): Promise<void> {
     const nameOf = (p: PropertyPatch) => ('set' in p ? p.set : p.remove);
     const refused = patches.filter((p) => isLiveProperty(nameOf(p)));
     if (refused.length === 0) {
-      const limit = await svc.davState.patchProperties(call.resource(), patches, call.principal);
+      const limit = await svc.davState.patchProperties(call.resource(), patches, call.principal, fileIdentity(entry));
       if (limit) throw propertyLimitError(svc, limit);
     }
     const distinct = (list: PropertyPatch[]) => [...new Map(list.map((p) => [clarkName(nameOf(p).ns, nameOf(p).name), nameOf(p)])).values()];

@@ -174,6 +174,22 @@ describe('dead properties', () => {
     await reopened.close();
   });
 
+  it('sweep: drop what the file server no longer has at the path, or has as another file; keep what it cannot tell', async () => {
+    const folder = join(dir, 'sweep');
+    const store = await DeadProperties.open(folder);
+    for (const path of ['gone', 'replaced', 'unknown', 'kept']) await store.patch(at(path), [{ set: prop('k', path) }], ANNA, `${path}@1`);
+    await store.copy(at('kept'), at('copy'), '0', ANNA);
+    const now: Record<string, string | null | undefined> = { gone: null, replaced: 'replaced@2', unknown: undefined, kept: 'kept@1', copy: 'copy@1' };
+    assert.equal(await store.sweep(async (r) => now[r.path]), 2);
+    assert.deepEqual(['gone', 'replaced', 'unknown', 'kept', 'copy'].map((p) => store.get(at(p)).length), [0, 0, 1, 1, 1]);
+    await store.close();
+    // The copy took the identity the sweep found, and keeps it across a reopen.
+    const reopened = await DeadProperties.open(folder);
+    assert.equal(await reopened.sweep(async (r) => (r.path === 'copy' ? 'copy@2' : now[r.path])), 1);
+    assert.deepEqual(values(reopened, 'copy'), []);
+    await reopened.close();
+  });
+
   it('compact the log once it is twice the live data and over 1 MiB', async () => {
     const folder = join(dir, 'compact');
     const store = await DeadProperties.open(folder);
