@@ -17,3 +17,11 @@ export interface HealthReport {
   status: 'ok' | 'degraded';
   actors: Record<string, ActorHealth>;
 }
+
+/**
+ * An error's text as /healthz shows it: the endpoint answers without authentication, so every word with a path
+ * separator in it (a folder of the host, a file on a share) becomes '…'. The log keeps the whole text.
+ */
+export function withoutPaths(text: string): string {
+  return text.replace(/[^\s'"`,;()]*[\\/][^\s'"`,;()]*/g, '…');
+}
