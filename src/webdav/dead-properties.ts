@@ -94,6 +94,8 @@ export class DeadProperties {
   private readonly resources = new Map<string, StoredResource>();
   /** memoryCost of all properties, and of each user's. */
   private totalBytes = 0;
+  /** storedSize of all properties: about what the log needs for them (the measure of when to compact). */
+  private storedBytes = 0;
   /** By owner; `name` is the one string of that owner every property of theirs shares. */
   private readonly users = new Map<string, { name: string; bytes: number }>();
   /** Lines changed since the last append began. */
@@ -259,11 +261,16 @@ export class DeadProperties {
   private put(share: string, path: string, properties: PropertySet, file: string | undefined): string {
     const key = resourceKey({ share, path });
     const old = this.resources.get(key);
-    if (old) this.account(old.share, old.path, old.properties, -1);
+    if (old) {
+      this.account(old.share, old.path, old.properties, -1);
+      this.storedBytes -= old.bytes;
+    }
     if (properties.size === 0) {
       this.resources.delete(key);
     } else {
-      this.resources.set(key, { share, path, file, properties, bytes: sizeOf(properties) });
+      const bytes = sizeOf(properties);
+      this.resources.set(key, { share, path, file, properties, bytes });
+      this.storedBytes += bytes;
       this.account(share, path, properties, 1);
     }
     return logLine(share, path, file, properties);
@@ -342,7 +349,7 @@ export class DeadProperties {
   }
 
   private async write(batch: string): Promise<void> {
-    if (this.damaged || (this.logBytes > COMPACT_MIN_BYTES && this.logBytes > 2 * this.totalBytes)) return this.compact();
+    if (this.damaged || (this.logBytes > COMPACT_MIN_BYTES && this.logBytes > 2 * this.storedBytes)) return this.compact();
     const data = Buffer.from(batch, 'utf8');
     try {
       await writeAll(this.log!, data);
