@@ -36,7 +36,9 @@ export function startPropertySweep(config: Config, secrets: ServiceSecrets, serv
   let running: Promise<void> | undefined;
   const sweep = () => {
     running ??= service.sweep(identityAt).then(
-      (dropped) => log.info({ dropped, propertyResources: service.stats()['propertyResources'] }, 'dead properties swept'),
+      (dropped) => {
+        if (dropped > 0) log.info({ dropped, propertyResources: service.stats()['propertyResources'] }, 'dead properties of files gone behind the proxy\'s back dropped');
+      },
       (err: unknown) => log.warn({ error: err instanceof SmbError ? err.code : String(err) }, 'dead-property sweep failed'),
     ).finally(() => {
       running = undefined;
