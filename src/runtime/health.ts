@@ -19,8 +19,9 @@ export interface HealthReport {
 }
 
 /**
- * An error's text as /healthz shows it: the endpoint answers without authentication, so every word with a path
- * separator in it (a folder of the host, a file on a share) becomes '…'. The log keeps the whole text.
+ * A text as /healthz shows it, or a log line that another module's text goes into: every word with a path separator
+ * in it (a folder of the host, a file on a share) becomes '…'. /healthz answers without authentication, and no log
+ * line carries a share path.
  */
 export function withoutPaths(text: string): string {
   return text.replace(/[^\s'"`,;()]*[\\/][^\s'"`,;()]*/g, '…');
