@@ -4,7 +4,7 @@ import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { ActorKind } from '../src/messages/peers.js';
 import type { ActorDetails, ActorStartData, ActorToSupervisor, ServiceSecrets, SupervisorToActor } from '../src/runtime/control.js';
-import type { ActorHealth, ActorState } from '../src/runtime/health.js';
+import { withoutPaths, type ActorHealth, type ActorState } from '../src/runtime/health.js';
 import type { PoolHealth } from '../src/runtime/worker-pool.js';
 import { RestartPolicy, type RestartLimits } from './restart-policy.js';
 
@@ -137,7 +137,7 @@ export class ActorCell {
       kind: 'actor',
       restarts: this.restarts,
       ...(this.state === 'running' ? { uptimeSeconds: Math.round((Date.now() - this.readyAt) / 1000) } : {}),
-      ...(this.lastError ? { lastError: this.lastError } : {}),
+      ...(this.lastError ? { lastError: withoutPaths(this.lastError) } : {}),
       ...(details ? { details } : {}),
     };
     return { actor, pools: pong?.pools ?? {} };

@@ -5,7 +5,7 @@
 // Arguments narrow the run to files whose path contains one of them.
 // Every test process loads support/openapi-check.js (answers of the services
 // are checked against the OpenAPI document); after the run, the logs of every
-// service the tests started are searched for the testbed's secrets. The services of a run share one compile cache
+// service the tests started are searched for the testbed's secrets and for share paths (support/log-audit.ts). The services of a run share one compile cache
 // in the run's log directory, instead of one in each test's data directory (src/runtime/compile-cache.ts).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { readTestbedEnv } from './testbed/env.js';
-import { findSecrets, LOG_DIR_VARIABLE, secretsOfRun, serviceLogsIn } from './support/log-audit.js';
+import { findSecrets, findSharePaths, LOG_DIR_VARIABLE, secretsOfRun, serviceLogsIn, sharePathsOfRun } from './support/log-audit.js';
 
 const distTest = fileURLToPath(new URL('.', import.meta.url));
 
@@ -49,10 +49,15 @@ const result = spawnSync(process.execPath, ['--import', openApiCheck, '--test', 
 const logs = serviceLogsIn(logDir);
 let leaks = 0;
 if (logs.length > 0) {
-  const secrets = secretsOfRun(await readTestbedEnv(), logDir);
+  const env = await readTestbedEnv();
+  const secrets = secretsOfRun(env, logDir);
   const found = findSecrets(logs, secrets);
   for (const leak of found) process.stderr.write(`secret in a service log: ${leak.secret} at ${leak.file}:${leak.line}\n`);
   process.stdout.write(`log audit: ${logs.length} service log(s) in ${logDir} searched for ${secrets.length} secrets: ${found.length === 0 ? 'none found' : `${found.length} found`}\n`);
-  leaks = found.length;
+  const paths = sharePathsOfRun(env, logDir);
+  const pathLeaks = findSharePaths(logs, paths);
+  for (const leak of pathLeaks) process.stderr.write(`share path in a service log: ${leak.path} at ${leak.file}:${leak.line}\n`);
+  process.stdout.write(`log audit: the same logs searched for ${paths.size} share paths: ${pathLeaks.length === 0 ? 'none found' : `${pathLeaks.length} found`}\n`);
+  leaks = found.length + pathLeaks.length;
 }
 process.exit(leaks > 0 ? 1 : (result.status ?? 1));

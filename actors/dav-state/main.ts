@@ -1,6 +1,7 @@
 // The dav-state actor: one thread owns the WebDAV lock table and the dead
 // properties, so that every http-front sees the same state. Properties live
 // in <storage.data_dir>/dav-properties.log; both are bounded by config webdav.
+// Properties of files gone behind the proxy's back are swept (sweep.ts).
 import { Registry } from 'prom-client';
 import type { Config } from '../../src/config/index.js';
 import { davStateMetrics } from '../../src/metrics/actor-metrics.js';
@@ -10,6 +11,7 @@ import { runActor } from '../../src/runtime/actor.js';
 import { DeadProperties } from '../../src/webdav/dead-properties.js';
 import { LockTable } from '../../src/webdav/locks.js';
 import { DavStateService } from './service.js';
+import { startPropertySweep } from './sweep.js';
 
 /** How often expired locks are dropped from the shared lock count. */
 const PRUNE_INTERVAL_MS = 10_000;
@@ -18,12 +20,16 @@ runActor<Config>(async (ctx) => {
   const { locks, dead_properties: bounds } = ctx.config.webdav;
   const dir = ctx.config.storage.data_dir;
   const properties = await DeadProperties.open(dir, {
-    maxPerResource: bounds.max_per_resource, maxResourceSize: bounds.max_resource_size, maxTotalSize: bounds.max_total_size,
+    maxPerResource: bounds.max_per_resource,
+    maxResourceSize: bounds.max_resource_size,
+    maxUserSize: bounds.max_user_size,
+    maxTotalSize: bounds.max_total_size,
   });
   // A write lease outlives any single SMB request of the writer.
   const service = new DavStateService(new LockTable({ maxPerUser: locks.max_per_user }), properties, 2 * ctx.config.smb.request_timeout);
   const timer = setInterval(() => service.publish(), PRUNE_INTERVAL_MS);
   timer.unref();
+  const sweep = startPropertySweep(ctx.config, ctx.secrets, service, ctx.log);
   ctx.log.info({ dir, propertyResources: properties.size, propertyBytes: properties.bytes }, 'dav state ready');
   const registry = new Registry();
   registerStatMetrics(registry, () => service.stats(), davStateMetrics);
@@ -33,6 +39,7 @@ runActor<Config>(async (ctx) => {
     stop: async () => {
       clearInterval(timer);
       service.retire();
+      await sweep?.stop();
       await properties.close();
     },
     abort: () => service.retire(),

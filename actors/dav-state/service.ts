@@ -63,8 +63,8 @@ export class DavStateService implements DavStateProtocol {
     });
   }
 
-  async patchProperties(resource: DavResource, patches: PropertyPatch[]): Promise<PropertyLimit | undefined> {
-    return this.changed(this.properties.patch(resource, patches));
+  async patchProperties(resource: DavResource, patches: PropertyPatch[], principal: string, file: string): Promise<PropertyLimit | undefined> {
+    return this.changed(this.properties.patch(resource, patches, principal, file));
   }
 
   async lock(request: LockRequest): Promise<LockOutcome> {
@@ -93,8 +93,13 @@ export class DavStateService implements DavStateProtocol {
     await this.changed(this.properties.move(from, to));
   }
 
-  async copied(from: DavResource, to: DavResource, depth: LockDepth): Promise<PropertyLimit | undefined> {
-    return this.changed(this.properties.copy(from, to, depth));
+  async copied(from: DavResource, to: DavResource, depth: LockDepth, principal: string): Promise<PropertyLimit | undefined> {
+    return this.changed(this.properties.copy(from, to, depth, principal));
+  }
+
+  /** Drops the properties of files gone or replaced behind the proxy's back (DeadProperties.sweep). */
+  async sweep(identityAt: (resource: DavResource) => Promise<string | null | undefined>): Promise<number> {
+    return this.changed(this.properties.sweep(identityAt));
   }
 
   /** Counters change with the in-memory state, before the disk write finishes. */

@@ -32,6 +32,7 @@ import type { ShareSource } from '../../src/reconcile/share-pass.js';
 import { WikiIndex } from '../../src/reconcile/wiki-index.js';
 import { runActor } from '../../src/runtime/actor.js';
 import { TRANSIENT_HEAP_LIMITS } from '../../src/runtime/heap-limits.js';
+import { withoutPaths } from '../../src/runtime/health.js';
 import { resultOf, WorkerPool } from '../../src/runtime/worker-pool.js';
 import { createSearchClient } from '../../src/search/client.js';
 import { describeError } from '../../src/search/log.js';
@@ -72,7 +73,8 @@ async function openAdminChannel(path: string, target: AdminTarget, log: Paramete
   } catch (error) {
     const reason = `not served: ${describeError(error).error}`;
     log.warn({ socket: path, reason }, 'admin channel not available; fileproxy reindex cannot reach this service');
-    return reason;
+    // /healthz answers without authentication: it says why by error code, never where the socket is (the log does).
+    return `not served (${(error as NodeJS.ErrnoException).code ?? 'see the log'})`;
   }
 }
 
@@ -161,7 +163,7 @@ runActor<Config>(async (ctx) => {
       smb: watchClient.share({ host: server, port: config.smb.port, domain: config.smb.domain, user, password: ctx.secrets.indexerPassword ?? '', share }),
       pageChanged: (change) => hook.pageChanged(change),
       requestPass: (reason) => {
-        log.info({ share, reason }, 'change watch: pass of the share asked for');
+        log.info({ share, reason: withoutPaths(reason) }, 'change watch: pass of the share asked for');
         reconciler.requestSharePass(share, 'watch');
       },
       indexedFolders: () => indexedFolders(client, { server, share }, { alias: index.alias }),
@@ -194,7 +196,7 @@ runActor<Config>(async (ctx) => {
       watch: watchClient === null ? 'disabled (reconciler.watch is false)' : watchStats(),
       // The thread's OS id (top -H, /proc/<pid>/task/<tid>): the watch's and the hook's CPU is this thread's.
       osThreadId: threadId,
-      adminChannel: typeof channel === 'string' ? channel : channel.path,
+      adminChannel: typeof channel === 'string' ? channel : 'listening',
     }),
     pools: () => ({ [pool.name]: pool.health() }),
     async stop(timeoutMs) {

@@ -200,6 +200,8 @@ const webdavSection = z.strictObject({
     .strictObject({
       max_per_resource: intBetween(1, 100_000).default(100),
       max_resource_size: size().prefault('64KiB'),
+      // One user's share of the total, so that one user cannot fill the store for everyone.
+      max_user_size: size().prefault('4MiB'),
       max_total_size: size().prefault('64MiB'),
     })
     .prefault({}),

@@ -13,8 +13,11 @@ import type { WriteGateService } from '../webdav/write-check.js';
 export interface DavStateProtocol extends StateHintSource, WriteGateService {
   /** Locks and dead properties of each resource; null where there are none. */
   describe(resources: DavResource[], what: { locks: boolean; properties: boolean }): Promise<(ResourceState | null)[]>;
-  /** Applies all patches in order, or none (then it names the limit they would pass); stored durably before it resolves. */
-  patchProperties(resource: DavResource, patches: PropertyPatch[]): Promise<PropertyLimit | undefined>;
+  /**
+   * Applies all patches in order, set by `principal` on `file` (the fileIdentity the front saw), or none (then it
+   * names the limit they would pass); stored durably before it resolves, and rejected when that write failed.
+   */
+  patchProperties(resource: DavResource, patches: PropertyPatch[], principal: string, file: string): Promise<PropertyLimit | undefined>;
   lock(request: LockRequest): Promise<LockOutcome>;
   /** Refreshes the lock among `tokens` that covers `resource`; undefined when none does. */
   refresh(resource: DavResource, tokens: string[], principal: string, timeoutSeconds: number): Promise<ActiveLock | undefined>;
@@ -23,6 +26,9 @@ export interface DavStateProtocol extends StateHintSource, WriteGateService {
   removed(resource: DavResource): Promise<void>;
   /** Properties follow a MOVE; locks on the source are dropped. */
   moved(from: DavResource, to: DavResource): Promise<void>;
-  /** Properties follow a COPY (the resource only, or everything below with depth infinity), unless that passes max_total_size. */
-  copied(from: DavResource, to: DavResource, depth: LockDepth): Promise<PropertyLimit | undefined>;
+  /**
+   * Properties follow a COPY (the resource only, or everything below with depth infinity) as set by `principal`,
+   * unless that passes max_user_size or max_total_size.
+   */
+  copied(from: DavResource, to: DavResource, depth: LockDepth, principal: string): Promise<PropertyLimit | undefined>;
 }

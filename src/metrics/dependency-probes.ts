@@ -2,7 +2,9 @@
 // health), the directory (an LDAPS bind as the indexer account) and each SMB
 // backend (negotiate and a session setup as the indexer account). Without the
 // indexer password (wiki off) the directory and the file servers are only
-// connected to, since there is no account to log on with.
+// connected to, since there is no account to log on with. /readyz answers
+// without authentication, so a detail names no account: only "the indexer
+// account".
 import type { Client } from '@elastic/elasticsearch';
 import type { Config } from '../config/index.js';
 import { createLdapClientFactory, toDirectoryError, withLdapClient } from '../ldap/connection.js';
@@ -65,9 +67,9 @@ function ldapProbe(config: Config, indexerPassword: string | undefined): Depende
           return { up: true, detail: `${ldap.url} answers over LDAPS (no bind: the indexer account is not loaded while elasticsearch.enabled is false)` };
         }
         await withLdapClient(connect, (client) => client.bind(bindName, indexerPassword));
-        return { up: true, detail: `LDAPS bind as ${bindName} at ${ldap.url}` };
+        return { up: true, detail: `LDAPS bind as the indexer account at ${ldap.url}` };
       } catch (err) {
-        return { up: false, detail: toDirectoryError(err, `binding as ${bindName} at ${ldap.url}`).message };
+        return { up: false, detail: toDirectoryError(err, `binding as the indexer account at ${ldap.url}`).message };
       }
     },
   };
@@ -101,9 +103,9 @@ function smbProbes(config: Config, indexerPassword: string | undefined): Depende
         if (account === undefined) return { up: true, detail: `${host}:${smb.port} answers an SMB negotiate (no logon: the indexer account is not loaded while elasticsearch.enabled is false)` };
         const session = await Session.setup(connection, account);
         await session.logoff().catch(() => undefined);
-        return { up: true, detail: `SMB session setup as ${smb.domain}\\${account.user} at ${host}:${smb.port}` };
+        return { up: true, detail: `SMB session setup as the indexer account at ${host}:${smb.port}` };
       } catch (err) {
-        return { up: false, detail: `SMB session setup as ${smb.domain}\\${account!.user} at ${host}:${smb.port} failed: ${errorText(err)}` };
+        return { up: false, detail: `SMB session setup as the indexer account at ${host}:${smb.port} failed: ${errorText(err)}` };
       } finally {
         connection.close();
       }

@@ -16,7 +16,7 @@
 import PQueue from 'p-queue';
 import type { Client } from '@elastic/elasticsearch';
 import { IndexWriter } from '../search/index-writer.js';
-import { describeError, type SearchLog } from '../search/log.js';
+import { describeError, pathId, type SearchLog } from '../search/log.js';
 import { documentId } from '../wiki/document-id.js';
 import { isWikiPage } from '../wiki/layout.js';
 import type { PageAddress, PageChange } from '../wiki/page-change.js';
@@ -101,7 +101,8 @@ export class PageChanges {
         await this.apply(change);
       } catch (error) {
         this.counts.failed++;
-        this.options.log.warn({ change, ...describeError(error) }, 'post-write hook: page not indexed');
+        const page = change.type === 'page-moved' ? change.to : change.page;
+        this.options.log.warn({ change: change.type, share: page.share, page: pathId(page.share, page.path), ...describeError(error) }, 'post-write hook: page not indexed');
       }
     });
     return true;
@@ -170,7 +171,7 @@ export class PageChanges {
         break;
       case 'failed':
         this.counts.failed++;
-        this.options.log.warn({ share: page.share, path: page.path, error: loaded.error }, 'wiki page not indexed');
+        this.options.log.warn({ share: page.share, page: pathId(page.share, page.path), error: loaded.error }, 'wiki page not indexed');
         return;
     }
     this.counts.applied++;

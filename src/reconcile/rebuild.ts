@@ -4,7 +4,7 @@
  * is cancelled removes the new index and leaves the alias where it was.
  */
 import type { IndexManager, RebuildResult } from '../search/index-manager.js';
-import type { SearchLog } from '../search/log.js';
+import { pathId, type SearchLog } from '../search/log.js';
 import type { SourceDocument } from '../search/index-writer.js';
 import { mapConcurrent } from './map-concurrent.js';
 import { walkWikiPages, type WalkItem } from './ordered-walk.js';
@@ -49,7 +49,7 @@ async function* shareDocuments(target: RebuildShare, options: RebuildOptions): A
     if (loaded.status === 'denied') counts.unreadable++;
     if (loaded.status === 'failed') {
       counts.failed++;
-      options.log.warn({ share, path: item.path, error: loaded.error }, 'wiki page left out of the rebuild');
+      options.log.warn({ share, page: pathId(share, item.path), error: loaded.error }, 'wiki page left out of the rebuild');
     }
     return null;
   };

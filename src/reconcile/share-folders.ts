@@ -8,7 +8,7 @@
  * the pass stops instead of mistaking an outage for deleted pages.
  */
 import PQueue from 'p-queue';
-import { SmbError, type SmbShare, type SmbStat } from '../smb/index.js';
+import { SmbError, smbErrorSummary, type SmbShare, type SmbStat } from '../smb/index.js';
 import { documentSource } from '../search/bulk.js';
 import { buildWikiDocument, versionToken } from '../wiki/document.js';
 import { isWikiPage, WIKI_DIR } from '../wiki/layout.js';
@@ -38,7 +38,7 @@ function itemProblem(error: unknown): Unlisted | undefined {
     case 'INVALID_PARAMETER':
     case 'NOT_SUPPORTED':
     case 'END_OF_FILE':
-      return { state: 'failed', error: error.message };
+      return { state: 'failed', error: smbErrorSummary(error) };
     default:
       // Connection, session, signing, timeouts, a vanished share, statuses not known to be about one file:
       // the pass must stop.

@@ -16,7 +16,7 @@ import type { DocumentOutcome, FolderListing, NameListing, PageFacts } from './l
 import { mapConcurrent } from './map-concurrent.js';
 import { walkWikiPages } from './ordered-walk.js';
 import { readAhead } from './read-ahead.js';
-import type { SearchLog } from '../search/log.js';
+import { pathId, type SearchLog } from '../search/log.js';
 
 /** Where one share's pages come from: in the service, the smb-reader and indexer pools. */
 export interface ShareSource {
@@ -125,7 +125,7 @@ export async function runSharePass(options: SharePassOptions): Promise<void> {
         return;
       case 'failed':
         counts.failed++;
-        log.warn({ share, path, error: loaded.error }, 'wiki page not indexed');
+        log.warn({ share, page: pathId(share, path), error: loaded.error }, 'wiki page not indexed');
         return;
     }
   };
@@ -173,11 +173,11 @@ export async function runSharePass(options: SharePassOptions): Promise<void> {
         if (item.id !== null) await remove(item.id);
         return;
       case 'denied':
-        log.info({ share, folder: item.prefix }, 'wiki pass: the indexer account may not list this folder; nothing below it is indexed');
+        log.info({ share, folder: pathId(share, item.prefix) }, 'wiki pass: the indexer account may not list this folder; nothing below it is indexed');
         return;
       case 'skipped':
         counts.skippedFolders++;
-        log.warn({ share, folder: item.prefix, reason: item.reason, kept: item.kept }, 'wiki pass: folder not listed, its documents kept as they are');
+        log.warn({ share, folder: pathId(share, item.prefix), reason: item.reason, kept: item.kept }, 'wiki pass: folder not listed, its documents kept as they are');
         return;
     }
   };

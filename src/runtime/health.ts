@@ -17,3 +17,12 @@ export interface HealthReport {
   status: 'ok' | 'degraded';
   actors: Record<string, ActorHealth>;
 }
+
+/**
+ * A text as /healthz shows it, or a log line that another module's text goes into: every word with a path separator
+ * in it (a folder of the host, a file on a share) becomes '…'. /healthz answers without authentication, and no log
+ * line carries a share path.
+ */
+export function withoutPaths(text: string): string {
+  return text.replace(/[^\s'"`,;()]*[\\/][^\s'"`,;()]*/g, '…');
+}

@@ -184,3 +184,12 @@ export class SmbTimeoutError extends SmbError {
 export function isConnectionFailure(err: unknown): boolean {
   return err instanceof SmbError && (err.code === 'CONNECTION_CLOSED' || err.code === 'TIMEOUT' || err.code === 'SESSION_EXPIRED');
 }
+
+/**
+ * What an SMB error says, without the path a status error names (`CREATE share\\path: STATUS_…`) or another
+ * error's message may carry: for logs and health reports, which never show a share path.
+ */
+export function smbErrorSummary(error: SmbError): string {
+  if (error instanceof SmbStatusError) return `${error.name} ${error.statusName}`;
+  return error instanceof SmbConnectionError || error instanceof SmbProtocolError ? `${error.name}: ${error.message}` : `${error.name} ${error.code}`;
+}

@@ -10,6 +10,7 @@ export {
   SmbTimeoutError,
   NtStatus,
   ntStatusName,
+  smbErrorSummary,
   type SmbErrorCode,
 } from './errors.js';
 export {

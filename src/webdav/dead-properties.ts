@@ -1,17 +1,26 @@
 // Dead properties (RFC 4918 §4): whatever XML a client stores on a resource
-// with PROPPATCH. Kept in memory by the dav-state actor, bounded per resource
-// and in total, and on disk as a log: one JSON line per changed resource with
-// its whole property set after the change (none when it has lost them all),
-// so a change costs an append of that resource, not a rewrite of the store.
-// An append is fsynced before the change resolves; changes that arrive while
-// one is in flight go into the next (group commit). Once the log is twice the
-// live data (and at least COMPACT_MIN_BYTES) it is rewritten from memory with
-// temp-file-and-rename. A crash can leave a torn last line; it was never
-// acknowledged and is dropped at the next open.
+// with PROPPATCH. Kept in memory by the dav-state actor, bounded per resource,
+// per user (the one who set a property) and in total, and on disk as a log:
+// one JSON line per changed resource with its whole property set after the
+// change (none when it has lost them all), so a change costs an append of that
+// resource, not a rewrite of the store. An append is written whole and fsynced
+// before the change resolves (a short write is continued; a failed one fails
+// the change); changes that arrive while one is in flight go into the next
+// (group commit). Once the log is twice the live data (and at least
+// COMPACT_MIN_BYTES) it is rewritten from memory with temp-file-and-rename.
+// A crash can leave a torn tail (a cut line, or lines of garbage or zeros
+// where the file system had not written the data yet); it was never
+// acknowledged, and the next open keeps every whole record before it and
+// drops the tail.
+// A resource's properties keep the identity of the file they were set on
+// (file id and creation time), so that a sweep, asking the file server, drops
+// them once the file is gone, renamed or replaced behind the proxy's back.
+// In memory a property is its JSON text, not a tree of objects, and the
+// per-user and total budgets count what it takes there (memoryCost).
 import { mkdir, open, readFile, rename, truncate, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { isWithin, resourceKey, type DavResource } from './dav-path.js';
-import { clarkName, storedSize, type XmlElement } from './xml.js';
+import { clarkName, type XmlElement } from './xml.js';
 
 const LOG_NAME = 'dav-properties.log';
 /** The store of version 1, one JSON document rewritten whole on every change; taken over at the first open. */
@@ -21,42 +30,74 @@ const LOG_VERSION = 2;
 const COMPACT_MIN_BYTES = 1024 * 1024;
 /** A compaction writes in pieces of about this many characters. */
 const COMPACT_CHUNK = 1024 * 1024;
+/**
+ * Heap bytes a stored property takes beside its text, its name and its resource's share and path: its map entry,
+ * its object and the strings' headers; and those of its resource (the resource's object, its map of properties,
+ * its entry and key in the store's map), which each property counts, so that a user's count carries them too
+ * (measured: test/unit/webdav/dead-property-memory.test.ts).
+ */
+const PROPERTY_OVERHEAD = 160;
+const RESOURCE_OVERHEAD = 360;
+const HEADER = `${JSON.stringify({ version: LOG_VERSION })}\n`;
 
 export type PropertyPatch = { set: XmlElement } | { remove: { ns: string; name: string } };
 
 /** The key under webdav.dead_properties whose bound a change would pass. */
-export type PropertyLimit = 'max_per_resource' | 'max_resource_size' | 'max_total_size';
+export type PropertyLimit = 'max_per_resource' | 'max_resource_size' | 'max_user_size' | 'max_total_size';
 
 export interface PropertyLimits {
   maxPerResource: number;
   /** Bytes of one resource's properties as stored (see storedSize). */
   maxResourceSize: number;
+  /** memoryCost of the properties one user set. */
+  maxUserSize: number;
+  /** memoryCost of all properties. */
   maxTotalSize: number;
 }
 
-const UNLIMITED: PropertyLimits = { maxPerResource: Infinity, maxResourceSize: Infinity, maxTotalSize: Infinity };
+const UNLIMITED: PropertyLimits = { maxPerResource: Infinity, maxResourceSize: Infinity, maxUserSize: Infinity, maxTotalSize: Infinity };
+
+/** A property as kept: its JSON (what storedSize measures) and who set it ('' when the log predates owners). */
+interface StoredProperty {
+  json: string;
+  owner: string;
+}
 
 /** Properties of one resource by `{ns}name`. */
-type PropertySet = Map<string, XmlElement>;
+type PropertySet = Map<string, StoredProperty>;
 
 interface StoredResource {
   share: string;
   path: string;
+  /** fileIdentity of the file they were set on; undefined until a sweep finds it (a COPY's target, older logs). */
+  file: string | undefined;
   properties: PropertySet;
   /** storedSize of all its properties. */
   bytes: number;
 }
 
-/** One line of the log: a resource's properties after a change. */
+/** One line of the log: a resource's properties after a change, and who set each (absent in older logs). */
 interface LogRecord {
   share: string;
   path: string;
+  file?: string;
   properties: XmlElement[];
+  owners?: string[];
+}
+
+/** Which file a path names: its file id and creation time (a file id alone may come back for a new file). */
+export function fileIdentity(entry: { fileId: string; birthtimeMs: number }): string {
+  return `${entry.fileId}@${entry.birthtimeMs}`;
 }
 
 export class DeadProperties {
   private readonly resources = new Map<string, StoredResource>();
+  /** memoryCost of all properties, and of each user's. */
   private totalBytes = 0;
+  /** storedSize of all properties: about what the log needs for them (the measure of when to compact). */
+  private storedBytes = 0;
+  /** By owner; `name` is the one string of that owner every property of theirs shares. */
+  private readonly users = new Map<string, { name: string; bytes: number }>();
   /** Lines changed since the last append began. */
   private queued: string[] = [];
   private committed: Promise<void> = Promise.resolve();
@@ -108,35 +149,44 @@ export class DeadProperties {
     return this.resources.size;
   }
 
-  /** Bytes of all properties as stored. */
+  /** What all properties take in memory (memoryCost), the figure max_total_size bounds. */
   get bytes(): number {
     return this.totalBytes;
   }
 
+  /** What the properties `owner` set take in memory, the figure max_user_size bounds. */
+  bytesOf(owner: string): number {
+    return this.users.get(owner)?.bytes ?? 0;
+  }
+
   get(resource: DavResource): XmlElement[] {
-    return [...(this.resources.get(resourceKey(resource))?.properties.values() ?? [])];
+    const entry = this.resources.get(resourceKey(resource));
+    return entry ? [...entry.properties.values()].map((p) => JSON.parse(p.json) as XmlElement) : [];
   }
 
   /**
-   * All patches in document order, or none: none when one fails validation (callers validate first) or when the
-   * result would pass a limit that it also grows towards (so that a resource over a lowered limit can shrink).
+   * All patches in document order, set by `owner` on `file` (its fileIdentity), or none: none when one fails validation (callers validate first)
+   * or when the result would pass a limit that it also grows towards (so that a resource over a lowered limit can
+   * shrink).
    */
-  async patch(resource: DavResource, patches: readonly PropertyPatch[]): Promise<PropertyLimit | undefined> {
+  async patch(resource: DavResource, patches: readonly PropertyPatch[], owner: string, file?: string): Promise<PropertyLimit | undefined> {
     const entry = this.resources.get(resourceKey(resource));
     const next: PropertySet = new Map(entry?.properties);
     for (const p of patches) {
-      if ('set' in p) next.set(clarkName(p.set.ns, p.set.name), p.set);
+      if ('set' in p) next.set(clarkName(p.set.ns, p.set.name), { json: JSON.stringify(p.set), owner });
       else next.delete(clarkName(p.remove.ns, p.remove.name));
     }
     const bytes = sizeOf(next);
-    const before = { count: entry?.properties.size ?? 0, bytes: entry?.bytes ?? 0 };
-    const { maxPerResource, maxResourceSize, maxTotalSize } = this.limits;
-    if (next.size > maxPerResource && next.size > before.count) return 'max_per_resource';
-    if (bytes > before.bytes) {
-      if (bytes > maxResourceSize) return 'max_resource_size';
-      if (this.totalBytes - before.bytes + bytes > maxTotalSize) return 'max_total_size';
-    }
-    await this.save([this.put(resource.share, resource.path, next)]);
+    const { maxPerResource, maxResourceSize, maxUserSize, maxTotalSize } = this.limits;
+    if (next.size > maxPerResource && next.size > (entry?.properties.size ?? 0)) return 'max_per_resource';
+    if (bytes > (entry?.bytes ?? 0) && bytes > maxResourceSize) return 'max_resource_size';
+    const [share, path] = [resource.share, resource.path];
+    const ownBefore = costOf(share, path, entry?.properties, owner);
+    const ownAfter = costOf(share, path, next, owner);
+    if (ownAfter > ownBefore && this.bytesOf(owner) - ownBefore + ownAfter > maxUserSize) return 'max_user_size';
+    const growth = costOf(share, path, next) - costOf(share, path, entry?.properties);
+    if (growth > 0 && this.totalBytes + growth > maxTotalSize) return 'max_total_size';
+    await this.save([this.put(share, path, next, file ?? entry?.file)]);
     return undefined;
   }
 
@@ -149,19 +199,28 @@ export class DeadProperties {
     const replaced = this.dropBelow(to);
     const moved = this.within(from);
     const lines = [...replaced, ...this.dropBelow(from)];
-    for (const e of moved) lines.push(this.put(to.share, to.path + e.path.slice(from.path.length), e.properties));
+    for (const e of moved) lines.push(this.put(to.share, to.path + e.path.slice(from.path.length), e.properties, e.file));
     await this.save(lines);
   }
 
-  /** Properties follow a copy unless that would pass max_total_size (RFC 4918 §9.8.2 asks it as a SHOULD); then none do. */
-  async copy(from: DavResource, to: DavResource, depth: '0' | 'infinity'): Promise<PropertyLimit | undefined> {
+  /**
+   * Properties follow a copy, as set by `owner` (who made them), unless that would pass max_user_size or
+   * max_total_size (RFC 4918 §9.8.2 asks it as a SHOULD); then none do.
+   */
+  async copy(from: DavResource, to: DavResource, depth: '0' | 'infinity', owner: string): Promise<PropertyLimit | undefined> {
     const lines = this.dropBelow(to);
     const copied = depth === '0' ? [this.resources.get(resourceKey(from))].filter((e) => e !== undefined) : this.within(from);
-    const added = copied.reduce((n, e) => n + e.bytes, 0);
-    const refused = added > 0 && this.totalBytes + added > this.limits.maxTotalSize;
-    if (!refused) for (const e of copied) lines.push(this.put(to.share, to.path + e.path.slice(from.path.length), new Map(e.properties)));
+    const targets = copied.map((e) => ({
+      path: to.path + e.path.slice(from.path.length),
+      properties: new Map([...e.properties].map(([name, p]) => [name, { json: p.json, owner }])),
+    }));
+    const added = targets.reduce((n, t) => n + costOf(to.share, t.path, t.properties), 0);
+    const refused = added === 0 ? undefined
+      : this.bytesOf(owner) + added > this.limits.maxUserSize ? 'max_user_size'
+        : this.totalBytes + added > this.limits.maxTotalSize ? 'max_total_size' : undefined;
+    if (refused === undefined) for (const t of targets) lines.push(this.put(to.share, t.path, t.properties, undefined));
     await this.save(lines);
-    return refused ? 'max_total_size' : undefined;
+    return refused;
   }
 
   private within(resource: DavResource): StoredResource[] {
@@ -171,42 +230,107 @@ export class DeadProperties {
 
   /** Drops the resources at and below `resource`; returns their log lines. */
   private dropBelow(resource: DavResource): string[] {
-    return this.within(resource).map((e) => this.put(e.share, e.path, new Map()));
+    return this.within(resource).map((e) => this.put(e.share, e.path, new Map(), undefined));
+  }
+
+  /**
+   * Drops the properties of resources whose file the file server no longer has at their path, or has replaced
+   * (deleted, renamed or replaced over SMB, behind the proxy's back). `identityAt` says what is there now: its
+   * fileIdentity, null for nothing, undefined when it cannot tell (the properties stay). A resource without a file
+   * identity takes the one found. Returns how many resources lost their properties.
+   */
+  async sweep(identityAt: (resource: DavResource) => Promise<string | null | undefined>): Promise<number> {
+    const lines: string[] = [];
+    let dropped = 0;
+    for (const e of [...this.resources.values()]) {
+      const now = await identityAt(e);
+      // Changed through the proxy meanwhile: that change knew better.
+      if (now === undefined || this.resources.get(resourceKey(e)) !== e) continue;
+      if (now === null || (e.file !== undefined && e.file !== now)) {
+        lines.push(this.put(e.share, e.path, new Map(), undefined));
+        dropped++;
+      } else if (e.file === undefined) {
+        lines.push(this.put(e.share, e.path, e.properties, now));
+      }
+    }
+    await this.save(lines);
+    return dropped;
   }
 
   /** Sets (or with no properties drops) a resource in memory; returns its log line. */
-  private put(share: string, path: string, properties: PropertySet): string {
+  private put(share: string, path: string, properties: PropertySet, file: string | undefined): string {
     const key = resourceKey({ share, path });
-    this.totalBytes -= this.resources.get(key)?.bytes ?? 0;
+    const old = this.resources.get(key);
+    if (old) {
+      this.account(old.share, old.path, old.properties, -1);
+      this.storedBytes -= old.bytes;
+    }
     if (properties.size === 0) {
       this.resources.delete(key);
     } else {
       const bytes = sizeOf(properties);
-      this.resources.set(key, { share, path, properties, bytes });
-      this.totalBytes += bytes;
+      this.resources.set(key, { share, path, file, properties, bytes });
+      this.storedBytes += bytes;
+      this.account(share, path, properties, 1);
     }
-    return logLine(share, path, properties);
+    return logLine(share, path, file, properties);
   }
 
-  /** Applies the log's lines; a torn last line (a crash during its append) is cut off the file. */
+  private account(share: string, path: string, properties: PropertySet, sign: 1 | -1): void {
+    for (const [name, p] of properties) {
+      const cost = memoryCost(share, path, name, p);
+      this.totalBytes += sign * cost;
+      let user = this.users.get(p.owner);
+      if (user === undefined) this.users.set(p.owner, user = { name: p.owner, bytes: 0 });
+      // One string per user, however many requests named them.
+      p.owner = user.name;
+      user.bytes += sign * cost;
+      if (user.bytes === 0) this.users.delete(p.owner);
+    }
+  }
+
+  /**
+   * Applies the log's whole records. What follows the last of them is a torn tail (never acknowledged: a cut line,
+   * or garbage or zeros the file system had not yet filled) and is cut off the file; a damaged line with a whole
+   * record after it is no crash's doing, and the store refuses to open.
+   */
   private async replay(text: string): Promise<void> {
     const file = this.file!;
-    const end = text.lastIndexOf('\n') + 1;
-    const lines = text.slice(0, end).split('\n').slice(0, -1);
-    const header = parseLine(lines[0] ?? '', file, 1) as { version?: unknown };
-    if (header.version !== LOG_VERSION) throw new Error(`${file}: not a dead-property log of version ${LOG_VERSION}`);
-    lines.slice(1).forEach((line, i) => {
-      const r = parseLine(line, file, i + 2) as LogRecord;
-      this.put(r.share, r.path, propertySet(r.properties));
+    const lines = text.split('\n');
+    const records: unknown[] = [];
+    let whole = 0;
+    let damaged: { line: number; error: Error } | undefined;
+    let offset = 0;
+    lines.forEach((line, i) => {
+      const end = offset + Buffer.byteLength(line) + 1;
+      offset = end;
+      // The last piece has no newline after it: a record only if the newline was written too.
+      const record = i < lines.length - 1 ? parseRecord(line, i === 0) : undefined;
+      if (record === undefined || record instanceof Error) {
+        damaged ??= { line: i + 1, error: record ?? new Error('no newline at its end') };
+        return;
+      }
+      if (damaged) throw new Error(`${file}:${damaged.line} is not valid JSON (${damaged.error.message}); restore the file from a backup or move it away`);
+      records.push(record);
+      whole = end;
     });
-    this.logBytes = Buffer.byteLength(text.slice(0, end));
-    if (end < text.length) await truncate(file, this.logBytes);
+    const [header, ...rest] = records;
+    if (header === undefined) {
+      // Not even the header is whole: a store cut while it was first written is empty; anything else is not ours.
+      if (!HEADER.startsWith(text.replace(/[\0\s]+$/, ''))) throw new Error(`${file}: not a dead-property log of version ${LOG_VERSION}`);
+      await this.compact();
+      return;
+    }
+    if ((header as { version?: unknown }).version !== LOG_VERSION) throw new Error(`${file}: not a dead-property log of version ${LOG_VERSION}`);
+    for (const r of rest as LogRecord[]) this.put(r.share, r.path, propertySet(r.properties, r.owners), r.file);
+    this.logBytes = whole;
+    if (whole < Buffer.byteLength(text)) await truncate(file, whole);
   }
 
   private loadLegacy(text: string, file: string): void {
     const data = parseLine(text, file, 1) as { version?: unknown; resources?: LogRecord[] };
     if (data.version !== 1 || !Array.isArray(data.resources)) throw new Error(`${file}: not a dead-property store of version 1`);
-    for (const r of data.resources) this.put(r.share, r.path, propertySet(r.properties));
+    for (const r of data.resources) this.put(r.share, r.path, propertySet(r.properties, undefined), undefined);
   }
 
   /** Resolves once a write that includes `lines` is on disk. */
@@ -225,10 +349,10 @@ export class DeadProperties {
   }
 
   private async write(batch: string): Promise<void> {
-    if (this.damaged || (this.logBytes > COMPACT_MIN_BYTES && this.logBytes > 2 * this.totalBytes)) return this.compact();
+    if (this.damaged || (this.logBytes > COMPACT_MIN_BYTES && this.logBytes > 2 * this.storedBytes)) return this.compact();
     const data = Buffer.from(batch, 'utf8');
     try {
-      await this.log!.write(data);
+      await writeAll(this.log!, data);
       await this.log!.datasync();
     } catch (err) {
       this.damaged = true;
@@ -244,17 +368,17 @@ export class DeadProperties {
     const handle = await open(temp, 'w', 0o600);
     let bytes = 0;
     try {
-      let chunk = [`${JSON.stringify({ version: LOG_VERSION })}\n`];
+      let chunk = [HEADER];
       let chunkLength = 0;
       const flush = async () => {
         const data = Buffer.from(chunk.join(''), 'utf8');
-        await handle.write(data);
+        await writeAll(handle, data);
         bytes += data.length;
         chunk = [];
         chunkLength = 0;
       };
       for (const e of this.resources.values()) {
-        const line = logLine(e.share, e.path, e.properties);
+        const line = logLine(e.share, e.path, e.file, e.properties);
         chunk.push(line);
         chunkLength += line.length;
         if (chunkLength >= COMPACT_CHUNK) await flush();
@@ -281,18 +405,53 @@ export class DeadProperties {
   }
 }
 
-function logLine(share: string, path: string, properties: PropertySet): string {
-  return `${JSON.stringify({ share, path, properties: [...properties.values()] } satisfies LogRecord)}\n`;
+/** The log line of a resource, made from the properties' JSON as kept (no parse and stringify again). */
+function logLine(share: string, path: string, file: string | undefined, properties: PropertySet): string {
+  const all = [...properties.values()];
+  const where = JSON.stringify({ share, path, ...(file === undefined || properties.size === 0 ? {} : { file }) }).slice(0, -1);
+  return `${where},"properties":[${all.map((p) => p.json).join(',')}],"owners":${JSON.stringify(all.map((p) => p.owner))}}\n`;
 }
 
-function propertySet(properties: readonly XmlElement[]): PropertySet {
-  return new Map(properties.map((p) => [clarkName(p.ns, p.name), p]));
+function propertySet(properties: readonly XmlElement[], owners: readonly string[] | undefined): PropertySet {
+  return new Map(properties.map((p, i) => [clarkName(p.ns, p.name), { json: JSON.stringify(p), owner: owners?.[i] ?? '' }]));
 }
 
+/** storedSize of the properties: their JSON in UTF-8. */
 function sizeOf(properties: PropertySet): number {
   let bytes = 0;
-  for (const p of properties.values()) bytes += storedSize(p);
+  for (const p of properties.values()) bytes += Buffer.byteLength(p.json);
   return bytes;
+}
+
+/**
+ * What a property takes in the heap, counted from above: its JSON and its name (`{ns}name`), its resource's share
+ * and path (kept as given and lowercased in the key) and the fixed overheads. Each property counts its resource's
+ * path and objects, so that what a user's properties cost is all theirs to count (a resource with several
+ * properties is counted more than it takes).
+ */
+function memoryCost(share: string, path: string, name: string, p: StoredProperty): number {
+  return stringBytes(p.json) + stringBytes(name) + 2 * stringBytes(share + path) + PROPERTY_OVERHEAD + RESOURCE_OVERHEAD;
+}
+
+/** A string takes one byte per character while all are Latin-1, two for each otherwise. */
+function stringBytes(s: string): number {
+  return /[^\0-\xff]/.test(s) ? 2 * s.length : s.length;
+}
+
+/** memoryCost of the properties in `set`, or of those of them `owner` set. */
+function costOf(share: string, path: string, set: PropertySet | undefined, owner?: string): number {
+  let bytes = 0;
+  for (const [name, p] of set ?? []) if (owner === undefined || p.owner === owner) bytes += memoryCost(share, path, name, p);
+  return bytes;
+}
+
+/** Writes all of `data` (a write may take less than asked: the rest is written after it), or throws. */
+async function writeAll(handle: FileHandle, data: Buffer): Promise<void> {
+  for (let done = 0; done < data.length;) {
+    const { bytesWritten } = await handle.write(data, done, data.length - done);
+    if (bytesWritten === 0) throw new Error('the file system accepted no more bytes');
+    done += bytesWritten;
+  }
 }
 
 async function readIfExists(file: string): Promise<string | undefined> {
@@ -305,9 +464,21 @@ async function readIfExists(file: string): Promise<string | undefined> {
 }
 
 function parseLine(text: string, file: string, line: number): unknown {
+  const parsed = parseRecord(text, true);
+  if (parsed instanceof Error) throw new Error(`${file}:${line} is not valid JSON (${parsed.message}); restore the file from a backup or move it away`);
+  return parsed;
+}
+
+/** A line's record (or the header's object), or why it is none. */
+function parseRecord(text: string, header: boolean): object | Error {
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (err) {
-    throw new Error(`${file}:${line} is not valid JSON (${(err as Error).message}); restore the file from a backup or move it away`);
+    return err as Error;
   }
+  if (typeof value !== 'object' || value === null) return new Error('not a JSON object');
+  const r = value as Partial<LogRecord>;
+  if (header || (typeof r.share === 'string' && typeof r.path === 'string' && Array.isArray(r.properties))) return value;
+  return new Error('not a record of a resource');
 }

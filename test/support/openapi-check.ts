@@ -9,7 +9,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import formatsPlugin from 'ajv-formats';
 import { openApiDocument } from '../../src/openapi/document.js';
-import { noteSecret } from './log-audit.js';
+import { noteSecret, noteSharePath } from './log-audit.js';
 import { serviceOrigins } from './service-origins.js';
 
 type Json = Record<string, unknown>;
@@ -157,6 +157,15 @@ class OpenApiMismatchError extends Error {
 
 const INSTALLED = Symbol.for('edu-fileproxy.openapi-check');
 
+/** A request path as the service decodes it; one that does not decode is kept as sent. */
+function safeDecode(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}
+
 /** Wraps globalThis.fetch (once per process) so that every answer of a service started by startService is checked. */
 function installOpenApiCheck(): void {
   const global = globalThis as typeof globalThis & { [INSTALLED]?: true };
@@ -175,6 +184,8 @@ function installOpenApiCheck(): void {
     if (response.redirected && requestMethod !== 'HEAD') requestMethod = 'GET';
     const sentKey = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).get('x-webhook-key');
     if (sentKey !== null) noteSecret(sentKey);
+    const davPath = /^\/dav\/[^/]+\/(.+)$/.exec(url.pathname)?.[1];
+    if (davPath !== undefined) noteSharePath(safeDecode(davPath));
 
     let json: Promise<unknown> | undefined;
     const readJson = () => (json ??= response.clone().text().then((text) => JSON.parse(text) as unknown));

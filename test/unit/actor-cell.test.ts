@@ -67,3 +67,17 @@ it('without spare threads, keeps no spare and restarts a killed actor on a threa
     await cell.stop(1_000);
   }
 });
+
+it('shows the reason of the last crash in its health without a path in it (/healthz answers without authentication)', async () => {
+  const cell = dedupeCell(false);
+  cell.start();
+  try {
+    await until(() => cell.state === 'running');
+    cell.crash('CREATE schule\\Klasse-12\\Zeugnis.md: STATUS_ACCESS_DENIED, then /var/lib/edu-fileproxy/dav-properties.log:3 is not valid JSON');
+    while (cell.state !== 'running' || (await cell.health()).restarts < 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    const { lastError } = (await cell.report()).actor;
+    assert.equal(lastError, 'crashed: CREATE … STATUS_ACCESS_DENIED, then … is not valid JSON');
+  } finally {
+    await cell.stop(1_000);
+  }
+});

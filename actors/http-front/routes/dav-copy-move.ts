@@ -64,7 +64,7 @@ async function copyOrMove(call: DavCall, svc: DavService, kind: 'copy' | 'move')
     } else {
       const copied = await copyTree(call.storage, source, to, depth);
       if (existing) await forgetResource(call, svc, to);
-      if ((await svc.hints.counts()).propertyResources > 0) await svc.davState.copied(call.resource(), call.resource(to), depth);
+      if ((await svc.hints.counts()).propertyResources > 0) await svc.davState.copied(call.resource(), call.resource(to), depth, call.principal);
       svc.hook(copied.files.flatMap((f) => pageWritten(call.server, call.location.share, f)));
       if (copied.failures.length > 0) return sendFailures(call, copied.failures);
     }

@@ -6,7 +6,7 @@ import { HttpError } from '../../../src/http/http-error.js';
 import type { Router } from '../../../src/http/router.js';
 import { NtStatus, SmbError, SmbStatusError } from '../../../src/smb/errors.js';
 import type { CommitMode } from '../../../src/smb/index.js';
-import type { PropertyLimit, PropertyPatch } from '../../../src/webdav/dead-properties.js';
+import { fileIdentity, type PropertyLimit, type PropertyPatch } from '../../../src/webdav/dead-properties.js';
 import { MULTISTATUS_TYPE, multistatus, propertyElement, propstatResponse } from '../../../src/webdav/multistatus.js';
 import { entryEtag, isLiveProperty } from '../../../src/webdav/properties.js';
 import { isEmpty, parseLockDepth, parsePropertyUpdate } from '../../../src/webdav/requests.js';
@@ -117,7 +117,7 @@ async function proppatch(call: DavCall, svc: DavService): Promise<void> {
     const nameOf = (p: PropertyPatch) => ('set' in p ? p.set : p.remove);
     const refused = patches.filter((p) => isLiveProperty(nameOf(p)));
     if (refused.length === 0) {
-      const limit = await svc.davState.patchProperties(call.resource(), patches);
+      const limit = await svc.davState.patchProperties(call.resource(), patches, call.principal, fileIdentity(entry));
       if (limit) throw propertyLimitError(svc, limit);
     }
     const distinct = (list: PropertyPatch[]) => [...new Map(list.map((p) => [clarkName(nameOf(p).ns, nameOf(p).name), nameOf(p)])).values()];
@@ -140,6 +140,7 @@ function propertyLimitError(svc: DavService, limit: PropertyLimit): HttpError {
   switch (limit) {
     case 'max_per_resource': return new HttpError(403, 'too_many_properties', `a resource may carry ${bound} dead properties (${key})`);
     case 'max_resource_size': return new HttpError(403, 'properties_too_large', `the dead properties of a resource may take ${bound} bytes (${key})`);
-    case 'max_total_size': return new HttpError(507, 'property_store_full', `the dead properties of all resources may take ${bound} bytes (${key}); the store is full`);
+    case 'max_user_size': return new HttpError(403, 'user_properties_too_large', `the dead properties one user sets may take ${bound} bytes of memory (${key})`);
+    case 'max_total_size': return new HttpError(507, 'property_store_full', `the dead properties of all resources may take ${bound} bytes of memory (${key}); the store is full`);
   }
 }

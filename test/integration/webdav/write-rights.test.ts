@@ -34,7 +34,7 @@ describe('WebDAV LOCK and PROPPATCH need the write right, asked of the file serv
     service = await startService({
       webdav: {
         locks: { max_per_user: 3, max_owner_size: '1KiB' },
-        dead_properties: { max_per_resource: 5, max_resource_size: '2KiB', max_total_size: '8KiB' },
+        dead_properties: { max_per_resource: 5, max_resource_size: '2KiB', max_user_size: '8KiB', max_total_size: '11KiB' },
       },
     });
     // anna (Lehrer) may change the share root, carla (Schueler) may only read it: both see what anna creates.
@@ -139,7 +139,7 @@ describe('WebDAV LOCK and PROPPATCH need the write right, asked of the file serv
     assert.equal((await anna.request('UNLOCK', `${dir}/b.md`, { headers: { 'lock-token': again.headers.get('lock-token')! } })).status, 204);
   });
 
-  it('bounds dead properties per resource (403) and in total (507), removals always allowed', async () => {
+  it('bounds dead properties per resource (403), per user (403) and in total (507), removals always allowed', async () => {
     const six = Array.from({ length: 6 }, (_, i) => `<s:p${i}>v</s:p${i}>`).join('');
     const many = await anna.request('PROPPATCH', `${dir}/c.md`, { body: setBody(six) });
     assert.equal(many.status, 403);
@@ -147,15 +147,20 @@ describe('WebDAV LOCK and PROPPATCH need the write right, asked of the file serv
     const large = await anna.request('PROPPATCH', `${dir}/c.md`, { body: setBody(`<s:big>${'x'.repeat(3000)}</s:big>`) });
     assert.equal(large.status, 403);
     assert.equal(await errorOf(large), 'properties_too_large');
-    // 8 KiB in total: four resources of about 1.9 KiB fit, the fifth does not.
+    // A property of 1.9 KiB takes about 2.5 KiB of memory: three fit in one user's 8 KiB, four in the 11 KiB total.
     const value = 'y'.repeat(1900);
-    for (const name of ['a.md', 'c.md', 'd.md', 'e.md']) {
+    for (const name of ['a.md', 'c.md', 'd.md']) {
       assert.equal((await anna.request('PROPPATCH', `${dir}/${name}`, { body: setBody(`<s:big>${value}</s:big>`) })).status, 207, name);
     }
-    const full = await anna.request('PROPPATCH', `${dir}/page.md`, { body: setBody(`<s:big>${value}</s:big>`) });
+    const annasFourth = await anna.request('PROPPATCH', `${dir}/e.md`, { body: setBody(`<s:big>${value}</s:big>`) });
+    assert.equal(annasFourth.status, 403);
+    assert.equal(await errorOf(annasFourth), 'user_properties_too_large');
+    const ben = new DavClient(service, account(env, 'ben'));
+    assert.equal((await ben.request('PROPPATCH', `${dir}/e.md`, { body: setBody(`<s:big>${value}</s:big>`) })).status, 207, 'another user is not affected');
+    const full = await ben.request('PROPPATCH', `${dir}/page.md`, { body: setBody(`<s:big>${value}</s:big>`) });
     assert.equal(full.status, 507);
     assert.equal(await errorOf(full), 'property_store_full');
-    assert.equal((await anna.request('PROPPATCH', `${dir}/e.md`, { body: removeBody('big') })).status, 207);
-    assert.equal((await anna.request('PROPPATCH', `${dir}/page.md`, { body: setBody(`<s:big>${value}</s:big>`) })).status, 207, 'room again');
+    assert.equal((await ben.request('PROPPATCH', `${dir}/e.md`, { body: removeBody('big') })).status, 207);
+    assert.equal((await ben.request('PROPPATCH', `${dir}/page.md`, { body: setBody(`<s:big>${value}</s:big>`) })).status, 207, 'room again');
   });
 });

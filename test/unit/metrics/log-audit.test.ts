@@ -1,10 +1,10 @@
 // The log audit of a test run finds every form a secret could take in a log line.
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { findSecrets, secretsOfRun, serviceLogsIn } from '../../support/log-audit.js';
+import { findSecrets, findSharePaths, secretsOfRun, serviceLogsIn, sharePathsOfRun } from '../../support/log-audit.js';
 import type { TestbedEnv } from '../../testbed/env.js';
 
 const env = {
@@ -12,6 +12,7 @@ const env = {
   admin: { user: 'fpadmin', password: 'Adm"in\\2' },
   indexer: { user: 'svc-indexer', password: 'Indexer-3', password_file: '/x' },
   users: { anna: { password: 'Anna-4', groups: [], sid: 'S-1-5-21-1' } },
+  smb: { shares: [] },
 } as unknown as TestbedEnv;
 
 describe('log audit', () => {
@@ -36,4 +37,26 @@ describe('log audit', () => {
     ]);
     assert.ok(leaks.every((l) => !l.secret.includes('Anna-4') && !l.secret.includes('k'.repeat(43))));
   });
+
+  it('finds share paths: of files on the shares, noted by tests, through a .wiki folder; as a value, in a message, after a share name', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'log-audit-'));
+    const share = join(dir, 'shares', 'schule');
+    mkdirSync(join(share, 'Klasse-12', '.wiki'), { recursive: true });
+    writeFileSync(join(share, 'Klasse-12', '.wiki', 'Elternabend.md'), '');
+    writeFileSync(join(dir, 'noted-share-paths.txt'), '_davwrite-1a2b3c4d/a.md\n_davwrite-1a2b3c4d\n');
+    const lines = [
+      '{"msg":"dav state ready","dir":"/tmp/fileproxy-test-x/data"}',
+      '{"msg":"change watch of a .wiki folder ended","share":"schule","folder":"3f2a9c0d1e5b7a68"}',
+      '{"msg":"wiki page not indexed","share":"schule","path":"Klasse-12/.wiki/Elternabend.md"}',
+      '{"msg":"wiki pass: folder not listed","folder":"klasse-12"}',
+      '{"error":"SmbStatusError: CREATE schule\\\\_davwrite-1a2b3c4d\\\\a.md: STATUS_SHARING_VIOLATION"}',
+      '{"reason":"…/Fachschaften/Mathe/.wiki changed"}',
+      '{"msg":"listening","host":"127.0.0.1","share":"schule"}',
+    ];
+    writeFileSync(join(dir, 'service-1-100.log'), lines.join('\n'));
+    const paths = sharePathsOfRun({ ...env, smb: { shares: [{ name: 'schule', path: share }] } } as unknown as TestbedEnv, dir);
+    const leaks = findSharePaths(serviceLogsIn(dir), paths);
+    assert.deepEqual(leaks.map((l) => l.line), [3, 4, 5, 6]);
+  });
 });
+

@@ -53,7 +53,7 @@ describe('the dav-state service', () => {
     const view = new Int32Array(await s.hint());
     assert.deepEqual([view[HINT_LOCKS], view[HINT_PROPERTY_RESOURCES]], [0, 0]);
     const lock = await s.lock({ resource: at('a'), scope: 'shared', depth: '0', principal: 'p', timeoutSeconds: 60 });
-    await s.patchProperties(at('a'), [{ set: element('urn:x', 'k', ['v']) }]);
+    await s.patchProperties(at('a'), [{ set: element('urn:x', 'k', ['v']) }], 'p', '1@0');
     assert.deepEqual([view[HINT_LOCKS], view[HINT_PROPERTY_RESOURCES]], [1, 1]);
     assert.deepEqual(await s.describe([at('a'), at('b')], { locks: true, properties: true }), [
       { locks: [('granted' in lock) && lock.granted].map((l) => ({ ...l, timeoutSeconds: 60 })), properties: [element('urn:x', 'k', ['v'])] },
