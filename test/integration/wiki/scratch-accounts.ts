@@ -3,6 +3,7 @@
  * between groups), over LDAPS as the DC Administrator, and deletes afterwards. Names carry the test's prefix.
  */
 import { Attribute, Change } from 'ldapts';
+import { realm } from '../../testbed/domain.js';
 import { dcAdminClient, findByAccountName, newDn, sidOf, userAttributes } from '../../testbed/accounts.js';
 import type { TestbedEnv } from '../../testbed/env.js';
 
@@ -14,21 +15,49 @@ export interface ScratchAccount {
 
 /** ADS_UF_ACCOUNTDISABLE | ADS_UF_NORMAL_ACCOUNT. */
 const DISABLED_ACCOUNT = '514';
+/** ADS_UF_WORKSTATION_TRUST_ACCOUNT. */
+const WORKSTATION_ACCOUNT = '4096';
+
+export interface ScratchUserOptions {
+  /** The explicit userPrincipalName: null for none (only the implicit `name@realm`); default `name@realm`. */
+  userPrincipalName?: string | null;
+  /** userAccountControl; default a normal enabled account (512). */
+  userAccountControl?: number;
+}
 
 export class ScratchAccounts {
   private readonly created: string[] = [];
 
   constructor(private readonly env: TestbedEnv) {}
 
-  /** A new enabled account, a direct member of `groups` (testbed groups). */
-  async createUser(name: string, groups: readonly string[] = []): Promise<ScratchAccount> {
+  /** A new enabled account, a direct member of `groups` (testbed groups, or the domain's own in CN=Users). */
+  async createUser(name: string, groups: readonly string[] = [], options: ScratchUserOptions = {}): Promise<ScratchAccount> {
     const password = `Scratch-${name}-2026!`;
+    const attributes = userAttributes(name, password).flatMap((attribute) => {
+      if (attribute.type === 'userPrincipalName') {
+        const upn = options.userPrincipalName === undefined ? `${name}@${realm.toLowerCase()}` : options.userPrincipalName;
+        return upn === null ? [] : [new Attribute({ type: attribute.type, values: [upn] })];
+      }
+      if (attribute.type === 'userAccountControl' && options.userAccountControl !== undefined) {
+        return [new Attribute({ type: attribute.type, values: [String(options.userAccountControl)] })];
+      }
+      return [attribute];
+    });
     return this.withAdmin(async (client) => {
-      await client.add(newDn(name), userAttributes(name, password));
+      await client.add(newDn(name), attributes);
       this.created.push(newDn(name));
       for (const group of groups) await client.modify(newDn(group), membership('add', name));
       return { name, password, sid: sidOf(await findByAccountName(client, [name]), name) };
     });
+  }
+
+  /** A new computer account `name$` (no password: nobody logs on with it here). */
+  async createComputer(name: string): Promise<{ name: string }> {
+    await this.withAdmin(async (client) => {
+      await client.add(newDn(name), { objectClass: 'computer', sAMAccountName: `${name}$`, userAccountControl: WORKSTATION_ACCOUNT });
+      this.created.push(newDn(name));
+    });
+    return { name: `${name}$` };
   }
 
   async disable(name: string): Promise<void> {
