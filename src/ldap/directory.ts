@@ -1,4 +1,4 @@
-import type { Client, Entry, Filter } from 'ldapts';
+import { type Client, type Entry, type Filter, ProtocolError } from 'ldapts';
 import { allOf, anyOf, equals, equalsAny } from './filters.js';
 import {
   DirectoryError,
@@ -220,18 +220,14 @@ export class Directory implements UserAuthenticator, UserLookup, GroupSidResolve
     }
   }
 
-  /**
-   * The entry of the account the connection is bound as (RFC 4532 "Who am I?": Samba answers `u:DOMAIN\\account`,
-   * Windows `u:DOMAIN\\account` or `dn:<dn>`), or why there is none under `baseDn`.
-   */
+  /** The entry of the account the connection is bound as, or why there is none under `baseDn`. */
   private async authenticatedEntry(client: Client): Promise<Entry | string> {
-    const authzId = (await client.exop(WHO_AM_I_OID)).value ?? '';
-    const dn = /^dn:(.+)$/is.exec(authzId)?.[1];
-    const account = /^u:(?:[^\\]*\\)?(.+)$/is.exec(authzId)?.[1];
-    if (dn === undefined && account === undefined) {
-      throw new DirectoryError('directory_unavailable', `the directory did not say whom it authenticated (Who am I? answered '${authzId}')`);
+    let filter = await this.whoAmI(client);
+    if (filter === undefined) {
+      const token = await this.connectionToken(client);
+      if (token.length === 0) return 'the directory names no account of this domain for this login';
+      filter = equalsAny('objectSid', token.map(encodeSid));
     }
-    const filter = dn === undefined ? equals('sAMAccountName', account!) : equals('distinguishedName', dn);
     const { searchEntries } = await client.search(this.options.baseDn, {
       scope: 'sub',
       filter: allOf(equals('objectClass', 'user'), filter),
@@ -241,6 +237,41 @@ export class Directory implements UserAuthenticator, UserLookup, GroupSidResolve
     });
     if (searchEntries.length === 1) return searchEntries[0]!;
     return searchEntries.length === 0 ? 'no user entry for this login under ldap.base_dn' : 'login name is ambiguous';
+  }
+
+  /**
+   * Who the connection is bound as, by LDAP "Who am I?" (RFC 4532; Windows answers `u:DOMAIN\\account` or
+   * `dn:<dn>`), as a filter for its entry; undefined where the DC does not offer the operation (Samba before 4.20
+   * answers protocolError "not supported").
+   */
+  private async whoAmI(client: Client): Promise<Filter | undefined> {
+    let authzId: string;
+    try {
+      authzId = (await client.exop(WHO_AM_I_OID)).value ?? '';
+    } catch (err) {
+      if (err instanceof ProtocolError) return undefined;
+      throw err;
+    }
+    const dn = /^dn:(.+)$/is.exec(authzId)?.[1];
+    if (dn !== undefined) return equals('distinguishedName', dn);
+    const account = /^u:(?:[^\\]*\\)?(.+)$/is.exec(authzId)?.[1];
+    if (account !== undefined) return equals('sAMAccountName', account);
+    throw new DirectoryError('directory_unavailable', `the directory did not say whom it authenticated (Who am I? answered '${authzId}')`);
+  }
+
+  /**
+   * The SIDs of the connection's own security token, which AD and Samba give as `tokenGroups` of the root DSE:
+   * the authenticated account's SID among them (the only user SID in a token) and its groups. The fallback for
+   * a DC without "Who am I?".
+   */
+  private async connectionToken(client: Client): Promise<string[]> {
+    const { searchEntries } = await client.search('', {
+      scope: 'base',
+      filter: '(objectClass=*)',
+      attributes: ['tokenGroups'],
+      explicitBufferAttributes: ['tokenGroups'],
+    });
+    return values(searchEntries[0], 'tokenGroups').map((v) => decodeSid(asBuffer(v))).filter((sid) => sid.startsWith('S-1-5-21-'));
   }
 
   /**

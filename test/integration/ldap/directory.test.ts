@@ -98,7 +98,9 @@ describe('Directory.authenticateUser', () => {
     const prefix = `upn${Date.now().toString(36)}`;
     try {
       const bob = await scratch.createUser(`${prefix}-bob`, ['Lehrer'], { userPrincipalName: null });
-      const mal = await scratch.createUser(`${prefix}-mal`, ['Verwaltung'], { userPrincipalName: `${bob.name}@${env.smb.realm.toLowerCase()}` });
+      const mal = await scratch.createUser(`${prefix}-mal`, ['Verwaltung']);
+      // Samba 4.17 refuses, over LDAP, a UPN another account implies (Windows does not): set it past that check.
+      await scratch.forceUserPrincipalName(mal.name, `${bob.name}@${env.smb.realm.toLowerCase()}`);
       const user = await directory.authenticateUser(bob.name, mal.password);
       assert.equal(user.account, mal.name);
       assert.equal(user.sid, mal.sid);
@@ -127,7 +129,11 @@ describe('Directory.lookupUser (as the indexer account)', () => {
       const own = await directory.authenticateUser(name, account.password);
       for (const form of [name, `${name}@${env.smb.realm.toLowerCase()}`]) {
         const looked = await directory.lookupUser(form);
-        assert.deepEqual(looked && { ...looked, groupSids: [...looked.groupSids].sort() }, { account: own.account, sid: own.sid, groupSids: [...own.groupSids].sort(), state: 'active' }, form);
+        assert.deepEqual(
+          looked && { ...looked, groupSids: [...looked.groupSids].sort() },
+          { account: own.account, sid: own.sid, groupSids: [...own.groupSids].sort(), state: 'active', computer: false, notDelegated: false },
+          form,
+        );
       }
     }
   });

@@ -2,8 +2,12 @@
  * Accounts a test creates on the testbed DC for itself (a portal's service account, users to disable or move
  * between groups), over LDAPS as the DC Administrator, and deletes afterwards. Names carry the test's prefix.
  */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { Attribute, Change } from 'ldapts';
-import { realm } from '../../testbed/domain.js';
+import { baseDn, realm } from '../../testbed/domain.js';
+import { layout } from '../../testbed/layout.js';
 import { dcAdminClient, findByAccountName, newDn, sidOf, userAttributes } from '../../testbed/accounts.js';
 import type { TestbedEnv } from '../../testbed/env.js';
 
@@ -58,6 +62,24 @@ export class ScratchAccounts {
       this.created.push(newDn(name));
     });
     return { name: `${name}$` };
+  }
+
+  /**
+   * Gives `name` this userPrincipalName in the DC's database file directly, past Samba's check that refuses a UPN
+   * another account implies (`other@realm`), which Windows DCs do not make: so that a test can show what a
+   * directory that allows it does. Samba reads the change on its next search.
+   */
+  async forceUserPrincipalName(name: string, userPrincipalName: string): Promise<void> {
+    const partition = path.join(path.dirname(layout.samba.samDb), 'sam.ldb.d', `${baseDn.toUpperCase()}.ldb`);
+    const script = [
+      'import ldb, sys',
+      'db = ldb.Ldb()',
+      'db.connect("tdb://" + sys.argv[1], flags=ldb.FLG_DONT_CREATE_DB)',
+      'message = ldb.Message(ldb.Dn(db, sys.argv[2]))',
+      'message["userPrincipalName"] = ldb.MessageElement(sys.argv[3], ldb.FLAG_MOD_REPLACE, "userPrincipalName")',
+      'db.modify(message)',
+    ].join('\n');
+    await promisify(execFile)('/usr/bin/python3', ['-c', script, partition, newDn(name), userPrincipalName]);
   }
 
   async disable(name: string): Promise<void> {
