@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startService, type RunningService } from '../../support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
+import { ScratchAccounts } from '../wiki/scratch-accounts.js';
 import { parsePrometheusText, sampleValue } from '../../unit/metrics/prometheus-text.js';
 
 const MAX_FAILURES = 3;
@@ -79,18 +80,24 @@ describe('login throttle', () => {
   });
 
   it('one failure budget per account, however the name is spelt, over WebDAV and the wiki', async () => {
-    // main at b8fc48f logged EDU\\dora\\s1 on over WebDAV as dora and counted the failure under "s1": seven wrong
-    // passwords as EDU\\dora\\s1 … s7 got 401, never 429. Such a name is now refused before anything is asked.
-    const refused = await dav(`${env.smb.domain}\\dora\\s1`, password('dora'));
-    assert.equal(refused.status, 401, 'a name the logon would read as another account than the budget');
-    const spellings = [`${env.smb.domain}\\dora`, `dora@${env.smb.realm.toLowerCase()}`, 'DORA'];
-    for (const [i, spelling] of spellings.entries()) {
-      const res = i % 2 === 0 ? await dav(spelling, `wrong-${i}`) : await roots(spelling, `wrong-${i}`);
-      assert.equal(res.status, 401, spelling);
+    // main at b8fc48f logged EDU\\eve\\s1 on over WebDAV as eve and counted the failure under "s1": seven wrong
+    // passwords as EDU\\eve\\s1 … s7 got 401, never 429. Such a name is now refused before anything is asked.
+    const scratch = new ScratchAccounts(env);
+    try {
+      const eve = await scratch.createUser(`spell${Date.now().toString(36)}`, ['Lehrer']);
+      const refused = await dav(`${env.smb.domain}\\${eve.name}\\s1`, eve.password);
+      assert.equal(refused.status, 401, 'a name the logon would read as another account than the budget');
+      const spellings = [`${env.smb.domain}\\${eve.name}`, `${eve.name}@${env.smb.realm.toLowerCase()}`, eve.name.toUpperCase()];
+      for (const [i, spelling] of spellings.entries()) {
+        const res = i % 2 === 0 ? await dav(spelling, `wrong-${i}`) : await roots(spelling, `wrong-${i}`);
+        assert.equal(res.status, 401, spelling);
+      }
+      await assertThrottled(await dav(`${eve.name}@${env.smb.realm.toUpperCase()}`, 'wrong-again'), 'another spelling over WebDAV');
+      await assertThrottled(await roots(`${env.smb.realm}\\${eve.name}`, 'wrong-again'), 'another spelling in the wiki');
+      await assertThrottled(await dav(`${env.smb.domain.toLowerCase()}\\${eve.name}`, eve.password), 'a new login of the locked account, rightly spelt');
+    } finally {
+      await scratch.removeAll();
     }
-    await assertThrottled(await dav(`Dora@${env.smb.realm.toUpperCase()}`, 'wrong-again'), 'another spelling over WebDAV');
-    await assertThrottled(await roots(`${env.smb.realm}\\dora`, 'wrong-again'), 'another spelling in the wiki');
-    await assertThrottled(await dav(`${env.smb.domain.toLowerCase()}\\Dora`, password('dora')), 'a new login of the locked account, rightly spelt');
   });
 
   it('locks a client address that sprays many accounts; verified credentials from it still pass', async () => {
