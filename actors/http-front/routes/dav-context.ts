@@ -163,7 +163,7 @@ export class DavCall {
     this.authenticate();
     const attempt = { account: loginBudget(auth.user), address: this.ex.clientAddress };
     try {
-      await this.share!.logon((setup) => guardedLogin(this.svc.logins, attempt, setup, isLogonFailure));
+      await this.share!.logon((setup) => guardedLogin(this.svc.logins, attempt, () => setup().catch(refusedSetup), isLogonFailure));
     } catch (err) {
       if (err instanceof LoginThrottledError) throw throttledHttpError(err);
       if (err instanceof ActorUnavailableError) {
@@ -241,6 +241,16 @@ export function parentTarget(call: DavCall, path: string): WriteTarget {
 
 function isLogonFailure(err: unknown): boolean {
   return err instanceof SmbError && err.code === 'LOGON_FAILURE';
+}
+
+/**
+ * Samba answers a session setup as `user@realm` with a wrong password NT_STATUS_NOT_FOUND (LOGON_FAILURE when no
+ * account has that name): a refused logon all the same. Left as it was, the throttle took the attempt back (an
+ * outcome that says nothing) and the client got a 404, so guessing over WebDAV in UPN form was never counted.
+ */
+function refusedSetup(err: unknown): never {
+  if (err instanceof SmbError && err.code === 'NOT_FOUND') throw new SmbError('LOGON_FAILURE', 'the file server refused the logon (NT_STATUS_NOT_FOUND)', { cause: err });
+  throw err;
 }
 
 /** 403 when the wiki layout forbids creating `kind` at `path`. */
