@@ -23,10 +23,10 @@ const FLOOD_USERS = ['anna', 'ben', 'carla', 'dora'];
 
 abuseSuite({
   name: 'random group-name floods',
-  async prepare(_service, env) {
+  async prepare(service, env) {
     const users = FLOOD_USERS.map((name) => basicAuth(name, env.users[name]!.password));
     const groups = Object.keys(env.groups);
-    sampler = sampleDcConnections(50);
+    sampler = sampleDcConnections(service.process.pid!, 50);
     return (d: Dice): RawRequest => {
       const names = Array.from({ length: d.pick([1, 3, 10, 100]) }, () => (d.chance(0.1) ? d.pick(groups) : `flood-${randomBytes(5).toString('hex')}`));
       const target = d.pick(['/wiki/roots', '/wiki/pages?share=schule']);

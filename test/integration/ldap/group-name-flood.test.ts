@@ -30,7 +30,7 @@ describe('unseen group names', () => {
     const call = (groups: string) => fetch(`${service.url}/wiki/roots`, { headers: { authorization, 'x-service-groups': groups } });
     assert.equal((await call('Lehrer')).status, 200, 'the login is verified (and cached) first');
     const openedBefore = await opened();
-    const sampler = sampleDcConnections();
+    const sampler = sampleDcConnections(service.process.pid!);
     const statuses: Record<number, number> = {};
     let next = 0;
     const started = Date.now();
