@@ -10,8 +10,7 @@ import { LoginThrottle } from '../../src/auth/login-throttle.js';
 import type { Config } from '../../src/config/index.js';
 import { LdapConfigError } from '../../src/ldap/connection.js';
 import type { Directory } from '../../src/ldap/directory.js';
-import { directoryFromConfig } from '../../src/ldap/from-config.js';
-import { realmFromBaseDn } from '../../src/ldap/login-name.js';
+import { directoryFromConfig, loginDomain } from '../../src/ldap/from-config.js';
 import type { LdapResolverProtocol } from '../../src/messages/ldap-resolver.js';
 import { ldapResolverMetrics } from '../../src/metrics/actor-metrics.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
@@ -67,7 +66,9 @@ runActor<Config>(async (ctx) => {
       trustedCallers: config.wiki.trusted_callers,
       indexerAccount: config.smb.indexer_service_account.user,
       adminAccount: config.admin.user,
-      domain: { realm: realmFromBaseDn(config.ldap.base_dn ?? '') ?? '', domain: config.smb.domain },
+      adminGroups: config.admin.groups,
+      domain: loginDomain(config),
+      mayNameAdmins: config.wiki.trusted_callers_may_name_admins,
     }),
     guard: localLoginGuard(throttle),
     visibleShares: (groups) => visibility.visibleShares(groups),
@@ -90,7 +91,9 @@ runActor<Config>(async (ctx) => {
     admitLogin: async (attempt) => throttle.admit(attempt),
     settleLogin: async (attempt, outcome) => throttle.settle(attempt, outcome),
   };
-  const health = () => ({ resolvesViewers: directory !== null, ...viewers.stats, ...throttle.stats });
+  const health = () => ({
+    resolvesViewers: directory !== null, serviceConnectionsOpened: directory?.openedServiceConnections ?? 0, ...viewers.stats, ...throttle.stats,
+  });
   const registry = new Registry();
   registerStatMetrics(registry, health, ldapResolverMetrics);
   return { handlers: servingMetrics(handlers, registry), health };

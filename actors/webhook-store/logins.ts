@@ -4,8 +4,8 @@
 import { AdminAuthenticator, AdminSessionCache, type AdminAuthResult } from '../../src/auth/admin.js';
 import type { LoginGuard } from '../../src/auth/login-guard.js';
 import type { Config } from '../../src/config/index.js';
-import { directoryFromConfig } from '../../src/ldap/from-config.js';
-import { namesAccount, realmFromBaseDn } from '../../src/ldap/login-name.js';
+import { directoryFromConfig, loginDomain } from '../../src/ldap/from-config.js';
+import { namesAccount } from '../../src/ldap/login-name.js';
 
 export interface WebhookLogins {
   /** The admin API: global admins only (members of `admin.groups`). */
@@ -42,7 +42,7 @@ export function createWebhookLogins(config: Config, guard: LoginGuard, onConfigP
     sessions(),
     guard,
   );
-  const domain = { realm: realmFromBaseDn(config.ldap.base_dn ?? '') ?? '', domain: config.smb.domain };
+  const domain = loginDomain(config);
   return {
     admin: (authorization, clientAddress) => admins.authenticateHeader(authorization, clientAddress),
     eventReader: async (authorization, username, clientAddress) => {

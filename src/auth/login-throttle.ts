@@ -4,7 +4,8 @@
  * the directory or file server is asked.
  *
  * Two tables, both in memory, owned by one thread (the ldap-resolver actor) for every HTTP thread:
- *  - per account (the user name without domain, case-insensitive): `max_failures` failed logins make the account
+ *  - per account (`loginBudget` of src/ldap/login-name.ts, the one parser of login names: every spelling of
+ *    one account name — `EDU\anna`, `anna@edu.test`, `ANNA` — shares one budget): `max_failures` failed logins make the account
  *    locked for `lockout`; each failure after a lockout doubles it, up to `failure_window`. The record is forgotten
  *    `failure_window` after its last failure. A successful login clears it.
  *  - per client address (the TCP peer; IPv6 by its /64): `max_address_failures` failed logins across accounts lock
@@ -40,8 +41,8 @@ export interface LoginThrottleOptions {
 
 /** Who tries to log in. */
 export interface LoginAttempt {
-  /** The user name as sent (`user`, `DOMAIN\user`, `user@realm`). */
-  user: string;
+  /** Whose failure budget the attempt spends: `loginBudget` of the name as sent (src/ldap/login-name.ts). */
+  account: string;
   /** The TCP peer address of the client. */
   address: string;
 }
@@ -89,7 +90,7 @@ export class LoginThrottle {
 
   /** Whether the attempt may ask the directory; an admitted attempt counts as a failure until it is settled. */
   admit(attempt: LoginAttempt): LoginAdmission {
-    const account = accountKey(attempt.user);
+    const account = attempt.account;
     const address = this.countedAddress(attempt);
     const refusal = this.refusal('account', this.accounts.get(account), this.options.maxFailures)
       ?? (address === undefined ? undefined : this.refusal('address', this.addresses.get(address), this.options.maxAddressFailures));
@@ -105,7 +106,7 @@ export class LoginThrottle {
   /** Records what came of an admitted attempt. */
   settle(attempt: LoginAttempt, outcome: LoginOutcome): void {
     if (outcome === 'failed') return;
-    const account = accountKey(attempt.user);
+    const account = attempt.account;
     if (outcome === 'succeeded') this.accounts.delete(account);
     else this.count(this.accounts, account, -1);
     const address = this.countedAddress(attempt);
@@ -151,14 +152,6 @@ export class LoginThrottle {
       record.failures = Math.max(0, record.failures - 1);
     }
   }
-}
-
-/** One account however it is written: `EDU\Anna`, `anna@edu.test` and `anna` are the same. */
-function accountKey(user: string): string {
-  const name = user.trim().toLowerCase();
-  const afterDomain = name.slice(name.lastIndexOf('\\') + 1);
-  const at = afterDomain.indexOf('@');
-  return at > 0 ? afterDomain.slice(0, at) : afterDomain;
 }
 
 /**

@@ -123,6 +123,8 @@ const authSection = z.strictObject({
 // Calls on behalf of a user (src/wiki/service-user.ts): accounts that may name the user in X-Service-User.
 const wikiSection = z.strictObject({
   trusted_callers: z.array(accountName()).max(100).default([]),
+  // Whether a trusted caller may name a member of an admin group in X-Service-User (service-user.ts).
+  trusted_callers_may_name_admins: z.boolean().default(false),
 });
 
 const DEFAULT_ELASTICSEARCH_URL = 'http://127.0.0.1:9200';

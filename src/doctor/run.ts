@@ -21,8 +21,12 @@ export async function* runDoctor(configFile: string): AsyncGenerator<CheckResult
   yield secret.result;
   const ldap = await checkLdapBind(config, secret.password);
   yield ldap.result;
-  yield await checkAdminGroups(config, ldap.directory);
-  yield* await checkTrustedCallers(config, ldap.directory);
+  try {
+    yield await checkAdminGroups(config, ldap.directory);
+    yield* await checkTrustedCallers(config, ldap.directory);
+  } finally {
+    await ldap.directory?.close(); // its kept-open lookup connections would hold the process for a while
+  }
   yield* await checkShares(config, secret.password);
   yield* await checkElasticsearch(config);
   yield checkFreeRam();

@@ -1,4 +1,4 @@
-import type { Client, Entry, Filter } from 'ldapts';
+import { type Client, type Entry, type Filter, ProtocolError } from 'ldapts';
 import { allOf, anyOf, equals, equalsAny } from './filters.js';
 import {
   DirectoryError,
@@ -7,6 +7,7 @@ import {
   toDirectoryError,
   withLdapClient,
 } from './connection.js';
+import { BoundConnections } from './bound-connections.js';
 import { type LoginName, parseLoginName, realmFromBaseDn } from './login-name.js';
 import { decodeSid, encodeSid } from './sid.js';
 import type { GroupSidResolver } from './group-sid-cache.js';
@@ -20,6 +21,8 @@ export interface DirectoryOptions {
   readonly serviceAccount?: { readonly user: string; readonly password: string } | undefined;
   /** Names or SIDs per search; each batch is one LDAP search. */
   readonly batchSize?: number | undefined;
+  /** Connections kept open for the service account (BoundConnections); lookups beyond them wait. */
+  readonly serviceConnections?: number | undefined;
 }
 
 /** A user whose password the directory accepted, with the transitive group membership. */
@@ -37,6 +40,8 @@ export interface DirectoryUser {
 /** What the admin authentication needs from the directory. */
 export interface UserAuthenticator {
   authenticateUser(user: string, password: string): Promise<DirectoryUser>;
+  /** How a login name is bound (login-name.ts); a malformed one is a DirectoryError (`invalid_credentials`). */
+  loginName(user: string): LoginName;
 }
 
 /**
@@ -55,6 +60,10 @@ export interface LookedUpUser {
   /** The user's `tokenGroups` (transitive membership, primary group included), as for a login. */
   readonly groupSids: string[];
   readonly state: AccountState;
+  /** A computer (or managed service) account: its `objectClass` includes `computer`. */
+  readonly computer: boolean;
+  /** "Account is sensitive and cannot be delegated" (`userAccountControl` NOT_DELEGATED). */
+  readonly notDelegated: boolean;
 }
 
 /** What on-behalf calls need: a user's token and account state, read with the service account. */
@@ -64,15 +73,23 @@ export interface UserLookup {
 }
 
 export const DEFAULT_BATCH_SIZE = 200;
+/** Service-account connections kept open by default: lookups are short, and the DC serves every school's users. */
+export const DEFAULT_SERVICE_CONNECTIONS = 2;
+/** An idle service-account connection is closed after this long. */
+const SERVICE_CONNECTION_IDLE_MS = 10_000;
+/** The LDAP "Who am I?" extended operation (RFC 4532). */
+const WHO_AM_I_OID = '1.3.6.1.4.1.4203.1.11.3';
 
 /**
  * User authentication and group resolution against Active Directory (Samba AD) over LDAPS.
- * Every call opens its own connection and closes it, so the object can be shared freely.
+ * A user's login opens its own connection (bound as that user) and closes it; lookups with the service account
+ * share at most `serviceConnections` connections kept open (BoundConnections). The object can be shared freely.
  * Errors are DirectoryErrors: `invalid_credentials` (answer 401) or `directory_unavailable` (503).
  */
 export class Directory implements UserAuthenticator, UserLookup, GroupSidResolver {
   private readonly realm: string;
   private readonly batchSize: number;
+  private readonly serviceConnections: BoundConnections | undefined;
 
   constructor(private readonly connect: LdapClientFactory, private readonly options: DirectoryOptions) {
     const realm = options.realm ?? realmFromBaseDn(options.baseDn);
@@ -84,11 +101,38 @@ export class Directory implements UserAuthenticator, UserLookup, GroupSidResolve
     if (!Number.isInteger(this.batchSize) || this.batchSize < 1) {
       throw new LdapConfigError(`batch size must be a positive integer, got ${this.batchSize}`);
     }
+    const account = options.serviceAccount;
+    if (account !== undefined) {
+      const { bindName } = parseLoginName(account.user, realm);
+      this.serviceConnections = new BoundConnections(
+        connect,
+        (client) => this.bind(client, bindName, account.password, 'binding as the service account'),
+        { size: options.serviceConnections ?? DEFAULT_SERVICE_CONNECTIONS, idleMs: SERVICE_CONNECTION_IDLE_MS },
+      );
+    }
+  }
+
+  /** The login name as every part of the service reads it (login-name.ts); a malformed one is `invalid_credentials`. */
+  loginName(user: string): LoginName {
+    return parseLoginName(user, this.realm);
+  }
+
+  /** Service-account connections opened since the start (each a TCP + TLS handshake and a bind at the DC). */
+  get openedServiceConnections(): number {
+    return this.serviceConnections?.openedConnections ?? 0;
+  }
+
+  /** Closes the idle service-account connections (they also close by themselves when idle). */
+  close(): Promise<void> {
+    return this.serviceConnections?.close() ?? Promise.resolve();
   }
 
   /**
-   * Verifies the password with a simple bind as the user, then reads the user's entry and
-   * `tokenGroups` (transitive membership, primary group included) over that same connection.
+   * Verifies the password with a simple bind as the user, then asks the directory whom it authenticated (LDAP
+   * "Who am I?") and reads exactly that entry and its `tokenGroups` (transitive membership, primary group
+   * included) over the same connection. Not the entry the name would find by searching: a bare name binds as
+   * its implicit UPN, which another account's explicit `userPrincipalName` takes precedence over, so the name
+   * and the authenticated account can differ; the groups must be those of the account the password was for.
    */
   async authenticateUser(user: string, password: string): Promise<DirectoryUser> {
     const login = parseLoginName(user, this.realm);
@@ -97,7 +141,7 @@ export class Directory implements UserAuthenticator, UserLookup, GroupSidResolve
     return withLdapClient(this.connect, async (client) => {
       await this.bind(client, login.bindName, password, 'checking the password');
       try {
-        const entry = await this.findUserEntry(client, login);
+        const entry = await this.authenticatedEntry(client);
         if (typeof entry === 'string') throw new DirectoryError('invalid_credentials', entry);
         const sid = decodeSid(asBuffer(single(entry, 'objectSid')));
         const groupSids = await this.tokenGroups(client, entry);
@@ -122,13 +166,15 @@ export class Directory implements UserAuthenticator, UserLookup, GroupSidResolve
   async lookupUser(name: string): Promise<LookedUpUser | null> {
     const login = parseLoginName(name, this.realm);
     return this.asServiceAccount('looking up a user', async (client) => {
-      const entry = await this.findUserEntry(client, login, ACCOUNT_STATE_ATTRIBUTES);
+      const entry = await this.findUserEntry(client, login, [...ACCOUNT_STATE_ATTRIBUTES, 'objectClass']);
       if (typeof entry === 'string') return null;
       return {
         account: text(single(entry, 'sAMAccountName')),
         sid: decodeSid(asBuffer(single(entry, 'objectSid'))),
         groupSids: await this.tokenGroups(client, entry),
         state: accountState(entry, Date.now()),
+        computer: values(entry, 'objectClass').some((v) => text(v).toLowerCase() === 'computer'),
+        notDelegated: (flags(entry, 'userAccountControl') & UF_NOT_DELEGATED) !== 0,
       };
     });
   }
@@ -154,13 +200,10 @@ export class Directory implements UserAuthenticator, UserLookup, GroupSidResolve
 
   /** Runs `work` on a connection bound as the service account; its errors become DirectoryErrors. */
   private async asServiceAccount<T>(doing: string, work: (client: Client) => Promise<T>): Promise<T> {
-    const account = this.options.serviceAccount;
-    if (account === undefined) {
+    if (this.serviceConnections === undefined) {
       throw new LdapConfigError(`${doing} needs the indexer service account (user and password)`);
     }
-    const login = parseLoginName(account.user, this.realm);
-    return withLdapClient(this.connect, async (client) => {
-      await this.bind(client, login.bindName, account.password, 'binding as the service account');
+    return this.serviceConnections.run(async (client) => {
       try {
         return await work(client);
       } catch (err) {
@@ -177,14 +220,71 @@ export class Directory implements UserAuthenticator, UserLookup, GroupSidResolve
     }
   }
 
-  /** The entry of the user `login` names, or why there is none. */
+  /** The entry of the account the connection is bound as, or why there is none under `baseDn`. */
+  private async authenticatedEntry(client: Client): Promise<Entry | string> {
+    let filter = await this.whoAmI(client);
+    if (filter === undefined) {
+      const token = await this.connectionToken(client);
+      if (token.length === 0) return 'the directory names no account of this domain for this login';
+      filter = equalsAny('objectSid', token.map(encodeSid));
+    }
+    const { searchEntries } = await client.search(this.options.baseDn, {
+      scope: 'sub',
+      filter: allOf(equals('objectClass', 'user'), filter),
+      attributes: ['objectSid', 'sAMAccountName'],
+      explicitBufferAttributes: ['objectSid'],
+      sizeLimit: 2,
+    });
+    if (searchEntries.length === 1) return searchEntries[0]!;
+    return searchEntries.length === 0 ? 'no user entry for this login under ldap.base_dn' : 'login name is ambiguous';
+  }
+
+  /**
+   * Who the connection is bound as, by LDAP "Who am I?" (RFC 4532; Windows answers `u:DOMAIN\\account` or
+   * `dn:<dn>`), as a filter for its entry; undefined where the DC does not offer the operation (Samba before 4.20
+   * answers protocolError "not supported").
+   */
+  private async whoAmI(client: Client): Promise<Filter | undefined> {
+    let authzId: string;
+    try {
+      authzId = (await client.exop(WHO_AM_I_OID)).value ?? '';
+    } catch (err) {
+      if (err instanceof ProtocolError) return undefined;
+      throw err;
+    }
+    const dn = /^dn:(.+)$/is.exec(authzId)?.[1];
+    if (dn !== undefined) return equals('distinguishedName', dn);
+    const account = /^u:(?:[^\\]*\\)?(.+)$/is.exec(authzId)?.[1];
+    if (account !== undefined) return equals('sAMAccountName', account);
+    throw new DirectoryError('directory_unavailable', `the directory did not say whom it authenticated (Who am I? answered '${authzId}')`);
+  }
+
+  /**
+   * The SIDs of the connection's own security token, which AD and Samba give as `tokenGroups` of the root DSE:
+   * the authenticated account's SID among them (the only user SID in a token) and its groups. The fallback for
+   * a DC without "Who am I?".
+   */
+  private async connectionToken(client: Client): Promise<string[]> {
+    const { searchEntries } = await client.search('', {
+      scope: 'base',
+      filter: '(objectClass=*)',
+      attributes: ['tokenGroups'],
+      explicitBufferAttributes: ['tokenGroups'],
+    });
+    return values(searchEntries[0], 'tokenGroups').map((v) => decodeSid(asBuffer(v))).filter((sid) => sid.startsWith('S-1-5-21-'));
+  }
+
+  /**
+   * The entry of the account `login` names, or why there is none: user and computer accounts (a computer's
+   * objectClass includes `user`), so that a caller can tell a computer from an unknown name.
+   */
   private async findUserEntry(client: Client, login: LoginName, extraAttributes: readonly string[] = []): Promise<Entry | string> {
     const ways: Filter[] = [];
     if (login.userPrincipalName !== undefined) ways.push(equals('userPrincipalName', login.userPrincipalName));
     if (login.account !== undefined) ways.push(equals('sAMAccountName', login.account));
     const { searchEntries } = await client.search(this.options.baseDn, {
       scope: 'sub',
-      filter: allOf(equals('objectCategory', 'person'), equals('objectClass', 'user'), anyOf(...ways)),
+      filter: allOf(equals('objectClass', 'user'), anyOf(...ways)),
       attributes: ['objectSid', 'sAMAccountName', 'userPrincipalName', ...extraAttributes],
       explicitBufferAttributes: ['objectSid'],
       sizeLimit: 2,
@@ -236,6 +336,7 @@ const ACCOUNT_STATE_ATTRIBUTES = ['userAccountControl', 'msDS-User-Account-Contr
 /** Bits of `userAccountControl` and `msDS-User-Account-Control-Computed` (MS-ADTS 2.2.16). */
 const UF_ACCOUNTDISABLE = 0x2;
 const UF_LOCKOUT = 0x10;
+const UF_NOT_DELEGATED = 0x100000;
 const UF_PASSWORD_EXPIRED = 0x800000;
 /** `accountExpires` counts 100 ns ticks since 1601-01-01; 0 and 2^63-1 mean never. */
 const FILETIME_UNIX_EPOCH = 116_444_736_000_000_000n;
@@ -243,14 +344,18 @@ const NEVER = 0x7fff_ffff_ffff_ffffn;
 
 /** Whether the account of `entry` may log on at `now` (ms since 1970), from its account-state attributes. */
 export function accountState(entry: Entry, now: number): AccountState {
-  const flags = (attribute: string) => Number(text(values(entry, attribute)[0] ?? '0')) || 0;
-  if (flags('userAccountControl') & UF_ACCOUNTDISABLE) return 'disabled';
-  const computed = flags('msDS-User-Account-Control-Computed');
+  if (flags(entry, 'userAccountControl') & UF_ACCOUNTDISABLE) return 'disabled';
+  const computed = flags(entry, 'msDS-User-Account-Control-Computed');
   if (computed & UF_LOCKOUT) return 'locked';
   const expires = BigInt(text(values(entry, 'accountExpires')[0] ?? '0').trim() || '0');
   if (expires !== 0n && expires !== NEVER && expires <= BigInt(now) * 10_000n + FILETIME_UNIX_EPOCH) return 'expired';
   if (computed & UF_PASSWORD_EXPIRED) return 'password_expired';
   return 'active';
+}
+
+/** A bit-field attribute (`userAccountControl`) as a number; 0 when absent. */
+function flags(entry: Entry, attribute: string): number {
+  return Number(text(values(entry, attribute)[0] ?? '0')) || 0;
 }
 
 /** Attribute values of an entry, matched case-insensitively by name. */

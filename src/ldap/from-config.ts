@@ -3,6 +3,7 @@
 import type { Config } from '../config/index.js';
 import { createLdapClientFactory, LdapConfigError } from './connection.js';
 import { Directory } from './directory.js';
+import { type LoginDomain, realmFromBaseDn } from './login-name.js';
 
 /**
  * The directory of `config`. `indexerPassword` enables group lookups with the
@@ -24,4 +25,9 @@ export function directoryFromConfig(config: Config, indexerPassword: string | un
     baseDn: ldap.base_dn,
     serviceAccount: indexerPassword === undefined ? undefined : { user: account.user, password: indexerPassword },
   });
+}
+
+/** The names login names of this service's domain are read with (the realm is empty without `ldap.base_dn`). */
+export function loginDomain(config: Config): LoginDomain {
+  return { realm: realmFromBaseDn(config.ldap.base_dn ?? '') ?? '', domain: config.smb.domain };
 }

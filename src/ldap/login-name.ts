@@ -1,4 +1,17 @@
+// The one reading of a login name. Every place that takes one — the LDAP logon (directory.ts), the WebDAV logon
+// over SMB (dav-context.ts), the login throttle (src/auth/login-throttle.ts), the wiki's login cache (viewer.ts),
+// event ownership (namesAccount) — goes through parseLoginName, so that a name means the same account and is
+// counted under the same failure budget everywhere. A name it refuses is refused with 401 before the directory,
+// the DC or the file server is asked.
 import { DirectoryError } from './connection.js';
+
+/** The names of this domain that a login name may carry. */
+export interface LoginDomain {
+  /** DNS name (`edu.test`): the implicit UPN suffix; derived from `ldap.base_dn`. */
+  readonly realm: string;
+  /** NetBIOS name (`EDU`, `smb.domain`): what `DOMAIN\user` is written with and a bare name logs on to over SMB. */
+  readonly domain: string;
+}
 
 /** How a login name is bound and how its entry is found afterwards. */
 export interface LoginName {
@@ -8,22 +21,38 @@ export interface LoginName {
   readonly account?: string;
   /** The UPN to prefer when several entries match, if the login was given as one. */
   readonly userPrincipalName?: string;
+  /** The `DOMAIN` of a `DOMAIN\user` login, as written. */
+  readonly domainPart?: string;
 }
 
-const MAX_LENGTH = 256;
-
 /**
- * Accepts `user`, `DOMAIN\user` and `user@realm`. AD (and Samba AD) binds `DOMAIN\user` and
- * UPNs directly but not a bare account name, so a bare name is bound as `user@<realm>` (every
- * account has that implicit UPN). Anything else is refused as invalid credentials.
+ * Longest login name accepted, in characters (Unicode code points, the unit every name check of the service
+ * counts in: X-Service-User, X-Service-Groups). AD's own limits are shorter (UPN 1024 bytes, sAMAccountName 20).
  */
-export function parseLoginName(input: string, realm: string): LoginName {
+export const MAX_LOGIN_NAME_LENGTH = 256;
+
+/** A name's length in the one unit every name check counts: characters (code points), not UTF-16 units. */
+export function characterCount(name: string): number {
+  let count = 0;
+  for (const _ of name) count++;
+  return count;
+}
+
+/** A login name as written: `user`, `DOMAIN\user` or `user@suffix`. */
+interface WrittenName {
+  readonly user: string;
+  readonly domain?: string;
+  readonly suffix?: string;
+}
+
+/** The one syntax check of login names; a name it refuses never reaches the directory, the DC or the file server. */
+function readLoginName(input: string): WrittenName {
   const name = input.trim();
   const refuse = (why: string) =>
     new DirectoryError('invalid_credentials', `invalid user name: ${why}; use user, DOMAIN\\user or user@realm`);
   if (name === '') throw refuse('it is empty');
-  if (name.length > MAX_LENGTH) throw refuse(`it is longer than ${MAX_LENGTH} characters`);
-  if (/[\u0000-\u001f\u007f=,]/.test(name)) throw refuse('it contains control characters, "=" or ","');
+  if (characterCount(name) > MAX_LOGIN_NAME_LENGTH) throw refuse(`it is longer than ${MAX_LOGIN_NAME_LENGTH} characters`);
+  if (/[\p{Cc}=,]/u.test(name)) throw refuse('it contains control characters, "=" or ","');
 
   const backslash = name.split('\\');
   const at = name.split('@');
@@ -31,17 +60,54 @@ export function parseLoginName(input: string, realm: string): LoginName {
     throw refuse('it mixes or repeats "\\" and "@"');
   }
   if (backslash.length === 2) {
-    const [domain, account] = backslash as [string, string];
-    if (domain === '' || account === '') throw refuse('domain or user part is empty');
-    return { bindName: name, account };
+    const [domain, user] = backslash as [string, string];
+    if (domain === '' || user === '') throw refuse('domain or user part is empty');
+    return { user, domain };
   }
   if (at.length === 2) {
-    const [account, suffix] = at as [string, string];
-    if (account === '' || suffix === '') throw refuse('user or realm part is empty');
-    const inThisDomain = suffix.toLowerCase() === realm.toLowerCase();
-    return inThisDomain ? { bindName: name, account, userPrincipalName: name } : { bindName: name, userPrincipalName: name };
+    const [user, suffix] = at as [string, string];
+    if (user === '' || suffix === '') throw refuse('user or realm part is empty');
+    return { user, suffix };
+  }
+  return { user: name };
+}
+
+/**
+ * Whose failure budget a login with this name spends (login-throttle.ts): its lower-cased user part, the same for
+ * `EDU\Anna`, `anna@edu.test`, `ANNA` and `anna@anything`. Read from the name alone, so that counting never asks
+ * the directory (which an attacker could otherwise make work for every guess). A malformed name is a DirectoryError
+ * (`invalid_credentials`), refused before anything is counted or asked.
+ */
+export function loginBudget(input: string): string {
+  return readLoginName(input).user.toLowerCase();
+}
+
+/**
+ * Accepts `user`, `DOMAIN\user` and `user@realm`. AD (and Samba AD) binds `DOMAIN\user` and
+ * UPNs directly but not a bare account name, so a bare name is bound as `user@<realm>` (every
+ * account has that implicit UPN). Anything else is refused as invalid credentials.
+ */
+export function parseLoginName(input: string, realm: string): LoginName {
+  const written = readLoginName(input);
+  const name = input.trim();
+  if (written.domain !== undefined) return { bindName: name, account: written.user, domainPart: written.domain };
+  if (written.suffix !== undefined) {
+    const inThisDomain = written.suffix.toLowerCase() === realm.toLowerCase();
+    return inThisDomain
+      ? { bindName: name, account: written.user, userPrincipalName: name }
+      : { bindName: name, userPrincipalName: name };
   }
   return { bindName: `${name}@${realm}`, account: name };
+}
+
+/**
+ * The SMB (NTLM) logon of a login name: `DOMAIN\user` as written, a UPN with an empty domain (the DC resolves
+ * it as it does for the LDAP bind), a bare name in this domain.
+ */
+export function ntlmLogon(login: LoginName, where: LoginDomain): { domain: string; user: string } {
+  if (login.domainPart !== undefined) return { domain: login.domainPart, user: login.account! };
+  if (login.userPrincipalName !== undefined) return { domain: '', user: login.userPrincipalName };
+  return { domain: where.domain, user: login.account! };
 }
 
 /**
@@ -50,16 +116,15 @@ export function parseLoginName(input: string, realm: string): LoginName {
  * DNS name. Case-insensitive, as the directory is. A foreign domain or UPN suffix, or a UPN whose user
  * part is not the account name, names someone else.
  */
-export function namesAccount(name: string, account: string, where: { readonly realm: string; readonly domain: string }): boolean {
+export function namesAccount(name: string, account: string, where: LoginDomain): boolean {
   let login: LoginName;
   try {
     login = parseLoginName(name, where.realm);
   } catch {
     return false;
   }
-  const backslash = login.bindName.indexOf('\\');
-  if (backslash !== -1) {
-    const domain = login.bindName.slice(0, backslash).toLowerCase();
+  if (login.domainPart !== undefined) {
+    const domain = login.domainPart.toLowerCase();
     if (domain !== where.domain.toLowerCase() && domain !== where.realm.toLowerCase()) return false;
   }
   return login.account?.toLowerCase() === account.toLowerCase();

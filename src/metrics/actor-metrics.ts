@@ -19,7 +19,7 @@ export const webhookStoreMetrics: readonly StatMetric<{ webhookClients: number; 
   { name: 'fileproxy_user_events_cached_bytes', help: 'Size of the cached service-eventhandler events as JSON (webhooks.user_events.max_bytes bounds it)', type: 'gauge', read: (s) => s.cachedUserEventBytes },
 ];
 
-export const ldapResolverMetrics: readonly StatMetric<ViewerStats & { resolvesViewers: boolean } & LoginThrottleStats>[] = [
+export const ldapResolverMetrics: readonly StatMetric<ViewerStats & { resolvesViewers: boolean; serviceConnectionsOpened: number } & LoginThrottleStats>[] = [
   {
     name: 'fileproxy_logins_throttled_total', help: 'Logins (wiki, WebDAV, admin APIs) refused with 429 by the login throttle before the directory or SMB server was asked',
     type: 'counter', read: (s) => s.throttledLogins,
@@ -35,6 +35,14 @@ export const ldapResolverMetrics: readonly StatMetric<ViewerStats & { resolvesVi
   {
     name: 'fileproxy_wiki_on_behalf_calls_total', help: 'Wiki calls with X-Service-User: from a trusted caller (accepted), or refused with 403 (untrusted)',
     type: 'counter', label: 'result', read: (s) => ({ accepted: s.onBehalfCalls, untrusted: s.untrustedOnBehalfCalls }),
+  },
+  {
+    name: 'fileproxy_wiki_service_user_refusals_total', help: 'Wiki calls of trusted callers refused with 403 because X-Service-User named an account they may not call on behalf of, by rule',
+    type: 'counter', label: 'rule', read: (s) => ({ ...s.serviceUserRefusals }),
+  },
+  {
+    name: 'fileproxy_ldap_service_connections_opened_total', help: 'LDAPS connections the ldap-resolver opened (and bound) as the indexer account for user and group lookups; at most DEFAULT_SERVICE_CONNECTIONS (src/ldap/directory.ts, 2) are open at once',
+    type: 'counter', read: (s) => s.serviceConnectionsOpened,
   },
   { name: 'fileproxy_directory_errors_total', help: 'Directory (LDAP) calls of the ldap-resolver that failed because the directory was unavailable', type: 'counter', read: (s) => s.directoryErrors },
   { name: 'fileproxy_wiki_directory_configured', help: '1 when wiki callers can be resolved (ldap.base_dn and the indexer account are set), else 0', type: 'gauge', read: (s) => Number(s.resolvesViewers) },

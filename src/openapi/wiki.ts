@@ -30,7 +30,11 @@ const wikiResponses = (own: Record<string, Json>, extra400: readonly string[] = 
     'bad_credentials_format', 'bad_groups_header', 'bad_service_user_header', 'service_user_required', 'invalid_request', ...extra400,
   ]),
   '401': error('Basic credentials missing or wrong', ['credentials_required', 'invalid_credentials'], CHALLENGE),
-  '403': error('X-Service-User from an account that is not in wiki.trusted_callers', ['untrusted_caller']),
+  '403': error(
+    'X-Service-User from an account that is not in wiki.trusted_callers, or naming an account a trusted caller may not call on behalf of '
+      + '(src/wiki/service-user.ts: a computer, krbtgt, the indexer, a trusted caller, NOT_DELEGATED, Protected Users, an admin group)',
+    ['untrusted_caller', ...['computer', 'krbtgt', 'indexer', 'trusted_caller', 'not_delegated', 'protected_user', 'admin'].map((rule) => `service_user_${rule}`)],
+  ),
   '404': error('The wiki is turned off on this host (elasticsearch.enabled is false)', ['wiki_disabled']),
   '429': THROTTLED_429,
   '503': error('The directory or an actor is unavailable; retry', ['directory_unavailable', 'service_unavailable'], RETRY_AFTER),

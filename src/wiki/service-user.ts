@@ -5,9 +5,18 @@
  *
  * `X-Service-User` format: one account name, the sAMAccountName (`anna`) or the userPrincipalName
  * (`anna@schule.local`); trimmed; percent-encoded as UTF-8 like the entries of X-Service-Groups (`j%C3%BCrgen`),
- * so the raw header is printable ASCII; at most 256 characters after decoding; no control characters, `,`, `=`
- * or `\` (one user per call, and no `DOMAIN\user`: the directory searched is `ldap.base_dn`).
+ * so the raw header is printable ASCII; at most 256 characters (code points, as every name check counts, see
+ * MAX_LOGIN_NAME_LENGTH) after decoding; no control characters, `,`, `=` or `\` (one user per call, and no
+ * `DOMAIN\user`: the directory searched is `ldap.base_dn`); otherwise what a login name may be (login-name.ts).
  * A header that breaks a rule is rejected with a ServiceUserHeaderError (the caller answers 400).
+ *
+ * Whom a trusted caller may name is bounded the way Kerberos constrained delegation bounds a service
+ * (`serviceUserRefusal`): an enabled user account that is not a computer, not `krbtgt`, not the indexer account
+ * (whose SID is on every indexed page), not an account of `wiki.trusted_callers`, not marked "sensitive and cannot
+ * be delegated" (`userAccountControl` NOT_DELEGATED), not in Protected Users, and not in an admin group (the
+ * domain's privileged groups or `admin.groups`) unless `wiki.trusted_callers_may_name_admins` allows it. Each
+ * refusal is a 403 naming the rule. (A disabled, locked or expired account is not refused but sees nothing, with
+ * `no_access` saying why, as before.)
  *
  * Technical accounts never read the wiki as themselves: a call from one without `X-Service-User` is refused
  * with 400 `service_user_required` instead of answering with what the account itself may see (usually nothing,
@@ -15,11 +24,12 @@
  * `wiki.trusted_callers` and the indexer account `smb.indexer_service_account.user` — unless the indexer
  * account is the global-admin account `admin.user` (the default), which administrators also log in with.
  */
-import { namesAccount } from '../ldap/login-name.js';
+import { DirectoryError } from '../ldap/connection.js';
+import type { LookedUpUser } from '../ldap/directory.js';
+import { type LoginDomain, loginBudget, namesAccount } from '../ldap/login-name.js';
 import { PercentDecodeError, percentDecode } from './principal.js';
 
 export const SERVICE_USER_HEADER = 'x-service-user';
-const MAX_NAME_LENGTH = 256;
 
 export class ServiceUserHeaderError extends Error {
   override readonly name = 'ServiceUserHeaderError';
@@ -43,12 +53,15 @@ export function parseServiceUserHeader(value: string | undefined): string | unde
     throw error;
   }
   if (name === '') throw new ServiceUserHeaderError('is empty; name the user (sAMAccountName or userPrincipalName) or leave the header out');
-  if ([...name].length > MAX_NAME_LENGTH) throw new ServiceUserHeaderError(`is longer than ${MAX_NAME_LENGTH} characters`);
   if (/[\p{Cc},=\\]/u.test(name)) {
     throw new ServiceUserHeaderError('contains a control character, ",", "=" or "\\"; send the sAMAccountName or the userPrincipalName');
   }
-  const at = name.split('@');
-  if (at.length > 2 || at.some((part) => part === '')) throw new ServiceUserHeaderError('is neither an account name nor a user@domain principal name');
+  try {
+    loginBudget(name); // the login-name rules (length, "@"), so the lookup cannot refuse what this accepted
+  } catch (error) {
+    if (error instanceof DirectoryError) throw new ServiceUserHeaderError(error.message);
+    throw error;
+  }
   return name;
 }
 
@@ -59,19 +72,80 @@ export interface CallerRolesOptions {
   indexerAccount: string;
   /** `admin.user`. */
   adminAccount: string;
+  /** `admin.groups`: the service's own admin groups, refused in X-Service-User like the domain's privileged ones. */
+  adminGroups: readonly string[];
   /** The DNS and NetBIOS names of the domain, to read `DOMAIN\name` and `name@realm` in the config. */
-  domain: { readonly realm: string; readonly domain: string };
+  domain: LoginDomain;
+  /** `wiki.trusted_callers_may_name_admins`: whether a member of an admin group may be named in X-Service-User. */
+  mayNameAdmins: boolean;
 }
 
 export type TechnicalRole = 'trusted_caller' | 'indexer';
+
+/** Why a trusted caller may not call on behalf of an account; each is a 403 `service_user_<rule>`. */
+export type ServiceUserRule = 'computer' | 'krbtgt' | 'indexer' | 'trusted_caller' | 'not_delegated' | 'protected_user' | 'admin';
+
+export const SERVICE_USER_RULES: readonly ServiceUserRule[] = ['computer', 'krbtgt', 'indexer', 'trusted_caller', 'not_delegated', 'protected_user', 'admin'];
+
+const RULE_MESSAGES: Record<ServiceUserRule, string> = {
+  computer: 'is a computer account',
+  krbtgt: 'is the Kerberos service account krbtgt',
+  indexer: 'is the indexer service account, whose SID is on every indexed page',
+  trusted_caller: 'is an account of wiki.trusted_callers',
+  not_delegated: 'is marked "sensitive and cannot be delegated" (userAccountControl NOT_DELEGATED)',
+  protected_user: 'is a member of Protected Users',
+  admin: 'is a member of an admin group (the domain\'s privileged groups or admin.groups), and wiki.trusted_callers_may_name_admins is off',
+};
+
+/** The 403 message of a refused X-Service-User. */
+export function serviceUserRefusalMessage(account: string, rule: ServiceUserRule): string {
+  return `X-Service-User: ${account} ${RULE_MESSAGES[rule]}; a trusted caller may not call on behalf of it`;
+}
+
+/** Relative ids of the domain's own accounts and groups that no trusted caller may act as or through. */
+const ADMINISTRATOR_RID = 500;
+const KRBTGT_RID = 502;
+const PROTECTED_USERS_RID = 525;
+/** Domain Admins, Schema Admins, Enterprise Admins. */
+const PRIVILEGED_GROUP_RIDS = [512, 518, 519];
+/** Builtin Administrators, Account, Server, Print and Backup Operators. */
+const PRIVILEGED_BUILTIN_SIDS = ['S-1-5-32-544', 'S-1-5-32-548', 'S-1-5-32-549', 'S-1-5-32-550', 'S-1-5-32-551'];
 
 /** Which accounts may call on behalf of a user, and which never call as themselves. */
 export class CallerRoles {
   constructor(private readonly options: CallerRolesOptions) {}
 
+  get adminGroups(): readonly string[] {
+    return this.options.adminGroups;
+  }
+
   /** Whether the authenticated account (its sAMAccountName) is one of `wiki.trusted_callers`. */
   isTrusted(account: string): boolean {
     return this.options.trustedCallers.some((name) => namesAccount(name, account, this.options.domain));
+  }
+
+  /**
+   * Why a trusted caller may not call on behalf of `user` (see the module comment), or null when it may.
+   * `adminGroupSids`: the SIDs of `admin.groups`.
+   */
+  serviceUserRefusal(user: LookedUpUser, adminGroupSids: ReadonlySet<string>): ServiceUserRule | null {
+    const { indexerAccount, domain, mayNameAdmins } = this.options;
+    const domainSid = /^(S-1-5-21(?:-\d+){3})-(\d+)$/.exec(user.sid);
+    const rid = domainSid === null ? undefined : Number(domainSid[2]);
+    const ofDomain = (r: number) => `${domainSid?.[1]}-${r}`;
+    const groups = new Set(user.groupSids);
+    if (user.computer) return 'computer';
+    if (rid === KRBTGT_RID || /^krbtgt(_\d+)?$/i.test(user.account)) return 'krbtgt';
+    if (namesAccount(indexerAccount, user.account, domain)) return 'indexer';
+    if (this.isTrusted(user.account)) return 'trusted_caller';
+    if (user.notDelegated) return 'not_delegated';
+    if (domainSid !== null && groups.has(ofDomain(PROTECTED_USERS_RID))) return 'protected_user';
+    const admin = rid === ADMINISTRATOR_RID
+      || PRIVILEGED_BUILTIN_SIDS.some((sid) => groups.has(sid))
+      || (domainSid !== null && PRIVILEGED_GROUP_RIDS.some((r) => groups.has(ofDomain(r))))
+      || [...adminGroupSids].some((sid) => groups.has(sid));
+    if (admin && !mayNameAdmins) return 'admin';
+    return null;
   }
 
   /** Why the account is a technical one (see the module comment), or null for an account people log in with. */

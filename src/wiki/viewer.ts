@@ -32,11 +32,14 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { DirectoryError, isInvalidCredentials } from '../ldap/connection.js';
+import { loginBudget } from '../ldap/login-name.js';
 import type { LookedUpUser, UserAuthenticator, UserLookup } from '../ldap/directory.js';
 import { guardedLogin, LoginThrottledError, throttledAnswer, type LoginGuard, type ThrottledAnswer } from '../auth/login-guard.js';
 import { CachedGroupSidResolver, type GroupSidResolver } from '../ldap/group-sid-cache.js';
 import { domainUsersSid, GroupsHeaderError, parseServiceGroupsHeader, tokenSidSet, userSidSet } from './principal.js';
-import { parseServiceUserHeader, ServiceUserHeaderError, type CallerRoles } from './service-user.js';
+import {
+  parseServiceUserHeader, SERVICE_USER_RULES, ServiceUserHeaderError, serviceUserRefusalMessage, type CallerRoles, type ServiceUserRule,
+} from './service-user.js';
 
 /**
  * A wiki request's identity as it arrived: basic credentials and the raw `X-Service-Groups` and
@@ -137,6 +140,8 @@ export interface ViewerStats {
   onBehalfCalls: number;
   /** Calls with `X-Service-User` from an account not in `wiki.trusted_callers` (answered 403). */
   untrustedOnBehalfCalls: number;
+  /** Calls of trusted callers naming an account they may not call on behalf of (403), by rule. */
+  serviceUserRefusals: Record<ServiceUserRule, number>;
 }
 
 const DEFAULT_OUTAGE_COOLDOWN_MS = 5_000;
@@ -154,6 +159,7 @@ export class ViewerResolver {
   private directoryDownUntil = 0;
   private readonly counters: ViewerStats = {
     logins: 0, cachedLogins: 0, rejectedLogins: 0, directoryErrors: 0, onBehalfCalls: 0, untrustedOnBehalfCalls: 0,
+    serviceUserRefusals: Object.fromEntries(SERVICE_USER_RULES.map((rule) => [rule, 0])) as Record<ServiceUserRule, number>,
   };
 
   constructor(private readonly options: ViewerResolverOptions) {
@@ -169,7 +175,7 @@ export class ViewerResolver {
   }
 
   get stats(): Readonly<ViewerStats> {
-    return { ...this.counters };
+    return { ...this.counters, serviceUserRefusals: { ...this.counters.serviceUserRefusals } };
   }
 
   async resolve(query: ViewerQuery): Promise<ViewerAnswer> {
@@ -228,7 +234,8 @@ export class ViewerResolver {
 
   /**
    * Whose token the call is filtered with: the caller's own, or that of the user a trusted caller names; a
-   * refusal (403 untrusted caller, 400 technical account without a user, 503), or why the named user sees nothing.
+   * refusal (403 untrusted caller or an account it may not name, 400 technical account without a user, 503), or
+   * why the named user sees nothing.
    */
   private async subjectOf(
     directory: UserLookup, caller: Identity, serviceUser: string | undefined,
@@ -257,16 +264,28 @@ export class ViewerResolver {
         message: `${caller.account} may not call on behalf of another user (it is not in wiki.trusted_callers); leave X-Service-User out to call as yourself`,
       };
     }
-    this.counters.onBehalfCalls++;
     let user: LookedUpUser | { none: true };
+    let adminGroupSids: Map<string, string>;
     try {
       user = await this.lookUp(directory, serviceUser);
+      adminGroupSids = 'none' in user || roles.adminGroups.length === 0 ? new Map() : await this.groups!.resolveGroupSids(roles.adminGroups);
     } catch (error) {
       if (!(error instanceof DirectoryError)) throw error;
+      // parseServiceUserHeader applies the login-name rules, so this is a safety net, not a path.
+      if (error.kind === 'invalid_credentials') return { ok: false, status: 400, error: 'bad_service_user_header', message: error.message };
       return DIRECTORY_UNAVAILABLE;
     }
     const cachedUntil = this.now() + this.namedUsers.getRemainingTTL(serviceUser.toLowerCase());
-    if ('none' in user) return { noAccess: 'user_unknown', cachedUntil };
+    if ('none' in user) {
+      this.counters.onBehalfCalls++;
+      return { noAccess: 'user_unknown', cachedUntil };
+    }
+    const rule = roles.serviceUserRefusal(user, new Set(adminGroupSids.values()));
+    if (rule !== null) {
+      this.counters.serviceUserRefusals[rule]++;
+      return { ok: false, status: 403, error: `service_user_${rule}`, message: serviceUserRefusalMessage(user.account, rule) };
+    }
+    this.counters.onBehalfCalls++;
     if (user.state !== 'active') return { noAccess: `user_${user.state}`, cachedUntil };
     return { account: user.account, sid: user.sid, tokenGroupSids: new Set(user.groupSids), cachedUntil };
   }
@@ -282,8 +301,10 @@ export class ViewerResolver {
   }
 
   private async login(directory: UserAuthenticator, { user, password, clientAddress }: ViewerQuery): Promise<Identity> {
-    // The length prefix keeps ("a:b", "c") and ("a", "b:c") apart.
-    const key = createHmac('sha256', this.secret).update(`${user.length}:${user}:${password}`, 'utf8').digest('base64url');
+    // Keyed by what the directory is asked (every spelling of one bind name shares the entry); the length prefix
+    // keeps ("a:b", "c") and ("a", "b:c") apart. A malformed name throws here, before anything is counted.
+    const name = directory.loginName(user).bindName.toLowerCase();
+    const key = createHmac('sha256', this.secret).update(`${name.length}:${name}:${password}`, 'utf8').digest('base64url');
     const cached = this.logins.get(key);
     if (cached !== undefined) {
       this.counters.cachedLogins++;
@@ -305,7 +326,7 @@ export class ViewerResolver {
 
   private async bindAndCache(directory: UserAuthenticator, key: string, { user, password, clientAddress }: Pick<ViewerQuery, 'user' | 'password' | 'clientAddress'>): Promise<Identity> {
     const bind = () => directory.authenticateUser(user, password);
-    const account = await guardedLogin(this.options.guard, { user, address: clientAddress }, bind, isInvalidCredentials).catch((error: unknown) => {
+    const account = await guardedLogin(this.options.guard, { account: loginBudget(user), address: clientAddress }, bind, isInvalidCredentials).catch((error: unknown) => {
       if (error instanceof DirectoryError && error.kind === 'directory_unavailable') this.counters.directoryErrors++;
       throw error;
     });
@@ -340,8 +361,9 @@ export class ViewerResolver {
     try {
       return await call();
     } catch (error) {
-      // A refused service account is as fatal for group lookups as an unreachable directory.
-      if (error instanceof DirectoryError) {
+      // A refused service account is as fatal for group lookups as an unreachable directory; a refused name
+      // (invalid_credentials: bad input) says nothing about the directory and must not make it "down" for everyone.
+      if (error instanceof DirectoryError && error.kind === 'directory_unavailable') {
         this.counters.directoryErrors++;
         this.directoryDownUntil = this.now() + this.cooldownMs;
       }

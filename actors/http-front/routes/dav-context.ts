@@ -8,6 +8,9 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../../src/config/index.js';
 import { parseBasicAuth } from '../../../src/auth/basic.js';
+import { DirectoryError } from '../../../src/ldap/connection.js';
+import { loginDomain } from '../../../src/ldap/from-config.js';
+import { type LoginDomain, loginBudget, ntlmLogon, parseLoginName } from '../../../src/ldap/login-name.js';
 import { HttpError } from '../../../src/http/http-error.js';
 import { errorWithoutMessage } from '../../../src/log.js';
 import type { HttpExchange } from '../../../src/http/exchange.js';
@@ -56,6 +59,8 @@ export class DavService {
    */
   readonly localLeases: LeaseQueue | undefined;
   readonly logins: LoginGuard;
+  /** How login names are read (login-name.ts, the same reading as the throttle's and the wiki's). */
+  readonly names: LoginDomain;
   private readonly shares: string[];
 
   constructor(readonly deps: DavDeps) {
@@ -71,6 +76,7 @@ export class DavService {
     this.localLeases = deps.config.workers.http_front === 1 ? new LeaseQueue(2 * smb.request_timeout) : undefined;
     this.shares = smb.shares.map((s) => s.name);
     this.logins = remoteLoginGuard(deps.resolver, deps.log);
+    this.names = loginDomain(deps.config);
   }
 
   get davState(): Remote<DavStateProtocol> {
@@ -147,16 +153,17 @@ export class DavCall {
 
   /**
    * Sets up the user's SMB session before the handler runs. A session this thread already pools passes at once;
-   * a new one (a DC logon) first passes the login throttle: 429 when it refuses. Without credentials nothing
-   * happens here (the handler answers 401 where it needs them).
+   * a new one (a DC logon) first passes the login throttle, counted under the name's one failure budget
+   * (loginBudget): 429 when it refuses. Without credentials nothing happens here (the handler answers 401 where it
+   * needs them); a malformed name is a 401 before anything is counted or asked.
    */
   async logon(): Promise<void> {
     const auth = parseBasicAuth(this.ex.headers['authorization']);
     if (!auth.ok) return;
     this.authenticate();
-    const attempt = { user: auth.user, address: this.ex.clientAddress };
+    const attempt = { account: loginBudget(auth.user), address: this.ex.clientAddress };
     try {
-      await this.share!.logon((setup) => guardedLogin(this.svc.logins, attempt, setup, isLogonFailure));
+      await this.share!.logon((setup) => guardedLogin(this.svc.logins, attempt, () => setup().catch(refusedSetup), isLogonFailure));
     } catch (err) {
       if (err instanceof LoginThrottledError) throw throttledHttpError(err);
       if (err instanceof ActorUnavailableError) {
@@ -171,9 +178,14 @@ export class DavCall {
     const auth = parseBasicAuth(this.ex.headers['authorization']);
     if (!auth.ok) throw new HttpError(401, 'unauthorized', auth.message, DAV_CHALLENGE_HEADER);
     const { smb } = this.svc.deps.config;
-    const [domain, user] = auth.user.includes('\\')
-      ? auth.user.split('\\', 2) as [string, string]
-      : [auth.user.includes('@') ? '' : smb.domain, auth.user];
+    let logon: { domain: string; user: string };
+    try {
+      logon = ntlmLogon(parseLoginName(auth.user, this.svc.names.realm), this.svc.names);
+    } catch (err) {
+      if (!(err instanceof DirectoryError)) throw err;
+      throw new HttpError(401, 'unauthorized', err.message, DAV_CHALLENGE_HEADER);
+    }
+    const { domain, user } = logon;
     this.principalName = (domain ? `${domain}\\${user}` : user).toLowerCase();
     this.share = this.svc.smb.share({ host: this.server, port: smb.port, domain, user, password: auth.password, share: this.location.share });
     this.storageOfUser = new DavStorage(this.share, this.location.share);
@@ -229,6 +241,16 @@ export function parentTarget(call: DavCall, path: string): WriteTarget {
 
 function isLogonFailure(err: unknown): boolean {
   return err instanceof SmbError && err.code === 'LOGON_FAILURE';
+}
+
+/**
+ * Samba answers a session setup as `user@realm` with a wrong password NT_STATUS_NOT_FOUND (LOGON_FAILURE when no
+ * account has that name): a refused logon all the same. Left as it was, the throttle took the attempt back (an
+ * outcome that says nothing) and the client got a 404, so guessing over WebDAV in UPN form was never counted.
+ */
+function refusedSetup(err: unknown): never {
+  if (err instanceof SmbError && err.code === 'NOT_FOUND') throw new SmbError('LOGON_FAILURE', 'the file server refused the logon (NT_STATUS_NOT_FOUND)', { cause: err });
+  throw err;
 }
 
 /** 403 when the wiki layout forbids creating `kind` at `path`. */

@@ -1,9 +1,12 @@
 // One abuse suite per request surface: a real service on the testbed gets
 // 10,000 generated hostile requests (seeded: ABUSE_SEED=<n> repeats a run)
-// over a few keep-alive connections, and afterwards must be alive with every
-// actor running and never restarted, must have answered every request below
-// 500 (each 4xx in the JSON error shape), must have left every file outside
-// the addressed share alone and must be back within 10% of its memory baseline.
+// over a few keep-alive connections after a warm-up of 10,000 others, and
+// afterwards must be alive with every actor running and never restarted, must
+// have answered every request of both campaigns below 500 (each 4xx in the
+// JSON error shape; at most MAX_CUT_SHORT downloads cut short and MAX_RESENT
+// requests resent per campaign), must have left every file outside the
+// addressed share alone and must be back within 10% of the memory it had
+// after the warm-up (the check is for growth after it, not for the warm-up's).
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -32,6 +35,14 @@ const WARM_UP_REQUESTS = REQUESTS_PER_SURFACE;
 const CONCURRENCY = 24;
 const ANSWER_TIMEOUT_MS = 30_000;
 const MEMORY_TOLERANCE = 1.1;
+/**
+ * Tolerances per campaign of 10,000. A GET download cut short after its status line (a file replaced by another
+ * request while it is streamed out), and a request sent again because a kept-alive connection was closed before a
+ * byte of its answer (after a header broken with CR LF, say), are legitimate now and then: runs of every surface
+ * showed 0 to 3 of either. A server that dropped or truncated answers would show hundreds; these bounds catch it.
+ */
+export const MAX_CUT_SHORT = 20;
+export const MAX_RESENT = 20;
 
 export interface Surface {
   name: string;
@@ -43,6 +54,8 @@ export interface Surface {
   cleanup?(env: TestbedEnv, seed: number): Promise<void>;
   /** What else is wrong with an answer to this surface's request (its headers, say), or undefined. */
   check?(req: RawRequest, answer: RawAnswer): string | undefined;
+  /** What else must hold after both campaigns (a dependency never marked down, say): a test of its own. */
+  afterwards?: { readonly name: string; run(service: RunningService): Promise<void> };
 }
 
 export function runSeed(): number {
@@ -76,6 +89,21 @@ export interface CampaignReport {
   cutShort: number;
   /** Requests sent again after a connection closed without an answer (see RawConnection.send). */
   resent: number;
+}
+
+/** What is wrong with a campaign as a whole: wrong answers, or more cut-short downloads or resent requests than allowed. */
+export function campaignProblems(report: CampaignReport): string[] {
+  return [
+    ...report.problems.slice(0, 20),
+    ...(report.cutShort > MAX_CUT_SHORT ? [`${report.cutShort} downloads cut short (at most ${MAX_CUT_SHORT} allowed)`] : []),
+    ...(report.resent > MAX_RESENT ? [`${report.resent} requests resent after a connection closed unanswered (at most ${MAX_RESENT} allowed)`] : []),
+  ];
+}
+
+/** The line a campaign reports. */
+function summary(report: CampaignReport): string {
+  return `${JSON.stringify(report.statuses)}, ${report.cutShort} downloads cut short (at most ${MAX_CUT_SHORT}), `
+    + `${report.resent} resent after a connection closed unanswered (at most ${MAX_RESENT})`;
 }
 
 /** Sends requests first..first+count-1 of `make` (request i from Dice(seed + i)) over CONCURRENCY connections. */
@@ -163,6 +191,7 @@ export function abuseSuite(surface: Surface): void {
     let treesBefore: string[][];
     let baselineKb: number;
     let baselineHeaps: Record<string, number>;
+    let warmUp: CampaignReport;
 
     before(async () => {
       console.log(`abuse: ${surface.name}: seed ${seed} (ABUSE_SEED=${seed} repeats this run)`);
@@ -175,7 +204,10 @@ export function abuseSuite(surface: Surface): void {
       make = await surface.prepare(service, env, seed);
       treesBefore = await pictureOfTheShares(env, shares, addressed);
       // Warm-up with requests of the same kind, so that caches, pools and compiled code exist before the baseline.
-      await runCampaign(service, seed, REQUESTS_PER_SURFACE, WARM_UP_REQUESTS, make);
+      // Its answers are checked as well (a 5xx on a first exposure would otherwise go unseen), in the first test.
+      const started = Date.now();
+      warmUp = await runCampaign(service, seed, REQUESTS_PER_SURFACE, WARM_UP_REQUESTS, make, surface.check);
+      console.log(`abuse: ${surface.name}: warm-up of ${WARM_UP_REQUESTS} requests in ${Date.now() - started} ms: ${summary(warmUp)}`);
       // Before the baseline, so that what a scrape of /metrics allocates in the main thread counts in both pictures.
       baselineHeaps = await heapsKb(service);
       await new Promise((r) => setTimeout(r, 2_000));
@@ -188,12 +220,21 @@ export function abuseSuite(surface: Surface): void {
       await service.stop();
     });
 
+    it(`answered the ${WARM_UP_REQUESTS} warm-up requests as the measured ones must be`, () => {
+      assert.deepEqual(campaignProblems(warmUp), [], `seed ${seed}: ${warmUp.problems.length} wrong answers in the warm-up`);
+    });
+
     it(`answers ${REQUESTS_PER_SURFACE} hostile requests below 500, every 4xx as a JSON error`, async () => {
       const started = Date.now();
       const report = await runCampaign(service, seed, 0, REQUESTS_PER_SURFACE, make, surface.check);
-      console.log(`abuse: ${surface.name}: ${REQUESTS_PER_SURFACE} requests in ${Date.now() - started} ms: ${JSON.stringify(report.statuses)}, ${report.cutShort} downloads cut short, ${report.resent} resent after a connection closed unanswered`);
-      assert.deepEqual(report.problems.slice(0, 20), [], `seed ${seed}: ${report.problems.length} wrong answers`);
+      console.log(`abuse: ${surface.name}: ${REQUESTS_PER_SURFACE} requests in ${Date.now() - started} ms: ${summary(report)}`);
+      assert.deepEqual(campaignProblems(report), [], `seed ${seed}: ${report.problems.length} wrong answers`);
     });
+
+    if (surface.afterwards !== undefined) {
+      const { name, run } = surface.afterwards;
+      it(name, () => run(service));
+    }
 
     it('is alive and healthy afterwards: every actor running, none restarted', async () => {
       await assertNothingCrashed(service);
@@ -203,7 +244,7 @@ export function abuseSuite(surface: Surface): void {
       assert.deepEqual(await pictureOfTheShares(env, shares, addressed), treesBefore);
     });
 
-    it('is back within 10% of its memory baseline once it has settled', async () => {
+    it('is back within 10% of its memory after the warm-up once it has settled', async () => {
       let lastKb = 0;
       try {
         await waitFor(async () => {

@@ -11,7 +11,8 @@ import {
   type LdapClientFactory,
   type LdapConnectionOptions,
 } from '../../../src/ldap/connection.js';
-import { Directory } from '../../../src/ldap/directory.js';
+import { DEFAULT_SERVICE_CONNECTIONS, Directory } from '../../../src/ldap/directory.js';
+import { ScratchAccounts } from '../wiki/scratch-accounts.js';
 
 const run = promisify(execFile);
 
@@ -89,6 +90,31 @@ describe('Directory.authenticateUser', () => {
     }
   });
 
+  it('reads the groups of the account the DC authenticated, not of the one the name would find', async () => {
+    // bob has only the implicit UPN bob@realm; mal's explicit userPrincipalName is that same name, and an explicit
+    // UPN wins the bind. A bare "bob" binds as bob@realm, so mal's password logs on as mal: main at b8fc48f then
+    // looked the entry up by sAMAccountName and handed mal bob's SID and groups.
+    const scratch = new ScratchAccounts(env);
+    const prefix = `upn${Date.now().toString(36)}`;
+    try {
+      const bob = await scratch.createUser(`${prefix}-bob`, ['Lehrer'], { userPrincipalName: null });
+      const mal = await scratch.createUser(`${prefix}-mal`, ['Verwaltung']);
+      // Samba 4.17 refuses, over LDAP, a UPN another account implies (Windows does not): set it past that check.
+      await scratch.forceUserPrincipalName(mal.name, `${bob.name}@${env.smb.realm.toLowerCase()}`);
+      const user = await directory.authenticateUser(bob.name, mal.password);
+      assert.equal(user.account, mal.name);
+      assert.equal(user.sid, mal.sid);
+      assert.ok(user.groups.includes('Verwaltung'), user.groups.join(', '));
+      assert.ok(!user.groups.includes('Lehrer') && !user.groupSids.includes(env.groups['Lehrer']!), user.groups.join(', '));
+      // bob logs on as himself in the DOMAIN\\user form, which names the sAMAccountName.
+      const own = await directory.authenticateUser(`${env.smb.domain}\\${bob.name}`, bob.password);
+      assert.equal(own.sid, bob.sid);
+      assert.ok(own.groups.includes('Lehrer'));
+    } finally {
+      await scratch.removeAll();
+    }
+  });
+
   it('objectSid decoding matches samba-tool', async () => {
     for (const name of ['anna', 'ben', env.admin.user]) {
       const user = await directory.authenticateUser(name, env.users[name]!.password);
@@ -103,7 +129,11 @@ describe('Directory.lookupUser (as the indexer account)', () => {
       const own = await directory.authenticateUser(name, account.password);
       for (const form of [name, `${name}@${env.smb.realm.toLowerCase()}`]) {
         const looked = await directory.lookupUser(form);
-        assert.deepEqual(looked && { ...looked, groupSids: [...looked.groupSids].sort() }, { account: own.account, sid: own.sid, groupSids: [...own.groupSids].sort(), state: 'active' }, form);
+        assert.deepEqual(
+          looked && { ...looked, groupSids: [...looked.groupSids].sort() },
+          { account: own.account, sid: own.sid, groupSids: [...own.groupSids].sort(), state: 'active', computer: false, notDelegated: false },
+          form,
+        );
       }
     }
   });
@@ -159,6 +189,43 @@ describe('Directory.resolveGroupSids', () => {
     searches = 0;
     await directoryAt(connection, counting).resolveGroupSids(names);
     assert.equal(searches, 1);
+  });
+});
+
+describe('service-account connections', () => {
+  it(`lookups share at most ${DEFAULT_SERVICE_CONNECTIONS} kept-open connections, however many run at once`, async () => {
+    // main at b8fc48f opened (TLS handshake + bind) a connection per lookup: 100 here.
+    let opened = 0;
+    const base = createLdapClientFactory(connection);
+    const counting: LdapClientFactory = () => {
+      opened++;
+      return base();
+    };
+    const pooled = directoryAt(connection, counting);
+    try {
+      const lookups = Array.from({ length: 100 }, (_, i) => i % 10 === 0
+        ? pooled.lookupUser(i % 20 === 0 ? 'anna' : `nobody-${i}`)
+        : pooled.resolveGroupSids([`no-such-group-${i}-${Math.random()}`, 'Lehrer']));
+      const answers = await Promise.all(lookups);
+      assert.ok(answers.every((answer) => answer === null || answer instanceof Map || answer.account === 'anna'));
+      assert.equal((answers[1] as Map<string, string>).get('Lehrer'), env.groups['Lehrer']);
+      assert.ok(opened <= DEFAULT_SERVICE_CONNECTIONS, `${opened} connections opened`);
+      assert.equal(pooled.openedServiceConnections, opened);
+    } finally {
+      await pooled.close();
+    }
+  });
+
+  it('serves again after its connections were closed', async () => {
+    const pooled = directoryAt(connection);
+    try {
+      const first = await pooled.resolveGroupSids(['Lehrer']);
+      assert.equal(first.get('Lehrer'), env.groups['Lehrer']);
+      await pooled.close(); // closes the idle connections, as the DC closing them would
+      assert.equal((await pooled.resolveGroupSids(['Lehrer'])).get('Lehrer'), env.groups['Lehrer']);
+    } finally {
+      await pooled.close();
+    }
   });
 });
 

@@ -2,7 +2,12 @@
  * Accounts a test creates on the testbed DC for itself (a portal's service account, users to disable or move
  * between groups), over LDAPS as the DC Administrator, and deletes afterwards. Names carry the test's prefix.
  */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { Attribute, Change } from 'ldapts';
+import { baseDn, realm } from '../../testbed/domain.js';
+import { layout } from '../../testbed/layout.js';
 import { dcAdminClient, findByAccountName, newDn, sidOf, userAttributes } from '../../testbed/accounts.js';
 import type { TestbedEnv } from '../../testbed/env.js';
 
@@ -14,21 +19,67 @@ export interface ScratchAccount {
 
 /** ADS_UF_ACCOUNTDISABLE | ADS_UF_NORMAL_ACCOUNT. */
 const DISABLED_ACCOUNT = '514';
+/** ADS_UF_WORKSTATION_TRUST_ACCOUNT. */
+const WORKSTATION_ACCOUNT = '4096';
+
+export interface ScratchUserOptions {
+  /** The explicit userPrincipalName: null for none (only the implicit `name@realm`); default `name@realm`. */
+  userPrincipalName?: string | null;
+  /** userAccountControl; default a normal enabled account (512). */
+  userAccountControl?: number;
+}
 
 export class ScratchAccounts {
   private readonly created: string[] = [];
 
   constructor(private readonly env: TestbedEnv) {}
 
-  /** A new enabled account, a direct member of `groups` (testbed groups). */
-  async createUser(name: string, groups: readonly string[] = []): Promise<ScratchAccount> {
+  /** A new enabled account, a direct member of `groups` (testbed groups, or the domain's own in CN=Users). */
+  async createUser(name: string, groups: readonly string[] = [], options: ScratchUserOptions = {}): Promise<ScratchAccount> {
     const password = `Scratch-${name}-2026!`;
+    const attributes = userAttributes(name, password).flatMap((attribute) => {
+      if (attribute.type === 'userPrincipalName') {
+        const upn = options.userPrincipalName === undefined ? `${name}@${realm.toLowerCase()}` : options.userPrincipalName;
+        return upn === null ? [] : [new Attribute({ type: attribute.type, values: [upn] })];
+      }
+      if (attribute.type === 'userAccountControl' && options.userAccountControl !== undefined) {
+        return [new Attribute({ type: attribute.type, values: [String(options.userAccountControl)] })];
+      }
+      return [attribute];
+    });
     return this.withAdmin(async (client) => {
-      await client.add(newDn(name), userAttributes(name, password));
+      await client.add(newDn(name), attributes);
       this.created.push(newDn(name));
       for (const group of groups) await client.modify(newDn(group), membership('add', name));
       return { name, password, sid: sidOf(await findByAccountName(client, [name]), name) };
     });
+  }
+
+  /** A new computer account `name$` (no password: nobody logs on with it here). */
+  async createComputer(name: string): Promise<{ name: string }> {
+    await this.withAdmin(async (client) => {
+      await client.add(newDn(name), { objectClass: 'computer', sAMAccountName: `${name}$`, userAccountControl: WORKSTATION_ACCOUNT });
+      this.created.push(newDn(name));
+    });
+    return { name: `${name}$` };
+  }
+
+  /**
+   * Gives `name` this userPrincipalName in the DC's database file directly, past Samba's check that refuses a UPN
+   * another account implies (`other@realm`), which Windows DCs do not make: so that a test can show what a
+   * directory that allows it does. Samba reads the change on its next search.
+   */
+  async forceUserPrincipalName(name: string, userPrincipalName: string): Promise<void> {
+    const partition = path.join(path.dirname(layout.samba.samDb), 'sam.ldb.d', `${baseDn.toUpperCase()}.ldb`);
+    const script = [
+      'import ldb, sys',
+      'db = ldb.Ldb()',
+      'db.connect("tdb://" + sys.argv[1], flags=ldb.FLG_DONT_CREATE_DB)',
+      'message = ldb.Message(ldb.Dn(db, sys.argv[2]))',
+      'message["userPrincipalName"] = ldb.MessageElement(sys.argv[3], ldb.FLAG_MOD_REPLACE, "userPrincipalName")',
+      'db.modify(message)',
+    ].join('\n');
+    await promisify(execFile)('/usr/bin/python3', ['-c', script, partition, newDn(name), userPrincipalName]);
   }
 
   async disable(name: string): Promise<void> {

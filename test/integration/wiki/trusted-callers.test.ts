@@ -123,6 +123,50 @@ describe('wiki calls on behalf of a user (trusted callers)', () => {
     }
   });
 
+  it('refuses (403 naming the rule, counted) accounts a trusted caller may not act for, as constrained delegation would', async () => {
+    // main at b8fc48f answered each of these with 200 and the account's own view (the indexer's: every page).
+    const notDelegated = await accounts.createUser(`${prefix}-nodel`, ['Lehrer'], { userAccountControl: 0x200 | 0x100000 });
+    const protectedUser = await accounts.createUser(`${prefix}-prot`, ['Lehrer', 'Protected Users']);
+    const domainAdmin = await accounts.createUser(`${prefix}-da`, ['Lehrer', 'Domain Admins']);
+    const computer = await accounts.createComputer(`${prefix}-ws`);
+    const cases = [
+      [computer.name, 'computer'],
+      ['krbtgt', 'krbtgt'],
+      [env.indexer.user, 'indexer'],
+      [portal.name, 'trusted_caller'],
+      [notDelegated.name, 'not_delegated'],
+      [protectedUser.name, 'protected_user'],
+      [domainAdmin.name, 'admin'],
+      [env.dc_admin.user, 'admin'],
+      [env.admin.user, 'admin'], // a member of admin.groups
+    ] as const;
+    const refusals = async (rule: string) => Number(new RegExp(`^fileproxy_wiki_service_user_refusals_total\\{rule="${rule}"\\} (\\d+)$`, 'm')
+      .exec(await (await fetch(`${service!.url}/metrics`)).text())?.[1] ?? 0);
+    for (const [user, rule] of cases) {
+      const before = await refusals(rule);
+      const res = await api.request<ErrorBody>('/wiki/roots', { caller: { user, groups: ['Lehrer'], via: portal } });
+      assert.equal(res.status, 403, `${user}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.error, `service_user_${rule}`, user);
+      assert.match(res.body.message, new RegExp(`X-Service-User: ${user.replace('$', '\\$')} `, 'i'));
+      assert.equal(await refusals(rule), before + 1, `${user}: counted under ${rule}`);
+    }
+    assert.equal((await api.request('/wiki/roots', { caller: { user: 'anna', groups: ['Lehrer'], via: portal } })).status, 200, 'an ordinary user');
+  });
+
+  it('answers bad input in X-Service-User without marking the directory down for others', async () => {
+    // 200 emoji are 200 characters but 400 UTF-16 units: main at b8fc48f accepted the header (characters) and
+    // failed the lookup (units) as a directory error: 503, and the next uncached lookup of anyone got 503 too.
+    const emoji = '\u{1F600}'.repeat(200);
+    const named = await api.request<{ no_access?: string }>('/wiki/roots', { caller: { user: emoji, groups: ['Lehrer'], via: portal } });
+    assert.equal(named.status, 200, JSON.stringify(named.body));
+    assert.equal(named.body.no_access, 'user_unknown');
+    const tooLong = await api.request<ErrorBody>('/wiki/roots', { caller: { user: '\u{1F600}'.repeat(257), groups: ['Lehrer'], via: portal } });
+    assert.equal(tooLong.status, 400);
+    assert.equal(tooLong.body.error, 'bad_service_user_header');
+    const other = await accounts.createUser(`${prefix}-next`, ['Lehrer']);
+    assert.equal((await api.request('/wiki/roots', { caller: { user: other.name, groups: ['Lehrer'], via: portal } })).status, 200, 'an uncached user right after');
+  });
+
   it(`stops showing a group's pages to a user removed from it once the cached token expires (${TOKEN_TTL_MS} ms here)`, async () => {
     const member = await accounts.createUser(`${prefix}-mem`, ['Lehrer', 'Schueler']);
     const wiki = new WikiClient(service!.url, { ...env, users: { ...env.users, [member.name]: { password: member.password, groups: [], sid: member.sid } } });

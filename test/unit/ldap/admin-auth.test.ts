@@ -4,6 +4,7 @@ import { AdminAuthenticator, AdminSessionCache } from '../../../src/auth/admin.j
 import { authorizedOrThrow } from '../../../actors/http-front/routes/api-calls.js';
 import { HttpError } from '../../../src/http/http-error.js';
 import { DirectoryError } from '../../../src/ldap/connection.js';
+import { parseLoginName } from '../../../src/ldap/login-name.js';
 import type { DirectoryUser, UserAuthenticator } from '../../../src/ldap/directory.js';
 
 const PASSWORDS: Record<string, string> = { fpadmin: 'right', anna: 'anna-pw', nested: 'n' };
@@ -13,6 +14,7 @@ const GROUPS: Record<string, string[]> = { fpadmin: ['Domain Users', 'Schul-Admi
 function fakeDirectory() {
   const state = { up: true, calls: 0 };
   const directory: UserAuthenticator = {
+    loginName: (user) => parseLoginName(user, 'edu.test'),
     async authenticateUser(user: string, password: string): Promise<DirectoryUser> {
       state.calls++;
       if (!state.up) throw new DirectoryError('directory_unavailable', 'directory service unavailable: ECONNREFUSED');

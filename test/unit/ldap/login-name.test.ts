@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DirectoryError } from '../../../src/ldap/connection.js';
-import { namesAccount, parseLoginName, realmFromBaseDn } from '../../../src/ldap/login-name.js';
+import { characterCount, loginBudget, namesAccount, ntlmLogon, parseLoginName, realmFromBaseDn } from '../../../src/ldap/login-name.js';
 
 describe('parseLoginName', () => {
   it('binds a bare name as its implicit UPN', () => {
@@ -9,7 +9,7 @@ describe('parseLoginName', () => {
   });
 
   it('binds DOMAIN\\user as given and looks it up by the account part', () => {
-    assert.deepEqual(parseLoginName('EDU\\anna', 'edu.test'), { bindName: 'EDU\\anna', account: 'anna' });
+    assert.deepEqual(parseLoginName('EDU\\anna', 'edu.test'), { bindName: 'EDU\\anna', account: 'anna', domainPart: 'EDU' });
   });
 
   it('binds a UPN as given; in this realm it may also be the account name', () => {
@@ -32,6 +32,38 @@ describe('parseLoginName', () => {
       );
     });
   }
+});
+
+describe('one reading of a login name for the logon and the failure budget', () => {
+  const where = { realm: 'edu.test', domain: 'EDU' };
+  it('every spelling of one account name spends one budget', () => {
+    for (const name of ['dora', 'DORA', ' Dora ', 'EDU\\dora', 'edu\\Dora', 'edu.test\\dora', 'dora@edu.test', 'Dora@EDU.TEST', 'dora@other.org']) {
+      assert.equal(loginBudget(name), 'dora', name);
+    }
+  });
+
+  it('logs on over SMB as the account the budget is counted for', () => {
+    for (const name of ['dora', 'EDU\\dora', 'dora@edu.test']) {
+      const logon = ntlmLogon(parseLoginName(name, where.realm), where);
+      assert.equal((logon.user.split('@')[0] ?? '').toLowerCase(), loginBudget(name), name);
+    }
+    assert.deepEqual(ntlmLogon(parseLoginName('dora', where.realm), where), { domain: 'EDU', user: 'dora' });
+    assert.deepEqual(ntlmLogon(parseLoginName('dora@edu.test', where.realm), where), { domain: '', user: 'dora@edu.test' });
+  });
+
+  it('refuses, before anything is counted, a name the logon could read as another account than the budget', () => {
+    // main at b8fc48f logged on as dora and counted the failure under s1.
+    for (const name of ['EDU\\dora\\s1', 'EDU\\dora@s1', 'dora@edu@s1', '\\dora', 'dora@']) {
+      assert.throws(() => loginBudget(name), (err: unknown) => err instanceof DirectoryError && err.kind === 'invalid_credentials', name);
+    }
+  });
+
+  it('counts length in characters, as X-Service-User and X-Service-Groups do', () => {
+    const emoji = '\u{1F600}'.repeat(200);
+    assert.equal(characterCount(emoji), 200);
+    assert.equal(loginBudget(emoji), emoji, '200 characters (400 UTF-16 units) are within the 256');
+    assert.throws(() => loginBudget('\u{1F600}'.repeat(257)), DirectoryError);
+  });
 });
 
 describe('realmFromBaseDn', () => {
