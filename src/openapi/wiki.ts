@@ -139,6 +139,11 @@ export const wikiSchemas = {
     properties: {
       total: { type: 'integer', minimum: 0 },
       hits: { type: 'array', items: ref('SearchHit') },
+      corrected: {
+        const: true,
+        description: 'No visible page had every word as typed: these hits are from a second try that allows typos, per word '
+          + '(after analysis) no change under 4 letters, one changed, added, left out or swapped letter from 4 to 6, two from 7 on',
+      },
       degraded: { const: true, description: 'Elasticsearch could not answer; the lists are empty' },
       no_access: NO_ACCESS,
     },

@@ -12,6 +12,7 @@ import {
   checkFolder,
   ROOTS_PAGE_SIZE,
   searchBodyJson,
+  type MatchMode,
   type SearchRequest,
   type Viewer,
 } from './query.js';
@@ -38,6 +39,8 @@ interface Degradable {
 export interface SearchResult extends Degradable {
   total: number;
   hits: SearchHit[];
+  /** Set when no page had every word as typed and the hits are those of the typo-tolerant second try. */
+  corrected?: true;
 }
 
 export interface PageEntry {
@@ -111,9 +114,19 @@ export class WikiSearch {
    * Full-text search; `request` comes from parseSearchRequest(). The hot path of the wiki: the body is prepared
    * text and goes through the client's transport (its node pool and retries) without the search API's parameter
    * handling, which cost about 25 µs of CPU per search (bench/RESULTS.md, Request path profile).
+   * When no page has every word, a second try allows typos (TYPO_FUZZINESS) under the same permission filter, and
+   * its answer says `corrected: true`.
    */
   async search(request: SearchRequest, viewer: Viewer): Promise<SearchResult> {
-    const body = searchBodyJson(request, this.scoped(viewer));
+    const scoped = this.scoped(viewer);
+    const exact = await this.searchIn(request, scoped, 'exact');
+    if (exact.total > 0 || exact.degraded) return exact;
+    const typo = await this.searchIn(request, scoped, 'typo');
+    return typo.total > 0 ? { ...typo, corrected: true } : exact;
+  }
+
+  private async searchIn(request: SearchRequest, viewer: Viewer, mode: MatchMode): Promise<SearchResult> {
+    const body = searchBodyJson(request, viewer, mode);
     if (body === null) return { total: 0, hits: [] };
     return this.degradable<SearchResult>('search', { total: 0, hits: [] }, async () => {
       const response = await this.client.transport.request<estypes.SearchResponse<HitSource>>(

@@ -124,6 +124,19 @@ describe('request bodies', () => {
     assert.deepEqual(body.highlight!.post_tags, ['</mark>']);
   });
 
+  it('the typo try matches each word on its own with the documented fuzziness, under the same filter', () => {
+    const request = parseSearchRequest({ q: ' Bruchrechung  Klasse ' });
+    const body = JSON.parse(searchBodyJson(request, viewer, 'typo')!) as estypes.SearchRequest;
+    const options = { fields: ['title^3', 'headings^2', 'body'], type: 'best_fields', operator: 'and', fuzziness: 'AUTO:4,7' };
+    assert.deepEqual(body.query!.bool!.must, [
+      { multi_match: { query: 'Bruchrechung', ...options } },
+      { multi_match: { query: 'Klasse', ...options } },
+    ]);
+    const exact = JSON.parse(searchBodyJson(request, viewer)!) as estypes.SearchRequest;
+    assert.deepEqual({ ...body.query!.bool!, must: [] }, { ...exact.query!.bool!, must: [] });
+    assert.deepEqual(body.highlight, exact.highlight);
+  });
+
   it('builds nothing for a viewer without allow SIDs', () => {
     assert.equal(searchBodyJson(parseSearchRequest({ q: 'x' }), nobody), null);
     assert.equal(buildPageListBody('schule', '', nobody), null);
