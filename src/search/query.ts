@@ -194,6 +194,59 @@ export function searchBodyJson(request: SearchRequest, viewer: Viewer, mode: Mat
     + `"query":{"bool":${bool}},"highlight":${HIGHLIGHT_JSON}}`;
 }
 
+/** GET /wiki/suggest: the start of what is being typed. */
+export interface SuggestRequest {
+  q: string;
+  share?: string | undefined;
+  /** Most suggestions. */
+  size: number;
+}
+
+export const DEFAULT_SUGGESTIONS = 8;
+export const MAX_SUGGESTIONS = 20;
+export const MAX_SUGGEST_LENGTH = 100;
+
+/** Validates the query string of GET /wiki/suggest (`q`, optional `share` and `size`). */
+export function parseSuggestRequest(query: URLSearchParams): SuggestRequest {
+  const q = query.get('q')?.trim();
+  if (q === undefined || q === '') throw new SearchRequestError('q', 'is required and must not be blank');
+  if (q.length > MAX_SUGGEST_LENGTH) throw new SearchRequestError('q', `must be at most ${MAX_SUGGEST_LENGTH} characters`);
+  const share = query.get('share') ?? undefined;
+  if (share !== undefined && share.trim() === '') throw new SearchRequestError('share', 'must not be blank');
+  const sizeText = query.get('size');
+  const size = sizeText === null ? DEFAULT_SUGGESTIONS : Number(sizeText);
+  if (!/^\d+$/.test(sizeText ?? '0') || size < 1 || size > MAX_SUGGESTIONS) {
+    throw new SearchRequestError('size', `must be an integer between 1 and ${MAX_SUGGESTIONS}`);
+  }
+  return { q, share, size };
+}
+
+/** Fields a suggestion needs from `_source`. */
+export const SUGGEST_SOURCE_FIELDS = ['share', 'folder', 'page', 'path', 'title'];
+
+/**
+ * Pages whose title or a heading has every typed word, the last one as a prefix (match_bool_prefix, analysed as the
+ * field is: "Häu" finds Häuser, "Schue" Schüler), under the same permission filter as search. A page's title counts
+ * more than its headings. The highlighter, with empty tags, names the matching title and headings whole.
+ * Null when the viewer can see nothing.
+ */
+export function suggestBody(request: SuggestRequest, viewer: Viewer): estypes.SearchRequest | null {
+  const permission = viewerFilter(viewer, { share: request.share });
+  if (permission === null) return null;
+  const prefix = (field: string, boost: number): estypes.QueryDslQueryContainer =>
+    ({ match_bool_prefix: { [field]: { query: request.q, operator: 'and', boost } } });
+  return {
+    size: request.size,
+    _source: SUGGEST_SOURCE_FIELDS,
+    query: { bool: { ...permission, must: [{ bool: { should: [prefix('title', 2), prefix('headings', 1)], minimum_should_match: 1 } }] } },
+    highlight: {
+      pre_tags: [''],
+      post_tags: [''],
+      fields: { title: { number_of_fragments: 0 }, headings: { number_of_fragments: 0 } },
+    },
+  };
+}
+
 /** Most pages a folder listing returns. */
 export const MAX_LISTED_PAGES = 1000;
 

@@ -12,8 +12,10 @@ import {
   checkFolder,
   ROOTS_PAGE_SIZE,
   searchBodyJson,
+  suggestBody,
   type MatchMode,
   type SearchRequest,
+  type SuggestRequest,
   type Viewer,
 } from './query.js';
 
@@ -41,6 +43,21 @@ export interface SearchResult extends Degradable {
   hits: SearchHit[];
   /** Set when no page had every word as typed and the hits are those of the typo-tolerant second try. */
   corrected?: true;
+}
+
+/** A title or heading that starts with what is being typed, and the page it leads to. */
+export interface Suggestion {
+  /** The page's title or one of its headings, as written. */
+  text: string;
+  kind: 'title' | 'heading';
+  share: string;
+  folder: string;
+  page: string;
+  path: string;
+}
+
+export interface SuggestResult extends Degradable {
+  suggestions: Suggestion[];
 }
 
 export interface PageEntry {
@@ -148,6 +165,27 @@ export class WikiSearch {
           };
         }),
       };
+    });
+  }
+
+  /**
+   * Titles and headings of the pages the viewer may see that match what is being typed (GET /wiki/suggest), best
+   * page first, a page's title before its headings; a heading equal to its page's title is not repeated.
+   */
+  async suggest(request: SuggestRequest, viewer: Viewer): Promise<SuggestResult> {
+    const body = suggestBody(request, this.scoped(viewer));
+    if (body === null) return { suggestions: [] };
+    return this.degradable<SuggestResult>('suggest', { suggestions: [] }, async () => {
+      const response = await this.client.search<Omit<Suggestion, 'text' | 'kind'> & { title: string }>({ index: this.alias, ...body });
+      const suggestions: Suggestion[] = [];
+      for (const hit of response.hits.hits) {
+        const { share, folder, page, path, title } = hit._source!;
+        const titles = hit.highlight?.['title'] ?? [];
+        const headings = (hit.highlight?.['headings'] ?? []).filter((heading) => heading !== title);
+        for (const text of titles) suggestions.push({ text, kind: 'title', share, folder, page, path });
+        for (const text of headings) suggestions.push({ text, kind: 'heading', share, folder, page, path });
+      }
+      return { suggestions: suggestions.slice(0, request.size) };
     });
   }
 

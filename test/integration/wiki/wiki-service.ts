@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import type { PassSummary } from '../../../src/metrics/actor-metrics.js';
 import type { HealthReport } from '../../../src/runtime/health.js';
-import type { RootListing, PageListing, SearchResult } from '../../../src/search/search.js';
+import type { RootListing, PageListing, SearchResult, SuggestResult } from '../../../src/search/search.js';
 import type { TestbedEnv } from '../../testbed/env.js';
 import { shareContents, alwaysGranted } from '../../testbed/wiki-content.js';
 import { waitFor, type RunningService } from '../../support/service.js';
@@ -124,6 +124,10 @@ export class WikiClient {
 
   search(caller: Caller, request: Record<string, unknown>): Promise<SearchResult> {
     return this.ok('/wiki/search', { caller, body: request });
+  }
+
+  suggest(caller: Caller, query: Record<string, string>): Promise<SuggestResult> {
+    return this.ok(`/wiki/suggest?${new URLSearchParams(query)}`, { caller });
   }
 
   roots(caller: Caller): Promise<RootListing> {
