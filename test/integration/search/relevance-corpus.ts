@@ -155,6 +155,10 @@ export const RELEVANCE_QUERIES: JudgedQuery[] = [
   q('compound', 'AG', [p.fussball]),
   q('compound', 'WLAN', [p.wlan]),
   q('compound', 'Kleinschreibung', [p.grammatik]),
+  // Parts of closed compounds, which neither analyzer splits (no decompounder): judged, but not marked must.
+  q('compound', 'Rechnung', [p.bruchrechnung], false),
+  q('compound', 'Konzert', [p.chor], false),
+  q('compound', 'Garten', [p.baeume], false),
   // A page with the word in its title before pages with it in the text.
   q('title-body', 'Bibliothek', [p.bibliothek, p.lektuere]),
   q('title-body', 'Hausmeister', [p.hausmeister, p.drucker, p.fundsachen]),
