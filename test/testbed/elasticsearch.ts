@@ -127,14 +127,20 @@ export interface NodeLaunch {
   confDir?: string;
 }
 
+let installing: Promise<boolean> | undefined;
+
 /**
  * Downloads and unpacks the distribution unless it is there (its tools too: certutil, users), and installs the
- * testbed's analysis plugin unless this build of it is there. Returns whether the plugin was installed now.
+ * testbed's analysis plugin unless this build of it is there. Returns whether the plugin was installed now. Once per
+ * process: the cluster's nodes start side by side and must not install at the same time.
  */
-export async function ensureInstalled(): Promise<boolean> {
-  await ensureDownloaded();
-  await ensureUnpacked();
-  return ensureAnalysisPlugin({ esHome, version, javaHome: await javaHome() });
+export function ensureInstalled(): Promise<boolean> {
+  installing ??= (async () => {
+    await ensureDownloaded();
+    await ensureUnpacked();
+    return ensureAnalysisPlugin({ esHome, version, javaHome: await javaHome() });
+  })();
+  return installing;
 }
 
 /** Installs what is missing and launches one node as the ES user; returns once it has started (or failed). */
