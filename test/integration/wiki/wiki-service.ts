@@ -150,12 +150,15 @@ export class WikiClient {
     return listed.sort();
   }
 
-  /** Hits of a search as `share:path`, sorted. */
+  /**
+   * Hits of a search as `share:path`, sorted: the pages that have the words. An answer of the typo rule (`corrected`:
+   * pages with similar words, e.g. Livewortzeta for Livewortdelta) counts as none.
+   */
   async searchedPages(caller: Caller, request: Record<string, unknown>): Promise<string[]> {
     const result = await this.search(caller, { size: 100, ...request });
     assert.equal(result.degraded, undefined, 'search is not degraded');
     assert.equal(result.total, result.hits.length, 'all hits on one page');
-    return result.hits.map((h) => `${h.share}:${h.path}`).sort();
+    return result.corrected ? [] : result.hits.map((h) => `${h.share}:${h.path}`).sort();
   }
 }
 
