@@ -8,12 +8,13 @@ import { writeFileSync } from 'node:fs';
 import { indexBench } from './index/run.js';
 import { memoryBench } from './memory/run.js';
 import { loadAverage, machine, readResults, RESULTS, sections, SOAK_HEADING, summaryTable, type BenchReport, type Benchmark } from './results.js';
+import { relevanceBench } from './search/relevance.js';
 import { searchBench } from './search/run.js';
 import { smbBench } from './smb/run.js';
 import { webdavBench } from './webdav/run.js';
 import { webhookBench } from './webhook/run.js';
 
-const BENCHMARKS: Benchmark[] = [smbBench, webhookBench, searchBench, webdavBench, indexBench, memoryBench];
+const BENCHMARKS: Benchmark[] = [smbBench, webhookBench, searchBench, relevanceBench, webdavBench, indexBench, memoryBench];
 const COMMAND = 'npm run bench';
 /** How often a running benchmark is reported as still running. */
 const PROGRESS_MS = 60_000;

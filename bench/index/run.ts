@@ -24,7 +24,7 @@ import { startJob } from '../../src/control-socket/client.js';
 import type { JobInfo } from '../../src/reconcile/jobs.js';
 import { createSearchClient } from '../../src/search/client.js';
 import { IndexManager } from '../../src/search/index-manager.js';
-import { DEFAULT_ALIAS, indexMappings, indexSettings } from '../../src/search/mapping.js';
+import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
 import { SmbClient } from '../../src/smb/index.js';
 import { startService, type RunningService } from '../../test/support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../../test/testbed/env.js';
@@ -162,9 +162,8 @@ async function exportDocuments(es: ReturnType<typeof createSearchClient>): Promi
 
 /** Sends the bodies to a fresh index with the wiki mapping, BULK_IN_FLIGHT at once; ms taken. */
 async function rawBulk(es: ReturnType<typeof createSearchClient>, bodies: string[]): Promise<number> {
-  const analyzer = await new IndexManager({ client: es }).detectAnalyzer();
   await es.indices.delete({ index: RAW_INDEX, ignore_unavailable: true });
-  await es.indices.create({ index: RAW_INDEX, settings: indexSettings(), mappings: indexMappings(analyzer) });
+  await new IndexManager({ client: es }).createIndex(RAW_INDEX);
   const started = performance.now();
   let next = 0;
   const worker = async () => {

@@ -18,19 +18,23 @@ export function callerHeaders(env: TestbedEnv): { authorization: string; groups:
   return { authorization: `Basic ${Buffer.from(`${CALLER.user}:${password}`).toString('base64')}`, groups: groupsHeader(CALLER.groups) };
 }
 
-/**
- * The body the service sends Elasticsearch for the caller's search `query` on `share`, by the service's documented
- * rule: allow for the user and the header's groups, deny for the whole token. Seen byte for byte through a recording
- * forwarder between the service and Elasticsearch (2026-11-25); the search bench also checks that both answer alike.
- */
-export function callerSearchBody(env: TestbedEnv, query: { q: string }, share: string): string {
+/** The caller as the service sees them on `share`, by its documented rule: allow for the user and the header's groups, deny for the whole token. */
+export function callerViewer(env: TestbedEnv, share: string): Viewer {
   const user = env.users[CALLER.user]!;
   const groupSids = [...CALLER.groups.map((g) => env.groups[g]!), env.groups['Domain Users']!];
-  const viewer: Viewer = {
+  return {
     allowSids: userSidSet({ userSid: user.sid, groupSids }),
     denySids: tokenSidSet(user.sid, [...groupSids, BUILTIN_USERS_SID]),
     shares: [share],
     servers: new Map([[share, env.smb.host]]),
   };
-  return searchBodyJson(parseSearchRequest(query), viewer)!;
+}
+
+/**
+ * The body the service sends Elasticsearch for the caller's search `query` on `share`. Seen byte for byte through a
+ * recording forwarder between the service and Elasticsearch (2026-11-25); the search bench also checks that both
+ * answer alike.
+ */
+export function callerSearchBody(env: TestbedEnv, query: { q: string }, share: string): string {
+  return searchBodyJson(parseSearchRequest(query), callerViewer(env, share))!;
 }

@@ -42,7 +42,7 @@ import { judged, loadAverage, ratioRow, runAlone, runLine, verdict as verdictOf,
 
 const PAGES = 50_000;
 const SEED_BATCH = 2_000;
-const SHARE = 'wikibench';
+export const SHARE = 'wikibench';
 const FOLDERS = 500;
 const ROUNDS = 7;
 /** Throughput under load: 8 connections keep both targets busy. */
@@ -53,8 +53,8 @@ const LOAD_ARGS = ['-t1', '-c8', '-d6s'];
  */
 const LESS_BUSY_ARGS = ['-t1', '-c4', '-d6s'];
 /** Latency without queueing: one connection, one request at a time (under load, p50 is mostly time in queues). */
-const LATENCY_ARGS = ['-t1', '-c1', '-d5s'];
-const WARMUP_ARGS = ['-t1', '-c8', '-d3s'];
+export const LATENCY_ARGS = ['-t1', '-c1', '-d5s'];
+export const WARMUP_ARGS = ['-t1', '-c8', '-d3s'];
 const LUA = fileURLToPath(new URL('../../../bench/search/search.lua', import.meta.url));
 const HEADING = '## Wiki search';
 /** The peer that passes the bytes on (bare-forwarder.ts). */
@@ -137,7 +137,7 @@ function syntheticPage(i: number, next: () => number, sids: Sids, server: string
   });
 }
 
-interface Measurement {
+export interface Measurement {
   requests: number;
   /** CPU time (user + system, all threads) per request, in µs, of the service process and of Elasticsearch. */
   serviceCpuUs: number;
@@ -154,7 +154,7 @@ interface Measurement {
 }
 
 /** The processes whose CPU time is measured: the service and every Elasticsearch node that runs. */
-interface Processes {
+export interface Processes {
   service: number;
   elasticsearch: number[];
 }
@@ -165,7 +165,7 @@ function cpuTicks(pid: number): number {
   return Number(fields[11]) + Number(fields[12]);
 }
 
-interface Target {
+export interface Target {
   name: string;
   url: string;
   /** The process whose CPU is the hop's, when not the service. */
@@ -177,7 +177,7 @@ interface Target {
 }
 
 /** Runs wrk asynchronously, so that the driver's progress timer keeps ticking. */
-async function wrk(args: string[], target: Target, pids: Processes): Promise<Measurement> {
+export async function wrk(args: string[], target: Target, pids: Processes): Promise<Measurement> {
   const esTicks = () => pids.elasticsearch.reduce((sum, pid) => sum + cpuTicks(pid), 0);
   const esWait = () => pids.elasticsearch.reduce((sum, pid) => sum + runQueueWaitSeconds(pid), 0);
   const hop = target.pid ?? pids.service;
@@ -201,16 +201,16 @@ async function wrk(args: string[], target: Target, pids: Processes): Promise<Mea
 }
 
 /** The round with the median req/s. */
-function median(rounds: Measurement[]): Measurement {
+export function median(rounds: Measurement[]): Measurement {
   return [...rounds].sort((a, b) => a.rps - b.rps)[Math.floor(rounds.length / 2)]!;
 }
 
-async function seed(env: TestbedEnv, client: ReturnType<typeof createSearchClient>): Promise<string[]> {
+export async function seed(env: TestbedEnv, client: ReturnType<typeof createSearchClient>, pages = PAGES): Promise<string[]> {
   const next = seededRandom(20260521);
   const sids: Sids = { anna: env.users['anna']!.sid, indexer: env.users['svc-indexer']!.sid, groups: env.groups };
   const ids: string[] = [];
   const writer = new IndexWriter({ client, target: { alias: DEFAULT_ALIAS }, maxOperations: SEED_BATCH, log: silentLog });
-  for (let i = 0; i < PAGES; i++) {
+  for (let i = 0; i < pages; i++) {
     const doc = syntheticPage(i, next, sids, env.smb.host);
     await writer.upsert(doc.id, JSON.stringify(documentSource(doc)));
     ids.push(doc.id);
@@ -222,7 +222,7 @@ async function seed(env: TestbedEnv, client: ReturnType<typeof createSearchClien
   return ids;
 }
 
-async function unseed(client: ReturnType<typeof createSearchClient>, ids: string[]): Promise<void> {
+export async function unseed(client: ReturnType<typeof createSearchClient>, ids: string[]): Promise<void> {
   const writer = new IndexWriter({ client, target: { alias: DEFAULT_ALIAS }, maxOperations: SEED_BATCH, log: silentLog });
   for (const id of ids) await writer.delete(id);
   await writer.flush();

@@ -1,15 +1,21 @@
--- wrk script for the wiki search bench: the same POST with a fixed JSON body on every request.
---   wrk ... -s search.lua <url> -- <path> <body-file> [<authorization> <x-service-groups>]
+-- wrk script for the wiki search bench: the same POST with a fixed JSON body on every request, or with the
+-- body file `-` the same GET (GET /wiki/suggest?q=...).
+--   wrk ... -s search.lua <url> -- <path> <body-file | -> [<authorization> <x-service-groups>]
 -- At the end it prints one line "WRK_JSON {...}" with counts and latency percentiles in µs.
 local prepared
 
 function init(args)
+  local headers = {}
+  if args[3] then headers["Authorization"] = args[3] end
+  if args[4] then headers["X-Service-Groups"] = args[4] end
+  if args[2] == "-" then
+    prepared = wrk.format("GET", args[1], headers)
+    return
+  end
   local file = assert(io.open(args[2], "rb"))
   local body = file:read("*a")
   file:close()
-  local headers = { ["Content-Type"] = "application/json" }
-  if args[3] then headers["Authorization"] = args[3] end
-  if args[4] then headers["X-Service-Groups"] = args[4] end
+  headers["Content-Type"] = "application/json"
   prepared = wrk.format("POST", args[1], headers, body)
 end
 

@@ -81,6 +81,24 @@ export const wikiPaths = {
       }, JSON_BODY_400),
     }),
   },
+  '/wiki/suggest': {
+    get: operation({
+      operationId: 'suggestWiki',
+      summary: 'Suggestions as you type: titles and headings of the pages the caller may see that match the words typed so far',
+      description: 'Every word must occur in the title or in one heading, the last one as the start of a word; the words are analysed '
+        + 'as the index is (Häu finds Häuser, Schue finds Schüler). The same permission filter and the same authentication as search.',
+      tags: ['Wiki'],
+      security: [{ basicAuth: [] }],
+      parameters: [
+        WIKI_GROUPS,
+        WIKI_SERVICE_USER,
+        { name: 'q', in: 'query', required: true, description: 'What has been typed so far', schema: { type: 'string', minLength: 1, maxLength: 100 } },
+        { name: 'share', in: 'query', required: false, description: 'Only this share', schema: { type: 'string', minLength: 1 } },
+        { name: 'size', in: 'query', required: false, description: 'Most suggestions', schema: { type: 'integer', minimum: 1, maximum: 20, default: 8 } },
+      ],
+      responses: wikiResponses({ '200': ok('Suggestions, best first; empty with degraded: true while Elasticsearch is unavailable', ref('SuggestResult')) }),
+    }),
+  },
   '/wiki/roots': {
     get: operation({
       operationId: 'listWikiRoots',
@@ -143,6 +161,11 @@ export const wikiSchemas = {
     properties: {
       total: { type: 'integer', minimum: 0 },
       hits: { type: 'array', items: ref('SearchHit') },
+      corrected: {
+        const: true,
+        description: 'No visible page had every word as typed: these hits are from a second try that allows typos, per word '
+          + '(after analysis) no change under 4 letters, one changed, added, left out or swapped letter from 4 to 6, two from 7 on',
+      },
       degraded: { const: true, description: 'Elasticsearch could not answer; the lists are empty' },
       no_access: NO_ACCESS,
     },
@@ -160,6 +183,27 @@ export const wikiSchemas = {
       snippet: { type: 'string', description: 'HTML: page text escaped, matches in <mark>' },
       score: { type: 'number' },
       modified: { type: 'string', format: 'date-time' },
+    },
+  },
+  SuggestResult: {
+    type: 'object', required: ['suggestions'], additionalProperties: false,
+    properties: {
+      suggestions: {
+        type: 'array',
+        items: {
+          type: 'object', required: ['text', 'kind', 'share', 'folder', 'page', 'path'], additionalProperties: false,
+          properties: {
+            text: { type: 'string', description: 'The page\'s title or one of its headings, plain text as written' },
+            kind: { enum: ['title', 'heading'] },
+            share: { type: 'string' },
+            folder: { type: 'string', description: 'Folder holding the page\'s .wiki/ (empty: share root)' },
+            page: { type: 'string' },
+            path: { type: 'string' },
+          },
+        },
+      },
+      degraded: { const: true, description: 'Elasticsearch could not answer; the list is empty' },
+      no_access: NO_ACCESS,
     },
   },
   RootListing: {

@@ -65,6 +65,16 @@ function isAlreadyExists(error: unknown): boolean {
   return error instanceof errors.ResponseError && error.body?.error?.type === 'resource_already_exists_exception';
 }
 
+/**
+ * Whether Elasticsearch refused a request because it does not know `analyzer`: a mapping naming it ("analyzer [x]
+ * has not been configured in mappings") or `_analyze` with it ("failed to find analyzer [x]"), both answered 400.
+ */
+export function isUnknownAnalyzer(error: unknown, analyzer: string): boolean {
+  if (!(error instanceof errors.ResponseError) || error.meta.statusCode !== 400) return false;
+  const reasons = JSON.stringify(error.body?.error ?? '');
+  return reasons.includes(`analyzer [${analyzer}] has not been configured`) || reasons.includes(`find analyzer [${analyzer}]`);
+}
+
 export class IndexManager {
   readonly alias: string;
   private readonly client: Client;
@@ -93,14 +103,33 @@ export class IndexManager {
   }
 
   /**
-   * `german` when every node has the analysis-common module (it brings the language analyzers), else `standard`.
-   * Read from the nodes' info (cluster privilege `monitor`) rather than by analyzing a word: `_analyze` without an
-   * index needs the cluster privilege `manage`, more than the service's account on a secured cluster should hold.
+   * Creates `index` with this build's mapping on `german` when the cluster knows that analyzer, else on `standard`
+   * (a minimal Elasticsearch, such as one without the analysis-common module). Asks Elasticsearch by creating the
+   * index, not by a module's name: whatever provides `german` counts, and creating needs no privilege beyond the
+   * proxy's own indices (`_analyze` without an index would need the cluster privilege `manage`).
    */
-  async detectAnalyzer(): Promise<TextAnalyzer> {
-    const info = await this.client.nodes.info({ metric: 'plugins', filter_path: 'nodes.*.modules.name' });
-    const nodes = Object.values(info.nodes ?? {});
-    return nodes.length > 0 && nodes.every((node) => node.modules?.some((module) => module.name === 'analysis-common')) ? 'german' : 'standard';
+  async createIndex(index: string): Promise<TextAnalyzer> {
+    const settings = indexSettings(this.layout);
+    try {
+      await this.client.indices.create({ index, settings, mappings: indexMappings('german') });
+      return 'german';
+    } catch (error) {
+      if (!isUnknownAnalyzer(error, 'german')) throw error;
+    }
+    this.log.warn({ index }, 'this Elasticsearch has no german analyzer: the index uses standard (no stemming, no umlaut folding)');
+    await this.client.indices.create({ index, settings, mappings: indexMappings('standard') });
+    return 'standard';
+  }
+
+  /** Whether `german` is known to the cluster, asked through an existing index (index privilege `manage` suffices). */
+  private async germanAvailable(index: string): Promise<boolean> {
+    try {
+      await this.client.indices.analyze({ index, analyzer: 'german', text: 'Häuser' });
+      return true;
+    } catch (error) {
+      if (isUnknownAnalyzer(error, 'german')) return false;
+      throw error;
+    }
   }
 
   /** The indices the alias points to ([] when there is no alias). */
@@ -135,8 +164,10 @@ export class IndexManager {
       const index = targets[0]!;
       const meta = await this.readMeta(index);
       const base = { index, mappingVersion: meta.mapping_version, analyzer: meta.analyzer };
-      if (meta.mapping_version === MAPPING_VERSION) return { ...base, status: 'ready' };
-      const status = meta.mapping_version < MAPPING_VERSION ? 'migration_needed' : 'newer_mapping';
+      // An index made on `standard` before the cluster had `german` is rebuilt on it, like an older mapping.
+      const analyzerOutdated = meta.analyzer === 'standard' && meta.mapping_version === MAPPING_VERSION && (await this.germanAvailable(index));
+      if (meta.mapping_version === MAPPING_VERSION && !analyzerOutdated) return { ...base, status: 'ready' };
+      const status = meta.mapping_version <= MAPPING_VERSION ? 'migration_needed' : 'newer_mapping';
       this.log.warn({ ...base, requiredVersion: MAPPING_VERSION }, `search index ${index}: ${status}`);
       return { ...base, status, requiredVersion: MAPPING_VERSION };
     }
@@ -150,15 +181,13 @@ export class IndexManager {
   }
 
   /**
-   * Creates `<alias>-v<generation>` with this build's mapping; an existing index of that name is kept
-   * (a second process, or a start interrupted before the alias was set). Returns its analyzer.
+   * Creates `<alias>-v<generation>` with this build's mapping (see createIndex); an existing index of that name is
+   * kept (a second process, or a start interrupted before the alias was set). Returns its analyzer.
    */
-  async createVersionedIndex(generation: number, analyzer?: TextAnalyzer): Promise<{ index: string; analyzer: TextAnalyzer }> {
+  async createVersionedIndex(generation: number): Promise<{ index: string; analyzer: TextAnalyzer }> {
     const index = this.indexName(generation);
-    const chosen = analyzer ?? (await this.detectAnalyzer());
     try {
-      await this.client.indices.create({ index, settings: indexSettings(this.layout), mappings: indexMappings(chosen) });
-      return { index, analyzer: chosen };
+      return { index, analyzer: await this.createIndex(index) };
     } catch (error) {
       if (!isAlreadyExists(error)) throw error;
       return { index, analyzer: (await this.readMeta(index)).analyzer };

@@ -7,7 +7,10 @@ import type { estypes } from '@elastic/elasticsearch';
 export const MAPPING_VERSION = 1;
 export const DEFAULT_ALIAS = 'wiki-md';
 
-/** `german` (stemming, umlaut folding) needs the analysis-common module; `standard` is always there. */
+/**
+ * `german` (lowercase, German stop words, umlauts and ß folded, light stemming) comes with Elasticsearch's
+ * analysis-common module (the testbed has a plugin with the same analyzer); `standard` is always there.
+ */
 export type TextAnalyzer = 'german' | 'standard';
 
 /** What `_meta` of every versioned index records. */

@@ -142,12 +142,20 @@ export const SNIPPET_LENGTH = 160;
 
 /** The parts of every search body that do not depend on the request, serialised once (see searchBodyJson). */
 const SEARCH_SOURCE_JSON = JSON.stringify(HIT_SOURCE_FIELDS);
+const SEARCH_FIELDS = ['title^3', 'headings^2', 'body'];
 const MULTI_MATCH_OPTIONS_JSON = JSON.stringify({
-  fields: ['title^3', 'headings^2', 'body'],
+  fields: SEARCH_FIELDS,
   // All words must occur, each in any of the fields.
   type: 'cross_fields',
   operator: 'and',
 }).slice(1, -1);
+/**
+ * The typo rule of the second try (see WikiSearch.search): per word after analysis, no change under 4 letters, one
+ * changed, added, left out or swapped letter from 4 to 6 letters, two from 7 on.
+ */
+export const TYPO_FUZZINESS = 'AUTO:4,7';
+/** cross_fields takes no fuzziness: each word is its own best_fields match, and every word must match. */
+const FUZZY_MATCH_OPTIONS_JSON = JSON.stringify({ fields: SEARCH_FIELDS, type: 'best_fields', operator: 'and', fuzziness: TYPO_FUZZINESS }).slice(1, -1);
 const HIGHLIGHT_JSON = JSON.stringify({
   // encoder html escapes the page text; only the <mark> tags are markup.
   encoder: 'html',
@@ -161,17 +169,82 @@ const HIGHLIGHT_JSON = JSON.stringify({
   },
 });
 
+/** How the words are matched: as typed (after analysis), or with the typo rule (TYPO_FUZZINESS). */
+export type MatchMode = 'exact' | 'typo';
+
+function wordsQueryJson(q: string, mode: MatchMode): string {
+  if (mode === 'exact') return `{"multi_match":{"query":${JSON.stringify(q)},${MULTI_MATCH_OPTIONS_JSON}}}`;
+  return q.split(/\s+/).map((word) => `{"multi_match":{"query":${JSON.stringify(word)},${FUZZY_MATCH_OPTIONS_JSON}}}`).join(',');
+}
+
+/** The viewer's permission filter with `must` added, as the JSON text of a bool query's body. */
+function filteredBoolJson(permission: estypes.QueryDslBoolQuery, must: string): string {
+  return `${JSON.stringify(permission).slice(0, -1)},"must":[${must}]}`;
+}
+
 /**
  * The body of a search as JSON text: the constant parts serialised once at load, only the viewer's filter and the
  * words serialised per search (the request path's cost, issue 17). Null when the viewer can see nothing.
  */
-export function searchBodyJson(request: SearchRequest, viewer: Viewer): string | null {
+export function searchBodyJson(request: SearchRequest, viewer: Viewer, mode: MatchMode = 'exact'): string | null {
   const permission = viewerFilter(viewer, { share: request.share, folder: request.folder });
   if (permission === null) return null;
-  const multiMatch = `{"multi_match":{"query":${JSON.stringify(request.q)},${MULTI_MATCH_OPTIONS_JSON}}}`;
-  const bool = `${JSON.stringify(permission).slice(0, -1)},"must":[${multiMatch}]}`;
+  const bool = filteredBoolJson(permission, wordsQueryJson(request.q, mode));
   return `{"from":${request.from},"size":${request.size},"track_total_hits":true,"_source":${SEARCH_SOURCE_JSON},`
     + `"query":{"bool":${bool}},"highlight":${HIGHLIGHT_JSON}}`;
+}
+
+/** GET /wiki/suggest: the start of what is being typed. */
+export interface SuggestRequest {
+  q: string;
+  share?: string | undefined;
+  /** Most suggestions. */
+  size: number;
+}
+
+export const DEFAULT_SUGGESTIONS = 8;
+export const MAX_SUGGESTIONS = 20;
+export const MAX_SUGGEST_LENGTH = 100;
+
+/** Validates the query string of GET /wiki/suggest (`q`, optional `share` and `size`). */
+export function parseSuggestRequest(query: URLSearchParams): SuggestRequest {
+  const q = query.get('q')?.trim();
+  if (q === undefined || q === '') throw new SearchRequestError('q', 'is required and must not be blank');
+  if (q.length > MAX_SUGGEST_LENGTH) throw new SearchRequestError('q', `must be at most ${MAX_SUGGEST_LENGTH} characters`);
+  const share = query.get('share') ?? undefined;
+  if (share !== undefined && share.trim() === '') throw new SearchRequestError('share', 'must not be blank');
+  const sizeText = query.get('size');
+  const size = sizeText === null ? DEFAULT_SUGGESTIONS : Number(sizeText);
+  if (!/^\d+$/.test(sizeText ?? '0') || size < 1 || size > MAX_SUGGESTIONS) {
+    throw new SearchRequestError('size', `must be an integer between 1 and ${MAX_SUGGESTIONS}`);
+  }
+  return { q, share, size };
+}
+
+/** Fields a suggestion needs from `_source`. */
+export const SUGGEST_SOURCE_FIELDS = ['share', 'folder', 'page', 'path', 'title'];
+
+/**
+ * Pages whose title or a heading has every typed word, the last one as a prefix (match_bool_prefix, analysed as the
+ * field is: "Häu" finds Häuser, "Schue" Schüler), under the same permission filter as search. A page's title counts
+ * more than its headings. The highlighter, with empty tags, names the matching title and headings whole.
+ * Null when the viewer can see nothing.
+ */
+export function suggestBody(request: SuggestRequest, viewer: Viewer): estypes.SearchRequest | null {
+  const permission = viewerFilter(viewer, { share: request.share });
+  if (permission === null) return null;
+  const prefix = (field: string, boost: number): estypes.QueryDslQueryContainer =>
+    ({ match_bool_prefix: { [field]: { query: request.q, operator: 'and', boost } } });
+  return {
+    size: request.size,
+    _source: SUGGEST_SOURCE_FIELDS,
+    query: { bool: { ...permission, must: [{ bool: { should: [prefix('title', 2), prefix('headings', 1)], minimum_should_match: 1 } }] } },
+    highlight: {
+      pre_tags: [''],
+      post_tags: [''],
+      fields: { title: { number_of_fragments: 0 }, headings: { number_of_fragments: 0 } },
+    },
+  };
 }
 
 /** Most pages a folder listing returns. */

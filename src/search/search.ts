@@ -12,7 +12,10 @@ import {
   checkFolder,
   ROOTS_PAGE_SIZE,
   searchBodyJson,
+  suggestBody,
+  type MatchMode,
   type SearchRequest,
+  type SuggestRequest,
   type Viewer,
 } from './query.js';
 
@@ -38,6 +41,23 @@ interface Degradable {
 export interface SearchResult extends Degradable {
   total: number;
   hits: SearchHit[];
+  /** Set when no page had every word as typed and the hits are those of the typo-tolerant second try. */
+  corrected?: true;
+}
+
+/** A title or heading that starts with what is being typed, and the page it leads to. */
+export interface Suggestion {
+  /** The page's title or one of its headings, as written. */
+  text: string;
+  kind: 'title' | 'heading';
+  share: string;
+  folder: string;
+  page: string;
+  path: string;
+}
+
+export interface SuggestResult extends Degradable {
+  suggestions: Suggestion[];
 }
 
 export interface PageEntry {
@@ -111,9 +131,19 @@ export class WikiSearch {
    * Full-text search; `request` comes from parseSearchRequest(). The hot path of the wiki: the body is prepared
    * text and goes through the client's transport (its node pool and retries) without the search API's parameter
    * handling, which cost about 25 µs of CPU per search (bench/RESULTS.md, Request path profile).
+   * When no page has every word, a second try allows typos (TYPO_FUZZINESS) under the same permission filter, and
+   * its answer says `corrected: true`.
    */
   async search(request: SearchRequest, viewer: Viewer): Promise<SearchResult> {
-    const body = searchBodyJson(request, this.scoped(viewer));
+    const scoped = this.scoped(viewer);
+    const exact = await this.searchIn(request, scoped, 'exact');
+    if (exact.total > 0 || exact.degraded) return exact;
+    const typo = await this.searchIn(request, scoped, 'typo');
+    return typo.total > 0 ? { ...typo, corrected: true } : exact;
+  }
+
+  private async searchIn(request: SearchRequest, viewer: Viewer, mode: MatchMode): Promise<SearchResult> {
+    const body = searchBodyJson(request, viewer, mode);
     if (body === null) return { total: 0, hits: [] };
     return this.degradable<SearchResult>('search', { total: 0, hits: [] }, async () => {
       const response = await this.client.transport.request<estypes.SearchResponse<HitSource>>(
@@ -135,6 +165,27 @@ export class WikiSearch {
           };
         }),
       };
+    });
+  }
+
+  /**
+   * Titles and headings of the pages the viewer may see that match what is being typed (GET /wiki/suggest), best
+   * page first, a page's title before its headings; a heading equal to its page's title is not repeated.
+   */
+  async suggest(request: SuggestRequest, viewer: Viewer): Promise<SuggestResult> {
+    const body = suggestBody(request, this.scoped(viewer));
+    if (body === null) return { suggestions: [] };
+    return this.degradable<SuggestResult>('suggest', { suggestions: [] }, async () => {
+      const response = await this.client.search<Omit<Suggestion, 'text' | 'kind'> & { title: string }>({ index: this.alias, ...body });
+      const suggestions: Suggestion[] = [];
+      for (const hit of response.hits.hits) {
+        const { share, folder, page, path, title } = hit._source!;
+        const titles = hit.highlight?.['title'] ?? [];
+        const headings = (hit.highlight?.['headings'] ?? []).filter((heading) => heading !== title);
+        for (const text of titles) suggestions.push({ text, kind: 'title', share, folder, page, path });
+        for (const text of headings) suggestions.push({ text, kind: 'heading', share, folder, page, path });
+      }
+      return { suggestions: suggestions.slice(0, request.size) };
     });
   }
 

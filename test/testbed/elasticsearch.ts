@@ -1,6 +1,7 @@
 // Elasticsearch 8.19.3 (the integ-test zip from Maven Central) on 127.0.0.1:9200, run as a system user.
 import { chmod, cp, mkdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { ensureAnalysisPlugin } from './elasticsearch-analysis-plugin.js';
 import { exists, fileTail } from './files.js';
 import { cacheDir, layout } from './layout.js';
 import {
@@ -126,10 +127,20 @@ export interface NodeLaunch {
   confDir?: string;
 }
 
-/** Downloads and unpacks the distribution unless it is there (its tools too: certutil, users). */
-export async function ensureInstalled(): Promise<void> {
-  await ensureDownloaded();
-  await ensureUnpacked();
+let installing: Promise<boolean> | undefined;
+
+/**
+ * Downloads and unpacks the distribution unless it is there (its tools too: certutil, users), and installs the
+ * testbed's analysis plugin unless this build of it is there. Returns whether the plugin was installed now. Once per
+ * process: the cluster's nodes start side by side and must not install at the same time.
+ */
+export function ensureInstalled(): Promise<boolean> {
+  installing ??= (async () => {
+    await ensureDownloaded();
+    await ensureUnpacked();
+    return ensureAnalysisPlugin({ esHome, version, javaHome: await javaHome() });
+  })();
+  return installing;
 }
 
 /** Installs what is missing and launches one node as the ES user; returns once it has started (or failed). */
@@ -186,10 +197,13 @@ export async function writeNodeConfig({ confDir, dataDir, logDir }: NodeDirs, se
 /** Starts Elasticsearch unless it runs; returns its pid and whether it was started now. */
 export async function ensureElasticsearchRunning(): Promise<{ pid: number; started: boolean }> {
   let pid = await runningElasticsearch();
+  const pluginInstalledNow = await ensureInstalled();
+  if (pid !== undefined && pluginInstalledNow) {
+    note(`restarting Elasticsearch (pid ${pid}) to load the analysis plugin: ${await stopProcess(pid)}`);
+    pid = undefined;
+  }
   const started = pid === undefined;
   if (started) {
-    await ensureDownloaded();
-    await ensureUnpacked();
     await writeSettings();
     await start();
     pid = await runningElasticsearch();

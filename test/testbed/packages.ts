@@ -17,6 +17,9 @@ const requiredPackages = [
 const requiredCommands = [
   // Debian's default JRE: OpenJDK 17 on Debian 12, 21 on Debian 13 (which has no 17); Elasticsearch 8.19 runs on both.
   { command: 'java', package: 'default-jre-headless' },
+  // The testbed's analysis plugin is compiled and packed with the JDK (elasticsearch-analysis-plugin.ts).
+  { command: 'javac', package: 'default-jdk-headless' },
+  { command: 'jar', package: 'default-jdk-headless' },
   { command: 'mvn', package: 'maven' },
   { command: 'unzip', package: 'unzip' },
   { command: 'openssl', package: 'openssl' },
@@ -38,7 +41,7 @@ async function missingPackages(): Promise<string[]> {
   for (const { command, package: pkg } of requiredCommands) {
     if (!(await commandExists(command))) missing.push(pkg);
   }
-  return missing;
+  return [...new Set(missing)];
 }
 
 // Keeps freshly installed Debian services (smbd, nmbd, samba-ad-dc) from starting during the install;

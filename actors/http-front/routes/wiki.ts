@@ -1,4 +1,4 @@
-// The wiki endpoints: POST /wiki/search, GET /wiki/roots, GET /wiki/pages.
+// The wiki endpoints: POST /wiki/search, GET /wiki/suggest, GET /wiki/roots, GET /wiki/pages.
 // Every call needs basic credentials; the ldap-resolver (or, warm, this
 // thread's copy of its answer: src/wiki/viewer-cache.ts) turns them and the
 // X-Service-Groups header into the SIDs allow entries are matched with
@@ -26,7 +26,7 @@ import { PeerMemory } from '../../../src/runtime/peer-memory.js';
 import type { ServiceSecrets } from '../../../src/runtime/control.js';
 import type { Remote } from '../../../src/runtime/rpc.js';
 import { createSearchClient } from '../../../src/search/client.js';
-import { checkFolder, parseSearchRequest, SearchRequestError, type Viewer } from '../../../src/search/query.js';
+import { checkFolder, parseSearchRequest, parseSuggestRequest, SearchRequestError, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
 import type { NoAccessReason } from '../../../src/wiki/viewer.js';
 import { ViewerAnswerCache } from '../../../src/wiki/viewer-cache.js';
@@ -43,7 +43,7 @@ export interface WikiRouteDeps {
 /** A search request is a few hundred bytes; this leaves room without inviting large bodies. */
 const SEARCH_BODY_LIMIT = 16 * 1024;
 const NO_STORE = { 'cache-control': 'no-store' };
-const PATHS = { search: '/wiki/search', roots: '/wiki/roots', pages: '/wiki/pages' } as const;
+const PATHS = { search: '/wiki/search', suggest: '/wiki/suggest', roots: '/wiki/roots', pages: '/wiki/pages' } as const;
 
 export function registerWikiRoutes(router: Router, deps: WikiRouteDeps): void {
   if (!deps.config.elasticsearch.enabled) {
@@ -51,6 +51,7 @@ export function registerWikiRoutes(router: Router, deps: WikiRouteDeps): void {
       throw new HttpError(404, 'wiki_disabled', 'the wiki is turned off on this host (elasticsearch.enabled is false in config.yml)');
     };
     router.add('POST', PATHS.search, off, { bodyLimit: SEARCH_BODY_LIMIT });
+    router.add('GET', PATHS.suggest, off);
     router.add('GET', PATHS.roots, off);
     router.add('GET', PATHS.pages, off);
     return;
@@ -90,6 +91,12 @@ export function registerWikiRoutes(router: Router, deps: WikiRouteDeps): void {
     const viewer = await viewerOf(credentials, ex);
     ex.json(200, answered(await search.search(request, viewer), viewer), NO_STORE);
   }), { bodyLimit: SEARCH_BODY_LIMIT });
+
+  router.add('GET', PATHS.suggest, wikiCall(async (ex, credentials) => {
+    const request = validated(() => parseSuggestRequest(ex.query));
+    const viewer = await viewerOf(credentials, ex);
+    ex.json(200, answered(await search.suggest(request, viewer), viewer), NO_STORE);
+  }));
 
   router.add('GET', PATHS.roots, wikiCall(async (ex, credentials) => {
     const viewer = await viewerOf(credentials, ex);

@@ -1,10 +1,11 @@
-// Alias migration v1 -> v2 while searches run in a loop: no search fails or sees a partial index.
+// Alias migration v1 -> v2 while searches run in a loop: no search fails or sees a partial index; the move from an
+// index made on standard to german while searches and suggestions run.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { IndexManager } from '../../../src/search/index-manager.js';
 import { RebuildBusyError } from '../../../src/search/rebuild-lock.js';
-import { MAPPING_VERSION } from '../../../src/search/mapping.js';
-import { parseSearchRequest, type Viewer } from '../../../src/search/query.js';
+import { indexMappings, indexSettings, MAPPING_VERSION } from '../../../src/search/mapping.js';
+import { parseSearchRequest, parseSuggestRequest, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
 import { buildWikiDocument, type WikiDocument } from '../../../src/wiki/document.js';
 import type { SourceDocument } from '../../../src/search/index-writer.js';
@@ -20,7 +21,7 @@ function page(i: number, server = 'dc1', share = 'schule'): WikiDocument {
     server,
     share,
     path: `Ordner-${i % 10}/.wiki/Seite-${i}.md`,
-    content: `# Seite ${i}\n\nUmzugswort und Text der Seite ${i}.`,
+    content: `# Seite ${i}\n\n## Umzugsplanung ${i}\n\nUmzugswort und Text der Seite ${i}.`,
     size: 40,
     modified: new Date(Date.UTC(2026, 1, 1, 0, 0, i)),
     securityDescriptor: { revision: 1, control: 0x8000, owner: null, group: null, dacl: null, sacl: null },
@@ -31,6 +32,23 @@ async function* slowly(docs: WikiDocument[]): AsyncIterable<SourceDocument> {
   for (const [i, doc] of docs.entries()) {
     if (i % 50 === 0) await new Promise((resolve) => setTimeout(resolve, 20));
     yield asSource(doc);
+  }
+}
+
+/** Runs `probe` again and again from 200 ms before `work` until 200 ms after it; returns what `work` returns. */
+async function probedDuring<T>(probe: () => Promise<void>, work: () => Promise<T>): Promise<T> {
+  let running = true;
+  const loop = (async () => {
+    while (running) await probe();
+  })();
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const result = await work();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    return result;
+  } finally {
+    running = false;
+    await loop;
   }
 }
 
@@ -50,28 +68,47 @@ describe('alias migration', () => {
     assert.equal((await indexDocuments(es, docs)).upserted, PAGES);
 
     const outcomes: string[] = [];
-    let running = true;
-    const loop = (async () => {
-      while (running) {
-        const result = await search.search(parseSearchRequest({ q: 'Umzugswort', size: 1 }), viewer);
-        outcomes.push(result.degraded ? 'degraded' : `total ${result.total}`);
-      }
-    })();
-    let rebuilt;
-    try {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      rebuilt = await manager.rebuildIndex(slowly(docs), OWN);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    } finally {
-      running = false;
-      await loop;
-    }
+    const rebuilt = await probedDuring(async () => {
+      const result = await search.search(parseSearchRequest({ q: 'Umzugswort', size: 1 }), viewer);
+      outcomes.push(result.degraded ? 'degraded' : `total ${result.total}`);
+    }, () => manager.rebuildIndex(slowly(docs), OWN));
 
     assert.deepEqual(rebuilt, { from: created.index, to: `${es.alias}-v${MAPPING_VERSION + 1}`, documents: PAGES, analyzer: created.analyzer });
     assert.deepEqual(await manager.aliasTargets(), [rebuilt.to]);
     assert.equal(await es.client.indices.exists({ index: created.index }), false, 'the old index is deleted');
     assert.ok(outcomes.length > 20, `only ${outcomes.length} searches ran`);
     assert.deepEqual([...new Set(outcomes)], [`total ${PAGES}`]);
+    assert.equal((await manager.ensureIndex()).status, 'ready');
+  });
+
+  it('moves an index made on standard to german while searches and suggestions keep answering', async () => {
+    const alias = `${es.alias}-german`;
+    const manager = new IndexManager({ client: es.client, alias, rebuildBatchSize: 100, oldIndexGraceMs: 500 });
+    const search = new WikiSearch({ client: es.client, alias });
+    // What a cluster without german made (and every testbed before its analysis plugin): this build's mapping on standard.
+    const old = manager.indexName(MAPPING_VERSION);
+    await es.client.indices.create({ index: old, settings: indexSettings(), mappings: indexMappings('standard') });
+    await manager.switchAlias(null, old);
+    const docs = Array.from({ length: PAGES }, (_, i) => page(i));
+    await indexDocuments({ ...es, alias }, docs);
+    const status = await manager.ensureIndex();
+    assert.deepEqual([status.status, status.analyzer], ['migration_needed', 'standard']);
+
+    const failures: string[] = [];
+    let probes = 0;
+    const rebuilt = await probedDuring(async () => {
+      const found = await search.search(parseSearchRequest({ q: 'Umzugswort', size: 1 }), viewer);
+      if (found.degraded || found.total !== PAGES) failures.push(`search: ${JSON.stringify(found)}`);
+      const suggested = await search.suggest(parseSuggestRequest(new URLSearchParams({ q: 'Umzugspl' })), viewer);
+      if (suggested.degraded || suggested.suggestions.length !== 8) failures.push(`suggest: ${JSON.stringify(suggested)}`);
+      probes++;
+    }, () => manager.rebuildIndex(slowly(docs), OWN));
+    assert.deepEqual(rebuilt, { from: old, to: manager.indexName(MAPPING_VERSION + 1), documents: PAGES, analyzer: 'german' });
+    assert.ok(probes > 20, `only ${probes} searches and suggestions ran`);
+    assert.deepEqual(failures, []);
+    // Now stemmed: the plural finds the pages without the typo rule.
+    const plural = await search.search(parseSearchRequest({ q: 'Umzugsworte', size: 1 }), viewer);
+    assert.deepEqual([plural.total, plural.corrected], [PAGES, undefined]);
     assert.equal((await manager.ensureIndex()).status, 'ready');
   });
 

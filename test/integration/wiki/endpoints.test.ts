@@ -46,8 +46,31 @@ describe('wiki endpoints', () => {
     assert.match(hit.snippet, /<mark>Pythagoras<\/mark>/);
   });
 
+  it('suggests titles and headings as you type, analysed as the index is, with the documented fields', async () => {
+    const formeln = { share: 'schule', folder: 'Fachschaften/Mathe', page: 'formeln', path: 'Fachschaften/Mathe/.wiki/formeln.md' };
+    const res = await api.request<{ suggestions: unknown[] }>(`/wiki/suggest?${new URLSearchParams({ q: 'Geom' })}`, { caller: ANNA });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('cache-control'), 'no-store');
+    assert.deepEqual(res.body, { suggestions: [{ text: 'Geometrie', kind: 'heading', ...formeln }] });
+    // Folded and stemmed as the index: "Formels" is the start of Formelsammlung, "Schuelerz" of Schülerzeitung.
+    assert.deepEqual((await api.suggest(ANNA, { q: 'formels' })).suggestions, [{ text: 'Formelsammlung', kind: 'title', ...formeln }]);
+    assert.deepEqual((await api.suggest(ANNA, { q: 'Schuelerz' })).suggestions.map((s) => s.text), ['Schülerzeitung „Pausenbrot“']);
+    // Carla (Schueler) may not read the Mathe folder: the same permission filter as search.
+    assert.deepEqual(await api.suggest({ user: 'carla', groups: ['Schueler'] }, { q: 'Geom' }), { suggestions: [] });
+    assert.deepEqual(await api.suggest({ ...ANNA, groups: undefined }, { q: 'Geom' }), { suggestions: [] });
+  });
+
+  it('validates the suggest request: 400 naming the parameter', async () => {
+    for (const [query, field] of [['', 'q'], ['q=%20', 'q'], [`q=${'x'.repeat(101)}`, 'q'], ['q=x&size=0', 'size'], ['q=x&size=21', 'size'], ['q=x&size=2.5', 'size'], ['q=x&share=', 'share']]) {
+      const res = await api.request<{ error: string; message: string }>(`/wiki/suggest?${query}`, { caller: ANNA });
+      assert.equal(res.status, 400, query);
+      assert.equal(res.body.error, 'invalid_request');
+      assert.ok(res.body.message.startsWith(`${field}: `), res.body.message);
+    }
+  });
+
   it('requires basic credentials: 401 with a Basic challenge, 400 for malformed ones', async () => {
-    for (const [path, body] of [['/wiki/roots', undefined], ['/wiki/pages?share=schule', undefined], ['/wiki/search', { q: 'x' }]] as const) {
+    for (const [path, body] of [['/wiki/roots', undefined], ['/wiki/pages?share=schule', undefined], ['/wiki/suggest?q=x', undefined], ['/wiki/search', { q: 'x' }]] as const) {
       for (const authorization of [undefined, 'Bearer abc']) {
         const res = await api.request(path, { body, headers: authorization ? { authorization } : {} });
         assert.equal(res.status, 401, `${path} ${authorization}`);

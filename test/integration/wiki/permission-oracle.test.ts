@@ -1,7 +1,7 @@
 // The permission oracle: the file server is the authority. A seeded fixture on the testbed DC (30 users, 15
 // groups with nested membership, 200 pages under ACLs of every kind, see oracle/fixture.ts) is indexed by the
-// service; then for every (user, page, X-Service-Groups subset) the service's answers (search, /wiki/pages,
-// /wiki/roots, WebDAV GET) are compared with the file server's own verdict: an SMB open for reading as that user.
+// service; then for every (user, page, X-Service-Groups subset) the service's answers (search, /wiki/suggest,
+// /wiki/pages, /wiki/roots, WebDAV GET) are compared with the file server's own verdict: an SMB open for reading as that user.
 // The verdicts themselves are checked first: they must spread over users and pages within bounds a degenerate run
 // (all from one account, all granted, all refused) breaks (oracle/spread.ts), and Samba's smbclient must agree with
 // the project's SMB client on a seeded sample of them (oracle/second-opinion.ts).
@@ -31,7 +31,7 @@ import { startService, type RunningService } from '../../support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { seededRandom } from '../search/seeded-random.js';
 import { createDirectory, type OracleDirectory, type OracleUser } from './oracle/directory.js';
-import { buildFixture, type OracleFixture, type OraclePage } from './oracle/fixture.js';
+import { buildFixture, suggestionHeading, type OracleFixture, type OraclePage } from './oracle/fixture.js';
 import { drawSample, smbclientGrants } from './oracle/second-opinion.js';
 import { assertSpread, describeSpread, verdictSpread, type VerdictSpread } from './oracle/spread.js';
 import { grantsNoChange, missReason, orderedGrant, Right } from './oracle/verdicts.js';
@@ -66,7 +66,7 @@ interface MatrixResult {
   size: number;
   leaks: Finding[];
   misses: Finding[];
-  /** Search, page lists and roots that disagree with one another for one caller. */
+  /** Search, suggestions, page lists and roots that disagree with one another for one caller. */
   inconsistencies: string[];
   /** (user, header) cases where the trusted caller naming the user is shown other pages than the user's own login. */
   modeDifferences: string[];
@@ -151,13 +151,17 @@ describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
       if (from + 100 >= result.total) break;
     }
     const listed = new Map<string, string[]>();
+    const suggested = new Set<string>();
     for (const folder of fixture.folders) {
       listed.set(folder.path, (await api.pages(caller, SHARE, folder.path)).pages.map((p) => p.path));
+      const { suggestions, degraded } = await api.suggest(caller, { q: suggestionHeading(fixture.word, folder.path), share: SHARE, size: '20' });
+      assert.equal(degraded, undefined, 'suggest is not degraded');
+      suggestions.forEach((suggestion) => suggested.add(suggestion.path));
     }
     const roots = new Map(
       (await api.roots(caller)).roots.filter((r) => r.share === SHARE && r.folder.startsWith(`${fixture.root}/`)).map((r) => [r.folder, r.pages]),
     );
-    return { searched, listed, roots };
+    return { searched, suggested, listed, roots };
   }
 
   /**
@@ -201,16 +205,17 @@ describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
     const inconsistencies: string[] = [];
     const modeDifferences: string[] = [];
     const comparable = (view: Awaited<ReturnType<typeof serviceView>>) =>
-      JSON.stringify([[...view.searched].sort(), [...view.listed].sort(), [...view.roots].sort()]);
+      JSON.stringify([[...view.searched].sort(), [...view.suggested].sort(), [...view.listed].sort(), [...view.roots].sort()]);
     await all(cases, async (hc) => {
       const mayRead = granted.get(hc.user.name)!;
       const own = await serviceView(hc);
-      const { searched, listed, roots } = own;
+      const { searched, suggested, listed, roots } = own;
       const header = hc.name;
       if (comparable(await serviceView(hc, portal)) !== comparable(own)) modeDifferences.push(`${hc.user.name}/${header}`);
       const finding = (page: string, via: string, reason?: string): Finding => ({ user: hc.user.name, header, page, via, ...(reason ? { reason } : {}) });
       const listedAll = new Set([...listed.values()].flat());
       for (const page of searched) if (!mayRead.has(page)) leaks.push(finding(page, 'search'));
+      for (const page of suggested) if (!mayRead.has(page)) leaks.push(finding(page, '/wiki/suggest'));
       for (const page of listedAll) if (!mayRead.has(page)) leaks.push(finding(page, '/wiki/pages'));
       for (const [folder, count] of roots) {
         const readable = fixture.pages.filter((p) => p.folder === folder && mayRead.has(p.path) && indexed.has(p.path)).length;
@@ -218,6 +223,7 @@ describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
         if (count !== listed.get(folder)?.length) inconsistencies.push(`${hc.user.name}/${header}: roots says ${count} in ${folder}, pages lists ${listed.get(folder)?.length}`);
       }
       if ([...searched].sort().join() !== [...listedAll].sort().join()) inconsistencies.push(`${hc.user.name}/${header}: search and page lists differ`);
+      if ([...searched].sort().join() !== [...suggested].sort().join()) inconsistencies.push(`${hc.user.name}/${header}: search and suggestions differ`);
       if (hc.name !== 'full') return;
       for (const page of fixture.pages) {
         if (!mayRead.has(page.path) || searched.has(page.path)) continue;
@@ -264,7 +270,7 @@ describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
     assert.deepEqual(result.disagreements, [], `smbclient agrees with the project's client ${when}`);
     assert.deepEqual(result.leaks, [], `leaks ${when}`);
     assert.deepEqual(result.misses.filter((m) => m.reason === undefined || m.reason === 'not-indexed'), [], `misses without a documented reason ${when}`);
-    assert.deepEqual(result.inconsistencies, [], `search, page lists and roots agree ${when}`);
+    assert.deepEqual(result.inconsistencies, [], `search, suggestions, page lists and roots agree ${when}`);
     assert.deepEqual(result.modeDifferences, [], `a trusted caller naming the user is shown what the user's own login is ${when}`);
   }
 
@@ -389,7 +395,7 @@ describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
     const edited = Date.now();
     const refused: string[] = [];
     for (const { user, page } of edits) {
-      const res = await fetch(davUrl(page.path), { method: 'PUT', headers: { authorization: basic(user) }, body: `# Bearbeitet\n\n${fixture.word} von ${user.name}\n` });
+      const res = await fetch(davUrl(page.path), { method: 'PUT', headers: { authorization: basic(user) }, body: `# Bearbeitet\n\n## ${suggestionHeading(fixture.word, page.folder)}\n\n${fixture.word} von ${user.name}\n` });
       const answer = await res.text();
       if (res.status !== 201 && res.status !== 204) refused.push(`${page.path} (${page.kind}) as ${user.name}: ${res.status} ${answer}`);
     }

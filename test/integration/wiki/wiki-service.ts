@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import type { PassSummary } from '../../../src/metrics/actor-metrics.js';
 import type { HealthReport } from '../../../src/runtime/health.js';
-import type { RootListing, PageListing, SearchResult } from '../../../src/search/search.js';
+import type { RootListing, PageListing, SearchResult, SuggestResult } from '../../../src/search/search.js';
 import type { TestbedEnv } from '../../testbed/env.js';
 import { shareContents, alwaysGranted } from '../../testbed/wiki-content.js';
 import { waitFor, type RunningService } from '../../support/service.js';
@@ -126,6 +126,10 @@ export class WikiClient {
     return this.ok('/wiki/search', { caller, body: request });
   }
 
+  suggest(caller: Caller, query: Record<string, string>): Promise<SuggestResult> {
+    return this.ok(`/wiki/suggest?${new URLSearchParams(query)}`, { caller });
+  }
+
   roots(caller: Caller): Promise<RootListing> {
     return this.ok('/wiki/roots', { caller });
   }
@@ -146,12 +150,15 @@ export class WikiClient {
     return listed.sort();
   }
 
-  /** Hits of a search as `share:path`, sorted. */
+  /**
+   * Hits of a search as `share:path`, sorted: the pages that have the words. An answer of the typo rule (`corrected`:
+   * pages with similar words, e.g. Livewortzeta for Livewortdelta) counts as none.
+   */
   async searchedPages(caller: Caller, request: Record<string, unknown>): Promise<string[]> {
     const result = await this.search(caller, { size: 100, ...request });
     assert.equal(result.degraded, undefined, 'search is not degraded');
     assert.equal(result.total, result.hits.length, 'all hits on one page');
-    return result.hits.map((h) => `${h.share}:${h.path}`).sort();
+    return result.corrected ? [] : result.hits.map((h) => `${h.share}:${h.path}`).sort();
   }
 }
 

@@ -5,8 +5,10 @@ import {
   buildPageListBody,
   buildRootsBody,
   parseSearchRequest,
+  parseSuggestRequest,
   searchBodyJson,
   SearchRequestError,
+  suggestBody,
   viewerFilter,
   type Viewer,
 } from '../../../src/search/query.js';
@@ -122,6 +124,32 @@ describe('request bodies', () => {
     assert.equal(body.highlight!.encoder, 'html');
     assert.deepEqual(body.highlight!.pre_tags, ['<mark>']);
     assert.deepEqual(body.highlight!.post_tags, ['</mark>']);
+  });
+
+  it('the typo try matches each word on its own with the documented fuzziness, under the same filter', () => {
+    const request = parseSearchRequest({ q: ' Bruchrechung  Klasse ' });
+    const body = JSON.parse(searchBodyJson(request, viewer, 'typo')!) as estypes.SearchRequest;
+    const options = { fields: ['title^3', 'headings^2', 'body'], type: 'best_fields', operator: 'and', fuzziness: 'AUTO:4,7' };
+    assert.deepEqual(body.query!.bool!.must, [
+      { multi_match: { query: 'Bruchrechung', ...options } },
+      { multi_match: { query: 'Klasse', ...options } },
+    ]);
+    const exact = JSON.parse(searchBodyJson(request, viewer)!) as estypes.SearchRequest;
+    assert.deepEqual({ ...body.query!.bool!, must: [] }, { ...exact.query!.bool!, must: [] });
+    assert.deepEqual(body.highlight, exact.highlight);
+  });
+
+  it('suggests under the search filter: every typed word in the title or in the headings, the last as a prefix', () => {
+    const request = parseSuggestRequest(new URLSearchParams({ q: ' Satz des Pyth ', share: 'schule' }));
+    assert.deepEqual(request, { q: 'Satz des Pyth', share: 'schule', size: 8 });
+    const body = suggestBody(request, viewer)!;
+    const { must, ...permission } = body.query!.bool!;
+    assert.deepEqual(permission, viewerFilter(viewer, { share: 'schule' }));
+    const prefix = (field: string, boost: number) => ({ match_bool_prefix: { [field]: { query: 'Satz des Pyth', operator: 'and', boost } } });
+    assert.deepEqual(must, [{ bool: { should: [prefix('title', 2), prefix('headings', 1)], minimum_should_match: 1 } }]);
+    assert.equal(body.size, 8);
+    assert.equal(suggestBody(request, nobody), null);
+    assert.equal(suggestBody({ ...request, share: 'elsewhere' }, viewer), null, 'a share the viewer does not see');
   });
 
   it('builds nothing for a viewer without allow SIDs', () => {

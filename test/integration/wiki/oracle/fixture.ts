@@ -10,8 +10,8 @@
  * inherited (ID) in its children, as on Windows.
  */
 import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import type { SmbShare } from '../../../../src/smb/index.js';
 import { wikiPagePath } from '../../../../src/wiki/layout.js';
 import type { TestbedEnv } from '../../../testbed/env.js';
@@ -109,6 +109,14 @@ const OWN_PAGE_KINDS: PageKind[] = [
 const PAGES_PER_FOLDER = 10;
 
 /**
+ * The heading every page of `folder` has, and what GET /wiki/suggest is asked to find them: the fixture's word and
+ * the folder's number (`f03` of `f03-protected`), typed as far as the number. At most PAGES_PER_FOLDER pages answer.
+ */
+export function suggestionHeading(word: string, folder: string): string {
+  return `${word} ${path.posix.basename(folder).split('-')[0]}`;
+}
+
+/**
  * Builds the fixture as the DC administrator: folders level by level (each gets its ACL before anything is created
  * in it, so children inherit as on a real server), then the pages, then the pages' own ACLs.
  */
@@ -196,7 +204,7 @@ export async function buildFixture(options: {
       pages.push({ path: page, folder: folder.path, kind });
     }
   }
-  await Promise.all(pages.map((page, i) => admin.writeFile(page.path, `# Seite ${i}\n\n${word} ${page.kind} im Ordner ${page.folder}.\n`)));
+  await Promise.all(pages.map((page, i) => admin.writeFile(page.path, `# Seite ${i}\n\n## ${suggestionHeading(word, page.folder)}\n\n${word} ${page.kind} im Ordner ${page.folder}.\n`)));
   for (const page of pages) {
     switch (page.kind) {
       case 'inherited':
