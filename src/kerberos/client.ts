@@ -1,0 +1,89 @@
+/**
+ * A Kerberos client principal with its ticket cache in memory: one TGT and the service tickets obtained with it.
+ * A ticket is used until a quarter of its lifetime (at most five minutes) is left, then replaced by a fresh
+ * exchange with the client's own secret, so that no request ever presents a ticket that expires on the way.
+ * Concurrent callers asking for the same ticket share one exchange.
+ */
+import { asExchange, tgsExchange, type ClientSecret, type Credential, type KdcChannel } from './exchanges.js';
+import { sendToKdc, type KdcAddress } from './transport.js';
+
+export interface KerberosSettings {
+  realm: string;
+  kdcs: readonly KdcAddress[];
+  /** Timeout of one KDC exchange. */
+  timeoutMs: number;
+  /** Lifetime asked for in AS requests; the KDC's policy may shorten it. */
+  ticketLifetimeSeconds: number;
+}
+
+const MAX_RENEW_MARGIN_MS = 5 * 60_000;
+
+/** Whether a ticket still has enough lifetime left to be presented. */
+export function isFresh(cred: Credential, now: number): boolean {
+  const lifetime = cred.endtime.getTime() - cred.authtime.getTime();
+  const margin = Math.min(MAX_RENEW_MARGIN_MS, lifetime / 4);
+  return cred.endtime.getTime() - now > margin;
+}
+
+/** A credential being fetched (state 'pending'), held, or whose exchange failed (fetched again on next use). */
+interface Entry {
+  promise: Promise<Credential>;
+  state: 'pending' | 'held' | 'failed';
+  cred?: Credential;
+}
+
+export class KerberosClient {
+  private readonly entries = new Map<string, Entry>();
+  private readonly kdc: KdcChannel;
+  /** How many messages this client sent to a KDC (tests see the cache work). */
+  kdcMessages = 0;
+
+  constructor(
+    readonly settings: KerberosSettings,
+    readonly user: string,
+    private readonly secret: ClientSecret,
+    private readonly options: { forwardable?: boolean; now?: () => number } = {},
+  ) {
+    this.kdc = {
+      realm: settings.realm,
+      send: (message) => {
+        this.kdcMessages++;
+        return sendToKdc(settings.kdcs, message, settings.timeoutMs);
+      },
+    };
+  }
+
+  private now(): number {
+    return this.options.now?.() ?? Date.now();
+  }
+
+  /** The cached credential while fresh, else one exchange that every concurrent caller shares. */
+  private cached(key: string, fetch: () => Promise<Credential>): Promise<Credential> {
+    const entry = this.entries.get(key);
+    if (entry?.state === 'pending') return entry.promise;
+    if (entry?.state === 'held' && isFresh(entry.cred!, this.now())) return entry.promise;
+    const next: Entry = { promise: fetch(), state: 'pending' };
+    next.promise.then(
+      (cred) => Object.assign(next, { state: 'held', cred }),
+      () => (next.state = 'failed'),
+    );
+    this.entries.set(key, next);
+    return next.promise;
+  }
+
+  /** The client's TGT. */
+  ticketGrantingTicket(): Promise<Credential> {
+    return this.cached('krbtgt', () =>
+      asExchange(this.kdc, this.user, this.secret, {
+        lifetimeSeconds: this.settings.ticketLifetimeSeconds,
+        forwardable: this.options.forwardable ?? false,
+        now: () => new Date(this.now()),
+      }),
+    );
+  }
+
+  /** A service ticket for `spn` (e.g. `cifs/DC1.edu.test`). */
+  serviceTicket(spn: string): Promise<Credential> {
+    return this.cached(`service:${spn.toLowerCase()}`, async () => tgsExchange(this.kdc, await this.ticketGrantingTicket(), spn, new Date(this.now())));
+  }
+}
