@@ -35,6 +35,7 @@ import { TRANSIENT_HEAP_LIMITS } from '../../src/runtime/heap-limits.js';
 import { resultOf, WorkerPool } from '../../src/runtime/worker-pool.js';
 import { createSearchClient } from '../../src/search/client.js';
 import { describeError } from '../../src/search/log.js';
+import { SmbLogons } from '../../src/kerberos/logons.js';
 
 /** The first pass waits a moment, so that start-up (and the supervisor's channel) settles first. */
 const FIRST_PASS_DELAY_MS = 1_000;
@@ -154,11 +155,11 @@ runActor<Config>(async (ctx) => {
     requireEncryption: config.smb.require_encryption,
   })) : null;
   if (watchClient !== null) {
-    const { user } = config.smb.indexer_service_account;
+    const logons = new SmbLogons(config);
     watches = shares.map(({ server, share }) => new ShareWatch({
       server,
       share,
-      smb: watchClient.share({ host: server, port: config.smb.port, domain: config.smb.domain, user, password: ctx.secrets.indexerPassword ?? '', share }),
+      smb: watchClient.share({ host: server, port: config.smb.port, ...logons.indexer(server, ctx.secrets), share }),
       pageChanged: (change) => hook.pageChanged(change),
       requestPass: (reason) => {
         log.info({ share, reason }, 'change watch: pass of the share asked for');

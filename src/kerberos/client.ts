@@ -1,7 +1,8 @@
 /**
  * A Kerberos client principal with its ticket cache in memory: one TGT and the service tickets obtained with it.
- * A ticket is used until a quarter of its lifetime (at most five minutes) is left, then replaced by a fresh
- * exchange with the client's own secret, so that no request ever presents a ticket that expires on the way.
+ * A ticket is used until half its lifetime or five minutes, whichever is less, is left, then replaced by a fresh
+ * exchange with the client's own secret, so that no request presents a ticket that expires on the way (the
+ * testbed's KDC already refuses a TGT with two minutes left, KRB_AP_ERR_TKT_EXPIRED, measured).
  * Concurrent callers asking for the same ticket share one exchange.
  */
 import { asExchange, tgsExchange, type ClientSecret, type Credential, type KdcChannel } from './exchanges.js';
@@ -21,7 +22,7 @@ const MAX_RENEW_MARGIN_MS = 5 * 60_000;
 /** Whether a ticket still has enough lifetime left to be presented. */
 export function isFresh(cred: Credential, now: number): boolean {
   const lifetime = cred.endtime.getTime() - cred.authtime.getTime();
-  const margin = Math.min(MAX_RENEW_MARGIN_MS, lifetime / 4);
+  const margin = Math.min(MAX_RENEW_MARGIN_MS, lifetime / 2);
   return cred.endtime.getTime() - now > margin;
 }
 

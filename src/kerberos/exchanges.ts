@@ -55,11 +55,11 @@ export interface KdcChannel {
 const SKEW_HINT = 'synchronise this host with the domain controllers (NTP), or raise the KDC\'s allowed skew';
 
 /** A KRB-ERROR as a KerberosError whose message names the cause and, where one exists, the fix. */
-export function kdcFailure(e: KrbError, who: string): KerberosError {
+export function kdcFailure(e: KrbError, who: string, now: number = Date.now()): KerberosError {
   const text = e.eText ? ` (${e.eText})` : '';
   switch (e.errorCode) {
     case KdcErrorCode.SKEW: {
-      const seconds = Math.round((e.stime.getTime() - Date.now()) / 1000);
+      const seconds = Math.round((e.stime.getTime() - now) / 1000);
       return new KerberosError('CLOCK_SKEW', `clock skew: the KDC's clock is ${seconds} s ${seconds >= 0 ? 'ahead of' : 'behind'} this host's, more than it allows; ${SKEW_HINT}`, e.errorCode);
     }
     case KdcErrorCode.C_PRINCIPAL_UNKNOWN:
@@ -77,9 +77,9 @@ export function kdcFailure(e: KrbError, who: string): KerberosError {
   }
 }
 
-function decodeReply(buf: Buffer, expected: number, who: string): KdcRep {
+function decodeReply(buf: Buffer, expected: number, who: string, now: Date): KdcRep {
   const reply = parseKdcReply(buf);
-  if (reply.kind === 'error') throw kdcFailure(reply.error, who);
+  if (reply.kind === 'error') throw kdcFailure(reply.error, who, now.getTime());
   if (reply.rep.msgType !== expected) throw new KerberosError('PROTOCOL_ERROR', `${who}: the KDC answered message type ${reply.rep.msgType}, expected ${expected}`);
   return reply.rep;
 }
@@ -155,12 +155,12 @@ export async function asExchange(kdc: KdcChannel, user: string, secret: ClientSe
   } else if (first.error.errorCode === KdcErrorCode.PREAUTH_REQUIRED && first.error.eData) {
     padata = parseMethodData(first.error.eData);
   } else {
-    throw kdcFailure(first.error, who);
+    throw kdcFailure(first.error, who, now().getTime());
   }
   const key = clientKey(secret, padata, kdc.realm, client, who);
   const timestamp = encryptionType(key.etype).encrypt(key.value, KeyUsage.AS_REQ_PA_ENC_TIMESTAMP, encodePaEncTsEnc(now()));
   const encTimestamp: PaData = { type: PaType.ENC_TIMESTAMP, value: encodeEncryptedDataDer({ etype: key.etype, cipher: timestamp }) };
-  const rep = decodeReply(await kdc.send(encodeKdcReq(MsgType.AS_REQ, [encTimestamp, pacRequest], body)), MsgType.AS_REP, who);
+  const rep = decodeReply(await kdc.send(encodeKdcReq(MsgType.AS_REQ, [encTimestamp, pacRequest], body)), MsgType.AS_REP, who, now());
   return credentialFrom(rep, key, KeyUsage.AS_REP_ENC_PART, nonce, who);
 }
 
@@ -196,6 +196,6 @@ export async function tgsExchange(kdc: KdcChannel, tgt: Credential, spn: string,
   const cksum = { type: type.checksumType, value: type.checksum(tgt.key.value, KeyUsage.TGS_REQ_AUTH_CKSUM, body) };
   const authenticator = sealAuthenticator(tgt, KeyUsage.TGS_REQ_AUTHENTICATOR, { cksum }, now);
   const apReq: PaData = { type: PaType.TGS_REQ, value: encodeApReq(0, tgt.ticket, authenticator) };
-  const rep = decodeReply(await kdc.send(encodeKdcReq(MsgType.TGS_REQ, [apReq], body)), MsgType.TGS_REP, who);
+  const rep = decodeReply(await kdc.send(encodeKdcReq(MsgType.TGS_REQ, [apReq], body)), MsgType.TGS_REP, who, now);
   return credentialFrom(rep, tgt.key, KeyUsage.TGS_REP_ENC_PART_SESSION_KEY, nonce, who);
 }
