@@ -35,7 +35,7 @@ import { TRANSIENT_HEAP_LIMITS } from '../../src/runtime/heap-limits.js';
 import { resultOf, WorkerPool } from '../../src/runtime/worker-pool.js';
 import { createSearchClient } from '../../src/search/client.js';
 import { describeError } from '../../src/search/log.js';
-import { SmbLogons } from '../../src/kerberos/logons.js';
+import { SmbLogons } from '../../src/logon/smb-logons.js';
 
 /** The first pass waits a moment, so that start-up (and the supervisor's channel) settles first. */
 const FIRST_PASS_DELAY_MS = 1_000;

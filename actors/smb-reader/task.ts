@@ -7,7 +7,7 @@ import { runAsBackgroundThread } from '../../src/reconcile/background-priority.j
 import { saveCompiledModules } from '../../src/runtime/compile-cache.js';
 import { listNames, listWikiFolder, loadChangedPageDocument, loadPageDocument } from '../../src/reconcile/share-folders.js';
 import { SmbClient, SmbPool, type SmbShare } from '../../src/smb/index.js';
-import { SmbLogons } from '../../src/kerberos/logons.js';
+import { SmbLogons } from '../../src/logon/smb-logons.js';
 
 const { config, secrets } = workerData as PoolWorkerData;
 // Everything this pool does is indexing: requests are served by other threads first.

@@ -2,7 +2,7 @@
 import { freemem } from 'node:os';
 import { readElasticsearchSecrets, readIndexerKeytab, readIndexerPassword, type Config } from '../config/index.js';
 import { directoryFromConfig } from '../ldap/from-config.js';
-import { SmbLogons } from '../kerberos/logons.js';
+import { SmbLogons } from '../logon/smb-logons.js';
 import type { Directory } from '../ldap/directory.js';
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { createSearchClient, type SearchConnection } from '../search/client.js';

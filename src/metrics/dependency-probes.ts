@@ -8,7 +8,7 @@ import type { Config } from '../config/index.js';
 import { createLdapClientFactory, toDirectoryError, withLdapClient } from '../ldap/connection.js';
 import type { ServiceSecrets } from '../runtime/control.js';
 import { Connection, Session, type Credentials } from '../smb/index.js';
-import { SmbLogons } from '../kerberos/logons.js';
+import { SmbLogons } from '../logon/smb-logons.js';
 import type { DependencyProbe, ProbeResult } from './readiness.js';
 
 /** A dependency that answers slower than this counts as down (readiness probes have short timeouts too). */

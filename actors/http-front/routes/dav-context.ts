@@ -31,7 +31,7 @@ import { checkWrite, type WriteCheck, type WriteCheckOptions } from '../../../sr
 import type { WriteRight } from '../../../src/webdav/write-rights.js';
 import { wikiWriteViolation } from '../../../src/wiki/layout.js';
 import type { PageChange } from '../../../src/wiki/page-change.js';
-import { SmbLogons } from '../../../src/kerberos/logons.js';
+import { SmbLogons } from '../../../src/logon/smb-logons.js';
 
 /** A refused connection answers at once; a server that does not answer at all is given this long. */
 const CONNECT_TIMEOUT_MS = 3_000;

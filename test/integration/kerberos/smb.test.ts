@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { readFile } from 'node:fs/promises';
 import { configSchema } from '../../../src/config/schema.js';
-import { SmbLogons } from '../../../src/kerberos/logons.js';
+import { SmbLogons } from '../../../src/logon/smb-logons.js';
 import { Connection, Session, SmbClient, SmbError } from '../../../src/smb/index.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { exportKeytab, fileServerSpn, kerberosConfig, refuseNtlm } from '../../testbed/kerberos.js';

@@ -8,9 +8,9 @@ import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config/schema.js';
 import type { Credentials } from '../smb/session.js';
-import { KerberosClient, type KerberosSettings } from './client.js';
-import type { ClientSecret } from './exchanges.js';
-import { keysFor, parseKeytab } from './keytab.js';
+import { KerberosClient, type KerberosSettings } from '../kerberos/client.js';
+import type { ClientSecret } from '../kerberos/exchanges.js';
+import { keysFor, parseKeytab } from '../kerberos/keytab.js';
 
 const KDC_PORT = 88;
 /** Principals whose tickets one thread keeps; beyond that the least recently used start afresh. */
