@@ -10,10 +10,11 @@ import { memoryBench } from './memory/run.js';
 import { loadAverage, machine, readResults, RESULTS, sections, SOAK_HEADING, summaryTable, type BenchReport, type Benchmark } from './results.js';
 import { searchBench } from './search/run.js';
 import { smbBench } from './smb/run.js';
+import { sessionSetupBench } from './smb/session-setup.js';
 import { webdavBench } from './webdav/run.js';
 import { webhookBench } from './webhook/run.js';
 
-const BENCHMARKS: Benchmark[] = [smbBench, webhookBench, searchBench, webdavBench, indexBench, memoryBench];
+const BENCHMARKS: Benchmark[] = [smbBench, sessionSetupBench, webhookBench, searchBench, webdavBench, indexBench, memoryBench];
 const COMMAND = 'npm run bench';
 /** How often a running benchmark is reported as still running. */
 const PROGRESS_MS = 60_000;
