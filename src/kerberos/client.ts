@@ -6,6 +6,7 @@
  * Concurrent callers asking for the same ticket share one exchange.
  */
 import { asExchange, tgsExchange, type ClientSecret, type Credential, type KdcChannel } from './exchanges.js';
+import { s4u2proxy, s4u2self } from './s4u.js';
 import { sendToKdc, type KdcAddress } from './transport.js';
 
 export interface KerberosSettings {
@@ -26,6 +27,11 @@ export function isFresh(cred: Credential, now: number): boolean {
   return cred.endtime.getTime() - now > margin;
 }
 
+/** Where an SMB logon gets its service tickets: a principal's own, or a user's through delegation. */
+export interface TicketSource {
+  serviceTicket(spn: string): Promise<Credential>;
+}
+
 /** A credential being fetched (state 'pending'), held, or whose exchange failed (fetched again on next use). */
 interface Entry {
   promise: Promise<Credential>;
@@ -33,7 +39,7 @@ interface Entry {
   cred?: Credential;
 }
 
-export class KerberosClient {
+export class KerberosClient implements TicketSource {
   private readonly entries = new Map<string, Entry>();
   private readonly kdc: KdcChannel;
   /** How many messages this client sent to a KDC (tests see the cache work). */
@@ -86,5 +92,20 @@ export class KerberosClient {
   /** A service ticket for `spn` (e.g. `cifs/DC1.edu.test`). */
   serviceTicket(spn: string): Promise<Credential> {
     return this.cached(`service:${spn.toLowerCase()}`, async () => tgsExchange(this.kdc, await this.ticketGrantingTicket(), spn, new Date(this.now())));
+  }
+
+  /**
+   * Service tickets in `user`'s name, through this principal's constrained delegation (S4U2Self, then S4U2Proxy;
+   * this client must be made with `forwardable`). Cached like the client's own.
+   */
+  onBehalfOf(user: string): TicketSource {
+    return {
+      serviceTicket: (spn) =>
+        this.cached(`s4u:${user.toLowerCase()}:${spn.toLowerCase()}`, async () => {
+          const tgt = await this.ticketGrantingTicket();
+          const now = new Date(this.now());
+          return s4u2proxy(this.kdc, tgt, await s4u2self(this.kdc, tgt, user, now), spn, now);
+        }),
+    };
   }
 }

@@ -70,6 +70,12 @@ export function kdcFailure(e: KrbError, who: string, now: number = Date.now()): 
       return new KerberosError('KDC_ERROR', `${who}: wrong password or key${text}`, e.errorCode);
     case KdcErrorCode.CLIENT_REVOKED:
       return new KerberosError('KDC_ERROR', `${who}: the account is disabled or locked out${text}`, e.errorCode);
+    case KdcErrorCode.BADOPTION:
+      return new KerberosError(
+        'KDC_ERROR',
+        `${who}: the KDC refused the request (for delegation: the service is not in the account's msDS-AllowedToDelegateTo, the user is marked sensitive or is in Protected Users, or the account may not use protocol transition)${text}`,
+        e.errorCode,
+      );
     case KdcErrorCode.KEY_EXPIRED:
       return new KerberosError('KDC_ERROR', `${who}: the password has expired${text}`, e.errorCode);
     default:
@@ -180,22 +186,35 @@ export function sealAuthenticator(
   return { etype: cred.key.etype, cipher: encryptionType(cred.key.etype).encrypt(cred.key.value, usage, plain) };
 }
 
-/** TGS exchange: a ticket for `spn` with the TGT `tgt`. */
-export async function tgsExchange(kdc: KdcChannel, tgt: Credential, spn: string, now: Date = new Date()): Promise<Credential> {
-  const who = `ticket for ${spn}`;
+/** What S4U requests add to a TGS request (MS-SFU 3.1.5.1). */
+export interface TgsExtras {
+  options?: number;
+  padata?: PaData[];
+  additionalTickets?: Ticket[];
+}
+
+/** TGS exchange: a ticket for `sname` with the TGT `tgt`. */
+export async function tgsRequest(kdc: KdcChannel, tgt: Credential, sname: PrincipalName, now: Date, extras: TgsExtras = {}): Promise<Credential> {
+  const who = `ticket for ${principalText(sname)}`;
   const nonce = randomInt(1, 0x7fffffff);
   const body = encodeKdcReqBody({
-    options: KdcOption.CANONICALIZE | (tgt.flags & KdcOption.FORWARDABLE),
+    options: KdcOption.CANONICALIZE | (tgt.flags & KdcOption.FORWARDABLE) | (extras.options ?? 0),
     realm: kdc.realm,
-    sname: servicePrincipal(spn),
+    sname,
     till: tgt.endtime,
     nonce,
     etypes: SUPPORTED_ETYPES,
+    ...(extras.additionalTickets ? { additionalTickets: extras.additionalTickets } : {}),
   });
   const type = encryptionType(tgt.key.etype);
   const cksum = { type: type.checksumType, value: type.checksum(tgt.key.value, KeyUsage.TGS_REQ_AUTH_CKSUM, body) };
   const authenticator = sealAuthenticator(tgt, KeyUsage.TGS_REQ_AUTHENTICATOR, { cksum }, now);
   const apReq: PaData = { type: PaType.TGS_REQ, value: encodeApReq(0, tgt.ticket, authenticator) };
-  const rep = decodeReply(await kdc.send(encodeKdcReq(MsgType.TGS_REQ, [apReq], body)), MsgType.TGS_REP, who, now);
+  const rep = decodeReply(await kdc.send(encodeKdcReq(MsgType.TGS_REQ, [apReq, ...(extras.padata ?? [])], body)), MsgType.TGS_REP, who, now);
   return credentialFrom(rep, tgt.key, KeyUsage.TGS_REP_ENC_PART_SESSION_KEY, nonce, who);
+}
+
+/** TGS exchange: a ticket for the service principal `spn` (e.g. cifs/DC1.edu.test). */
+export function tgsExchange(kdc: KdcChannel, tgt: Credential, spn: string, now: Date = new Date()): Promise<Credential> {
+  return tgsRequest(kdc, tgt, servicePrincipal(spn), now);
 }

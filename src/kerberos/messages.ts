@@ -11,7 +11,7 @@ export const MsgType = { AS_REQ: 10, AS_REP: 11, TGS_REQ: 12, TGS_REP: 13, AP_RE
 export const NameType = { PRINCIPAL: 1, SRV_INST: 2, SRV_HST: 3, ENTERPRISE: 10 } as const;
 
 /** Pre-authentication data types (RFC 4120 7.5.2, MS-KILE 2.2, MS-SFU 2.2). */
-export const PaType = { TGS_REQ: 1, ENC_TIMESTAMP: 2, ETYPE_INFO2: 19, PAC_REQUEST: 128 } as const;
+export const PaType = { TGS_REQ: 1, ENC_TIMESTAMP: 2, ETYPE_INFO2: 19, PAC_REQUEST: 128, FOR_USER: 129 } as const;
 
 /** Key usage numbers (RFC 4120 7.5.1). */
 export const KeyUsage = {
@@ -19,6 +19,8 @@ export const KeyUsage = {
   AS_REP_ENC_PART: 3,
   TGS_REQ_AUTH_CKSUM: 6,
   TGS_REQ_AUTHENTICATOR: 7,
+  /** MS-SFU 2.2.1: the PA-FOR-USER checksum. */
+  PA_FOR_USER_CKSUM: 17,
   TGS_REP_ENC_PART_SESSION_KEY: 8,
   TGS_REP_ENC_PART_SUBKEY: 9,
   AP_REQ_AUTHENTICATOR: 11,
@@ -28,6 +30,7 @@ export const KeyUsage = {
 export const KdcOption = {
   FORWARDABLE: flagBit(1),
   RENEWABLE: flagBit(8),
+  CNAME_IN_ADDL_TKT: flagBit(14),
   CANONICALIZE: flagBit(15),
   RENEWABLE_OK: flagBit(27),
   RENEW: flagBit(30),
@@ -162,6 +165,11 @@ export function encodeKdcReq(msgType: typeof MsgType.AS_REQ | typeof MsgType.TGS
 /** PA-ENC-TS-ENC: the client's time, encrypted with its long-term key to prove it knows the key. */
 export function encodePaEncTsEnc(now: Date): Buffer {
   return encode(fields([0, time(now)], [1, int((now.getTime() % 1000) * 1000)]));
+}
+
+/** MS-SFU PA-FOR-USER: the user a service asks a ticket to itself for (S4U2Self), with its checksum. */
+export function encodePaForUser(user: PrincipalName, realm: string, cksum: Checksum, authPackage: string): Buffer {
+  return encode(fields([0, encodePrincipal(user)], [1, str(realm)], [2, fields([0, int(cksum.type)], [1, octets(cksum.value)])], [3, str(authPackage)]));
 }
 
 /** MS-KILE PA-PAC-REQUEST: ask for the PAC the file server needs to build the user's token. */

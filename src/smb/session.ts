@@ -12,14 +12,14 @@ import { type Connection, type RequestContext, type SessionCrypto, type SmbRespo
 import { SessionFlags, emptyRequest, parseSessionSetupResponse, sessionSetupRequest, type SmbRequest } from './messages.js';
 import { authenticateMessage, negotiateMessage, ntlmMic, parseChallenge, type NtlmCredentials } from './ntlm.js';
 import { KERBEROS_MECH_TYPES, MECH_TYPES, negTokenInit, negTokenResp, parseNegTokenResp, NegState } from './spnego.js';
-import type { KerberosClient } from '../kerberos/client.js';
+import type { TicketSource } from '../kerberos/client.js';
 import { KerberosError } from '../kerberos/errors.js';
 import { KdcErrorCode } from '../kerberos/messages.js';
 import { initiateContext } from '../kerberos/gss.js';
 
 export interface KerberosLogon {
-  /** The principal's tickets (from its password or keytab). */
-  client: KerberosClient;
+  /** The principal's tickets (from its password or keytab), or a user's through the service's delegation. */
+  client: TicketSource;
   /** The file server's service principal, e.g. `cifs/DC1.edu.test`: not necessarily the address connected to. */
   spn: string;
   /** smb.auth negotiate: NTLM when no ticket can be had for the server (never after a refused password). */
