@@ -5,19 +5,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { configSchema } from '../../../src/config/schema.js';
 import { checkKerberos } from '../../../src/doctor/kerberos.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { exportKeytab, fileServerSpn, kerberosConfig } from '../../testbed/kerberos.js';
+import { kerberosTestConfig } from './config.js';
 
-function configWith(env: TestbedEnv, kerberos: object | null, keytab?: string) {
-  return configSchema.parse({
-    smb: { server: env.smb.host, domain: env.smb.domain, shares: [{ name: 'schule' }], indexer_service_account: { user: env.indexer.user, ...(keytab ? { keytab_file: keytab } : {}) } },
-    ldap: { url: 'ldaps://127.0.0.1' },
-    admin: { user: 'fpadmin', groups: ['Schul-Admins'] },
-    ...(kerberos ? { kerberos } : {}),
-  });
-}
+const configWith = (env: TestbedEnv, kerberos: object | null, keytab?: string) => kerberosTestConfig(env, { kerberos, ...(keytab ? { keytab } : {}) });
 
 describe('doctor: Kerberos', () => {
   let env: TestbedEnv;

@@ -7,24 +7,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { readFile } from 'node:fs/promises';
-import { configSchema } from '../../../src/config/schema.js';
 import { SmbLogons } from '../../../src/logon/smb-logons.js';
 import { Connection, Session, SmbClient, SmbError } from '../../../src/smb/index.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { exportKeytab, fileServerSpn, kerberosConfig, refuseNtlm } from '../../testbed/kerberos.js';
 import { startService, type RunningService } from '../../support/service.js';
 import { DavClient, account } from '../webdav/dav-client.js';
+import { kerberosTestConfig } from './config.js';
 
-/** SmbLogons for the testbed's smb section with this smb.auth and kerberos section. */
-/** `kerberos` null: no kerberos section. */
+/** SmbLogons for the testbed's smb section with this smb.auth and kerberos section (null: none). */
 function logonsWith(env: TestbedEnv, auth: 'negotiate' | 'kerberos' | 'ntlm', kerberos: object | null = kerberosConfig): SmbLogons {
-  const config = configSchema.parse({
-    smb: { server: env.smb.host, domain: env.smb.domain, shares: [{ name: 'schule' }], auth, indexer_service_account: { user: env.indexer.user } },
-    ldap: { url: 'ldaps://127.0.0.1' },
-    admin: { user: 'fpadmin', groups: ['Schul-Admins'] },
-    ...(kerberos ? { kerberos } : {}),
-  });
-  return new SmbLogons(config);
+  return new SmbLogons(kerberosTestConfig(env, { auth, kerberos }));
 }
 
 async function mechanismOf(env: TestbedEnv, credentials: Parameters<typeof Session.setup>[1]): Promise<string> {
