@@ -59,8 +59,12 @@ export class Session {
       ticket = await creds.kerberos.client.serviceTicket(creds.kerberos.spn);
     } catch (err) {
       if (creds.kerberos.fallbackToNtlm && creds.password !== '' && noTicket(err)) return Session.setupNtlm(conn, creds);
-      if (err instanceof KerberosError && !noTicket(err)) throw new SmbError('LOGON_FAILURE', `Kerberos logon of ${creds.user}: ${err.message}`);
-      throw err;
+      if (!(err instanceof KerberosError)) throw err;
+      // As SMB errors, so that callers answer them like the file server's own: a refused password is a logon
+      // failure, no KDC answering is a timeout (the backend is unavailable, not retried), the rest a failure to
+      // name (no SPN, clock skew, no AES key).
+      const code = !noTicket(err) ? 'LOGON_FAILURE' : err.code === 'KDC_UNREACHABLE' ? 'TIMEOUT' : 'STATUS_ERROR';
+      throw new SmbError(code, `Kerberos logon of ${creds.user}: ${err.message}`, { cause: err });
     }
     return Session.setupKerberos(conn, creds, initiateContext(ticket));
   }

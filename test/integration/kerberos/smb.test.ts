@@ -72,7 +72,16 @@ describe('SMB sessions with Kerberos', () => {
     const wrong = logonsWith(env, 'negotiate').user(env.smb.host, env.smb.domain, 'anna', 'not her password');
     await assert.rejects(mechanismOf(env, wrong), (e: unknown) => e instanceof SmbError && e.code === 'LOGON_FAILURE' && /wrong password/.test(e.message));
     const noSpn = logonsWith(env, 'kerberos', { ...kerberosConfig, spns: { [env.smb.host]: 'cifs/nosuch.edu.test' } });
-    await assert.rejects(mechanismOf(env, noSpn.user(env.smb.host, env.smb.domain, 'anna', env.users['anna']!.password)), /cifs\/nosuch\.edu\.test/);
+    await assert.rejects(
+      mechanismOf(env, noSpn.user(env.smb.host, env.smb.domain, 'anna', env.users['anna']!.password)),
+      (e: unknown) => e instanceof SmbError && e.code === 'STATUS_ERROR' && /cifs\/nosuch\.edu\.test/.test(e.message),
+    );
+    const noKdc = logonsWith(env, 'kerberos', { ...kerberosConfig, kdcs: ['127.0.0.1:1'] });
+    await assert.rejects(
+      mechanismOf(env, noKdc.user(env.smb.host, env.smb.domain, 'anna', env.users['anna']!.password)),
+      (e: unknown) => e instanceof SmbError && e.code === 'TIMEOUT' && /no KDC answered/.test(e.message),
+      'a KDC that does not answer: the backend is unavailable (503 over WebDAV)',
+    );
   });
 
   it('flow 1: the indexer logs on with the keys of its keytab', async () => {
