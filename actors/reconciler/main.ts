@@ -36,6 +36,7 @@ import { withoutPaths } from '../../src/runtime/health.js';
 import { resultOf, WorkerPool } from '../../src/runtime/worker-pool.js';
 import { createSearchClient } from '../../src/search/client.js';
 import { describeError } from '../../src/search/log.js';
+import { SmbLogons } from '../../src/logon/smb-logons.js';
 
 /** The first pass waits a moment, so that start-up (and the supervisor's channel) settles first. */
 const FIRST_PASS_DELAY_MS = 1_000;
@@ -156,11 +157,11 @@ runActor<Config>(async (ctx) => {
     requireEncryption: config.smb.require_encryption,
   })) : null;
   if (watchClient !== null) {
-    const { user } = config.smb.indexer_service_account;
+    const logons = new SmbLogons(config);
     watches = shares.map(({ server, share }) => new ShareWatch({
       server,
       share,
-      smb: watchClient.share({ host: server, port: config.smb.port, domain: config.smb.domain, user, password: ctx.secrets.indexerPassword ?? '', share }),
+      smb: watchClient.share({ host: server, port: config.smb.port, ...logons.indexer(server, ctx.secrets), share }),
       pageChanged: (change) => hook.pageChanged(change),
       requestPass: (reason) => {
         log.info({ share, reason: withoutPaths(reason) }, 'change watch: pass of the share asked for');

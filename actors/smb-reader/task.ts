@@ -7,6 +7,7 @@ import { runAsBackgroundThread } from '../../src/reconcile/background-priority.j
 import { saveCompiledModules } from '../../src/runtime/compile-cache.js';
 import { listNames, listWikiFolder, loadChangedPageDocument, loadPageDocument } from '../../src/reconcile/share-folders.js';
 import { SmbClient, SmbPool, type SmbShare } from '../../src/smb/index.js';
+import { SmbLogons } from '../../src/logon/smb-logons.js';
 
 const { config, secrets } = workerData as PoolWorkerData;
 // Everything this pool does is indexing: requests are served by other threads first.
@@ -19,17 +20,16 @@ const client = new SmbClient(new SmbPool({
   minDialect: config.smb.min_dialect,
   requireEncryption: config.smb.require_encryption,
 }));
+const logons = new SmbLogons(config);
 const shares = new Map<string, SmbShare>();
 
 /** The share as the indexer account sees it. */
 function indexerShare(server: string, share: string): SmbShare {
-  const password = secrets.indexerPassword;
-  if (password === undefined) throw new Error('the indexer account password is not loaded (elasticsearch.enabled is false)');
+  if (secrets.indexerPassword === undefined) throw new Error('the indexer account password is not loaded (elasticsearch.enabled is false)');
   const key = `${server}\0${share}`;
   let found = shares.get(key);
   if (!found) {
-    const { user } = config.smb.indexer_service_account;
-    found = client.share({ host: server, port: config.smb.port, domain: config.smb.domain, user, password, share });
+    found = client.share({ host: server, port: config.smb.port, ...logons.indexer(server, secrets), share });
     shares.set(key, found);
   }
   return found;

@@ -2,7 +2,7 @@
 // until SIGTERM/SIGINT (exit 0 after draining) or an actor that keeps
 // crashing (exit 1, so that systemd restarts the whole service).
 import { Supervisor } from '../../supervisor/supervisor.js';
-import { ConfigError, loadConfig, readElasticsearchSecrets, readIndexerPassword, type Config } from '../config/index.js';
+import { ConfigError, loadConfig, readElasticsearchSecrets, readIndexerKeytab, readIndexerPassword, type Config } from '../config/index.js';
 import { createLogger } from '../log.js';
 import type { ServiceSecrets } from '../runtime/control.js';
 import { CONFIG_OPTION_HELP, configFileArgument, wantsHelp } from './args.js';
@@ -38,7 +38,9 @@ export async function runServe(args: string[]): Promise<number> {
   try {
     ({ config, warnings } = loadConfig(file));
     // Only the wiki feature uses the indexer account.
-    secrets = config.elasticsearch.enabled ? { indexerPassword: readIndexerPassword(config), elasticsearch: readElasticsearchSecrets(config) } : {};
+    secrets = config.elasticsearch.enabled
+      ? { indexerPassword: readIndexerPassword(config), indexerKeytab: readIndexerKeytab(config), elasticsearch: readElasticsearchSecrets(config) }
+      : {};
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     process.stderr.write(`${err.message}\nnot starting.\n`);

@@ -18,6 +18,7 @@ import {
 import { DIALECT_NAMES } from '../smb/header.js';
 
 export const DEFAULT_INDEXER_PASSWORD_FILE = '/etc/edu-fileproxy/indexer.secret';
+export const SMB_AUTH_MODES = ['negotiate', 'kerberos', 'ntlm'] as const;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 const TLS_FILE_MISSING = 'required when http.tls is set (it needs both cert_file and key_file)';
@@ -55,8 +56,16 @@ const smbSection = z
       .strictObject({
         user: nonEmptyString().optional(),
         password_file: absolutePath().default(DEFAULT_INDEXER_PASSWORD_FILE),
+        /** With Kerberos: the account's keys from this keytab instead of its password (same file rules). */
+        keytab_file: absolutePath().optional(),
       })
       .prefault({}),
+    /**
+     * How sessions authenticate: negotiate uses Kerberos where a ticket can be had (kerberos section set, the KDC
+     * answers, the server has its SPN) and NTLM otherwise; kerberos and ntlm use only that one (README, "Kerberos
+     * and single sign-on").
+     */
+    auth: z.enum(SMB_AUTH_MODES, { error: `must be one of: ${SMB_AUTH_MODES.join(', ')}` }).default('negotiate'),
     request_timeout: duration().prefault('30s'),
     idle_timeout: duration().prefault('5m'),
     // Why these defaults: README, "SMB security".
@@ -65,6 +74,22 @@ const smbSection = z
   })
   // Runs even when other smb keys are invalid (so all problems show at once); hence the defensive reads.
   .superRefine((smb, ctx) => checkShares(smb, ctx), { when: () => true });
+
+/** A KDC as host or host:port (port 88 by default). */
+const kdcAddress = z.string().regex(/^[A-Za-z0-9.-]+(:\d{1,5})?$/, 'must be a host name or address, optionally with :port');
+
+const kerberosSection = z.strictObject({
+  /** The realm, in capitals as the directory spells it (EDU.TEST for the domain edu.test). */
+  realm: nonEmptyString().regex(/^[^a-z]+$/, 'must be in capitals, like EDU.TEST'),
+  kdcs: z.array(kdcAddress).min(1, 'must list at least one KDC (a domain controller)'),
+  /**
+   * The service principal of each file server, by the host name or address the service connects to, where it is
+   * not cifs/<that name> (connecting to an address, or to an alias).
+   */
+  spns: z.record(z.string(), z.string().regex(/^[^/\s]+\/[^/\s]+$/, 'must be a service principal like cifs/DC1.edu.test')).default({}),
+  ticket_lifetime: duration().prefault('10h'),
+  timeout: duration().prefault('10s'),
+});
 
 /** Share names are unique (case-insensitive, like SMB) and every share has a backend server. */
 function checkShares(smb: { server?: unknown; shares?: unknown }, ctx: z.RefinementCtx): void {
@@ -241,6 +266,7 @@ export const configSchema = z
     http: httpSection.prefault({}),
     smb: smbSection,
     ldap: ldapSection,
+    kerberos: kerberosSection.optional(),
     admin: adminSection,
     auth: authSection.prefault({}),
     elasticsearch: elasticsearchSection.prefault({}),
@@ -254,6 +280,14 @@ export const configSchema = z
     log: z
       .strictObject({ level: z.enum(LOG_LEVELS, { error: `must be one of: ${LOG_LEVELS.join(', ')}` }).default('info') })
       .prefault({}),
+  })
+  .superRefine((config, ctx) => {
+    if (config.smb.auth === 'kerberos' && !config.kerberos) {
+      ctx.addIssue({ code: 'custom', path: ['smb', 'auth'], message: 'kerberos needs the kerberos section (realm and kdcs)' });
+    }
+    if (config.smb.indexer_service_account.keytab_file && !config.kerberos) {
+      ctx.addIssue({ code: 'custom', path: ['smb', 'indexer_service_account', 'keytab_file'], message: 'needs the kerberos section (realm and kdcs)' });
+    }
   })
   // The indexer reads SMB with the global-admin account unless another one is configured.
   .transform((config) => ({

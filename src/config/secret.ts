@@ -1,4 +1,4 @@
-// Secrets live in files of their own, readable by the service user only: the indexer account's password and,
+// Secrets live in files of their own, readable by the service user only: the indexer account's password (or keytab) and,
 // for an Elasticsearch cluster with security on, its API key or password.
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { ConfigError } from './errors.js';
@@ -6,18 +6,19 @@ import type { Config } from './schema.js';
 
 const PASSWORD_FILE_KEY = 'smb.indexer_service_account.password_file';
 
-/**
- * Reads a secret file. Refuses files that group or others may access (the spec demands mode 600); strips exactly
- * one trailing line break, keeps every other character. A second trailing line break is refused rather than kept:
- * an editor or `echo` added it, and a secret ending in a newline would only show as failed logins.
- * `key` is the config key naming the file, `what` what to write into it (both for the messages).
- */
-export function readSecretFile(file: string, key: string, what: string): string {
-  const fail = (message: string): never => {
+function failOn(file: string, key: string) {
+  return (message: string): never => {
     // Not located in config.yml: the problem is the file it points to, named in the message.
     throw new ConfigError(file, [{ line: undefined, path: key, message }], [], `${key}: ${message}`);
   };
+}
 
+/**
+ * Reads the bytes of a secret file. Refuses files that group or others may access (the spec demands mode 600).
+ * `key` is the config key naming the file, `what` what to write into it (both for the messages).
+ */
+function readSecretBytes(file: string, key: string, what: string): Buffer {
+  const fail = failOn(file, key);
   let fd: number;
   try {
     fd = openSync(file, 'r');
@@ -35,15 +36,34 @@ export function readSecretFile(file: string, key: string, what: string): string 
     if ((mode & 0o077) !== 0) {
       return fail(`${file} has mode ${mode.toString(8).padStart(3, '0')}, so group or others may access it; run chmod 600 ${file}`);
     }
-    const secret = readFileSync(fd, 'utf8').replace(/\r?\n$/, '');
-    if (secret === '') return fail(`${file} is empty; write ${what} into it`);
-    if (/\r?\n$/.test(secret)) {
-      return fail(`${file} ends with more than one line break; write ${what} followed by at most one newline into it`);
-    }
-    return secret;
+    const bytes = readFileSync(fd);
+    if (bytes.length === 0) return fail(`${file} is empty; write ${what} into it`);
+    return bytes;
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Reads a secret file as text (see readSecretBytes); strips exactly one trailing line break, keeps every other
+ * character. A second trailing line break is refused rather than kept: an editor or `echo` added it, and a secret
+ * ending in a newline would only show as failed logins.
+ */
+export function readSecretFile(file: string, key: string, what: string): string {
+  const fail = failOn(file, key);
+  const secret = readSecretBytes(file, key, what).toString('utf8').replace(/\r?\n$/, '');
+  if (secret === '') return fail(`${file} is empty; write ${what} into it`);
+  if (/\r?\n$/.test(secret)) {
+    return fail(`${file} ends with more than one line break; write ${what} followed by at most one newline into it`);
+  }
+  return secret;
+}
+
+/** The keytab of smb.indexer_service_account when one is configured (its keys replace the password). */
+export function readIndexerKeytab(config: Config): Buffer | undefined {
+  const { keytab_file: file, user } = config.smb.indexer_service_account;
+  if (file === undefined) return undefined;
+  return readSecretBytes(file, 'smb.indexer_service_account.keytab_file', `the keytab of ${user} (samba-tool domain exportkeytab ${file} --principal=${user})`);
 }
 
 /** The password of smb.indexer_service_account. */

@@ -1,7 +1,8 @@
 // The checks of `fileproxy doctor`, in the order an operator sets things up.
 import { freemem } from 'node:os';
-import { readElasticsearchSecrets, readIndexerPassword, type Config } from '../config/index.js';
+import { readElasticsearchSecrets, readIndexerKeytab, readIndexerPassword, type Config } from '../config/index.js';
 import { directoryFromConfig } from '../ldap/from-config.js';
+import { SmbLogons } from '../logon/smb-logons.js';
 import type { Directory } from '../ldap/directory.js';
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { createSearchClient, type SearchConnection } from '../search/client.js';
@@ -90,12 +91,14 @@ export async function checkShares(config: Config, password: string | undefined):
   const { smb } = config;
   if (password === undefined) return [skip('SMB shares', 'no indexer password to log on with')];
   const client = new SmbClient(new SmbPool({ minDialect: smb.min_dialect, requireEncryption: smb.require_encryption }));
+  const logons = new SmbLogons(config);
   try {
     return await Promise.all(smb.shares.map(async (entry) => {
       const host = entry.server ?? smb.server!;
       const name = `share //${host}/${entry.name}`;
       try {
-        const share = client.share({ host, port: smb.port, domain: smb.domain, user: smb.indexer_service_account.user, password, share: entry.name });
+        const account = logons.indexer(host, { indexerPassword: password, indexerKeytab: readIndexerKeytab(config) });
+        const share = client.share({ host, port: smb.port, ...account, share: entry.name });
         const entries = await share.readdir('');
         const readable = `readable by ${smb.indexer_service_account.user} (${entries.length} entries at the root)`;
         if (!config.reconciler.watch) return ok(name, readable);

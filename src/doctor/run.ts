@@ -4,6 +4,7 @@ import { fail, ok, type CheckResult } from './check.js';
 import {
   checkAdminGroups, checkElasticsearch, checkFreeRam, checkLdapBind, checkSecretFile, checkShares, checkTrustedCallers,
 } from './checks.js';
+import { checkKerberos } from './kerberos.js';
 
 /** Yields each result as soon as it is known, so a slow check does not hide earlier ones. */
 export async function* runDoctor(configFile: string): AsyncGenerator<CheckResult> {
@@ -27,6 +28,7 @@ export async function* runDoctor(configFile: string): AsyncGenerator<CheckResult
   } finally {
     await ldap.directory?.close(); // its kept-open lookup connections would hold the process for a while
   }
+  yield* await checkKerberos(config, secret.password);
   yield* await checkShares(config, secret.password);
   yield* await checkElasticsearch(config);
   yield checkFreeRam();

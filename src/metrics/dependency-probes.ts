@@ -10,13 +10,14 @@ import type { Config } from '../config/index.js';
 import { createLdapClientFactory, toDirectoryError, withLdapClient } from '../ldap/connection.js';
 import type { ServiceSecrets } from '../runtime/control.js';
 import { Connection, Session, type Credentials } from '../smb/index.js';
+import { SmbLogons } from '../logon/smb-logons.js';
 import type { DependencyProbe, ProbeResult } from './readiness.js';
 
 /** A dependency that answers slower than this counts as down (readiness probes have short timeouts too). */
 const PROBE_TIMEOUT_MS = 3_000;
 
 export function dependencyProbes(config: Config, secrets: ServiceSecrets): DependencyProbe[] {
-  return [elasticsearchProbe(config.elasticsearch, secrets), ldapProbe(config, secrets.indexerPassword), ...smbProbes(config, secrets.indexerPassword)];
+  return [elasticsearchProbe(config.elasticsearch, secrets), ldapProbe(config, secrets.indexerPassword), ...smbProbes(config, secrets)];
 }
 
 function elasticsearchProbe(elasticsearch: Config['elasticsearch'], secrets: ServiceSecrets): DependencyProbe {
@@ -76,12 +77,10 @@ function ldapProbe(config: Config, indexerPassword: string | undefined): Depende
 }
 
 /** One probe per distinct SMB server of the shares. */
-function smbProbes(config: Config, indexerPassword: string | undefined): DependencyProbe[] {
+function smbProbes(config: Config, secrets: ServiceSecrets): DependencyProbe[] {
   const { smb } = config;
   const hosts = [...new Set(smb.shares.map((share) => share.server ?? smb.server!))];
-  const account: Credentials | undefined = indexerPassword === undefined
-    ? undefined
-    : { domain: smb.domain, user: smb.indexer_service_account.user, password: indexerPassword };
+  const logons = new SmbLogons(config);
   return hosts.map((host) => ({
     name: `smb://${host}:${smb.port}`,
     async run(): Promise<ProbeResult> {
@@ -99,11 +98,13 @@ function smbProbes(config: Config, indexerPassword: string | undefined): Depende
       } catch (err) {
         return { up: false, detail: `${host}:${smb.port} does not answer an SMB negotiate: ${errorText(err)}` };
       }
+      const account: Credentials | undefined = secrets.indexerPassword === undefined ? undefined : logons.indexer(host, secrets);
       try {
         if (account === undefined) return { up: true, detail: `${host}:${smb.port} answers an SMB negotiate (no logon: the indexer account is not loaded while elasticsearch.enabled is false)` };
         const session = await Session.setup(connection, account);
         await session.logoff().catch(() => undefined);
-        return { up: true, detail: `SMB session setup as the indexer account at ${host}:${smb.port}` };
+        const mechanism = session.mechanism === 'kerberos' ? `Kerberos, ${account.kerberos!.spn}` : 'NTLM';
+        return { up: true, detail: `SMB session setup as the indexer account at ${host}:${smb.port} (${mechanism})` };
       } catch (err) {
         return { up: false, detail: `SMB session setup as the indexer account at ${host}:${smb.port} failed: ${errorText(err)}` };
       } finally {

@@ -33,6 +33,8 @@ export type ActorToSupervisor =
 export interface ServiceSecrets {
   /** Password of smb.indexer_service_account; absent while the wiki feature is off. */
   indexerPassword?: string;
+  /** Keytab of smb.indexer_service_account (smb.indexer_service_account.keytab_file): its SMB logons use Kerberos keys. */
+  indexerKeytab?: Uint8Array;
   /** Credentials and CA of a secured Elasticsearch (elasticsearch.auth, elasticsearch.tls); absent for the sidecar. */
   elasticsearch?: {
     auth?: { apiKey: string } | { username: string; password: string };

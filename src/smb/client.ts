@@ -469,9 +469,9 @@ export class SmbClient {
   }
 
   share(options: ShareOptions): SmbShare {
-    const { host, port, domain, user, password, workstation, share } = options;
+    const { host, port, domain, user, password, workstation, kerberos, share } = options;
     const server = { host, port };
-    const credentials = { domain, user, password, workstation };
+    const credentials = { domain, user, password, workstation, ...(kerberos ? { kerberos } : {}) };
     this.pool.endpoint(server, credentials); // validates the arguments now rather than on first use
     return new SmbShare(() => this.pool.endpoint(server, credentials), share);
   }

@@ -27,7 +27,7 @@ export {
   type Ace,
 } from './security-descriptor.js';
 export { Connection, type ConnectionOptions } from './connection.js';
-export { Session, type Credentials } from './session.js';
+export { Session, type Credentials, type KerberosLogon } from './session.js';
 export { Tree } from './tree.js';
 export { FileHandle } from './open.js';
 export { Dialect, DIALECT_NAMES, type DialectCode, type DialectName } from './header.js';

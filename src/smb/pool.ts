@@ -222,7 +222,9 @@ export class SmbPool {
   endpoint(server: SmbServer, credentials: Credentials): Endpoint {
     if (!server.host) throw new SmbError('INVALID_ARGUMENT', 'SMB server host is empty');
     const secret = createHash('sha256').update(credentials.password).digest('hex');
-    const key = [server.host.toLowerCase(), server.port ?? 445, credentials.domain.toUpperCase(), credentials.user.toLowerCase(), secret].join('|');
+    // Kerberos and NTLM logons of one account are different sessions (the first may fail where the second works).
+    const mechanism = credentials.kerberos ? `krb5 ${credentials.kerberos.spn}${credentials.kerberos.fallbackToNtlm ? ' or ntlm' : ''}` : 'ntlm';
+    const key = [server.host.toLowerCase(), server.port ?? 445, credentials.domain.toUpperCase(), credentials.user.toLowerCase(), secret, mechanism].join('|');
     let ep = this.endpoints.get(key);
     if (!ep) {
       const created: Endpoint = new Endpoint(server, credentials, this.options, () => this.drop(key, created));

@@ -1,15 +1,46 @@
 /**
- * SMB2 session: NTLMv2-in-SPNEGO authentication (MS-SMB2 3.2.5.3), per-dialect key derivation, logoff.
+ * SMB2 session: authentication in SPNEGO (MS-SMB2 3.2.5.3) with Kerberos (an AP-REQ with a subkey and mutual
+ * authentication, one round trip) or NTLMv2 (two round trips), per-dialect key derivation, logoff.
+ * Which one: `credentials.kerberos` set means Kerberos; its `fallbackToNtlm` (smb.auth: negotiate) lets a logon
+ * for which no ticket can be had (no KDC answers, the server has no SPN) go on with NTLM. A wrong password is
+ * never retried with NTLM: the KDC has already said no.
  */
 import { NtStatus, SmbError } from './errors.js';
 import { Command, Dialect } from './header.js';
-import { PreauthHash, deriveSessionKeys } from './crypto.js';
+import { PreauthHash, deriveSessionKeys, verifySignature } from './crypto.js';
 import { type Connection, type RequestContext, type SessionCrypto, type SmbResponse } from './connection.js';
 import { SessionFlags, emptyRequest, parseSessionSetupResponse, sessionSetupRequest, type SmbRequest } from './messages.js';
 import { authenticateMessage, negotiateMessage, ntlmMic, parseChallenge, type NtlmCredentials } from './ntlm.js';
-import { MECH_TYPES, negTokenInit, negTokenResp, parseNegTokenResp, NegState } from './spnego.js';
+import { KERBEROS_MECH_TYPES, MECH_TYPES, negTokenInit, negTokenResp, parseNegTokenResp, NegState } from './spnego.js';
+import type { TicketSource } from '../kerberos/client.js';
+import { KerberosError } from '../kerberos/errors.js';
+import { KdcErrorCode } from '../kerberos/messages.js';
+import { initiateContext } from '../kerberos/gss.js';
 
-export type Credentials = NtlmCredentials;
+export interface KerberosLogon {
+  /** The principal's tickets (from its password or keytab), or a user's through the service's delegation. */
+  client: TicketSource;
+  /** The file server's service principal, e.g. `cifs/DC1.edu.test`: not necessarily the address connected to. */
+  spn: string;
+  /** smb.auth negotiate: NTLM when no ticket can be had for the server (never after a refused password). */
+  fallbackToNtlm: boolean;
+}
+
+/** `password` may be empty for a Kerberos logon with keys from a keytab (then NTLM is impossible). */
+export type Credentials = NtlmCredentials & { kerberos?: KerberosLogon };
+
+/** KDC answers that say the credentials themselves are wrong: a logon failure, like NTLM's. */
+const REFUSED_CREDENTIALS: readonly number[] = [
+  KdcErrorCode.PREAUTH_FAILED,
+  KdcErrorCode.C_PRINCIPAL_UNKNOWN,
+  KdcErrorCode.CLIENT_REVOKED,
+  KdcErrorCode.KEY_EXPIRED,
+];
+
+/** A ticket could not be had, for a reason that says nothing about the credentials. */
+function noTicket(err: unknown): boolean {
+  return err instanceof KerberosError && !(err.kdcError !== undefined && REFUSED_CREDENTIALS.includes(err.kdcError));
+}
 
 export class Session {
   private loggedOff = false;
@@ -17,9 +48,53 @@ export class Session {
   private constructor(
     readonly connection: Connection,
     readonly crypto: SessionCrypto,
+    /** Which mechanism authenticated the session. */
+    readonly mechanism: 'kerberos' | 'ntlm',
   ) {}
 
   static async setup(conn: Connection, creds: Credentials): Promise<Session> {
+    if (!creds.kerberos) return Session.setupNtlm(conn, creds);
+    let ticket;
+    try {
+      ticket = await creds.kerberos.client.serviceTicket(creds.kerberos.spn);
+    } catch (err) {
+      if (creds.kerberos.fallbackToNtlm && creds.password !== '' && noTicket(err)) return Session.setupNtlm(conn, creds);
+      if (!(err instanceof KerberosError)) throw err;
+      // As SMB errors, so that callers answer them like the file server's own: a refused password is a logon
+      // failure, no KDC answering is a timeout (the backend is unavailable, not retried), the rest a failure to
+      // name (no SPN, clock skew, no AES key).
+      const code = !noTicket(err) ? 'LOGON_FAILURE' : err.code === 'KDC_UNREACHABLE' ? 'TIMEOUT' : 'STATUS_ERROR';
+      throw new SmbError(code, `Kerberos logon of ${creds.user}: ${err.message}`, { cause: err });
+    }
+    return Session.setupKerberos(conn, creds, initiateContext(ticket));
+  }
+
+  /** One round trip: the AP-REQ goes out, the server's AP-REP comes back in the final, signed response. */
+  private static async setupKerberos(conn: Connection, creds: Credentials, context: ReturnType<typeof initiateContext>): Promise<Session> {
+    const hash = conn.preauth ? new PreauthHash(conn.preauth.digest) : null;
+    const r = await conn.request(sessionSetupRequest(negTokenInit(context.token, KERBEROS_MECH_TYPES)), { onWire: (m) => hash?.update(m) });
+    const response = parseSessionSetupResponse(r.reader);
+    const spnego = parseNegTokenResp(response.securityBuffer);
+    if (spnego.negState !== NegState.ACCEPT_COMPLETED || !spnego.responseToken) {
+      throw new SmbError('LOGON_FAILURE', `server did not complete the Kerberos logon of ${creds.user} (SPNEGO state ${spnego.negState})`);
+    }
+    let contextKey;
+    try {
+      contextKey = context.complete(spnego.responseToken);
+    } catch (err) {
+      throw new SmbError('LOGON_FAILURE', `Kerberos logon of ${creds.user}: ${(err as Error).message}`);
+    }
+    const crypto: SessionCrypto = { sessionId: r.header.sessionId, signingKey: null, encryptionKey: null, decryptionKey: null, encryptData: false };
+    Object.assign(crypto, deriveSessionKeys(conn.dialect, contextKey.value, hash?.digest ?? null));
+    // The connection could not check this response (no keys before it arrived): the session's first signed
+    // message proves the server derived the same keys, i.e. holds the service key (MS-SMB2 3.2.5.3.1).
+    if (!verifySignature(conn.dialect, crypto.signingKey!, r.raw)) {
+      throw new SmbError('SIGNATURE_MISMATCH', 'the final SESSION_SETUP response of a Kerberos logon is not signed with the session key');
+    }
+    return Session.established(conn, creds, crypto, response.sessionFlags, 'kerberos');
+  }
+
+  private static async setupNtlm(conn: Connection, creds: Credentials): Promise<Session> {
     const hash = conn.preauth ? new PreauthHash(conn.preauth.digest) : null;
     const negotiate = negotiateMessage();
     const r1 = await conn.request(
@@ -53,21 +128,26 @@ export class Session {
       throw err;
     }
     const final = parseSessionSetupResponse(r2.reader);
-    const flags = final.sessionFlags;
-    if (flags & (SessionFlags.IS_GUEST | SessionFlags.IS_NULL)) {
-      conn.unregisterSession(sessionId);
-      throw new SmbError('LOGON_FAILURE', `server logged ${creds.user} on as guest; signing is impossible`);
-    }
     // The server's mechListMIC proves that the offered mechanism list arrived unchanged (older servers send none).
     const serverMic = final.securityBuffer.length > 0 ? parseNegTokenResp(final.securityBuffer).mechListMic : null;
     if (serverMic && !serverMic.equals(ntlmMic(auth.sessionKey, 'server-to-client', MECH_TYPES))) {
       conn.unregisterSession(sessionId);
       throw new SmbError('SIGNATURE_MISMATCH', 'the SPNEGO mechListMIC of the server is wrong: the logon was tampered with');
     }
+    return Session.established(conn, creds, crypto, final.sessionFlags, 'ntlm');
+  }
+
+  /** Refuses guest sessions, settles encryption and registers the session's keys with the connection (again, for NTLM). */
+  private static established(conn: Connection, creds: Credentials, crypto: SessionCrypto, flags: number, mechanism: 'kerberos' | 'ntlm'): Session {
+    if (flags & (SessionFlags.IS_GUEST | SessionFlags.IS_NULL)) {
+      conn.unregisterSession(crypto.sessionId);
+      throw new SmbError('LOGON_FAILURE', `server logged ${creds.user} on as guest; signing is impossible`);
+    }
     // Encrypting its requests makes the server encrypt its responses (MS-SMB2 3.3.4.1.4), whatever the session
     // flags say; the connection has already refused a server without a cipher.
     crypto.encryptData = conn.requireEncryption || ((flags & SessionFlags.ENCRYPT_DATA) !== 0 && conn.dialect >= Dialect.SMB300);
-    return new Session(conn, crypto);
+    conn.registerSession(crypto);
+    return new Session(conn, crypto, mechanism);
   }
 
   get sessionId(): bigint {

@@ -1,18 +1,14 @@
 /**
- * The SPNEGO wrapping of NTLMSSP tokens (RFC 4178, MS-SPNG): a NegTokenInit carrying the NTLM NEGOTIATE and
- * NegTokenResp messages for the rest of the exchange. Just enough DER, every length checked.
+ * The SPNEGO wrapping of the logon tokens (RFC 4178, MS-SPNG): a NegTokenInit offering one mechanism and carrying
+ * its first token (the NTLM NEGOTIATE, or the Kerberos AP-REQ), NegTokenResp messages for the rest of the
+ * exchange. Only the chosen mechanism is offered, so that a Kerberos logon sends nothing of NTLM. Just enough
+ * DER, every length checked.
  */
+import { KRB5_OID, MS_KRB5_OID, derLength } from '../kerberos/gss.js';
 import { SmbProtocolError } from './errors.js';
 
 const SPNEGO_OID = '1.3.6.1.5.5.2';
 export const NTLMSSP_OID = '1.3.6.1.4.1.311.2.2.10';
-
-function derLength(n: number): Buffer {
-  if (n < 0x80) return Buffer.from([n]);
-  const bytes: number[] = [];
-  for (let v = n; v > 0; v >>>= 8) bytes.unshift(v & 0xff);
-  return Buffer.from([0x80 | bytes.length, ...bytes]);
-}
 
 function tlv(tag: number, ...content: Buffer[]): Buffer {
   const body = Buffer.concat(content);
@@ -30,12 +26,15 @@ function oid(dotted: string): Buffer {
   return tlv(0x06, Buffer.from(out));
 }
 
-/** The MechTypeList offered (NTLMSSP only), as DER: what the mechListMIC of both sides covers (RFC 4178). */
+/** The MechTypeList of an NTLM logon (NTLMSSP only), as DER: what the mechListMIC of both sides covers (RFC 4178). */
 export const MECH_TYPES = tlv(0x30, oid(NTLMSSP_OID));
 
-/** GSS-API InitialContextToken with a NegTokenInit offering NTLMSSP and carrying its first token. */
-export function negTokenInit(mechToken: Buffer): Buffer {
-  const init = tlv(0x30, tlv(0xa0, MECH_TYPES), tlv(0xa2, tlv(0x04, mechToken)));
+/** The MechTypeList of a Kerberos logon: Microsoft's Kerberos OID first, as Windows clients send it, then RFC 4121's. */
+export const KERBEROS_MECH_TYPES = tlv(0x30, oid(MS_KRB5_OID), oid(KRB5_OID));
+
+/** GSS-API InitialContextToken with a NegTokenInit offering `mechTypes` and carrying the first token of the first. */
+export function negTokenInit(mechToken: Buffer, mechTypes: Buffer = MECH_TYPES): Buffer {
+  const init = tlv(0x30, tlv(0xa0, mechTypes), tlv(0xa2, tlv(0x04, mechToken)));
   return tlv(0x60, oid(SPNEGO_OID), tlv(0xa0, init));
 }
 

@@ -34,6 +34,7 @@ import { checkWrite, type WriteCheck, type WriteCheckOptions } from '../../../sr
 import type { WriteRight } from '../../../src/webdav/write-rights.js';
 import { wikiWriteViolation } from '../../../src/wiki/layout.js';
 import type { PageChange } from '../../../src/wiki/page-change.js';
+import { SmbLogons } from '../../../src/logon/smb-logons.js';
 
 /** A refused connection answers at once; a server that does not answer at all is given this long. */
 const CONNECT_TIMEOUT_MS = 3_000;
@@ -61,6 +62,8 @@ export class DavService {
   readonly logins: LoginGuard;
   /** How login names are read (login-name.ts, the same reading as the throttle's and the wiki's). */
   readonly names: LoginDomain;
+  /** The SMB credentials of each user's logon (NTLM or Kerberos, as smb.auth says), with their ticket caches. */
+  readonly logons: SmbLogons;
   private readonly shares: string[];
 
   constructor(readonly deps: DavDeps) {
@@ -72,6 +75,7 @@ export class DavService {
       minDialect: smb.min_dialect,
       requireEncryption: smb.require_encryption,
     }));
+    this.logons = new SmbLogons(deps.config);
     this.hints = new DavStateHints(deps.davState);
     this.localLeases = deps.config.workers.http_front === 1 ? new LeaseQueue(2 * smb.request_timeout) : undefined;
     this.shares = smb.shares.map((s) => s.name);
@@ -187,7 +191,7 @@ export class DavCall {
     }
     const { domain, user } = logon;
     this.principalName = (domain ? `${domain}\\${user}` : user).toLowerCase();
-    this.share = this.svc.smb.share({ host: this.server, port: smb.port, domain, user, password: auth.password, share: this.location.share });
+    this.share = this.svc.smb.share({ host: this.server, port: smb.port, ...this.svc.logons.user(this.server, domain, user, auth.password), share: this.location.share });
     this.storageOfUser = new DavStorage(this.share, this.location.share);
     return { principal: this.principalName, storage: this.storageOfUser };
   }

@@ -29,6 +29,7 @@ test('a minimal config gets every default, durations in ms and sizes in bytes', 
       idle_timeout: 300_000,
       min_dialect: '3.0',
       require_encryption: true,
+      auth: 'negotiate',
     },
     ldap: {
       url: 'ldaps://dc1.schule.local',

@@ -212,3 +212,18 @@ export function notifyEntries(entries: [number, string][]): Buffer {
   });
   return Buffer.concat(parts);
 }
+
+/** A seed truncated, replaced by noise, or with bytes overwritten by random or extreme values (lengths, tags). */
+export function mutate(seed: Buffer, rnd: () => number): Buffer {
+  const b = Buffer.from(seed);
+  const kind = Math.floor(rnd() * 5);
+  if (kind === 0) return b.subarray(0, Math.floor(rnd() * b.length)); // truncation
+  if (kind === 1) return Buffer.from(Array.from({ length: Math.floor(rnd() * 300) }, () => Math.floor(rnd() * 256))); // noise
+  const flips = 1 + Math.floor(rnd() * 8);
+  for (let i = 0; i < flips && b.length > 0; i++) {
+    const at = Math.floor(rnd() * b.length);
+    // Lengths and offsets are the interesting targets: write extreme values, not just random bits.
+    b[at] = kind === 2 ? Math.floor(rnd() * 256) : [0, 0xff, 0x7f, 0x80, 0x40][Math.floor(rnd() * 5)]!;
+  }
+  return b;
+}

@@ -29,6 +29,7 @@ import {
   negotiateResponse,
   notifyEntries,
   outputBufferResponse,
+  mutate,
   prng,
   readResponse,
   resumeKeyResponse,
@@ -79,20 +80,6 @@ const seeds: Buffer[] = [
   Buffer.concat([Buffer.from('NTLMSSP\0', 'latin1'), Buffer.from([2, 0, 0, 0]), Buffer.alloc(40)]),
   Buffer.from([0xa1, 0x10, 0x30, 0x0e, 0xa0, 0x03, 0x0a, 0x01, 0x01, 0xa2, 0x07, 0x04, 0x05, 1, 2, 3, 4, 5]),
 ];
-
-function mutate(seed: Buffer, rnd: () => number): Buffer {
-  const b = Buffer.from(seed);
-  const kind = Math.floor(rnd() * 5);
-  if (kind === 0) return b.subarray(0, Math.floor(rnd() * b.length)); // truncation
-  if (kind === 1) return Buffer.from(Array.from({ length: Math.floor(rnd() * 300) }, () => Math.floor(rnd() * 256))); // noise
-  const flips = 1 + Math.floor(rnd() * 8);
-  for (let i = 0; i < flips && b.length > 0; i++) {
-    const at = Math.floor(rnd() * b.length);
-    // Lengths and offsets are the interesting targets: write extreme values, not just random bits.
-    b[at] = kind === 2 ? Math.floor(rnd() * 256) : [0, 0xff, 0x7f, 0x80, 0x40][Math.floor(rnd() * 5)]!;
-  }
-  return b;
-}
 
 function expectOnlySmbErrors(fn: () => unknown, input: Buffer): void {
   try {

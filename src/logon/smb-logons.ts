@@ -1,0 +1,80 @@
+/**
+ * The one place where the SMB credentials of a logon are built from the config: a WebDAV user's name and
+ * password, or the indexer account with its password or keytab, become NTLM credentials, Kerberos credentials,
+ * or Kerberos with NTLM as fallback, as smb.auth says. The Kerberos clients (each with its ticket cache) are kept
+ * per principal and secret for the life of the thread, so that a user's next request finds its tickets.
+ */
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import type { Config } from '../config/schema.js';
+import type { Credentials } from '../smb/session.js';
+import { KerberosClient, type KerberosSettings } from '../kerberos/client.js';
+import type { ClientSecret } from '../kerberos/exchanges.js';
+import { keysFor, parseKeytab } from '../kerberos/keytab.js';
+
+const KDC_PORT = 88;
+/** Principals whose tickets one thread keeps; beyond that the least recently used start afresh. */
+const MAX_CLIENTS = 2000;
+
+export function kerberosSettings(kerberos: NonNullable<Config['kerberos']>): KerberosSettings {
+  return {
+    realm: kerberos.realm,
+    kdcs: kerberos.kdcs.map((k) => {
+      const [host, port] = k.split(':');
+      return { host: host!, port: port ? Number(port) : KDC_PORT };
+    }),
+    timeoutMs: kerberos.timeout,
+    ticketLifetimeSeconds: Math.floor(kerberos.ticket_lifetime / 1000),
+  };
+}
+
+export class SmbLogons {
+  private readonly clients = new LRUCache<string, KerberosClient>({ max: MAX_CLIENTS });
+  private readonly settings: KerberosSettings | undefined;
+
+  constructor(private readonly config: Pick<Config, 'smb' | 'kerberos'>) {
+    this.settings = config.kerberos && config.smb.auth !== 'ntlm' ? kerberosSettings(config.kerberos) : undefined;
+  }
+
+  /** The service principal of the file server at `host` (kerberos.spns, else cifs/<host>). */
+  spnFor(host: string): string {
+    return this.config.kerberos?.spns[host] ?? `cifs/${host}`;
+  }
+
+  /**
+   * A user's own logon. `domain` is the NetBIOS domain the user named (or '' for a name with @realm): a user of
+   * another domain or realm is not one this realm's KDC can vouch for, so that logon stays NTLM.
+   */
+  user(host: string, domain: string, user: string, password: string): Credentials {
+    const ntlm = { domain, user, password };
+    const [name, realm] = user.includes('@') ? (user.split('@', 2) as [string, string]) : [user, undefined];
+    const sameDomain = realm ? realm.toUpperCase() === this.settings?.realm : domain.toUpperCase() === this.config.smb.domain.toUpperCase();
+    if (!this.settings || !sameDomain) return ntlm;
+    return { ...ntlm, kerberos: this.kerberos(host, name, { password }, password) };
+  }
+
+  /** The indexer account: keys from its keytab when one is configured, else its password. */
+  indexer(host: string, secrets: { indexerPassword?: string; indexerKeytab?: Uint8Array }): Credentials {
+    const { user } = this.config.smb.indexer_service_account;
+    const password = secrets.indexerPassword ?? '';
+    const ntlm = { domain: this.config.smb.domain, user, password };
+    if (!this.settings) return ntlm;
+    if (secrets.indexerKeytab) {
+      // A Buffer arrives in a worker thread as a plain Uint8Array.
+      const keytab = Buffer.from(secrets.indexerKeytab);
+      const keys = keysFor(parseKeytab(keytab), user, this.settings.realm);
+      return { ...ntlm, kerberos: this.kerberos(host, user, { keys }, keytab.toString('base64')) };
+    }
+    return { ...ntlm, kerberos: this.kerberos(host, user, { password }, password) };
+  }
+
+  private kerberos(host: string, user: string, secret: ClientSecret, secretText: string): NonNullable<Credentials['kerberos']> {
+    const key = `${user.toLowerCase()}\0${createHash('sha256').update(secretText).digest('hex')}`;
+    let client = this.clients.get(key);
+    if (!client) {
+      client = new KerberosClient(this.settings!, user, secret);
+      this.clients.set(key, client);
+    }
+    return { client, spn: this.spnFor(host), fallbackToNtlm: this.config.smb.auth === 'negotiate' };
+  }
+}

@@ -1,0 +1,59 @@
+// The testbed DC's KDC as the Kerberos tests use it: the SPN of its file server, keytabs exported from the
+// directory, and a mode in which the file server refuses NTLM (smb.conf `ntlm auth = disabled`, answered with
+// STATUS_NTLM_BLOCKED), so that a test proves a logon used nothing but Kerberos.
+import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { dcAddress, dcHostName, realm } from './domain.js';
+import { layout } from './layout.js';
+import { run } from './processes.js';
+import { reloadSambaConfig } from './samba.js';
+
+/** The file server's service principal: its DNS name, not the address the tests connect to. */
+export const fileServerSpn = `cifs/${dcHostName.toUpperCase()}.${realm.toLowerCase()}`;
+
+/** The kerberos section of a service config for the testbed. */
+export const kerberosConfig = { realm, kdcs: [dcAddress], spns: { [dcAddress]: fileServerSpn } };
+
+/** Writes the keys of `user` into `file` (mode 600), as an administrator would with samba-tool. */
+export async function exportKeytab(user: string, file: string): Promise<void> {
+  await run('samba-tool', ['domain', 'exportkeytab', file, `--principal=${user}@${realm}`, '-s', layout.samba.conf]);
+  await chmod(file, 0o600);
+}
+
+const NTLM_OFF = '\tntlm auth = disabled\n';
+const GLOBAL = '[global]\n';
+
+/** Makes the DC refuse (or accept again) every NTLM logon; the change applies to new sessions at once. */
+export async function refuseNtlm(refuse: boolean): Promise<void> {
+  const current = await readFile(layout.samba.conf, 'utf8');
+  const without = current.replace(NTLM_OFF, '');
+  const wanted = refuse ? without.replace(GLOBAL, GLOBAL + NTLM_OFF) : without;
+  if (wanted === current) return;
+  await writeFile(layout.samba.conf, wanted);
+  await reloadSambaConfig();
+}
+
+/** The service account the proxy delegates with: an SPN, protocol transition, and the file server as target. */
+export const delegationAccount = { user: 'svc-proxy', password: 'Proxy-Pass-2026!', spn: 'HTTP/proxy.edu.test' } as const;
+/** A user marked "sensitive and cannot be delegated" (UF_NOT_DELEGATED). */
+export const sensitiveUser = { user: 'sensibel', password: 'Sensibel-Pass-2026!' } as const;
+
+const samba = (...args: string[]) => run('samba-tool', [...args, '-s', layout.samba.conf], { allowFailure: true });
+
+/**
+ * Creates (idempotently) the delegation account and the sensitive user, as an administrator would with
+ * samba-tool (README, Kerberos and single sign-on). Kept out of accounts.ts: these accounts exist for the Kerberos
+ * tests only.
+ */
+export async function ensureDelegationAccounts(): Promise<void> {
+  for (const account of [delegationAccount, sensitiveUser]) {
+    if ((await samba('user', 'show', account.user)).code !== 0) {
+      const created = await samba('user', 'create', account.user, account.password);
+      if (created.code !== 0) throw new Error(`samba-tool user create ${account.user}: ${created.stderr}`);
+    }
+  }
+  const { user, spn } = delegationAccount;
+  if (!(await samba('spn', 'list', user)).stdout.includes(spn)) await samba('spn', 'add', spn, user);
+  await samba('delegation', 'for-any-protocol', user, 'on');
+  if (!(await samba('delegation', 'show', user)).stdout.includes(fileServerSpn)) await samba('delegation', 'add-service', user, fileServerSpn);
+  await samba('user', 'sensitive', sensitiveUser.user, 'on');
+}

@@ -1,0 +1,76 @@
+// KDC-side messages for the unit tests of the decoders: what a KDC or a file server would send, built with the
+// same DER helpers the client encodes with.
+import { app, encode, fields, flags, int, octets, seq, str, time, type Block } from '../../../src/kerberos/der.js';
+
+const principal = (type: number, ...names: string[]): Block => fields([0, int(type)], [1, seq(names.map(str))]);
+const encrypted = (etype: number, cipher: Buffer, kvno?: number): Block =>
+  fields([0, int(etype)], [1, kvno === undefined ? undefined : int(kvno)], [2, octets(cipher)]);
+const key = (etype: number, value: Buffer): Block => fields([0, int(etype)], [1, octets(value)]);
+
+export const stime = new Date('2026-11-26T14:00:05Z');
+
+export function ticket(): Block {
+  return app(1, fields([0, int(5)], [1, str('EDU.TEST')], [2, principal(2, 'cifs', 'DC1.edu.test')], [3, encrypted(18, Buffer.alloc(40, 7), 2)]));
+}
+
+export function krbError(code: number, eData?: Buffer, eText?: string): Buffer {
+  return encode(
+    app(
+      30,
+      fields(
+        [0, int(5)],
+        [1, int(30)],
+        [4, time(stime)],
+        [5, int(123456)],
+        [6, int(code)],
+        [9, str('EDU.TEST')],
+        [10, principal(2, 'krbtgt', 'EDU.TEST')],
+        [11, eText === undefined ? undefined : str(eText)],
+        [12, eData && octets(eData)],
+      ),
+    ),
+  );
+}
+
+export function etypeInfo2(): Buffer {
+  return encode(seq([fields([0, int(18)], [1, str('EDU.TESTanna')]), fields([0, int(17)], [1, str('EDU.TESTanna')], [2, octets(Buffer.from([0, 0, 16, 0]))])]));
+}
+
+export function methodData(): Buffer {
+  return encode(seq([fields([1, int(19)], [2, octets(etypeInfo2())]), fields([1, int(2)], [2, octets(Buffer.alloc(0))])]));
+}
+
+export function kdcRep(msgType: 11 | 13): Buffer {
+  return encode(
+    app(
+      msgType,
+      fields([0, int(5)], [1, int(msgType)], [3, str('EDU.TEST')], [4, principal(1, 'anna')], [5, ticket()], [6, encrypted(18, Buffer.alloc(60, 9))]),
+    ),
+  );
+}
+
+export function encKdcRepPart(tag: 25 | 26): Buffer {
+  return encode(
+    app(
+      tag,
+      fields(
+        [0, key(18, Buffer.alloc(32, 1))],
+        [1, seq([])],
+        [2, int(0x7ffffff0)],
+        [4, flags(0x40e10000)],
+        [5, time(stime)],
+        [7, time(new Date(stime.getTime() + 3600_000))],
+        [9, str('EDU.TEST')],
+        [10, principal(2, 'krbtgt', 'EDU.TEST')],
+      ),
+    ),
+  );
+}
+
+export function apRep(): Buffer {
+  return encode(app(15, fields([0, int(5)], [1, int(15)], [2, encrypted(18, Buffer.alloc(50, 3))])));
+}
+
+export function encApRepPart(): Buffer {
+  return encode(app(27, fields([0, time(stime)], [1, int(999)], [2, key(18, Buffer.alloc(32, 4))], [3, int(77)])));
+}
