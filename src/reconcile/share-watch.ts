@@ -43,7 +43,7 @@
  */
 import type { PageChange } from '../wiki/page-change.js';
 import { FileAction, FileNotifyChange, SmbError, type SmbShare, type WatchChange } from '../smb/index.js';
-import { describeError, type SearchLog } from '../search/log.js';
+import { describeError, pathId, type SearchLog } from '../search/log.js';
 import { folderKey } from '../wiki/document-id.js';
 import { folderAncestry, isWikiDir, SharePathError, wikiDirOf, wikiPageLocation } from '../wiki/layout.js';
 
@@ -220,7 +220,7 @@ export class ShareWatch {
       .catch((error: unknown) => {
         // Another client is deleting this `.wiki/` folder (MS-FSA 2.1.5.15.3): the folders around it may go next.
         if (error instanceof SmbError && error.code === 'DELETE_PENDING') this.releaseAround(folder);
-        else this.options.log.info({ share: this.share, folder, ...describeError(error) }, 'change watch of a .wiki folder ended');
+        else this.options.log.info({ share: this.share, folder: pathId(this.share, folder), ...describeError(error) }, 'change watch of a .wiki folder ended');
       })
       .finally(() => {
         if (this.wikiDirWatches.get(key)?.controller === controller) this.wikiDirWatches.delete(key);
