@@ -6,10 +6,10 @@
  * session); then operations on an established session of each kind, which must not differ (the logon only
  * chooses the session key). Writes its table under "## SMB session setup: Kerberos and NTLM" in bench/RESULTS.md.
  */
-import { KerberosClient, type KerberosSettings } from '../../src/kerberos/client.js';
+import { KerberosClient } from '../../src/kerberos/client.js';
 import { Connection, Session, SmbClient, type Credentials } from '../../src/smb/index.js';
 import { env } from '../../test/integration/smb/testbed.js';
-import { fileServerSpn } from '../../test/testbed/kerberos.js';
+import { fileServerSpn, kdcSettings } from '../../test/testbed/kerberos.js';
 import { isMain, loadAverage, ratioRow, report, runAlone, runLine, type BenchReport, type Benchmark } from '../results.js';
 import { percentile } from '../stats.js';
 
@@ -18,7 +18,7 @@ const SETUPS = 40;
 const STATS = 2000;
 const user = 'anna';
 const password = env.users[user]!.password;
-const settings: KerberosSettings = { realm: 'EDU.TEST', kdcs: [{ host: env.smb.host, port: 88 }], timeoutMs: 10_000, ticketLifetimeSeconds: 36_000 };
+const settings = kdcSettings(36_000);
 
 const ntlm: Credentials = { domain: env.smb.domain, user, password };
 const kerberos = (client: KerberosClient): Credentials => ({ ...ntlm, kerberos: { client, spn: fileServerSpn, fallbackToNtlm: false } });

@@ -11,6 +11,7 @@
  *   - a decoded name must not contain control characters.
  * A header that breaks a rule is rejected as a whole with a GroupsHeaderError (the caller answers 400).
  */
+import { characterCount } from '../ldap/login-name.js';
 import { AUTHENTICATED_USERS_SID, EVERYONE_SID } from './acl.js';
 
 export const SERVICE_GROUPS_HEADER = 'x-service-groups';
@@ -98,7 +99,7 @@ export function parseServiceGroupsHeader(
     if (/\p{Cc}/u.test(name)) {
       throw new GroupsHeaderError('control_character', `group ${index + 1} contains a control character`);
     }
-    if ([...name].length > limits.maxNameLength) {
+    if (characterCount(name) > limits.maxNameLength) {
       throw new GroupsHeaderError('name_too_long', `group ${index + 1} is longer than ${limits.maxNameLength} characters`);
     }
     names.add(name);

@@ -4,6 +4,7 @@
  * it and hands each search only the shares its caller may see. A share without settings is active for everyone
  * (the wiki feature is on by default).
  */
+import { characterCount } from '../ldap/login-name.js';
 
 /** The second permission stage of one share's wiki (spec §5): is it on, and for whom. */
 export interface WikiVisibility {
@@ -51,7 +52,7 @@ export function parseVisibilityUpdate(body: unknown): WikiVisibility {
     if (typeof group !== 'string') throw new VisibilityRequestError(field, 'must be a string');
     const name = group.trim();
     if (name === '') throw new VisibilityRequestError(field, 'must not be blank');
-    if ([...name].length > MAX_GROUP_NAME_LENGTH) {
+    if (characterCount(name) > MAX_GROUP_NAME_LENGTH) {
       throw new VisibilityRequestError(field, `must be at most ${MAX_GROUP_NAME_LENGTH} characters`);
     }
     if (/\p{Cc}/u.test(name)) throw new VisibilityRequestError(field, 'must not contain control characters');

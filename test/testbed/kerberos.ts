@@ -2,6 +2,7 @@
 // directory, and a mode in which the file server refuses NTLM (smb.conf `ntlm auth = disabled`, answered with
 // STATUS_NTLM_BLOCKED), so that a test proves a logon used nothing but Kerberos.
 import { chmod, readFile, writeFile } from 'node:fs/promises';
+import type { KerberosSettings } from '../../src/kerberos/client.js';
 import { dcAddress, dcHostName, realm } from './domain.js';
 import { layout } from './layout.js';
 import { run } from './processes.js';
@@ -12,6 +13,11 @@ export const fileServerSpn = `cifs/${dcHostName.toUpperCase()}.${realm.toLowerCa
 
 /** The kerberos section of a service config for the testbed. */
 export const kerberosConfig = { realm, kdcs: [dcAddress], spns: { [dcAddress]: fileServerSpn } };
+
+/** A Kerberos client's settings for the testbed KDC (tests and benchmarks that use the client directly). */
+export function kdcSettings(ticketLifetimeSeconds = 3600): KerberosSettings {
+  return { realm, kdcs: [{ host: dcAddress, port: 88 }], timeoutMs: 10_000, ticketLifetimeSeconds };
+}
 
 /** Writes the keys of `user` into `file` (mode 600), as an administrator would with samba-tool. */
 export async function exportKeytab(user: string, file: string): Promise<void> {

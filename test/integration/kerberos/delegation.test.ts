@@ -3,13 +3,13 @@
 // it has that user's rights, not the service account's; the KDC's refusals are named.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { KerberosClient, type KerberosSettings } from '../../../src/kerberos/client.js';
+import { KerberosClient } from '../../../src/kerberos/client.js';
 import { KerberosError } from '../../../src/kerberos/errors.js';
 import { SmbClient, SmbError } from '../../../src/smb/index.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
-import { delegationAccount, ensureDelegationAccounts, fileServerSpn, refuseNtlm, sensitiveUser } from '../../testbed/kerberos.js';
+import { delegationAccount, ensureDelegationAccounts, fileServerSpn, kdcSettings, refuseNtlm, sensitiveUser } from '../../testbed/kerberos.js';
 
-const settings: KerberosSettings = { realm: 'EDU.TEST', kdcs: [{ host: '127.0.0.1', port: 88 }], timeoutMs: 10_000, ticketLifetimeSeconds: 3600 };
+const settings = kdcSettings();
 
 describe('Kerberos constrained delegation (S4U2Self, S4U2Proxy)', () => {
   let env: TestbedEnv;

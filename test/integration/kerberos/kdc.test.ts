@@ -5,13 +5,13 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { KerberosClient, type KerberosSettings } from '../../../src/kerberos/client.js';
+import { KerberosClient } from '../../../src/kerberos/client.js';
 import { KerberosError } from '../../../src/kerberos/errors.js';
 import { keysFor, parseKeytab } from '../../../src/kerberos/keytab.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
-import { exportKeytab, fileServerSpn } from '../../testbed/kerberos.js';
+import { exportKeytab, fileServerSpn, kdcSettings } from '../../testbed/kerberos.js';
 
-const settings: KerberosSettings = { realm: 'EDU.TEST', kdcs: [{ host: '127.0.0.1', port: 88 }], timeoutMs: 10_000, ticketLifetimeSeconds: 3600 };
+const settings = kdcSettings();
 
 const kerberosError = (code: string, message: RegExp) => (e: unknown): boolean => {
   assert.ok(e instanceof KerberosError, String(e));
