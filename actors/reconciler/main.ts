@@ -32,7 +32,6 @@ import type { ShareSource } from '../../src/reconcile/share-pass.js';
 import { WikiIndex } from '../../src/reconcile/wiki-index.js';
 import { runActor } from '../../src/runtime/actor.js';
 import { TRANSIENT_HEAP_LIMITS } from '../../src/runtime/heap-limits.js';
-import { withoutPaths } from '../../src/runtime/health.js';
 import { resultOf, WorkerPool } from '../../src/runtime/worker-pool.js';
 import { createSearchClient } from '../../src/search/client.js';
 import { describeError } from '../../src/search/log.js';
@@ -164,7 +163,7 @@ runActor<Config>(async (ctx) => {
       smb: watchClient.share({ host: server, port: config.smb.port, ...logons.indexer(server, ctx.secrets), share }),
       pageChanged: (change) => hook.pageChanged(change),
       requestPass: (reason) => {
-        log.info({ share, reason: withoutPaths(reason) }, 'change watch: pass of the share asked for');
+        log.info({ share, reason }, 'change watch: pass of the share asked for');
         reconciler.requestSharePass(share, 'watch');
       },
       indexedFolders: () => indexedFolders(client, { server, share }, { alias: index.alias }),

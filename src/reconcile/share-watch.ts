@@ -302,7 +302,7 @@ export class ShareWatch {
         if (isWikiDirPath(path)) this.watchWikiDir(parentOf(path));
       } else if (this.holdsPages(path)) {
         if (action === FileAction.REMOVED) this.releaseAround(isWikiDirPath(path) ? parentOf(path) : path);
-        this.askForPass(`${path} changed`);
+        this.askForPass('a folder with pages was removed or renamed'); // a reason without the path: it is logged
       }
     }
   }
