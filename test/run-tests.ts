@@ -40,8 +40,11 @@ process.stdout.write(`tests run on Node ${process.version} (${process.execPath})
 const logDir = mkdtempSync(join(tmpdir(), 'fileproxy-test-logs-'));
 const openApiCheck = pathToFileURL(join(distTest, 'support', 'openapi-check.js')).href;
 // TAP on every output: Node 24's default reporter is the human one even when the output is a log, and CI reads
-// the closing `# pass` / `# fail` lines of TAP.
-const result = spawnSync(process.execPath, ['--import', openApiCheck, '--test', '--test-reporter=tap', '--test-concurrency=1', '--test-timeout=600000', ...files], {
+// the closing `# pass` / `# fail` lines of TAP. Failed tests are also written a line each to a file, printed last.
+const failures = join(logDir, 'failures.txt');
+const failureSummary = pathToFileURL(join(distTest, 'support', 'failure-summary.js')).href;
+const reporters = ['--test-reporter=tap', '--test-reporter-destination=stdout', `--test-reporter=${failureSummary}`, `--test-reporter-destination=${failures}`];
+const result = spawnSync(process.execPath, ['--import', openApiCheck, '--test', ...reporters, '--test-concurrency=1', '--test-timeout=600000', ...files], {
   stdio: 'inherit',
   env: { ...process.env, [LOG_DIR_VARIABLE]: logDir, NODE_COMPILE_CACHE: process.env['NODE_COMPILE_CACHE'] ?? join(logDir, 'compile-cache') },
 });
@@ -60,4 +63,6 @@ if (logs.length > 0) {
   process.stdout.write(`log audit: the same logs searched for ${paths.size} share paths: ${pathLeaks.length === 0 ? 'none found' : `${pathLeaks.length} found`}\n`);
   leaks = found.length + pathLeaks.length;
 }
+const failed = existsSync(failures) ? readFileSync(failures, 'utf8') : '';
+process.stdout.write(failed === '' ? 'failed tests: none\n' : failed);
 process.exit(leaks > 0 ? 1 : (result.status ?? 1));
