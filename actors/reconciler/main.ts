@@ -113,8 +113,11 @@ runActor<Config>(async (ctx) => {
     secrets: ctx.secrets,
   }, { tasksPerThread: SMB_READS_PER_THREAD, resourceLimits: TRANSIENT_HEAP_LIMITS });
   // A pool whose task module cannot load fails the actor (as a failed start would) rather than its first pass; the
-  // check runs beside the start, so that a restart does not wait for a pool thread to start too.
+  // check runs beside the start, so that a restart does not wait for a pool thread to start too. A ping cut short
+  // by a stop of the service is no failure.
+  let stopping = false;
   pool.run({ type: 'ping' }).catch((err: unknown) => setImmediate(() => {
+    if (stopping) return;
     throw new Error(`the smb-reader pool cannot run tasks: ${err instanceof Error ? err.message : String(err)}`);
   }));
   // Background writes: a _bulk of up to 5 MiB may take longer than the search default of 10 s on a busy
@@ -200,6 +203,7 @@ runActor<Config>(async (ctx) => {
     }),
     pools: () => ({ [pool.name]: pool.health() }),
     async stop(timeoutMs) {
+      stopping = true;
       if (typeof channel !== 'string') await channel.close();
       index.stop();
       await Promise.all(watches.map((w) => w.stop()));
