@@ -21,7 +21,7 @@ import {
   type SmbShare,
   type WatchChange,
 } from '../../../src/smb/index.js';
-import { env, removeTree, scratchName, shareFor, userAccount } from './testbed.js';
+import { env, removeTree, scratchName, shareFor, smbcacls, userAccount } from './testbed.js';
 
 const EVERYTHING_THE_WATCHER_ASKS = FileNotifyChange.FILE_NAME | FileNotifyChange.DIR_NAME | FileNotifyChange.LAST_WRITE | FileNotifyChange.SECURITY;
 
@@ -153,5 +153,37 @@ describe('CHANGE_NOTIFY on the testbed share root', () => {
         await handle.close();
       }
     });
+  });
+
+  test('what Samba reports to a tree watch of the share root (src/reconcile/share-watch.ts relies on it): a write that changes a file\'s length, as SIZE; neither a write of the same length in place nor an ACL change below the root, whatever is asked', async () => {
+    const filters = Object.entries(FileNotifyChange);
+    const recorders = filters.map(() => new Recorder());
+    const controller = new AbortController();
+    const watching = filters.map(([, bit], i) => new Promise<void>((armed) => {
+      void watched.watch('', { filter: bit, signal: controller.signal, onChanges: recorders[i]!.onChanges, onArmed: armed });
+    }));
+    await Promise.all(watching);
+    const page = `${dir}/bericht/.wiki/seite.md`;
+    const reported = () => filters.filter((_, i) => recorders[i]!.changes.some((c) => c.path === page)).map(([name]) => name);
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
+    try {
+      await teacher.mkdir(`${dir}/bericht/.wiki`, { recursive: true });
+      await teacher.writeFile(page, '# Bericht eins\n');
+      await settle();
+      assert.ok(reported().includes('FILE_NAME'), `a new page: ${reported().join(', ')}`);
+      recorders.forEach((r) => r.changes.splice(0));
+      await teacher.writeFile(page, '# Bericht zwei\n');
+      await settle();
+      assert.deepEqual(reported(), [], 'the same length written in place');
+      await teacher.writeFile(page, '# Bericht Nummer drei\n');
+      await settle();
+      assert.ok(reported().includes('SIZE'), `another length: ${reported().join(', ')}`);
+      recorders.forEach((r) => r.changes.splice(0));
+      smbcacls('schule', page, ['--add', `ACL:${env.users['ben']!.sid}:ALLOWED/0x0/READ`]);
+      await settle();
+      assert.deepEqual(reported(), [], 'an ACL change');
+    } finally {
+      controller.abort();
+    }
   });
 });
