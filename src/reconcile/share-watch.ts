@@ -171,7 +171,7 @@ export class ShareWatch {
     let lost = false;
     while (!signal.aborted) {
       try {
-        await this.options.smb.watch('', {
+        await this.options.smb.watch({
           filter: WATCH_FILTER,
           signal,
           onArmed: () => {
