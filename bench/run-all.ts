@@ -5,6 +5,7 @@
  *   npm run bench     (= build, testbed up, node dist/bench/run-all.js)
  */
 import { writeFileSync } from 'node:fs';
+import { folderDeletesBench } from './index/folder-deletes.js';
 import { indexBench } from './index/run.js';
 import { memoryBench } from './memory/run.js';
 import { loadAverage, machine, readResults, RESULTS, sections, SOAK_HEADING, summaryTable, type BenchReport, type Benchmark } from './results.js';
@@ -15,7 +16,7 @@ import { sessionSetupBench } from './smb/session-setup.js';
 import { webdavBench } from './webdav/run.js';
 import { webhookBench } from './webhook/run.js';
 
-const BENCHMARKS: Benchmark[] = [smbBench, sessionSetupBench, webhookBench, searchBench, relevanceBench, webdavBench, indexBench, memoryBench];
+const BENCHMARKS: Benchmark[] = [smbBench, sessionSetupBench, webhookBench, searchBench, relevanceBench, webdavBench, indexBench, folderDeletesBench, memoryBench];
 const COMMAND = 'npm run bench';
 /** How often a running benchmark is reported as still running. */
 const PROGRESS_MS = 60_000;

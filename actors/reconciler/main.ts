@@ -6,8 +6,9 @@
 //   `reconciler.interval`, and the reindex / rebuild jobs of `fileproxy reindex`, one job at a time.
 // - The admin channel (src/control-socket/server.ts) is the Unix socket `fileproxy reindex` talks to.
 // - The change watches (src/reconcile/share-watch.ts, `reconciler.watch`), one per share, hold a CHANGE_NOTIFY on
-//   the share root as the indexer account on this thread's own SMB client, and feed the hook and the job queue; why
-//   they live here and not in an actor of their own is said there.
+//   the share root as the indexer account on this thread's own SMB client (one handle per share, nothing inside the
+//   share), and feed the hook and the job queue (passes of the share or of the folders that changed); why they live
+//   here and not in an actor of their own is said there.
 // Pages are listed, read and rendered in the actor's own smb-reader pool (actors/smb-reader/task.ts), for passes and
 // the hook alike: a task and its answer go straight between this thread and a pool thread. With `elasticsearch.enabled: false` it never
 // connects to Elasticsearch, ignores page changes and refuses reindex requests.
@@ -80,9 +81,8 @@ async function openAdminChannel(path: string, target: AdminTarget, log: Paramete
 
 runActor<Config>(async (ctx) => {
   const { config, log } = ctx;
-  // Unlike its smb-reader pool, this thread keeps the normal priority: the change watch must let go of a `.wiki/`
-  // folder another client is deleting within a millisecond or two (src/reconcile/share-watch.ts), and at nice 10 a busy
-  // host kept it off a core for 5 to 20 ms.
+  // Unlike its smb-reader pool, this thread keeps the normal priority: the post-write hook and the change watch are on
+  // the way from a save to search, and at nice 10 a busy host kept the thread off a core for 5 to 20 ms at a time.
   const threadId = osThreadId() ?? null;
   const socketPath = adminSocketPath(config.storage.data_dir);
   if (!config.elasticsearch.enabled) {
@@ -149,7 +149,7 @@ runActor<Config>(async (ctx) => {
     intervalMs: config.reconciler.interval,
     firstPassDelayMs: FIRST_PASS_DELAY_MS,
     retryDelayMs: RETRY_DELAY_MS,
-    onPassFinished: (pass) => watches.filter((w) => pass.shares.includes(w.share)).forEach((w) => void w.reloadFolders()),
+    onPassFinished: (pass, folders) => watches.filter((w) => pass.shares.includes(w.share)).forEach((w) => void w.reloadFolders(folders ?? [''])),
     log,
   });
   reconciler.start();
@@ -165,11 +165,12 @@ runActor<Config>(async (ctx) => {
       share,
       smb: watchClient.share({ host: server, port: config.smb.port, ...logons.indexer(server, ctx.secrets), share }),
       pageChanged: (change) => hook.pageChanged(change),
-      requestPass: (reason) => {
-        log.info({ share, reason }, 'change watch: pass of the share asked for');
-        reconciler.requestSharePass(share, 'watch');
+      requestPass: (folders, reason) => {
+        // Never the folders: the service logs no paths.
+        log.info({ share, folders: folders.includes('') ? 'all' : folders.length, reason }, 'change watch: pass asked for');
+        reconciler.requestSharePass(share, 'watch', folders);
       },
-      indexedFolders: () => indexedFolders(client, { server, share }, { alias: index.alias }),
+      indexedFolders: (folder) => indexedFolders(client, { server, share }, { alias: index.alias, folder }),
       log,
     }));
     watches.forEach((w) => w.start());

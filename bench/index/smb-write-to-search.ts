@@ -64,11 +64,15 @@ export async function smbWriteToSearch(
   const dir = `zz-smbwritebench-${randomBytes(4).toString('hex')}`;
   try {
     await teacher.mkdir(`${dir}/.wiki`, { recursive: true });
+    const edits: number[] = [];
     const latency = await timeUntilFound(service.url, env, {
       writers: WRITERS,
       changes: writes,
       change: async (n, word) => {
-        await teacher.writeFile(`${dir}/.wiki/seite-${n}.md`, `# Seite ${n}\n\nÜber SMB gespeichert: ${word}\n`);
+        // Each edit changes the page's length, as edits do: Samba does not report a rewrite of the same length in
+        // place to the watch of the share root (README, the live watch), and the next pass brings that.
+        const edit = (edits[n] = (edits[n] ?? 0) + 1);
+        await teacher.writeFile(`${dir}/.wiki/seite-${n}.md`, `# Seite ${n}\n\nÜber SMB gespeichert: ${word}${'!'.repeat(edit % 2)}\n`);
       },
     });
     const burstDir = `${dir}/burst`;

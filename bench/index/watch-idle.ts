@@ -43,8 +43,8 @@ export interface IdleCpu {
   /** Each thread that used any CPU, busiest first. */
   threads: { tid: number; name: string; cpu: number }[];
   reconcilerTid: number;
-  /** `.wiki/` folders watched, and the changes reported during the window (0 when settled). */
-  wikiFolders: number;
+  /** Handles the watches hold (one per share), and the changes reported during the window (0 when settled). */
+  handles: number;
   events: number;
   /** From the call until the service had settled. */
   settleMs: number;
@@ -57,13 +57,13 @@ interface Details {
   queued: unknown[];
   hook: { queued: number; running: number };
   osThreadId: number | null;
-  watch: Record<string, { events: number; wikiFolders: number }> | string;
+  watch: Record<string, { events: number; handles: number }> | string;
 }
 
-/** Changes reported and `.wiki/` folders watched, over all shares (0, 0 with the watch off). */
-function watchCounts(details: Details): { events: number; wikiFolders: number } {
+/** Changes reported and handles held, over all shares (0, 0 with the watch off). */
+function watchCounts(details: Details): { events: number; handles: number } {
   const watches = typeof details.watch === 'string' ? [] : Object.values(details.watch);
-  return { events: watches.reduce((n, w) => n + w.events, 0), wikiFolders: watches.reduce((n, w) => n + w.wikiFolders, 0) };
+  return { events: watches.reduce((n, w) => n + w.events, 0), handles: watches.reduce((n, w) => n + w.handles, 0) };
 }
 
 async function indexedBelow(es: Client, root: string): Promise<number> {
@@ -115,7 +115,7 @@ export async function settledIdleCpu(
     samba: perSecond(after.samba - before.samba),
     threads,
     reconcilerTid,
-    wikiFolders: counts.wikiFolders,
+    handles: counts.handles,
     events: counts.events - watchCounts(first).events,
     settleMs,
     window: { from, to },
@@ -131,7 +131,7 @@ const pct = (cpuPerSecond: number) => `${(cpuPerSecond * 100).toFixed(2)} %`;
 function describe(label: string, idle: IdleCpu): string {
   return [
     `${label}: service ${pct(idle.service)}, reconciler thread ${pct(idle.reconciler)}, Samba ${pct(idle.samba)}; ` +
-      `${idle.wikiFolders} .wiki watches, ${idle.events} changes reported in the window, settled ${(idle.settleMs / 1000).toFixed(0)} s after the pass; window ${idle.window.from}:${idle.window.to}`,
+      `${idle.handles} watch handles, ${idle.events} changes reported in the window, settled ${(idle.settleMs / 1000).toFixed(0)} s after the pass; window ${idle.window.from}:${idle.window.to}`,
     ...idle.threads.map((t) => `  ${pct(t.cpu).padStart(8)}  ${t.tid} ${t.name}${t.tid === idle.reconcilerTid ? ' (reconciler)' : ''}`),
   ].join('\n');
 }

@@ -130,7 +130,7 @@ async function watchRefusal(share: SmbShare): Promise<string | null> {
   let armed = false;
   const timer = setTimeout(() => controller.abort(), WATCH_CHECK_MS);
   try {
-    await share.watch('', {
+    await share.watch({
       filter: FileNotifyChange.FILE_NAME | FileNotifyChange.DIR_NAME,
       signal: controller.signal,
       onArmed: () => {

@@ -104,6 +104,7 @@ export const reconcilerMetrics: readonly StatMetric<ReconcilerStats>[] = [
   },
   { name: 'fileproxy_reconciler_last_pass_errors', help: 'Whole-share or index failures of the last finished pass', type: 'gauge', read: (s) => s.lastPass?.errors.length ?? 0 },
   { name: 'fileproxy_share_watch_armed', help: '1 when the file server holds the share\'s change watch (CHANGE_NOTIFY), else 0', type: 'gauge', label: 'share', read: perShare((w) => Number(w.armed)) },
+  { name: 'fileproxy_share_watch_handles', help: 'Handles the share\'s change watch holds open on the file server (1, the share root, while armed)', type: 'gauge', label: 'share', read: perShare((w) => w.handles) },
   { name: 'fileproxy_share_watch_events_total', help: 'Changes the file server reported to the share\'s change watch', type: 'counter', label: 'share', read: perShare((w) => w.events) },
   {
     name: 'fileproxy_share_watch_overflows_total', help: 'Change watch answers that could not carry every change (STATUS_NOTIFY_ENUM_DIR); a pass of the share followed each',

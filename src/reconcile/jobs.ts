@@ -1,10 +1,12 @@
 /**
  * The reconciler's jobs and what is reported about them (health, log, the admin channel).
- * - `pass`: the drift repair over every share (periodic, or triggered); overlapping triggers share one pass.
+ * - `pass`: the drift repair over every share (periodic, or triggered); overlapping triggers share one pass. A change
+ *   watch asks for passes of one share, or of folders of one share (the subtrees it saw change).
  * - `reindex`: named shares (or all), every page written again (`force`).
  * - `rebuild`: a new versioned index from every share, the alias switched at the end, then a pass.
  * Any of them may be a dry run: the differences are counted, nothing is written.
  */
+import { folderKey } from '../wiki/document-id.js';
 import { addCounts, emptyCounts, type ShareCounts } from './share-pass.js';
 
 export type JobKind = 'pass' | 'reindex' | 'rebuild';
@@ -31,8 +33,13 @@ export interface JobInfo extends ShareCounts {
   kind: JobKind;
   dryRun: boolean;
   shares: string[];
-  /** What asked for it: `timer`, `start`, `admin`. */
+  /** What asked for it: `timer`, `start`, `admin`, `watch`. */
   trigger: string;
+  /**
+   * For a change watch's pass of folders of one share: how many folder subtrees it covers (null: the whole shares).
+   * Not which: job reports are logged, and the service logs no paths.
+   */
+  subtrees: number | null;
   state: JobState;
   queuedAt: string;
   startedAt: string | null;
@@ -49,6 +56,13 @@ export interface JobInfo extends ShareCounts {
   rebuild?: { from: string | null; to: string; documents: number };
 }
 
+/** Whether `folder` is `root` or below it (compared as SMB compares names); everything is within the root ''. */
+export function isWithin(folder: string, root: string): boolean {
+  if (root === '') return true;
+  const [f, r] = [folderKey(folder), folderKey(root)];
+  return f === r || f.startsWith(`${r}/`);
+}
+
 export function isTerminal(state: JobState): boolean {
   return state === 'finished' || state === 'cancelled' || state === 'failed';
 }
@@ -57,19 +71,23 @@ export function isTerminal(state: JobState): boolean {
 export class Job {
   readonly info: JobInfo;
   readonly controller = new AbortController();
+  /** The folders (as written) whose subtrees a pass covers, none named: the whole shares. Grows while queued. */
+  readonly folders: string[] | null;
   private readonly listeners = new Set<(info: JobInfo) => void>();
   private resolveDone!: (info: JobInfo) => void;
   readonly done = new Promise<JobInfo>((resolve) => {
     this.resolveDone = resolve;
   });
 
-  constructor(id: number, request: Required<JobRequest>, trigger: string) {
+  constructor(id: number, request: Required<JobRequest>, trigger: string, folders: string[] | null = null) {
+    this.folders = folders;
     this.info = {
       id,
       kind: request.kind,
       dryRun: request.dryRun,
       shares: request.shares,
       trigger,
+      subtrees: folders?.length ?? null,
       state: 'queued',
       queuedAt: new Date().toISOString(),
       startedAt: null,
@@ -81,6 +99,20 @@ export class Job {
       errors: [],
       perShare: {},
     };
+  }
+
+  /** Adds a folder's subtree to a queued pass of folders, dropping the folders already in it that it covers. */
+  addFolder(folder: string): void {
+    if (this.folders === null || this.folders.some((f) => isWithin(folder, f))) return;
+    const kept = this.folders.filter((f) => !isWithin(f, folder));
+    this.folders.splice(0, this.folders.length, ...kept, folder);
+    this.info.subtrees = this.folders.length;
+  }
+
+  /** Whether this pass covers `folder` of `share` ('' for all of it). */
+  covers(share: string, folder: string): boolean {
+    if (this.info.kind !== 'pass' || this.info.dryRun || !this.info.shares.includes(share)) return false;
+    return this.folders === null || this.folders.some((f) => isWithin(folder, f));
   }
 
   /** The report of a share, created when the job reaches it; the pass fills in its counts. */

@@ -29,6 +29,11 @@ export interface OrderedWalkOptions {
   lookahead?: number;
   /** Folders nested deeper than this are skipped (a guard against link loops). Default 64. */
   maxDepth?: number;
+  /**
+   * The folder to walk below ('' for the share root, the default). Unlike the share root, such a folder may be
+   * gone or locked away: that is an answer (nothing below it, or nothing below it may be indexed), not an error.
+   */
+  from?: string;
 }
 
 type Child =
@@ -62,7 +67,7 @@ function unlistedItem(prefix: string, unlisted: Unlisted): WalkItem | null {
   }
 }
 
-/** Every page of the share below the root, sorted by path in code point order. `list` lists one folder. */
+/** Every page of the share below `from` (the root), sorted by path in code point order. `list` lists one folder. */
 export async function* walkWikiPages(
   list: (path: string) => Promise<FolderListing>,
   options: OrderedWalkOptions = {},
@@ -89,11 +94,17 @@ export async function* walkWikiPages(
     return frame;
   };
 
-  const root = await list('');
-  if (root.state !== 'listed') {
+  const from = options.from ?? '';
+  const root = await list(from);
+  if (root.state !== 'listed' && from === '') {
     throw new ShareUnlistedError(root.state === 'failed' ? root.error : `the share root is ${root.state}`);
   }
-  const stack: Frame[] = [frameOf('', 0, root)];
+  if (root.state !== 'listed') {
+    const item = unlistedItem(`${from}/`, root);
+    if (item !== null) yield item;
+    return;
+  }
+  const stack: Frame[] = [frameOf(from, 0, root)];
   while (stack.length > 0) {
     const frame = stack[stack.length - 1]!;
     const child = frame.children[frame.next];

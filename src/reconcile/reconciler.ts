@@ -40,8 +40,8 @@ export interface ReconcilerOptions {
   firstPassDelayMs: number;
   /** After a pass that could not finish, the next one comes this soon (at most `intervalMs`). */
   retryDelayMs: number;
-  /** Told of every pass that ended (of all shares or, asked for by a change watch, of one). */
-  onPassFinished?(info: JobInfo): void;
+  /** Told of every pass that ended (of all shares or, asked for by a change watch, of one or of `folders` of one). */
+  onPassFinished?(info: JobInfo, folders: readonly string[] | null): void;
   /** Differences applied at once per pass. Default 16. */
   concurrency?: number;
   /** Folder listings requested ahead per level. Default 8. */
@@ -60,7 +60,7 @@ export interface ReconcilerStatus {
   passes: number;
   /** The latest pass over every share: last start, duration, pages seen, added, updated, removed, errors. */
   lastPass: JobInfo | null;
-  /** The latest reindex, rebuild, or pass of one share that a change watch asked for. */
+  /** The latest reindex, rebuild, or pass of one share or of folders of it that a change watch asked for. */
   lastJob: JobInfo | null;
   running: JobInfo | null;
   queued: Pick<JobInfo, 'id' | 'kind' | 'shares' | 'trigger'>[];
@@ -75,9 +75,9 @@ export const DEFAULT_LOOKAHEAD = 8;
 /** How often a running job's progress is published. */
 const PROGRESS_INTERVAL_MS = 250;
 
-/** A pass (not a dry run) that covers all of `shares`. */
+/** A pass (not a dry run) that covers all of `shares`, whole. */
 function isPassOf(job: Job, shares: readonly string[]): boolean {
-  return job.info.kind === 'pass' && !job.info.dryRun && shares.every((share) => job.info.shares.includes(share));
+  return shares.every((share) => job.covers(share, ''));
 }
 
 /** Failures of Elasticsearch end the whole job; those of one share's SMB server only that share. */
@@ -131,13 +131,19 @@ export class Reconciler {
   }
 
   /**
-   * A pass of one share, for its change watch (an overflow, a folder's ACL, a watch set up again). It joins a pass
-   * of that share that is queued, never the running one, which may have walked past the change already. It does not
-   * move the periodic pass.
+   * A pass of one share, or of folders' subtrees in it (`['']`: the whole share), for its change watch (an overflow,
+   * folders renamed, a watch set up again). It joins a queued pass that covers it, or a queued pass of folders of that
+   * share, never the running one, which may have walked past the change already. It does not move the periodic pass.
    */
-  requestSharePass(share: string, trigger: string): void {
-    if (this.stopped || this.queue.some((job) => isPassOf(job, [share]))) return;
-    this.queue.push(new Job(this.nextId++, { kind: 'pass', shares: [share], dryRun: false }, trigger));
+  requestSharePass(share: string, trigger: string, folders: readonly string[] = ['']): void {
+    const uncovered = folders.filter((folder) => !this.queue.some((job) => job.covers(share, folder)));
+    if (this.stopped || uncovered.length === 0) return;
+    const queued = uncovered.includes('') ? undefined : this.queue.find((job) => job.folders !== null && job.info.shares[0] === share);
+    if (queued !== undefined) return uncovered.forEach((folder) => queued.addFolder(folder));
+    const scope = uncovered.includes('') ? null : [];
+    const job = new Job(this.nextId++, { kind: 'pass', shares: [share], dryRun: false }, trigger, scope);
+    uncovered.forEach((folder) => job.addFolder(folder));
+    this.queue.push(job);
     void this.pump();
   }
 
@@ -210,19 +216,21 @@ export class Reconciler {
     }
     job.end(job.controller.signal.aborted ? 'cancelled' : job.info.errors.length > 0 ? 'failed' : 'finished');
     this.running = undefined;
-    this.finished(job.snapshot());
+    this.finished(job.snapshot(), job.folders);
     void this.pump();
   }
 
-  private finished(info: JobInfo): void {
+  /** `folders`: of a pass of folders, not of whole shares. */
+  private finished(info: JobInfo, folders: readonly string[] | null): void {
+    const partial = folders !== null;
     const { perShare, ...summary } = info;
     const problems = info.errors.length > 0 || info.failed > 0 || info.state === 'cancelled';
     const what = info.dryRun ? `wiki ${info.kind} (dry run)` : `wiki ${info.kind}`;
     const details = { ...summary, shares: perShare };
     if (problems) this.options.log.warn(details, `${what} ${info.state} with problems`);
     else this.options.log.info(details, `${what} finished`);
-    if (info.kind === 'pass' && !info.dryRun) this.options.onPassFinished?.(info);
-    if (info.kind === 'pass' && !info.dryRun && info.shares.length < this.options.shares.length) {
+    if (info.kind === 'pass' && !info.dryRun) this.options.onPassFinished?.(info, folders);
+    if (info.kind === 'pass' && !info.dryRun && (partial || info.shares.length < this.options.shares.length)) {
       this.lastJob = info;
     } else if (info.kind === 'pass' && !info.dryRun) {
       this.passes++;
@@ -251,7 +259,8 @@ export class Reconciler {
       return;
     }
     const targets = this.options.shares.filter((s) => info.shares.includes(s.share));
-    info.expected = await this.indexedCount(targets);
+    // A pass of folders expects what it finds there; counting the whole share would say nothing about it.
+    info.expected = job.folders === null ? await this.indexedCount(targets) : null;
 
     if (info.kind === 'rebuild' && !info.dryRun) {
       const rebuilt = await rebuildFromShares({
@@ -276,19 +285,22 @@ export class Reconciler {
       const report = job.shareReport(target.share);
       const started = Date.now();
       try {
-        await runSharePass({
-          ...target,
-          source: this.options.source(target),
-          client: this.options.client,
-          alias,
-          dryRun: info.dryRun,
-          force: info.kind !== 'pass',
-          concurrency: this.options.concurrency ?? DEFAULT_CONCURRENCY,
-          lookahead: this.options.lookahead ?? DEFAULT_LOOKAHEAD,
-          signal: controller.signal,
-          counts: report,
-          log,
-        });
+        for (const folder of job.folders ?? ['']) {
+          await runSharePass({
+            ...target,
+            folder,
+            source: this.options.source(target),
+            client: this.options.client,
+            alias,
+            dryRun: info.dryRun,
+            force: info.kind !== 'pass',
+            concurrency: this.options.concurrency ?? DEFAULT_CONCURRENCY,
+            lookahead: this.options.lookahead ?? DEFAULT_LOOKAHEAD,
+            signal: controller.signal,
+            counts: report,
+            log,
+          });
+        }
       } catch (error) {
         report.error = describeError(error).error;
         info.errors.push(`share ${target.share}: ${report.error}`);

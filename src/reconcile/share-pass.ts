@@ -1,5 +1,5 @@
 /**
- * One share brought in line with the index: the ordered walk merged with the indexed pages (diff.ts), and each
+ * One share (or one folder's subtree of it) brought in line with the index: the ordered walk merged with the indexed pages (diff.ts), and each
  * difference applied with bounded concurrency: missing and changed pages read and rendered (by the pool) and
  * upserted, documents of deleted or unreadable pages removed. With `force` (the reindex command) unchanged pages
  * are written too; a dry run reads no page and writes nothing, it only counts.
@@ -60,6 +60,8 @@ export function addCounts(total: ShareCounts, part: ShareCounts): void {
 export interface SharePassOptions {
   server: string;
   share: string;
+  /** Only the pages below this folder (as written): a change watch's pass of the subtree it saw change. Default '' (all). */
+  folder?: string;
   source: ShareSource;
   client: Client;
   alias: string;
@@ -182,9 +184,11 @@ export async function runSharePass(options: SharePassOptions): Promise<void> {
     }
   };
 
-  const walk = walkWikiPages((path) => source.listFolder(path), { lookahead: options.lookahead });
+  const folder = options.folder ?? '';
+  const walk = walkWikiPages((path) => source.listFolder(path), { lookahead: options.lookahead, from: folder });
   // The index side comes a page of documents per request; reading ahead keeps those requests off the merge's path.
-  const indexed = readAhead(indexedPages(options.client, { server, share }, { alias: options.alias, pageSize: INDEX_PAGE }), 2 * INDEX_PAGE);
+  const inventory = indexedPages(options.client, { server, share }, { alias: options.alias, pageSize: INDEX_PAGE, folder });
+  const indexed = readAhead(inventory, 2 * INDEX_PAGE);
   const diff = groupGone(diffShare(walk, indexed, (path) => documentId(server, share, path)), GONE_GROUP);
   try {
     for await (const _ of mapConcurrent(diff, options.concurrency, apply)) {

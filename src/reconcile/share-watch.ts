@@ -1,73 +1,69 @@
 /**
  * The change watch of one share: what other SMB clients do behind the service's back (a teacher saving a page from
- * Explorer, an ACL changed on the security tab) reaches the index in seconds instead of at the next pass.
+ * Explorer, renaming a class folder) reaches the index in seconds instead of at the next pass.
  *
- * It holds one tree-wide CHANGE_NOTIFY on the share root as the indexer account (SmbShare.watch), for file names,
- * folder names, last writes and security. Samba reports names and writes that its clients make anywhere below a
- * tree watch, but an ACL change only among the watched folder's own entries (it learns of those from the kernel,
- * whose notification covers one folder); so each `.wiki/` folder the index knows (and each that appears) gets a
- * watch of its own for security. On Windows servers the tree watch alone would do; the folder watches then only
- * repeat it.
+ * It holds one tree-wide CHANGE_NOTIFY on the share root as the indexer account (SmbShare.watch), and nothing else:
+ * no handle of the service sits inside the trees users change. A handle inside them would be in their way, because
+ * a folder another client deletes is removed only when its last handle closes (until then its parent is not empty,
+ * and the client's recursive delete fails), and the file server's open-file limits are not ours to spend.
  *
- * A watch holds its folder open, and a folder another client deletes is removed only when its last handle closes:
- * until then its parent is not empty (DIRECTORY_NOT_EMPTY: a delete-pending folder is still an entry of its parent).
- * No open option avoids that, and the server tells the holder only once the deletion is under way (the watch's
- * request ends with STATUS_DELETE_PENDING, MS-FSA 2.1.5.15.3; SmbShare.watch also when its request came after the
- * deletion, which Samba leaves unanswered), too late for a client that deletes the parent next.
- * So the watches let go at the first sign that a tree may be going: a page removed, a `.wiki/` folder or a folder with
- * pages removed, or a watch ended with STATUS_DELETE_PENDING closes the watch of every `.wiki/` folder below the
- * parent of that folder (releaseAround): a client deletes a folder's pages before the folder, so it reaches those
- * next. Each is set up again after the moment of quiet if its folder still holds pages, not earlier by a pass that ends
- * meanwhile (the index may still list the folder). This needs the reconciler's thread at normal priority
- * (actors/reconciler/main.ts). What remains is a race with a client that deletes a folder's
- * last page, its `.wiki/` and the folder within a few milliseconds: such a client must try the parent again a moment
- * later, as for any client that has a folder open (Explorer, a virus scanner), and the service's own WebDAV DELETE
- * does (src/webdav/tree-ops.ts); test/integration/wiki/watch-delete.test.ts measures how often. An ACL-only change of a
- * page in a released folder in that moment waits for the next pass.
- * What it hears becomes the work the one indexing pipeline already knows:
- * - a page (a `*.md` file directly in a `.wiki/` folder) created, written, its ACL changed, renamed to, deleted or
- *   renamed away: the same page-written / page-deleted / page-moved changes a WebDAV save sends to the post-write
- *   hook, collected for a moment first (a save is several events: create, write, rename), so that each page is loaded
- *   once per save;
- * - a folder that holds pages below it (as the index knows them) changed (its ACL: the pages below inherit from it),
- *   renamed or deleted, or a `.wiki/` folder appearing by a rename: a pass of the share, which re-reads the pages'
- *   ACLs and paths and writes only what differs;
- * - an answer that overflowed (STATUS_NOTIFY_ENUM_DIR), changes the hook could not take, or a watch lost and set up
- *   again (the server restarted, the connection dropped): a pass of the share, for whatever happened meanwhile.
- * Everything else (files outside `.wiki/`, folders without pages) is dropped after parsing and a set lookup.
+ * What a root watch hears depends on the server (measured on the testbed's Samba; test/integration/smb/watch.test.ts):
+ * Samba reports below a tree watch only what smbd itself does for its clients: names (FILE_NAME, DIR_NAME) and
+ * sizes (SIZE: a write that changes a file's length, an overwrite that truncates first). It reports neither an
+ * in-place write that keeps the length (LAST_WRITE) nor an ACL change (SECURITY) below the watched folder: it learns
+ * of those only from the kernel, for the watched folder's own entries. Windows servers report both below a tree
+ * watch, so they are asked for all the same. What Samba does not report waits for the next pass (README, live index).
+ *
+ * What it hears becomes the work the one indexing pipeline already knows, in proportion to what changed:
+ * - a page (a `*.md` file directly in a `.wiki/` folder) created, written, renamed to, deleted or renamed away: the
+ *   same page-written / page-deleted / page-moved changes a WebDAV save sends to the post-write hook, collected for a
+ *   moment first (a save is several events: create, write, rename), so that each page is loaded once per save;
+ * - a folder that holds pages below it (as the index knows them) renamed, or changed (its ACL, on servers that report
+ *   it), or a `.wiki/` folder renamed: a pass of that folder's subtree (and of the new name's), which reads and
+ *   writes only the pages below it;
+ * - a folder deleted: nothing more. SMB deletes only empty folders, so each of its pages was reported as deleted
+ *   before it;
+ * - an answer that overflowed (STATUS_NOTIFY_ENUM_DIR: it does not say where) or a watch lost and set up again (the
+ *   server restarted, the connection dropped): a pass of the share, which reads only the pages whose version differs;
+ *   page changes the hook could not take: a pass of their folders.
+ * Everything else (files outside `.wiki/`, folders without pages) is dropped after parsing and a set lookup. It logs
+ * share names and counts, never a path.
  *
  * Part of the reconciler actor rather than an actor of its own: what it produces are calls on the reconciler's own
  * hook and job queue, and its cost is one outstanding request per share; a thread of its own would add a protocol
  * for every change and a second copy of the share list, and a crash there would still need the reconciler to repair
- * with a pass. Its failures stay inside it: a watch that ends is set up again with back-off.
+ * with a pass. Its failures stay inside it: a watch that ends is set up again at once, then with back-off.
  */
 import type { PageChange } from '../wiki/page-change.js';
-import { FileAction, FileNotifyChange, SmbError, type SmbShare, type WatchChange } from '../smb/index.js';
-import { describeError, pathId, type SearchLog } from '../search/log.js';
+import { FileAction, FileNotifyChange, type SmbShare, type WatchChange } from '../smb/index.js';
+import { describeError, type SearchLog } from '../search/log.js';
 import { folderKey } from '../wiki/document-id.js';
-import { folderAncestry, isWikiDir, SharePathError, wikiDirOf, wikiPageLocation } from '../wiki/layout.js';
+import { folderAncestry, isWikiDir, SharePathError, wikiPageLocation } from '../wiki/layout.js';
+import { isWithin } from './jobs.js';
 
-/** What the tree watch on the share root asks the server to report. */
-export const WATCH_FILTER = FileNotifyChange.FILE_NAME | FileNotifyChange.DIR_NAME | FileNotifyChange.LAST_WRITE | FileNotifyChange.SECURITY;
-/** What the watch of one `.wiki/` folder asks for: the ACL changes of its pages (names and writes come from the tree watch). */
-const WIKI_DIR_FILTER = FileNotifyChange.SECURITY;
+/** What the tree watch on the share root asks the server to report (which of these Samba reports: see above). */
+export const WATCH_FILTER =
+  FileNotifyChange.FILE_NAME | FileNotifyChange.DIR_NAME | FileNotifyChange.SIZE | FileNotifyChange.LAST_WRITE | FileNotifyChange.SECURITY;
+
+/** Why the watch asks for a pass: said in the log instead of the paths it saw. */
+export type PassReason = 'overflow' | 'watch set up again' | 'changes not taken by the index queue' | 'folder renamed or changed';
 
 export interface ShareWatchOptions {
   server: string;
   share: string;
   /** The share as the indexer account sees it. */
-  smb: Pick<SmbShare, 'watch' | 'readdir'>;
+  smb: Pick<SmbShare, 'watch'>;
   /** The post-write hook: false when it could not take the change (then a pass is asked for). */
   pageChanged(change: PageChange): boolean;
-  /** Queues a pass of this share (joining one that is queued and not yet started). */
-  requestPass(reason: string): void;
-  /** The folders (as written) that hold indexed pages. */
-  indexedFolders(): Promise<string[]>;
+  /** Queues a pass of the subtrees of this share's `folders` (`['']`: the whole share), joining one that covers them. */
+  requestPass(folders: string[], reason: PassReason): void;
+  /** The folders (as written) below `folder` ('' for the whole share) that hold indexed pages. */
+  indexedFolders(folder: string): Promise<string[]>;
   /** A save is several events: changes of a page wait this long for quiet... */
   quietMs?: number;
   /** ...but never longer than this after the first of them. */
   maxDelayMs?: number;
-  /** Waits before setting up a lost watch again, the last one repeated. */
+  /** Waits before setting up a lost watch again, the last one repeated; the first is 0: at once. */
   retryDelaysMs?: readonly number[];
   log: SearchLog;
 }
@@ -75,16 +71,18 @@ export interface ShareWatchOptions {
 export interface ShareWatchStats {
   /** The server holds the watch now. */
   armed: boolean;
+  /** Handles the watch holds open on the file server: 1 (the share root) while armed, whatever the number of folders. */
+  handles: number;
   /** Changes the server reported (every kind, also those that did not concern the index). */
   events: number;
-  /** Answers that could not carry every change (a pass followed). */
+  /** Answers that could not carry every change (a pass of the share followed). */
   overflows: number;
-  /** Times the watch was set up again after it was lost (a pass followed each). */
+  /** Times the watch was set up again after it was lost (a pass of the share followed each). */
   rearms: number;
+  /** Passes of folder subtrees asked for (renamed or changed folders, changes the hook could not take). */
+  folderPasses: number;
   /** Why the watch ended last, if it did. */
   lastError: string | null;
-  /** `.wiki/` folders with a watch of their own now. */
-  wikiFolders: number;
 }
 
 type PageOp = 'written' | 'deleted';
@@ -117,16 +115,15 @@ function pagePath(path: string): string | null {
 export class ShareWatch {
   private readonly options: ShareWatchOptions;
   private readonly controller = new AbortController();
-  private readonly counts: Omit<ShareWatchStats, 'wikiFolders'> = { armed: false, events: 0, overflows: 0, rearms: 0, lastError: null };
-  /** The watches of single `.wiki/` folders, by folderKey of the folder, with the folder as written. */
-  private readonly wikiDirWatches = new Map<string, { folder: string; controller: AbortController }>();
-  /** Folders (as written, by folderKey) whose `.wiki/` watch a removal nearby closed, with the count of removals since. */
-  private readonly released = new Map<string, { folder: string; removals: number }>();
+  private readonly counts: Omit<ShareWatchStats, 'handles'> = { armed: false, events: 0, overflows: 0, rearms: 0, folderPasses: 0, lastError: null };
   /** The last operation on each page since the last flush, by canonical path. */
   private readonly pending = new Map<string, PageOp>();
   /** Pages renamed within one answer: new path -> old path. */
   private readonly moves = new Map<string, string>();
-  private passReason: string | null = null;
+  /** Folders (as written) whose subtree a pass must see, by folderKey. */
+  private readonly folderPasses = new Map<string, string>();
+  private sharePass: PassReason | null = null;
+  /** folderKey of every folder that holds indexed pages, and of each folder above one. */
   private folders = new Set<string>();
   private quietTimer: NodeJS.Timeout | undefined;
   private maxTimer: NodeJS.Timeout | undefined;
@@ -145,42 +142,36 @@ export class ShareWatch {
   }
 
   stats(): ShareWatchStats {
-    return { ...this.counts, wikiFolders: this.wikiDirWatches.size };
+    return { ...this.counts, handles: this.counts.armed ? 1 : 0 };
   }
 
-  /**
-   * After a pass of this share: the folders with pages may have changed. A folder whose watch a removal nearby
-   * closed is left to rewatchReleased: the index may still list it (the page-deleted not yet applied, or the answer
-   * read before the removal), and a watch opened again now would hold its `.wiki/` just as the client deletes it.
-   */
-  async reloadFolders(): Promise<void> {
+  /** After a pass of this share or of `roots` in it: the folders with pages below them may have changed. */
+  async reloadFolders(roots: readonly string[] = ['']): Promise<void> {
     try {
-      const folders = await this.options.indexedFolders();
-      this.folders = new Set(folders.flatMap((folder) => folderAncestry(folderKey(folder))));
-      if (!this.counts.armed) return;
-      for (const folder of folders) if (!this.released.has(folderKey(folder))) this.watchWikiDir(folder);
+      const loaded = await Promise.all(roots.map((root) => this.options.indexedFolders(root)));
+      const kept = [...this.folders].filter((key) => !roots.some((root) => isWithin(key, root)));
+      this.folders = new Set([...kept, ...loaded.flat().flatMap((folder) => folderAncestry(folderKey(folder)))]);
     } catch (error) {
-      // Until the index answers, a change of an unknown folder is missed by the watch, not by the next pass.
+      // Until the index answers, a rename of an unknown folder is missed by the watch, not by the next pass.
       this.options.log.warn({ share: this.share, ...describeError(error) }, 'change watch: folders with pages not loaded');
     }
   }
 
-  /** Cancels the watches and hands over what is still collected. */
+  /** Cancels the watch and hands over what is still collected. */
   async stop(): Promise<void> {
     this.controller.abort();
-    this.stopWikiDirWatches();
     await this.running;
     this.flush();
   }
 
   private async run(): Promise<void> {
     const { signal } = this.controller;
-    const delays = this.options.retryDelaysMs ?? [1000, 2000, 5000, 10_000, 30_000];
+    const delays = this.options.retryDelaysMs ?? [0, 1000, 2000, 5000, 10_000, 30_000];
     let failures = 0;
     let lost = false;
     while (!signal.aborted) {
       try {
-        await this.options.smb.watch('', {
+        await this.options.smb.watch({
           filter: WATCH_FILTER,
           signal,
           onArmed: () => {
@@ -190,7 +181,7 @@ export class ShareWatch {
             if (!lost) return;
             this.counts.rearms++;
             this.options.log.info({ share: this.share }, 'change watch set up again; a pass catches up on what changed meanwhile');
-            this.askForPass('the watch was lost');
+            this.askForSharePass('watch set up again');
           },
           onChanges: (changes) => this.onChanges(changes),
         });
@@ -199,127 +190,78 @@ export class ShareWatch {
         this.options.log.warn({ share: this.share, ...describeError(error) }, 'change watch lost');
       }
       this.counts.armed = false;
-      this.stopWikiDirWatches();
       if (signal.aborted) return;
       lost = true;
       await abortableDelay(delays[Math.min(failures++, delays.length - 1)]!, signal);
     }
   }
 
-  /**
-   * Watches the `.wiki/` folder of `folder` (a folder as written) for ACL changes of its pages, unless it
-   * is watched already. It ends when the folder goes away or the tree watch is lost (which sets it up again).
-   */
-  private watchWikiDir(folder: string): void {
-    const key = folderKey(folder);
-    if (this.wikiDirWatches.has(key) || this.controller.signal.aborted) return;
-    const controller = new AbortController();
-    this.wikiDirWatches.set(key, { folder, controller });
-    this.options.smb
-      .watch(wikiDirOf(folder), { filter: WIKI_DIR_FILTER, tree: false, signal: controller.signal, onChanges: (changes) => this.onChanges(changes) })
-      .catch((error: unknown) => {
-        // Another client is deleting this `.wiki/` folder (MS-FSA 2.1.5.15.3): the folders around it may go next.
-        if (error instanceof SmbError && error.code === 'DELETE_PENDING') this.releaseAround(folder);
-        else this.options.log.info({ share: this.share, folder: pathId(this.share, folder), ...describeError(error) }, 'change watch of a .wiki folder ended');
-      })
-      .finally(() => {
-        if (this.wikiDirWatches.get(key)?.controller === controller) this.wikiDirWatches.delete(key);
-      });
-  }
-
-  /**
-   * Something of `folder` went (a page, its `.wiki/` folder, the folder itself): the tree it is in may be being
-   * deleted, and the watches must not hold that up. Closes the watch of every `.wiki/` folder below the parent of
-   * `folder` (`folder` itself at the share root: one removal never lets go of the whole share), so that the watches of
-   * the folders a deleting client reaches next are closed before it gets there.
-   */
-  private releaseAround(folder: string): void {
-    const key = folderKey(folder);
-    const parent = key.slice(0, Math.max(0, key.lastIndexOf('/')));
-    const inScope = parent === '' ? (k: string) => k === key : (k: string) => k === parent || k.startsWith(`${parent}/`);
-    for (const [watched, { folder: written, controller }] of this.wikiDirWatches) {
-      if (!inScope(watched)) continue;
-      controller.abort();
-      this.wikiDirWatches.delete(watched);
-      this.released.set(watched, { folder: written, removals: 0 });
-    }
-    for (const [watched, entry] of this.released) if (inScope(watched)) entry.removals++;
-    if (!this.released.has(key)) this.released.set(key, { folder, removals: 1 });
-    this.schedule(); // the flush after the moment of quiet watches again what still holds pages
-  }
-
-  /** Watches the released `.wiki/` folders again that still hold pages, unless a removal nearby came meanwhile. */
-  private rewatchReleased(): void {
-    if (this.controller.signal.aborted) return;
-    for (const [key, entry] of this.released) {
-      const { folder, removals } = entry;
-      const current = () => this.released.get(key) === entry && entry.removals === removals;
-      this.options.smb.readdir(wikiDirOf(folder)).then(
-        (entries) => {
-          if (!current()) return; // a later removal checks again
-          this.released.delete(key);
-          const holdsPages = entries.some((e) => !e.isDirectory && pagePath(e.path) !== null);
-          if (holdsPages && this.counts.armed) this.watchWikiDir(folder);
-        },
-        () => {
-          // Gone (or unreadable): nothing to watch; a page written there again sets the watch up.
-          if (current()) this.released.delete(key);
-        },
-      );
-    }
-  }
-
-  private stopWikiDirWatches(): void {
-    for (const { controller } of this.wikiDirWatches.values()) controller.abort();
-    this.wikiDirWatches.clear();
-  }
-
   private onChanges(changes: WatchChange[] | 'overflow'): void {
     if (changes === 'overflow') {
       this.counts.overflows++;
-      this.askForPass('more changed than the server could report');
+      this.askForSharePass('overflow');
       return;
     }
     this.counts.events += changes.length;
-    let renamedFrom: string | null = null;
+    let renamedPage: string | null = null;
+    let renamedFolder = false;
     for (const { action, path } of changes) {
       const page = pagePath(path);
       if (page !== null) {
+        renamedFolder = false;
         const op = pageOp(action);
         if (op === null) continue;
         this.pending.set(page, op);
         // A rename is reported as the old name followed by the new one.
-        if (action === FileAction.RENAMED_NEW_NAME && renamedFrom !== null) this.moves.set(page, renamedFrom);
-        renamedFrom = action === FileAction.RENAMED_OLD_NAME ? page : null;
-        const { folder } = wikiPageLocation(page)!;
-        if (op === 'written') this.pageFolderSeen(folder);
-        else this.releaseAround(folder);
+        if (action === FileAction.RENAMED_NEW_NAME && renamedPage !== null) this.moves.set(page, renamedPage);
+        renamedPage = action === FileAction.RENAMED_OLD_NAME ? page : null;
+        if (op === 'written') this.holdsPagesNow(wikiPageLocation(page)!.folder);
         this.schedule();
         continue;
       }
-      renamedFrom = null;
-      if (action === FileAction.ADDED) {
-        if (isWikiDirPath(path)) this.watchWikiDir(parentOf(path));
-      } else if (this.holdsPages(path)) {
-        if (action === FileAction.REMOVED) this.releaseAround(isWikiDirPath(path) ? parentOf(path) : path);
-        this.askForPass('a folder with pages was removed or renamed'); // a reason without the path: it is logged
+      renamedPage = null;
+      // A `.wiki/` folder stands for the folder it belongs to.
+      const wikiDir = isWikiDirPath(path);
+      const folder = wikiDir ? parentOf(path) : path;
+      const holdsPages = wikiDir || this.folders.has(folderKey(path));
+      switch (action) {
+        case FileAction.RENAMED_OLD_NAME:
+          // Its pages are gone from here; the new name, next in the answer, is where they went.
+          renamedFolder = holdsPages;
+          if (holdsPages) this.passOf(folder);
+          break;
+        case FileAction.RENAMED_NEW_NAME:
+          if (renamedFolder || wikiDir) {
+            this.holdsPagesNow(folder);
+            this.passOf(folder);
+          }
+          renamedFolder = false;
+          break;
+        case FileAction.REMOVED:
+          // Deleted only once empty: its pages came as page deletions.
+          if (holdsPages) for (const key of this.folders) if (isWithin(key, folder)) this.folders.delete(key);
+          break;
+        case FileAction.ADDED:
+          break; // a new folder is empty: its pages come as events
+        default:
+          // Its ACL (servers that report it below a tree watch): the pages below inherit from it.
+          if (holdsPages) this.passOf(folder);
       }
     }
   }
 
-  /** A page was written in `folder`: it and its ancestors hold pages now, and its `.wiki/` is watched. */
-  private pageFolderSeen(folder: string): void {
+  /** A page was written in `folder`, or pages moved there: it and its ancestors hold pages now. */
+  private holdsPagesNow(folder: string): void {
     for (const key of folderAncestry(folderKey(folder))) this.folders.add(key);
-    if (this.counts.armed) this.watchWikiDir(folder);
   }
 
-  /** A `.wiki/` folder, or a folder with pages below it. ADDED ones are empty: their pages come as events. */
-  private holdsPages(path: string): boolean {
-    return isWikiDirPath(path) || this.folders.has(folderKey(path));
+  private passOf(folder: string): void {
+    this.folderPasses.set(folderKey(folder), folder);
+    this.schedule();
   }
 
-  private askForPass(reason: string): void {
-    this.passReason ??= reason;
+  private askForSharePass(reason: PassReason): void {
+    this.sharePass ??= reason;
     this.schedule();
   }
 
@@ -329,31 +271,43 @@ export class ShareWatch {
     this.maxTimer ??= setTimeout(() => this.flush(), this.options.maxDelayMs ?? 1000);
   }
 
-  /** Hands the collected changes to the hook and asks for the pass, if any. */
+  /** Hands the collected changes to the hook and asks for the passes, if any. */
   private flush(): void {
     clearTimeout(this.quietTimer);
     clearTimeout(this.maxTimer);
     this.quietTimer = this.maxTimer = undefined;
     const address = (path: string) => ({ server: this.options.server, share: this.share, path });
-    let refused = 0;
-    const send = (change: PageChange): void => {
-      if (!this.options.pageChanged(change)) refused++;
+    let refused = false;
+    /** A change the hook cannot take now: a pass of the folders it concerns does it instead. */
+    const send = (change: PageChange, ...pages: string[]): void => {
+      if (this.options.pageChanged(change)) return;
+      refused = true;
+      for (const page of pages) {
+        const { folder } = wikiPageLocation(page)!;
+        this.folderPasses.set(folderKey(folder), folder);
+      }
     };
     for (const [to, from] of this.moves) {
       if (this.pending.get(to) !== 'written' || this.pending.get(from) !== 'deleted') continue;
-      send({ type: 'page-moved', from: address(from), to: address(to) });
+      send({ type: 'page-moved', from: address(from), to: address(to) }, from, to);
       this.pending.delete(from);
       this.pending.delete(to);
     }
-    for (const [path, op] of this.pending) send({ type: op === 'written' ? 'page-written' : 'page-deleted', page: address(path) });
+    for (const [path, op] of this.pending) send({ type: op === 'written' ? 'page-written' : 'page-deleted', page: address(path) }, path);
     this.pending.clear();
     this.moves.clear();
-    this.rewatchReleased();
-    if (refused > 0) this.passReason ??= `${refused} page changes not taken by the index queue`;
-    if (this.passReason !== null) {
-      this.options.requestPass(this.passReason);
-      this.passReason = null;
+    const folders = [...this.folderPasses.values()];
+    this.folderPasses.clear();
+    if (this.sharePass !== null) {
+      this.options.requestPass([''], this.sharePass);
+      this.sharePass = null;
+      return;
     }
+    // The outermost folders only: a pass of a folder covers those below it.
+    const outermost = folders.filter((folder) => !folders.some((other) => other !== folder && isWithin(folder, other)));
+    const reason: PassReason = refused ? 'changes not taken by the index queue' : 'folder renamed or changed';
+    if (outermost.length > 0) this.options.requestPass(outermost, reason);
+    this.counts.folderPasses += outermost.length;
   }
 }
 

@@ -4,6 +4,7 @@
  * Unlike search this throws when Elasticsearch fails: an unreadable index must not look like an empty one.
  */
 import type { Client, estypes } from '@elastic/elasticsearch';
+import { folderKey } from '../wiki/document-id.js';
 import { DEFAULT_ALIAS } from './mapping.js';
 
 export interface IndexedPage {
@@ -28,6 +29,14 @@ export interface InventoryOptions {
   alias?: string;
   /** Documents per request; default 1000. */
   pageSize?: number;
+  /** Only the documents below this folder (as written; '' or omitted: the whole share). */
+  folder?: string;
+}
+
+/** The documents of one share, or of one folder's subtree in it (`folder_ancestors` holds every folder above a page). */
+function scopeQuery(share: IndexedShare, folder = ''): estypes.QueryDslQueryContainer {
+  if (folder === '') return shareQuery(share);
+  return { bool: { filter: [shareQuery(share), { term: { folder_ancestors: folderKey(folder) } }] } };
 }
 
 /** Every hit of `request`, fetched `size` at a time with search_after; its `sort` must order the hits completely. */
@@ -41,13 +50,13 @@ export async function* everyHit<T>(client: Client, request: estypes.SearchReques
   } while (after !== undefined);
 }
 
-/** Every indexed page of `share`, ordered by path, fetched page by page with search_after. */
+/** Every indexed page of `share` (or of `options.folder` in it), ordered by path, fetched page by page with search_after. */
 export async function* indexedPages(client: Client, share: IndexedShare, options: InventoryOptions = {}): AsyncGenerator<IndexedPage> {
   const hits = everyHit<Pick<IndexedPage, 'path' | 'version'>>(client, {
     index: options.alias ?? DEFAULT_ALIAS,
     size: options.pageSize ?? 1000,
     _source: ['path', 'version'],
-    query: shareQuery(share),
+    query: scopeQuery(share, options.folder),
     // Paths are unique within a share, so they order the pages completely.
     sort: [{ path: 'asc' }],
   });
@@ -55,7 +64,7 @@ export async function* indexedPages(client: Client, share: IndexedShare, options
 }
 
 /**
- * Every folder of `share` that holds indexed pages, as written (the distinct `folder` values, a composite
+ * Every folder of `share` (or below `options.folder`) that holds indexed pages, as written (the distinct `folder` values, a composite
  * aggregation paged through). The change watch tells with these which folders matter to the index.
  */
 export async function indexedFolders(client: Client, share: IndexedShare, options: InventoryOptions = {}): Promise<string[]> {
@@ -65,7 +74,7 @@ export async function indexedFolders(client: Client, share: IndexedShare, option
     const response = await client.search({
       index: options.alias ?? DEFAULT_ALIAS,
       size: 0,
-      query: shareQuery(share),
+      query: scopeQuery(share, options.folder),
       aggs: {
         folders: {
           composite: {

@@ -2,7 +2,7 @@
  * File-system facade over the protocol layers: one SmbShare per (server, credentials, share), backed by the
  * pool. Paths are forward-slash, share-relative.
  */
-import { NtStatus, SmbError, SmbStatusError } from './errors.js';
+import { NtStatus, SmbError } from './errors.js';
 import { FileInfoClass, basicInfo, dispositionInfo, renameInfo, type DirectoryEntry, type FileAllInfo, type FileTimes } from './fscc.js';
 import {
   Access,
@@ -30,7 +30,7 @@ import {
   setInfoByPath,
   setSecurityByPath,
 } from './open.js';
-import { joinPath, normalizePath, splitPath, toSmbPath } from './paths.js';
+import { normalizePath, splitPath, toSmbPath } from './paths.js';
 import { SmbPool, type Endpoint, type SmbServer } from './pool.js';
 import type { SecurityDescriptor } from './security-descriptor.js';
 import type { Credentials } from './session.js';
@@ -87,8 +87,6 @@ export interface WatchChange {
 export interface WatchOptions {
   /** What to report: FileNotifyChange bits. */
   filter: number;
-  /** Changes anywhere below the folder (SMB2_WATCH_TREE), not only among its own entries. Default true. */
-  tree?: boolean;
   /**
    * Each answer of the server, in order: the changes, or 'overflow' when more changed than one answer could carry
    * (the caller must list what it watches again). The watch is re-armed after it returns.
@@ -268,30 +266,24 @@ export class SmbShare {
   }
 
   /**
-   * Watches a folder (the share root: '') with CHANGE_NOTIFY until `options.signal` aborts: opens it, asks for the
-   * next changes, hands each answer to `onChanges` and asks again. The server records changes on the open folder
-   * between two requests, so none is lost in between (beyond what overflows). Resolves when stopped; rejects when
-   * the watch ends otherwise (the connection dropped, or was closed by a keep-alive ECHO that timed out, one a
-   * minute for all the requests the connection holds: connection.ts; the folder was deleted; access was refused), and
+   * Watches the whole share (SMB2_WATCH_TREE on its root folder) with CHANGE_NOTIFY until `options.signal` aborts:
+   * opens the root, asks for the next changes, hands each answer to `onChanges` and asks again. The server records
+   * changes on the open folder between two requests, so none is lost in between (beyond what overflows). Resolves
+   * when stopped; rejects when the watch ends otherwise (the connection dropped, or was closed by a keep-alive ECHO
+   * that timed out, one a minute for all the requests the connection holds: connection.ts; access was refused), and
    * the caller decides when to watch again. The session's signing and encryption apply as to every request. The
    * endpoint counts the watch as in use, so its connection is never closed as idle.
    *
-   * Stopping closes the folder at once rather than sending CANCEL first (the server then ends the outstanding request
-   * itself, with STATUS_NOTIFY_CLEANUP or, older Samba, an empty answer): one round trip, not two. That matters because a folder another client deletes is
-   * removed only when its last handle closes; until then its parent cannot be deleted (DIRECTORY_NOT_EMPTY).
-   *
-   * The server ends a held request with STATUS_DELETE_PENDING when another client deletes the folder, but Samba
-   * never answers a request that reaches a folder already delete-pending (deleted since the open or the last answer):
-   * the watch would hold the folder, and keep its parent, until stopped. So once the server holds each request, the
-   * handle of a folder below the root is asked whether its folder is delete-pending, and if it is the watch ends with
-   * that status all the same.
+   * Only the root, which no client can delete: a watch of a folder below it would hold that folder open, and a
+   * folder another client deletes is removed only when its last handle closes (until then its parent cannot be
+   * deleted: DIRECTORY_NOT_EMPTY). Stopping closes the folder at once rather than sending CANCEL first (the server
+   * then ends the outstanding request itself, with STATUS_NOTIFY_CLEANUP or, older Samba, an empty answer).
    */
-  async watch(path: string, options: WatchOptions): Promise<void> {
-    const dir = normalizePath(path);
+  async watch(options: WatchOptions): Promise<void> {
     const { signal } = options;
     if (signal.aborted) return;
     await this.modify(async (tree) => {
-      const handle = await FileHandle.open(tree, readParams(dir, CreateOptions.DIRECTORY_FILE));
+      const handle = await FileHandle.open(tree, readParams('', CreateOptions.DIRECTORY_FILE));
       const stop = (): void => void handle.close().catch(() => undefined);
       signal.addEventListener('abort', stop, { once: true });
       let armed = false;
@@ -300,29 +292,18 @@ export class SmbShare {
         armed = true;
         options.onArmed?.();
       };
-      let deletePending = false;
-      // A share's root cannot be deleted: for its watch there is nothing to ask.
-      const held = dir === '' ? arm : (): void => {
-        arm();
-        handle.standardInfo().then((info) => {
-          if (!info.deletePending) return;
-          deletePending = true;
-          stop();
-        }, () => undefined); // the handle closed meanwhile: the request ends with it
-      };
       try {
         for (;;) {
           if (signal.aborted) break;
-          const answer = await handle.changeNotify(options.filter, options.tree ?? true, { onInterim: held }).catch((err: unknown) => {
-            if (signal.aborted || deletePending) return null; // how the server ended it after our CLOSE (STATUS_NOTIFY_CLEANUP)
+          const answer = await handle.changeNotify(options.filter, true, { onInterim: arm }).catch((err: unknown) => {
+            if (signal.aborted) return null; // how the server ended it after our CLOSE (STATUS_NOTIFY_CLEANUP)
             throw err;
           });
-          if (deletePending) throw new SmbStatusError(NtStatus.DELETE_PENDING, `CHANGE_NOTIFY ${tree.shareName}\\${handle.path}`);
           // After our CLOSE, an answer without changes is that ending too (older servers), not an overflow.
           if (answer === null || answer.kind === 'cancelled' || signal.aborted) break;
           arm(); // the server answered at once: it held the request all the same
           if (answer.kind === 'overflow') options.onChanges('overflow');
-          else options.onChanges(answer.records.map((r) => ({ action: r.action, path: joinPath(dir, r.name.replaceAll('\\', '/')) })));
+          else options.onChanges(answer.records.map((r) => ({ action: r.action, path: r.name.replaceAll('\\', '/') })));
         }
       } finally {
         signal.removeEventListener('abort', stop);

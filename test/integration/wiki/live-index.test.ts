@@ -1,8 +1,9 @@
 // The change watch of the running service (reconciler.watch, on by default) against the testbed DC: pages created,
 // overwritten, renamed, moved to another `.wiki/` and deleted by other SMB clients — the project's client as the
-// teacher anna, smbclient with encryption as ben, never through the service — and a page's ACL changed with smbcacls
-// show in POST /wiki/search within 2 s each. Passes run hourly here, so only the
-// watch can be what brings them.
+// teacher anna, smbclient with encryption as ben, never through the service — show in POST /wiki/search within 2 s
+// each. Passes run hourly here, so only the watch can be what brings them. A page's ACL changed with smbcacls (on the
+// page, or on a folder above it and propagated) is not reported to a watch of the share root by Samba: it shows after
+// the next pass, which is run here.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
-import { SmbError, type SmbShare } from '../../../src/smb/index.js';
-import { scratchService, shareAs } from '../reconcile/support.js';
+import type { SmbShare } from '../../../src/smb/index.js';
+import { runJob, scratchService, shareAs } from '../reconcile/support.js';
 import { reconcilerDetails, WikiClient, type Caller } from './wiki-service.js';
 import { waitFor } from '../../support/service.js';
 import { account, DavClient } from '../webdav/dav-client.js';
@@ -27,7 +28,6 @@ interface WatchDetails {
   events: number;
   overflows: number;
   rearms: number;
-  wikiFolders: number;
 }
 
 describe('live index of changes made over SMB behind the service\'s back', () => {
@@ -103,7 +103,12 @@ describe('live index of changes made over SMB behind the service\'s back', () =>
     await liveWithin('deleted', [[ANNA, 'Livewortbeta', '']]);
   });
 
-  it('a group removed from a page\'s ACL with smbcacls no longer finds it; added back, it finds it again', async () => {
+  /** What Samba does not report to the root watch reaches the index with the next pass. */
+  const pass = async () => {
+    await runJob(fixture.service, { kind: 'pass' });
+  };
+
+  it('a group removed from a page\'s ACL with smbcacls no longer finds it after the next pass; added back, it finds it again', async () => {
     const path = page('A', 'geheim');
     await anna.writeFile(path, '# Geheim\n\nLivewortgamma.\n');
     await liveWithin('acl: page created', [[ANNA, 'Livewortgamma', `schule:${path}`]]);
@@ -111,12 +116,14 @@ describe('live index of changes made over SMB behind the service\'s back', () =>
     const indexer = users['svc-indexer']!.sid;
     const dacl = (extra: string) => `D:P(A;;0x1200a9;;;${groups['Verwaltung']})(A;;0x1200a9;;;${indexer})(A;;0x1f01ff;;;BA)${extra}`;
     await smbcacls(path, ['--sddl', '--set', dacl('')]);
+    await pass();
     await liveWithin('acl: group removed from the page', [[ANNA, 'Livewortgamma', ''], [DORA, 'Livewortgamma', `schule:${path}`]]);
     await smbcacls(path, ['--sddl', '--set', dacl(`(A;;0x1301bf;;;${groups['Lehrer']})`)]);
+    await pass();
     await liveWithin('acl: group added back to the page', [[ANNA, 'Livewortgamma', `schule:${path}`]]);
   });
 
-  it('a group removed from a parent folder\'s ACL (smbcacls --propagate-inheritance) no longer finds a page that only inherits its ACL; added back, it finds it again', async () => {
+  it('a group removed from a parent folder\'s ACL (smbcacls --propagate-inheritance) no longer finds a page that only inherits its ACL after the next pass; added back, it finds it again', async () => {
     const folder = `${fixture.scratch}/Erbe`;
     const path = `${folder}/.wiki/geerbt.md`;
     const { groups, users } = fixture.env;
@@ -136,54 +143,40 @@ describe('live index of changes made over SMB behind the service\'s back', () =>
     assert.ok(aces.length > 0 && aces.every((ace) => /^\(A;[A-Z]*ID[A-Z]*;/.test(ace)), `the page's ACL is inherited only: ${aces.join('')}`);
     await liveWithin('inherited acl: page found', [[ANNA, 'Livewortzeta', `schule:${path}`], [DORA, 'Livewortzeta', `schule:${path}`]]);
     await smbcacls(folder, ['--propagate-inheritance', '--sddl', '--set', inherited('')]);
+    await pass();
     await liveWithin('inherited acl: group removed from the parent', [[ANNA, 'Livewortzeta', ''], [DORA, 'Livewortzeta', `schule:${path}`]]);
     await smbcacls(folder, ['--propagate-inheritance', '--sddl', '--set', inherited(lehrer)]);
+    await pass();
     await liveWithin('inherited acl: group added back to the parent', [[ANNA, 'Livewortzeta', `schule:${path}`]]);
   });
 
-  // A watch holds its folder open, and Samba removes a deleted folder only when its last handle closes: while a
-  // `.wiki/` watch is open, the deletion of the folder above fails with DIRECTORY_NOT_EMPTY. The service closes the
-  // watch when a page of the folder goes (pages go before their folder), so a client that deletes the tree loses
-  // that race seldom, and never for longer than the moment it takes the service to close it.
+  // Samba removes a deleted folder only when its last handle closes; the watch holds none below the share root, so
+  // a teacher deleting a tree with a wiki page, file by file and folder by folder, never finds a folder not empty.
   let trees = 0;
-  /** A tree whose `.wiki/` is watched: the watch is set up when its page's event comes, before the page is indexed. */
-  const treeWithWatchedWiki = async (tree: string): Promise<void> => {
+  /** A tree with an indexed page. */
+  const treeWithWiki = async (tree: string): Promise<void> => {
     const word = `Baumwort${++trees}x`;
     await anna.mkdir(`${tree}/Fach/.wiki`, { recursive: true });
     await anna.writeFile(`${tree}/Fach/.wiki/seite.md`, `# Seite\n\n${word}, gleich wieder weg.\n`);
     await waitFor(async () => (await found(ANNA, word)) !== '', 10_000);
   };
 
-  it('a folder tree with a watched .wiki folder, deleted by a teacher straight away, is never held up for more than a moment (20 times)', async () => {
-    let heldUp = 0;
+  it('a folder tree with a wiki page, deleted by a teacher straight away, goes at the first try (20 times)', async () => {
     for (let i = 0; i < 20; i++) {
       const tree = `${fixture.scratch}/weg-smb-${i}`;
-      await treeWithWatchedWiki(tree);
+      await treeWithWiki(tree);
       await anna.unlink(`${tree}/Fach/.wiki/seite.md`);
       await anna.rmdir(`${tree}/Fach/.wiki`);
-      const first = Date.now();
-      for (let attempt = 0; ; attempt++) {
-        try {
-          await anna.rmdir(`${tree}/Fach`);
-          break;
-        } catch (error) {
-          if (!(error instanceof SmbError && error.code === 'DIRECTORY_NOT_EMPTY')) throw error;
-          if (attempt === 0) heldUp++;
-          // As long as the service's own WebDAV DELETE waits (src/webdav/tree-ops.ts), on a busy host.
-          assert.ok(Date.now() - first < 3_000, `${tree}/Fach still not empty after ${Date.now() - first} ms: the .wiki watch kept the deleted folder`);
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
-      }
+      await anna.rmdir(`${tree}/Fach`);
       await anna.rmdir(tree);
     }
-    process.stdout.write(`# deleted trees whose first rmdir of the parent met the closing .wiki watch: ${heldUp} of 20\n`);
   });
 
-  it('a folder tree with a watched .wiki folder goes with one WebDAV DELETE through the service (10 times)', async () => {
+  it('a folder tree with a wiki page goes with one WebDAV DELETE through the service (10 times)', async () => {
     const dav = new DavClient(fixture.service, account(fixture.env, 'anna'));
     for (let i = 0; i < 10; i++) {
       const tree = `${fixture.scratch}/weg-dav-${i}`;
-      await treeWithWatchedWiki(tree);
+      await treeWithWiki(tree);
       const response = await dav.request('DELETE', tree);
       assert.equal(response.status, 204, `DELETE ${tree}: ${response.status} ${await response.text()}`);
     }
@@ -232,6 +225,7 @@ describe('live index of changes made over SMB behind the service\'s back', () =>
     assert.ok(watch.events > 0, JSON.stringify(watch));
     const metrics = await (await fetch(`${fixture.service.url}/metrics`)).text();
     assert.match(metrics, /^fileproxy_share_watch_armed\{share="schule"\} 1$/m);
+    assert.match(metrics, /^fileproxy_share_watch_handles\{share="schule"\} 1$/m);
     assert.match(metrics, /^fileproxy_share_watch_events_total\{share="schule"\} [1-9]\d*$/m);
     assert.match(metrics, /^fileproxy_share_watch_overflows_total\{share="schule"\} \d+$/m);
     assert.match(metrics, /^fileproxy_share_watch_rearms_total\{share="schule"\} 0$/m);

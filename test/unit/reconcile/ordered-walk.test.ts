@@ -142,4 +142,21 @@ describe('walkWikiPages', () => {
     );
     assert.deepEqual(seen, ['a/.wiki/first.md']);
   });
+
+  it('walks below a folder only, and finds nothing below one that is gone (no error, unlike the share root)', async () => {
+    const { list, stats } = fakeShare({
+      wiki: { listing: pages('start.md') },
+      folders: {
+        K1: { wiki: { listing: pages('b.md', 'a.md') }, folders: { Mathe: { wiki: { listing: pages('m.md') } } } },
+        K2: { wiki: { listing: pages('z.md') } },
+        Weg: { unlisted: { state: 'missing' } },
+        Zu: { unlisted: { state: 'denied' } },
+      },
+    });
+    const paths = (await collect(walkWikiPages(list, { from: 'K1' }))).map((item) => (item.kind === 'page' ? item.path : item.kind));
+    assert.deepEqual(paths, ['K1/.wiki/a.md', 'K1/.wiki/b.md', 'K1/Mathe/.wiki/m.md']);
+    assert.deepEqual(stats.calls.sort(), ['K1', 'K1/Mathe'], 'nothing outside the folder is listed');
+    assert.deepEqual(await collect(walkWikiPages(list, { from: 'Weg' })), []);
+    assert.deepEqual(await collect(walkWikiPages(list, { from: 'Zu' })), [{ kind: 'denied', prefix: 'Zu/' }]);
+  });
 });

@@ -1,62 +1,51 @@
 // The change watch's decisions, with a scripted SMB watch: which events become page changes (collected until quiet,
-// renames as moves), which become a pass of the share, and what is dropped after parsing.
+// renames as moves), which become a pass of a folder's subtree or of the share, what is dropped after parsing, and
+// that it holds one watch of the share whatever comes.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { PageChange } from '../../../src/wiki/page-change.js';
 import { ShareWatch } from '../../../src/reconcile/share-watch.js';
 import { silentLog } from '../../../src/search/log.js';
-import { FileAction, NtStatus, SmbStatusError, type SmbStat, type WatchChange, type WatchOptions } from '../../../src/smb/index.js';
+import { FileAction, type WatchChange, type WatchOptions } from '../../../src/smb/index.js';
 
 /**
- * A share whose root watch arms at once and hands `send` to the test; `.wiki/` folder watches are counted (and
- * those open now kept, with a way to end one as the server does), `files` is what a listing of a folder finds.
+ * A share whose watch arms at once and hands `send` to the test (`end` ends it as a server would); the watches set
+ * up are counted. `folders` are the folders with indexed pages; `accepts` says whether the hook takes a change.
  */
-function scripted(folders: string[] = [], files: Record<string, string[]> = {}) {
+function scripted(folders: string[] = [], accepts: (change: PageChange) => boolean = () => true) {
   let send!: (changes: WatchChange[] | 'overflow') => void;
+  let end!: (error: Error) => void;
   const changes: PageChange[] = [];
   const passes: string[] = [];
-  const wikiDirWatches: string[] = [];
-  const openWikiDirs = new Set<string>();
-  const endings = new Map<string, (error: Error) => void>();
+  const watches = { count: 0 };
   const watch = new ShareWatch({
     server: 'srv',
     share: 'schule',
     smb: {
-      watch: (path: string, options: WatchOptions) => {
-        if (path !== '') {
-          wikiDirWatches.push(path);
-          openWikiDirs.add(path);
-          return new Promise<void>((resolve, reject) => {
-            options.signal.addEventListener('abort', () => resolve(void openWikiDirs.delete(path)));
-            endings.set(path, (error) => {
-              openWikiDirs.delete(path);
-              reject(error);
-            });
-          });
-        }
+      watch: (options: WatchOptions) => {
+        watches.count++;
         send = options.onChanges;
         options.onArmed?.();
-        return new Promise<void>((resolve) => options.signal.addEventListener('abort', () => resolve()));
-      },
-      readdir: async (path: string) => {
-        const names = files[path];
-        if (names === undefined) throw new Error(`${path}: not found`);
-        return names.map((name) => ({ path: `${path}/${name}`, isDirectory: false }) as SmbStat);
+        return new Promise<void>((resolve, reject) => {
+          options.signal.addEventListener('abort', () => resolve());
+          end = reject;
+        });
       },
     },
     pageChanged: (change) => {
+      if (!accepts(change)) return false;
       changes.push(change);
       return true;
     },
-    requestPass: (reason) => passes.push(reason),
-    indexedFolders: async () => folders,
+    requestPass: (folders) => passes.push(...folders),
+    indexedFolders: async (root) => folders.filter((f) => root === '' || f === root || f.startsWith(`${root}/`)),
     quietMs: 20,
     maxDelayMs: 100,
+    retryDelaysMs: [0, 50],
     log: silentLog,
   });
   watch.start();
-  const end = (path: string, error: Error) => endings.get(path)!(error);
-  return { watch, changes, passes, wikiDirWatches, openWikiDirs, end, send: (c: WatchChange[] | 'overflow') => send(c) };
+  return { watch, changes, passes, watches, send: (c: WatchChange[] | 'overflow') => send(c), end: (e: Error) => end(e) };
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 60));
@@ -78,87 +67,89 @@ test('a save (temporary name, renamed over the page) is one page-written; a rena
     { type: 'page-deleted', page: page('A/.wiki/alt.md') },
   ]);
   assert.deepEqual(s.passes, []);
-  assert.deepEqual(s.wikiDirWatches, ['A/.wiki', 'B/.wiki'], 'the .wiki folders of written pages are watched for ACL changes');
   await s.watch.stop();
 });
 
-test('files and folders without pages cost nothing; a folder with pages below it, an overflow and a renamed .wiki ask for one pass', async () => {
-  const s = scripted(['Fachschaften/Mathe']);
+test('whatever the number of .wiki folders, the watch holds one handle: the share\'s', async () => {
+  const s = scripted(Array.from({ length: 500 }, (_, i) => `Klasse-${i}`));
   await settle();
-  assert.deepEqual(s.wikiDirWatches, ['Fachschaften/Mathe/.wiki']);
+  for (let i = 0; i < 50; i++) s.send([{ action: FileAction.ADDED, path: `Neu-${i}/.wiki` }, { action: FileAction.ADDED, path: `Neu-${i}/.wiki/seite.md` }]);
+  await settle();
+  assert.equal(s.watches.count, 1, 'one watch, of the share');
+  assert.equal(s.watch.stats().handles, 1);
+  await s.watch.stop();
+});
+
+test('a deleted tree costs its page deletions only: no pass, whether deleted as deltree or as Explorer does', async () => {
+  const s = scripted(['S/K1', 'S/K1/Mathe', 'S/K2']);
+  await settle();
+  s.send([
+    { action: FileAction.REMOVED, path: 'S/K1/Mathe/.wiki/seite.md' },
+    { action: FileAction.REMOVED, path: 'S/K1/Mathe/.wiki' },
+    { action: FileAction.REMOVED, path: 'S/K1/Mathe' },
+    { action: FileAction.REMOVED, path: 'S/K1/.wiki/start.md' },
+    { action: FileAction.REMOVED, path: 'S/K1/.wiki' },
+    { action: FileAction.REMOVED, path: 'S/K1' },
+  ]);
+  await settle();
+  assert.deepEqual(s.changes, [
+    { type: 'page-deleted', page: page('S/K1/Mathe/.wiki/seite.md') },
+    { type: 'page-deleted', page: page('S/K1/.wiki/start.md') },
+  ]);
+  assert.deepEqual(s.passes, []);
+  // S/K1 no longer holds pages: renamed when it comes back empty, it asks for nothing.
+  s.send([{ action: FileAction.RENAMED_OLD_NAME, path: 'S/K1' }, { action: FileAction.RENAMED_NEW_NAME, path: 'S/K9' }]);
+  await settle();
+  assert.deepEqual(s.passes, []);
+  await s.watch.stop();
+});
+
+test('a renamed folder with pages is a pass of its old and its new subtree; an overflow, of the share; files and folders without pages cost nothing', async () => {
+  const s = scripted(['Fachschaften/Mathe', 'Oben']);
+  await settle();
   s.send([
     { action: FileAction.MODIFIED, path: 'Aushang.txt' },
     { action: FileAction.ADDED, path: 'Neu/Ordner' },
+    { action: FileAction.RENAMED_OLD_NAME, path: 'Neu/Ordner' },
+    { action: FileAction.RENAMED_NEW_NAME, path: 'Neu/Anders' },
     { action: FileAction.MODIFIED, path: 'Verwaltung' },
     { action: FileAction.MODIFIED, path: 'Fachschaften/Mathe/.wiki/notes.txt' },
   ]);
   await settle();
   assert.deepEqual([s.changes, s.passes], [[], []]);
-  s.send([{ action: FileAction.MODIFIED, path: 'fachschaften' }]); // its ACL: the pages below inherit from it
+  s.send([{ action: FileAction.RENAMED_OLD_NAME, path: 'fachschaften' }, { action: FileAction.RENAMED_NEW_NAME, path: 'Fachbereiche' }]);
+  await settle();
+  assert.deepEqual(s.passes, ['fachschaften', 'Fachbereiche']);
+  // A folder's ACL, where the server reports it (Windows): the pages below inherit from it. A `.wiki/` renamed into
+  // place: its folder. Both within one moment: one pass each, none for a folder inside another one's.
+  s.send([{ action: FileAction.MODIFIED, path: 'Oben' }, { action: FileAction.RENAMED_NEW_NAME, path: 'Oben/Unten/.wiki' }, { action: FileAction.RENAMED_NEW_NAME, path: 'Neu/.wiki' }]);
+  await settle();
+  assert.deepEqual(s.passes.slice(2), ['Oben', 'Neu']);
   s.send('overflow');
+  s.send([{ action: FileAction.MODIFIED, path: 'Oben' }]);
   await settle();
-  assert.equal(s.passes.length, 1, 'one pass for what came together');
-  s.send([{ action: FileAction.RENAMED_NEW_NAME, path: 'Neu/.wiki' }]);
-  await settle();
-  assert.equal(s.passes.length, 2);
+  assert.deepEqual(s.passes.slice(4), [''], 'the overflow does not say where: one pass of the share covers all');
   assert.equal(s.watch.stats().overflows, 1);
   await s.watch.stop();
 });
 
-test('a page removed closes the watch of its .wiki folder at once (which may be deleted next); it is set up again only while pages remain', async () => {
-  const s = scripted(['A', 'B'], { 'A/.wiki': ['bleibt.md', 'notes.txt'], 'B/.wiki': ['notes.txt'] });
+test('page changes the hook cannot take are a pass of their folders, not of the share', async () => {
+  const s = scripted([], (change) => change.type !== 'page-deleted');
   await settle();
-  assert.deepEqual([...s.openWikiDirs].sort(), ['A/.wiki', 'B/.wiki']);
-  s.send([{ action: FileAction.REMOVED, path: 'A/.wiki/weg.md' }, { action: FileAction.REMOVED, path: 'B/.wiki/letzte.md' }]);
-  assert.deepEqual([...s.openWikiDirs], [], 'closed before the changes are even collected');
+  s.send([{ action: FileAction.REMOVED, path: 'A/B/.wiki/alt.md' }, { action: FileAction.ADDED, path: 'C/.wiki/neu.md' }]);
   await settle();
-  assert.deepEqual([...s.openWikiDirs], ['A/.wiki'], 'A still holds a page, B does not');
-  s.send([{ action: FileAction.RENAMED_OLD_NAME, path: 'A/.wiki/bleibt.md' }, { action: FileAction.RENAMED_NEW_NAME, path: 'C/.wiki/bleibt.md' }]);
-  await settle();
-  assert.deepEqual([...s.openWikiDirs].sort(), ['A/.wiki', 'C/.wiki'], 'A listed again (the scripted listing still shows a page), C written to');
-  await s.watch.stop();
-  assert.deepEqual([...s.openWikiDirs], []);
-});
-
-test('a removal lets go of the .wiki watches below the parent of its folder (not of the whole share), each set up again while it holds pages', async () => {
-  const holding = ['seite.md'];
-  const s = scripted(['S/K1', 'S/K1/Mathe', 'S/K1/Deutsch', 'S/K2/Mathe', 'Oben'], {
-    'S/K1/.wiki': holding, 'S/K1/Mathe/.wiki': [], 'S/K1/Deutsch/.wiki': holding, 'S/K2/Mathe/.wiki': holding, 'Oben/.wiki': holding,
-  });
-  await settle();
-  const all = ['Oben/.wiki', 'S/K1/.wiki', 'S/K1/Deutsch/.wiki', 'S/K1/Mathe/.wiki', 'S/K2/Mathe/.wiki'];
-  assert.deepEqual([...s.openWikiDirs].sort(), all);
-  // A client deleting S/K1 deletes Mathe's page first: Deutsch's watch and S/K1's own go too, before it gets there.
-  s.send([{ action: FileAction.REMOVED, path: 'S/K1/Mathe/.wiki/seite.md' }]);
-  assert.deepEqual([...s.openWikiDirs].sort(), ['Oben/.wiki', 'S/K2/Mathe/.wiki']);
-  await settle();
-  assert.deepEqual([...s.openWikiDirs].sort(), ['Oben/.wiki', 'S/K1/.wiki', 'S/K1/Deutsch/.wiki', 'S/K2/Mathe/.wiki'], 'watched again where pages remain');
-  // A page of a folder in the share root: only that folder's watch.
-  s.send([{ action: FileAction.REMOVED, path: 'Oben/.wiki/alt.md' }]);
-  assert.deepEqual([...s.openWikiDirs].sort(), ['S/K1/.wiki', 'S/K1/Deutsch/.wiki', 'S/K2/Mathe/.wiki']);
-  await settle();
-  // The server ends a watch because its folder is being deleted (STATUS_DELETE_PENDING): the folders around it go too.
-  s.end('S/K1/Deutsch/.wiki', new SmbStatusError(NtStatus.DELETE_PENDING, 'CHANGE_NOTIFY'));
-  await new Promise((resolve) => setImmediate(resolve));
-  assert.deepEqual([...s.openWikiDirs].sort(), ['Oben/.wiki', 'S/K2/Mathe/.wiki']);
-  // A folder with pages removed: every .wiki watch below its parent.
-  await settle();
-  s.send([{ action: FileAction.REMOVED, path: 'S/K1' }]);
-  assert.deepEqual([...s.openWikiDirs].sort(), ['Oben/.wiki']);
+  assert.deepEqual(s.changes, [{ type: 'page-written', page: page('C/.wiki/neu.md') }]);
+  assert.deepEqual(s.passes, ['A/B']);
   await s.watch.stop();
 });
 
-test('a pass that ends just after a page removal does not open the closed .wiki watch again, though the index still lists its folder', async () => {
-  const s = scripted(['A', 'B'], { 'B/.wiki': ['seite.md'] });
+test('a watch the server ends is set up again at once, and a pass of the share catches up on what it may have missed', async () => {
+  const s = scripted();
   await settle();
-  assert.deepEqual([...s.openWikiDirs].sort(), ['A/.wiki', 'B/.wiki']);
-  // The client deletes A's last page, then A/.wiki, then A: the page-deleted has not reached the index yet.
-  s.send([{ action: FileAction.REMOVED, path: 'A/.wiki/seite.md' }]);
-  await s.watch.reloadFolders();
-  assert.deepEqual([...s.openWikiDirs], ['B/.wiki'], 'A/.wiki stays closed until the moment of quiet');
+  s.end(new Error('connection reset'));
   await settle();
-  assert.deepEqual([...s.openWikiDirs], ['B/.wiki'], 'A/.wiki is gone: not watched again');
-  await s.watch.reloadFolders();
-  assert.deepEqual([...s.openWikiDirs].sort(), ['A/.wiki', 'B/.wiki'], 'after the quiet, a reload watches again what the index lists');
+  assert.equal(s.watches.count, 2);
+  assert.deepEqual(s.passes, ['']);
+  assert.deepEqual({ ...s.watch.stats(), lastError: null }, { armed: true, handles: 1, events: 0, overflows: 0, rearms: 1, folderPasses: 0, lastError: null });
   await s.watch.stop();
 });

@@ -1,0 +1,71 @@
+// Class folders with wiki pages deleted over SMB by a teacher while the service runs, as Windows users and scripts do
+// it: smbclient (encrypted, as anna, never through the service), half with `deltree`, half in Windows Explorer's
+// order (each folder's files, then the folder, deepest first). Used by test/integration/wiki/watch-delete.test.ts and
+// bench/index/folder-deletes.ts.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import type { SmbShare } from '../../../src/smb/index.js';
+import type { TestbedEnv } from '../../testbed/env.js';
+import { waitFor } from '../../support/service.js';
+import { writeFiles } from '../reconcile/support.js';
+import { WikiClient, type Caller } from './wiki-service.js';
+
+const run = promisify(execFile);
+const ANNA: Caller = { user: 'anna', groups: ['Lehrer'] };
+/** The `.wiki/` folders of each class folder, one page each. */
+const SUBJECTS = ['Mathe', 'Deutsch', 'Physik'];
+/** Class folders made, indexed and then deleted one after the other, per round. */
+const ROUND = 20;
+
+export interface RecursiveDeletes {
+  /** The deletes that failed at the first try, with what smbclient said. */
+  failed: string[];
+  /** For each delete, ms from its end until its pages were gone from search, ascending. */
+  goneMs: number[];
+}
+
+/** smbclient as `account` running `commands` on `schule`: what it reported, '' when every command succeeded. */
+export async function smbclient(env: TestbedEnv, account: { user: string; password: string }, commands: string[]): Promise<string> {
+  const args = [`//${env.smb.host}/schule`, '-U', `${env.smb.domain}\\${account.user}%${account.password}`, '--client-protection=encrypt', '-c', commands.join('; ')];
+  const { stdout, stderr } = await run('smbclient', args).catch((error: { stdout: string; stderr: string }) => error);
+  const said = `${stdout}${stderr}`;
+  return /NT_STATUS_/.test(said) ? said.trim().replaceAll('\n', ' | ') : '';
+}
+
+export const windows = (path: string) => path.replaceAll('/', '\\');
+
+/** Explorer's order: in each folder its files, then its sub-folders, each removed once empty; the class folder last. */
+function explorerOrder(tree: string): string[] {
+  return [
+    ...SUBJECTS.flatMap((s) => [`del ${windows(`${tree}/${s}/.wiki/seite.md`)}`, `rmdir ${windows(`${tree}/${s}/.wiki`)}`, `rmdir ${windows(`${tree}/${s}`)}`]),
+    `rmdir ${windows(tree)}`,
+  ];
+}
+
+/**
+ * Makes `trees` class folders below `root` (as anna, `anna` her share), waits until their pages are found, then
+ * deletes each (alternating deltree and Explorer's order) and waits until its pages are gone from search. A delete
+ * that fails at the first try is counted, and finished with deltree.
+ */
+export async function recursiveDeletes(serviceUrl: string, env: TestbedEnv, anna: SmbShare, root: string, trees: number): Promise<RecursiveDeletes> {
+  const api = new WikiClient(serviceUrl, env);
+  const teacher = { user: 'anna', password: env.users['anna']!.password };
+  const failed: string[] = [];
+  const goneMs: number[] = [];
+  for (let first = 0; first < trees; first += ROUND) {
+    const round = Array.from({ length: Math.min(ROUND, trees - first) }, (_, i) => ({ path: `${root}/Klasse-${first + i}`, word: `Loeschwort${first + i}x${Date.now()}` }));
+    await writeFiles(anna, round.flatMap(({ path, word }) => SUBJECTS.map((s): [string, string] => [`${path}/${s}/.wiki/seite.md`, `# ${s}\n\n${word}\n`])));
+    for (const { word } of round) await waitFor(async () => (await api.searchedPages(ANNA, { q: word })).length === SUBJECTS.length, 20_000);
+    for (const [i, { path, word }] of round.entries()) {
+      const said = await smbclient(env, teacher, (first + i) % 2 === 0 ? [`deltree ${windows(path)}`] : explorerOrder(path));
+      if (said !== '') {
+        failed.push(`${path}: ${said}`);
+        await smbclient(env, teacher, [`deltree ${windows(path)}`]);
+      }
+      const deleted = performance.now();
+      await waitFor(async () => (await api.searchedPages(ANNA, { q: word })).length === 0, 20_000);
+      goneMs.push(performance.now() - deleted);
+    }
+  }
+  return { failed, goneMs: goneMs.sort((a, b) => a - b) };
+}
