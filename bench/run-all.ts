@@ -9,6 +9,7 @@ import { folderDeletesBench } from './index/folder-deletes.js';
 import { indexBench } from './index/run.js';
 import { memoryBench } from './memory/run.js';
 import { loadAverage, machine, readResults, RESULTS, sections, SOAK_HEADING, summaryTable, type BenchReport, type Benchmark } from './results.js';
+import { liveAclBench } from './search/live-acl.js';
 import { relevanceBench } from './search/relevance.js';
 import { searchBench } from './search/run.js';
 import { smbBench } from './smb/run.js';
@@ -16,7 +17,7 @@ import { sessionSetupBench } from './smb/session-setup.js';
 import { webdavBench } from './webdav/run.js';
 import { webhookBench } from './webhook/run.js';
 
-const BENCHMARKS: Benchmark[] = [smbBench, sessionSetupBench, webhookBench, searchBench, relevanceBench, webdavBench, indexBench, folderDeletesBench, memoryBench];
+const BENCHMARKS: Benchmark[] = [smbBench, sessionSetupBench, webhookBench, searchBench, relevanceBench, liveAclBench, webdavBench, indexBench, folderDeletesBench, memoryBench];
 const COMMAND = 'npm run bench';
 /** How often a running benchmark is reported as still running. */
 const PROGRESS_MS = 60_000;

@@ -19,7 +19,7 @@ runActor<Config, Peers>(async (ctx) => {
   const router = new Router();
   // Filled and replaced by the webhook-store (see actors/webhook-store/main.ts).
   const webhookClients = new WebhookClientReplica();
-  const dav = registerRoutes(router, { config, secrets: ctx.secrets, log, name: ctx.name, peer: ctx.peer, link: ctx.link, webhookClients });
+  const { dav, wiki } = registerRoutes(router, { config, secrets: ctx.secrets, log, name: ctx.name, peer: ctx.peer, link: ctx.link, webhookClients });
 
   const handlers: HttpFrontProtocol = {
     replaceWebhookClients: async (version, clients, validUntil) => webhookClients.replace(version, clients, validUntil),
@@ -32,7 +32,12 @@ runActor<Config, Peers>(async (ctx) => {
   registerStatMetrics(registry, () => ({ ...server.stats(), smbSessions: dav.smb.pool.size }), httpFrontMetrics);
   return {
     handlers: servingMetrics(handlers, registry),
-    health: () => ({ ...server.stats(), webhookClients: webhookClients.size ?? 'not loaded', webhookClientList: webhookClients.state }),
+    health: () => ({
+      ...server.stats(),
+      webhookClients: webhookClients.size ?? 'not loaded',
+      webhookClientList: webhookClients.state,
+      liveAcl: wiki.liveAcl() ?? 'off (wiki.live_acl.enabled is false)',
+    }),
     stop: async (timeoutMs) => {
       await server.drain(timeoutMs);
       await dav.close();

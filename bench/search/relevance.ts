@@ -24,7 +24,7 @@ import { RELEVANCE_PAGES, RELEVANCE_QUERIES } from '../../test/integration/searc
 import { describeOutcome, indexRelevancePages, measureRelevance, type RelevanceRun } from '../../test/integration/search/relevance.js';
 import { judged, loadAverage, report, runAlone, runLine, Unexpected, type BenchReport, type Benchmark } from '../results.js';
 import { callerHeaders, callerViewer, CALLER } from './caller.js';
-import { LATENCY_ARGS, seed, SHARE, unseed, WARMUP_ARGS, wrk, type Measurement, type Processes, type Target } from './run.js';
+import { LATENCY_ARGS, SEEDED_SHARE_SERVICE, seed, SHARE, unseed, WARMUP_ARGS, wrk, type Measurement, type Processes, type Target } from './run.js';
 
 const HEADING = '## Wiki search: relevance and suggestions';
 const SCRIPT = 'dist/bench/search/relevance.js';
@@ -76,7 +76,7 @@ async function suggestions(env: TestbedEnv): Promise<{ targets: string[]; rounds
   const client = createSearchClient(env.es.url, { requestTimeoutMs: 120_000 });
   const work = mkdtempSync(join(tmpdir(), 'wiki-suggest-bench-'));
   const started = Date.now();
-  const service = await startService({ smb: { shares: [{ name: SHARE }] }, reconciler: { interval: '24h' } });
+  const service = await startService(SEEDED_SHARE_SERVICE);
   let ids: string[] = [];
   try {
     await passAfter(service, started);

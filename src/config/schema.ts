@@ -150,6 +150,9 @@ const wikiSection = z.strictObject({
   trusted_callers: z.array(accountName()).max(100).default([]),
   // Whether a trusted caller may name a member of an admin group in X-Service-User (service-user.ts).
   trusted_callers_may_name_admins: z.boolean().default(false),
+  // Every hit, suggestion and listed page is checked against the page's ACL on the file server, read at most this
+  // long ago (src/search/live-acl.ts): the index alone learns of some ACL changes only at the next pass.
+  live_acl: z.strictObject({ enabled: z.boolean().default(true), max_age: duration().prefault('1s') }).prefault({}),
 });
 
 const DEFAULT_ELASTICSEARCH_URL = 'http://127.0.0.1:9200';

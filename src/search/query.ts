@@ -136,8 +136,10 @@ function shareFilter(shares: readonly string[], servers: ReadonlyMap<string, str
   return { bool: { should: pairs, minimum_should_match: 1 } };
 }
 
+/** The indexed read ACL, which the live ACL check compares with the file server's (src/search/live-acl.ts). */
+const ACL_FIELDS = ['acl_allow', 'acl_deny'];
 /** Fields a hit needs from `_source`; the body is only read by the highlighter. */
-export const HIT_SOURCE_FIELDS = ['share', 'folder', 'page', 'path', 'title', 'modified'];
+export const HIT_SOURCE_FIELDS = ['share', 'folder', 'page', 'path', 'title', 'modified', ...ACL_FIELDS];
 export const SNIPPET_LENGTH = 160;
 
 /** The parts of every search body that do not depend on the request, serialised once (see searchBodyJson). */
@@ -222,7 +224,7 @@ export function parseSuggestRequest(query: URLSearchParams): SuggestRequest {
 }
 
 /** Fields a suggestion needs from `_source`. */
-export const SUGGEST_SOURCE_FIELDS = ['share', 'folder', 'page', 'path', 'title'];
+export const SUGGEST_SOURCE_FIELDS = ['share', 'folder', 'page', 'path', 'title', ...ACL_FIELDS];
 
 /**
  * Pages whose title or a heading has every typed word, the last one as a prefix (match_bool_prefix, analysed as the
@@ -257,7 +259,7 @@ export function buildPageListBody(share: string, folder: string, viewer: Viewer)
   return {
     size: MAX_LISTED_PAGES,
     track_total_hits: true,
-    _source: ['page', 'path', 'title', 'modified', 'is_start_page'],
+    _source: ['share', 'page', 'path', 'title', 'modified', 'is_start_page', ...ACL_FIELDS],
     query: { bool: permission },
     sort: [{ is_start_page: 'desc' }, { page: 'asc' }],
   };

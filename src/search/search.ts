@@ -4,6 +4,7 @@
  * (spec: "Search engine down → wiki search returns no hits").
  */
 import type { Client, estypes } from '@elastic/elasticsearch';
+import type { IndexedEntry, LiveAcl } from './live-acl.js';
 import { describeError, silentLog, type SearchLog } from './log.js';
 import { DEFAULT_ALIAS } from './mapping.js';
 import {
@@ -92,10 +93,14 @@ export interface WikiSearchOptions {
   alias?: string;
   /** The server of each share the service serves: its searches see only those (server, share) pairs. */
   servers?: ReadonlyMap<string, string>;
+  /** Checks every entry of an answer against the file server's ACL of the page now (src/search/live-acl.ts). */
+  liveAcl?: LiveAcl;
   log?: SearchLog;
 }
 
-type HitSource = Pick<SearchHit, 'share' | 'folder' | 'page' | 'path' | 'title' | 'modified'>;
+type HitSource = Pick<SearchHit, 'share' | 'folder' | 'page' | 'path' | 'title' | 'modified'> & IndexedEntry;
+type SuggestSource = Omit<Suggestion, 'text' | 'kind'> & { title: string } & IndexedEntry;
+type PageSource = PageEntry & IndexedEntry;
 
 /** What a search answer needs of Elasticsearch's response (filter_path): less to send, and less to parse here. */
 export const SEARCH_FILTER_PATH = ['hits.total.value', 'hits.hits._source', 'hits.hits._score', 'hits.hits.highlight'].join(',');
@@ -113,13 +118,20 @@ export class WikiSearch {
   private readonly servers: ReadonlyMap<string, string> | undefined;
   private readonly log: SearchLog;
   private readonly searchPath: string;
+  private readonly liveAcl: LiveAcl | undefined;
 
   constructor(options: WikiSearchOptions) {
     this.client = options.client;
     this.alias = options.alias ?? DEFAULT_ALIAS;
     this.searchPath = `/${encodeURIComponent(this.alias)}/_search`;
     this.servers = options.servers;
+    this.liveAcl = options.liveAcl;
     this.log = options.log ?? silentLog;
+  }
+
+  /** The entries the viewer may see by the file server's ACL now; without a live check, all of them. */
+  private async checked<T extends IndexedEntry>(entries: T[], viewer: Viewer): Promise<{ visible: T[]; hidden: number }> {
+    return this.liveAcl === undefined ? { visible: entries, hidden: 0 } : this.liveAcl.check(entries, viewer);
   }
 
   /** The viewer limited to this service's (server, share) pairs. */
@@ -148,22 +160,21 @@ export class WikiSearch {
     return this.degradable<SearchResult>('search', { total: 0, hits: [] }, async () => {
       const response = await this.client.transport.request<estypes.SearchResponse<HitSource>>(
         { method: 'POST', path: this.searchPath, querystring: SEARCH_QUERYSTRING, body }, JSON_BODY);
+      // filter_path leaves `hits.hits` out when nothing matched.
+      const found = (response.hits.hits ?? []).map((hit) => ({ ...hit._source!, hit }));
+      const { visible, hidden } = await this.checked(found, viewer);
       return {
-        total: totalOf(response.hits.total),
-        // filter_path leaves `hits.hits` out when nothing matched.
-        hits: (response.hits.hits ?? []).map((hit) => {
-          const source = hit._source!;
-          return {
-            share: source.share,
-            folder: source.folder,
-            page: source.page,
-            path: source.path,
-            title: source.title,
-            snippet: hit.highlight?.body?.[0] ?? hit.highlight?.title?.[0] ?? '',
-            score: hit._score ?? 0,
-            modified: source.modified,
-          };
-        }),
+        total: totalOf(response.hits.total) - hidden,
+        hits: visible.map(({ share, folder, page, path, title, modified, hit }) => ({
+          share,
+          folder,
+          page,
+          path,
+          title,
+          snippet: hit.highlight?.body?.[0] ?? hit.highlight?.title?.[0] ?? '',
+          score: hit._score ?? 0,
+          modified,
+        })),
       };
     });
   }
@@ -176,12 +187,13 @@ export class WikiSearch {
     const body = suggestBody(request, this.scoped(viewer));
     if (body === null) return { suggestions: [] };
     return this.degradable<SuggestResult>('suggest', { suggestions: [] }, async () => {
-      const response = await this.client.search<Omit<Suggestion, 'text' | 'kind'> & { title: string }>({ index: this.alias, ...body });
+      const response = await this.client.search<SuggestSource>({ index: this.alias, ...body });
+      const found = response.hits.hits.map((hit) => ({ ...hit._source!, highlight: hit.highlight }));
+      const { visible } = await this.checked(found, viewer);
       const suggestions: Suggestion[] = [];
-      for (const hit of response.hits.hits) {
-        const { share, folder, page, path, title } = hit._source!;
-        const titles = hit.highlight?.['title'] ?? [];
-        const headings = (hit.highlight?.['headings'] ?? []).filter((heading) => heading !== title);
+      for (const { share, folder, page, path, title, highlight } of visible) {
+        const titles = highlight?.['title'] ?? [];
+        const headings = (highlight?.['headings'] ?? []).filter((heading) => heading !== title);
         for (const text of titles) suggestions.push({ text, kind: 'title', share, folder, page, path });
         for (const text of headings) suggestions.push({ text, kind: 'heading', share, folder, page, path });
       }
@@ -195,8 +207,12 @@ export class WikiSearch {
     const body = buildPageListBody(share, folder, this.scoped(viewer));
     if (body === null) return { total: 0, pages: [] };
     return this.degradable<PageListing>('listPages', { total: 0, pages: [] }, async () => {
-      const response = await this.client.search<PageEntry>({ index: this.alias, ...body });
-      return { total: totalOf(response.hits.total), pages: response.hits.hits.map((hit) => hit._source!) };
+      const response = await this.client.search<PageSource>({ index: this.alias, ...body });
+      const { visible, hidden } = await this.checked(response.hits.hits.map((hit) => hit._source!), viewer);
+      return {
+        total: totalOf(response.hits.total) - hidden,
+        pages: visible.map(({ page, path, title, modified, is_start_page }) => ({ page, path, title, modified, is_start_page })),
+      };
     });
   }
 

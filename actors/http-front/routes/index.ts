@@ -19,7 +19,7 @@ import { registerOpenApiRoutes } from './openapi.js';
 import { registerReadinessRoutes } from './readyz.js';
 import { registerUserEventRoutes } from './user-events.js';
 import { registerWebhookRoutes } from './webhooks.js';
-import { registerWikiRoutes } from './wiki.js';
+import { registerWikiRoutes, type WikiRoutes } from './wiki.js';
 
 export interface FrontRouteDeps {
   config: Config;
@@ -36,8 +36,14 @@ export interface FrontRouteDeps {
   webhookClients: WebhookClientLookup;
 }
 
-/** Registers every route; returns the WebDAV service, whose SMB sessions the front closes when it stops. */
-export function registerRoutes(router: Router, deps: FrontRouteDeps): DavService {
+/** What the front keeps of its routes: the WebDAV service, whose SMB sessions it closes when it stops, and the wiki's. */
+export interface FrontRoutes {
+  dav: DavService;
+  wiki: WikiRoutes;
+}
+
+/** Registers every route. */
+export function registerRoutes(router: Router, deps: FrontRouteDeps): FrontRoutes {
   const { config, secrets, log, peer, link, webhookClients } = deps;
   const supervisor = peer('supervisor');
   registerHealthRoutes(router, supervisor);
@@ -50,10 +56,12 @@ export function registerRoutes(router: Router, deps: FrontRouteDeps): DavService
   registerAdminWebhookClientRoutes(router, { config, store, log });
   registerUserEventRoutes(router, store);
   const resolver = peer('ldap-resolver');
-  registerWikiRoutes(router, { config, secrets, resolver, resolverLink: link('ldap-resolver'), log });
+  const reconciler = peer('reconciler');
+  const dav = registerDavRoutes(router, { config, davState: peer('dav-state'), reconciler, resolver, log });
+  const wiki = registerWikiRoutes(router, {
+    config, secrets, resolver, resolverLink: link('ldap-resolver'), reconciler, smb: { client: dav.smb, logons: dav.logons }, log,
+  });
   registerWikiVisibilityRoutes(router, { config, resolver, logins: store, log });
   registerAdminUiRoutes(router, { config, logins: store, log });
-  return registerDavRoutes(router, {
-    config, davState: peer('dav-state'), reconciler: peer('reconciler'), resolver, log,
-  });
+  return { dav, wiki };
 }

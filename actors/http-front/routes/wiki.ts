@@ -9,7 +9,10 @@
 // (src/wiki/service-user.ts); when that user sees nothing because of their
 // account, every answer says why in `no_access`.
 // Elasticsearch is queried from this thread (async I/O); when it is
-// down the answer is empty with "degraded": true. With
+// down the answer is empty with "degraded": true. Each entry of an answer
+// is then checked against the page's ACL on the file server (wiki.live_acl,
+// src/search/live-acl.ts), read as the indexer account on this thread's SMB
+// client, the one WebDAV uses. With
 // `elasticsearch.enabled: false` every wiki endpoint answers 404 and no
 // Elasticsearch client is created.
 import type { Logger } from 'pino';
@@ -21,11 +24,15 @@ import { HttpError } from '../../../src/http/http-error.js';
 import { readJsonObject } from '../../../src/http/json-body.js';
 import type { RouteHandler, Router } from '../../../src/http/router.js';
 import type { LdapResolverProtocol } from '../../../src/messages/ldap-resolver.js';
+import type { ReconcilerProtocol } from '../../../src/messages/reconciler.js';
+import type { SmbLogons } from '../../../src/logon/smb-logons.js';
 import type { PeerLink } from '../../../src/runtime/actor.js';
 import { PeerMemory } from '../../../src/runtime/peer-memory.js';
 import type { ServiceSecrets } from '../../../src/runtime/control.js';
 import type { Remote } from '../../../src/runtime/rpc.js';
 import { createSearchClient } from '../../../src/search/client.js';
+import { LiveAcl, type LiveAclStats } from '../../../src/search/live-acl.js';
+import type { SmbClient, SmbShare } from '../../../src/smb/index.js';
 import { checkFolder, parseSearchRequest, parseSuggestRequest, SearchRequestError, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
 import type { NoAccessReason } from '../../../src/wiki/viewer.js';
@@ -33,11 +40,20 @@ import { ViewerAnswerCache } from '../../../src/wiki/viewer-cache.js';
 import { unavailableAs503 } from './api-calls.js';
 
 export interface WikiRouteDeps {
-  readonly config: Pick<Config, 'elasticsearch' | 'smb'>;
+  readonly config: Pick<Config, 'elasticsearch' | 'smb' | 'wiki'>;
   readonly secrets: ServiceSecrets;
   readonly resolver: Remote<LdapResolverProtocol>;
   readonly resolverLink: PeerLink;
+  /** Told of pages whose index entry the live ACL check found stale. */
+  readonly reconciler: Remote<ReconcilerProtocol>;
+  /** This thread's SMB client and logons (WebDAV's): the live ACL check reads as the indexer account with them. */
+  readonly smb: { client: SmbClient; logons: SmbLogons };
   readonly log: Logger;
+}
+
+/** What the front shows of its wiki routes: the live ACL check's counts, null when it is off. */
+export interface WikiRoutes {
+  liveAcl(): LiveAclStats | null;
 }
 
 /** A search request is a few hundred bytes; this leaves room without inviting large bodies. */
@@ -45,7 +61,7 @@ const SEARCH_BODY_LIMIT = 16 * 1024;
 const NO_STORE = { 'cache-control': 'no-store' };
 const PATHS = { search: '/wiki/search', suggest: '/wiki/suggest', roots: '/wiki/roots', pages: '/wiki/pages' } as const;
 
-export function registerWikiRoutes(router: Router, deps: WikiRouteDeps): void {
+export function registerWikiRoutes(router: Router, deps: WikiRouteDeps): WikiRoutes {
   if (!deps.config.elasticsearch.enabled) {
     const off: RouteHandler = () => {
       throw new HttpError(404, 'wiki_disabled', 'the wiki is turned off on this host (elasticsearch.enabled is false in config.yml)');
@@ -54,13 +70,16 @@ export function registerWikiRoutes(router: Router, deps: WikiRouteDeps): void {
     router.add('GET', PATHS.suggest, off);
     router.add('GET', PATHS.roots, off);
     router.add('GET', PATHS.pages, off);
-    return;
+    return { liveAcl: () => null };
   }
   const { nodes, index_prefix: alias } = deps.config.elasticsearch;
   // Other proxies may write to the same index: this one searches only the (server, share) pairs it serves.
   const { smb } = deps.config;
   const servers = new Map(smb.shares.map((share) => [share.name, (share.server ?? smb.server)!]));
-  const search = new WikiSearch({ client: createSearchClient({ nodes, ...deps.secrets.elasticsearch }), alias, servers, log: deps.log });
+  const liveAcl = deps.config.wiki.live_acl.enabled ? liveAclOf(deps, servers) : undefined;
+  const search = new WikiSearch({
+    client: createSearchClient({ nodes, ...deps.secrets.elasticsearch }), alias, servers, log: deps.log, ...(liveAcl ? { liveAcl } : {}),
+  });
   const epoch = new PeerMemory({
     peer: 'ldap-resolver', link: deps.resolverLink, fetch: async () => new Int32Array(await deps.resolver.viewerEpoch()),
   });
@@ -111,6 +130,30 @@ export function registerWikiRoutes(router: Router, deps: WikiRouteDeps): void {
     const viewer = await viewerOf(credentials, ex);
     ex.json(200, answered(await search.listPages(share, folder, viewer), viewer), NO_STORE);
   }));
+  return { liveAcl: () => liveAcl?.stats() ?? null };
+}
+
+/** The live ACL check of this thread: descriptors read as the indexer account, stale pages sent to the hook. */
+function liveAclOf(deps: WikiRouteDeps, servers: ReadonlyMap<string, string>): LiveAcl {
+  const { client, logons } = deps.smb;
+  const shares = new Map<string, SmbShare>();
+  const shareOf = (server: string, share: string): SmbShare => {
+    const key = `${server}\0${share}`;
+    let found = shares.get(key);
+    if (found === undefined) {
+      found = client.share({ host: server, port: deps.config.smb.port, ...logons.indexer(server, deps.secrets), share });
+      shares.set(key, found);
+    }
+    return found;
+  };
+  return new LiveAcl({
+    readSecurity: (page) => shareOf(page.server, page.share).getSecurity(page.path),
+    servers,
+    maxAgeMs: deps.config.wiki.live_acl.max_age,
+    // Through the post-write hook, the new ACL or the page's absence reaches the index (and the counts of /wiki/roots).
+    stale: (page, how) => void deps.reconciler.pageChanged(how === 'gone' ? { type: 'page-deleted', page } : { type: 'page-written', page }).catch(() => undefined),
+    log: deps.log,
+  });
 }
 
 /** Basic credentials first (401 with a challenge before anything else), then the call; a down actor is a 503. */

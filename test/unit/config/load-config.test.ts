@@ -48,7 +48,7 @@ test('a minimal config gets every default, durations in ms and sizes in bytes', 
       index_prefix: 'wiki-md',
       index: { number_of_shards: 1, number_of_replicas: 0, refresh_interval: 1_000 },
     },
-    wiki: { trusted_callers: [], trusted_callers_may_name_admins: false },
+    wiki: { trusted_callers: [], trusted_callers_may_name_admins: false, live_acl: { enabled: true, max_age: 1_000 } },
     reconciler: { interval: 900_000, watch: true },
     webhooks: {
       supported_user_agents: ['service-eventhandler', 'platform-api'],

@@ -94,9 +94,9 @@ describe('the OpenAPI document', () => {
 
     it('every registered route is documented, and every documented operation is registered', () => {
       const { config } = loadConfig(repoPath('config/config.example.yml'));
-      dav = registerRoutes(router, {
+      ({ dav } = registerRoutes(router, {
         config, secrets: {}, log: pino({ level: 'silent' }), name: 'http-front', peer: () => noPeer as never,
-        link: () => ({ connected: false, incarnation: 0 }), webhookClients: new WebhookClientReplica() });
+        link: () => ({ connected: false, incarnation: 0 }), webhookClients: new WebhookClientReplica() }));
       assert.ok(router.added.length > 20);
 
       const documented = new Set(documentedOperations().map((o) => `${o.method} ${o.path}`));

@@ -119,7 +119,7 @@ describe('request bodies', () => {
     ]);
     assert.deepEqual(bool.must_not, [{ terms: { acl_deny: viewer.denySids } }]);
     assert.deepEqual(bool.filter, viewerFilter(viewer)!.filter);
-    assert.deepEqual(body._source, ['share', 'folder', 'page', 'path', 'title', 'modified']);
+    assert.deepEqual(body._source, ['share', 'folder', 'page', 'path', 'title', 'modified', 'acl_allow', 'acl_deny']);
     assert.equal(body.track_total_hits, true);
     assert.equal(body.highlight!.encoder, 'html');
     assert.deepEqual(body.highlight!.pre_tags, ['<mark>']);
