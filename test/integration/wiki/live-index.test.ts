@@ -113,8 +113,18 @@ describe('live index of changes made over SMB behind the service\'s back', () =>
     await liveWithin('disk: page deleted', [[ANNA, 'Livewortdelta', '']]);
   });
 
-  /** What Samba does not report to the root watch reaches the index with the next pass. */
+  /**
+   * What Samba does not report to the root watch reaches the index with the next pass. The pass runs once the
+   * post-write hook has delivered what the watch reported before (its batches go within 500 ms): the hook and a pass
+   * write with writers of their own, and a batch the hook read before the ACL changed must not land after the pass.
+   */
   const pass = async () => {
+    const hookIdle = async () => {
+      const { hook } = (await reconcilerDetails(fixture.service)) as unknown as { hook: { queued: number; running: number } };
+      return hook.queued === 0 && hook.running === 0;
+    };
+    await waitFor(hookIdle, 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 600));
     await runJob(fixture.service, { kind: 'pass' });
   };
 
