@@ -16,6 +16,7 @@ import {
   ApOption,
   KeyUsage,
   TicketFlag,
+  authenticatorTime,
   encodeApRep,
   encodeEncApRepPart,
   parseApReq,
@@ -26,7 +27,7 @@ import {
   type EncTicketPart,
   type Ticket,
 } from './messages.js';
-import type { ReplayCache } from './replay-cache.js';
+import { ReplayCache } from './replay-cache.js';
 
 export interface AcceptorSettings {
   /** The service principal without the realm, e.g. `HTTP/files.edu.test`. */
@@ -34,9 +35,10 @@ export interface AcceptorSettings {
   realm: string;
   /** The parsed keytab; every key version of the service is used, for tickets issued before a password change. */
   keytab: readonly KeytabEntry[];
-  /** How far the client's clock may differ from this host's (Kerberos' usual: 300). */
+  /** How far the client's clock may differ from this host's (Kerberos' usual: 300); also how long the replay cache keeps an authenticator. */
   maxSkewSeconds: number;
-  replayCache: ReplayCache;
+  /** How many authenticators the replay cache holds at most (a burst of logons within the skew window). */
+  replayCacheEntries: number;
 }
 
 export interface AcceptedContext {
@@ -59,11 +61,14 @@ export interface AcceptedContext {
 export class KerberosAcceptor {
   private readonly keys: KeytabEntry[];
   private readonly principal: string;
+  /** Its own, with the same skew as the checks: a shorter window would let a replay through once an entry is gone. */
+  private readonly replayCache: ReplayCache;
 
   /** Throws KEYTAB when the keytab holds no key of the service: a configuration error, found at startup. */
   constructor(private readonly settings: AcceptorSettings) {
     this.keys = entriesFor(settings.keytab, settings.service, settings.realm);
     this.principal = `${settings.service}@${settings.realm}`;
+    this.replayCache = new ReplayCache(settings.maxSkewSeconds * 1000, settings.replayCacheEntries);
   }
 
   /** Accepts a Kerberos mechanism token (an InitialContextToken with an AP-REQ); throws a KerberosError on any refusal. */
@@ -78,7 +83,7 @@ export class KerberosAcceptor {
     if (principalText(auth.cname, auth.crealm) !== client) {
       throw new KerberosError('TICKET_INVALID', `the authenticator names ${principalText(auth.cname, auth.crealm)}, the ticket ${client}`);
     }
-    const skewMs = Math.abs(now.getTime() - (auth.ctime.getTime() + Math.floor(auth.cusec / 1000)));
+    const skewMs = Math.abs(now.getTime() - authenticatorTime(auth));
     if (skewMs > this.settings.maxSkewSeconds * 1000) {
       throw new KerberosError(
         'CLOCK_SKEW',
@@ -87,7 +92,7 @@ export class KerberosAcceptor {
     }
     const gssFlags = gssFlagsOf(auth.cksum);
     // Only now, with the authenticator proven genuine, may it take a place in the cache.
-    this.settings.replayCache.admit(client, auth.ctime, auth.cusec, now);
+    this.replayCache.admit(client, auth.ctime, auth.cusec, now);
     const mutual = (apReq.options & ApOption.MUTUAL_REQUIRED) !== 0 || (gssFlags & GssFlag.MUTUAL) !== 0;
     return {
       client,

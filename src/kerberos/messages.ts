@@ -325,6 +325,11 @@ export function encodeAuthenticator(a: Authenticator): Buffer {
   );
 }
 
+/** When an authenticator was made, in ms: ctime has whole seconds, cusec the microseconds within. */
+export function authenticatorTime(a: { ctime: Date; cusec: number }): number {
+  return a.ctime.getTime() + Math.floor(a.cusec / 1000);
+}
+
 export function parseAuthenticator(buf: Buffer): Authenticator {
   const f = new Fields(unApp(decode(buf, 'Authenticator'), 2, 'Authenticator'), 'Authenticator');
   if (f.int(0) !== 5) throw new KerberosProtocolError('Authenticator: authenticator-vno is not 5');

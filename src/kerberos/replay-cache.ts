@@ -6,6 +6,7 @@
  * authenticator rather than forget an old one, since forgetting would let that one be replayed.
  */
 import { KerberosError } from './errors.js';
+import { authenticatorTime } from './messages.js';
 
 export class ReplayCache {
   /** key → the time (ms) after which the skew check alone refuses the authenticator. Insertion order is near expiry order. */
@@ -32,7 +33,7 @@ export class ReplayCache {
     if (this.seen.size >= this.capacity) {
       throw new KerberosError('REPLAY_CACHE_FULL', `the replay cache holds ${this.capacity} authenticators still within the clock skew window; try again shortly`);
     }
-    this.seen.set(key, ctime.getTime() + this.skewMs);
+    this.seen.set(key, authenticatorTime({ ctime, cusec }) + this.skewMs);
   }
 
   /** Drops expired entries: from the front until a live one (cheap, every call), or all of them when the cache is full. */
