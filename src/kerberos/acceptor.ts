@@ -87,7 +87,7 @@ export class KerberosAcceptor {
     if (skewMs > this.settings.maxSkewSeconds * 1000) {
       throw new KerberosError(
         'CLOCK_SKEW',
-        `the clocks of ${client} and this service differ by ${Math.round(skewMs / 1000)} seconds (at most ${this.settings.maxSkewSeconds} allowed): synchronise the client with the domain's time (NTP)`,
+        `the clocks of ${client} and this service differ by ${Math.ceil(skewMs / 1000)} seconds (at most ${this.settings.maxSkewSeconds} allowed): synchronise the client with the domain's time (NTP)`,
       );
     }
     const gssFlags = gssFlagsOf(auth.cksum);

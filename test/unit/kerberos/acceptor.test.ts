@@ -88,6 +88,9 @@ test('an authenticator outside the clock skew is refused, naming the skew in sec
   assert.throws(() => acceptNegotiate(acceptor(), negotiateHeader(initiateContext(cred, late).token), now), refused('CLOCK_SKEW', /differ by 400 seconds \(at most 300/));
   const early = new Date(now.getTime() + 301_000);
   assert.throws(() => acceptNegotiate(acceptor(), negotiateHeader(initiateContext(cred, early).token), now), refused('CLOCK_SKEW', /301 seconds/));
+  // Just over the limit is named as over it, not rounded down to the limit.
+  const edge = new Date(now.getTime() - 300_400);
+  assert.throws(() => acceptNegotiate(acceptor(), negotiateHeader(initiateContext(cred, edge).token), now), refused('CLOCK_SKEW', /differ by 301 seconds/));
   acceptNegotiate(acceptor(), negotiateHeader(initiateContext(cred, new Date(now.getTime() - 299_000)).token), now);
 });
 
