@@ -1,0 +1,152 @@
+/**
+ * The Kerberos GSS-API mechanism as an acceptor (RFC 4120 3.2.3, RFC 4121 4.1): the service checks a client's
+ * AP-REQ with its own keys from a keytab, so that a client holding a ticket for `HTTP/<name>` is authenticated
+ * without a password. The ticket proves what the KDC says of the client; the authenticator, sealed with the ticket's
+ * session key, proves the sender holds that key now (its time within the allowed skew, seen once: the replay cache).
+ * The accepted ticket is kept whole: S4U2Proxy presents it to the KDC as the evidence ticket to reach SMB in the
+ * client's name.
+ */
+import { randomInt } from 'node:crypto';
+import { encryptionType, type EncryptionKey } from './crypto.js';
+import { KerberosError, KerberosProtocolError } from './errors.js';
+import type { Credential } from './exchanges.js';
+import { GSS_CHECKSUM, GssFlag, TokId, frame, unframe } from './gss.js';
+import { entriesFor, type KeytabEntry } from './keytab.js';
+import {
+  ApOption,
+  KeyUsage,
+  TicketFlag,
+  authenticatorTime,
+  encodeApRep,
+  encodeEncApRepPart,
+  parseApReq,
+  parseAuthenticator,
+  parseEncTicketPart,
+  principalText,
+  type Checksum,
+  type EncTicketPart,
+  type Ticket,
+} from './messages.js';
+import { ReplayCache } from './replay-cache.js';
+
+export interface AcceptorSettings {
+  /** The service principal without the realm, e.g. `HTTP/files.edu.test`. */
+  service: string;
+  realm: string;
+  /** The parsed keytab; every key version of the service is used, for tickets issued before a password change. */
+  keytab: readonly KeytabEntry[];
+  /** How far the client's clock may differ from this host's (Kerberos' usual: 300); also how long the replay cache keeps an authenticator. */
+  maxSkewSeconds: number;
+  /** How many authenticators the replay cache holds at most (a burst of logons within the skew window). */
+  replayCacheEntries: number;
+}
+
+export interface AcceptedContext {
+  /** The ticket's client, e.g. `carla@EDU.TEST`. */
+  client: string;
+  /**
+   * The client's ticket to this service with its session key, in the shape `s4u2proxy` takes as its evidence.
+   * The KDC grants S4U2Proxy on it only if it is forwardable (`flags & TicketFlag.FORWARDABLE`) or the target
+   * allows resource-based delegation.
+   */
+  evidence: Credential;
+  /** RFC 4121 2: the initiator's subkey if it sent one, else the ticket's session key. */
+  contextKey: EncryptionKey;
+  /** The context flags of the GSS checksum (GssFlag). */
+  gssFlags: number;
+  /** The GSS AP-REP token that proves this service to the client, or null when it did not ask for mutual authentication. */
+  replyToken: Buffer | null;
+}
+
+export class KerberosAcceptor {
+  private readonly keys: KeytabEntry[];
+  private readonly principal: string;
+  /** Its own, with the same skew as the checks: a shorter window would let a replay through once an entry is gone. */
+  private readonly replayCache: ReplayCache;
+
+  /** Throws KEYTAB when the keytab holds no key of the service: a configuration error, found at startup. */
+  constructor(private readonly settings: AcceptorSettings) {
+    this.keys = entriesFor(settings.keytab, settings.service, settings.realm);
+    this.principal = `${settings.service}@${settings.realm}`;
+    this.replayCache = new ReplayCache(settings.maxSkewSeconds * 1000, settings.replayCacheEntries);
+  }
+
+  /** Accepts a Kerberos mechanism token (an InitialContextToken with an AP-REQ); throws a KerberosError on any refusal. */
+  accept(token: Buffer, now: Date = new Date()): AcceptedContext {
+    const { tokId, inner } = unframe(token);
+    if (tokId !== TokId.AP_REQ) throw new KerberosProtocolError(`GSS token: expected AP-REQ, got token id 0x${tokId.toString(16)}`);
+    const apReq = parseApReq(inner);
+    const part = this.openTicket(apReq.ticket, now);
+    const client = principalText(part.cname, part.crealm);
+    if (apReq.authenticator.etype !== part.key.etype) throw new KerberosProtocolError('AP-REQ: the authenticator is not sealed with the session key\'s type');
+    const auth = parseAuthenticator(encryptionType(part.key.etype).decrypt(part.key.value, KeyUsage.AP_REQ_AUTHENTICATOR, apReq.authenticator.cipher));
+    if (principalText(auth.cname, auth.crealm) !== client) {
+      throw new KerberosError('TICKET_INVALID', `the authenticator names ${principalText(auth.cname, auth.crealm)}, the ticket ${client}`);
+    }
+    const skewMs = Math.abs(now.getTime() - authenticatorTime(auth));
+    if (skewMs > this.settings.maxSkewSeconds * 1000) {
+      throw new KerberosError(
+        'CLOCK_SKEW',
+        `the clocks of ${client} and this service differ by ${Math.ceil(skewMs / 1000)} seconds (at most ${this.settings.maxSkewSeconds} allowed): synchronise the client with the domain's time (NTP)`,
+      );
+    }
+    const gssFlags = gssFlagsOf(auth.cksum);
+    // Only now, with the authenticator proven genuine, may it take a place in the cache.
+    this.replayCache.admit(client, auth.ctime, auth.cusec, now);
+    const mutual = (apReq.options & ApOption.MUTUAL_REQUIRED) !== 0 || (gssFlags & GssFlag.MUTUAL) !== 0;
+    return {
+      client,
+      evidence: {
+        client: part.cname,
+        crealm: part.crealm,
+        ticket: apReq.ticket,
+        key: part.key,
+        flags: part.flags,
+        authtime: part.authtime,
+        endtime: part.endtime,
+        ...(part.renewTill ? { renewTill: part.renewTill } : {}),
+      },
+      contextKey: auth.subkey ?? part.key,
+      gssFlags,
+      replyToken: mutual ? apRepToken(part.key, auth.ctime, auth.cusec) : null,
+    };
+  }
+
+  /** The ticket's enc-part under the service key of its etype and key version, its times checked. */
+  private openTicket(ticket: Ticket, now: Date): EncTicketPart {
+    const named = `${principalText(ticket.sname)}@${ticket.realm}`;
+    if (named.toLowerCase() !== this.principal.toLowerCase()) {
+      throw new KerberosError('TICKET_INVALID', `the ticket is for ${named}, this service is ${this.principal}`);
+    }
+    const { etype, kvno } = ticket.encPart;
+    const entry = this.keys.find((e) => e.key.etype === etype && (kvno === undefined || e.kvno === kvno));
+    if (!entry) {
+      throw new KerberosError(
+        'KEYTAB',
+        `the keytab holds no key of version ${kvno ?? 'any'} and type ${etype} for ${this.principal} (export it anew: samba-tool domain exportkeytab --principal=${this.principal}, or ktpass)`,
+      );
+    }
+    const part = parseEncTicketPart(encryptionType(etype).decrypt(entry.key.value, KeyUsage.TICKET, ticket.encPart.cipher));
+    const skew = this.settings.maxSkewSeconds * 1000;
+    const start = part.starttime ?? part.authtime;
+    if (part.flags & TicketFlag.INVALID) throw new KerberosError('TICKET_INVALID', 'the ticket is marked invalid (postdated, not yet validated by the KDC)');
+    if (start.getTime() - skew > now.getTime()) throw new KerberosError('TICKET_INVALID', `the ticket is not valid before ${start.toISOString()}`);
+    if (part.endtime.getTime() + skew < now.getTime()) throw new KerberosError('TICKET_INVALID', `the ticket expired at ${part.endtime.toISOString()}`);
+    return part;
+  }
+}
+
+/** The context flags of the 0x8003 checksum (RFC 4121 4.1.1): Lgth (16), the channel bindings' hash, the flags. */
+function gssFlagsOf(cksum: Checksum | undefined): number {
+  if (!cksum || cksum.type !== GSS_CHECKSUM) throw new KerberosProtocolError('AP-REQ: the authenticator carries no GSS checksum (type 0x8003)');
+  if (cksum.value.length < 24 || cksum.value.readUInt32LE(0) !== 16) throw new KerberosProtocolError('AP-REQ: malformed GSS checksum');
+  // Channel bindings are not checked: no caller binds a channel, which RFC 4121 lets the acceptor ignore.
+  return cksum.value.readUInt32LE(20);
+}
+
+/** AP-REP echoing the authenticator's time under the session key (usage 12): only the service key's holder could. */
+function apRepToken(sessionKey: EncryptionKey, ctime: Date, cusec: number): Buffer {
+  const plain = encodeEncApRepPart({ ctime, cusec, seqNumber: randomInt(0, 0x7fffffff) });
+  const cipher = encryptionType(sessionKey.etype).encrypt(sessionKey.value, KeyUsage.AP_REP_ENC_PART, plain);
+  return frame(TokId.AP_REP, encodeApRep({ etype: sessionKey.etype, cipher }));
+}
