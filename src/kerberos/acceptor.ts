@@ -27,7 +27,10 @@ import {
   type EncTicketPart,
   type Ticket,
 } from './messages.js';
-import { ReplayCache } from './replay-cache.js';
+import type { ReplayGuard } from './replay-cache.js';
+
+/** Kerberos' usual limit of clock skew (RFC 4120 1.7, the KDC's default too): the acceptor's and its replay cache's. */
+export const MAX_SKEW_SECONDS = 300;
 
 export interface AcceptorSettings {
   /** The service principal without the realm, e.g. `HTTP/files.edu.test`. */
@@ -35,10 +38,10 @@ export interface AcceptorSettings {
   realm: string;
   /** The parsed keytab; every key version of the service is used, for tickets issued before a password change. */
   keytab: readonly KeytabEntry[];
-  /** How far the client's clock may differ from this host's (Kerberos' usual: 300); also how long the replay cache keeps an authenticator. */
+  /** How far the client's clock may differ from this host's (MAX_SKEW_SECONDS). */
   maxSkewSeconds: number;
-  /** How many authenticators the replay cache holds at most (a burst of logons within the skew window). */
-  replayCacheEntries: number;
+  /** The service's replay cache: it must keep an authenticator for at least this skew, or a replay would pass once it is gone. */
+  replays: ReplayGuard;
 }
 
 export interface AcceptedContext {
@@ -61,18 +64,15 @@ export interface AcceptedContext {
 export class KerberosAcceptor {
   private readonly keys: KeytabEntry[];
   private readonly principal: string;
-  /** Its own, with the same skew as the checks: a shorter window would let a replay through once an entry is gone. */
-  private readonly replayCache: ReplayCache;
 
   /** Throws KEYTAB when the keytab holds no key of the service: a configuration error, found at startup. */
   constructor(private readonly settings: AcceptorSettings) {
     this.keys = entriesFor(settings.keytab, settings.service, settings.realm);
     this.principal = `${settings.service}@${settings.realm}`;
-    this.replayCache = new ReplayCache(settings.maxSkewSeconds * 1000, settings.replayCacheEntries);
   }
 
-  /** Accepts a Kerberos mechanism token (an InitialContextToken with an AP-REQ); throws a KerberosError on any refusal. */
-  accept(token: Buffer, now: Date = new Date()): AcceptedContext {
+  /** Accepts a Kerberos mechanism token (an InitialContextToken with an AP-REQ); rejects with a KerberosError on any refusal. */
+  async accept(token: Buffer, now: Date = new Date()): Promise<AcceptedContext> {
     const { tokId, inner } = unframe(token);
     if (tokId !== TokId.AP_REQ) throw new KerberosProtocolError(`GSS token: expected AP-REQ, got token id 0x${tokId.toString(16)}`);
     const apReq = parseApReq(inner);
@@ -92,7 +92,7 @@ export class KerberosAcceptor {
     }
     const gssFlags = gssFlagsOf(auth.cksum);
     // Only now, with the authenticator proven genuine, may it take a place in the cache.
-    this.replayCache.admit(client, auth.ctime, auth.cusec, now);
+    await this.settings.replays.admit(client, auth.ctime, auth.cusec, now);
     const mutual = (apReq.options & ApOption.MUTUAL_REQUIRED) !== 0 || (gssFlags & GssFlag.MUTUAL) !== 0;
     return {
       client,

@@ -95,16 +95,18 @@ export class KerberosClient implements TicketSource {
   }
 
   /**
-   * Service tickets in `user`'s name, through this principal's constrained delegation (S4U2Self, then S4U2Proxy;
-   * this client must be made with `forwardable`). Cached like the client's own.
+   * Service tickets in `user`'s name, through this principal's constrained delegation (this client must be made
+   * with `forwardable`): S4U2Proxy on the evidence ticket, which is the user's own ticket to this service when the
+   * user presented one (HTTP Negotiate), else one S4U2Self obtains (protocol transition). Cached like the client's
+   * own: the user's ticket vouched for the same name either way.
    */
-  onBehalfOf(user: string): TicketSource {
+  onBehalfOf(user: string, evidence?: Credential): TicketSource {
     return {
       serviceTicket: (spn) =>
         this.cached(`s4u:${user.toLowerCase()}:${spn.toLowerCase()}`, async () => {
           const tgt = await this.ticketGrantingTicket();
           const now = new Date(this.now());
-          return s4u2proxy(this.kdc, tgt, await s4u2self(this.kdc, tgt, user, now), spn, now);
+          return s4u2proxy(this.kdc, tgt, evidence ?? (await s4u2self(this.kdc, tgt, user, now)), spn, now);
         }),
     };
   }

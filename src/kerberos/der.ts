@@ -22,9 +22,9 @@ export function ctx(n: number, value: Block): Block {
   return new asn1.Constructed({ idBlock: { tagClass: TagClass.CONTEXT, tagNumber: n }, value: [value] });
 }
 
-/** APPLICATION n around one value (RFC 4120 message and part types). */
-export function app(n: number, value: Block): Block {
-  return new asn1.Constructed({ idBlock: { tagClass: TagClass.APPLICATION, tagNumber: n }, value: [value] });
+/** APPLICATION n around its values: one for RFC 4120's messages, two for GSS's InitialContextToken (OID, token). */
+export function app(n: number, ...values: Block[]): Block {
+  return new asn1.Constructed({ idBlock: { tagClass: TagClass.APPLICATION, tagNumber: n }, value: values });
 }
 
 /** SEQUENCE of the fields that are present, each in its context tag; undefined fields are left out. */
@@ -160,6 +160,7 @@ export class Fields {
     return this.get(n);
   }
 
+  /** An INTEGER, or an ENUMERATED (asn1js's Enumerated is an Integer). */
   int(n: number): number {
     const i = this.typed(n, asn1.Integer, 'an INTEGER');
     if (i.valueBlock.valueHexView.length > 5) throw new KerberosProtocolError(`${this.what}: field [${n}] exceeds 32 bits`);
@@ -178,6 +179,10 @@ export class Fields {
     const d = this.typed(n, asn1.GeneralizedTime, 'a GeneralizedTime').toDate();
     if (Number.isNaN(d.getTime())) throw new KerberosProtocolError(`${this.what}: field [${n}] is not a valid time`);
     return d;
+  }
+
+  oid(n: number): string {
+    return oidOf(this.get(n), `${this.what} field [${n}]`);
   }
 
   bool(n: number): boolean {

@@ -21,8 +21,8 @@ export const TokId = { AP_REQ: 0x0100, AP_REP: 0x0200, ERROR: 0x0300 } as const;
 export const GSS_CHECKSUM = 0x8003;
 export const GssFlag = { MUTUAL: 2, REPLAY: 4, SEQUENCE: 8, CONF: 16, INTEG: 32 } as const;
 
-/** A DER length field (SPNEGO's hand-built tokens use it too). */
-export function derLength(n: number): Buffer {
+/** A DER length field. */
+function derLength(n: number): Buffer {
   if (n < 0x80) return Buffer.from([n]);
   const bytes: number[] = [];
   for (let v = n; v > 0; v >>>= 8) bytes.unshift(v & 0xff);

@@ -29,8 +29,8 @@ export const ldapResolverMetrics: readonly StatMetric<ViewerStats & { resolvesVi
     type: 'gauge', label: 'scope', read: (s) => ({ account: s.lockedAccounts, address: s.lockedAddresses }),
   },
   {
-    name: 'fileproxy_wiki_logins_total', help: 'Wiki caller logins by result: verified by an LDAPS bind, served from the login cache, or rejected',
-    type: 'counter', label: 'result', read: (s) => ({ verified: s.logins, cached: s.cachedLogins, rejected: s.rejectedLogins }),
+    name: 'fileproxy_wiki_logins_total', help: 'Wiki caller logins by result: verified by an LDAPS bind, served from the login cache, rejected, or by a Kerberos ticket (HTTP Negotiate, the account read from the directory)',
+    type: 'counter', label: 'result', read: (s) => ({ verified: s.logins, cached: s.cachedLogins, rejected: s.rejectedLogins, negotiated: s.negotiatedCalls }),
   },
   {
     name: 'fileproxy_wiki_on_behalf_calls_total', help: 'Wiki calls with X-Service-User: from a trusted caller (accepted), or refused with 403 (untrusted)',

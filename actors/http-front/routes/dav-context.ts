@@ -8,20 +8,23 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../../src/config/index.js';
 import { parseBasicAuth } from '../../../src/auth/basic.js';
+import { isNegotiate, type NegotiateAuth } from '../../../src/auth/negotiate.js';
 import { DirectoryError } from '../../../src/ldap/connection.js';
 import { loginDomain } from '../../../src/ldap/from-config.js';
 import { type LoginDomain, loginBudget, ntlmLogon, parseLoginName } from '../../../src/ldap/login-name.js';
+import { challengeHeader, DAV_CHALLENGE, negotiateChallenge } from '../../../src/http/challenges.js';
 import { HttpError } from '../../../src/http/http-error.js';
 import { errorWithoutMessage } from '../../../src/log.js';
 import type { HttpExchange } from '../../../src/http/exchange.js';
 import type { Router } from '../../../src/http/router.js';
 import type { DavStateProtocol } from '../../../src/messages/dav-state.js';
 import type { ReconcilerProtocol } from '../../../src/messages/reconciler.js';
+import type { ServiceSecrets } from '../../../src/runtime/control.js';
 import { ActorUnavailableError, type Remote } from '../../../src/runtime/rpc.js';
-import { SmbClient, SmbError, SmbPool, type SmbShare } from '../../../src/smb/index.js';
+import { SmbClient, SmbError, SmbPool, type Credentials, type SmbShare } from '../../../src/smb/index.js';
 import { guardedLogin, LoginThrottledError, remoteLoginGuard, THROTTLE_UNAVAILABLE_MESSAGE, throttledHttpError, type LoginGuard, type LoginGuardProtocol } from '../../../src/auth/login-guard.js';
 import { DAV_PREFIX, hrefOf, parseDavPath, parentPath, type DavLocation, type DavResource } from '../../../src/webdav/dav-path.js';
-import { DAV_CHALLENGE_HEADER, davHttpError } from '../../../src/webdav/errors.js';
+import { davHttpError } from '../../../src/webdav/errors.js';
 import { parseIfHeader, type IfList } from '../../../src/webdav/if-header.js';
 import { MULTISTATUS_TYPE, multistatus, statusResponse } from '../../../src/webdav/multistatus.js';
 import { hasPreconditions } from '../../../src/webdav/preconditions.js';
@@ -45,6 +48,10 @@ export interface DavDeps {
   reconciler: Remote<ReconcilerProtocol>;
   /** Holds the login throttle, asked before a new SMB session is set up with a user's credentials. */
   resolver: Remote<LoginGuardProtocol>;
+  /** The delegation account's keytab (kerberos.delegation). */
+  secrets: Pick<ServiceSecrets, 'delegationKeytab'>;
+  /** HTTP Negotiate (kerberos.delegation.http_spn), or null when it is not configured. */
+  negotiate: NegotiateAuth | null;
   log: Logger;
 }
 
@@ -64,6 +71,8 @@ export class DavService {
   readonly names: LoginDomain;
   /** The SMB credentials of each user's logon (NTLM or Kerberos, as smb.auth says), with their ticket caches. */
   readonly logons: SmbLogons;
+  /** The WWW-Authenticate challenge of a 401: Negotiate first where it is configured, then Basic. */
+  readonly challenge: string;
   private readonly shares: string[];
 
   constructor(readonly deps: DavDeps) {
@@ -75,7 +84,8 @@ export class DavService {
       minDialect: smb.min_dialect,
       requireEncryption: smb.require_encryption,
     }));
-    this.logons = new SmbLogons(deps.config);
+    this.logons = new SmbLogons(deps.config, deps.secrets);
+    this.challenge = deps.negotiate ? negotiateChallenge(DAV_CHALLENGE) : DAV_CHALLENGE;
     this.hints = new DavStateHints(deps.davState);
     this.localLeases = deps.config.workers.http_front === 1 ? new LeaseQueue(2 * smb.request_timeout) : undefined;
     this.shares = smb.shares.map((s) => s.name);
@@ -97,8 +107,9 @@ export class DavService {
         await call.logon();
         await handler(call);
       } catch (err) {
-        const answer = davHttpError(err, { server: call?.server ?? '', share: call?.location.share ?? '', path: call?.path ?? ex.path });
+        let answer = davHttpError(err, { server: call?.server ?? '', share: call?.location.share ?? '', path: call?.path ?? ex.path });
         if (!answer) throw err;
+        if (answer.status === 401 && this.deps.negotiate) answer = new HttpError(401, answer.code, answer.message, { ...answer.headers, ...challengeHeader(this.challenge) });
         if (answer.status >= 500) this.deps.log.warn({ err: errorWithoutMessage(err), method: ex.method, outcome: answer.code }, 'WebDAV request failed');
         throw answer;
       }
@@ -162,7 +173,9 @@ export class DavCall {
    * needs them); a malformed name is a 401 before anything is counted or asked.
    */
   async logon(): Promise<void> {
-    const auth = parseBasicAuth(this.ex.headers['authorization']);
+    const authorization = this.ex.headers['authorization'];
+    if (isNegotiate(authorization)) return this.logonNegotiated(authorization!);
+    const auth = parseBasicAuth(authorization);
     if (!auth.ok) return;
     this.authenticate();
     const attempt = { account: loginBudget(auth.user), address: this.ex.clientAddress };
@@ -177,21 +190,42 @@ export class DavCall {
     }
   }
 
+  /**
+   * A client holding a ticket for the service (HTTP Negotiate): the ticket is checked here, and it is the evidence
+   * with which S4U2Proxy obtains the user's ticket for the file server. No password is involved, so the session
+   * setup passes no login throttle. The AP-REP of mutual authentication goes with whatever the handler answers.
+   */
+  private async logonNegotiated(authorization: string): Promise<void> {
+    const { svc } = this;
+    const { negotiate } = svc.deps;
+    if (!negotiate) {
+      throw new HttpError(401, 'negotiate_not_configured', 'this service does not accept Negotiate (kerberos.delegation.http_spn is not set); send Basic credentials', challengeHeader(svc.challenge));
+    }
+    const client = await negotiate.authenticate(authorization, svc.challenge);
+    if (client.wwwAuthenticate) this.ex.commonHeaders['www-authenticate'] = client.wwwAuthenticate;
+    this.open({ domain: svc.deps.config.smb.domain, user: client.user }, svc.logons.delegated(this.server, client.user, client.evidence));
+    await this.share!.logon((setup) => setup());
+  }
+
   private authenticate(): { principal: string; storage: DavStorage } {
     if (this.storageOfUser) return { principal: this.principalName!, storage: this.storageOfUser };
     const auth = parseBasicAuth(this.ex.headers['authorization']);
-    if (!auth.ok) throw new HttpError(401, 'unauthorized', auth.message, DAV_CHALLENGE_HEADER);
-    const { smb } = this.svc.deps.config;
+    if (!auth.ok) throw new HttpError(401, 'unauthorized', auth.message, challengeHeader(this.svc.challenge));
     let logon: { domain: string; user: string };
     try {
       logon = ntlmLogon(parseLoginName(auth.user, this.svc.names.realm), this.svc.names);
     } catch (err) {
       if (!(err instanceof DirectoryError)) throw err;
-      throw new HttpError(401, 'unauthorized', err.message, DAV_CHALLENGE_HEADER);
+      throw new HttpError(401, 'unauthorized', err.message, challengeHeader(this.svc.challenge));
     }
     const { domain, user } = logon;
+    return this.open(logon, this.svc.logons.user(this.server, domain, user, auth.password));
+  }
+
+  /** The share as `logon` (whose locks the request takes) with these SMB credentials. */
+  private open({ domain, user }: { domain: string; user: string }, credentials: Credentials): { principal: string; storage: DavStorage } {
     this.principalName = (domain ? `${domain}\\${user}` : user).toLowerCase();
-    this.share = this.svc.smb.share({ host: this.server, port: smb.port, ...this.svc.logons.user(this.server, domain, user, auth.password), share: this.location.share });
+    this.share = this.svc.smb.share({ host: this.server, port: this.svc.deps.config.smb.port, ...credentials, share: this.location.share });
     this.storageOfUser = new DavStorage(this.share, this.location.share);
     return { principal: this.principalName, storage: this.storageOfUser };
   }

@@ -14,6 +14,7 @@ import {
   parseKdcReply,
   parseMethodData,
 } from '../../../src/kerberos/messages.js';
+import { KERBEROS_MECH_TYPES, negTokenInit, negTokenResp, parseNegTokenInit, parseNegTokenResp } from '../../../src/kerberos/spnego.js';
 import { mutate, prng } from '../smb/frames.js';
 import { apRep, encApRepPart, encKdcRepPart, encTicketPart, etypeInfo2, kdcRep, krbError, methodData, serviceTicket, stime } from './frames.js';
 
@@ -79,9 +80,12 @@ test('the acceptor\'s messages decode into their fields', () => {
   assert.deepEqual(parseApReq(apReq).ticket.der, ticket);
 });
 
-test('the decoders survive 20,000 random and mutated messages with only KerberosErrors', () => {
-  const parsers: ((b: Buffer) => unknown)[] = [parseKdcReply, parseEncKdcRepPart, parseMethodData, parseEtypeInfo2, parseApRep, parseEncApRepPart, parseApReq, parseEncTicketPart, parseAuthenticator];
-  const seeds = [kdcRep(11), kdcRep(13), krbError(25, methodData()), krbError(37), etypeInfo2(), methodData(), encKdcRepPart(25), apRep(), encApRepPart(), apReq, ticketPart, authenticator];
+test('the decoders (SPNEGO\'s too) survive 20,000 random and mutated messages with only KerberosErrors', () => {
+  const parsers: ((b: Buffer) => unknown)[] = [parseKdcReply, parseEncKdcRepPart, parseMethodData, parseEtypeInfo2, parseApRep, parseEncApRepPart, parseApReq, parseEncTicketPart, parseAuthenticator, parseNegTokenInit, parseNegTokenResp];
+  const seeds = [
+    kdcRep(11), kdcRep(13), krbError(25, methodData()), krbError(37), etypeInfo2(), methodData(), encKdcRepPart(25), apRep(), encApRepPart(), apReq, ticketPart, authenticator,
+    negTokenInit(apReq, KERBEROS_MECH_TYPES), negTokenResp({ negState: 0, supportedMech: '1.2.840.113554.1.2.2', responseToken: apRep(), mechListMic: Buffer.alloc(16, 1) }),
+  ];
   const rnd = prng(0xcafe);
   let decoded = 0;
   // A decoder that loops forever is caught by the runner's test timeout.
