@@ -11,11 +11,12 @@ import { loadAverage, machine, readResults, RESULTS, sections, SOAK_HEADING, sum
 import { relevanceBench } from './search/relevance.js';
 import { searchBench } from './search/run.js';
 import { smbBench } from './smb/run.js';
+import { negotiateBench } from './negotiate/run.js';
 import { sessionSetupBench } from './smb/session-setup.js';
 import { webdavBench } from './webdav/run.js';
 import { webhookBench } from './webhook/run.js';
 
-const BENCHMARKS: Benchmark[] = [smbBench, sessionSetupBench, webhookBench, searchBench, relevanceBench, webdavBench, indexBench, memoryBench];
+const BENCHMARKS: Benchmark[] = [smbBench, sessionSetupBench, negotiateBench, webhookBench, searchBench, relevanceBench, webdavBench, indexBench, memoryBench];
 const COMMAND = 'npm run bench';
 /** How often a running benchmark is reported as still running. */
 const PROGRESS_MS = 60_000;

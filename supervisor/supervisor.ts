@@ -43,7 +43,7 @@ export class Supervisor {
    * actor or in shared memory: this thread outlives every actor restart, so no restart forgets an authenticator
    * still inside the skew window (a new incarnation of an actor would start empty and let a replay through), and a
    * Map behind one channel needs no lock-free table of its own. The cost is one round trip per Negotiate request,
-   * next to the two AES decryptions of the ticket and authenticator (measured: bench/negotiate.ts, bench/RESULTS.md).
+   * next to the two AES decryptions of the ticket and authenticator (measured: bench/negotiate/run.ts, bench/RESULTS.md).
    */
   private readonly replays = new ReplayCache(MAX_SKEW_SECONDS * 1000, REPLAY_CACHE_ENTRIES);
 

@@ -3,7 +3,7 @@
 // shaped like OpenAPI 3.2's `additionalOperations`.
 
 import { DAV_RESPONSE_HEADERS } from '../webdav/active-content.js';
-import { CHALLENGE, error, header, noBody, operation, THROTTLED_429, type Json } from './shared.js';
+import { error, header, NEGOTIATE_401_CODES, USER_CHALLENGE, noBody, operation, THROTTLED_429, type Json } from './shared.js';
 
 const XML = 'application/xml; charset=utf-8';
 const multistatus = (description: string): Json => ({ description, content: { [XML]: { schema: { type: 'string' } } } });
@@ -18,7 +18,7 @@ const VALIDATORS = {
 /** What every WebDAV method may answer: request errors, the user's SMB rights, the backend's state. */
 const DAV_ERRORS: Record<string, Json> = {
   '400': error('Malformed path or request', ['invalid_path', 'invalid_request', 'invalid_name']),
-  '401': error('Basic credentials missing, or refused by the file server', ['unauthorized', 'logon_failure'], CHALLENGE),
+  '401': error('Basic credentials missing, or refused by the file server, or a Negotiate token refused', ['unauthorized', 'logon_failure', ...NEGOTIATE_401_CODES], USER_CHALLENGE),
   '403': error('The file server or the wiki layout forbids it (LOCK and PROPPATCH ask it for the write right they need), the Destination is on another share, a body over 1 MiB cannot be staged beside its target (staging_denied), or a bound of webdav.locks / webdav.dead_properties would be passed', ['access_denied', 'staging_denied', 'other_share', 'share_root', 'same_resource', 'into_itself', 'propfind_finite_depth', 'not_lock_owner', 'wiki_subfolder', 'wiki_non_markdown', 'too_many_locks', 'lock_owner_too_large', 'too_many_properties', 'properties_too_large', 'user_properties_too_large']),
   '404': error('No such share or resource', ['unknown_share', 'not_found']),
   '405': error('Not possible on this kind of resource', ['is_a_folder', 'is_a_collection', 'exists']),
@@ -27,7 +27,7 @@ const DAV_ERRORS: Record<string, Json> = {
   '423': error('Locked, or in use by another program', ['locked', 'in_use']),
   '429': THROTTLED_429,
   '502': error('The file server failed', ['backend_error', 'share_unavailable']),
-  '503': error('The SMB server, the WebDAV state or the login throttle is unavailable; retry', ['backend_unavailable', 'dav_state_unavailable', 'service_unavailable']),
+  '503': error('The SMB server, the WebDAV state or the login throttle is unavailable, or too many Negotiate logons within the clock skew window; retry', ['backend_unavailable', 'dav_state_unavailable', 'service_unavailable', 'negotiate_busy']),
   '507': error('The file server has no space left, or the dead-property store is full (webdav.dead_properties.max_total_size)', ['disk_full', 'property_store_full']),
 };
 
@@ -49,7 +49,7 @@ const OVERWRITE = headerParam('Overwrite', 'F refuses to replace an existing des
 const XML_BODY = { required: false, content: { 'application/xml': { schema: { type: 'string' } }, 'text/xml': { schema: { type: 'string' } } } };
 
 function davOperation(operationId: string, summary: string, own: Record<string, Json>, extra: Json = {}): Json {
-  return operation({ operationId, summary, tags: ['WebDAV'], security: [{ basicAuth: [] }], ...extra, responses: { ...DAV_ERRORS, ...own } });
+  return operation({ operationId, summary, tags: ['WebDAV'], security: [{ basicAuth: [] }, { negotiateAuth: [] }], ...extra, responses: { ...DAV_ERRORS, ...own } });
 }
 
 const DAV_BODY_413 = error('XML request body over http.max_body', ['body_too_large']);

@@ -24,7 +24,7 @@ import { ActorUnavailableError, type Remote } from '../../../src/runtime/rpc.js'
 import { SmbClient, SmbError, SmbPool, type Credentials, type SmbShare } from '../../../src/smb/index.js';
 import { guardedLogin, LoginThrottledError, remoteLoginGuard, THROTTLE_UNAVAILABLE_MESSAGE, throttledHttpError, type LoginGuard, type LoginGuardProtocol } from '../../../src/auth/login-guard.js';
 import { DAV_PREFIX, hrefOf, parseDavPath, parentPath, type DavLocation, type DavResource } from '../../../src/webdav/dav-path.js';
-import { davHttpError } from '../../../src/webdav/errors.js';
+import { DAV_CHALLENGE_HEADER, davHttpError } from '../../../src/webdav/errors.js';
 import { parseIfHeader, type IfList } from '../../../src/webdav/if-header.js';
 import { MULTISTATUS_TYPE, multistatus, statusResponse } from '../../../src/webdav/multistatus.js';
 import { hasPreconditions } from '../../../src/webdav/preconditions.js';
@@ -109,6 +109,7 @@ export class DavService {
       } catch (err) {
         let answer = davHttpError(err, { server: call?.server ?? '', share: call?.location.share ?? '', path: call?.path ?? ex.path });
         if (!answer) throw err;
+        // Every 401 offers Negotiate where it is configured, whichever layer made it.
         if (answer.status === 401 && this.deps.negotiate) answer = new HttpError(401, answer.code, answer.message, { ...answer.headers, ...challengeHeader(this.challenge) });
         if (answer.status >= 500) this.deps.log.warn({ err: errorWithoutMessage(err), method: ex.method, outcome: answer.code }, 'WebDAV request failed');
         throw answer;
@@ -199,7 +200,7 @@ export class DavCall {
     const { svc } = this;
     const { negotiate } = svc.deps;
     if (!negotiate) {
-      throw new HttpError(401, 'negotiate_not_configured', 'this service does not accept Negotiate (kerberos.delegation.http_spn is not set); send Basic credentials', challengeHeader(svc.challenge));
+      throw new HttpError(401, 'negotiate_not_configured', 'this service does not accept Negotiate (kerberos.delegation.http_spn is not set); send Basic credentials', DAV_CHALLENGE_HEADER);
     }
     const client = await negotiate.authenticate(authorization, svc.challenge);
     if (client.wwwAuthenticate) this.ex.commonHeaders['www-authenticate'] = client.wwwAuthenticate;
@@ -210,13 +211,13 @@ export class DavCall {
   private authenticate(): { principal: string; storage: DavStorage } {
     if (this.storageOfUser) return { principal: this.principalName!, storage: this.storageOfUser };
     const auth = parseBasicAuth(this.ex.headers['authorization']);
-    if (!auth.ok) throw new HttpError(401, 'unauthorized', auth.message, challengeHeader(this.svc.challenge));
+    if (!auth.ok) throw new HttpError(401, 'unauthorized', auth.message, DAV_CHALLENGE_HEADER);
     let logon: { domain: string; user: string };
     try {
       logon = ntlmLogon(parseLoginName(auth.user, this.svc.names.realm), this.svc.names);
     } catch (err) {
       if (!(err instanceof DirectoryError)) throw err;
-      throw new HttpError(401, 'unauthorized', err.message, challengeHeader(this.svc.challenge));
+      throw new HttpError(401, 'unauthorized', err.message, DAV_CHALLENGE_HEADER);
     }
     const { domain, user } = logon;
     return this.open(logon, this.svc.logons.user(this.server, domain, user, auth.password));

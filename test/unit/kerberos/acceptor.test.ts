@@ -8,7 +8,7 @@ import { GssFlag, initiateContext } from '../../../src/kerberos/gss.js';
 import type { KeytabEntry } from '../../../src/kerberos/keytab.js';
 import { KeyUsage, TicketFlag, type Ticket } from '../../../src/kerberos/messages.js';
 import { acceptNegotiate } from '../../../src/kerberos/negotiate.js';
-import { ReplayCache } from '../../../src/kerberos/replay-cache.js';
+import { ReplayCache, remoteReplayGuard } from '../../../src/kerberos/replay-cache.js';
 import { s4u2proxy } from '../../../src/kerberos/s4u.js';
 import { KERBEROS_MECH_TYPES, MECH_TYPES, NegState, negTokenInit, parseNegTokenResp } from '../../../src/kerberos/spnego.js';
 import { mutate, prng } from '../smb/frames.js';
@@ -80,6 +80,16 @@ test('a replayed Negotiate header is refused; a new authenticator on the same ti
   await assert.rejects(acceptNegotiate(a, header, new Date(now.getTime() + 300_000)), refused('REPLAY'));
   await assert.rejects(acceptNegotiate(a, header, new Date(now.getTime() + 301_000)), refused('CLOCK_SKEW'));
   await acceptNegotiate(a, negotiateHeader(initiateContext(cred, new Date(now.getTime() + 1)).token), now);
+});
+
+test('a cache behind a channel (its verdicts cross as plain data) refuses a replay as one in the thread does', async () => {
+  const shared = new ReplayCache(300_000, 1000);
+  const overChannel = () => remoteReplayGuard(async (...seen) => structuredClone(shared.verdict(...seen)));
+  const front = (replays: ReturnType<typeof overChannel>) => new KerberosAcceptor({ service: SERVICE, realm: 'EDU.TEST', keytab, maxSkewSeconds: 300, replays });
+  const header = negotiateHeader(initiateContext(issue(), now).token);
+  await acceptNegotiate(front(overChannel()), header, now);
+  // Another thread's acceptor, with a guard of its own onto the same cache.
+  await assert.rejects(acceptNegotiate(front(overChannel()), header, now), refused('REPLAY', /presented before/));
 });
 
 test('an authenticator outside the clock skew is refused, naming the skew in seconds', async () => {

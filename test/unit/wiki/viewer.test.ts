@@ -268,4 +268,20 @@ describe('ViewerResolver', () => {
       assert.equal(calls.users.length, 2);
     });
   });
+  it('reads a ticket holder (negotiated, no password) with the indexer account, gives the sets a login gives, and refuses an account that cannot log on now', async () => {
+    const { directory, calls, state } = scriptedDirectory();
+    const viewers = resolver(directory);
+    const byTicket = { user: 'anna', password: '', negotiated: true as const, groupsHeader: 'Lehrer', serviceUserHeader: undefined, clientAddress: '127.0.0.1' };
+    const answer = await viewers.resolve(byTicket);
+    assert.deepEqual(answer, await resolver(scriptedDirectory().directory).resolve(anna('Lehrer')), 'the same as her password gives');
+    assert.deepEqual([calls.logins, calls.users], [0, ['anna']], 'no bind: there is no password');
+    assert.equal(viewers.stats.negotiatedCalls, 1);
+    state.annaState = 'disabled';
+    assert.deepEqual(await resolver(directory).resolve(byTicket), {
+      ok: false, status: 401, error: 'negotiate_user_disabled', message: 'the Kerberos ticket names anna, whose account is disabled now',
+    });
+    // Without `negotiated` an empty password is a bind like any other: refused.
+    const { negotiated: _, ...byEmptyPassword } = byTicket;
+    assert.equal((await resolver(directory).resolve(byEmptyPassword)).ok, false);
+  });
 });
