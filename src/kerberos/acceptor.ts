@@ -7,7 +7,7 @@
  * client's name.
  */
 import { randomInt } from 'node:crypto';
-import { encryptionType, type EncryptionKey } from './crypto.js';
+import { encryptionType, type EncryptionKey, type EncryptionType } from './crypto.js';
 import { KerberosError, KerberosProtocolError } from './errors.js';
 import type { Credential } from './exchanges.js';
 import { GSS_CHECKSUM, GssFlag, TokId, frame, unframe } from './gss.js';
@@ -119,6 +119,7 @@ export class KerberosAcceptor {
       throw new KerberosError('TICKET_INVALID', `the ticket is for ${named}, this service is ${this.principal}`);
     }
     const { etype, kvno } = ticket.encPart;
+    const type = ticketType(etype, this.principal);
     const entry = this.keys.find((e) => e.key.etype === etype && (kvno === undefined || e.kvno === kvno));
     if (!entry) {
       throw new KerberosError(
@@ -126,13 +127,27 @@ export class KerberosAcceptor {
         `the keytab holds no key of version ${kvno ?? 'any'} and type ${etype} for ${this.principal} (export it anew: samba-tool domain exportkeytab --principal=${this.principal}, or ktpass)`,
       );
     }
-    const part = parseEncTicketPart(encryptionType(etype).decrypt(entry.key.value, KeyUsage.TICKET, ticket.encPart.cipher));
+    const part = parseEncTicketPart(type.decrypt(entry.key.value, KeyUsage.TICKET, ticket.encPart.cipher));
     const skew = this.settings.maxSkewSeconds * 1000;
     const start = part.starttime ?? part.authtime;
     if (part.flags & TicketFlag.INVALID) throw new KerberosError('TICKET_INVALID', 'the ticket is marked invalid (postdated, not yet validated by the KDC)');
     if (start.getTime() - skew > now.getTime()) throw new KerberosError('TICKET_INVALID', `the ticket is not valid before ${start.toISOString()}`);
     if (part.endtime.getTime() + skew < now.getTime()) throw new KerberosError('TICKET_INVALID', `the ticket expired at ${part.endtime.toISOString()}`);
     return part;
+  }
+}
+
+/**
+ * The encryption type the KDC sealed a ticket to this service with. AD and Samba seal tickets to a user account's
+ * SPN with RC4 unless the account allows AES (measured on Samba 4.17): the refusal says how to allow it.
+ */
+function ticketType(etype: number, principal: string): EncryptionType {
+  try {
+    return encryptionType(etype);
+  } catch (err) {
+    if (!(err instanceof KerberosError && err.code === 'UNSUPPORTED_ETYPE')) throw err;
+    throw new KerberosError('UNSUPPORTED_ETYPE', `the KDC sealed the ticket for ${principal} with encryption type ${etype} (23 is RC4), and only AES is accepted: `
+      + 'let the account\'s tickets use AES (msDS-SupportedEncryptionTypes 24; Windows: "This account supports Kerberos AES 256 bit encryption")');
   }
 }
 

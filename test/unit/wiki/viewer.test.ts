@@ -155,7 +155,7 @@ describe('ViewerResolver', () => {
     await viewers.resolve(anna('Lehrer'));
     assert.equal(calls.logins, 3);
     const { serviceUserRefusals: _, ...counts } = viewers.stats;
-    assert.deepEqual(counts, { logins: 2, cachedLogins: 1, rejectedLogins: 1, directoryErrors: 0, onBehalfCalls: 0, untrustedOnBehalfCalls: 0 });
+    assert.deepEqual(counts, { logins: 2, cachedLogins: 1, rejectedLogins: 1, directoryErrors: 0, negotiatedCalls: 0, onBehalfCalls: 0, untrustedOnBehalfCalls: 0 });
   });
 
   it('binds once for concurrent calls with the same credentials, so that the throttle counts one attempt', async () => {
