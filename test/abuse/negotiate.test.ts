@@ -43,8 +43,9 @@ function hostileToken(d: Dice, seeds: readonly Buffer[]): HeaderValue {
     () => b64(negTokenInit(Buffer.concat([Buffer.from('NTLMSSP\0', 'latin1'), d.bytes(d.int(60))]), MECH_TYPES)),
     () => b64(Buffer.concat([Buffer.from('NTLMSSP\0', 'latin1'), Buffer.from([1, 0, 0, 0]), d.bytes(d.int(40))])),
     () => b64(d.bytes(d.int(3_000))),
-    () => b64(d.bytes(d.pick([49_000, 70_000]))),
-    () => `Negotiate ${nastyString(d).replace(/[\r\n]/g, '')}`,
+    () => b64(d.bytes(d.pick([9_000, 11_500, 49_000]))),
+    // (printable only: header values Node's parser refuses are other suites' matter, see webdav.test.ts)
+    () => `Negotiate ${nastyString(d).replace(/[^\x20-\x7e]/g, '')}`,
     () => d.pick(['Negotiate', 'Negotiate ', 'negotiate YII=', 'Negotiate ====', 'Negotiate YIIB', 'NEGOTIATE YA==', `Negotiate ${'A'.repeat(90_000)}`]),
   ]);
 }

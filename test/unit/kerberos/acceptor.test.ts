@@ -20,7 +20,7 @@ const serviceKey = randomKey(18);
 const keytab: KeytabEntry[] = [{ realm: 'EDU.TEST', names: SERVICE.split('/'), kvno: 3, key: serviceKey }];
 
 /** What a KDC would hand carla for `service`: a ticket sealed with the service's key (usage 2), and its session key. */
-function issue(o: { service?: string; key?: Buffer; flags?: number; endtime?: Date } = {}): Credential {
+function issue(o: { service?: string; key?: Buffer; flags?: number; endtime?: Date; etype?: number } = {}): Credential {
   const sessionKey = randomKey(18);
   const authtime = new Date(now.getTime() - 60_000);
   const endtime = o.endtime ?? new Date(now.getTime() + 3600_000);
@@ -28,7 +28,8 @@ function issue(o: { service?: string; key?: Buffer; flags?: number; endtime?: Da
   const part = encTicketPart({ flags, key: sessionKey.value, client: 'carla', authtime, endtime });
   const cipher = aes256Sha1.encrypt(o.key ?? serviceKey.value, KeyUsage.TICKET, part);
   const service = o.service ?? SERVICE;
-  const ticket: Ticket = { realm: 'EDU.TEST', sname: { type: 2, names: service.split('/') }, encPart: { etype: 18, kvno: 3, cipher }, der: serviceTicket(service, cipher, 3) };
+  const etype = o.etype ?? 18;
+  const ticket: Ticket = { realm: 'EDU.TEST', sname: { type: 2, names: service.split('/') }, encPart: { etype, kvno: 3, cipher }, der: serviceTicket(service, cipher, 3, etype) };
   return { client: { type: 1, names: ['carla'] }, crealm: 'EDU.TEST', ticket, key: sessionKey, flags, authtime, endtime };
 }
 
@@ -114,6 +115,9 @@ test('a ticket under another key, for another service, expired, or marked invali
   await assert.rejects(acceptNegotiate(acceptor(), token(issue({ endtime: new Date(now.getTime() - 600_000) })), now), refused('TICKET_INVALID', /expired/));
   await assert.rejects(acceptNegotiate(acceptor(), token(issue({ flags: TicketFlag.INVALID })), now), refused('TICKET_INVALID', /invalid/));
   assert.throws(() => acceptor({ keys: [{ ...keytab[0]!, names: ['HTTP', 'x'] }] }), refused('KEYTAB'));
+  // What Samba does for an account without msDS-SupportedEncryptionTypes: the ticket sealed with RC4.
+  const rc4Keys = [...keytab, { ...keytab[0]!, key: { etype: 23, value: Buffer.alloc(16, 1) } }];
+  await assert.rejects(acceptNegotiate(acceptor({ keys: rc4Keys }), token(issue({ etype: 23 })), now), refused('UNSUPPORTED_ETYPE', /RC4.*msDS-SupportedEncryptionTypes/));
 });
 
 test('a client that offers NTLM, or a header that is not Negotiate, is refused by name', async () => {

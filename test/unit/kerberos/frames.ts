@@ -93,7 +93,7 @@ export function encTicketPart(p: { flags: number; key: Buffer; client: string; a
   );
 }
 
-/** A Ticket for `service` of EDU.TEST whose enc-part is `cipher` (the EncTicketPart under the service key). */
-export function serviceTicket(service: string, cipher: Buffer, kvno: number): Buffer {
-  return encode(app(1, fields([0, int(5)], [1, str('EDU.TEST')], [2, principal(2, ...service.split('/'))], [3, encrypted(18, cipher, kvno)])));
+/** A Ticket for `service` of EDU.TEST whose enc-part is `cipher` (the EncTicketPart under the service key of `etype`). */
+export function serviceTicket(service: string, cipher: Buffer, kvno: number, etype = 18): Buffer {
+  return encode(app(1, fields([0, int(5)], [1, str('EDU.TEST')], [2, principal(2, ...service.split('/'))], [3, encrypted(etype, cipher, kvno)])));
 }
