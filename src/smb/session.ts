@@ -24,6 +24,11 @@ export interface KerberosLogon {
   spn: string;
   /** smb.auth negotiate: NTLM when no ticket can be had for the server (never after a refused password). */
   fallbackToNtlm: boolean;
+  /**
+   * The service account whose delegation gives the tickets (`client` acts for the user): such a session is pooled
+   * apart from any the user's own secret opens, which an empty password must never reach.
+   */
+  delegatedBy?: string;
 }
 
 /** `password` may be empty for a Kerberos logon with keys from a keytab (then NTLM is impossible). */
