@@ -17,6 +17,9 @@ const WIKI_SERVICE_USER = {
   schema: { type: 'string' },
 };
 
+/** The 403 of a trusted caller naming an account it may not act for (src/wiki/service-user.ts, ServiceUserRule). */
+export const SERVICE_USER_REFUSALS = ['computer', 'krbtgt', 'indexer', 'trusted_caller', 'not_delegated', 'protected_user', 'admin'].map((rule) => `service_user_${rule}`);
+
 /** Why the user named in X-Service-User sees nothing (src/wiki/viewer.ts, NoAccessReason). */
 const NO_ACCESS = {
   enum: ['user_unknown', 'user_disabled', 'user_locked', 'user_expired', 'user_password_expired'],
@@ -33,7 +36,7 @@ const wikiResponses = (own: Record<string, Json>, extra400: readonly string[] = 
   '403': error(
     'X-Service-User from an account that is not in wiki.trusted_callers, or naming an account a trusted caller may not call on behalf of '
       + '(src/wiki/service-user.ts: a computer, krbtgt, the indexer, a trusted caller, NOT_DELEGATED, Protected Users, an admin group)',
-    ['untrusted_caller', ...['computer', 'krbtgt', 'indexer', 'trusted_caller', 'not_delegated', 'protected_user', 'admin'].map((rule) => `service_user_${rule}`)],
+    ['untrusted_caller', ...SERVICE_USER_REFUSALS],
   ),
   '404': error('The wiki is turned off on this host (elasticsearch.enabled is false)', ['wiki_disabled']),
   '429': THROTTLED_429,

@@ -70,6 +70,11 @@ export type NoAccessReason = 'user_unknown' | 'user_disabled' | 'user_locked' | 
 export type ViewerAnswer =
   | {
       ok: true;
+      /**
+       * Whose token the sets are: the caller's sAMAccountName, or that of the user a trusted caller named (WebDAV
+       * reaches SMB as that account by delegation); null when no one could be looked up (no `ldap.base_dn`).
+       */
+      account: string | null;
       /** The authenticated user's SID; null when it could not be looked up (no `ldap.base_dn`). */
       userSid: string | null;
       /** What `acl_allow` is matched with: narrowed by the header; empty = the caller sees nothing. */
@@ -109,7 +114,7 @@ type Refusal = Extract<ViewerAnswer, { ok: false }>;
 
 /** The answer for a caller who sees nothing: empty sets, never an error; `noAccess` when the account is why. */
 function seesNothing(noAccess?: NoAccessReason): ViewerAnswer {
-  return { ok: true, userSid: null, allowSids: [], denySids: [], shares: [], ...(noAccess === undefined ? {} : { noAccess }) };
+  return { ok: true, account: null, userSid: null, allowSids: [], denySids: [], shares: [], ...(noAccess === undefined ? {} : { noAccess }) };
 }
 
 const DIRECTORY_UNAVAILABLE: Refusal = {
@@ -233,7 +238,7 @@ export class ViewerResolver {
     const allowSids = userSidSet({ userSid: identity.sid, groupSids });
     const denySids = tokenSidSet(identity.sid, identity.tokenGroupSids);
     const shares = allowSids.length === 0 ? [] : this.options.visibleShares(counted.map(([name]) => name));
-    const answer: ViewerAnswer = { ok: true, userSid: identity.sid, allowSids, denySids, shares };
+    const answer: ViewerAnswer = { ok: true, account: identity.account, userSid: identity.sid, allowSids, denySids, shares };
     return this.reusable(answer, caller.cachedUntil, identity.cachedUntil, this.groups.cachedUntil(names));
   }
 

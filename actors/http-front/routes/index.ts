@@ -57,6 +57,6 @@ export function registerRoutes(router: Router, deps: FrontRouteDeps): DavService
   registerWikiVisibilityRoutes(router, { config, resolver, logins: store, log });
   registerAdminUiRoutes(router, { config, logins: store, log });
   return registerDavRoutes(router, {
-    config, davState: peer('dav-state'), reconciler: peer('reconciler'), resolver, secrets, negotiate, log,
+    config, davState: peer('dav-state'), reconciler: peer('reconciler'), resolver, resolverLink: link('ldap-resolver'), secrets, negotiate, log,
   });
 }

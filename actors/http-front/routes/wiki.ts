@@ -25,14 +25,13 @@ import { readJsonObject } from '../../../src/http/json-body.js';
 import type { RouteHandler, Router } from '../../../src/http/router.js';
 import type { LdapResolverProtocol } from '../../../src/messages/ldap-resolver.js';
 import type { PeerLink } from '../../../src/runtime/actor.js';
-import { PeerMemory } from '../../../src/runtime/peer-memory.js';
 import type { ServiceSecrets } from '../../../src/runtime/control.js';
 import type { Remote } from '../../../src/runtime/rpc.js';
 import { createSearchClient } from '../../../src/search/client.js';
 import { checkFolder, parseSearchRequest, parseSuggestRequest, SearchRequestError, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
 import type { NoAccessReason, ViewerQuery } from '../../../src/wiki/viewer.js';
-import { ViewerAnswerCache } from '../../../src/wiki/viewer-cache.js';
+import { resolverViewerCache } from './viewer-answers.js';
 import { unavailableAs503 } from './api-calls.js';
 
 export interface WikiRouteDeps {
@@ -69,10 +68,7 @@ export function registerWikiRoutes(router: Router, deps: WikiRouteDeps): void {
   const { smb } = deps.config;
   const servers = new Map(smb.shares.map((share) => [share.name, (share.server ?? smb.server)!]));
   const search = new WikiSearch({ client: createSearchClient({ nodes, ...deps.secrets.elasticsearch }), alias, servers, log: deps.log });
-  const epoch = new PeerMemory({
-    peer: 'ldap-resolver', link: deps.resolverLink, fetch: async () => new Int32Array(await deps.resolver.viewerEpoch()),
-  });
-  const viewers = new ViewerAnswerCache({ epoch: () => epoch.get(), resolve: (query) => deps.resolver.viewer(query) });
+  const viewers = resolverViewerCache(deps.resolver, deps.resolverLink);
 
   /**
    * Who is asking; 401 without valid credentials, 400 for a malformed header or a technical account without

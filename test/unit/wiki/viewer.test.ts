@@ -123,7 +123,7 @@ describe('ViewerResolver', () => {
     const viewers = resolver(scriptedDirectory().directory);
     for (const header of [undefined, '', 'Verwaltung', 'Unbekannt', '*)(cn=*', 'Domain Users']) {
       const answer = await viewers.resolve(anna(header));
-      assert.deepEqual({ ...answer, denySids: denySidsOf(answer) }, { ok: true, userSid: ANNA, allowSids: [], denySids: ANNA_TOKEN, shares: [] }, String(header));
+      assert.deepEqual({ ...answer, denySids: denySidsOf(answer) }, { ok: true, account: 'anna', userSid: ANNA, allowSids: [], denySids: ANNA_TOKEN, shares: [] }, String(header));
     }
   });
 
@@ -193,7 +193,7 @@ describe('ViewerResolver', () => {
   });
 
   it('without a directory (no ldap.base_dn) every caller gets the empty set, never an error', async () => {
-    assert.deepEqual(await resolver(null).resolve(anna('Lehrer')), { ok: true, userSid: null, allowSids: [], denySids: [], shares: [] });
+    assert.deepEqual(await resolver(null).resolve(anna('Lehrer')), { ok: true, account: null, userSid: null, allowSids: [], denySids: [], shares: [] });
   });
 
   describe('on behalf of a user (X-Service-User)', () => {
@@ -220,11 +220,11 @@ describe('ViewerResolver', () => {
     it('fails closed for a user who is unknown, disabled, locked or expired, and says why', async () => {
       const { directory, state } = scriptedDirectory();
       const viewers = resolver(directory);
-      assert.deepEqual(await viewers.resolve(onBehalf('portal', 'niemand', 'Lehrer')), { ok: true, userSid: null, allowSids: [], denySids: [], shares: [], noAccess: 'user_unknown' });
+      assert.deepEqual(await viewers.resolve(onBehalf('portal', 'niemand', 'Lehrer')), { ok: true, account: null, userSid: null, allowSids: [], denySids: [], shares: [], noAccess: 'user_unknown' });
       for (const accountState of ['disabled', 'locked', 'expired', 'password_expired'] as const) {
         state.annaState = accountState;
         const answer = await resolver(directory).resolve(onBehalf('portal', 'anna', 'Lehrer'));
-        assert.deepEqual(answer, { ok: true, userSid: null, allowSids: [], denySids: [], shares: [], noAccess: `user_${accountState}` });
+        assert.deepEqual(answer, { ok: true, account: null, userSid: null, allowSids: [], denySids: [], shares: [], noAccess: `user_${accountState}` });
       }
     });
 
