@@ -19,7 +19,7 @@ import { SmbClient, SmbError } from '../../../src/smb/index.js';
 import { startService, type RunningService } from '../../support/service.js';
 import { dcAddress, realm } from '../../testbed/domain.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
-import { delegationAccount, ensureDelegationAccounts, exportKeytab, fileServerSpn, kdcSettings, kerberosConfig, refuseNtlm } from '../../testbed/kerberos.js';
+import { delegationAccount, ensureDelegationAccounts, exportKeytab, fileServerSpn, kdcSettings, kerberosConfig, refuseNtlm, sensitiveUser } from '../../testbed/kerberos.js';
 import { WikiClient, passAfter, eventually } from '../wiki/wiki-service.js';
 
 const FRONTS = ['http-front#1', 'http-front#2'];
@@ -165,6 +165,15 @@ describe('HTTP Negotiate on /dav/ and the wiki (Kerberos tickets for HTTP/proxy.
       assert.equal(none.status, 401, none.body);
       assert.match(String(none.headers['www-authenticate']), /^Negotiate, Basic realm="edu-fileproxy"/);
     }
+  });
+
+  it('refuses, naming why, a user the directory will not let be delegated (marked sensitive): 403, not a 5xx', async () => {
+    const sensible = new KerberosClient(kdcSettings(), sensitiveUser.user, { password: sensitiveUser.password }, { forwardable: true });
+    const token = initiateContext(await sensible.serviceTicket(delegationAccount.spn)).token;
+    const res = await send(`${service.url}/dav/schule/${READABLE}`, 'GET', { authorization: `Negotiate ${negTokenInit(token, KERBEROS_MECH_TYPES).toString('base64')}` });
+    assert.equal(res.status, 403, res.body);
+    assert.equal(JSON.parse(res.body).error, 'delegation_user_not_delegable');
+    assert.match(JSON.parse(res.body).message, /^Negotiate: the KDC will not delegate this user/);
   });
 
   it('serves MIT kinit + curl --negotiate as a client: the SPN from the URL\'s host name, the AP-REP checked by curl', async () => {
