@@ -19,8 +19,6 @@ import { remoteReplayGuard, type ReplayVerdict } from '../kerberos/replay-cache.
 export interface NegotiatedUser {
   /** The sAMAccountName the ticket names (its client, in the service's realm). */
   user: string;
-  /** `user@REALM`, as the ticket names it. */
-  principal: string;
   /** The client's ticket to this service: the evidence S4U2Proxy presents. */
   evidence: Credential;
   /** The `WWW-Authenticate: Negotiate <AP-REP>` of the answer (mutual authentication), if the client asked for it. */
@@ -73,7 +71,7 @@ export class NegotiateAuth {
     if (evidence.crealm.toUpperCase() !== this.realm || names.length !== 1) {
       throw new HttpError(401, 'negotiate_foreign_principal', `Negotiate: ${client} is not a user of the realm ${this.realm}`, challengeHeader(challenge));
     }
-    return { user: names[0]!, principal: client, evidence, wwwAuthenticate: accepted.wwwAuthenticate };
+    return { user: names[0]!, evidence, wwwAuthenticate: accepted.wwwAuthenticate };
   }
 }
 
