@@ -13,11 +13,12 @@ import { liveAclBench } from './search/live-acl.js';
 import { relevanceBench } from './search/relevance.js';
 import { searchBench } from './search/run.js';
 import { smbBench } from './smb/run.js';
+import { negotiateBench } from './negotiate/run.js';
 import { sessionSetupBench } from './smb/session-setup.js';
 import { webdavBench } from './webdav/run.js';
 import { webhookBench } from './webhook/run.js';
 
-const BENCHMARKS: Benchmark[] = [smbBench, sessionSetupBench, webhookBench, searchBench, relevanceBench, liveAclBench, webdavBench, indexBench, folderDeletesBench, memoryBench];
+const BENCHMARKS: Benchmark[] = [smbBench, sessionSetupBench, negotiateBench, webhookBench, searchBench, relevanceBench, liveAclBench, webdavBench, indexBench, folderDeletesBench, memoryBench];
 const COMMAND = 'npm run bench';
 /** How often a running benchmark is reported as still running. */
 const PROGRESS_MS = 60_000;

@@ -10,6 +10,8 @@ import { instanceNames } from '../src/runtime/instance-names.js';
 import { RpcChannel } from '../src/runtime/rpc.js';
 import type { ActorKind } from '../src/messages/peers.js';
 import type { SupervisorProtocol } from '../src/messages/supervisor.js';
+import { MAX_SKEW_SECONDS } from '../src/kerberos/acceptor.js';
+import { ReplayCache } from '../src/kerberos/replay-cache.js';
 import { dependencyProbes } from '../src/metrics/dependency-probes.js';
 import { Readiness } from '../src/metrics/readiness.js';
 import { mergeSnapshots, type MetricSnapshot, type MetricsSource } from '../src/metrics/snapshot.js';
@@ -21,6 +23,8 @@ import { actorPlans, linked } from './topology.js';
 const STARTUP_TIMEOUT_MS = 30_000;
 /** An actor that does not hand over its metrics this fast is left out of a scrape (its actor_up says why). */
 const METRICS_TIMEOUT_MS = 2_000;
+/** Authenticators kept within the skew window (a burst of 50,000 Negotiate requests in 5 minutes); a few MB at most. */
+const REPLAY_CACHE_ENTRIES = 50_000;
 
 export class Supervisor {
   private readonly cells: ActorCell[] = [];
@@ -34,6 +38,14 @@ export class Supervisor {
   private startupFailed: ((err: Error) => void) | undefined;
   private readonly readiness: Readiness;
   private readonly ownMetrics = new SupervisorMetrics();
+  /**
+   * The replay cache of HTTP Negotiate for every http-front (src/kerberos/replay-cache.ts). Here rather than in an
+   * actor or in shared memory: this thread outlives every actor restart, so no restart forgets an authenticator
+   * still inside the skew window (a new incarnation of an actor would start empty and let a replay through), and a
+   * Map behind one channel needs no lock-free table of its own. The cost is one round trip per Negotiate request,
+   * next to the two AES decryptions of the ticket and authenticator (measured: bench/negotiate/run.ts, bench/RESULTS.md).
+   */
+  private readonly replays = new ReplayCache(MAX_SKEW_SECONDS * 1000, REPLAY_CACHE_ENTRIES);
 
   constructor(private readonly config: Config, secrets: ServiceSecrets, private readonly log: Logger) {
     this.readiness = new Readiness(dependencyProbes(config, secrets));
@@ -143,6 +155,7 @@ export class Supervisor {
       health: () => this.health(),
       readiness: () => this.readiness.report(),
       metrics: () => this.metrics(),
+      admitAuthenticator: async (client, ctime, cusec, now) => this.replays.verdict(client, ctime, cusec, now),
     };
     const own = new MessageChannel();
     this.channels.get(cell.name)?.fail('actor restarted');

@@ -2,7 +2,7 @@
 // until SIGTERM/SIGINT (exit 0 after draining) or an actor that keeps
 // crashing (exit 1, so that systemd restarts the whole service).
 import { Supervisor } from '../../supervisor/supervisor.js';
-import { ConfigError, loadConfig, readElasticsearchSecrets, readIndexerKeytab, readIndexerPassword, type Config } from '../config/index.js';
+import { ConfigError, loadConfig, readDelegationKeytab, readElasticsearchSecrets, readIndexerKeytab, readIndexerPassword, type Config } from '../config/index.js';
 import { createLogger } from '../log.js';
 import type { ServiceSecrets } from '../runtime/control.js';
 import { CONFIG_OPTION_HELP, configFileArgument, wantsHelp } from './args.js';
@@ -37,10 +37,12 @@ export async function runServe(args: string[]): Promise<number> {
   let warnings: string[];
   try {
     ({ config, warnings } = loadConfig(file));
-    // Only the wiki feature uses the indexer account.
+    // Only the wiki feature uses the indexer account, and delegation (whose rules it reads from the directory).
+    const delegationKeytab = readDelegationKeytab(config);
     secrets = config.elasticsearch.enabled
       ? { indexerPassword: readIndexerPassword(config), indexerKeytab: readIndexerKeytab(config), elasticsearch: readElasticsearchSecrets(config) }
-      : {};
+      : delegationKeytab ? { indexerPassword: readIndexerPassword(config) } : {};
+    if (delegationKeytab) secrets.delegationKeytab = delegationKeytab;
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     process.stderr.write(`${err.message}\nnot starting.\n`);

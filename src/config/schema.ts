@@ -89,6 +89,21 @@ const kerberosSection = z.strictObject({
   spns: z.record(z.string(), z.string().regex(/^[^/\s]+\/[^/\s]+$/, 'must be a service principal like cifs/DC1.edu.test')).default({}),
   ticket_lifetime: duration().prefault('10h'),
   timeout: duration().prefault('10s'),
+  /**
+   * The proxy's own service account, trusted for constrained delegation: with its keys (S4U2Self, S4U2Proxy) the
+   * service reaches SMB as a user a trusted caller names, without the user's password (README, "Kerberos and
+   * single sign-on").
+   */
+  delegation: z
+    .strictObject({
+      /** sAMAccountName; S4U2Self and S4U2Proxy run with its (forwardable) TGT. */
+      account: nonEmptyString(),
+      /** Its keys; same file rules as smb.indexer_service_account.keytab_file. */
+      keytab_file: absolutePath(),
+      /** HTTP Negotiate accepts tickets for this SPN (its keys in the same keytab). */
+      http_spn: z.string().regex(/^[^/\s]+\/[^/\s]+$/, 'must be a service principal like HTTP/proxy.schule.local').optional(),
+    })
+    .optional(),
 });
 
 /** Share names are unique (case-insensitive, like SMB) and every share has a backend server. */

@@ -12,6 +12,14 @@ export const DAV_CHALLENGE = 'Basic realm="edu-fileproxy", charset="UTF-8"';
 /** The realm of the global-admin APIs and page (/edu-api/admin/*). */
 export const ADMIN_CHALLENGE = 'Basic realm="edu-fileproxy admin"';
 
+/**
+ * A users' challenge with HTTP Negotiate offered first (kerberos.delegation.http_spn): clients holding a Kerberos
+ * ticket answer it, the rest fall back to Basic. One header, two challenges (RFC 9110 11.6.1).
+ */
+export function negotiateChallenge(basic: string): string {
+  return `Negotiate, ${basic}`;
+}
+
 /** The header of a 401 that asks for credentials with `challenge`. */
 export function challengeHeader(challenge: string): Record<string, string> {
   return { 'www-authenticate': challenge };

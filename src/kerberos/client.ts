@@ -5,6 +5,7 @@
  * testbed's KDC already refuses a TGT with two minutes left, KRB_AP_ERR_TKT_EXPIRED, measured).
  * Concurrent callers asking for the same ticket share one exchange.
  */
+import { LRUCache } from 'lru-cache';
 import { asExchange, tgsExchange, type ClientSecret, type Credential, type KdcChannel } from './exchanges.js';
 import { s4u2proxy, s4u2self } from './s4u.js';
 import { sendToKdc, type KdcAddress } from './transport.js';
@@ -19,6 +20,11 @@ export interface KerberosSettings {
 }
 
 const MAX_RENEW_MARGIN_MS = 5 * 60_000;
+/**
+ * Tickets one client keeps: a service account delegating for every user of a school would otherwise keep one per
+ * user for ever; beyond this the least recently used are fetched again when next needed.
+ */
+const MAX_TICKETS = 4000;
 
 /** Whether a ticket still has enough lifetime left to be presented. */
 export function isFresh(cred: Credential, now: number): boolean {
@@ -40,7 +46,7 @@ interface Entry {
 }
 
 export class KerberosClient implements TicketSource {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries = new LRUCache<string, Entry>({ max: MAX_TICKETS });
   private readonly kdc: KdcChannel;
   /** How many messages this client sent to a KDC (tests see the cache work). */
   kdcMessages = 0;
@@ -95,16 +101,18 @@ export class KerberosClient implements TicketSource {
   }
 
   /**
-   * Service tickets in `user`'s name, through this principal's constrained delegation (S4U2Self, then S4U2Proxy;
-   * this client must be made with `forwardable`). Cached like the client's own.
+   * Service tickets in `user`'s name, through this principal's constrained delegation (this client must be made
+   * with `forwardable`): S4U2Proxy on the evidence ticket, which is the user's own ticket to this service when the
+   * user presented one (HTTP Negotiate), else one S4U2Self obtains (protocol transition). Cached like the client's
+   * own: the user's ticket vouched for the same name either way.
    */
-  onBehalfOf(user: string): TicketSource {
+  onBehalfOf(user: string, evidence?: Credential): TicketSource {
     return {
       serviceTicket: (spn) =>
         this.cached(`s4u:${user.toLowerCase()}:${spn.toLowerCase()}`, async () => {
           const tgt = await this.ticketGrantingTicket();
           const now = new Date(this.now());
-          return s4u2proxy(this.kdc, tgt, await s4u2self(this.kdc, tgt, user, now), spn, now);
+          return s4u2proxy(this.kdc, tgt, evidence ?? (await s4u2self(this.kdc, tgt, user, now)), spn, now);
         }),
     };
   }

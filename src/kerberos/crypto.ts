@@ -47,6 +47,22 @@ export function nfold(input: Buffer, outBits: number): Buffer {
   return Buffer.from(sum.toString(16).padStart(outBits / 4, '0'), 'hex');
 }
 
+/**
+ * n-fold of a key usage constant to one AES block, remembered: a few constants serve every message, and n-fold goes
+ * bit by bit (it was the acceptor's hottest function, twice per AES operation: bench/negotiate/run.ts).
+ */
+const foldedConstants = new Map<string, Buffer>();
+function foldedConstant(constant: Buffer): Buffer {
+  const key = constant.toString('hex');
+  let folded = foldedConstants.get(key);
+  if (folded === undefined) {
+    folded = nfold(constant, BLOCK * 8);
+    // Bounded by the usages the protocol has (RFC 4120 7.5.1 lists about thirty, three constants each).
+    if (foldedConstants.size < 1024) foldedConstants.set(key, folded);
+  }
+  return folded;
+}
+
 function aesName(key: Buffer, mode: 'cbc' | 'ecb'): string {
   return `aes-${key.length * 8}-${mode}`;
 }
@@ -132,7 +148,7 @@ class AesSha1 implements EncryptionType {
   /** RFC 3961 5.1 DK(key, constant): AES-encrypt the n-folded constant in a chain until the key is full. */
   derive(key: Buffer, constant: Buffer): Buffer {
     const out: Buffer[] = [];
-    let block = nfold(constant, BLOCK * 8);
+    let block = foldedConstant(constant);
     for (let have = 0; have < this.keyLength; have += BLOCK) {
       const c = createCipheriv(aesName(key, 'ecb'), key, null).setAutoPadding(false);
       block = Buffer.concat([c.update(block), c.final()]);

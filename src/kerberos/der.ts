@@ -22,9 +22,9 @@ export function ctx(n: number, value: Block): Block {
   return new asn1.Constructed({ idBlock: { tagClass: TagClass.CONTEXT, tagNumber: n }, value: [value] });
 }
 
-/** APPLICATION n around one value (RFC 4120 message and part types). */
-export function app(n: number, value: Block): Block {
-  return new asn1.Constructed({ idBlock: { tagClass: TagClass.APPLICATION, tagNumber: n }, value: [value] });
+/** APPLICATION n around its values: one for RFC 4120's messages, two for GSS's InitialContextToken (OID, token). */
+export function app(n: number, ...values: Block[]): Block {
+  return new asn1.Constructed({ idBlock: { tagClass: TagClass.APPLICATION, tagNumber: n }, value: values });
 }
 
 /** SEQUENCE of the fields that are present, each in its context tag; undefined fields are left out. */
@@ -37,6 +37,9 @@ export const int = (n: number): Block => (n > 0x7fffffff ? asn1.Integer.fromBigI
 export const str = (s: string): Block => new asn1.GeneralString({ value: s });
 export const octets = (b: Buffer): Block => new asn1.OctetString({ valueHex: b });
 export const bool = (v: boolean): Block => new asn1.Boolean({ value: v });
+export const enumerated = (n: number): Block => new asn1.Enumerated({ value: n });
+/** An OBJECT IDENTIFIER from its dotted form (the GSS mechanism OIDs of SPNEGO). */
+export const oid = (dotted: string): Block => new asn1.ObjectIdentifier({ value: dotted });
 /** KerberosTime: GeneralizedTime in UTC with whole seconds (RFC 4120 5.2.3). */
 export const time = (d: Date): Block => new asn1.GeneralizedTime({ valueDate: new Date(Math.floor(d.getTime() / 1000) * 1000) });
 /** A 32-bit flag field (KDCOptions, APOptions): bit 0 is the most significant bit of the first byte. */
@@ -81,13 +84,32 @@ function children(b: Block, what: string): Block[] {
   return value as Block[];
 }
 
-/** The value inside APPLICATION n. */
-export function unApp(b: Block, n: number, what: string): Block {
+/** The values inside APPLICATION n (GSS's InitialContextToken holds two: the mechanism OID and its token). */
+export function unAppAll(b: Block, n: number, what: string): Block[] {
   const t = tagOf(b);
   if (t.cls !== TagClass.APPLICATION || t.n !== n) throw new KerberosProtocolError(`${what}: expected [APPLICATION ${n}], got class ${t.cls} tag ${t.n}`);
-  const inner = children(b, what);
+  return children(b, what);
+}
+
+/** The value inside APPLICATION n. */
+export function unApp(b: Block, n: number, what: string): Block {
+  const inner = unAppAll(b, n, what);
   if (inner.length !== 1) throw new KerberosProtocolError(`${what}: [APPLICATION ${n}] must hold one value`);
   return inner[0]!;
+}
+
+/** The value inside an explicit context tag [n] that stands alone (SPNEGO's NegotiationToken CHOICE). */
+export function unCtx(b: Block, n: number, what: string): Block {
+  const t = tagOf(b);
+  const inner = t.cls === TagClass.CONTEXT && t.n === n ? children(b, what) : [];
+  if (inner.length !== 1) throw new KerberosProtocolError(`${what}: expected one value in [${n}], got class ${t.cls} tag ${t.n}`);
+  return inner[0]!;
+}
+
+/** A bare OBJECT IDENTIFIER in its dotted form. */
+export function oidOf(b: Block, what: string): string {
+  if (!(b instanceof asn1.ObjectIdentifier)) throw new KerberosProtocolError(`${what}: expected an OBJECT IDENTIFIER`);
+  return b.getValue();
 }
 
 /** The elements of a bare SEQUENCE OF. */
@@ -138,6 +160,7 @@ export class Fields {
     return this.get(n);
   }
 
+  /** An INTEGER, or an ENUMERATED (asn1js's Enumerated is an Integer). */
   int(n: number): number {
     const i = this.typed(n, asn1.Integer, 'an INTEGER');
     if (i.valueBlock.valueHexView.length > 5) throw new KerberosProtocolError(`${this.what}: field [${n}] exceeds 32 bits`);
@@ -156,6 +179,10 @@ export class Fields {
     const d = this.typed(n, asn1.GeneralizedTime, 'a GeneralizedTime').toDate();
     if (Number.isNaN(d.getTime())) throw new KerberosProtocolError(`${this.what}: field [${n}] is not a valid time`);
     return d;
+  }
+
+  oid(n: number): string {
+    return oidOf(this.get(n), `${this.what} field [${n}]`);
   }
 
   bool(n: number): boolean {

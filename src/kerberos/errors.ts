@@ -1,6 +1,6 @@
 /**
- * Typed errors of the Kerberos client. Callers switch on `code`; a KDC's answer also carries its error code
- * (RFC 4120 7.5.9) so that a refusal can be explained in the directory's terms.
+ * Typed errors of the Kerberos client and acceptor. Callers switch on `code`; a KDC's answer also carries its error
+ * code (RFC 4120 7.5.9) so that a refusal can be explained in the directory's terms.
  */
 
 export type KerberosErrorCode =
@@ -10,7 +10,7 @@ export type KerberosErrorCode =
   | 'INTEGRITY'
   /** The KDC answered KRB-ERROR (see `kdcError`). */
   | 'KDC_ERROR'
-  /** The clocks of the service and the KDC differ by more than the KDC allows. */
+  /** The clocks of the service and the KDC (or a client, at the acceptor) differ by more than is allowed. */
   | 'CLOCK_SKEW'
   /** No KDC answered, or the connection to it failed. */
   | 'KDC_UNREACHABLE'
@@ -18,6 +18,12 @@ export type KerberosErrorCode =
   | 'UNSUPPORTED_ETYPE'
   /** A keytab file that cannot be read or holds no key for the principal. */
   | 'KEYTAB'
+  /** The acceptor refused a ticket: not for this service, not yet valid, expired, or its authenticator names another client. */
+  | 'TICKET_INVALID'
+  /** The acceptor has seen this authenticator before (RFC 4120 3.2.3: a replayed AP-REQ). */
+  | 'REPLAY'
+  /** The replay cache is full of authenticators still within the skew window: refused rather than forgetting one. */
+  | 'REPLAY_CACHE_FULL'
   /** Wrong use of the client (for example a ticket that has already expired is offered). */
   | 'INVALID_ARGUMENT';
 

@@ -15,14 +15,14 @@ export const KRB5_OID = '1.2.840.113554.1.2.2';
 export const MS_KRB5_OID = '1.2.840.48018.1.2.2';
 const KRB5_OID_DER = Buffer.from('06092a864886f712010202', 'hex');
 
-const TokId = { AP_REQ: 0x0100, AP_REP: 0x0200, ERROR: 0x0300 } as const;
+export const TokId = { AP_REQ: 0x0100, AP_REP: 0x0200, ERROR: 0x0300 } as const;
 
 /** GSS checksum type 0x8003 (RFC 4121 4.1.1) and the context flags it carries. */
-const GSS_CHECKSUM = 0x8003;
-const GssFlag = { MUTUAL: 2, REPLAY: 4, SEQUENCE: 8, CONF: 16, INTEG: 32 } as const;
+export const GSS_CHECKSUM = 0x8003;
+export const GssFlag = { MUTUAL: 2, REPLAY: 4, SEQUENCE: 8, CONF: 16, INTEG: 32 } as const;
 
-/** A DER length field (SPNEGO's hand-built tokens use it too). */
-export function derLength(n: number): Buffer {
+/** A DER length field. */
+function derLength(n: number): Buffer {
   if (n < 0x80) return Buffer.from([n]);
   const bytes: number[] = [];
   for (let v = n; v > 0; v >>>= 8) bytes.unshift(v & 0xff);
@@ -30,14 +30,22 @@ export function derLength(n: number): Buffer {
 }
 
 /** [APPLICATION 0] { mech OID, TOK_ID, inner token } (RFC 2743 3.1, RFC 4121 4.1). */
-function frame(tokId: number, inner: Buffer): Buffer {
+export function frame(tokId: number, inner: Buffer): Buffer {
   const id = Buffer.alloc(2);
   id.writeUInt16BE(tokId);
   const body = Buffer.concat([KRB5_OID_DER, id, inner]);
   return Buffer.concat([Buffer.from([0x60]), derLength(body.length), body]);
 }
 
-function unframe(token: Buffer): { tokId: number; inner: Buffer } {
+/** Whether a token is a Kerberos mechanism token rather than SPNEGO's: both share the InitialContextToken framing. */
+export function isKerberosToken(token: Buffer): boolean {
+  if (token.length < 2 || token[0] !== 0x60) return false;
+  const start = contentStart(token);
+  return token.subarray(start, start + KRB5_OID_DER.length).equals(KRB5_OID_DER);
+}
+
+/** Where the content of the [APPLICATION 0] framing starts, its length checked against the token's. */
+function contentStart(token: Buffer): number {
   if (token.length < 2 || token[0] !== 0x60) throw new KerberosProtocolError('GSS token: not an InitialContextToken');
   let offset = 2;
   let length = token[1]!;
@@ -48,6 +56,12 @@ function unframe(token: Buffer): { tokId: number; inner: Buffer } {
     offset += n;
   }
   if (offset + length !== token.length) throw new KerberosProtocolError('GSS token: length does not match');
+  return offset;
+}
+
+/** The token id and inner token of a Kerberos mechanism token. */
+export function unframe(token: Buffer): { tokId: number; inner: Buffer } {
+  let offset = contentStart(token);
   if (!token.subarray(offset, offset + KRB5_OID_DER.length).equals(KRB5_OID_DER)) throw new KerberosProtocolError('GSS token: not of the Kerberos mechanism');
   offset += KRB5_OID_DER.length;
   if (offset + 2 > token.length) throw new KerberosProtocolError('GSS token: no token id');

@@ -81,12 +81,19 @@ export function parseKeytab(buf: Buffer): KeytabEntry[] {
   return entries;
 }
 
-/** The keys of the newest key version of `user@realm` (names compared case-insensitively, as AD does). */
-export function keysFor(entries: readonly KeytabEntry[], user: string, realm: string): EncryptionKey[] {
+/** Every entry of `user@realm` (names compared case-insensitively, as AD does): an acceptor needs the older key
+ * versions too, for tickets issued before the last password change. */
+export function entriesFor(entries: readonly KeytabEntry[], user: string, realm: string): KeytabEntry[] {
   const mine = entries.filter((e) => e.realm.toUpperCase() === realm.toUpperCase() && e.names.join('/').toLowerCase() === user.toLowerCase());
   if (mine.length === 0) {
     throw new KerberosError('KEYTAB', `the keytab holds no key for ${user}@${realm} (export one with samba-tool domain exportkeytab --principal=${user}@${realm})`);
   }
+  return mine;
+}
+
+/** The keys of the newest key version of `user@realm`. */
+export function keysFor(entries: readonly KeytabEntry[], user: string, realm: string): EncryptionKey[] {
+  const mine = entriesFor(entries, user, realm);
   const newest = Math.max(...mine.map((e) => e.kvno));
   return mine.filter((e) => e.kvno === newest).map((e) => e.key);
 }

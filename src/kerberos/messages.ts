@@ -1,5 +1,6 @@
 /**
- * The Kerberos 5 messages a client sends and reads (RFC 4120 5, MS-KILE 2.2 for PA-PAC-REQUEST), each as a plain
+ * The Kerberos 5 messages a client sends and reads (RFC 4120 5, MS-KILE 2.2 for PA-PAC-REQUEST), and those an
+ * acceptor reads and answers (AP-REQ, the ticket's and the authenticator's encrypted parts, AP-REP), each as a plain
  * object with an encoder or a decoder. Decoders throw KerberosProtocolError on anything malformed.
  */
 import { KerberosProtocolError } from './errors.js';
@@ -16,6 +17,8 @@ export const PaType = { TGS_REQ: 1, ENC_TIMESTAMP: 2, ETYPE_INFO2: 19, PAC_REQUE
 /** Key usage numbers (RFC 4120 7.5.1). */
 export const KeyUsage = {
   AS_REQ_PA_ENC_TIMESTAMP: 1,
+  /** A ticket's enc-part, under the service's long-term key. */
+  TICKET: 2,
   AS_REP_ENC_PART: 3,
   TGS_REQ_AUTH_CKSUM: 6,
   TGS_REQ_AUTHENTICATOR: 7,
@@ -37,6 +40,9 @@ export const KdcOption = {
 } as const;
 
 export const ApOption = { MUTUAL_REQUIRED: flagBit(2) } as const;
+
+/** TicketFlags an acceptor checks (RFC 4120 5.3). */
+export const TicketFlag = { FORWARDABLE: flagBit(1), INVALID: flagBit(7) } as const;
 
 /** KRB-ERROR codes the client acts on or explains (RFC 4120 7.5.9, MS-KILE 3.1.5.x). */
 export const KdcErrorCode = {
@@ -319,10 +325,74 @@ export function encodeAuthenticator(a: Authenticator): Buffer {
   );
 }
 
+/** When an authenticator was made, in ms: ctime has whole seconds, cusec the microseconds within. */
+export function authenticatorTime(a: { ctime: Date; cusec: number }): number {
+  return a.ctime.getTime() + Math.floor(a.cusec / 1000);
+}
+
+export function parseAuthenticator(buf: Buffer): Authenticator {
+  const f = new Fields(unApp(decode(buf, 'Authenticator'), 2, 'Authenticator'), 'Authenticator');
+  if (f.int(0) !== 5) throw new KerberosProtocolError('Authenticator: authenticator-vno is not 5');
+  const cusec = f.int(4);
+  if (cusec < 0 || cusec > 999_999) throw new KerberosProtocolError('Authenticator: cusec out of range');
+  const cksum = f.has(3) ? new Fields(f.block(3), 'Authenticator cksum') : undefined;
+  return {
+    crealm: f.str(1),
+    cname: parsePrincipal(f.block(2), 'Authenticator cname'),
+    ...(cksum ? { cksum: { type: cksum.int(0), value: cksum.octets(1) } } : {}),
+    ctime: f.time(5),
+    cusec,
+    ...(f.has(6) ? { subkey: parseKey(f.block(6), 'Authenticator subkey') } : {}),
+    ...(f.has(7) ? { seqNumber: f.int(7) } : {}),
+  };
+}
+
 export function encodeApReq(options: number, ticket: Ticket, authenticator: EncryptedData): Buffer {
   return encode(
     app(MsgType.AP_REQ, fields([0, int(5)], [1, int(MsgType.AP_REQ)], [2, flags(options)], [3, raw(ticket.der)], [4, encodeEncryptedData(authenticator)])),
   );
+}
+
+export interface ApReq {
+  options: number;
+  ticket: Ticket;
+  authenticator: EncryptedData;
+}
+
+export function parseApReq(buf: Buffer): ApReq {
+  const f = new Fields(unApp(decode(buf, 'AP-REQ'), MsgType.AP_REQ, 'AP-REQ'), 'AP-REQ');
+  if (f.int(0) !== 5 || f.int(1) !== MsgType.AP_REQ) throw new KerberosProtocolError('AP-REQ: not a Kerberos 5 AP-REQ');
+  return { options: f.flags(2), ticket: parseTicket(f.block(3), 'AP-REQ ticket'), authenticator: parseEncryptedData(f.block(4), 'AP-REQ authenticator') };
+}
+
+/** The decrypted enc-part of a ticket (RFC 4120 5.3); its authorization-data (the PAC) stays in the ticket unread. */
+export interface EncTicketPart {
+  flags: number;
+  key: EncryptionKey;
+  crealm: string;
+  cname: PrincipalName;
+  authtime: Date;
+  starttime?: Date;
+  endtime: Date;
+  renewTill?: Date;
+}
+
+export function parseEncTicketPart(buf: Buffer): EncTicketPart {
+  const f = new Fields(unApp(decode(buf, 'EncTicketPart'), 3, 'EncTicketPart'), 'EncTicketPart');
+  return {
+    flags: f.flags(0),
+    key: parseKey(f.block(1), 'EncTicketPart key'),
+    crealm: f.str(2),
+    cname: parsePrincipal(f.block(3), 'EncTicketPart cname'),
+    authtime: f.time(5),
+    ...(f.has(6) ? { starttime: f.time(6) } : {}),
+    endtime: f.time(7),
+    ...(f.has(8) ? { renewTill: f.time(8) } : {}),
+  };
+}
+
+export function encodeApRep(encPart: EncryptedData): Buffer {
+  return encode(app(MsgType.AP_REP, fields([0, int(5)], [1, int(MsgType.AP_REP)], [2, encodeEncryptedData(encPart)])));
 }
 
 /** AP-REP, or the KRB-ERROR a server sends instead of it. */
@@ -339,6 +409,12 @@ export interface EncApRepPart {
   cusec: number;
   subkey?: EncryptionKey;
   seqNumber?: number;
+}
+
+export function encodeEncApRepPart(p: EncApRepPart): Buffer {
+  return encode(
+    app(27, fields([0, time(p.ctime)], [1, int(p.cusec)], [2, p.subkey && encodeKey(p.subkey)], [3, p.seqNumber === undefined ? undefined : int(p.seqNumber)])),
+  );
 }
 
 export function parseEncApRepPart(buf: Buffer): EncApRepPart {

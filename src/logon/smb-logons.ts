@@ -3,13 +3,15 @@
  * password, or the indexer account with its password or keytab, become NTLM credentials, Kerberos credentials,
  * or Kerberos with NTLM as fallback, as smb.auth says. The Kerberos clients (each with its ticket cache) are kept
  * per principal and secret for the life of the thread, so that a user's next request finds its tickets.
+ * A user a trusted caller names is reached through the service account of kerberos.delegation (S4U2Self, then
+ * S4U2Proxy): Kerberos only, with no password, whatever smb.auth says.
  */
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config/schema.js';
 import type { Credentials } from '../smb/session.js';
 import { KerberosClient, type KerberosSettings } from '../kerberos/client.js';
-import type { ClientSecret } from '../kerberos/exchanges.js';
+import type { ClientSecret, Credential } from '../kerberos/exchanges.js';
 import { keysFor, parseKeytab } from '../kerberos/keytab.js';
 
 const KDC_PORT = 88;
@@ -31,9 +33,20 @@ export function kerberosSettings(kerberos: NonNullable<Config['kerberos']>): Ker
 export class SmbLogons {
   private readonly clients = new LRUCache<string, KerberosClient>({ max: MAX_CLIENTS });
   private readonly settings: KerberosSettings | undefined;
+  /** The delegation account's client (its tickets, and those in users' names), made on first use. */
+  private delegator: KerberosClient | undefined;
 
-  constructor(private readonly config: Pick<Config, 'smb' | 'kerberos'>) {
+  /** `delegationKeytab`: the keys of kerberos.delegation.account (ServiceSecrets). */
+  constructor(
+    private readonly config: Pick<Config, 'smb' | 'kerberos'>,
+    private readonly secrets: { delegationKeytab?: Uint8Array } = {},
+  ) {
     this.settings = config.kerberos && config.smb.auth !== 'ntlm' ? kerberosSettings(config.kerberos) : undefined;
+  }
+
+  /** Whether kerberos.delegation is configured (and its keytab was read): `delegated` can be asked. */
+  get delegates(): boolean {
+    return this.config.kerberos?.delegation !== undefined && this.secrets.delegationKeytab !== undefined;
   }
 
   /** The service principal of the file server at `host` (kerberos.spns, else cifs/<host>). */
@@ -66,6 +79,30 @@ export class SmbLogons {
       return { ...ntlm, kerberos: this.kerberos(host, user, { keys }, keytab.toString('base64')) };
     }
     return { ...ntlm, kerberos: this.kerberos(host, user, { password }, password) };
+  }
+
+  /**
+   * A user reached by constrained delegation: `user` (a sAMAccountName of the realm) has no password here; the
+   * delegation account's forwardable TGT obtains the user's ticket for the file server's SPN, with S4U2Self or,
+   * when the user presented a ticket to this service (HTTP Negotiate), on that `evidence`. Throws a
+   * KerberosError (KEYTAB) when the keytab holds no key of the account; call only when `delegates`.
+   */
+  delegated(host: string, user: string, evidence?: Credential): Credentials {
+    const { kerberos } = this.config;
+    const delegation = kerberos?.delegation;
+    if (!kerberos || !delegation || !this.secrets.delegationKeytab) throw new Error('kerberos.delegation is not configured');
+    if (!this.delegator) {
+      const settings = kerberosSettings(kerberos);
+      // A Buffer arrives in a worker thread as a plain Uint8Array.
+      const keys = keysFor(parseKeytab(Buffer.from(this.secrets.delegationKeytab)), delegation.account, settings.realm);
+      this.delegator = new KerberosClient(settings, delegation.account, { keys }, { forwardable: true });
+    }
+    return {
+      domain: this.config.smb.domain,
+      user,
+      password: '',
+      kerberos: { client: this.delegator.onBehalfOf(user, evidence), spn: this.spnFor(host), fallbackToNtlm: false, delegatedBy: delegation.account },
+    };
   }
 
   private kerberos(host: string, user: string, secret: ClientSecret, secretText: string): NonNullable<Credentials['kerberos']> {

@@ -1,4 +1,5 @@
 // What actors may ask the supervisor, declared once for both ends.
+import type { ReplayVerdict } from '../kerberos/replay-cache.js';
 import type { ReadinessReport } from '../metrics/readiness.js';
 import type { HealthReport } from '../runtime/health.js';
 
@@ -8,4 +9,6 @@ export interface SupervisorProtocol {
   readiness(): Promise<ReadinessReport>;
   /** GET /metrics: the supervisor's and every actor's metrics, merged into Prometheus text. */
   metrics(): Promise<string>;
+  /** HTTP Negotiate: records an authenticator an http-front accepted, or says it was presented before (the service's one replay cache). */
+  admitAuthenticator(client: string, ctime: Date, cusec: number, now: Date): Promise<ReplayVerdict>;
 }

@@ -29,15 +29,15 @@ export const ldapResolverMetrics: readonly StatMetric<ViewerStats & { resolvesVi
     type: 'gauge', label: 'scope', read: (s) => ({ account: s.lockedAccounts, address: s.lockedAddresses }),
   },
   {
-    name: 'fileproxy_wiki_logins_total', help: 'Wiki caller logins by result: verified by an LDAPS bind, served from the login cache, or rejected',
-    type: 'counter', label: 'result', read: (s) => ({ verified: s.logins, cached: s.cachedLogins, rejected: s.rejectedLogins }),
+    name: 'fileproxy_wiki_logins_total', help: 'Wiki caller logins by result: verified by an LDAPS bind, served from the login cache, rejected, or by a Kerberos ticket (HTTP Negotiate, the account read from the directory)',
+    type: 'counter', label: 'result', read: (s) => ({ verified: s.logins, cached: s.cachedLogins, rejected: s.rejectedLogins, negotiated: s.negotiatedCalls }),
   },
   {
-    name: 'fileproxy_wiki_on_behalf_calls_total', help: 'Wiki calls with X-Service-User: from a trusted caller (accepted), or refused with 403 (untrusted)',
+    name: 'fileproxy_wiki_on_behalf_calls_total', help: 'Wiki and WebDAV calls with X-Service-User: from a trusted caller (accepted), or refused with 403 (untrusted)',
     type: 'counter', label: 'result', read: (s) => ({ accepted: s.onBehalfCalls, untrusted: s.untrustedOnBehalfCalls }),
   },
   {
-    name: 'fileproxy_wiki_service_user_refusals_total', help: 'Wiki calls of trusted callers refused with 403 because X-Service-User named an account they may not call on behalf of, by rule',
+    name: 'fileproxy_wiki_service_user_refusals_total', help: 'Wiki and WebDAV calls of trusted callers refused with 403 because X-Service-User named an account they may not call on behalf of, by rule',
     type: 'counter', label: 'rule', read: (s) => ({ ...s.serviceUserRefusals }),
   },
   {

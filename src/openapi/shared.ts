@@ -22,6 +22,14 @@ export const ok = (description: string, schema: Json, headers?: Json): Json => (
 
 export const header = (description: string, schema: Json = { type: 'string' }): Json => ({ description, schema });
 export const CHALLENGE = { 'WWW-Authenticate': header('Basic realm="edu-fileproxy"') };
+/** The challenge of /dav/ and the wiki: Negotiate offered first where kerberos.delegation.http_spn is set. */
+export const USER_CHALLENGE = { 'WWW-Authenticate': header('Basic realm="edu-fileproxy"; with kerberos.delegation.http_spn set: Negotiate, Basic realm="edu-fileproxy"') };
+/** Why a Negotiate token was refused (src/auth/negotiate.ts, src/wiki/viewer.ts): always a 401. */
+export const NEGOTIATE_401_CODES = [
+  'negotiate_malformed', 'negotiate_ntlm', 'negotiate_replay', 'negotiate_ticket_invalid', 'negotiate_integrity', 'negotiate_clock_skew',
+  'negotiate_keytab', 'negotiate_unsupported_etype', 'negotiate_foreign_principal', 'negotiate_not_configured', 'negotiate_user_unknown',
+  'negotiate_user_disabled', 'negotiate_user_locked', 'negotiate_user_expired', 'negotiate_user_password_expired',
+] as const;
 const ADMIN_CHALLENGE = { 'WWW-Authenticate': header('Basic realm="edu-fileproxy admin" (a realm of its own: a browser keeps these credentials apart from those of /dav/ and the wiki)') };
 export const RETRY_AFTER = { 'Retry-After': header('Seconds to wait before retrying', { type: 'string', pattern: '^[0-9]+$' }) };
 
@@ -80,6 +88,10 @@ export const JSON_BODY_400 = ['invalid_json', 'body_not_object'];
 /** The security schemes the operations name. */
 export const securitySchemes = {
   basicAuth: { type: 'http', scheme: 'basic', description: 'Directory credentials: user, DOMAIN\\user or user@realm' },
+  negotiateAuth: {
+    type: 'http', scheme: 'negotiate',
+    description: 'A Kerberos ticket for kerberos.delegation.http_spn (RFC 4559, SPNEGO or bare Kerberos; not NTLM), on /dav/ and the wiki where it is configured',
+  },
   webhookKey: { type: 'apiKey', in: 'header', name: 'x-webhook-key', description: 'API key of a webhook client' },
 };
 

@@ -3,7 +3,8 @@
 // shaped like OpenAPI 3.2's `additionalOperations`.
 
 import { DAV_RESPONSE_HEADERS } from '../webdav/active-content.js';
-import { CHALLENGE, error, header, noBody, operation, THROTTLED_429, type Json } from './shared.js';
+import { SERVICE_USER_REFUSALS } from './wiki.js';
+import { error, header, NEGOTIATE_401_CODES, noBody, operation, THROTTLED_429, USER_CHALLENGE, type Json } from './shared.js';
 
 const XML = 'application/xml; charset=utf-8';
 const multistatus = (description: string): Json => ({ description, content: { [XML]: { schema: { type: 'string' } } } });
@@ -17,22 +18,34 @@ const VALIDATORS = {
 
 /** What every WebDAV method may answer: request errors, the user's SMB rights, the backend's state. */
 const DAV_ERRORS: Record<string, Json> = {
-  '400': error('Malformed path or request', ['invalid_path', 'invalid_request', 'invalid_name']),
-  '401': error('Basic credentials missing, or refused by the file server', ['unauthorized', 'logon_failure'], CHALLENGE),
-  '403': error('The file server or the wiki layout forbids it (LOCK and PROPPATCH ask it for the write right they need), the Destination is on another share, a body over 1 MiB cannot be staged beside its target (staging_denied), or a bound of webdav.locks / webdav.dead_properties would be passed', ['access_denied', 'staging_denied', 'other_share', 'share_root', 'same_resource', 'into_itself', 'propfind_finite_depth', 'not_lock_owner', 'wiki_subfolder', 'wiki_non_markdown', 'too_many_locks', 'lock_owner_too_large', 'too_many_properties', 'properties_too_large', 'user_properties_too_large']),
+  '400': error('Malformed path, request or X-Service-User', ['invalid_path', 'invalid_request', 'invalid_name', 'bad_service_user_header']),
+  '401': error('Basic credentials missing, or refused by the file server (or, with X-Service-User, by the directory), or a Negotiate token refused', ['unauthorized', 'logon_failure', 'invalid_credentials', ...NEGOTIATE_401_CODES], USER_CHALLENGE),
+  '403': error('The file server or the wiki layout forbids it (LOCK and PROPPATCH ask it for the write right they need), the Destination is on another share, a body over 1 MiB cannot be staged beside its target (staging_denied), or a bound of webdav.locks / webdav.dead_properties would be passed. '
+    + 'With X-Service-User: the caller is not a trusted caller, the named account is one no trusted caller may act for (service_user_<rule>, as on the wiki) or cannot log on, delegation is not configured, or the KDC refuses it (delegation_<reason>; also with Negotiate)', [
+    'access_denied', 'staging_denied', 'other_share', 'share_root', 'same_resource', 'into_itself', 'propfind_finite_depth', 'not_lock_owner', 'wiki_subfolder', 'wiki_non_markdown', 'too_many_locks', 'lock_owner_too_large', 'too_many_properties', 'properties_too_large', 'user_properties_too_large',
+    'untrusted_caller', ...SERVICE_USER_REFUSALS,
+    ...['unknown', 'disabled', 'locked', 'expired', 'password_expired'].map((state) => `service_user_${state}`),
+    'delegation_not_configured', 'delegation_tgt_not_forwardable', 'delegation_user_not_delegable', 'delegation_service_not_allowed',
+  ]),
   '404': error('No such share or resource', ['unknown_share', 'not_found']),
   '405': error('Not possible on this kind of resource', ['is_a_folder', 'is_a_collection', 'exists']),
   '409': error('Conflict with the state of the share', ['no_parent', 'exists', 'not_empty', 'not_a_folder', 'delete_pending', 'no_such_lock']),
   '412': error('A precondition (If-Match, If-None-Match, If, Overwrite) does not hold', ['precondition_failed', 'destination_exists']),
   '423': error('Locked, or in use by another program', ['locked', 'in_use']),
   '429': THROTTLED_429,
-  '502': error('The file server failed', ['backend_error', 'share_unavailable']),
-  '503': error('The SMB server, the WebDAV state or the login throttle is unavailable; retry', ['backend_unavailable', 'dav_state_unavailable', 'service_unavailable']),
+  '502': error('The file server failed, or (X-Service-User, Negotiate) the user\'s ticket could not be had by delegation', ['backend_error', 'share_unavailable', 'delegation_failed']),
+  '503': error('The SMB server, the WebDAV state, the login throttle, the directory or (X-Service-User, Negotiate) the KDC is unavailable, or too many Negotiate logons within the clock skew window; retry', ['backend_unavailable', 'dav_state_unavailable', 'service_unavailable', 'directory_unavailable', 'kdc_unavailable', 'negotiate_busy']),
   '507': error('The file server has no space left, or the dead-property store is full (webdav.dead_properties.max_total_size)', ['disk_full', 'property_store_full']),
 };
 
 const DAV_PARAMETERS = [
   { name: 'share', in: 'path', required: true, description: 'A share of smb.shares', schema: { type: 'string' } },
+  {
+    name: 'X-Service-User', in: 'header', required: false,
+    description: 'Only from an account of wiki.trusted_callers, with kerberos.delegation configured: the user the request is for (as on the wiki endpoints); '
+      + 'the basic credentials are then the trusted caller\'s, and the request reaches SMB as that user by constrained delegation (S4U2Self, S4U2Proxy).',
+    schema: { type: 'string' },
+  },
   {
     name: 'path', in: 'path', required: true,
     description: 'The file or folder path within the share: percent-encoded segments joined by "/", empty for the share root. OpenAPI path parameters cannot span segments; `x-multi-segment` marks this one.',
@@ -49,7 +62,7 @@ const OVERWRITE = headerParam('Overwrite', 'F refuses to replace an existing des
 const XML_BODY = { required: false, content: { 'application/xml': { schema: { type: 'string' } }, 'text/xml': { schema: { type: 'string' } } } };
 
 function davOperation(operationId: string, summary: string, own: Record<string, Json>, extra: Json = {}): Json {
-  return operation({ operationId, summary, tags: ['WebDAV'], security: [{ basicAuth: [] }], ...extra, responses: { ...DAV_ERRORS, ...own } });
+  return operation({ operationId, summary, tags: ['WebDAV'], security: [{ basicAuth: [] }, { negotiateAuth: [] }], ...extra, responses: { ...DAV_ERRORS, ...own } });
 }
 
 const DAV_BODY_413 = error('XML request body over http.max_body', ['body_too_large']);
@@ -57,7 +70,7 @@ const DAV_BODY_413 = error('XML request body over http.max_body', ['body_too_lar
 export const webdavPaths = {
   '/dav/{share}/{path}': {
     summary: 'WebDAV (RFC 4918 class 1 and 2) on the SMB shares',
-    description: 'Every request runs as the user of its basic credentials on the file server, whose ACLs decide. '
+    description: 'Every request runs as the user of its basic credentials (or the user a trusted caller names in X-Service-User) on the file server, whose ACLs decide. '
       + `Every answer (errors included) carries Content-Security-Policy: ${DAV_RESPONSE_HEADERS['content-security-policy']} and `
       + 'X-Content-Type-Options: nosniff, so that no uploaded file runs on this origin; files a browser would execute '
       + '(HTML, XHTML, SVG, XML, XSLT, JavaScript, MHTML) are sent as attachments. '

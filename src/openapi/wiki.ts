@@ -1,7 +1,7 @@
 // OpenAPI paths and schemas of the wiki: search and listings (actors/http-front/routes/wiki.ts) and
 // the admin API of each share's wiki visibility (admin-wiki-visibility.ts).
 
-import { adminResponses, BODY_413, BODY_415, CHALLENGE, error, JSON_BODY_400, jsonBody, ok, operation, ref, RETRY_AFTER, THROTTLED_429, type Json } from './shared.js';
+import { adminResponses, BODY_413, BODY_415, error, NEGOTIATE_401_CODES, USER_CHALLENGE, JSON_BODY_400, jsonBody, ok, operation, ref, RETRY_AFTER, THROTTLED_429, type Json } from './shared.js';
 
 const WIKI_GROUPS = {
   name: 'X-Service-Groups', in: 'header', required: false,
@@ -17,6 +17,9 @@ const WIKI_SERVICE_USER = {
   schema: { type: 'string' },
 };
 
+/** The 403 of a trusted caller naming an account it may not act for (src/wiki/service-user.ts, ServiceUserRule). */
+export const SERVICE_USER_REFUSALS = ['computer', 'krbtgt', 'indexer', 'trusted_caller', 'not_delegated', 'protected_user', 'admin'].map((rule) => `service_user_${rule}`);
+
 /** Why the user named in X-Service-User sees nothing (src/wiki/viewer.ts, NoAccessReason). */
 const NO_ACCESS = {
   enum: ['user_unknown', 'user_disabled', 'user_locked', 'user_expired', 'user_password_expired'],
@@ -29,15 +32,15 @@ const wikiResponses = (own: Record<string, Json>, extra400: readonly string[] = 
   '400': error('Bad request; service_user_required: a technical account (wiki.trusted_callers, the indexer account) called without X-Service-User', [
     'bad_credentials_format', 'bad_groups_header', 'bad_service_user_header', 'service_user_required', 'invalid_request', ...extra400,
   ]),
-  '401': error('Basic credentials missing or wrong', ['credentials_required', 'invalid_credentials'], CHALLENGE),
+  '401': error('Basic credentials missing or wrong, or a Negotiate token refused', ['credentials_required', 'invalid_credentials', ...NEGOTIATE_401_CODES], USER_CHALLENGE),
   '403': error(
     'X-Service-User from an account that is not in wiki.trusted_callers, or naming an account a trusted caller may not call on behalf of '
       + '(src/wiki/service-user.ts: a computer, krbtgt, the indexer, a trusted caller, NOT_DELEGATED, Protected Users, an admin group)',
-    ['untrusted_caller', ...['computer', 'krbtgt', 'indexer', 'trusted_caller', 'not_delegated', 'protected_user', 'admin'].map((rule) => `service_user_${rule}`)],
+    ['untrusted_caller', ...SERVICE_USER_REFUSALS],
   ),
   '404': error('The wiki is turned off on this host (elasticsearch.enabled is false)', ['wiki_disabled']),
   '429': THROTTLED_429,
-  '503': error('The directory or an actor is unavailable; retry', ['directory_unavailable', 'service_unavailable'], RETRY_AFTER),
+  '503': error('The directory or an actor is unavailable, or too many Negotiate logons within the clock skew window; retry', ['directory_unavailable', 'service_unavailable', 'negotiate_busy'], RETRY_AFTER),
 });
 
 export const wikiPaths = {
@@ -71,7 +74,7 @@ export const wikiPaths = {
       operationId: 'searchWiki',
       summary: 'Full-text search over the pages the caller may see, with snippets',
       tags: ['Wiki'],
-      security: [{ basicAuth: [] }],
+      security: [{ basicAuth: [] }, { negotiateAuth: [] }],
       parameters: [WIKI_GROUPS, WIKI_SERVICE_USER],
       requestBody: { required: true, content: jsonBody(ref('SearchRequest')) },
       responses: wikiResponses({
@@ -88,7 +91,7 @@ export const wikiPaths = {
       description: 'Every word must occur in the title or in one heading, the last one as the start of a word; the words are analysed '
         + 'as the index is (Häu finds Häuser, Schue finds Schüler). The same permission filter and the same authentication as search.',
       tags: ['Wiki'],
-      security: [{ basicAuth: [] }],
+      security: [{ basicAuth: [] }, { negotiateAuth: [] }],
       parameters: [
         WIKI_GROUPS,
         WIKI_SERVICE_USER,
@@ -104,7 +107,7 @@ export const wikiPaths = {
       operationId: 'listWikiRoots',
       summary: 'Every share and folder with a wiki page the caller may see (also the health-check target of the browser-facing API)',
       tags: ['Wiki'],
-      security: [{ basicAuth: [] }],
+      security: [{ basicAuth: [] }, { negotiateAuth: [] }],
       parameters: [WIKI_GROUPS, WIKI_SERVICE_USER],
       responses: wikiResponses({ '200': ok('The wiki roots', ref('RootListing')) }),
     }),
@@ -114,7 +117,7 @@ export const wikiPaths = {
       operationId: 'listWikiPages',
       summary: 'The pages of one folder\'s wiki the caller may see, start page first',
       tags: ['Wiki'],
-      security: [{ basicAuth: [] }],
+      security: [{ basicAuth: [] }, { negotiateAuth: [] }],
       parameters: [
         WIKI_GROUPS,
         WIKI_SERVICE_USER,

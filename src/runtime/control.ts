@@ -35,6 +35,8 @@ export interface ServiceSecrets {
   indexerPassword?: string;
   /** Keytab of smb.indexer_service_account (smb.indexer_service_account.keytab_file): its SMB logons use Kerberos keys. */
   indexerKeytab?: Uint8Array;
+  /** Keytab of kerberos.delegation (its keytab_file): the service account that reaches SMB in users' names. */
+  delegationKeytab?: Uint8Array;
   /** Credentials and CA of a secured Elasticsearch (elasticsearch.auth, elasticsearch.tls); absent for the sidecar. */
   elasticsearch?: {
     auth?: { apiKey: string } | { username: string; password: string };

@@ -223,7 +223,10 @@ export class SmbPool {
     if (!server.host) throw new SmbError('INVALID_ARGUMENT', 'SMB server host is empty');
     const secret = createHash('sha256').update(credentials.password).digest('hex');
     // Kerberos and NTLM logons of one account are different sessions (the first may fail where the second works).
-    const mechanism = credentials.kerberos ? `krb5 ${credentials.kerberos.spn}${credentials.kerberos.fallbackToNtlm ? ' or ntlm' : ''}` : 'ntlm';
+    const { kerberos } = credentials;
+    const mechanism = kerberos
+      ? `krb5 ${kerberos.spn}${kerberos.fallbackToNtlm ? ' or ntlm' : ''}${kerberos.delegatedBy === undefined ? '' : ` via ${kerberos.delegatedBy}`}`
+      : 'ntlm';
     const key = [server.host.toLowerCase(), server.port ?? 445, credentials.domain.toUpperCase(), credentials.user.toLowerCase(), secret, mechanism].join('|');
     let ep = this.endpoints.get(key);
     if (!ep) {

@@ -5,15 +5,15 @@
  * for which no ticket can be had (no KDC answers, the server has no SPN) go on with NTLM. A wrong password is
  * never retried with NTLM: the KDC has already said no.
  */
-import { NtStatus, SmbError } from './errors.js';
+import { NtStatus, SmbError, SmbProtocolError } from './errors.js';
 import { Command, Dialect } from './header.js';
 import { PreauthHash, deriveSessionKeys, verifySignature } from './crypto.js';
 import { type Connection, type RequestContext, type SessionCrypto, type SmbResponse } from './connection.js';
 import { SessionFlags, emptyRequest, parseSessionSetupResponse, sessionSetupRequest, type SmbRequest } from './messages.js';
 import { authenticateMessage, negotiateMessage, ntlmMic, parseChallenge, type NtlmCredentials } from './ntlm.js';
-import { KERBEROS_MECH_TYPES, MECH_TYPES, negTokenInit, negTokenResp, parseNegTokenResp, NegState } from './spnego.js';
+import { KERBEROS_MECH_TYPES, MECH_TYPES, negTokenInit, negTokenResp, parseNegTokenResp, NegState, type NegTokenRespFields } from '../kerberos/spnego.js';
 import type { TicketSource } from '../kerberos/client.js';
-import { KerberosError } from '../kerberos/errors.js';
+import { KerberosError, KerberosProtocolError } from '../kerberos/errors.js';
 import { KdcErrorCode } from '../kerberos/messages.js';
 import { initiateContext } from '../kerberos/gss.js';
 
@@ -24,6 +24,11 @@ export interface KerberosLogon {
   spn: string;
   /** smb.auth negotiate: NTLM when no ticket can be had for the server (never after a refused password). */
   fallbackToNtlm: boolean;
+  /**
+   * The service account whose delegation gives the tickets (`client` acts for the user): such a session is pooled
+   * apart from any the user's own secret opens, which an empty password must never reach.
+   */
+  delegatedBy?: string;
 }
 
 /** `password` may be empty for a Kerberos logon with keys from a keytab (then NTLM is impossible). */
@@ -40,6 +45,16 @@ const REFUSED_CREDENTIALS: readonly number[] = [
 /** A ticket could not be had, for a reason that says nothing about the credentials. */
 function noTicket(err: unknown): boolean {
   return err instanceof KerberosError && !(err.kdcError !== undefined && REFUSED_CREDENTIALS.includes(err.kdcError));
+}
+
+/** The file server's NegTokenResp; a malformed one is the server's protocol error, like any other of its messages. */
+function serverNegTokenResp(securityBuffer: Buffer): NegTokenRespFields {
+  try {
+    return parseNegTokenResp(securityBuffer);
+  } catch (err) {
+    if (err instanceof KerberosProtocolError) throw new SmbProtocolError(`SPNEGO from the server: ${err.message}`);
+    throw err;
+  }
 }
 
 export class Session {
@@ -74,7 +89,7 @@ export class Session {
     const hash = conn.preauth ? new PreauthHash(conn.preauth.digest) : null;
     const r = await conn.request(sessionSetupRequest(negTokenInit(context.token, KERBEROS_MECH_TYPES)), { onWire: (m) => hash?.update(m) });
     const response = parseSessionSetupResponse(r.reader);
-    const spnego = parseNegTokenResp(response.securityBuffer);
+    const spnego = serverNegTokenResp(response.securityBuffer);
     if (spnego.negState !== NegState.ACCEPT_COMPLETED || !spnego.responseToken) {
       throw new SmbError('LOGON_FAILURE', `server did not complete the Kerberos logon of ${creds.user} (SPNEGO state ${spnego.negState})`);
     }
@@ -107,7 +122,7 @@ export class Session {
     }
     hash?.update(r1.raw);
     const sessionId = r1.header.sessionId;
-    const spnego = parseNegTokenResp(parseSessionSetupResponse(r1.reader).securityBuffer);
+    const spnego = serverNegTokenResp(parseSessionSetupResponse(r1.reader).securityBuffer);
     if (spnego.negState === NegState.REJECT || !spnego.responseToken) {
       throw new SmbError('LOGON_FAILURE', 'server rejected NTLM authentication');
     }
@@ -122,14 +137,14 @@ export class Session {
     let r2: SmbResponse;
     try {
       const mechListMic = ntlmMic(auth.sessionKey, 'client-to-server', MECH_TYPES);
-      r2 = await conn.request(sessionSetupRequest(negTokenResp(auth.message, mechListMic)), { sessionId, onWire: registerKeys });
+      r2 = await conn.request(sessionSetupRequest(negTokenResp({ responseToken: auth.message, mechListMic })), { sessionId, onWire: registerKeys });
     } catch (err) {
       conn.unregisterSession(sessionId);
       throw err;
     }
     const final = parseSessionSetupResponse(r2.reader);
     // The server's mechListMIC proves that the offered mechanism list arrived unchanged (older servers send none).
-    const serverMic = final.securityBuffer.length > 0 ? parseNegTokenResp(final.securityBuffer).mechListMic : null;
+    const serverMic = final.securityBuffer.length > 0 ? serverNegTokenResp(final.securityBuffer).mechListMic : null;
     if (serverMic && !serverMic.equals(ntlmMic(auth.sessionKey, 'server-to-client', MECH_TYPES))) {
       conn.unregisterSession(sessionId);
       throw new SmbError('SIGNATURE_MISMATCH', 'the SPNEGO mechListMIC of the server is wrong: the logon was tampered with');

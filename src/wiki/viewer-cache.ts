@@ -53,7 +53,7 @@ export class ViewerAnswerCache {
 
   /** Everything the answer depends on but the client address (which only the login throttle reads, on a miss). */
   private keyOf(query: ViewerQuery): string {
-    const identity = JSON.stringify([query.user, query.password, query.groupsHeader ?? null, query.serviceUserHeader ?? null]);
+    const identity = JSON.stringify([query.user, query.password, query.negotiated ?? false, query.groupsHeader ?? null, query.serviceUserHeader ?? null]);
     // One hash call (no Hmac object per request); a key is only compared for equality, so a salted hash does.
     return hash('sha256', `${this.secret}${identity}`, 'base64');
   }

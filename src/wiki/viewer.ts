@@ -11,7 +11,9 @@
  *  1. `X-Service-Groups` is parsed (principal.ts; a malformed header is a 400).
  *  2. The basic credentials are verified by an LDAPS bind as the user (Directory.authenticateUser), which also
  *     yields the user's SID and `tokenGroups` (transitive membership). Successful logins are cached for a short
- *     time under an HMAC of user name and password, never under the password itself.
+ *     time under an HMAC of user name and password, never under the password itself. A client the front
+ *     authenticated by its Kerberos ticket (`negotiated`) is read with the indexer account instead (the KDC already
+ *     checked the secret), and refused when the directory no longer lets that account log on.
  *     With `X-Service-User` (service-user.ts) the credentials are a trusted caller's (else 403): the named user's
  *     SID, `tokenGroups` and account state are then read with the indexer account (Directory.lookupUser), cached
  *     as long as a login, and the steps below use that user's token, so the sets are the ones the user's own
@@ -42,12 +44,18 @@ import {
 } from './service-user.js';
 
 /**
- * A wiki request's identity as it arrived: basic credentials and the raw `X-Service-Groups` and
- * `X-Service-User` headers.
+ * A wiki request's identity as it arrived: basic credentials, or the client of a Kerberos ticket the front accepted
+ * (HTTP Negotiate), and the raw `X-Service-Groups` and `X-Service-User` headers.
  */
 export interface ViewerQuery {
   user: string;
+  /** The Basic password; '' with `negotiated`. */
   password: string;
+  /**
+   * Set by the front only after it checked a Kerberos ticket naming `user` (a sAMAccountName of the realm): there is
+   * no password to bind with, so the user is read with the indexer account, as a user a trusted caller names is.
+   */
+  negotiated?: true;
   /** The header value; undefined when the request had none. */
   groupsHeader: string | undefined;
   /** The user a trusted caller calls on behalf of (service-user.ts); undefined when the request had none. */
@@ -62,6 +70,11 @@ export type NoAccessReason = 'user_unknown' | 'user_disabled' | 'user_locked' | 
 export type ViewerAnswer =
   | {
       ok: true;
+      /**
+       * Whose token the sets are: the caller's sAMAccountName, or that of the user a trusted caller named (WebDAV
+       * reaches SMB as that account by delegation); null when no one could be looked up (no `ldap.base_dn`).
+       */
+      account: string | null;
       /** The authenticated user's SID; null when it could not be looked up (no `ldap.base_dn`). */
       userSid: string | null;
       /** What `acl_allow` is matched with: narrowed by the header; empty = the caller sees nothing. */
@@ -101,7 +114,7 @@ type Refusal = Extract<ViewerAnswer, { ok: false }>;
 
 /** The answer for a caller who sees nothing: empty sets, never an error; `noAccess` when the account is why. */
 function seesNothing(noAccess?: NoAccessReason): ViewerAnswer {
-  return { ok: true, userSid: null, allowSids: [], denySids: [], shares: [], ...(noAccess === undefined ? {} : { noAccess }) };
+  return { ok: true, account: null, userSid: null, allowSids: [], denySids: [], shares: [], ...(noAccess === undefined ? {} : { noAccess }) };
 }
 
 const DIRECTORY_UNAVAILABLE: Refusal = {
@@ -136,6 +149,8 @@ export interface ViewerStats {
   cachedLogins: number;
   rejectedLogins: number;
   directoryErrors: number;
+  /** Calls of clients authenticated by a Kerberos ticket (HTTP Negotiate). */
+  negotiatedCalls: number;
   /** Calls of trusted callers on behalf of a user. */
   onBehalfCalls: number;
   /** Calls with `X-Service-User` from an account not in `wiki.trusted_callers` (answered 403). */
@@ -158,7 +173,7 @@ export class ViewerResolver {
   private readonly cooldownMs: number;
   private directoryDownUntil = 0;
   private readonly counters: ViewerStats = {
-    logins: 0, cachedLogins: 0, rejectedLogins: 0, directoryErrors: 0, onBehalfCalls: 0, untrustedOnBehalfCalls: 0,
+    logins: 0, cachedLogins: 0, rejectedLogins: 0, directoryErrors: 0, negotiatedCalls: 0, onBehalfCalls: 0, untrustedOnBehalfCalls: 0,
     serviceUserRefusals: Object.fromEntries(SERVICE_USER_RULES.map((rule) => [rule, 0])) as Record<ServiceUserRule, number>,
   };
 
@@ -198,7 +213,9 @@ export class ViewerResolver {
 
     let caller: Identity;
     try {
-      caller = await this.login(this.options.directory, query);
+      const holder = query.negotiated ? await this.ticketHolder(this.options.directory, query.user) : await this.login(this.options.directory, query);
+      if ('ok' in holder) return { answer: holder };
+      caller = holder;
     } catch (error) {
       if (error instanceof LoginThrottledError) return { answer: throttledAnswer(error) };
       if (!(error instanceof DirectoryError)) throw error;
@@ -221,7 +238,7 @@ export class ViewerResolver {
     const allowSids = userSidSet({ userSid: identity.sid, groupSids });
     const denySids = tokenSidSet(identity.sid, identity.tokenGroupSids);
     const shares = allowSids.length === 0 ? [] : this.options.visibleShares(counted.map(([name]) => name));
-    const answer: ViewerAnswer = { ok: true, userSid: identity.sid, allowSids, denySids, shares };
+    const answer: ViewerAnswer = { ok: true, account: identity.account, userSid: identity.sid, allowSids, denySids, shares };
     return this.reusable(answer, caller.cachedUntil, identity.cachedUntil, this.groups.cachedUntil(names));
   }
 
@@ -287,6 +304,21 @@ export class ViewerResolver {
     }
     this.counters.onBehalfCalls++;
     if (user.state !== 'active') return { noAccess: `user_${user.state}`, cachedUntil };
+    return { account: user.account, sid: user.sid, tokenGroupSids: new Set(user.groupSids), cachedUntil };
+  }
+
+  /**
+   * The client of a Kerberos ticket the front accepted: its token read with the indexer account (cached like a named
+   * user). The ticket may outlive a change of the account: one the directory would not let log on now is refused.
+   */
+  private async ticketHolder(directory: UserLookup, account: string): Promise<Identity | Refusal> {
+    const user = await this.lookUp(directory, account);
+    if ('none' in user) return { ok: false, status: 401, error: 'negotiate_user_unknown', message: `the directory has no user ${account}, whom the Kerberos ticket names` };
+    if (user.state !== 'active') {
+      return { ok: false, status: 401, error: `negotiate_user_${user.state}`, message: `the Kerberos ticket names ${user.account}, whose account is ${user.state.replace('_', ' ')} now` };
+    }
+    this.counters.negotiatedCalls++;
+    const cachedUntil = this.now() + this.namedUsers.getRemainingTTL(account.toLowerCase());
     return { account: user.account, sid: user.sid, tokenGroupSids: new Set(user.groupSids), cachedUntil };
   }
 

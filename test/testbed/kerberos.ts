@@ -1,9 +1,11 @@
 // The testbed DC's KDC as the Kerberos tests use it: the SPN of its file server, keytabs exported from the
 // directory, and a mode in which the file server refuses NTLM (smb.conf `ntlm auth = disabled`, answered with
 // STATUS_NTLM_BLOCKED), so that a test proves a logon used nothing but Kerberos.
-import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { KerberosSettings } from '../../src/kerberos/client.js';
-import { dcAddress, dcHostName, realm } from './domain.js';
+import { baseDn, dcAddress, dcAdmin, dcHostName, ldapsUrl, realm } from './domain.js';
 import { layout } from './layout.js';
 import { run } from './processes.js';
 import { reloadSambaConfig } from './samba.js';
@@ -62,4 +64,24 @@ export async function ensureDelegationAccounts(): Promise<void> {
   await samba('delegation', 'for-any-protocol', user, 'on');
   if (!(await samba('delegation', 'show', user)).stdout.includes(fileServerSpn)) await samba('delegation', 'add-service', user, fileServerSpn);
   await samba('user', 'sensitive', sensitiveUser.user, 'on');
+  await allowAesOnly(user);
+}
+
+/** msDS-SupportedEncryptionTypes: AES128 and AES256 (RFC 3962). */
+const AES_ONLY = 0x08 | 0x10;
+
+/**
+ * Lets the KDC seal tickets to the account's SPNs with AES: without msDS-SupportedEncryptionTypes a user account's
+ * service tickets are RC4 (etype 23, measured on the testbed's Samba 4.17), which the service's acceptor refuses.
+ * An administrator ticks "This account supports Kerberos AES 256 bit encryption" (README); here it is an LDAP modify.
+ */
+async function allowAesOnly(account: string): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'testbed-aes-'));
+  const ldif = join(dir, 'aes.ldif');
+  try {
+    await writeFile(ldif, `dn: CN=${account},CN=Users,${baseDn}\nchangetype: modify\nreplace: msDS-SupportedEncryptionTypes\nmsDS-SupportedEncryptionTypes: ${AES_ONLY}\n`);
+    await run('ldapmodify', ['-H', ldapsUrl, '-D', `${dcAdmin.user}@${realm}`, '-w', dcAdmin.password, '-f', ldif], { env: { ...process.env, LDAPTLS_REQCERT: 'never' } });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }

@@ -2,24 +2,35 @@
 // sessions, dav-state, the post-write hook, the route wrapper that turns
 // errors into answers) and the request's DavCall (where it points, who makes
 // it, the share as that user, the checks before a write, which are
-// src/webdav/write-check.ts's). The method files (dav-read, dav-write,
+// src/webdav/write-check.ts's). Who makes it: the user of the Basic
+// credentials, or the user a trusted caller names in X-Service-User, reached by
+// constrained delegation (src/webdav/on-behalf.ts). The method files (dav-read, dav-write,
 // dav-copy-move, dav-lock) import this module and nothing of each other;
 // dav.ts registers them.
 import type { Logger } from 'pino';
 import type { Config } from '../../../src/config/index.js';
 import { parseBasicAuth } from '../../../src/auth/basic.js';
+import { isNegotiate, type NegotiateAuth } from '../../../src/auth/negotiate.js';
 import { DirectoryError } from '../../../src/ldap/connection.js';
 import { loginDomain } from '../../../src/ldap/from-config.js';
 import { type LoginDomain, loginBudget, ntlmLogon, parseLoginName } from '../../../src/ldap/login-name.js';
+import { challengeHeader, DAV_CHALLENGE, negotiateChallenge } from '../../../src/http/challenges.js';
 import { HttpError } from '../../../src/http/http-error.js';
 import { errorWithoutMessage } from '../../../src/log.js';
 import type { HttpExchange } from '../../../src/http/exchange.js';
 import type { Router } from '../../../src/http/router.js';
 import type { DavStateProtocol } from '../../../src/messages/dav-state.js';
+import type { LdapResolverProtocol } from '../../../src/messages/ldap-resolver.js';
+import type { PeerLink } from '../../../src/runtime/actor.js';
+import type { ServiceSecrets } from '../../../src/runtime/control.js';
 import type { ReconcilerProtocol } from '../../../src/messages/reconciler.js';
 import { ActorUnavailableError, type Remote } from '../../../src/runtime/rpc.js';
-import { SmbClient, SmbError, SmbPool, type SmbShare } from '../../../src/smb/index.js';
-import { guardedLogin, LoginThrottledError, remoteLoginGuard, THROTTLE_UNAVAILABLE_MESSAGE, throttledHttpError, type LoginGuard, type LoginGuardProtocol } from '../../../src/auth/login-guard.js';
+import { delegationHttpError, namedUser } from '../../../src/webdav/on-behalf.js';
+import { SERVICE_USER_HEADER } from '../../../src/wiki/service-user.js';
+import type { ViewerAnswerCache } from '../../../src/wiki/viewer-cache.js';
+import { resolverViewerCache } from './viewer-answers.js';
+import { SmbClient, SmbError, SmbPool, type Credentials, type SmbShare } from '../../../src/smb/index.js';
+import { guardedLogin, LoginThrottledError, remoteLoginGuard, THROTTLE_UNAVAILABLE_MESSAGE, throttledHttpError, type LoginGuard } from '../../../src/auth/login-guard.js';
 import { DAV_PREFIX, hrefOf, parseDavPath, parentPath, type DavLocation, type DavResource } from '../../../src/webdav/dav-path.js';
 import { DAV_CHALLENGE_HEADER, davHttpError } from '../../../src/webdav/errors.js';
 import { parseIfHeader, type IfList } from '../../../src/webdav/if-header.js';
@@ -35,6 +46,7 @@ import type { WriteRight } from '../../../src/webdav/write-rights.js';
 import { wikiWriteViolation } from '../../../src/wiki/layout.js';
 import type { PageChange } from '../../../src/wiki/page-change.js';
 import { SmbLogons } from '../../../src/logon/smb-logons.js';
+import { unavailableAs503 } from './api-calls.js';
 
 /** A refused connection answers at once; a server that does not answer at all is given this long. */
 const CONNECT_TIMEOUT_MS = 3_000;
@@ -43,8 +55,16 @@ export interface DavDeps {
   config: Config;
   davState: Remote<DavStateProtocol>;
   reconciler: Remote<ReconcilerProtocol>;
-  /** Holds the login throttle, asked before a new SMB session is set up with a user's credentials. */
-  resolver: Remote<LoginGuardProtocol>;
+  /**
+   * Holds the login throttle, asked before a new SMB session is set up with a user's credentials, and decides whom
+   * a trusted caller may name (X-Service-User).
+   */
+  resolver: Remote<LdapResolverProtocol>;
+  resolverLink: PeerLink;
+  /** The delegation account's keytab (kerberos.delegation). */
+  secrets: Pick<ServiceSecrets, 'delegationKeytab'>;
+  /** HTTP Negotiate (kerberos.delegation.http_spn), or null when it is not configured. */
+  negotiate: NegotiateAuth | null;
   log: Logger;
 }
 
@@ -64,6 +84,10 @@ export class DavService {
   readonly names: LoginDomain;
   /** The SMB credentials of each user's logon (NTLM or Kerberos, as smb.auth says), with their ticket caches. */
   readonly logons: SmbLogons;
+  /** The ldap-resolver's answers about trusted callers and the users they name, as this thread reuses them. */
+  readonly viewers: ViewerAnswerCache;
+  /** The WWW-Authenticate challenge of a 401: Negotiate first where it is configured, then Basic. */
+  readonly challenge: string;
   private readonly shares: string[];
 
   constructor(readonly deps: DavDeps) {
@@ -75,7 +99,9 @@ export class DavService {
       minDialect: smb.min_dialect,
       requireEncryption: smb.require_encryption,
     }));
-    this.logons = new SmbLogons(deps.config);
+    this.logons = new SmbLogons(deps.config, deps.secrets);
+    this.viewers = resolverViewerCache(deps.resolver, deps.resolverLink);
+    this.challenge = deps.negotiate ? negotiateChallenge(DAV_CHALLENGE) : DAV_CHALLENGE;
     this.hints = new DavStateHints(deps.davState);
     this.localLeases = deps.config.workers.http_front === 1 ? new LeaseQueue(2 * smb.request_timeout) : undefined;
     this.shares = smb.shares.map((s) => s.name);
@@ -97,8 +123,10 @@ export class DavService {
         await call.logon();
         await handler(call);
       } catch (err) {
-        const answer = davHttpError(err, { server: call?.server ?? '', share: call?.location.share ?? '', path: call?.path ?? ex.path });
+        let answer = davHttpError(err, { server: call?.server ?? '', share: call?.location.share ?? '', path: call?.path ?? ex.path });
         if (!answer) throw err;
+        // Every 401 offers Negotiate where it is configured, whichever layer made it.
+        if (answer.status === 401 && this.deps.negotiate) answer = new HttpError(401, answer.code, answer.message, { ...answer.headers, ...challengeHeader(this.challenge) });
         if (answer.status >= 500) this.deps.log.warn({ err: errorWithoutMessage(err), method: ex.method, outcome: answer.code }, 'WebDAV request failed');
         throw answer;
       }
@@ -162,8 +190,12 @@ export class DavCall {
    * needs them); a malformed name is a 401 before anything is counted or asked.
    */
   async logon(): Promise<void> {
-    const auth = parseBasicAuth(this.ex.headers['authorization']);
+    const authorization = this.ex.headers['authorization'];
+    if (isNegotiate(authorization)) return this.logonNegotiated(authorization!);
+    const auth = parseBasicAuth(authorization);
     if (!auth.ok) return;
+    const serviceUser = this.ex.headers[SERVICE_USER_HEADER];
+    if (serviceUser !== undefined) return this.logonOnBehalf(auth, serviceUser);
     this.authenticate();
     const attempt = { account: loginBudget(auth.user), address: this.ex.clientAddress };
     try {
@@ -177,11 +209,50 @@ export class DavCall {
     }
   }
 
+  /**
+   * A client holding a ticket for the service (HTTP Negotiate): the ticket is checked here, and it is the evidence
+   * with which S4U2Proxy obtains the user's ticket for the file server. No password is involved, so the session
+   * setup passes no login throttle. The AP-REP of mutual authentication goes with whatever the handler answers.
+   */
+  private async logonNegotiated(authorization: string): Promise<void> {
+    const { svc } = this;
+    const { negotiate } = svc.deps;
+    if (!negotiate) {
+      throw new HttpError(401, 'negotiate_not_configured', 'this service does not accept Negotiate (kerberos.delegation.http_spn is not set); send Basic credentials', DAV_CHALLENGE_HEADER);
+    }
+    const client = await negotiate.authenticate(authorization, svc.challenge);
+    if (client.wwwAuthenticate) this.ex.commonHeaders['www-authenticate'] = client.wwwAuthenticate;
+    try {
+      this.open({ domain: svc.names.domain, user: client.user }, svc.logons.delegated(this.server, client.user, client.evidence));
+      await this.share!.logon((setup) => setup());
+    } catch (err) {
+      throw delegationHttpError(err, 'Negotiate') ?? err;
+    }
+  }
+
+  /**
+   * A trusted caller's request for the user it names: the wiki's rules first, then the user's SMB session by
+   * delegation. No password is involved (the caller's own was checked by the ldap-resolver, under the throttle),
+   * so the session setup passes no throttle; the KDC's refusals are named (on-behalf.ts).
+   */
+  private async logonOnBehalf(caller: { user: string; password: string }, serviceUserHeader: string): Promise<void> {
+    const { svc, ex } = this;
+    const request = { user: caller.user, password: caller.password, serviceUserHeader, clientAddress: ex.clientAddress };
+    const account = await namedUser(svc.viewers, request, svc.logons.delegates).catch((err: unknown) => {
+      throw unavailableAs503(err);
+    });
+    try {
+      this.open({ domain: svc.names.domain, user: account }, svc.logons.delegated(this.server, account));
+      await this.share!.logon((setup) => setup());
+    } catch (err) {
+      throw delegationHttpError(err) ?? err;
+    }
+  }
+
   private authenticate(): { principal: string; storage: DavStorage } {
     if (this.storageOfUser) return { principal: this.principalName!, storage: this.storageOfUser };
     const auth = parseBasicAuth(this.ex.headers['authorization']);
     if (!auth.ok) throw new HttpError(401, 'unauthorized', auth.message, DAV_CHALLENGE_HEADER);
-    const { smb } = this.svc.deps.config;
     let logon: { domain: string; user: string };
     try {
       logon = ntlmLogon(parseLoginName(auth.user, this.svc.names.realm), this.svc.names);
@@ -190,8 +261,13 @@ export class DavCall {
       throw new HttpError(401, 'unauthorized', err.message, DAV_CHALLENGE_HEADER);
     }
     const { domain, user } = logon;
+    return this.open(logon, this.svc.logons.user(this.server, domain, user, auth.password));
+  }
+
+  /** The share as `logon` (whose locks the request takes) with these SMB credentials. */
+  private open({ domain, user }: { domain: string; user: string }, credentials: Credentials): { principal: string; storage: DavStorage } {
     this.principalName = (domain ? `${domain}\\${user}` : user).toLowerCase();
-    this.share = this.svc.smb.share({ host: this.server, port: smb.port, ...this.svc.logons.user(this.server, domain, user, auth.password), share: this.location.share });
+    this.share = this.svc.smb.share({ host: this.server, port: this.svc.deps.config.smb.port, ...credentials, share: this.location.share });
     this.storageOfUser = new DavStorage(this.share, this.location.share);
     return { principal: this.principalName, storage: this.storageOfUser };
   }

@@ -2,6 +2,7 @@
 // build the same router the front serves (the OpenAPI document must describe
 // each of them).
 import type { Logger } from 'pino';
+import { NegotiateAuth } from '../../../src/auth/negotiate.js';
 import type { Config } from '../../../src/config/index.js';
 import type { Router } from '../../../src/http/router.js';
 import type { Peers } from '../../../src/messages/peers.js';
@@ -23,7 +24,7 @@ import { registerWikiRoutes, type WikiRoutes } from './wiki.js';
 
 export interface FrontRouteDeps {
   config: Config;
-  /** The Elasticsearch credentials are what the wiki routes use of them. */
+  /** The Elasticsearch credentials (wiki routes) and the delegation keytab (WebDAV, HTTP Negotiate). */
   secrets: ServiceSecrets;
   log: Logger;
   /** This thread's instance name (`http-front#n`). */
@@ -50,6 +51,8 @@ export function registerRoutes(router: Router, deps: FrontRouteDeps): FrontRoute
   registerReadinessRoutes(router, supervisor);
   registerMetricsRoutes(router, supervisor);
   registerOpenApiRoutes(router);
+  // One acceptor per thread (its keytab parsed once); the replay cache is the service's one, in the supervisor.
+  const negotiate = NegotiateAuth.fromConfig(config, secrets.delegationKeytab, (...seen) => supervisor.admitAuthenticator(...seen));
 
   const store = peer('webhook-store');
   registerWebhookRoutes(router, { config, front: deps.name, clients: webhookClients, dedupe: peer('dedupe'), dedupeLink: link('dedupe'), store, log });
@@ -57,9 +60,11 @@ export function registerRoutes(router: Router, deps: FrontRouteDeps): FrontRoute
   registerUserEventRoutes(router, store);
   const resolver = peer('ldap-resolver');
   const reconciler = peer('reconciler');
-  const dav = registerDavRoutes(router, { config, davState: peer('dav-state'), reconciler, resolver, log });
+  const dav = registerDavRoutes(router, {
+    config, davState: peer('dav-state'), reconciler, resolver, resolverLink: link('ldap-resolver'), secrets, negotiate, log,
+  });
   const wiki = registerWikiRoutes(router, {
-    config, secrets, resolver, resolverLink: link('ldap-resolver'), reconciler, smb: { client: dav.smb, logons: dav.logons }, log,
+    config, secrets, resolver, resolverLink: link('ldap-resolver'), negotiate, reconciler, smb: { client: dav.smb, logons: dav.logons }, log,
   });
   registerWikiVisibilityRoutes(router, { config, resolver, logins: store, log });
   registerAdminUiRoutes(router, { config, logins: store, log });

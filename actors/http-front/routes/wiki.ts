@@ -1,5 +1,7 @@
 // The wiki endpoints: POST /wiki/search, GET /wiki/suggest, GET /wiki/roots, GET /wiki/pages.
-// Every call needs basic credentials; the ldap-resolver (or, warm, this
+// Every call needs basic credentials, or a Kerberos ticket for the service
+// (HTTP Negotiate, src/auth/negotiate.ts) where kerberos.delegation.http_spn
+// is configured; the ldap-resolver (or, warm, this
 // thread's copy of its answer: src/wiki/viewer-cache.ts) turns them and the
 // X-Service-Groups header into the SIDs allow entries are matched with
 // (narrowed by the header), the SIDs deny entries are matched with (the
@@ -16,9 +18,10 @@
 // `elasticsearch.enabled: false` every wiki endpoint answers 404 and no
 // Elasticsearch client is created.
 import type { Logger } from 'pino';
-import { parseBasicAuth, type BasicCredentials } from '../../../src/auth/basic.js';
+import { parseBasicAuth } from '../../../src/auth/basic.js';
+import { isNegotiate, type NegotiateAuth } from '../../../src/auth/negotiate.js';
 import type { Config } from '../../../src/config/index.js';
-import { BASIC_CHALLENGE, challengeHeader } from '../../../src/http/challenges.js';
+import { BASIC_CHALLENGE, challengeHeader, negotiateChallenge } from '../../../src/http/challenges.js';
 import type { HttpExchange } from '../../../src/http/exchange.js';
 import { HttpError } from '../../../src/http/http-error.js';
 import { readJsonObject } from '../../../src/http/json-body.js';
@@ -27,7 +30,6 @@ import type { LdapResolverProtocol } from '../../../src/messages/ldap-resolver.j
 import type { ReconcilerProtocol } from '../../../src/messages/reconciler.js';
 import type { SmbLogons } from '../../../src/logon/smb-logons.js';
 import type { PeerLink } from '../../../src/runtime/actor.js';
-import { PeerMemory } from '../../../src/runtime/peer-memory.js';
 import type { ServiceSecrets } from '../../../src/runtime/control.js';
 import type { Remote } from '../../../src/runtime/rpc.js';
 import { createSearchClient } from '../../../src/search/client.js';
@@ -35,8 +37,8 @@ import { LiveAcl, type LiveAclStats } from '../../../src/search/live-acl.js';
 import type { SmbClient, SmbShare } from '../../../src/smb/index.js';
 import { checkFolder, parseSearchRequest, parseSuggestRequest, SearchRequestError, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
-import type { NoAccessReason } from '../../../src/wiki/viewer.js';
-import { ViewerAnswerCache } from '../../../src/wiki/viewer-cache.js';
+import type { NoAccessReason, ViewerQuery } from '../../../src/wiki/viewer.js';
+import { resolverViewerCache } from './viewer-answers.js';
 import { unavailableAs503 } from './api-calls.js';
 
 export interface WikiRouteDeps {
@@ -44,6 +46,8 @@ export interface WikiRouteDeps {
   readonly secrets: ServiceSecrets;
   readonly resolver: Remote<LdapResolverProtocol>;
   readonly resolverLink: PeerLink;
+  /** HTTP Negotiate (kerberos.delegation.http_spn), or null when it is not configured. */
+  readonly negotiate: NegotiateAuth | null;
   /** Told of pages whose index entry the live ACL check found stale. */
   readonly reconciler: Remote<ReconcilerProtocol>;
   /** This thread's SMB client and logons (WebDAV's): the live ACL check reads as the indexer account with them. */
@@ -55,6 +59,9 @@ export interface WikiRouteDeps {
 export interface WikiRoutes {
   liveAcl(): LiveAclStats | null;
 }
+
+/** Who calls, as the front authenticated them: Basic credentials, or the user of an accepted Kerberos ticket. */
+type WikiCaller = Pick<ViewerQuery, 'user' | 'password' | 'negotiated'>;
 
 /** A search request is a few hundred bytes; this leaves room without inviting large bodies. */
 const SEARCH_BODY_LIMIT = 16 * 1024;
@@ -80,21 +87,20 @@ export function registerWikiRoutes(router: Router, deps: WikiRouteDeps): WikiRou
   const search = new WikiSearch({
     client: createSearchClient({ nodes, ...deps.secrets.elasticsearch }), alias, servers, log: deps.log, ...(liveAcl ? { liveAcl } : {}),
   });
-  const epoch = new PeerMemory({
-    peer: 'ldap-resolver', link: deps.resolverLink, fetch: async () => new Int32Array(await deps.resolver.viewerEpoch()),
-  });
-  const viewers = new ViewerAnswerCache({ epoch: () => epoch.get(), resolve: (query) => deps.resolver.viewer(query) });
+  const viewers = resolverViewerCache(deps.resolver, deps.resolverLink);
 
   /**
    * Who is asking; 401 without valid credentials, 400 for a malformed header or a technical account without
    * X-Service-User, 403 for X-Service-User from an untrusted caller, 503 without a directory.
    */
-  const viewerOf = async (credentials: BasicCredentials, ex: HttpExchange): Promise<Viewer & { noAccess?: NoAccessReason }> => {
+  const challenge = deps.negotiate ? negotiateChallenge(BASIC_CHALLENGE) : BASIC_CHALLENGE;
+  const wikiCall = callOf(deps.negotiate, challenge);
+  const viewerOf = async (credentials: WikiCaller, ex: HttpExchange): Promise<Viewer & { noAccess?: NoAccessReason }> => {
     const groupsHeader = ex.headers['x-service-groups'];
     const serviceUserHeader = ex.headers['x-service-user'];
     const answer = await viewers.resolve({ ...credentials, groupsHeader, serviceUserHeader, clientAddress: ex.clientAddress });
     if (!answer.ok) {
-      const headers = answer.status === 429 ? { 'retry-after': String(answer.retryAfterSeconds) } : challengeFor(answer.status);
+      const headers = answer.status === 429 ? { 'retry-after': String(answer.retryAfterSeconds) } : challengeFor(answer.status, challenge);
       throw new HttpError(answer.status, answer.error, answer.message, headers);
     }
     const { allowSids, denySids, shares, noAccess } = answer;
@@ -156,14 +162,29 @@ function liveAclOf(deps: WikiRouteDeps, servers: ReadonlyMap<string, string>): L
   });
 }
 
-/** Basic credentials first (401 with a challenge before anything else), then the call; a down actor is a 503. */
-function wikiCall(work: (ex: HttpExchange, credentials: BasicCredentials) => Promise<void>): RouteHandler {
-  return async (ex) => {
-    const credentials = parseBasicAuth(ex.headers['authorization']);
+/**
+ * The caller first (401 with a challenge before anything else: Basic credentials, or a Negotiate token that is
+ * checked here and whose AP-REP goes with the answer), then the call; a down actor is a 503.
+ */
+function callOf(negotiate: NegotiateAuth | null, challenge: string) {
+  const callerOf = async (ex: HttpExchange): Promise<WikiCaller> => {
+    const authorization = ex.headers['authorization'];
+    if (isNegotiate(authorization) && negotiate) {
+      const client = await negotiate.authenticate(authorization!, challenge).catch((err: unknown) => {
+        throw unavailableAs503(err);
+      });
+      if (client.wwwAuthenticate) ex.commonHeaders['www-authenticate'] = client.wwwAuthenticate;
+      return { user: client.user, password: '', negotiated: true };
+    }
+    const credentials = parseBasicAuth(authorization);
     if (!credentials.ok) {
       const status = credentials.error === 'malformed' ? 400 : 401;
-      throw new HttpError(status, status === 400 ? 'bad_credentials_format' : 'credentials_required', credentials.message, challengeFor(status));
+      throw new HttpError(status, status === 400 ? 'bad_credentials_format' : 'credentials_required', credentials.message, challengeFor(status, challenge));
     }
+    return { user: credentials.user, password: credentials.password };
+  };
+  return (work: (ex: HttpExchange, credentials: WikiCaller) => Promise<void>): RouteHandler => async (ex) => {
+    const credentials = await callerOf(ex);
     try {
       await work(ex, credentials);
     } catch (err) {
@@ -172,8 +193,8 @@ function wikiCall(work: (ex: HttpExchange, credentials: BasicCredentials) => Pro
   };
 }
 
-function challengeFor(status: number): Record<string, string> {
-  return status === 401 ? challengeHeader(BASIC_CHALLENGE) : {};
+function challengeFor(status: number, challenge: string): Record<string, string> {
+  return status === 401 ? challengeHeader(challenge) : {};
 }
 
 /** Runs a validation; a SearchRequestError becomes a 400 whose message starts with the field's name. */

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { Connection, Dialect, NtStatus, SmbClient, SmbPool, type SmbShare } from '../../../src/smb/index.js';
 import { parseSessionSetupResponse, sessionSetupRequest } from '../../../src/smb/messages.js';
 import { authenticateMessage, negotiateMessage, ntlmMic, parseChallenge } from '../../../src/smb/ntlm.js';
-import { MECH_TYPES, negTokenInit, negTokenResp, parseNegTokenResp } from '../../../src/smb/spnego.js';
+import { MECH_TYPES, negTokenInit, negTokenResp, parseNegTokenResp } from '../../../src/kerberos/spnego.js';
 import { env, scratchName, shareFor } from './testbed.js';
 
 interface SmbstatusSession {
@@ -88,7 +88,7 @@ async function logon(tamper: (authenticate: Buffer) => void): Promise<{ mechList
     const creds = { domain: env.smb.domain, user: env.admin.user, password: env.admin.password };
     const auth = authenticateMessage(negotiate, challenge, creds);
     tamper(auth.message);
-    const token = negTokenResp(auth.message, ntlmMic(auth.sessionKey, 'client-to-server', MECH_TYPES));
+    const token = negTokenResp({ responseToken: auth.message, mechListMic: ntlmMic(auth.sessionKey, 'client-to-server', MECH_TYPES) });
     const r2 = await conn.request(sessionSetupRequest(token), { sessionId: r1.header.sessionId });
     const { mechListMic } = parseNegTokenResp(parseSessionSetupResponse(r2.reader).securityBuffer);
     return { mechListMic, expected: ntlmMic(auth.sessionKey, 'server-to-client', MECH_TYPES) };

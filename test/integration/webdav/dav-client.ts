@@ -21,7 +21,8 @@ export function basic(a: Account): string {
 }
 
 export class DavClient {
-  constructor(readonly service: RunningService, readonly as: Account | undefined, readonly share = 'schule') {}
+  /** `headers`: sent with every request (X-Service-User of a trusted caller). */
+  constructor(readonly service: RunningService, readonly as: Account | undefined, readonly share = 'schule', readonly headers: Record<string, string> = {}) {}
 
   url(path: string): string {
     return `${this.service.url}/dav/${this.share}/${path.split('/').map(encodeURIComponent).join('/')}`;
@@ -30,7 +31,7 @@ export class DavClient {
   request(method: string, path: string, init: { headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<Response> {
     return fetch(this.url(path), {
       method,
-      headers: { ...(this.as ? { authorization: basic(this.as) } : {}), ...init.headers },
+      headers: { ...(this.as ? { authorization: basic(this.as) } : {}), ...this.headers, ...init.headers },
       ...(init.body !== undefined ? { body: init.body } : {}),
     });
   }

@@ -10,6 +10,9 @@
 //   effects:     both allowed, but owner, DACL, control bits or content differ — must be 0; and the user's
 //                rights on the file the service left may be no wider than before or than the direct result.
 // A sample of the direct verdicts is repeated with Samba's smbclient on a third tree.
+// The whole matrix runs in two modes of the service's side: the user's own Basic login, and a trusted caller
+// (wiki.trusted_callers) naming the user in X-Service-User, which the service serves by constrained delegation
+// (kerberos.delegation; issue 29, flow 3). The direct side is the user's own SMB session in both.
 // ORACLE_SEED=<n> repeats a run's order of cells and its smbclient sample.
 import assert from 'node:assert/strict';
 import { randomBytes, randomInt } from 'node:crypto';
@@ -21,9 +24,11 @@ import PQueue from 'p-queue';
 import { SmbClient, TEMP_NAME, type SmbShare } from '../../../src/smb/index.js';
 import { startService, type RunningService } from '../../support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
+import { delegationAccount, ensureDelegationAccounts, exportKeytab, kerberosConfig } from '../../testbed/kerberos.js';
+import { ScratchAccounts } from '../wiki/scratch-accounts.js';
 import { smbclientStatus } from '../smb/testbed.js';
 import { seededRandom } from '../search/seeded-random.js';
-import { DavClient, account } from './dav-client.js';
+import { DavClient, account, type Account } from './dav-client.js';
 import { rightNames, rightsOf, stateOf, type PathState } from './write-oracle/effects.js';
 import { buildTree, scenario, type Scenario } from './write-oracle/fixture.js';
 import { OPERATIONS, type Operation, type Verdict } from './write-oracle/operations.js';
@@ -33,13 +38,17 @@ const SHARE = 'schule';
 const SEED = process.env['ORACLE_SEED'] === undefined ? randomInt(2 ** 31) : Number(process.env['ORACLE_SEED']);
 const USERS = ['anna', 'ben', 'carla', 'dora'] as const;
 type User = (typeof USERS)[number];
+/** How the service's side is called: as the user (Basic), or by a trusted caller naming the user (delegation). */
+const MODES = ['own', 'delegated'] as const;
+type Mode = (typeof MODES)[number];
 const CONCURRENCY = 8;
-/** 4 users x (16 files x 8 operations + 9 folders x 3) = 620: a smaller matrix means the fixture lost something. */
+/** 4 users x (16 files x 8 operations + 9 folders x 3) = 620 per mode: a smaller matrix means the fixture lost something. */
 const MIN_MATRIX = 600;
 /** The share of cells of each operation the file server allows (this fixture: 0.3 to 0.5). */
 const ALLOWED_BAND = [0.1, 0.9] as const;
 
 interface Cell {
+  mode: Mode;
   user: User;
   op: Operation;
   /** A fixture file or folder, below the tree root. */
@@ -68,8 +77,12 @@ describe(`write oracle (ORACLE_SEED=${SEED})`, () => {
   let setups: Scenario;
   let service: RunningService | undefined;
   let sidNames: Map<string, string>;
+  let accounts: ScratchAccounts | undefined;
+  /** The portal's account (wiki.trusted_callers) that names the user in the delegated mode. */
+  let portal: Account;
+  let keytabDir: string | undefined;
   const results: Result[] = [];
-  const treeOf = (side: 'proxy' | 'direct', user: User, op: Operation): string => `${root}/${side}/${user}/${slug(op)}`;
+  const treeOf = (side: 'proxy' | 'direct', mode: Mode, user: User, op: Operation): string => `${root}/${mode}/${side}/${user}/${slug(op)}`;
   const smbclientTree = (user: User): string => `${root}/smbclient/${user}`;
   const targetsOf = (op: Operation): string[] => (op.on === 'file' ? setups.files.map((f) => f.path) : setups.folders.map((f) => f.name));
   const nameOf = (sid: string): string => sidNames.get(sid) ?? sid;
@@ -100,10 +113,15 @@ describe(`write oracle (ORACLE_SEED=${SEED})`, () => {
     ]);
     const built = Date.now();
     await admin.mkdir(root);
-    for (const side of ['proxy', 'direct', 'smbclient']) await admin.mkdir(`${root}/${side}`);
-    await Promise.all(['proxy', 'direct'].flatMap((side) => USERS.map((u) => admin.mkdir(`${root}/${side}/${u}`))));
+    await admin.mkdir(`${root}/smbclient`);
+    for (const mode of MODES) {
+      await admin.mkdir(`${root}/${mode}`);
+      for (const side of ['proxy', 'direct']) await admin.mkdir(`${root}/${mode}/${side}`);
+      await Promise.all(['proxy', 'direct'].flatMap((side) => USERS.map((u) => admin.mkdir(`${root}/${mode}/${side}/${u}`))));
+    }
     const trees = [
-      ...USERS.flatMap((u) => OPERATIONS.flatMap((op) => [treeOf('proxy', u, op), treeOf('direct', u, op)].map((tree) => ({ tree, sources: op.sources ?? false })))),
+      ...MODES.flatMap((mode) => USERS.flatMap((u) => OPERATIONS.flatMap((op) =>
+        [treeOf('proxy', mode, u, op), treeOf('direct', mode, u, op)].map((tree) => ({ tree, sources: op.sources ?? false }))))),
       ...USERS.map((u) => ({ tree: smbclientTree(u), sources: false })),
     ];
     const authors = { admin, ben: users.ben, carla: users.carla };
@@ -119,7 +137,19 @@ describe(`write oracle (ORACLE_SEED=${SEED})`, () => {
     for (const { name, setup } of [...setups.folders.map((f) => ({ name: `${f.name}/`, setup: f.setup })), ...setups.files.map((f) => ({ name: f.path, setup: f.setup }))]) {
       console.log(`  ${name}: ${setup}`);
     }
-    service = await startService();
+    await ensureDelegationAccounts();
+    accounts = new ScratchAccounts(env);
+    const created = await accounts.createUser(`${root.slice(1)}-portal`);
+    portal = { user: created.name, password: created.password };
+    keytabDir = await mkdtemp(path.join(tmpdir(), 'write-oracle-keytab-'));
+    const keytab = path.join(keytabDir, 'proxy.keytab');
+    await exportKeytab(delegationAccount.user, keytab);
+    // The users' own logons stay NTLM (smb.auth); the portal's requests reach SMB by delegation.
+    service = await startService({
+      wiki: { trusted_callers: [portal.user] },
+      smb: { auth: 'ntlm' },
+      kerberos: { ...kerberosConfig, delegation: { account: delegationAccount.user, keytab_file: keytab } },
+    });
   });
 
   after(async () => {
@@ -129,14 +159,16 @@ describe(`write oracle (ORACLE_SEED=${SEED})`, () => {
       // On the DC's disk: read-only files and deny entries would stop a delete over SMB.
       await rm(path.join(env.smb.shares.find((s) => s.name === SHARE)!.path, root), { recursive: true, force: true });
       await smb.close();
+      await accounts?.removeAll();
+      if (keytabDir) await rm(keytabDir, { recursive: true, force: true });
     }
   });
 
   async function runCell(cell: Cell): Promise<Result> {
-    const { user, op, target } = cell;
-    const dav = new DavClient(service!, account(env, user));
-    const proxyTarget = `${treeOf('proxy', user, op)}/${target}`;
-    const directTarget = `${treeOf('direct', user, op)}/${target}`;
+    const { mode, user, op, target } = cell;
+    const dav = mode === 'own' ? new DavClient(service!, account(env, user)) : new DavClient(service!, portal, SHARE, { 'x-service-user': user });
+    const proxyTarget = `${treeOf('proxy', mode, user, op)}/${target}`;
+    const directTarget = `${treeOf('direct', mode, user, op)}/${target}`;
     const rightsBefore = op.on === 'file' ? await rightsOf(users[user], proxyTarget) : 0;
     const pristine = await states(op.touched(proxyTarget));
     const [proxy, direct] = await Promise.all([op.proxy(dav, proxyTarget), op.direct(users[user], directTarget)]);
@@ -152,14 +184,14 @@ describe(`write oracle (ORACLE_SEED=${SEED})`, () => {
 
   it('the service allows what the file server allows, no more, and leaves what a direct SMB operation leaves', async () => {
     const started = Date.now();
-    const cells: Cell[] = USERS.flatMap((user) => OPERATIONS.flatMap((op) => targetsOf(op).map((target) => ({ user, op, target }))));
+    const cells: Cell[] = MODES.flatMap((mode) => USERS.flatMap((user) => OPERATIONS.flatMap((op) => targetsOf(op).map((target) => ({ mode, user, op, target })))));
     // A seeded order: the cells run concurrently, and which ones meet differs from run to run.
     const order = cells.map((cell) => ({ cell, key: next() })).sort((a, b) => a.key - b.key).map((c) => c.cell);
     results.push(...(await all(order, runCell)));
     // Reported in the matrix's order: by operation, target, user.
-    results.sort((a, b) => OPERATIONS.indexOf(a.op) - OPERATIONS.indexOf(b.op) || a.target.localeCompare(b.target) || USERS.indexOf(a.user) - USERS.indexOf(b.user));
+    results.sort((a, b) => MODES.indexOf(a.mode) - MODES.indexOf(b.mode) || OPERATIONS.indexOf(a.op) - OPERATIONS.indexOf(b.op) || a.target.localeCompare(b.target) || USERS.indexOf(a.user) - USERS.indexOf(b.user));
 
-    const line = (r: Result): string => `${r.user} ${r.target} ${r.op.name}: service ${r.proxy.status}, file server ${r.direct.status}`;
+    const line = (r: Result): string => `${r.user}${r.mode === 'own' ? '' : ` (${r.mode})`} ${r.target} ${r.op.name}: service ${r.proxy.status}, file server ${r.direct.status}`;
     const found = (kind: Finding['kind']): (Result & { finding: Finding })[] => results.filter((r): r is Result & { finding: Finding } => r.finding?.kind === kind);
     const escalations = found('escalation');
     const misses = found('miss');
@@ -170,7 +202,7 @@ describe(`write oracle (ORACLE_SEED=${SEED})`, () => {
     for (const r of misses) missKinds.set(r.finding.why, (missKinds.get(r.finding.why) ?? 0) + 1);
     const allowed = results.filter((r) => r.direct.allowed).length;
     console.log(
-      `write oracle (ORACLE_SEED=${SEED}): matrix ${results.length} cells from ${USERS.length} users x (${setups.files.length} files x ` +
+      `write oracle (ORACLE_SEED=${SEED}): matrix ${results.length} cells from ${MODES.length} modes (${MODES.join(', ')}) x ${USERS.length} users x (${setups.files.length} files x ` +
         `${OPERATIONS.filter((o) => o.on === 'file').length} file operations + ${setups.folders.length} folders x ${OPERATIONS.filter((o) => o.on === 'folder').length} ` +
         `folder operations); file server allowed ${allowed}, refused ${results.length - allowed}; service allowed ${results.filter((r) => r.proxy.allowed).length}; ` +
         `escalations ${escalations.length}; misses ${misses.length} ${JSON.stringify(Object.fromEntries(missKinds))}; effects differing ${effects.length}; ` +
@@ -185,15 +217,19 @@ describe(`write oracle (ORACLE_SEED=${SEED})`, () => {
     // Temporary files the service left in its trees (the cells compare only the paths they name).
     const leftovers: string[] = [];
     for (const user of USERS) {
-      for (const op of OPERATIONS) {
-        for await (const e of admin.walk(treeOf('proxy', user, op))) if (TEMP_NAME.test(e.name)) leftovers.push(`${user} ${op.name}: ${e.path}`);
+      for (const [mode, op] of MODES.flatMap((m) => OPERATIONS.map((o) => [m, o] as const))) {
+        for await (const e of admin.walk(treeOf('proxy', mode, user, op))) if (TEMP_NAME.test(e.name)) leftovers.push(`${user} ${op.name}: ${e.path}`);
       }
     }
     console.log(`write oracle: temporary files left in the service's trees: ${leftovers.length}`);
     for (const l of leftovers) console.log(`  LEFTOVER ${l}`);
 
     // Guards: a degenerate fixture or run must not pass.
-    assert.ok(results.length >= MIN_MATRIX, `matrix of ${results.length} cells`);
+    assert.ok(results.length >= MIN_MATRIX * MODES.length, `matrix of ${results.length} cells`);
+    for (const mode of MODES) {
+      const mine = results.filter((r) => r.mode === mode);
+      console.log(`  ${mode}: service allowed ${mine.filter((r) => r.proxy.allowed).length} of ${mine.length}, file server ${mine.filter((r) => r.direct.allowed).length}`);
+    }
     for (const op of OPERATIONS) {
       const mine = results.filter((r) => r.op === op);
       const granted = mine.filter((r) => r.direct.allowed).length;
@@ -227,7 +263,7 @@ describe(`write oracle (ORACLE_SEED=${SEED})`, () => {
         const command = op.smbclient!(`${smbclientTree(user)}/${target}`, bodyFile(op));
         // The same NT status, not only the same verdict: a failed logon must not pass for a refusal.
         const status = await smbclientStatus({ user, password: account(env, user).password }, SHARE, command);
-        const direct = results.find((r) => r.user === user && r.op === op && r.target === target)!.direct;
+        const direct = results.find((r) => r.mode === 'own' && r.user === user && r.op === op && r.target === target)!.direct;
         statuses.set(status, (statuses.get(status) ?? 0) + 1);
         if (status !== direct.status) disagree.push(`${user} ${target} ${op.name} (${command}): smbclient ${status}, SmbClient ${direct.status}`);
       });

@@ -1,7 +1,8 @@
 // The permission oracle: the file server is the authority. A seeded fixture on the testbed DC (30 users, 15
 // groups with nested membership, 200 pages under ACLs of every kind, see oracle/fixture.ts) is indexed by the
 // service; then for every (user, page, X-Service-Groups subset) the service's answers (search, /wiki/suggest,
-// /wiki/pages, /wiki/roots, WebDAV GET) are compared with the file server's own verdict: an SMB open for reading as that user.
+// /wiki/pages, /wiki/roots, WebDAV GET with the user's own login and, by constrained delegation, for the trusted caller
+// naming the user) are compared with the file server's own verdict: an SMB open for reading as that user.
 // The verdicts themselves are checked first: they must spread over users and pages within bounds a degenerate run
 // (all from one account, all granted, all refused) breaks (oracle/spread.ts), and Samba's smbclient must agree with
 // the project's SMB client on a seeded sample of them (oracle/second-opinion.ts).
@@ -16,7 +17,8 @@
 // The seed is printed; ORACLE_SEED=<n> repeats a run.
 import assert from 'node:assert/strict';
 import { randomBytes, randomInt } from 'node:crypto';
-import { rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@elastic/elasticsearch';
@@ -29,6 +31,7 @@ import { AUTHENTICATED_USERS_SID, deriveAcl, EVERYONE_SID } from '../../../src/w
 import { domainUsersSid } from '../../../src/wiki/principal.js';
 import { startService, type RunningService } from '../../support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
+import { delegationAccount, ensureDelegationAccounts, exportKeytab, kerberosConfig } from '../../testbed/kerberos.js';
 import { seededRandom } from '../search/seeded-random.js';
 import { createDirectory, type OracleDirectory, type OracleUser } from './oracle/directory.js';
 import { buildFixture, suggestionHeading, type OracleFixture, type OraclePage } from './oracle/fixture.js';
@@ -77,7 +80,7 @@ interface MatrixResult {
   disagreements: string[];
 }
 
-const basic = (user: OracleUser) => `Basic ${Buffer.from(`${user.name}:${user.password}`).toString('base64')}`;
+const basic = (user: { name: string; password: string }) => `Basic ${Buffer.from(`${user.name}:${user.password}`).toString('base64')}`;
 
 describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
   const next = seededRandom(SEED);
@@ -92,6 +95,8 @@ describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
   let portal: ScratchAccount;
   let fixture: OracleFixture;
   let service: RunningService | undefined;
+  /** Holds the delegation account's keytab. */
+  let keytabDir: string | undefined;
   let api: WikiClient;
   let cases: HeaderCase[];
   const security = new Map<string, SecurityDescriptor>();
@@ -231,16 +236,26 @@ describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
         misses.push(finding(page.path, 'search', reason ?? undefined));
       }
     });
-    // WebDAV GET: the header plays no part, the service opens the file as the user.
-    await all(pairs, async ({ user, page }) => {
-      const res = await fetch(davUrl(page.path), { headers: { authorization: basic(user) } });
-      await res.arrayBuffer();
-      const served = res.status === 200;
-      const mayRead = granted.get(user.name)!.has(page.path);
-      if (served && !mayRead) leaks.push({ user: user.name, header: '-', page: page.path, via: 'WebDAV GET' });
-      if (!served && mayRead) misses.push({ user: user.name, header: '-', page: page.path, via: `WebDAV GET ${res.status}` });
-    });
-    const size = cases.length * fixture.pages.length + users.length * fixture.pages.length;
+    // WebDAV GET: the header plays no part, the service opens the file as the user: with the user's own login, and
+    // for the portal naming the user in X-Service-User, reached by constrained delegation (issue 29, flow 3).
+    const getModes = [
+      ['WebDAV GET', (user: OracleUser) => ({ authorization: basic(user) })],
+      ['WebDAV GET by delegation', (user: OracleUser) => ({ authorization: basic(portal), 'x-service-user': user.name })],
+    ] as const;
+    const getTimes: string[] = [];
+    for (const [via, headers] of getModes) {
+      const getsStarted = Date.now();
+      await all(pairs, async ({ user, page }) => {
+        const mayRead = granted.get(user.name)!.has(page.path);
+        const res = await fetch(davUrl(page.path), { headers: headers(user) });
+        await res.arrayBuffer();
+        const served = res.status === 200;
+        if (served && !mayRead) leaks.push({ user: user.name, header: '-', page: page.path, via });
+        if (!served && mayRead) misses.push({ user: user.name, header: '-', page: page.path, via: `${via} ${res.status}` });
+      });
+      getTimes.push(`${via} ${((Date.now() - getsStarted) / 1000).toFixed(1)} s`);
+    }
+    const size = cases.length * fixture.pages.length + getModes.length * users.length * fixture.pages.length;
     const reasons = new Map<string, number>();
     for (const miss of misses) reasons.set(miss.reason ?? 'UNDOCUMENTED', (reasons.get(miss.reason ?? 'UNDOCUMENTED') ?? 0) + 1);
     const readable = [...granted.values()].reduce((n, s) => n + s.size, 0);
@@ -251,6 +266,7 @@ describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
         `${JSON.stringify(Object.fromEntries(reasons))}; inconsistencies ${inconsistencies.length}; ` +
         `trusted caller vs own login: ${modeDifferences.length} of ${cases.length} cases differ; ${((Date.now() - started) / 1000).toFixed(1)} s`,
     );
+    console.log(`permission oracle ${label}: ${pairs.length} (user, page) pairs each by ${getTimes.join(', ')}`);
     for (const miss of misses) console.log(`  miss ${miss.reason ?? 'UNDOCUMENTED'}: ${miss.user} ${miss.page} (${miss.via})`);
     for (const leak of leaks) console.log(`  LEAK: ${leak.user} [${leak.header}] ${leak.page} via ${leak.via}`);
     console.log(`permission oracle ${label}: verdicts ${describeSpread(spread, users.length)}`);
@@ -304,7 +320,16 @@ describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
     portal = await accounts.createUser(`${prefix}-portal`);
     const started = Date.now();
     console.log(`permission oracle: fixture built in ${((started - built) / 1000).toFixed(1)} s`);
-    service = await startService({ reconciler: { interval: '2s' }, wiki: { trusted_callers: [portal.name] } });
+    // The users' own logons stay NTLM (smb.auth); the portal's WebDAV requests reach SMB by delegation.
+    await ensureDelegationAccounts();
+    keytabDir = await mkdtemp(path.join(tmpdir(), 'permission-oracle-'));
+    await exportKeytab(delegationAccount.user, path.join(keytabDir, 'proxy.keytab'));
+    service = await startService({
+      reconciler: { interval: '2s' },
+      wiki: { trusted_callers: [portal.name] },
+      smb: { auth: 'ntlm' },
+      kerberos: { ...kerberosConfig, delegation: { account: delegationAccount.user, keytab_file: path.join(keytabDir, 'proxy.keytab') } },
+    });
     api = new WikiClient(service.url, { ...env, users: { ...env.users, ...testbedUsers } });
     await passAfter(service, started, 120_000);
     // Every page the indexer account may read reaches the index (empty DACLs keep it out too).
@@ -327,6 +352,7 @@ describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
       await accounts?.removeAll();
       await smb?.close();
       await es?.close();
+      if (keytabDir) await rm(keytabDir, { recursive: true, force: true });
     }
   });
 

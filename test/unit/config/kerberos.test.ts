@@ -35,3 +35,13 @@ test('smb.auth kerberos and an indexer keytab need the kerberos section; realm, 
     'kerberos.spns.10.0.0.5: must be a service principal like cifs/DC1.edu.test',
   ]);
 });
+
+test('kerberos.delegation: an account and an absolute keytab path, an optional HTTP SPN', () => {
+  const delegation = { account: 'svc-proxy', keytab_file: '/etc/edu-fileproxy/proxy.keytab', http_spn: 'HTTP/proxy.schule.local' };
+  assert.deepEqual(configSchema.parse({ ...base, kerberos: { ...kerberos, delegation } }).kerberos?.delegation, delegation);
+  assert.deepEqual(issues({ ...base, kerberos: { ...kerberos, delegation: { account: '', keytab_file: 'proxy.keytab', http_spn: 'proxy' } } }), [
+    'kerberos.delegation.account: must not be empty',
+    'kerberos.delegation.keytab_file: must be an absolute path, e.g. /etc/edu-fileproxy/...',
+    'kerberos.delegation.http_spn: must be a service principal like HTTP/proxy.schule.local',
+  ]);
+});

@@ -74,3 +74,26 @@ export function apRep(): Buffer {
 export function encApRepPart(): Buffer {
   return encode(app(27, fields([0, time(stime)], [1, int(999)], [2, key(18, Buffer.alloc(32, 4))], [3, int(77)])));
 }
+
+/** EncTicketPart (RFC 4120 5.3) as a KDC seals it into a service ticket: flags, session key, client, times. */
+export function encTicketPart(p: { flags: number; key: Buffer; client: string; authtime: Date; endtime: Date }): Buffer {
+  return encode(
+    app(
+      3,
+      fields(
+        [0, flags(p.flags)],
+        [1, key(18, p.key)],
+        [2, str('EDU.TEST')],
+        [3, principal(1, p.client)],
+        [4, fields([0, int(1)], [1, octets(Buffer.alloc(0))])],
+        [5, time(p.authtime)],
+        [7, time(p.endtime)],
+      ),
+    ),
+  );
+}
+
+/** A Ticket for `service` of EDU.TEST whose enc-part is `cipher` (the EncTicketPart under the service key of `etype`). */
+export function serviceTicket(service: string, cipher: Buffer, kvno: number, etype = 18): Buffer {
+  return encode(app(1, fields([0, int(5)], [1, str('EDU.TEST')], [2, principal(2, ...service.split('/'))], [3, encrypted(etype, cipher, kvno)])));
+}

@@ -6,7 +6,7 @@ import { KerberosError } from '../../../src/kerberos/errors.js';
 import type { Credential } from '../../../src/kerberos/exchanges.js';
 import { initiateContext } from '../../../src/kerberos/gss.js';
 import { KeyUsage, parseKdcReply } from '../../../src/kerberos/messages.js';
-import { KERBEROS_MECH_TYPES, negTokenInit } from '../../../src/smb/spnego.js';
+import { KERBEROS_MECH_TYPES, negTokenInit } from '../../../src/kerberos/spnego.js';
 import { mutate, prng } from '../smb/frames.js';
 import { kdcRep } from './frames.js';
 

@@ -2,15 +2,21 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KerberosError } from '../../../src/kerberos/errors.js';
 import {
+  encodeApReq,
+  encodeAuthenticator,
   parseApRep,
+  parseApReq,
+  parseAuthenticator,
+  parseEncTicketPart,
   parseEncApRepPart,
   parseEncKdcRepPart,
   parseEtypeInfo2,
   parseKdcReply,
   parseMethodData,
 } from '../../../src/kerberos/messages.js';
+import { KERBEROS_MECH_TYPES, negTokenInit, negTokenResp, parseNegTokenInit, parseNegTokenResp } from '../../../src/kerberos/spnego.js';
 import { mutate, prng } from '../smb/frames.js';
-import { apRep, encApRepPart, encKdcRepPart, etypeInfo2, kdcRep, krbError, methodData, stime } from './frames.js';
+import { apRep, encApRepPart, encKdcRepPart, encTicketPart, etypeInfo2, kdcRep, krbError, methodData, serviceTicket, stime } from './frames.js';
 
 test('a KDC reply decodes into its fields', () => {
   const reply = parseKdcReply(kdcRep(11));
@@ -62,9 +68,24 @@ test('a message of the wrong type or with trailing bytes is a protocol error, no
   assert.throws(() => parseEncKdcRepPart(Buffer.alloc(0)), isProtocolError);
 });
 
-test('the decoders survive 20,000 random and mutated messages with only KerberosErrors', () => {
-  const parsers: ((b: Buffer) => unknown)[] = [parseKdcReply, parseEncKdcRepPart, parseMethodData, parseEtypeInfo2, parseApRep, parseEncApRepPart];
-  const seeds = [kdcRep(11), kdcRep(13), krbError(25, methodData()), krbError(37), etypeInfo2(), methodData(), encKdcRepPart(25), apRep(), encApRepPart()];
+/** What an acceptor reads: an AP-REQ, the ticket's enc-part and the authenticator, all decrypted here. */
+const ticketPart = encTicketPart({ flags: 0x40000000, key: Buffer.alloc(32, 1), client: 'anna', authtime: stime, endtime: new Date(stime.getTime() + 3600_000) });
+const authenticator = encodeAuthenticator({ crealm: 'EDU.TEST', cname: { type: 1, names: ['anna'] }, cksum: { type: 0x8003, value: Buffer.alloc(24) }, ctime: stime, cusec: 5, seqNumber: 9 });
+const ticket = serviceTicket('HTTP/files.edu.test', Buffer.alloc(60, 2), 3);
+const apReq = encodeApReq(0x20000000, { realm: 'EDU.TEST', sname: { type: 2, names: ['HTTP', 'files.edu.test'] }, encPart: { etype: 18, cipher: Buffer.alloc(60, 2) }, der: ticket }, { etype: 18, cipher: Buffer.alloc(70, 4) });
+
+test('the acceptor\'s messages decode into their fields', () => {
+  assert.equal(parseEncTicketPart(ticketPart).cname.names[0], 'anna');
+  assert.deepEqual(parseAuthenticator(authenticator).cksum, { type: 0x8003, value: Buffer.alloc(24) });
+  assert.deepEqual(parseApReq(apReq).ticket.der, ticket);
+});
+
+test('the decoders (SPNEGO\'s too) survive 20,000 random and mutated messages with only KerberosErrors', () => {
+  const parsers: ((b: Buffer) => unknown)[] = [parseKdcReply, parseEncKdcRepPart, parseMethodData, parseEtypeInfo2, parseApRep, parseEncApRepPart, parseApReq, parseEncTicketPart, parseAuthenticator, parseNegTokenInit, parseNegTokenResp];
+  const seeds = [
+    kdcRep(11), kdcRep(13), krbError(25, methodData()), krbError(37), etypeInfo2(), methodData(), encKdcRepPart(25), apRep(), encApRepPart(), apReq, ticketPart, authenticator,
+    negTokenInit(apReq, KERBEROS_MECH_TYPES), negTokenResp({ negState: 0, supportedMech: '1.2.840.113554.1.2.2', responseToken: apRep(), mechListMic: Buffer.alloc(16, 1) }),
+  ];
   const rnd = prng(0xcafe);
   let decoded = 0;
   // A decoder that loops forever is caught by the runner's test timeout.

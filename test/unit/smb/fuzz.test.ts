@@ -18,7 +18,6 @@ import {
 import { parseAllInfo, parseFileNotifyInformation, parseIdFullDirectoryInfo } from '../../../src/smb/fscc.js';
 import { SdControl, encodeSecurityDescriptor, parseSecurityDescriptor } from '../../../src/smb/security-descriptor.js';
 import { parseChallenge } from '../../../src/smb/ntlm.js';
-import { parseNegTokenResp } from '../../../src/smb/spnego.js';
 import { FrameDecoder } from '../../../src/smb/transport.js';
 import { WireReader } from '../../../src/smb/wire.js';
 import {
@@ -60,7 +59,6 @@ const bufferParsers: ((b: Buffer) => unknown)[] = [
   (b) => parseAllInfo(new WireReader(b, 'fuzz')),
   parseSecurityDescriptor,
   parseChallenge,
-  parseNegTokenResp,
 ];
 
 const seeds: Buffer[] = [

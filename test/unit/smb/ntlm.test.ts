@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { authenticateMessage, negotiateMessage, ntlmV2Response, ntowfV2, parseChallenge } from '../../../src/smb/ntlm.js';
-import { negTokenInit, negTokenResp, parseNegTokenResp } from '../../../src/smb/spnego.js';
+import { negTokenInit, negTokenResp, parseNegTokenResp } from '../../../src/kerberos/spnego.js';
 
 const hex = (s: string): Buffer => Buffer.from(s.replace(/\s+/g, ''), 'hex');
 
@@ -97,10 +97,10 @@ test('SPNEGO: tokens round-trip and malformed tokens raise errors', () => {
   const inner = Buffer.from('hello');
   // A server NegTokenResp: negState accept-incomplete plus a response token.
   const resp = Buffer.from([0xa1, 0x10, 0x30, 0x0e, 0xa0, 0x03, 0x0a, 0x01, 0x01, 0xa2, 0x07, 0x04, 0x05, ...inner]);
-  assert.deepEqual(parseNegTokenResp(resp), { negState: 1, responseToken: inner, mechListMic: null });
-  assert.deepEqual(parseNegTokenResp(negTokenResp(inner)).responseToken, inner);
+  assert.deepEqual(parseNegTokenResp(resp), { negState: 1, supportedMech: null, responseToken: inner, mechListMic: null });
+  assert.deepEqual(parseNegTokenResp(negTokenResp({ responseToken: inner })).responseToken, inner);
   const mic = Buffer.alloc(16, 0x4d);
-  assert.deepEqual(parseNegTokenResp(negTokenResp(inner, mic)), { negState: null, responseToken: inner, mechListMic: mic });
+  assert.deepEqual(parseNegTokenResp(negTokenResp({ responseToken: inner, mechListMic: mic })), { negState: null, supportedMech: null, responseToken: inner, mechListMic: mic });
   assert.throws(() => parseNegTokenResp(resp.subarray(0, 8)), { code: 'PROTOCOL_ERROR' });
   assert.throws(() => parseNegTokenResp(Buffer.from([0xa1, 0x84, 0xff, 0xff, 0xff, 0xff])), { code: 'PROTOCOL_ERROR' });
 });

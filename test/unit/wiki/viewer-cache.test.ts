@@ -13,7 +13,7 @@ function setup(reusableFor: number | null = 1_000) {
     epoch: () => epoch,
     resolve: async (query): Promise<ReusableViewerAnswer> => {
       asked.push(query);
-      const answer = { ok: true as const, userSid: 'S-1', allowSids: [`S-${asked.length}`], denySids: [], shares: ['s'] };
+      const answer = { ok: true as const, account: 'anna', userSid: 'S-1', allowSids: [`S-${asked.length}`], denySids: [], shares: ['s'] };
       return reusableFor === null ? { answer } : { answer, reusableUntil: now + reusableFor };
     },
     now: () => now,

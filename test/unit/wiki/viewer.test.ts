@@ -123,7 +123,7 @@ describe('ViewerResolver', () => {
     const viewers = resolver(scriptedDirectory().directory);
     for (const header of [undefined, '', 'Verwaltung', 'Unbekannt', '*)(cn=*', 'Domain Users']) {
       const answer = await viewers.resolve(anna(header));
-      assert.deepEqual({ ...answer, denySids: denySidsOf(answer) }, { ok: true, userSid: ANNA, allowSids: [], denySids: ANNA_TOKEN, shares: [] }, String(header));
+      assert.deepEqual({ ...answer, denySids: denySidsOf(answer) }, { ok: true, account: 'anna', userSid: ANNA, allowSids: [], denySids: ANNA_TOKEN, shares: [] }, String(header));
     }
   });
 
@@ -155,7 +155,7 @@ describe('ViewerResolver', () => {
     await viewers.resolve(anna('Lehrer'));
     assert.equal(calls.logins, 3);
     const { serviceUserRefusals: _, ...counts } = viewers.stats;
-    assert.deepEqual(counts, { logins: 2, cachedLogins: 1, rejectedLogins: 1, directoryErrors: 0, onBehalfCalls: 0, untrustedOnBehalfCalls: 0 });
+    assert.deepEqual(counts, { logins: 2, cachedLogins: 1, rejectedLogins: 1, directoryErrors: 0, negotiatedCalls: 0, onBehalfCalls: 0, untrustedOnBehalfCalls: 0 });
   });
 
   it('binds once for concurrent calls with the same credentials, so that the throttle counts one attempt', async () => {
@@ -193,7 +193,7 @@ describe('ViewerResolver', () => {
   });
 
   it('without a directory (no ldap.base_dn) every caller gets the empty set, never an error', async () => {
-    assert.deepEqual(await resolver(null).resolve(anna('Lehrer')), { ok: true, userSid: null, allowSids: [], denySids: [], shares: [] });
+    assert.deepEqual(await resolver(null).resolve(anna('Lehrer')), { ok: true, account: null, userSid: null, allowSids: [], denySids: [], shares: [] });
   });
 
   describe('on behalf of a user (X-Service-User)', () => {
@@ -220,11 +220,11 @@ describe('ViewerResolver', () => {
     it('fails closed for a user who is unknown, disabled, locked or expired, and says why', async () => {
       const { directory, state } = scriptedDirectory();
       const viewers = resolver(directory);
-      assert.deepEqual(await viewers.resolve(onBehalf('portal', 'niemand', 'Lehrer')), { ok: true, userSid: null, allowSids: [], denySids: [], shares: [], noAccess: 'user_unknown' });
+      assert.deepEqual(await viewers.resolve(onBehalf('portal', 'niemand', 'Lehrer')), { ok: true, account: null, userSid: null, allowSids: [], denySids: [], shares: [], noAccess: 'user_unknown' });
       for (const accountState of ['disabled', 'locked', 'expired', 'password_expired'] as const) {
         state.annaState = accountState;
         const answer = await resolver(directory).resolve(onBehalf('portal', 'anna', 'Lehrer'));
-        assert.deepEqual(answer, { ok: true, userSid: null, allowSids: [], denySids: [], shares: [], noAccess: `user_${accountState}` });
+        assert.deepEqual(answer, { ok: true, account: null, userSid: null, allowSids: [], denySids: [], shares: [], noAccess: `user_${accountState}` });
       }
     });
 
@@ -267,5 +267,21 @@ describe('ViewerResolver', () => {
       assert.deepEqual(sidsOf(await viewers.resolve(onBehalf('portal', 'anna', 'Lehrer'))), [], 'Lehrer no longer counts');
       assert.equal(calls.users.length, 2);
     });
+  });
+  it('reads a ticket holder (negotiated, no password) with the indexer account, gives the sets a login gives, and refuses an account that cannot log on now', async () => {
+    const { directory, calls, state } = scriptedDirectory();
+    const viewers = resolver(directory);
+    const byTicket = { user: 'anna', password: '', negotiated: true as const, groupsHeader: 'Lehrer', serviceUserHeader: undefined, clientAddress: '127.0.0.1' };
+    const answer = await viewers.resolve(byTicket);
+    assert.deepEqual(answer, await resolver(scriptedDirectory().directory).resolve(anna('Lehrer')), 'the same as her password gives');
+    assert.deepEqual([calls.logins, calls.users], [0, ['anna']], 'no bind: there is no password');
+    assert.equal(viewers.stats.negotiatedCalls, 1);
+    state.annaState = 'disabled';
+    assert.deepEqual(await resolver(directory).resolve(byTicket), {
+      ok: false, status: 401, error: 'negotiate_user_disabled', message: 'the Kerberos ticket names anna, whose account is disabled now',
+    });
+    // Without `negotiated` an empty password is a bind like any other: refused.
+    const { negotiated: _, ...byEmptyPassword } = byTicket;
+    assert.equal((await resolver(directory).resolve(byEmptyPassword)).ok, false);
   });
 });

@@ -1,0 +1,84 @@
+/**
+ * `Authorization: Negotiate` (RFC 4559) on /dav/ and the wiki endpoints, for clients that hold a Kerberos ticket
+ * for the service's `kerberos.delegation.http_spn` (curl --negotiate, browsers, the Windows WebDAV redirector).
+ * The ticket is checked with the keytab of kerberos.delegation (src/kerberos/acceptor.ts), each authenticator is
+ * seen once by the service's one replay cache (the supervisor's), and the accepted ticket is the evidence with which
+ * S4U2Proxy reaches SMB as the ticket's client. Every refusal is a 401 with a JSON error naming the reason.
+ */
+import type { Config } from '../config/schema.js';
+import { challengeHeader } from '../http/challenges.js';
+import { HttpError } from '../http/http-error.js';
+import { KerberosAcceptor, MAX_SKEW_SECONDS } from '../kerberos/acceptor.js';
+import { KerberosError } from '../kerberos/errors.js';
+import type { Credential } from '../kerberos/exchanges.js';
+import { parseKeytab } from '../kerberos/keytab.js';
+import { acceptNegotiate } from '../kerberos/negotiate.js';
+import { remoteReplayGuard, type ReplayVerdict } from '../kerberos/replay-cache.js';
+
+/** A client authenticated by its ticket. */
+export interface NegotiatedUser {
+  /** The sAMAccountName the ticket names (its client, in the service's realm). */
+  user: string;
+  /** The client's ticket to this service: the evidence S4U2Proxy presents. */
+  evidence: Credential;
+  /** The `WWW-Authenticate: Negotiate <AP-REP>` of the answer (mutual authentication), if the client asked for it. */
+  wwwAuthenticate: string | null;
+}
+
+/** Whether an Authorization header uses the Negotiate scheme (whatever its token). */
+export function isNegotiate(authorization: string | undefined): boolean {
+  return authorization !== undefined && /^\s*negotiate(\s|$)/i.test(authorization);
+}
+
+export class NegotiateAuth {
+  private readonly acceptor: KerberosAcceptor;
+  private readonly realm: string;
+
+  private constructor(acceptor: KerberosAcceptor, realm: string) {
+    this.acceptor = acceptor;
+    this.realm = realm;
+  }
+
+  /**
+   * The acceptor of kerberos.delegation.http_spn, or null when HTTP Negotiate is not configured; `admit` asks the
+   * service's one replay cache (the supervisor's). Throws a KerberosError (KEYTAB) when the keytab holds no key of
+   * the SPN: a configuration error, found at startup.
+   */
+  static fromConfig(
+    config: Pick<Config, 'kerberos'>, keytab: Uint8Array | undefined, admit: (client: string, ctime: Date, cusec: number, now: Date) => Promise<ReplayVerdict>,
+  ): NegotiateAuth | null {
+    const kerberos = config.kerberos;
+    const spn = kerberos?.delegation?.http_spn;
+    if (!kerberos || !spn || !keytab) return null;
+    // A Buffer arrives in a worker thread as a plain Uint8Array.
+    const acceptor = new KerberosAcceptor({ service: spn, realm: kerberos.realm, keytab: parseKeytab(Buffer.from(keytab)), maxSkewSeconds: MAX_SKEW_SECONDS, replays: remoteReplayGuard(admit) });
+    return new NegotiateAuth(acceptor, kerberos.realm);
+  }
+
+  /** The client of a Negotiate header; a 401 naming the reason when the token is refused. */
+  async authenticate(authorization: string, challenge: string): Promise<NegotiatedUser> {
+    let accepted;
+    try {
+      accepted = await acceptNegotiate(this.acceptor, authorization);
+    } catch (err) {
+      if (!(err instanceof KerberosError)) throw err;
+      if (err.code === 'REPLAY_CACHE_FULL') throw new HttpError(503, 'negotiate_busy', `Negotiate: ${err.message}`, { 'retry-after': '5' });
+      throw new HttpError(401, negotiateErrorCode(err), `Negotiate: ${err.message}`, challengeHeader(challenge));
+    }
+    const { client, evidence } = accepted.context;
+    const { names } = evidence.client;
+    // A user of another realm, or a service principal (host/…), is no account this realm's file servers know.
+    if (evidence.crealm.toUpperCase() !== this.realm || names.length !== 1) {
+      throw new HttpError(401, 'negotiate_foreign_principal', `Negotiate: ${client} is not a user of the realm ${this.realm}`, challengeHeader(challenge));
+    }
+    return { user: names[0]!, evidence, wwwAuthenticate: accepted.wwwAuthenticate };
+  }
+}
+
+/** The JSON error code of a refused token: the replay and NTLM cases by name, the rest as what failed. */
+function negotiateErrorCode(err: KerberosError): string {
+  if (err.code === 'REPLAY') return 'negotiate_replay';
+  if (err.code === 'PROTOCOL_ERROR' && /NTLM/.test(err.message)) return 'negotiate_ntlm';
+  if (err.code === 'PROTOCOL_ERROR') return 'negotiate_malformed';
+  return `negotiate_${err.code.toLowerCase()}`;
+}

@@ -1,0 +1,68 @@
+// WebDAV on behalf of a user (issue 29, flow 3): a trusted caller (an account
+// of wiki.trusted_callers, with Basic credentials of its own) names the user in
+// X-Service-User, and the request reaches SMB as that user by constrained
+// delegation (kerberos.delegation). Who may name whom is decided exactly as for
+// the wiki: the ldap-resolver's viewer answer (src/wiki/service-user.ts, the
+// caller's bind, the named user's account state; refusals counted there), which
+// this thread reuses from its ViewerAnswerCache. Only then does the KDC decide
+// (src/kerberos/s4u.ts); its refusals, and no KDC answering, are named here.
+import { challengeHeader, DAV_CHALLENGE } from '../http/challenges.js';
+import { HttpError } from '../http/http-error.js';
+import { KerberosError } from '../kerberos/errors.js';
+import { DelegationRefusedError } from '../kerberos/s4u.js';
+import type { ViewerAnswerCache } from '../wiki/viewer-cache.js';
+import type { NoAccessReason } from '../wiki/viewer.js';
+
+const NO_ACCESS_MESSAGES: Record<NoAccessReason, string> = {
+  user_unknown: 'the directory has no such user',
+  user_disabled: 'the account is disabled',
+  user_locked: 'the account is locked out',
+  user_expired: 'the account has expired',
+  user_password_expired: 'the account\'s password has expired',
+};
+
+export interface OnBehalfRequest {
+  /** The trusted caller's Basic credentials. */
+  user: string;
+  password: string;
+  /** The raw X-Service-User header. */
+  serviceUserHeader: string;
+  clientAddress: string;
+}
+
+/**
+ * The sAMAccountName of the user a trusted caller names, once the wiki's rules allow it; else the HttpError the wiki
+ * would answer (400 malformed header, 401 wrong caller password, 403 untrusted caller or `service_user_<rule>`,
+ * 429, 503), 403 `service_user_<state>` for a user who cannot log on, or 403 `delegation_not_configured`.
+ */
+export async function namedUser(viewers: Pick<ViewerAnswerCache, 'resolve'>, request: OnBehalfRequest, delegates: boolean): Promise<string> {
+  const answer = await viewers.resolve({ ...request, groupsHeader: undefined });
+  if (!answer.ok) {
+    const headers = answer.status === 429 ? { 'retry-after': String(answer.retryAfterSeconds) } : answer.status === 401 ? challengeHeader(DAV_CHALLENGE) : {};
+    throw new HttpError(answer.status, answer.error, answer.message, headers);
+  }
+  if (answer.noAccess !== undefined) {
+    const reason = answer.noAccess;
+    throw new HttpError(403, `service_${reason}`, `X-Service-User: ${NO_ACCESS_MESSAGES[reason]}, so the file server would not let the user log on`);
+  }
+  // No directory (ldap.base_dn, the indexer account): the rules cannot be checked, so no one is named.
+  if (answer.account === null || !delegates) {
+    throw new HttpError(403, 'delegation_not_configured',
+      'X-Service-User on /dav/ needs constrained delegation (kerberos.delegation with its keytab) and the directory (ldap.base_dn) to check whom a trusted caller may name; this service has not both, and never serves the request as the caller');
+  }
+  return answer.account;
+}
+
+/**
+ * The answer to a delegated logon the KDC refused (403 naming why) or could not be asked for (503); else undefined.
+ * `via`: how the user was named (X-Service-User, or the Negotiate ticket).
+ */
+export function delegationHttpError(err: unknown, via = 'X-Service-User'): HttpError | undefined {
+  const cause = err instanceof KerberosError ? err : err instanceof Error && err.cause instanceof KerberosError ? err.cause : undefined;
+  if (cause === undefined) return undefined;
+  if (cause instanceof DelegationRefusedError) return new HttpError(403, `delegation_${cause.reason}`, `${via}: ${cause.message}`);
+  if (cause.code === 'KDC_UNREACHABLE') {
+    return new HttpError(503, 'kdc_unavailable', `no KDC (kerberos.kdcs) answered, so the user's ticket cannot be had by delegation: ${cause.message}`, { 'retry-after': '5' });
+  }
+  return new HttpError(502, 'delegation_failed', `the user's ticket could not be had by delegation: ${cause.message}`);
+}

@@ -1,0 +1,201 @@
+// HTTP Negotiate (issue 29, flow 4) against the testbed DC: carla obtains a real ticket for HTTP/proxy.edu.test
+// from the KDC (the project's Kerberos client, as a browser's or the Windows redirector's would be), and the
+// service, with the delegation account's keytab, accepts it on /dav/ and the wiki endpoints. Over WebDAV it reaches
+// SMB as carla by S4U2Proxy on that ticket (the file server refuses NTLM meanwhile), so carla gets what SMB as
+// carla gets; the wiki shows her what her own password would. A token is accepted once, on whichever http-front
+// thread it arrives.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { request } from 'node:http';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { KerberosClient } from '../../../src/kerberos/client.js';
+import { initiateContext, type InitiatorContext } from '../../../src/kerberos/gss.js';
+import { KERBEROS_MECH_TYPES, NegState, negTokenInit, parseNegTokenResp } from '../../../src/kerberos/spnego.js';
+import type { HealthReport } from '../../../src/runtime/health.js';
+import { SmbClient, SmbError } from '../../../src/smb/index.js';
+import { startService, type RunningService } from '../../support/service.js';
+import { dcAddress, realm } from '../../testbed/domain.js';
+import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
+import { delegationAccount, ensureDelegationAccounts, exportKeytab, fileServerSpn, kdcSettings, kerberosConfig, refuseNtlm, sensitiveUser } from '../../testbed/kerberos.js';
+import { WikiClient, passAfter, eventually } from '../wiki/wiki-service.js';
+
+const FRONTS = ['http-front#1', 'http-front#2'];
+const READABLE = 'Aushang.txt';
+const DENIED = 'Lehrerzimmer/.wiki/index.md';
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** Runs a command with `input` on its stdin; resolves with its stdout, rejects with its stderr. */
+function runWith(command: string, args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(command, args, { env, timeout: 30_000 }, (err, stdout, stderr) => (err ? reject(new Error(`${command}: ${stderr || err.message}`)) : resolve(stdout)));
+    child.stdin!.end(input);
+  });
+}
+
+/** One request on a connection of its own: only new connections are spread over the http-front threads. */
+function send(url: string, method: string, headers: Record<string, string>, body?: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers: { ...headers, connection: 'close' }, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('HTTP Negotiate on /dav/ and the wiki (Kerberos tickets for HTTP/proxy.edu.test)', () => {
+  let env: TestbedEnv;
+  let dir: string;
+  let service: RunningService;
+  let carla: KerberosClient;
+  let smb: SmbClient;
+
+  /** A fresh AP-REQ from carla's ticket for the service, as the header value a client sends, and its context. */
+  async function negotiate(): Promise<{ header: string; context: InitiatorContext }> {
+    const context = initiateContext(await carla.serviceTicket(delegationAccount.spn));
+    return { header: `Negotiate ${negTokenInit(context.token, KERBEROS_MECH_TYPES).toString('base64')}`, context };
+  }
+
+  async function servedPerFront(): Promise<number[]> {
+    const report = (await (await fetch(`${service.url}/healthz`)).json()) as HealthReport;
+    return FRONTS.map((name) => Number(report.actors[name]?.details?.['served']));
+  }
+
+  before(async () => {
+    env = await readTestbedEnv();
+    await ensureDelegationAccounts();
+    dir = await mkdtemp(join(tmpdir(), 'negotiate-'));
+    const keytab = join(dir, 'proxy.keytab');
+    // The account's keys and those of its HTTP/ principal in one file, as README says to export them.
+    await exportKeytab(delegationAccount.user, keytab);
+    await exportKeytab(delegationAccount.spn, keytab);
+    const started = Date.now();
+    service = await startService({
+      kerberos: { ...kerberosConfig, delegation: { account: delegationAccount.user, keytab_file: keytab, http_spn: delegationAccount.spn } },
+      workers: { http_front: 2 },
+    });
+    carla = new KerberosClient(kdcSettings(), 'carla', { password: env.users['carla']!.password }, { forwardable: true });
+    smb = new SmbClient();
+    await passAfter(service, started);
+  });
+  after(async () => {
+    await refuseNtlm(false);
+    await smb?.close();
+    await service?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('serves carla\'s WebDAV requests as carla: what SMB as carla may read (200), not what it may not, without NTLM', async () => {
+    const asCarla = smb.share({ host: env.smb.host, port: env.smb.port, domain: env.smb.domain, user: 'carla', password: env.users['carla']!.password, share: 'schule' });
+    const expected = await asCarla.readFile(READABLE);
+    await assert.rejects(asCarla.readFile(DENIED), (e: unknown) => e instanceof SmbError && e.code === 'ACCESS_DENIED', 'the testbed denies carla the staff room');
+    await refuseNtlm(true);
+    try {
+      const { header, context } = await negotiate();
+      const ok = await send(`${service.url}/dav/schule/${READABLE}`, 'GET', { authorization: header });
+      assert.equal(ok.status, 200, ok.body);
+      assert.equal(ok.body, expected.toString('utf8'));
+      // Mutual authentication: the AP-REP in the answer proves the service holds the HTTP/ key.
+      const reply = parseNegTokenResp(Buffer.from(String(ok.headers['www-authenticate']).replace(/^Negotiate /, ''), 'base64'));
+      assert.equal(reply.negState, NegState.ACCEPT_COMPLETED);
+      context.complete(reply.responseToken!);
+
+      const denied = await send(`${service.url}/dav/schule/${encodeURI(DENIED)}`, 'GET', { authorization: (await negotiate()).header });
+      assert.equal(denied.status, 403, denied.body);
+      assert.equal(JSON.parse(denied.body).error, 'access_denied');
+    } finally {
+      await refuseNtlm(false);
+    }
+  });
+
+  it('finds for carla by her ticket what her password finds in the wiki', async () => {
+    const api = new WikiClient(service.url, env);
+    const caller = { user: 'carla', groups: ['Schueler'] };
+    const request = { q: 'Schülerzeitung', size: 100 };
+    let byPassword: string[] = [];
+    await eventually(async () => {
+      byPassword = await api.searchedPages(caller, request);
+      assert.ok(byPassword.length > 0, 'the testbed has pages for pupils');
+    });
+    const res = await send(`${service.url}/wiki/search`, 'POST', { authorization: (await negotiate()).header, 'x-service-groups': 'Schueler', 'content-type': 'application/json' }, JSON.stringify(request));
+    assert.equal(res.status, 200, res.body);
+    const hits = (JSON.parse(res.body) as { hits: { share: string; path: string }[] }).hits.map((h) => `${h.share}:${h.path}`).sort();
+    assert.deepEqual(hits, byPassword);
+    assert.match(String(res.headers['www-authenticate']), /^Negotiate [A-Za-z0-9+/]+=*$/);
+  });
+
+  it('refuses a token sent again, on whichever http-front thread it arrives', async () => {
+    const { header } = await negotiate();
+    const first = await send(`${service.url}/dav/schule/${READABLE}`, 'GET', { authorization: header });
+    assert.equal(first.status, 200, first.body);
+    const start = await servedPerFront();
+    for (let i = 0; i < 40; i++) {
+      const again = await send(`${service.url}/${i % 2 ? 'wiki/roots' : `dav/schule/${READABLE}`}`, 'GET', { authorization: header });
+      assert.equal(again.status, 401, again.body);
+      assert.equal(JSON.parse(again.body).error, 'negotiate_replay');
+      assert.match(String(again.headers['www-authenticate']), /^Negotiate, Basic realm=/);
+      const now = await servedPerFront();
+      if (i >= 4 && now.every((served, f) => served - start[f]! >= 2)) return;
+    }
+    assert.fail(`the replays did not reach both threads: ${JSON.stringify(await servedPerFront())}`);
+  });
+
+  it('answers 401 naming the reason for an NTLM token, a malformed token, and advertises Negotiate in its challenges', async () => {
+    const ntlm = Buffer.from('NTLMSSP\0\x01\0\0\0\x07\x82\x08\xa2', 'latin1').toString('base64');
+    for (const [path, method] of [[`dav/schule/${READABLE}`, 'GET'], ['wiki/roots', 'GET']] as const) {
+      const url = `${service.url}/${path}`;
+      const refusedNtlm = await send(url, method, { authorization: `Negotiate ${ntlm}` });
+      assert.equal(refusedNtlm.status, 401, refusedNtlm.body);
+      assert.deepEqual([JSON.parse(refusedNtlm.body).error, /NTLM/.test(JSON.parse(refusedNtlm.body).message)], ['negotiate_ntlm', true]);
+      const malformed = await send(url, method, { authorization: 'Negotiate YWJj' });
+      assert.equal(malformed.status, 401, malformed.body);
+      assert.equal(JSON.parse(malformed.body).error, 'negotiate_malformed');
+      const none = await send(url, method, {});
+      assert.equal(none.status, 401, none.body);
+      assert.match(String(none.headers['www-authenticate']), /^Negotiate, Basic realm="edu-fileproxy"/);
+    }
+  });
+
+  it('refuses, naming why, a user the directory will not let be delegated (marked sensitive): 403, not a 5xx', async () => {
+    const sensible = new KerberosClient(kdcSettings(), sensitiveUser.user, { password: sensitiveUser.password }, { forwardable: true });
+    const token = initiateContext(await sensible.serviceTicket(delegationAccount.spn)).token;
+    const res = await send(`${service.url}/dav/schule/${READABLE}`, 'GET', { authorization: `Negotiate ${negTokenInit(token, KERBEROS_MECH_TYPES).toString('base64')}` });
+    assert.equal(res.status, 403, res.body);
+    assert.equal(JSON.parse(res.body).error, 'delegation_user_not_delegable');
+    assert.match(JSON.parse(res.body).message, /^Negotiate: the KDC will not delegate this user/);
+  });
+
+  it('serves MIT kinit + curl --negotiate as a client: the SPN from the URL\'s host name, the AP-REP checked by curl', async () => {
+    // The testbed's names come from its own config: a krb5.conf for this test, and curl told where proxy.edu.test is.
+    const krb5 = join(dir, 'krb5.conf');
+    await writeFile(krb5, `[libdefaults]\n default_realm = ${realm}\n dns_lookup_kdc = false\n dns_lookup_realm = false\n rdns = false\n`
+      + ` dns_canonicalize_hostname = false\n forwardable = true\n[realms]\n ${realm} = {\n  kdc = ${dcAddress}\n }\n`);
+    const kenv = { ...process.env, KRB5_CONFIG: krb5, KRB5CCNAME: `FILE:${join(dir, 'ccache')}` };
+    await runWith('kinit', ['-f', `carla@${realm}`], kenv, `${env.users['carla']!.password}\n`);
+    const host = delegationAccount.spn.split('/')[1]!;
+    const port = new URL(service.url).port;
+    const out = await runWith('curl', [
+      '--negotiate', '-u', ':', '--fail-with-body', '-sS', '--resolve', `${host}:${port}:127.0.0.1`, `http://${host}:${port}/dav/schule/${READABLE}`,
+    ], kenv);
+    const asCarla = smb.share({ host: env.smb.host, port: env.smb.port, domain: env.smb.domain, user: 'carla', password: env.users['carla']!.password, share: 'schule' });
+    assert.equal(out, (await asCarla.readFile(READABLE)).toString('utf8'));
+  });
+
+  it('reaches the file server\'s cifs/ SPN only through the delegation account (the ticket names carla)', async () => {
+    // The service account's own ticket for the file server, for contrast: S4U2Proxy on carla's evidence names carla.
+    const service = new KerberosClient(kdcSettings(), delegationAccount.user, { password: delegationAccount.password }, { forwardable: true });
+    const ticket = await service.onBehalfOf('carla', (await carla.serviceTicket(delegationAccount.spn))).serviceTicket(fileServerSpn);
+    assert.deepEqual(ticket.client.names, ['carla']);
+  });
+});
