@@ -6,12 +6,12 @@
 // caller's bind, the named user's account state; refusals counted there), which
 // this thread reuses from its ViewerAnswerCache. Only then does the KDC decide
 // (src/kerberos/s4u.ts); its refusals, and no KDC answering, are named here.
-import { challengeHeader, DAV_CHALLENGE } from '../http/challenges.js';
 import { HttpError } from '../http/http-error.js';
 import { KerberosError } from '../kerberos/errors.js';
 import { DelegationRefusedError } from '../kerberos/s4u.js';
 import type { ViewerAnswerCache } from '../wiki/viewer-cache.js';
 import type { NoAccessReason } from '../wiki/viewer.js';
+import { DAV_CHALLENGE_HEADER } from './errors.js';
 
 const NO_ACCESS_MESSAGES: Record<NoAccessReason, string> = {
   user_unknown: 'the directory has no such user',
@@ -38,7 +38,7 @@ export interface OnBehalfRequest {
 export async function namedUser(viewers: Pick<ViewerAnswerCache, 'resolve'>, request: OnBehalfRequest, delegates: boolean): Promise<string> {
   const answer = await viewers.resolve({ ...request, groupsHeader: undefined });
   if (!answer.ok) {
-    const headers = answer.status === 429 ? { 'retry-after': String(answer.retryAfterSeconds) } : answer.status === 401 ? challengeHeader(DAV_CHALLENGE) : {};
+    const headers = answer.status === 429 ? { 'retry-after': String(answer.retryAfterSeconds) } : answer.status === 401 ? DAV_CHALLENGE_HEADER : {};
     throw new HttpError(answer.status, answer.error, answer.message, headers);
   }
   if (answer.noAccess !== undefined) {
@@ -48,7 +48,7 @@ export async function namedUser(viewers: Pick<ViewerAnswerCache, 'resolve'>, req
   // No directory (ldap.base_dn, the indexer account): the rules cannot be checked, so no one is named.
   if (answer.account === null || !delegates) {
     throw new HttpError(403, 'delegation_not_configured',
-      'X-Service-User on /dav/ needs constrained delegation (kerberos.delegation with its keytab) and the directory (ldap.base_dn) to check whom a trusted caller may name; this service has not both, and never serves the request as the caller');
+      'X-Service-User on /dav/ needs constrained delegation (kerberos.delegation with its keytab) and the directory (ldap.base_dn) to check whom a trusted caller may name; this service lacks one of them, and never serves such a request as the caller');
   }
   return answer.account;
 }
