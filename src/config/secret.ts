@@ -66,6 +66,14 @@ export function readIndexerKeytab(config: Config): Buffer | undefined {
   return readSecretBytes(file, 'smb.indexer_service_account.keytab_file', `the keytab of ${user} (samba-tool domain exportkeytab ${file} --principal=${user})`);
 }
 
+/** The keytab of kerberos.delegation, the proxy's service account, when delegation is configured. */
+export function readDelegationKeytab(config: Config): Buffer | undefined {
+  const delegation = config.kerberos?.delegation;
+  if (delegation === undefined) return undefined;
+  const { keytab_file: file, account } = delegation;
+  return readSecretBytes(file, 'kerberos.delegation.keytab_file', `the keytab of ${account} (samba-tool domain exportkeytab ${file} --principal=${account})`);
+}
+
 /** The password of smb.indexer_service_account. */
 export function readIndexerPassword(config: Config): string {
   const { password_file: file, user } = config.smb.indexer_service_account;

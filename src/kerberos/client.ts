@@ -6,12 +6,18 @@
  * Concurrent callers asking for the same ticket share one exchange.
  */
 import { asExchange, tgsExchange, type ClientSecret, type Credential, type KdcChannel } from './exchanges.js';
+import { KerberosError } from './errors.js';
+import { kdcsFromDns, type DnsServer } from './kdc-dns.js';
+import { KdcErrorCode, KdcOption } from './messages.js';
 import { s4u2proxy, s4u2self } from './s4u.js';
 import { sendToKdc, type KdcAddress } from './transport.js';
 
 export interface KerberosSettings {
   realm: string;
-  kdcs: readonly KdcAddress[];
+  /** The KDCs to try in order; absent: the realm's from DNS SRV records (kdc-dns.ts). */
+  kdcs?: readonly KdcAddress[];
+  /** The DNS servers asked for those records; absent or empty: the system's. */
+  dnsServers?: readonly DnsServer[];
   /** Timeout of one KDC exchange. */
   timeoutMs: number;
   /** Lifetime asked for in AS requests; the KDC's policy may shorten it. */
@@ -20,11 +26,20 @@ export interface KerberosSettings {
 
 const MAX_RENEW_MARGIN_MS = 5 * 60_000;
 
+/** The KDCs to try: the configured ones, else those DNS names for the realm. */
+export async function locateKdcs(settings: KerberosSettings): Promise<readonly KdcAddress[]> {
+  return settings.kdcs ?? kdcsFromDns(settings.realm, settings.dnsServers ?? [], settings.timeoutMs);
+}
+
+/** When a ticket stops being presented: half its lifetime or five minutes, whichever is less, before it ends. */
+export function renewalTime(cred: Credential): number {
+  const lifetime = cred.endtime.getTime() - cred.authtime.getTime();
+  return cred.endtime.getTime() - Math.min(MAX_RENEW_MARGIN_MS, lifetime / 2);
+}
+
 /** Whether a ticket still has enough lifetime left to be presented. */
 export function isFresh(cred: Credential, now: number): boolean {
-  const lifetime = cred.endtime.getTime() - cred.authtime.getTime();
-  const margin = Math.min(MAX_RENEW_MARGIN_MS, lifetime / 2);
-  return cred.endtime.getTime() - now > margin;
+  return now < renewalTime(cred);
 }
 
 /** Where an SMB logon gets its service tickets: a principal's own, or a user's through delegation. */
@@ -53,9 +68,10 @@ export class KerberosClient implements TicketSource {
   ) {
     this.kdc = {
       realm: settings.realm,
-      send: (message) => {
+      send: async (message) => {
+        const kdcs = await locateKdcs(settings);
         this.kdcMessages++;
-        return sendToKdc(settings.kdcs, message, settings.timeoutMs);
+        return sendToKdc(kdcs, message, settings.timeoutMs);
       },
     };
   }
@@ -104,8 +120,26 @@ export class KerberosClient implements TicketSource {
         this.cached(`s4u:${user.toLowerCase()}:${spn.toLowerCase()}`, async () => {
           const tgt = await this.ticketGrantingTicket();
           const now = new Date(this.now());
-          return s4u2proxy(this.kdc, tgt, await s4u2self(this.kdc, tgt, user, now), spn, now);
+          const evidence = await s4u2self(this.kdc, tgt, user, now);
+          try {
+            return await s4u2proxy(this.kdc, tgt, evidence, spn, now);
+          } catch (err) {
+            throw delegationRefusal(err, evidence, user, spn, this.user);
+          }
         }),
     };
   }
+}
+
+/**
+ * An S4U2Proxy refusal (KDC_ERR_BADOPTION) named by what the S4U2Self ticket showed: the KDC makes it not
+ * forwardable for a user who may not be delegated (marked sensitive, or in Protected Users where the KDC enforces
+ * that) and for a service without protocol transition; a forwardable one leaves the delegation list as the reason.
+ */
+function delegationRefusal(err: unknown, evidence: Credential, user: string, spn: string, service: string): unknown {
+  if (!(err instanceof KerberosError && err.kdcError === KdcErrorCode.BADOPTION)) return err;
+  const why = evidence.flags & KdcOption.FORWARDABLE
+    ? `${spn} is not in msDS-AllowedToDelegateTo of ${service}`
+    : `the KDC made ${user}'s S4U2Self ticket not forwardable: ${user} is marked "sensitive and cannot be delegated" or is a member of Protected Users, or ${service} lacks protocol transition ("use any authentication protocol")`;
+  return new KerberosError('KDC_ERROR', `delegation of ${user} to ${spn} refused: ${why}`, err.kdcError);
 }
