@@ -1,5 +1,6 @@
 // The whole config.yml as one schema. Sections and most keys have defaults, so a small file is enough;
 // objects are strict so that unknown keys are reported (as warnings, see load.ts).
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import * as z from 'zod';
 import {
@@ -16,6 +17,7 @@ import {
   urlWithScheme,
 } from './fields.js';
 import { DIALECT_NAMES } from '../smb/header.js';
+import { parseDnsServer } from '../kerberos/kdc-dns.js';
 
 export const DEFAULT_INDEXER_PASSWORD_FILE = '/etc/edu-fileproxy/indexer.secret';
 export const SMB_AUTH_MODES = ['negotiate', 'kerberos', 'ntlm'] as const;
@@ -78,10 +80,18 @@ const smbSection = z
 /** A KDC as host or host:port (port 88 by default). */
 const kdcAddress = z.string().regex(/^[A-Za-z0-9.-]+(:\d{1,5})?$/, 'must be a host name or address, optionally with :port');
 
+/** A DNS server as an IP address, optionally with :port (an IPv6 address with a port in brackets: [::1]:53). */
+const dnsServer = z.string().refine((text) => isIP(parseDnsServer(text).address) !== 0 && parseDnsServer(text).port <= 65535, {
+  error: 'must be an IP address, optionally with :port (IPv6 with a port as [::1]:53)',
+});
+
 const kerberosSection = z.strictObject({
   /** The realm, in capitals as the directory spells it (EDU.TEST for the domain edu.test). */
   realm: nonEmptyString().regex(/^[^a-z]+$/, 'must be in capitals, like EDU.TEST'),
-  kdcs: z.array(kdcAddress).min(1, 'must list at least one KDC (a domain controller)'),
+  /** Absent: the realm's KDCs from DNS SRV records (_kerberos._tcp.<realm>), asked of dns_servers. */
+  kdcs: z.array(kdcAddress).min(1, 'must list at least one KDC (a domain controller), or be left out to find them in DNS').optional(),
+  /** The DNS servers asked for those records (the directory's DNS); absent: the system's. */
+  dns_servers: z.array(dnsServer).min(1, 'must list at least one DNS server, or be left out to ask the system\'s').optional(),
   /**
    * The service principal of each file server, by the host name or address the service connects to, where it is
    * not cifs/<that name> (connecting to an address, or to an alias).
@@ -301,10 +311,10 @@ export const configSchema = z
   })
   .superRefine((config, ctx) => {
     if (config.smb.auth === 'kerberos' && !config.kerberos) {
-      ctx.addIssue({ code: 'custom', path: ['smb', 'auth'], message: 'kerberos needs the kerberos section (realm and kdcs)' });
+      ctx.addIssue({ code: 'custom', path: ['smb', 'auth'], message: 'kerberos needs the kerberos section (its realm)' });
     }
     if (config.smb.indexer_service_account.keytab_file && !config.kerberos) {
-      ctx.addIssue({ code: 'custom', path: ['smb', 'indexer_service_account', 'keytab_file'], message: 'needs the kerberos section (realm and kdcs)' });
+      ctx.addIssue({ code: 'custom', path: ['smb', 'indexer_service_account', 'keytab_file'], message: 'needs the kerberos section (its realm)' });
     }
   })
   // The indexer reads SMB with the global-admin account unless another one is configured.

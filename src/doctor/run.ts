@@ -25,10 +25,10 @@ export async function* runDoctor(configFile: string): AsyncGenerator<CheckResult
   try {
     yield await checkAdminGroups(config, ldap.directory);
     yield* await checkTrustedCallers(config, ldap.directory);
+    yield* await checkKerberos(config, secret.password, ldap.directory);
   } finally {
     await ldap.directory?.close(); // its kept-open lookup connections would hold the process for a while
   }
-  yield* await checkKerberos(config, secret.password);
   yield* await checkShares(config, secret.password);
   yield* await checkElasticsearch(config);
   yield checkFreeRam();

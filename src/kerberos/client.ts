@@ -1,18 +1,24 @@
 /**
  * A Kerberos client principal with its ticket cache in memory: one TGT and the service tickets obtained with it.
  * A ticket is used until half its lifetime or five minutes, whichever is less, is left, then replaced by a fresh
- * exchange with the client's own secret, so that no request presents a ticket that expires on the way (the
- * testbed's KDC already refuses a TGT with two minutes left, KRB_AP_ERR_TKT_EXPIRED, measured).
+ * exchange with the client's own secret, so that no request presents a ticket that expires on the way. A TGT is
+ * replaced by then, and at the latest with TGT_MIN_LEFT_MS left: the testbed's KDC (Samba 4.17) refuses a TGS
+ * request with a TGT that has two minutes or less left (KRB_AP_ERR_TKT_EXPIRED, measured); so a TGT is asked for
+ * MIN_TGT_LIFETIME_S at least, and shorter lifetimes apply to the service tickets.
  * Concurrent callers asking for the same ticket share one exchange.
  */
 import { LRUCache } from 'lru-cache';
 import { asExchange, tgsExchange, type ClientSecret, type Credential, type KdcChannel } from './exchanges.js';
+import { kdcsFromDns, type DnsServer } from './kdc-dns.js';
 import { s4u2proxy, s4u2self } from './s4u.js';
 import { sendToKdc, type KdcAddress } from './transport.js';
 
 export interface KerberosSettings {
   realm: string;
-  kdcs: readonly KdcAddress[];
+  /** The KDCs to try in order; absent: the realm's from DNS SRV records (kdc-dns.ts). */
+  kdcs?: readonly KdcAddress[];
+  /** The DNS servers asked for those records; absent or empty: the system's. */
+  dnsServers?: readonly DnsServer[];
   /** Timeout of one KDC exchange. */
   timeoutMs: number;
   /** Lifetime asked for in AS requests; the KDC's policy may shorten it. */
@@ -26,11 +32,26 @@ const MAX_RENEW_MARGIN_MS = 5 * 60_000;
  */
 const MAX_TICKETS = 4000;
 
-/** Whether a ticket still has enough lifetime left to be presented. */
-export function isFresh(cred: Credential, now: number): boolean {
+const TGT_MIN_LEFT_MS = 150_000;
+const MIN_TGT_LIFETIME_S = 300;
+
+/** The KDCs to try: the configured ones, else those DNS names for the realm. */
+export async function locateKdcs(settings: KerberosSettings): Promise<readonly KdcAddress[]> {
+  return settings.kdcs ?? kdcsFromDns(settings.realm, settings.dnsServers ?? [], settings.timeoutMs);
+}
+
+/**
+ * When a ticket stops being presented: half its lifetime or five minutes, whichever is less, before it ends, and at
+ * least `minLeftMs` before.
+ */
+export function renewalTime(cred: Credential, minLeftMs = 0): number {
   const lifetime = cred.endtime.getTime() - cred.authtime.getTime();
-  const margin = Math.min(MAX_RENEW_MARGIN_MS, lifetime / 2);
-  return cred.endtime.getTime() - now > margin;
+  return cred.endtime.getTime() - Math.max(minLeftMs, Math.min(MAX_RENEW_MARGIN_MS, lifetime / 2));
+}
+
+/** Whether a ticket still has enough lifetime left to be presented. */
+export function isFresh(cred: Credential, now: number, minLeftMs = 0): boolean {
+  return now < renewalTime(cred, minLeftMs);
 }
 
 /** Where an SMB logon gets its service tickets: a principal's own, or a user's through delegation. */
@@ -59,9 +80,10 @@ export class KerberosClient implements TicketSource {
   ) {
     this.kdc = {
       realm: settings.realm,
-      send: (message) => {
+      send: async (message) => {
+        const kdcs = await locateKdcs(settings);
         this.kdcMessages++;
-        return sendToKdc(settings.kdcs, message, settings.timeoutMs);
+        return sendToKdc(kdcs, message, settings.timeoutMs);
       },
     };
   }
@@ -71,10 +93,10 @@ export class KerberosClient implements TicketSource {
   }
 
   /** The cached credential while fresh, else one exchange that every concurrent caller shares. */
-  private cached(key: string, fetch: () => Promise<Credential>): Promise<Credential> {
+  private cached(key: string, fetch: () => Promise<Credential>, minLeftMs = 0): Promise<Credential> {
     const entry = this.entries.get(key);
     if (entry?.state === 'pending') return entry.promise;
-    if (entry?.state === 'held' && isFresh(entry.cred!, this.now())) return entry.promise;
+    if (entry?.state === 'held' && isFresh(entry.cred!, this.now(), minLeftMs)) return entry.promise;
     const next: Entry = { promise: fetch(), state: 'pending' };
     next.promise.then(
       (cred) => Object.assign(next, { state: 'held', cred }),
@@ -86,18 +108,24 @@ export class KerberosClient implements TicketSource {
 
   /** The client's TGT. */
   ticketGrantingTicket(): Promise<Credential> {
-    return this.cached('krbtgt', () =>
-      asExchange(this.kdc, this.user, this.secret, {
-        lifetimeSeconds: this.settings.ticketLifetimeSeconds,
-        forwardable: this.options.forwardable ?? false,
-        now: () => new Date(this.now()),
-      }),
+    return this.cached(
+      'krbtgt',
+      () =>
+        asExchange(this.kdc, this.user, this.secret, {
+          lifetimeSeconds: Math.max(this.settings.ticketLifetimeSeconds, MIN_TGT_LIFETIME_S),
+          forwardable: this.options.forwardable ?? false,
+          now: () => new Date(this.now()),
+        }),
+      TGT_MIN_LEFT_MS,
     );
   }
 
-  /** A service ticket for `spn` (e.g. `cifs/DC1.edu.test`). */
+  /** A service ticket for `spn` (e.g. `cifs/DC1.edu.test`), for the lifetime of the settings at most. */
   serviceTicket(spn: string): Promise<Credential> {
-    return this.cached(`service:${spn.toLowerCase()}`, async () => tgsExchange(this.kdc, await this.ticketGrantingTicket(), spn, new Date(this.now())));
+    return this.cached(`service:${spn.toLowerCase()}`, async () => {
+      const now = this.now();
+      return tgsExchange(this.kdc, await this.ticketGrantingTicket(), spn, new Date(now), new Date(now + this.settings.ticketLifetimeSeconds * 1000));
+    });
   }
 
   /**
@@ -117,3 +145,4 @@ export class KerberosClient implements TicketSource {
     };
   }
 }
+

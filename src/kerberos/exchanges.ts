@@ -189,6 +189,8 @@ export function sealAuthenticator(
 /** What S4U requests add to a TGS request (MS-SFU 3.1.5.1). */
 export interface TgsExtras {
   options?: number;
+  /** An end time before the TGT's (a shorter-lived service ticket). */
+  till?: Date;
   padata?: PaData[];
   additionalTickets?: Ticket[];
 }
@@ -201,7 +203,7 @@ export async function tgsRequest(kdc: KdcChannel, tgt: Credential, sname: Princi
     options: KdcOption.CANONICALIZE | (tgt.flags & KdcOption.FORWARDABLE) | (extras.options ?? 0),
     realm: kdc.realm,
     sname,
-    till: tgt.endtime,
+    till: extras.till && extras.till < tgt.endtime ? extras.till : tgt.endtime,
     nonce,
     etypes: SUPPORTED_ETYPES,
     ...(extras.additionalTickets ? { additionalTickets: extras.additionalTickets } : {}),
@@ -214,7 +216,7 @@ export async function tgsRequest(kdc: KdcChannel, tgt: Credential, sname: Princi
   return credentialFrom(rep, tgt.key, KeyUsage.TGS_REP_ENC_PART_SESSION_KEY, nonce, who);
 }
 
-/** TGS exchange: a ticket for the service principal `spn` (e.g. cifs/DC1.edu.test). */
-export function tgsExchange(kdc: KdcChannel, tgt: Credential, spn: string, now: Date = new Date()): Promise<Credential> {
-  return tgsRequest(kdc, tgt, servicePrincipal(spn), now);
+/** TGS exchange: a ticket for the service principal `spn` (e.g. cifs/DC1.edu.test), ending at `till` at the latest. */
+export function tgsExchange(kdc: KdcChannel, tgt: Credential, spn: string, now: Date = new Date(), till?: Date): Promise<Credential> {
+  return tgsRequest(kdc, tgt, servicePrincipal(spn), now, till ? { till } : {});
 }

@@ -66,6 +66,21 @@ export interface LookedUpUser {
   readonly notDelegated: boolean;
 }
 
+/** What `doctor` checks of a Kerberos account: its SPNs, key version and delegation settings. */
+export interface KerberosAccount {
+  /** sAMAccountName as stored in the directory. */
+  readonly account: string;
+  readonly servicePrincipalNames: string[];
+  /** `msDS-KeyVersionNumber`: the version of the account's current keys, which a keytab must hold. */
+  readonly keyVersion: number | undefined;
+  /** `userAccountControl` TRUSTED_TO_AUTH_FOR_DELEGATION: protocol transition (S4U2Self gives a forwardable ticket). */
+  readonly protocolTransition: boolean;
+  /** `userAccountControl` NOT_DELEGATED: "sensitive and cannot be delegated". */
+  readonly notDelegated: boolean;
+  /** `msDS-AllowedToDelegateTo`: the services S4U2Proxy may reach in a user's name. */
+  readonly allowedToDelegateTo: string[];
+}
+
 /** What on-behalf calls need: a user's token and account state, read with the service account. */
 export interface UserLookup {
   /** The user named `name` (sAMAccountName or UPN) under `baseDn`; null when there is no such user. */
@@ -175,6 +190,25 @@ export class Directory implements UserAuthenticator, UserLookup, GroupSidResolve
         state: accountState(entry, Date.now()),
         computer: values(entry, 'objectClass').some((v) => text(v).toLowerCase() === 'computer'),
         notDelegated: (flags(entry, 'userAccountControl') & UF_NOT_DELEGATED) !== 0,
+      };
+    });
+  }
+
+  /** The Kerberos settings of the account `name` (sAMAccountName), read with the service account; null when unknown. */
+  async kerberosAccount(name: string): Promise<KerberosAccount | null> {
+    const login = parseLoginName(name, this.realm);
+    return this.asServiceAccount('reading an account\'s Kerberos settings', async (client) => {
+      const attributes = ['userAccountControl', 'servicePrincipalName', 'msDS-KeyVersionNumber', 'msDS-AllowedToDelegateTo'];
+      const entry = await this.findUserEntry(client, login, attributes);
+      if (typeof entry === 'string') return null;
+      const keyVersion = values(entry, 'msDS-KeyVersionNumber')[0];
+      return {
+        account: text(single(entry, 'sAMAccountName')),
+        servicePrincipalNames: values(entry, 'servicePrincipalName').map(text),
+        keyVersion: keyVersion === undefined ? undefined : Number(text(keyVersion)),
+        protocolTransition: (flags(entry, 'userAccountControl') & UF_TRUSTED_TO_AUTH_FOR_DELEGATION) !== 0,
+        notDelegated: (flags(entry, 'userAccountControl') & UF_NOT_DELEGATED) !== 0,
+        allowedToDelegateTo: values(entry, 'msDS-AllowedToDelegateTo').map(text),
       };
     });
   }
@@ -338,6 +372,7 @@ const UF_ACCOUNTDISABLE = 0x2;
 const UF_LOCKOUT = 0x10;
 const UF_NOT_DELEGATED = 0x100000;
 const UF_PASSWORD_EXPIRED = 0x800000;
+const UF_TRUSTED_TO_AUTH_FOR_DELEGATION = 0x1000000;
 /** `accountExpires` counts 100 ns ticks since 1601-01-01; 0 and 2^63-1 mean never. */
 const FILETIME_UNIX_EPOCH = 116_444_736_000_000_000n;
 const NEVER = 0x7fff_ffff_ffff_ffffn;

@@ -12,6 +12,7 @@ import type { Config } from '../config/schema.js';
 import type { Credentials } from '../smb/session.js';
 import { KerberosClient, type KerberosSettings } from '../kerberos/client.js';
 import type { ClientSecret, Credential } from '../kerberos/exchanges.js';
+import { parseDnsServer } from '../kerberos/kdc-dns.js';
 import { keysFor, parseKeytab } from '../kerberos/keytab.js';
 
 const KDC_PORT = 88;
@@ -21,10 +22,15 @@ const MAX_CLIENTS = 2000;
 export function kerberosSettings(kerberos: NonNullable<Config['kerberos']>): KerberosSettings {
   return {
     realm: kerberos.realm,
-    kdcs: kerberos.kdcs.map((k) => {
-      const [host, port] = k.split(':');
-      return { host: host!, port: port ? Number(port) : KDC_PORT };
-    }),
+    ...(kerberos.kdcs
+      ? {
+          kdcs: kerberos.kdcs.map((k) => {
+            const [host, port] = k.split(':');
+            return { host: host!, port: port ? Number(port) : KDC_PORT };
+          }),
+        }
+      : {}),
+    dnsServers: (kerberos.dns_servers ?? []).map(parseDnsServer),
     timeoutMs: kerberos.timeout,
     ticketLifetimeSeconds: Math.floor(kerberos.ticket_lifetime / 1000),
   };

@@ -99,10 +99,14 @@ class Channel {
     return this.live ? (await this.live).connection.localPort : undefined;
   }
 
-  /** One try; a connection-level failure drops that connection (not a newer one) so the next try reconnects. */
+  /**
+   * One try; a connection-level failure drops that connection (not a newer one) so the next try reconnects. A
+   * Kerberos session whose ticket runs out is re-authenticated first, so that the server never ends it under a request.
+   */
   async attempt<T>(share: string, op: (tree: Tree) => Promise<T>): Promise<T> {
     const live = this.connect();
     try {
+      await (await live).session.renewIfDue();
       return await op(await this.tree(share, await live));
     } catch (err) {
       if (isConnectionFailure(err) && this.live === live) {

@@ -12,7 +12,8 @@ import { type Connection, type RequestContext, type SessionCrypto, type SmbRespo
 import { SessionFlags, emptyRequest, parseSessionSetupResponse, sessionSetupRequest, type SmbRequest } from './messages.js';
 import { authenticateMessage, negotiateMessage, ntlmMic, parseChallenge, type NtlmCredentials } from './ntlm.js';
 import { KERBEROS_MECH_TYPES, MECH_TYPES, negTokenInit, negTokenResp, parseNegTokenResp, NegState, type NegTokenRespFields } from '../kerberos/spnego.js';
-import type { TicketSource } from '../kerberos/client.js';
+import { isFresh, renewalTime, type TicketSource } from '../kerberos/client.js';
+import type { Credential } from '../kerberos/exchanges.js';
 import { KerberosError, KerberosProtocolError } from '../kerberos/errors.js';
 import { KdcErrorCode } from '../kerberos/messages.js';
 import { initiateContext } from '../kerberos/gss.js';
@@ -42,6 +43,9 @@ const REFUSED_CREDENTIALS: readonly number[] = [
   KdcErrorCode.KEY_EXPIRED,
 ];
 
+/** How long after a failed re-authentication (no KDC answered) the next is tried, while the ticket lasts. */
+const RENEWAL_RETRY_MS = 10_000;
+
 /** A ticket could not be had, for a reason that says nothing about the credentials. */
 function noTicket(err: unknown): boolean {
   return err instanceof KerberosError && !(err.kdcError !== undefined && REFUSED_CREDENTIALS.includes(err.kdcError));
@@ -59,13 +63,33 @@ function serverNegTokenResp(securityBuffer: Buffer): NegTokenRespFields {
 
 export class Session {
   private loggedOff = false;
+  /** The re-authentication under way (renewIfDue), shared by concurrent callers. */
+  private renewal: Promise<void> | undefined;
+  /** Re-authenticates when the ticket stops being fresh, also when no request comes (a held CHANGE_NOTIFY). */
+  private renewalTimer: NodeJS.Timeout | undefined;
+  /** When a re-authentication last failed: requests do not wait for another one before RENEWAL_RETRY_MS. */
+  private renewalFailedAt = -Infinity;
 
   private constructor(
     readonly connection: Connection,
     readonly crypto: SessionCrypto,
     /** Which mechanism authenticated the session. */
     readonly mechanism: 'kerberos' | 'ntlm',
-  ) {}
+    private readonly creds: Credentials,
+    /** A Kerberos session's service ticket: the server ends the session when it expires (NETWORK_SESSION_EXPIRED). */
+    private ticket?: Credential,
+  ) {
+    this.scheduleRenewal();
+    connection.onceClosed(() => clearTimeout(this.renewalTimer));
+  }
+
+  private scheduleRenewal(): void {
+    clearTimeout(this.renewalTimer);
+    if (!this.ticket || this.loggedOff) return;
+    const wait = renewalTime(this.ticket) - Date.now();
+    const renew = (): void => void this.renewIfDue().then(() => this.scheduleRenewal(), () => undefined);
+    this.renewalTimer = setTimeout(renew, wait > 0 ? wait + 1 : RENEWAL_RETRY_MS).unref();
+  }
 
   static async setup(conn: Connection, creds: Credentials): Promise<Session> {
     if (!creds.kerberos) return Session.setupNtlm(conn, creds);
@@ -81,11 +105,12 @@ export class Session {
       const code = !noTicket(err) ? 'LOGON_FAILURE' : err.code === 'KDC_UNREACHABLE' ? 'TIMEOUT' : 'STATUS_ERROR';
       throw new SmbError(code, `Kerberos logon of ${creds.user}: ${err.message}`, { cause: err });
     }
-    return Session.setupKerberos(conn, creds, initiateContext(ticket));
+    return Session.setupKerberos(conn, creds, ticket);
   }
 
   /** One round trip: the AP-REQ goes out, the server's AP-REP comes back in the final, signed response. */
-  private static async setupKerberos(conn: Connection, creds: Credentials, context: ReturnType<typeof initiateContext>): Promise<Session> {
+  private static async setupKerberos(conn: Connection, creds: Credentials, ticket: Credential): Promise<Session> {
+    const context = initiateContext(ticket);
     const hash = conn.preauth ? new PreauthHash(conn.preauth.digest) : null;
     const r = await conn.request(sessionSetupRequest(negTokenInit(context.token, KERBEROS_MECH_TYPES)), { onWire: (m) => hash?.update(m) });
     const response = parseSessionSetupResponse(r.reader);
@@ -106,7 +131,41 @@ export class Session {
     if (!verifySignature(conn.dialect, crypto.signingKey!, r.raw)) {
       throw new SmbError('SIGNATURE_MISMATCH', 'the final SESSION_SETUP response of a Kerberos logon is not signed with the session key');
     }
-    return Session.established(conn, creds, crypto, response.sessionFlags, 'kerberos');
+    return Session.established(conn, creds, crypto, response.sessionFlags, 'kerberos', ticket);
+  }
+
+  /**
+   * Re-authenticates a Kerberos session with a fresh ticket once its own is no longer fresh (the client's rule,
+   * client.ts isFresh), before the server would end it: a SESSION_SETUP on the same session, sent and answered
+   * under its keys, which stay as they are (MS-SMB2 3.2.4.2.3, 3.2.5.3.1), with mutual authentication as at the
+   * first logon. Open files and trees carry on. Concurrent callers share one re-authentication; one that fails
+   * (no KDC answers) leaves the session as it is while its ticket lasts, and is tried again RENEWAL_RETRY_MS later.
+   */
+  renewIfDue(now: number = Date.now()): Promise<void> {
+    if (!this.ticket || this.loggedOff || isFresh(this.ticket, now)) return Promise.resolve();
+    const expired = (): boolean => this.ticket!.endtime.getTime() <= Date.now();
+    if (!this.renewal && now - this.renewalFailedAt < RENEWAL_RETRY_MS && !expired()) return Promise.resolve();
+    this.renewal ??= this.reauthenticate()
+      .catch((err: unknown) => {
+        this.renewalFailedAt = Date.now();
+        if (expired()) throw err;
+      })
+      .finally(() => (this.renewal = undefined));
+    return this.renewal;
+  }
+
+  private async reauthenticate(): Promise<void> {
+    const { spn, client } = this.creds.kerberos!;
+    const ticket = await client.serviceTicket(spn);
+    const context = initiateContext(ticket);
+    const r = await this.request(sessionSetupRequest(negTokenInit(context.token, KERBEROS_MECH_TYPES)));
+    const spnego = parseNegTokenResp(parseSessionSetupResponse(r.reader).securityBuffer);
+    if (spnego.negState !== NegState.ACCEPT_COMPLETED || !spnego.responseToken) {
+      throw new SmbError('LOGON_FAILURE', `server did not complete the Kerberos re-authentication of ${this.creds.user} (SPNEGO state ${spnego.negState})`);
+    }
+    context.complete(spnego.responseToken);
+    this.ticket = ticket;
+    this.scheduleRenewal();
   }
 
   private static async setupNtlm(conn: Connection, creds: Credentials): Promise<Session> {
@@ -153,7 +212,7 @@ export class Session {
   }
 
   /** Refuses guest sessions, settles encryption and registers the session's keys with the connection (again, for NTLM). */
-  private static established(conn: Connection, creds: Credentials, crypto: SessionCrypto, flags: number, mechanism: 'kerberos' | 'ntlm'): Session {
+  private static established(conn: Connection, creds: Credentials, crypto: SessionCrypto, flags: number, mechanism: 'kerberos' | 'ntlm', ticket?: Credential): Session {
     if (flags & (SessionFlags.IS_GUEST | SessionFlags.IS_NULL)) {
       conn.unregisterSession(crypto.sessionId);
       throw new SmbError('LOGON_FAILURE', `server logged ${creds.user} on as guest; signing is impossible`);
@@ -162,7 +221,7 @@ export class Session {
     // flags say; the connection has already refused a server without a cipher.
     crypto.encryptData = conn.requireEncryption || ((flags & SessionFlags.ENCRYPT_DATA) !== 0 && conn.dialect >= Dialect.SMB300);
     conn.registerSession(crypto);
-    return new Session(conn, crypto, mechanism);
+    return new Session(conn, crypto, mechanism, creds, ticket);
   }
 
   get sessionId(): bigint {
@@ -180,6 +239,7 @@ export class Session {
   async logoff(): Promise<void> {
     if (this.loggedOff) return;
     this.loggedOff = true;
+    clearTimeout(this.renewalTimer);
     try {
       await this.request(emptyRequest(Command.LOGOFF));
     } finally {

@@ -14,7 +14,7 @@ import { stopOtherCheckoutsTestbeds } from './other-checkouts.js';
 import { ensurePackages } from './packages.js';
 import { note, step } from './progress.js';
 import {
-  ensureProvisioned, ensureSambaRunning, ensureShareConfig, ldapTls, reloadSambaConfig, runningSamba, sambaPortsAnswer, stopSamba,
+  ensureDcAddressRecord, ensureProvisioned, ensureSambaRunning, ensureShareConfig, ldapTls, reloadSambaConfig, runningSamba, sambaPortsAnswer, stopSamba,
   type LdapTls,
 } from './samba.js';
 import { ensureSeeded } from './seed.js';
@@ -32,6 +32,7 @@ async function upSamba(): Promise<{ sids: DirectorySids; tls: LdapTls }> {
   if (configChanged && !samba.started) {
     await step('samba: reload changed config', reloadSambaConfig);
   }
+  await step('samba: DNS name of the DC', ensureDcAddressRecord);
   const tls = await step('samba: LDAPS certificate', ldapTls);
   const accounts = await step('samba: users and groups', () => ensureAccounts(tls));
   if (!accounts.changed) note('samba: users and groups already in place');

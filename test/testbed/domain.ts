@@ -9,6 +9,13 @@ export const dcHostName = 'dc1';
 /** The DC listens on loopback only. */
 export const dcAddress = '127.0.0.1';
 export const ldapsUrl = `ldaps://${dcAddress}:636`;
+/**
+ * The DC's own DNS server (Samba's internal one, with the records a DC registers, such as _kerberos._tcp.edu.test)
+ * listens here: not port 53, which a host's own resolver may hold. The machine's resolver files stay as they are.
+ */
+export const dcDnsPort = 1053;
+/** That server as kerberos.dns_servers names it. */
+export const dcDnsServer = `${dcAddress}:${dcDnsPort}`;
 
 export const dcAdmin = { user: 'Administrator', password: 'Testbed-Admin-2026!' } as const;
 

@@ -44,16 +44,18 @@ export async function refuseNtlm(refuse: boolean): Promise<void> {
 export const delegationAccount = { user: 'svc-proxy', password: 'Proxy-Pass-2026!', spn: 'HTTP/proxy.edu.test' } as const;
 /** A user marked "sensitive and cannot be delegated" (UF_NOT_DELEGATED). */
 export const sensitiveUser = { user: 'sensibel', password: 'Sensibel-Pass-2026!' } as const;
+/** A member of Protected Users, whom Windows KDCs never delegate for (the testbed's Samba 4.17 does). */
+export const protectedUser = { user: 'geschuetzt', password: 'Geschuetzt-Pass-2026!' } as const;
 
 const samba = (...args: string[]) => run('samba-tool', [...args, '-s', layout.samba.conf], { allowFailure: true });
 
 /**
- * Creates (idempotently) the delegation account and the sensitive user, as an administrator would with
+ * Creates (idempotently) the delegation account, the sensitive user and the Protected Users member, as an administrator would with
  * samba-tool (README, Kerberos and single sign-on). Kept out of accounts.ts: these accounts exist for the Kerberos
  * tests only.
  */
 export async function ensureDelegationAccounts(): Promise<void> {
-  for (const account of [delegationAccount, sensitiveUser]) {
+  for (const account of [delegationAccount, sensitiveUser, protectedUser]) {
     if ((await samba('user', 'show', account.user)).code !== 0) {
       const created = await samba('user', 'create', account.user, account.password);
       if (created.code !== 0) throw new Error(`samba-tool user create ${account.user}: ${created.stderr}`);
@@ -64,6 +66,9 @@ export async function ensureDelegationAccounts(): Promise<void> {
   await samba('delegation', 'for-any-protocol', user, 'on');
   if (!(await samba('delegation', 'show', user)).stdout.includes(fileServerSpn)) await samba('delegation', 'add-service', user, fileServerSpn);
   await samba('user', 'sensitive', sensitiveUser.user, 'on');
+  if (!(await samba('group', 'listmembers', 'Protected Users')).stdout.split('\n').includes(protectedUser.user)) {
+    await samba('group', 'addmembers', 'Protected Users', protectedUser.user);
+  }
   await allowAesOnly(user);
 }
 

@@ -1,7 +1,7 @@
 // The Samba AD DC: provisioning into .testbed/samba, the share sections of its smb.conf, start/stop/status.
 import { X509Certificate } from 'node:crypto';
 import { chmod, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { dcAddress, dcAdmin, dcHostName, netbiosDomain, realm } from './domain.js';
+import { dcAddress, dcAdmin, dcDnsPort, dcHostName, netbiosDomain, realm } from './domain.js';
 import { exists, fileTail } from './files.js';
 import { layout } from './layout.js';
 import {
@@ -24,9 +24,13 @@ export function runningSamba(): Promise<number | undefined> {
   return recordedProcess(layout.samba.pidFile, (info) => info.comm === 'samba');
 }
 
+/** The line of smb.conf that says the domain was provisioned with its DNS (older testbeds lack it: provisioned anew). */
+const dnsPortLine = `dns port = ${dcDnsPort}`;
+
 async function isProvisioned(): Promise<boolean> {
   const parts = [layout.samba.provisionedMarker, layout.samba.conf, layout.samba.samDb];
-  return (await Promise.all(parts.map(exists))).every(Boolean);
+  if (!(await Promise.all(parts.map(exists))).every(Boolean)) return false;
+  return (await readFile(layout.samba.conf, 'utf8')).includes(dnsPortLine);
 }
 
 /** Provisions the domain unless a complete provision exists; a half-finished one is removed first. */
@@ -38,7 +42,8 @@ export async function ensureProvisioned(): Promise<boolean> {
   await rm(layout.sharesDir, { recursive: true, force: true });
   await mkdir(layout.samba.dir, { recursive: true });
   await run('samba-tool', [
-    'domain', 'provision', '--server-role=dc', '--dns-backend=NONE', `--realm=${realm}`,
+    // The internal DNS holds the records a DC registers (the KDC's SRV records among them), on loopback.
+    'domain', 'provision', '--server-role=dc', '--dns-backend=SAMBA_INTERNAL', `--host-ip=${dcAddress}`, `--option=${dnsPortLine}`, `--realm=${realm}`,
     `--domain=${netbiosDomain}`, `--host-name=${dcHostName}`, `--adminpass=${dcAdmin.password}`,
     '--option=interfaces=lo', '--option=bind interfaces only=yes',
     `--option=pid directory=${layout.samba.pidDir}`, `--option=log file=${logFile}`,
@@ -88,6 +93,20 @@ export async function ensureShareConfig(): Promise<boolean> {
   }
   if (wanted === current) return false;
   await writeFile(layout.samba.conf, wanted);
+  return true;
+}
+
+/**
+ * The DC's name in its DNS with its loopback address, which provisioning leaves out (it registers no loopback
+ * address): the target of its SRV records. Added over the DNS management RPC, as `samba-tool dns add` does.
+ */
+export async function ensureDcAddressRecord(): Promise<boolean> {
+  const zone = realm.toLowerCase();
+  const tool = (...args: string[]) =>
+    run('samba-tool', ['dns', ...args, '-U', `${dcAdmin.user}%${dcAdmin.password}`, '-s', layout.samba.conf], { allowFailure: true });
+  if ((await tool('query', dcAddress, zone, dcHostName, 'A')).stdout.includes(dcAddress)) return false;
+  const added = await tool('add', dcAddress, zone, dcHostName, 'A', dcAddress);
+  if (added.code !== 0) throw new Error(`samba-tool dns add ${zone} ${dcHostName} A ${dcAddress}: ${added.stderr}`);
   return true;
 }
 

@@ -21,14 +21,14 @@ test('smb.auth defaults to negotiate; the kerberos section gets its defaults', (
 });
 
 test('smb.auth kerberos and an indexer keytab need the kerberos section; realm, KDCs and SPNs are checked', () => {
-  assert.deepEqual(issues({ ...base, smb: { ...base.smb, auth: 'kerberos' } }), ['smb.auth: kerberos needs the kerberos section (realm and kdcs)']);
+  assert.deepEqual(issues({ ...base, smb: { ...base.smb, auth: 'kerberos' } }), ['smb.auth: kerberos needs the kerberos section (its realm)']);
   assert.deepEqual(issues({ ...base, smb: { ...base.smb, indexer_service_account: { keytab_file: '/etc/k.keytab' } } }), [
-    'smb.indexer_service_account.keytab_file: needs the kerberos section (realm and kdcs)',
+    'smb.indexer_service_account.keytab_file: needs the kerberos section (its realm)',
   ]);
   assert.deepEqual(issues({ ...base, smb: { ...base.smb, auth: 'spnego' } }), ['smb.auth: must be one of: negotiate, kerberos, ntlm']);
   assert.deepEqual(issues({ ...base, kerberos: { realm: 'schule.local', kdcs: [] } }), [
     'kerberos.realm: must be in capitals, like EDU.TEST',
-    'kerberos.kdcs: must list at least one KDC (a domain controller)',
+    'kerberos.kdcs: must list at least one KDC (a domain controller), or be left out to find them in DNS',
   ]);
   assert.deepEqual(issues({ ...base, kerberos: { ...kerberos, kdcs: ['dc1 x'], spns: { '10.0.0.5': 'fs1' } } }), [
     'kerberos.kdcs.0: must be a host name or address, optionally with :port',
@@ -43,5 +43,17 @@ test('kerberos.delegation: an account and an absolute keytab path, an optional H
     'kerberos.delegation.account: must not be empty',
     'kerberos.delegation.keytab_file: must be an absolute path, e.g. /etc/edu-fileproxy/...',
     'kerberos.delegation.http_spn: must be a service principal like HTTP/proxy.schule.local',
+  ]);
+});
+
+test('without kerberos.kdcs the KDCs come from DNS, asked of kerberos.dns_servers (IP addresses, optionally with a port)', () => {
+  const config = configSchema.parse({ ...base, kerberos: { realm: 'SCHULE.LOCAL', dns_servers: ['10.0.0.2', '127.0.0.1:1053', '[::1]:53', 'fe80::1'] } });
+  assert.equal(config.kerberos?.kdcs, undefined);
+  assert.deepEqual(issues({ ...base, kerberos: { realm: 'SCHULE.LOCAL', dns_servers: ['dc1.schule.local', '10.0.0.2:99999'] } }), [
+    'kerberos.dns_servers.0: must be an IP address, optionally with :port (IPv6 with a port as [::1]:53)',
+    'kerberos.dns_servers.1: must be an IP address, optionally with :port (IPv6 with a port as [::1]:53)',
+  ]);
+  assert.deepEqual(issues({ ...base, kerberos: { realm: 'SCHULE.LOCAL', dns_servers: [] } }), [
+    'kerberos.dns_servers: must list at least one DNS server, or be left out to ask the system\'s',
   ]);
 });
