@@ -6,15 +6,13 @@
 // how many first tries failed is printed, and what is asserted is that a second try a moment later always succeeds
 // and that the service watches again what was not deleted.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { before, describe, it } from 'node:test';
 import type { SmbShare } from '../../../src/smb/index.js';
 import { scratchService, shareAs } from '../reconcile/support.js';
 import { reconcilerDetails, WikiClient, type Caller } from './wiki-service.js';
 import { waitFor } from '../../support/service.js';
+import { runSambaClient } from '../../support/smb-logons.js';
 
-const run = promisify(execFile);
 const ANNA: Caller = { user: 'anna', groups: ['Lehrer'] };
 const TREES = 20;
 const SUBJECTS = ['Mathe', 'Deutsch', 'Physik'];
@@ -53,8 +51,9 @@ describe('class folders with watched .wiki folders deleted by another client', (
   /** smbclient deltree as anna: what it reported, '' when all went. */
   async function deltree(tree: string): Promise<string> {
     const { env } = fixture;
-    const args = [`//${env.smb.host}/schule`, '-U', `${env.smb.domain}\\anna%${env.users['anna']!.password}`, '--client-protection=encrypt', '-c', `deltree ${tree.replaceAll('/', '\\')}`];
-    const { stdout, stderr } = await run('smbclient', args).catch((error: { stdout: string; stderr: string }) => error);
+    const args = ['--client-protection=encrypt', '-c', `deltree ${tree.replaceAll('/', '\\')}`];
+    const { stdout, stderr } = await runSambaClient('smbclient', env, 'schule', { user: 'anna', password: env.users['anna']!.password }, args)
+      .catch((error: { stdout: string; stderr: string }) => error);
     const said = `${stdout}${stderr}`;
     return /NT_STATUS_/.test(said) ? said.trim() : '';
   }
