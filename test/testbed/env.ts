@@ -6,7 +6,7 @@ import type { DirectorySids } from './accounts.js';
 import {
   accounts, admin, baseDn, dcAddress, dcAdmin, globalAdminGroup, indexer, ldapsUrl, netbiosDomain, realm,
 } from './domain.js';
-import { kerberosConfig, krb5Config } from './kerberos.js';
+import { kerberosConfig } from './kerberos.js';
 import { layout } from './layout.js';
 import type { NtlmMode } from './ntlm-mode.js';
 import { otherCheckoutsTestbeds } from './other-checkouts.js';
@@ -140,14 +140,13 @@ async function writeIfChanged(file: string, content: string, mode: number): Prom
   return current !== content;
 }
 
-/** Writes env.json, config.yml, krb5.conf and the indexer secret; returns the names of the files that changed. */
+/** Writes env.json, config.yml and the indexer secret; returns the names of the files that changed. */
 export async function writeTestbedFiles(inputs: EnvInputs): Promise<string[]> {
   const env = buildEnv(inputs);
   await mkdir(layout.dataDir, { recursive: true });
   const files: [string, string, number][] = [
     [layout.indexerSecretFile, `${indexer.password}\n`, 0o600],
     [layout.configFile, stringify(buildConfig(env)), 0o644],
-    [layout.krb5Config, krb5Config, 0o644],
     [layout.envFile, `${JSON.stringify(env, null, 2)}\n`, 0o644],
   ];
   const changed: string[] = [];

@@ -1,7 +1,9 @@
 // How Samba's own command-line clients (smbclient, smbcacls) log on to the testbed's file server: with NTLM, or in
-// the NTLM-off mode with Kerberos only, by the DC's name (the file server's SPN is cifs/<that name>) at its loopback
-// address, with the testbed's krb5.conf and a ticket cache in memory: never the machine's /etc/krb5.conf nor a
-// cache file another process shares.
+// the NTLM-off mode with Kerberos only. Kerberos needs the server's name, not its address (the SPN is
+// cifs/<name>), and edu.test is in no DNS: the clients ask the DC itself for its NetBIOS name DC1 (NBT on
+// 127.0.0.1:137, `name resolve order = wins`), since smbcacls has no option to give the address as smbclient's -I
+// does. The testbed's krb5.conf and a ticket cache in memory: never the machine's /etc/krb5.conf or resolver files,
+// nor a cache file another process shares.
 import { dcAddress, dcHostName, netbiosDomain, realm } from './domain.js';
 import { layout } from './layout.js';
 import type { NtlmMode } from './ntlm-mode.js';
@@ -19,8 +21,8 @@ export interface SambaClientLogon {
 export function sambaClientLogon(ntlm: NtlmMode, share: string): SambaClientLogon {
   if (ntlm === 'on') return { service: `//${dcAddress}/${share}`, options: [], env: process.env };
   return {
-    service: `//${dcHostName.toUpperCase()}.${realm.toLowerCase()}/${share}`,
-    options: ['-I', dcAddress, '--use-kerberos=required', `--realm=${realm}`],
+    service: `//${dcHostName.toUpperCase()}/${share}`,
+    options: ['--option=name resolve order = wins', `--option=wins server = ${dcAddress}`, '--use-kerberos=required', `--realm=${realm}`],
     env: { ...process.env, KRB5_CONFIG: layout.krb5Config, KRB5CCNAME: 'MEMORY:testbed' },
   };
 }
