@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../src/config/index.js';
 import type { ServiceSecrets } from '../../src/runtime/control.js';
+import { SmbLogons } from '../../src/logon/smb-logons.js';
 import { SmbClient, SmbError, SmbPool, type SmbShare } from '../../src/smb/index.js';
 import type { DavResource } from '../../src/webdav/dav-path.js';
 import { fileIdentity } from '../../src/webdav/dead-properties.js';
@@ -16,13 +17,15 @@ export interface PropertySweep {
 }
 
 export function startPropertySweep(config: Config, secrets: ServiceSecrets, service: DavStateService, log: Logger): PropertySweep | undefined {
-  const password = secrets.indexerPassword;
-  if (password === undefined) return undefined;
+  if (secrets.indexerPassword === undefined) return undefined;
   const { smb } = config;
   const client = new SmbClient(new SmbPool({ requestTimeoutMs: smb.request_timeout, minDialect: smb.min_dialect, requireEncryption: smb.require_encryption }));
-  const shares = new Map<string, SmbShare>(smb.shares.map((s) => [s.name.toLowerCase(), client.share({
-    host: (s.server ?? smb.server)!, port: smb.port, domain: smb.domain, user: smb.indexer_service_account.user, password, share: s.name,
-  })]));
+  // The indexer's logon as smb.auth says (Kerberos or NTLM), built where every other logon of the service is.
+  const logons = new SmbLogons(config);
+  const shares = new Map<string, SmbShare>(smb.shares.map((s) => {
+    const host = (s.server ?? smb.server)!;
+    return [s.name.toLowerCase(), client.share({ host, port: smb.port, ...logons.indexer(host, secrets), share: s.name })];
+  }));
   const identityAt = async (resource: DavResource): Promise<string | null | undefined> => {
     const share = shares.get(resource.share.toLowerCase());
     if (share === undefined) return undefined;

@@ -1,5 +1,6 @@
 // The testbed's servers answer as env.json promises: LDAPS with a verifiable certificate, a healthy
-// Elasticsearch, SMB shares with signing/encryption and folder ACLs that differ per user.
+// Elasticsearch, SMB shares with signing/encryption and folder ACLs that differ per user, and the NTLM mode it
+// records (`up --ntlm=off`: NTLM refused, the service config on Kerberos alone).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFile, readdir } from 'node:fs/promises';
@@ -9,6 +10,8 @@ import { Client as ElasticClient } from '@elastic/elasticsearch';
 import { Client as LdapClient } from 'ldapts';
 import { loadConfig, readIndexerPassword } from '../../src/config/index.js';
 import { decodeSid } from '../../src/ldap/sid.js';
+import { Connection, Session } from '../../src/smb/index.js';
+import { sambaClientAs } from '../support/smb-logons.js';
 import { readTestbedEnv, type TestbedEnv } from '../testbed/env.js';
 
 let env: TestbedEnv;
@@ -75,11 +78,8 @@ function smbclient(share: string, user: string, options: string[], commands: str
   const password = env.users[user]?.password;
   assert.ok(password, `env.json has no user ${user}`);
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      'smbclient',
-      [`//${env.smb.host}/${share}`, '-U', `${env.smb.domain}\\${user}%${password}`, ...options, '-c', commands],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const command = sambaClientAs(env, share, { user, password }, [...options, '-c', commands]);
+    const child = spawn('smbclient', command.args, { stdio: ['ignore', 'pipe', 'pipe'], env: command.env });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -148,6 +148,22 @@ describe('testbed SMB shares', () => {
       assert.equal(code, 0, output);
       assert.doesNotMatch(output, /NT_STATUS_/, output);
     }
+  });
+});
+
+describe('testbed NTLM mode', () => {
+  it('the DC takes an NTLM logon only when env.json says NTLM is on, and the service config says the same', async () => {
+    const connection = await Connection.connect({ host: env.smb.host, port: env.smb.port });
+    try {
+      const ntlm = Session.setup(connection, { domain: env.smb.domain, user: 'anna', password: env.users['anna']!.password });
+      if (env.smb.ntlm === 'off') await assert.rejects(ntlm, /0xc0000418/, 'STATUS_NTLM_BLOCKED');
+      else assert.equal((await ntlm).mechanism, 'ntlm');
+    } finally {
+      connection.close();
+    }
+    const { config } = loadConfig(env.config);
+    assert.equal(config.smb.auth, env.smb.ntlm === 'off' ? 'kerberos' : 'negotiate');
+    assert.equal(config.kerberos !== undefined, env.smb.ntlm === 'off', 'a kerberos section only when NTLM is off');
   });
 });
 

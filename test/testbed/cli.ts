@@ -1,4 +1,5 @@
-// node dist/test/testbed/cli.js up|down|status — the loopback Samba AD DC and Elasticsearch used by tests;
+// node dist/test/testbed/cli.js up [--ntlm=on|off]|down|status — the loopback Samba AD DC and Elasticsearch used by
+// tests (`--ntlm=off`: the file server refuses NTLM, everything logs on with Kerberos; see ntlm-mode.ts);
 // `cluster up|down|status` — the 3-node Elasticsearch cluster of the cluster tests, next to them, on demand;
 // `secure up|down|status` — the Elasticsearch node with security on (HTTPS, users) of the secured-cluster tests.
 import { ensureAccounts, type DirectorySids } from './accounts.js';
@@ -8,8 +9,10 @@ import {
 import { clusterHealth, clusterNodes, ensureClusterRunning, runningClusterNode, stopCluster } from './elasticsearch-cluster.js';
 import { ensureSecureNodeRunning, secureNodeStatus, stopSecureNode } from './elasticsearch-secure.js';
 import { writeTestbedFiles } from './env.js';
+import { setNtlmRefused } from './kerberos.js';
 import { layout } from './layout.js';
 import { withLock } from './lock.js';
+import { parseUpOptions, type NtlmMode } from './ntlm-mode.js';
 import { stopOtherCheckoutsTestbeds } from './other-checkouts.js';
 import { ensurePackages } from './packages.js';
 import { note, step } from './progress.js';
@@ -23,7 +26,7 @@ function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-async function upSamba(): Promise<{ sids: DirectorySids; tls: LdapTls }> {
+async function upSamba(ntlm: NtlmMode): Promise<{ sids: DirectorySids; tls: LdapTls }> {
   const provisioned = await step('samba: provision', ensureProvisioned);
   if (provisioned) note('samba: provisioned a new domain');
   const configChanged = await step('samba: share config', ensureShareConfig);
@@ -36,7 +39,9 @@ async function upSamba(): Promise<{ sids: DirectorySids; tls: LdapTls }> {
   const tls = await step('samba: LDAPS certificate', ldapTls);
   const accounts = await step('samba: users and groups', () => ensureAccounts(tls));
   if (!accounts.changed) note('samba: users and groups already in place');
-  const seeded = await step('samba: seed shares', () => ensureSeeded(accounts.sids));
+  // Before the seeding, which logs on in the mode too.
+  await step(`samba: NTLM ${ntlm === 'off' ? 'refused' : 'allowed'}`, () => setNtlmRefused(ntlm === 'off'));
+  const seeded = await step('samba: seed shares', () => ensureSeeded(accounts.sids, ntlm));
   if (!seeded) note('samba: shares already seeded');
   return { sids: accounts.sids, tls };
 }
@@ -47,11 +52,12 @@ async function upElasticsearch(): Promise<void> {
 }
 
 async function up(): Promise<number> {
+  const { ntlm } = parseUpOptions(process.argv.slice(3));
   await step('packages', ensurePackages);
   await step('testbeds of other checkouts', stopOtherCheckoutsTestbeds);
   // The two servers are independent; starting them side by side halves a cold start. Both run to the end
   // so that one failing does not leave the other half-way with its output mixed into the error.
-  const [samba, es] = await Promise.allSettled([upSamba(), upElasticsearch()]);
+  const [samba, es] = await Promise.allSettled([upSamba(ntlm), upElasticsearch()]);
   const failures = [samba, es].flatMap((result) => (result.status === 'rejected' ? [message(result.reason)] : []));
   if (samba.status === 'rejected' || failures.length > 0) throw new Error(failures.join('\n'));
   const changed = await step('env files', () =>
@@ -60,10 +66,11 @@ async function up(): Promise<number> {
       ldapCaFile: samba.value.tls.caFile,
       ldapServerName: samba.value.tls.serverName,
       esUrl,
+      ntlm,
     }),
   );
   note(changed.length > 0 ? `wrote ${changed.join(', ')}` : `${layout.envFile} unchanged`);
-  note('testbed is up');
+  note(`testbed is up${ntlm === 'off' ? ', NTLM refused: Kerberos only' : ''}`);
   return 0;
 }
 
@@ -154,7 +161,7 @@ async function main(): Promise<void> {
   const name = process.argv[2] ?? '';
   const command = commands[name];
   if (!command) {
-    process.stderr.write(`usage: node dist/test/testbed/cli.js up|down|status|cluster up|down|status|secure up|down|status (got "${name}")\n`);
+    process.stderr.write(`usage: node dist/test/testbed/cli.js up [--ntlm=on|off]|down|status|cluster up|down|status|secure up|down|status (got "${name}")\n`);
     process.exitCode = 2;
     return;
   }

@@ -6,7 +6,9 @@ import type { DirectorySids } from './accounts.js';
 import {
   accounts, admin, baseDn, dcAddress, dcAdmin, globalAdminGroup, indexer, ldapsUrl, netbiosDomain, realm,
 } from './domain.js';
+import { kerberosConfig } from './kerberos.js';
 import { layout } from './layout.js';
+import type { NtlmMode } from './ntlm-mode.js';
 import { otherCheckoutsTestbeds } from './other-checkouts.js';
 import { sharePath, testbedShares } from './shares.js';
 
@@ -25,7 +27,8 @@ export interface TestbedUser {
 export interface TestbedEnv {
   es: { url: string };
   ldap: { url: string; base_dn: string; ca_file: string; server_name: string };
-  smb: { host: string; port: number; domain: string; realm: string; shares: TestbedShare[] };
+  /** ntlm: `off` when the file server refuses NTLM and everything logs on with Kerberos (`up --ntlm=off`). */
+  smb: { host: string; port: number; domain: string; realm: string; shares: TestbedShare[]; ntlm: NtlmMode };
   samba: { conf: string };
   dc_admin: { user: string; password: string };
   admin: { user: string; password: string; group: string };
@@ -65,6 +68,7 @@ export interface EnvInputs {
   ldapCaFile: string;
   ldapServerName: string;
   esUrl: string;
+  ntlm: NtlmMode;
 }
 
 const proxy = { host: '127.0.0.1', port: 8080 };
@@ -86,6 +90,7 @@ function buildEnv(inputs: EnvInputs): TestbedEnv {
       domain: netbiosDomain,
       realm,
       shares: testbedShares.map((share) => ({ name: share.name, path: sharePath(share.name), encrypt: share.encrypt })),
+      ntlm: inputs.ntlm,
     },
     samba: { conf: layout.samba.conf },
     dc_admin: { user: dcAdmin.user, password: dcAdmin.password },
@@ -98,8 +103,12 @@ function buildEnv(inputs: EnvInputs): TestbedEnv {
   };
 }
 
-/** The service configuration (shape owned by src/config/) pointing at the testbed's servers. */
+/**
+ * The service configuration (shape owned by src/config/) pointing at the testbed's servers; in the NTLM-off mode
+ * with smb.auth kerberos and the kerberos section, so that every service the tests start logs on with Kerberos alone.
+ */
 function buildConfig(env: TestbedEnv): unknown {
+  const kerberosOnly = env.smb.ntlm === 'off';
   return {
     http: { host: proxy.host, port: proxy.port },
     smb: {
@@ -108,7 +117,9 @@ function buildConfig(env: TestbedEnv): unknown {
       domain: env.smb.domain,
       shares: env.smb.shares.map((share) => ({ name: share.name })),
       indexer_service_account: { user: env.indexer.user, password_file: env.indexer.password_file },
+      ...(kerberosOnly ? { auth: 'kerberos' } : {}),
     },
+    ...(kerberosOnly ? { kerberos: kerberosConfig } : {}),
     ldap: {
       url: env.ldap.url,
       base_dn: env.ldap.base_dn,

@@ -9,6 +9,7 @@ import { baseDn, dcAddress, dcAdmin, dcHostName, ldapsUrl, realm } from './domai
 import { layout } from './layout.js';
 import { run } from './processes.js';
 import { reloadSambaConfig } from './samba.js';
+import type { NtlmMode } from './ntlm-mode.js';
 
 /** The file server's service principal: its DNS name, not the address the tests connect to. */
 export const fileServerSpn = `cifs/${dcHostName.toUpperCase()}.${realm.toLowerCase()}`;
@@ -30,14 +31,49 @@ export async function exportKeytab(user: string, file: string): Promise<void> {
 const NTLM_OFF = '\tntlm auth = disabled\n';
 const GLOBAL = '[global]\n';
 
-/** Makes the DC refuse (or accept again) every NTLM logon; the change applies to new sessions at once. */
-export async function refuseNtlm(refuse: boolean): Promise<void> {
+/**
+ * The testbed's own krb5.conf (`.testbed/krb5.conf`) for Samba's clients run with KRB5_CONFIG: the realm and its
+ * KDC on loopback, no DNS (there is none for edu.test), and never the machine's /etc/krb5.conf.
+ */
+const krb5Config = [
+  '[libdefaults]',
+  `\tdefault_realm = ${realm}`,
+  '\tdns_lookup_kdc = false',
+  '\tdns_lookup_realm = false',
+  '\tdns_canonicalize_hostname = false',
+  '\trdns = false',
+  '[realms]',
+  `\t${realm} = {`,
+  `\t\tkdc = ${dcAddress}`,
+  '\t}',
+  '[domain_realm]',
+  `\t.${realm.toLowerCase()} = ${realm}`,
+  `\t${realm.toLowerCase()} = ${realm}`,
+  '',
+].join('\n');
+
+/**
+ * Makes the DC refuse (or accept again) every NTLM logon; the change applies to new sessions at once. This is the
+ * switch itself, which `up` sets from its `--ntlm` option; tests use refuseNtlm. Writes the krb5.conf first, which
+ * Samba's clients need from then on.
+ */
+export async function setNtlmRefused(refused: boolean): Promise<void> {
+  await writeFile(layout.krb5Config, krb5Config);
   const current = await readFile(layout.samba.conf, 'utf8');
   const without = current.replace(NTLM_OFF, '');
-  const wanted = refuse ? without.replace(GLOBAL, GLOBAL + NTLM_OFF) : without;
+  const wanted = refused ? without.replace(GLOBAL, GLOBAL + NTLM_OFF) : without;
   if (wanted === current) return;
   await writeFile(layout.samba.conf, wanted);
   await reloadSambaConfig();
+}
+
+/**
+ * For a test that proves a logon used Kerberos alone: `true` makes the DC refuse NTLM, `false` gives the testbed its
+ * own mode back (NTLM stays refused when it was brought up with `--ntlm=off`, which env.json records).
+ */
+export async function refuseNtlm(refuse: boolean): Promise<void> {
+  const env = JSON.parse(await readFile(layout.envFile, 'utf8')) as { smb: { ntlm?: NtlmMode } };
+  await setNtlmRefused(refuse || env.smb.ntlm === 'off');
 }
 
 /** The service account the proxy delegates with: an SPN, protocol transition, and the file server as target. */

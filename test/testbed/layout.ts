@@ -12,6 +12,8 @@ export const layout = {
   lockFile: path.join(testbedDir, 'lock'),
   configFile: path.join(testbedDir, 'config.yml'),
   indexerSecretFile: path.join(testbedDir, 'indexer.secret'),
+  /** For Samba's clients in the NTLM-off mode (KRB5_CONFIG); see kerberos.ts. */
+  krb5Config: path.join(testbedDir, 'krb5.conf'),
   dataDir: path.join(testbedDir, 'data'),
   sharesDir: path.join(testbedDir, 'shares'),
   samba: {

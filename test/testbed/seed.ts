@@ -5,10 +5,12 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { DirectorySids } from './accounts.js';
-import { dcAddress, dcAdmin, netbiosDomain, wellKnownSids } from './domain.js';
+import { dcAdmin, wellKnownSids } from './domain.js';
 import { exists, readStateFile } from './files.js';
 import { layout } from './layout.js';
+import type { NtlmMode } from './ntlm-mode.js';
 import { run } from './processes.js';
+import { sambaClientLogon, sambaUserOption } from './samba-clients.js';
 import { sharePath, testbedShares } from './shares.js';
 import { alwaysGranted, shareContents, type Grant, type ShareContent } from './wiki-content.js';
 
@@ -20,8 +22,10 @@ interface SeedStamp {
   contentHash: string;
 }
 
-function adminCredentials(): string[] {
-  return ['-s', layout.samba.conf, '-U', `${netbiosDomain}\\${dcAdmin.user}%${dcAdmin.password}`];
+/** smbclient or smbcacls on `share` as the DC Administrator, in the testbed's NTLM mode. */
+function asAdmin(tool: 'smbclient' | 'smbcacls', ntlm: NtlmMode, share: string, args: readonly string[]) {
+  const logon = sambaClientLogon(ntlm, share);
+  return run(tool, [logon.service, ...args, '-s', layout.samba.conf, ...logon.options, ...sambaUserOption(dcAdmin), protection(share)], { env: logon.env });
 }
 
 function protection(share: string): string {
@@ -34,10 +38,8 @@ function smbPath(relative: string): string {
 }
 
 /** Runs smbclient commands in one session; smbclient may exit 0 after a failed command, so its output is checked. */
-async function smbclient(share: string, commands: readonly string[]): Promise<void> {
-  const { stdout, stderr } = await run('smbclient', [
-    `//${dcAddress}/${share}`, ...adminCredentials(), protection(share), '-c', commands.join('; '),
-  ]);
+async function smbclient(ntlm: NtlmMode, share: string, commands: readonly string[]): Promise<void> {
+  const { stdout, stderr } = await asAdmin('smbclient', ntlm, share, ['-c', commands.join('; ')]);
   const failure = /NT_STATUS_\w+/.exec(stdout + stderr);
   if (failure) throw new Error(`smbclient on ${share} failed with ${failure[0]}:\n${stdout}${stderr}`);
 }
@@ -59,28 +61,25 @@ function aclString(grants: readonly Grant[], sids: DirectorySids): string {
   return [`OWNER:${wellKnownSids.administrators}`, `GROUP:${sids.groups['Domain Users']}`, ...aces].join(',');
 }
 
-async function setAcl(share: string, folder: string, grants: readonly Grant[], sids: DirectorySids): Promise<void> {
+async function setAcl(ntlm: NtlmMode, share: string, folder: string, grants: readonly Grant[], sids: DirectorySids): Promise<void> {
   // smbcacls sorts the ACEs canonically (deny first) and resolves nothing: all principals are given as SIDs.
-  await run('smbcacls', [
-    `//${dcAddress}/${share}`, smbPath(folder), ...adminCredentials(), protection(share),
-    '--set', aclString(grants, sids),
-  ]);
+  await asAdmin('smbcacls', ntlm, share, [smbPath(folder), '--set', aclString(grants, sids)]);
 }
 
-async function seedShare(content: ShareContent, sids: DirectorySids, staging: string): Promise<void> {
+async function seedShare(content: ShareContent, sids: DirectorySids, ntlm: NtlmMode, staging: string): Promise<void> {
   const root = sharePath(content.share);
   await rm(root, { recursive: true, force: true });
   await mkdir(root, { recursive: true });
   await chmod(root, 0o777);
   const pending: string[] = [];
   const flush = async (): Promise<void> => {
-    if (pending.length > 0) await smbclient(content.share, pending.splice(0));
+    if (pending.length > 0) await smbclient(ntlm, content.share, pending.splice(0));
   };
   for (const folder of content.folders) {
     if (folder.path !== '') pending.push(`mkdir "${smbPath(folder.path)}"`);
     if (folder.acl) {
       await flush();
-      await setAcl(content.share, folder.path, folder.acl, sids);
+      await setAcl(ntlm, content.share, folder.path, folder.acl, sids);
     }
   }
   for (const [index, [file, text]] of Object.entries(content.files).entries()) {
@@ -98,9 +97,10 @@ async function sharesPresent(): Promise<boolean> {
 
 /**
  * Seeds the shares unless the stamp says this content was already seeded with these SIDs. Re-seeding (new
- * SIDs, changed content, or an earlier run that died half-way) starts from empty share dirs.
+ * SIDs, changed content, or an earlier run that died half-way) starts from empty share dirs. Samba's clients log on
+ * in the testbed's NTLM mode.
  */
-export async function ensureSeeded(sids: DirectorySids): Promise<boolean> {
+export async function ensureSeeded(sids: DirectorySids, ntlm: NtlmMode): Promise<boolean> {
   const stamp = await readStateFile<SeedStamp>(layout.samba.seedStamp);
   const sameSids = JSON.stringify(stamp?.sids) === JSON.stringify(sids);
   if (sameSids && stamp?.contentHash === contentHash && (await sharesPresent())) {
@@ -109,7 +109,7 @@ export async function ensureSeeded(sids: DirectorySids): Promise<boolean> {
   await rm(layout.samba.seedStamp, { force: true });
   const staging = await mkdtemp(path.join(os.tmpdir(), 'testbed-seed-'));
   try {
-    for (const content of shareContents) await seedShare(content, sids, staging);
+    for (const content of shareContents) await seedShare(content, sids, ntlm, staging);
   } finally {
     await rm(staging, { recursive: true, force: true });
   }

@@ -14,6 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { SmbClient, type SmbShare } from '../../../src/smb/index.js';
 import { startService, waitFor, type RunningService } from '../../support/service.js';
 import { assertNothingCrashed } from '../../support/health.js';
+import { testbedShare } from '../../support/smb-logons.js';
 import { diskSnapshot, shareSnapshot } from '../../support/tree-snapshot.js';
 import { shippedUnitEnvironment } from '../../support/systemd-unit.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
@@ -198,9 +199,7 @@ export function abuseSuite(surface: Surface): void {
       env = await readTestbedEnv();
       // As the package runs it: the unit's malloc settings make resident memory follow what is live (see README, Memory).
       service = await startService(surface.config, shippedUnitEnvironment());
-      shares = env.smb.shares.map(({ name }) => smb.share({
-        host: env.smb.host, port: env.smb.port, domain: env.smb.domain, user: env.dc_admin.user, password: env.dc_admin.password, share: name,
-      }));
+      shares = env.smb.shares.map(({ name }) => testbedShare(smb, env, env.dc_admin, name));
       make = await surface.prepare(service, env, seed);
       treesBefore = await pictureOfTheShares(env, shares, addressed);
       // Warm-up with requests of the same kind, so that caches, pools and compiled code exist before the baseline.

@@ -10,6 +10,7 @@ import type { JobInfo } from '../../../src/reconcile/jobs.js';
 import { DEFAULT_ALIAS } from '../../../src/search/mapping.js';
 import { waitFor } from '../../support/service.js';
 import { stopElasticsearch } from '../../testbed/elasticsearch.js';
+import { upAgain } from '../../testbed/ntlm-mode.js';
 import { markdownPage } from './markdown.js';
 import { assertSameDocuments, expectedFacts, indexedFacts, runJob, scratchService, shareAs, socketOf, writeFiles, type DocumentFacts } from './support.js';
 
@@ -46,7 +47,7 @@ describe('an Elasticsearch outage during a pass', () => {
       await waitFor(async () => fixture.service.output().includes('"msg":"wiki pass failed with problems"'), 5_000);
       assert.equal((await fetch(`${fixture.service.url}/healthz`)).status, 200);
     } finally {
-      await run(process.execPath, [TESTBED_CLI, 'up'], { maxBuffer: 16 * 1024 * 1024 });
+      await run(process.execPath, [TESTBED_CLI, ...upAgain(fixture.env.smb.ntlm)], { maxBuffer: 16 * 1024 * 1024 });
       await fixture.es.cluster.health({ index: DEFAULT_ALIAS, wait_for_status: 'yellow', timeout: '60s' });
     }
 

@@ -19,6 +19,7 @@ import { WikiSearch } from '../../../src/search/search.js';
 import { SmbClient, type SmbShare } from '../../../src/smb/index.js';
 import { userSidSet } from '../../../src/wiki/principal.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
+import { testbedShare } from '../../support/smb-logons.js';
 import { removeTree } from '../smb/testbed.js';
 import { eventually } from '../wiki/wiki-service.js';
 import { scratchIndex, type ScratchIndex } from '../search/scratch-index.js';
@@ -41,10 +42,7 @@ describe('the indexing pipeline on the testbed', () => {
   let search: WikiSearch;
   const scratch = `_wikihook-${randomBytes(4).toString('hex')}`;
 
-  const indexer = (share: string) => {
-    const { host, port, domain } = env.smb;
-    return smb.share({ host, port, domain, user: env.indexer.user, password: env.indexer.password, share });
-  };
+  const indexer = (share: string) => testbedShare(smb, env, env.indexer, share);
   /** What the smb-reader pool answers in the service, called in this thread. */
   const source = ({ server, share }: ReconcilerShare): ShareSource => ({
     listFolder: (path) => listWikiFolder(indexer(share), path),
@@ -89,8 +87,8 @@ describe('the indexing pipeline on the testbed', () => {
     env = await readTestbedEnv();
     es = await scratchIndex('pipeline');
     smb = new SmbClient();
-    const { host, port, domain } = env.smb;
-    admin = smb.share({ host, port, domain, user: env.dc_admin.user, password: env.dc_admin.password, share: 'schule' });
+    const { host } = env.smb;
+    admin = testbedShare(smb, env, env.dc_admin, 'schule');
     await admin.mkdir(`${scratch}/.wiki`, { recursive: true });
     shares = env.smb.shares.map((s) => ({ server: host, share: s.name }));
     pipeline = pipelineOn(es.client, es.alias);

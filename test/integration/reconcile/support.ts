@@ -24,6 +24,7 @@ import { documentId } from '../../../src/wiki/document-id.js';
 import { versionToken } from '../../../src/wiki/document.js';
 import { isWikiPage } from '../../../src/wiki/layout.js';
 import { startService, type RunningService } from '../../support/service.js';
+import { testbedShare } from '../../support/smb-logons.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { removeTree } from '../smb/testbed.js';
 import { passAfter } from '../wiki/wiki-service.js';
@@ -31,9 +32,8 @@ import { passAfter } from '../wiki/wiki-service.js';
 /** The server name the testbed's config.yml gives every share (smb.server). */
 export const SERVER = '127.0.0.1';
 
-export function shareAs(client: SmbClient, env: TestbedEnv, account: { user: string; password: string }, share: string): SmbShare {
-  return client.share({ host: env.smb.host, port: env.smb.port, domain: env.smb.domain, user: account.user, password: account.password, share });
-}
+/** `share` as `account`, logged on in the testbed's NTLM mode (test/support/smb-logons.ts). */
+export const shareAs = testbedShare;
 
 /** A service (passes only when asked: interval 1 h) and a scratch folder in `schule`; see scratchService(). */
 export interface ScratchService {

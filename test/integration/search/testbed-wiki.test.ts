@@ -10,6 +10,7 @@ import { buildWikiDocument, type WikiDocument } from '../../../src/wiki/document
 import { isWikiPage } from '../../../src/wiki/layout.js';
 import { userSidSet } from '../../../src/wiki/principal.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
+import { testbedShare } from '../../support/smb-logons.js';
 import { indexDocuments, scratchIndex, type ScratchIndex } from './scratch-index.js';
 
 const ROOT = ['schule:.wiki/index.md', 'schule:.wiki/regeln.md'];
@@ -58,8 +59,7 @@ describe('the testbed wiki, indexed from SMB with its real ACLs', () => {
     const smb = new SmbClient();
     try {
       for (const { name } of env.smb.shares) {
-        const { host, port, domain } = env.smb;
-        const share = smb.share({ host, port, domain, user: env.indexer.user, password: env.indexer.password, share: name });
+        const share = testbedShare(smb, env, env.indexer, name);
         for await (const entry of share.walk('', { include: (e) => !e.isDirectory && isWikiPage(e.path) })) {
           docs.push(
             buildWikiDocument({

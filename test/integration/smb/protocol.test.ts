@@ -13,9 +13,10 @@ import {
   type DialectCode,
 } from '../../../src/smb/index.js';
 import { basicInfo, dispositionInfo, renameInfo } from '../../../src/smb/fscc.js';
+import { testbedCredentials } from '../../support/smb-logons.js';
 import { env, scratchName } from './testbed.js';
 
-const creds = { domain: env.smb.domain, user: env.admin.user, password: env.admin.password };
+const creds = testbedCredentials(env, env.admin);
 const connect = (dialects?: readonly DialectCode[]): Promise<Connection> =>
   Connection.connect({ host: env.smb.host, port: env.smb.port, dialects, requestTimeoutMs: 10_000 });
 

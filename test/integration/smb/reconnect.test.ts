@@ -2,6 +2,7 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { Connection, Session, SmbClient, SmbError } from '../../../src/smb/index.js';
+import { testbedCredentials } from '../../support/smb-logons.js';
 import { env, removeTree, scratchName, shareFor } from './testbed.js';
 
 /** The smbd child serving the TCP connection whose client side is `localPort` (via `ss -tnp`). */
@@ -30,7 +31,7 @@ describe('reconnect after the server side of the connection dies', () => {
 
   test('in-flight requests fail with CONNECTION_CLOSED and later requests on that connection too', async () => {
     const conn = await Connection.connect({ host: env.smb.host, port: env.smb.port });
-    await Session.setup(conn, { domain: env.smb.domain, user: env.admin.user, password: env.admin.password });
+    await Session.setup(conn, testbedCredentials(env, env.admin));
     const closed = new Promise<Error>((resolve) => conn.onceClosed(resolve));
     // Freeze the server process first so that the requests are certainly in flight when it dies.
     const pid = smbdChildFor(conn.localPort!);

@@ -1,6 +1,6 @@
 /**
  * Access to the testbed for the SMB integration tests: env.json, clients for its accounts, scratch folders
- * and smbcacls.
+ * and smbcacls. Every logon goes through test/support/smb-logons.ts (NTLM, or Kerberos in the NTLM-off mode).
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -12,15 +12,19 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { basicInfo } from '../../../src/smb/fscc.js';
 import { Access, Disposition, FileHandle, FileInfoClass, SmbClient, SmbError, type SmbShare } from '../../../src/smb/index.js';
+import { sambaClientAs, testbedShare } from '../../support/smb-logons.js';
+import type { NtlmMode } from '../../testbed/ntlm-mode.js';
+import { sambaClientLogon } from '../../testbed/samba-clients.js';
 
 export interface TestbedEnv {
-  smb: { host: string; port: number; domain: string; shares: { name: string; path: string; encrypt: boolean }[] };
+  smb: { host: string; port: number; domain: string; shares: { name: string; path: string; encrypt: boolean }[]; ntlm?: NtlmMode };
   samba: { conf: string };
   dc_admin: { user: string; password: string };
   admin: { user: string; password: string; group: string };
   indexer: { user: string; password: string };
   users: Record<string, { password: string; groups: string[]; sid: string }>;
   groups: Record<string, string>;
+  config: string;
 }
 
 function findEnvFile(): string {
@@ -34,7 +38,7 @@ function findEnvFile(): string {
 export const env: TestbedEnv = JSON.parse(readFileSync(findEnvFile(), 'utf8')) as TestbedEnv;
 
 export function shareFor(client: SmbClient, account: { user: string; password: string }, share = 'schule'): SmbShare {
-  return client.share({ host: env.smb.host, port: env.smb.port, domain: env.smb.domain, user: account.user, password: account.password, share });
+  return testbedShare(client, env, account, share);
 }
 
 export function userAccount(name: string): { user: string; password: string } {
@@ -78,11 +82,8 @@ async function rmdirSoon(share: SmbShare, dir: string): Promise<void> {
 
 /** Runs smbcacls as the DC administrator against the share; returns its stdout. */
 export function smbcacls(share: string, path: string, args: string[]): string {
-  return execFileSync(
-    'smbcacls',
-    ['-s', env.samba.conf, `//${env.smb.host}/${share}`, path, '-U', `${env.dc_admin.user}%${env.dc_admin.password}`, ...args],
-    { encoding: 'utf8' },
-  );
+  const command = sambaClientAs(env, share, env.dc_admin, [path, '-s', env.samba.conf, ...args]);
+  return execFileSync('smbcacls', command.args, { encoding: 'utf8', env: command.env });
 }
 
 /** Sets a file's DOS attributes (FileAttributes bits, e.g. READONLY), as `smbclient -c 'setmode f +r'` does. */
@@ -108,8 +109,9 @@ export async function smbclientStatus(account: { user: string; password: string 
   try {
     const auth = join(dir, 'auth');
     await writeFile(auth, `username = ${account.user}\npassword = ${account.password}\ndomain = ${env.smb.domain}\n`, { mode: 0o600 });
-    const args = [`//${env.smb.host}/${share}`, '-p', String(env.smb.port), '-A', auth, '--client-protection=sign', '-c', command];
-    const { ok, output } = await promisify(execFile)('smbclient', args).then(
+    const logon = sambaClientLogon(env.smb.ntlm ?? 'on', share);
+    const args = [logon.service, '-p', String(env.smb.port), ...logon.options, '-A', auth, '--client-protection=sign', '-c', command];
+    const { ok, output } = await promisify(execFile)('smbclient', args, { env: logon.env }).then(
       ({ stdout, stderr }) => ({ ok: true, output: `${stdout}${stderr}` }),
       (error: { stdout?: string; stderr?: string; message: string }) => ({ ok: false, output: `${error.stdout ?? ''}${error.stderr ?? ''}` || error.message }),
     );

@@ -20,6 +20,7 @@ import {
   type SmbShare,
   type WatchChange,
 } from '../../../src/smb/index.js';
+import { sambaClientAs } from '../../support/smb-logons.js';
 import { env, removeTree, scratchName, shareFor, smbcacls, userAccount } from './testbed.js';
 
 const EVERYTHING_THE_WATCHER_ASKS = FileNotifyChange.FILE_NAME | FileNotifyChange.DIR_NAME | FileNotifyChange.LAST_WRITE | FileNotifyChange.SECURITY;
@@ -93,7 +94,8 @@ describe('CHANGE_NOTIFY on the testbed share root', () => {
     const file = join(local, 'ueber.md');
     writeFileSync(file, '# Über smbclient\n');
     const ben = userAccount('ben');
-    execFileSync('smbclient', [`//${env.smb.host}/schule`, '-U', `${env.smb.domain}\\${ben.user}%${ben.password}`, '--client-protection=encrypt', '-c', `put ${file} ${dir}\\.wiki\\ueber.md`], { stdio: 'pipe' });
+    const upload = sambaClientAs(env, 'schule', ben, ['--client-protection=encrypt', '-c', `put ${file} ${dir}\\.wiki\\ueber.md`]);
+    execFileSync('smbclient', upload.args, { stdio: 'pipe', env: upload.env });
     await recorder.waitFor('smbclient upload', has(FileAction.ADDED, `${dir}/.wiki/ueber.md`));
 
     await teacher.unlink(`${dir}/.wiki/umbenannt.md`);

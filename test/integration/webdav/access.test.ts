@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { SmbClient } from '../../../src/smb/index.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { startService, type RunningService } from '../../support/service.js';
+import { testbedShare } from '../../support/smb-logons.js';
 import { DavClient, account } from './dav-client.js';
 
 describe('WebDAV access as the requesting user', () => {
@@ -65,7 +66,7 @@ describe('WebDAV access as the requesting user', () => {
     assert.equal((await anna.put(`${dir}/owned.md`, 'mine')).status, 201);
     const client = new SmbClient();
     try {
-      const admin = client.share({ host: env.smb.host, port: env.smb.port, domain: env.smb.domain, user: env.dc_admin.user, password: env.dc_admin.password, share: 'schule' });
+      const admin = testbedShare(client, env, env.dc_admin, 'schule');
       const sd = await admin.getSecurity(`${dir}/owned.md`);
       assert.equal(sd.owner, env.users['anna']!.sid);
       assert.notEqual(sd.owner, env.users[env.indexer.user]?.sid);

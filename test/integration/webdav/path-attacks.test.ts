@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { SmbClient, type SmbShare } from '../../../src/smb/index.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { startService, type RunningService } from '../../support/service.js';
+import { testbedShare } from '../../support/smb-logons.js';
 import { shareSnapshot } from '../../support/tree-snapshot.js';
 import { PATH_ATTACKS } from '../../unit/webdav/path-attacks.js';
 import { DavClient, account, basic, rawStatus } from './dav-client.js';
@@ -20,9 +21,7 @@ describe('WebDAV path attacks', () => {
   before(async () => {
     env = await readTestbedEnv();
     service = await startService();
-    shares = ['schule', 'verwaltung'].map((share) => client.share({
-      host: env.smb.host, port: env.smb.port, domain: env.smb.domain, user: env.dc_admin.user, password: env.dc_admin.password, share,
-    }));
+    shares = ['schule', 'verwaltung'].map((share) => testbedShare(client, env, env.dc_admin, share));
   });
   after(async () => {
     await client.close();

@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { Access, Disposition, FileHandle, SdControl, SmbClient, type SecurityDescriptor, type SmbShare } from '../../../src/smb/index.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { startService, type RunningService } from '../../support/service.js';
+import { testbedShare } from '../../support/smb-logons.js';
 import { smbcacls } from '../smb/testbed.js';
 import { DavClient, account } from './dav-client.js';
 
@@ -62,8 +63,7 @@ describe('WebDAV writes are what the file server allows, with the effect they ha
     service = await startService({ smb: { shares: [{ name: 'schule' }] } });
     anna = new DavClient(service, account(env, 'anna'));
     carla = new DavClient(service, account(env, 'carla'));
-    const at = (a: { user: string; password: string }): SmbShare =>
-      smb.share({ host: env.smb.host, port: env.smb.port, domain: env.smb.domain, user: a.user, password: a.password, share: 'schule' });
+    const at = (a: { user: string; password: string }): SmbShare => testbedShare(smb, env, a, 'schule');
     admin = at(env.dc_admin);
     carlaSmb = at(account(env, 'carla'));
     annaSmb = at(account(env, 'anna'));

@@ -23,6 +23,7 @@ import { after, before, describe, it } from 'node:test';
 import PQueue from 'p-queue';
 import { SmbClient, TEMP_NAME, type SmbShare } from '../../../src/smb/index.js';
 import { startService, type RunningService } from '../../support/service.js';
+import { testbedShare } from '../../support/smb-logons.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { delegationAccount, ensureDelegationAccounts, exportKeytab, kerberosConfig } from '../../testbed/kerberos.js';
 import { ScratchAccounts } from '../wiki/scratch-accounts.js';
@@ -100,7 +101,7 @@ describe(`write oracle (ORACLE_SEED=${SEED})`, () => {
     env = await readTestbedEnv();
     const as = (name: string): SmbShare => {
       const a = name === 'admin' ? env.dc_admin : account(env, name);
-      return smb.share({ host: env.smb.host, port: env.smb.port, domain: env.smb.domain, user: a.user, password: a.password, share: SHARE });
+      return testbedShare(smb, env, a, SHARE);
     };
     admin = as('admin');
     users = Object.fromEntries(USERS.map((u) => [u, as(u)])) as Record<User, SmbShare>;

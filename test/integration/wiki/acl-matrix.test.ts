@@ -5,12 +5,11 @@
 // here from the ACLs: zero leaks, zero misses. Each caller is also served through a trusted service account
 // (wiki.trusted_callers, X-Service-User naming the caller): its answers must equal the caller's own, page for page.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { SmbClient, type SmbShare } from '../../../src/smb/index.js';
 import { startService, type RunningService } from '../../support/service.js';
+import { runSambaClient, testbedShare } from '../../support/smb-logons.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { removeTree } from '../smb/testbed.js';
 import { ScratchAccounts, type ScratchAccount } from './scratch-accounts.js';
@@ -28,7 +27,6 @@ import {
   type ReadAcl,
 } from './wiki-service.js';
 
-const run = promisify(execFile);
 /** A folder whose pages allow `Lehrkräfte Mathe` and Schul-Admins and deny `Lehrer`. */
 const DENIED_TO_LEHRER = 'Mathe ohne Lehrer';
 const SHARE = 'schule';
@@ -132,7 +130,7 @@ describe('wiki permission filter through the service (ACL matrix on the testbed 
     deny: aces.filter((a) => a.deny).map((a) => a.principal),
   });
   const smbcacls = (path: string, sddl: string) =>
-    run('smbcacls', ['-s', env.samba.conf, `//${env.smb.host}/${SHARE}`, path, '-U', `${env.dc_admin.user}%${env.dc_admin.password}`, '--sddl', '--set', sddl]);
+    runSambaClient('smbcacls', env, SHARE, env.dc_admin, [path, '-s', env.samba.conf, '--sddl', '--set', sddl]);
   const content = (path: string) => `# Seite ${path.split('/').pop()}\n\nmatrixwort und ${wordOf(path)}\n`;
   const wordOf = (path: string) => `einzelwort${pages.findIndex((p) => p.path === path)}`;
 
@@ -159,7 +157,7 @@ describe('wiki permission filter through the service (ACL matrix on the testbed 
   before(async () => {
     env = await readTestbedEnv();
     smb = new SmbClient();
-    admin = smb.share({ host: env.smb.host, port: env.smb.port, domain: env.smb.domain, user: env.dc_admin.user, password: env.dc_admin.password, share: SHARE });
+    admin = testbedShare(smb, env, env.dc_admin, SHARE);
     // Inherits the share root's ACL (Domain Users read, Lehrer change).
     await writePages(scratch, ['index', 'geerbt-a', 'geerbt-b', 'geerbt-c'], testbedAcls.get(`${SHARE}:.wiki/index.md`)!);
     // Folders with their own inheritable ACL; pages get it as inherited entries.

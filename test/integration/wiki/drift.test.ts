@@ -12,8 +12,10 @@ import { createSearchClient } from '../../../src/search/client.js';
 import { DEFAULT_ALIAS } from '../../../src/search/mapping.js';
 import { SmbClient, type SmbShare } from '../../../src/smb/index.js';
 import { startService, type RunningService } from '../../support/service.js';
+import { runSambaClient, testbedShare } from '../../support/smb-logons.js';
 import { stopElasticsearch } from '../../testbed/elasticsearch.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
+import { upAgain } from '../../testbed/ntlm-mode.js';
 import { removeTree } from '../smb/testbed.js';
 import { eventually, passAfter, reconcilerDetails, WikiClient, type Caller } from './wiki-service.js';
 
@@ -37,7 +39,7 @@ describe('drift repair by the reconciler', () => {
   before(async () => {
     env = await readTestbedEnv();
     smb = new SmbClient();
-    admin = smb.share({ host: env.smb.host, port: env.smb.port, domain: env.smb.domain, user: env.dc_admin.user, password: env.dc_admin.password, share: 'schule' });
+    admin = testbedShare(smb, env, env.dc_admin, 'schule');
     await admin.mkdir(`${scratch}/.wiki`, { recursive: true });
     const started = Date.now();
     service = await startService({ reconciler: { interval: '2s' } });
@@ -69,9 +71,8 @@ describe('drift repair by the reconciler', () => {
 
   it('follows a changed ACL: who finds the page changes with it', async () => {
     const sids = { verwaltung: env.groups['Verwaltung']!, indexer: env.users['svc-indexer']!.sid };
-    await run('smbcacls', [
-      '-s', env.samba.conf, `//${env.smb.host}/schule`, page, '-U', `${env.dc_admin.user}%${env.dc_admin.password}`,
-      '--sddl', '--set', `D:P(A;;0x1200a9;;;${sids.verwaltung})(A;;0x1200a9;;;${sids.indexer})(A;;0x1f01ff;;;BA)`,
+    await runSambaClient('smbcacls', env, 'schule', env.dc_admin, [
+      page, '-s', env.samba.conf, '--sddl', '--set', `D:P(A;;0x1200a9;;;${sids.verwaltung})(A;;0x1200a9;;;${sids.indexer})(A;;0x1f01ff;;;BA)`,
     ]);
     await eventually(async () => {
       assert.equal(await found(ANNA, 'Driftwortbeta'), '');
@@ -96,7 +97,7 @@ describe('drift repair by the reconciler', () => {
       assert.match(pass.errors.join('\n'), /index wiki-md/);
       assert.equal(pass.indexed, 0);
     } finally {
-      await run(process.execPath, [TESTBED_CLI, 'up'], { maxBuffer: 16 * 1024 * 1024 });
+      await run(process.execPath, [TESTBED_CLI, ...upAgain(env.smb.ntlm)], { maxBuffer: 16 * 1024 * 1024 });
       // The cluster answers before the index's shard is back; later tests need it.
       const es = createSearchClient(env.es.url);
       await es.cluster.health({ index: DEFAULT_ALIAS, wait_for_status: 'yellow', timeout: '60s' }).finally(() => es.close());

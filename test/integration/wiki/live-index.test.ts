@@ -6,19 +6,17 @@
 // hides the page at once all the same (the live ACL check, src/search/live-acl.ts), a widened one shows it after the
 // next pass, which is run here; so does a page deleted on the server's disk, which no SMB client reports.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import type { SmbShare } from '../../../src/smb/index.js';
 import { indexedFacts, runJob, scratchService, shareAs } from '../reconcile/support.js';
 import { reconcilerDetails, WikiClient, type Caller } from './wiki-service.js';
 import { waitFor } from '../../support/service.js';
+import { runSambaClient } from '../../support/smb-logons.js';
 import { account, DavClient } from '../webdav/dav-client.js';
 
-const run = promisify(execFile);
 const ANNA: Caller = { user: 'anna', groups: ['Lehrer'] };
 const DORA: Caller = { user: 'dora', groups: ['Verwaltung'] };
 /** What the issue asks: a change made over SMB is searchable within 2 s. */
@@ -71,7 +69,7 @@ describe('live index of changes made over SMB behind the service\'s back', () =>
   }
 
   const smbcacls = (path: string, args: string[]) =>
-    run('smbcacls', ['-s', fixture.env.samba.conf, `//${fixture.env.smb.host}/schule`, path, '-U', `${fixture.env.dc_admin.user}%${fixture.env.dc_admin.password}`, ...args]);
+    runSambaClient('smbcacls', fixture.env, 'schule', fixture.env.dc_admin, [path, '-s', fixture.env.samba.conf, ...args]);
 
   it('a page created by a teacher is found', async () => {
     await anna.writeFile(page('A', 'wetter'), '# Wetter\n\nDas Stichwort lautet Livewortalpha.\n');
@@ -81,10 +79,8 @@ describe('live index of changes made over SMB behind the service\'s back', () =>
   it('a page overwritten with smbclient (encrypted) is found with its new text only', async () => {
     const file = join(local, 'wetter.md');
     writeFileSync(file, '# Wetter\n\nJetzt steht hier Livewortbeta.\n');
-    const ben = fixture.env.users['ben']!;
-    await run('smbclient', [
-      `//${fixture.env.smb.host}/schule`, '-U', `${fixture.env.smb.domain}\\ben%${ben.password}`, '--client-protection=encrypt',
-      '-c', `put ${file} ${page('A', 'wetter').replaceAll('/', '\\')}`,
+    await runSambaClient('smbclient', fixture.env, 'schule', { user: 'ben', password: fixture.env.users['ben']!.password }, [
+      '--client-protection=encrypt', '-c', `put ${file} ${page('A', 'wetter').replaceAll('/', '\\')}`,
     ]);
     await liveWithin('overwritten', [[ANNA, 'Livewortbeta', `schule:${page('A', 'wetter')}`], [ANNA, 'Livewortalpha', '']]);
   });

@@ -30,6 +30,7 @@ import type { SecurityDescriptor } from '../../../src/smb/security-descriptor.js
 import { AUTHENTICATED_USERS_SID, deriveAcl, EVERYONE_SID } from '../../../src/wiki/acl.js';
 import { domainUsersSid } from '../../../src/wiki/principal.js';
 import { startService, type RunningService } from '../../support/service.js';
+import { testbedShare } from '../../support/smb-logons.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { delegationAccount, ensureDelegationAccounts, exportKeytab, kerberosConfig } from '../../testbed/kerberos.js';
 import { seededRandom } from '../search/seeded-random.js';
@@ -108,7 +109,7 @@ describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
 
   /** The file server's verdict: can `user` open the page for reading? */
   async function serverGrants(user: OracleUser, page: OraclePage): Promise<boolean> {
-    const share = smb.share({ host: env.smb.host, port: env.smb.port, domain: env.smb.domain, user: user.name, password: user.password, share: SHARE });
+    const share = testbedShare(smb, env, { user: user.name, password: user.password }, SHARE);
     try {
       await share.readFile(page.path, { length: 1 });
       return true;
@@ -299,7 +300,7 @@ describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
   before(async () => {
     env = await readTestbedEnv();
     smb = new SmbClient();
-    admin = smb.share({ host: env.smb.host, port: env.smb.port, domain: env.smb.domain, user: env.dc_admin.user, password: env.dc_admin.password, share: SHARE });
+    admin = testbedShare(smb, env, env.dc_admin, SHARE);
     es = createSearchClient(env.es.url);
     const built = Date.now();
     directory = await createDirectory(env, prefix, next, 30, 15);

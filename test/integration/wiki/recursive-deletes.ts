@@ -2,15 +2,13 @@
 // it: smbclient (encrypted, as anna, never through the service), half with `deltree`, half in Windows Explorer's
 // order (each folder's files, then the folder, deepest first). Used by test/integration/wiki/watch-delete.test.ts and
 // bench/index/folder-deletes.ts.
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import type { SmbShare } from '../../../src/smb/index.js';
 import type { TestbedEnv } from '../../testbed/env.js';
 import { waitFor } from '../../support/service.js';
+import { runSambaClient } from '../../support/smb-logons.js';
 import { writeFiles } from '../reconcile/support.js';
 import { WikiClient, type Caller } from './wiki-service.js';
 
-const run = promisify(execFile);
 const ANNA: Caller = { user: 'anna', groups: ['Lehrer'] };
 /** The `.wiki/` folders of each class folder, one page each. */
 const SUBJECTS = ['Mathe', 'Deutsch', 'Physik'];
@@ -26,8 +24,8 @@ export interface RecursiveDeletes {
 
 /** smbclient as `account` running `commands` on `schule`: what it reported, '' when every command succeeded. */
 export async function smbclient(env: TestbedEnv, account: { user: string; password: string }, commands: string[]): Promise<string> {
-  const args = [`//${env.smb.host}/schule`, '-U', `${env.smb.domain}\\${account.user}%${account.password}`, '--client-protection=encrypt', '-c', commands.join('; ')];
-  const { stdout, stderr } = await run('smbclient', args).catch((error: { stdout: string; stderr: string }) => error);
+  const args = ['--client-protection=encrypt', '-c', commands.join('; ')];
+  const { stdout, stderr } = await runSambaClient('smbclient', env, 'schule', account, args).catch((error: { stdout: string; stderr: string }) => error);
   const said = `${stdout}${stderr}`;
   return /NT_STATUS_/.test(said) ? said.trim().replaceAll('\n', ' | ') : '';
 }
