@@ -65,3 +65,12 @@ export function runSambaClient(
 export function skipWithoutNtlm(env: SmbTestbed): string | false {
   return env.smb.ntlm === 'off' ? 'the testbed refuses NTLM (up --ntlm=off) and this test is about NTLM itself' : false;
 }
+
+/**
+ * smb.auth for a service whose config adds a kerberos section (delegation) while the users' own logons must stay
+ * what the testbed's mode makes them: NTLM, or Kerberos when the testbed refuses NTLM (`negotiate` would otherwise
+ * switch them to Kerberos, and `ntlm` would leave the service without a logon in the NTLM-off mode).
+ */
+export function ownLogonAuth(env: SmbTestbed): 'ntlm' | 'kerberos' {
+  return env.smb.ntlm === 'off' ? 'kerberos' : 'ntlm';
+}

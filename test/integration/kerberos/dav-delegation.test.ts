@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startService, type RunningService } from '../../support/service.js';
+import { ownLogonAuth } from '../../support/smb-logons.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { delegationAccount, ensureDelegationAccounts, exportKeytab, kerberosConfig, refuseNtlm, sensitiveUser } from '../../testbed/kerberos.js';
 import { DavClient, account, type Account } from '../webdav/dav-client.js';
@@ -152,7 +153,7 @@ describe('WebDAV for a user a trusted caller names (constrained delegation, flow
       assert.equal(await other.stop(), 0);
       other = await startService({
         kerberos: { ...kerberosConfig, kdcs: ['127.0.0.1:1'], delegation: delegation() },
-        smb: { auth: 'ntlm' },
+        smb: { auth: ownLogonAuth(env) },
         wiki: { trusted_callers: [portal.name] },
       });
       const down = await errorOf(await via('carla', caller, other).request('GET', 'Aushang.txt'));

@@ -23,7 +23,7 @@ import { after, before, describe, it } from 'node:test';
 import PQueue from 'p-queue';
 import { SmbClient, TEMP_NAME, type SmbShare } from '../../../src/smb/index.js';
 import { startService, type RunningService } from '../../support/service.js';
-import { testbedShare } from '../../support/smb-logons.js';
+import { ownLogonAuth, testbedShare } from '../../support/smb-logons.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { delegationAccount, ensureDelegationAccounts, exportKeytab, kerberosConfig } from '../../testbed/kerberos.js';
 import { ScratchAccounts } from '../wiki/scratch-accounts.js';
@@ -145,10 +145,10 @@ describe(`write oracle (ORACLE_SEED=${SEED})`, () => {
     keytabDir = await mkdtemp(path.join(tmpdir(), 'write-oracle-keytab-'));
     const keytab = path.join(keytabDir, 'proxy.keytab');
     await exportKeytab(delegationAccount.user, keytab);
-    // The users' own logons stay NTLM (smb.auth); the portal's requests reach SMB by delegation.
+    // The users' own logons stay as the testbed's mode makes them (ownLogonAuth); the portal's requests reach SMB by delegation.
     service = await startService({
       wiki: { trusted_callers: [portal.user] },
-      smb: { auth: 'ntlm' },
+      smb: { auth: ownLogonAuth(env) },
       kerberos: { ...kerberosConfig, delegation: { account: delegationAccount.user, keytab_file: keytab } },
     });
   });

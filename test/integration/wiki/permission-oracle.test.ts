@@ -30,7 +30,7 @@ import type { SecurityDescriptor } from '../../../src/smb/security-descriptor.js
 import { AUTHENTICATED_USERS_SID, deriveAcl, EVERYONE_SID } from '../../../src/wiki/acl.js';
 import { domainUsersSid } from '../../../src/wiki/principal.js';
 import { startService, type RunningService } from '../../support/service.js';
-import { testbedShare } from '../../support/smb-logons.js';
+import { ownLogonAuth, testbedShare } from '../../support/smb-logons.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { delegationAccount, ensureDelegationAccounts, exportKeytab, kerberosConfig } from '../../testbed/kerberos.js';
 import { seededRandom } from '../search/seeded-random.js';
@@ -321,14 +321,14 @@ describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
     portal = await accounts.createUser(`${prefix}-portal`);
     const started = Date.now();
     console.log(`permission oracle: fixture built in ${((started - built) / 1000).toFixed(1)} s`);
-    // The users' own logons stay NTLM (smb.auth); the portal's WebDAV requests reach SMB by delegation.
+    // The users' own logons stay as the testbed's mode makes them (ownLogonAuth); the portal's WebDAV requests reach SMB by delegation.
     await ensureDelegationAccounts();
     keytabDir = await mkdtemp(path.join(tmpdir(), 'permission-oracle-'));
     await exportKeytab(delegationAccount.user, path.join(keytabDir, 'proxy.keytab'));
     service = await startService({
       reconciler: { interval: '2s' },
       wiki: { trusted_callers: [portal.name] },
-      smb: { auth: 'ntlm' },
+      smb: { auth: ownLogonAuth(env) },
       kerberos: { ...kerberosConfig, delegation: { account: delegationAccount.user, keytab_file: path.join(keytabDir, 'proxy.keytab') } },
     });
     api = new WikiClient(service.url, { ...env, users: { ...env.users, ...testbedUsers } });
