@@ -7,6 +7,7 @@ import { runAsBackgroundThread } from '../../src/reconcile/background-priority.j
 import { saveCompiledModules } from '../../src/runtime/compile-cache.js';
 import { listNames, listWikiFolder, loadChangedPageDocument, loadPageDocument } from '../../src/reconcile/share-folders.js';
 import { SmbClient, SmbPool, type SmbShare } from '../../src/smb/index.js';
+import { IndexerShares } from '../../src/logon/indexer-shares.js';
 import { SmbLogons } from '../../src/logon/smb-logons.js';
 
 const { config, secrets } = workerData as PoolWorkerData;
@@ -21,18 +22,12 @@ const client = new SmbClient(new SmbPool({
   requireEncryption: config.smb.require_encryption,
 }));
 const logons = new SmbLogons(config);
-const shares = new Map<string, SmbShare>();
+const indexerShares = new IndexerShares(client, logons, config.smb.port, secrets);
 
 /** The share as the indexer account sees it. */
 function indexerShare(server: string, share: string): SmbShare {
   if (secrets.indexerPassword === undefined) throw new Error('the indexer account password is not loaded (elasticsearch.enabled is false)');
-  const key = `${server}\0${share}`;
-  let found = shares.get(key);
-  if (!found) {
-    found = client.share({ host: server, port: config.smb.port, ...logons.indexer(server, secrets), share });
-    shares.set(key, found);
-  }
-  return found;
+  return indexerShares.get(server, share);
 }
 
 export default async function run(task: SmbReaderTask): Promise<SmbReaderResult> {

@@ -28,13 +28,14 @@ import { readJsonObject } from '../../../src/http/json-body.js';
 import type { RouteHandler, Router } from '../../../src/http/router.js';
 import type { LdapResolverProtocol } from '../../../src/messages/ldap-resolver.js';
 import type { ReconcilerProtocol } from '../../../src/messages/reconciler.js';
+import { IndexerShares } from '../../../src/logon/indexer-shares.js';
 import type { SmbLogons } from '../../../src/logon/smb-logons.js';
 import type { PeerLink } from '../../../src/runtime/actor.js';
 import type { ServiceSecrets } from '../../../src/runtime/control.js';
 import type { Remote } from '../../../src/runtime/rpc.js';
 import { createSearchClient } from '../../../src/search/client.js';
 import { LiveAcl, type LiveAclStats } from '../../../src/search/live-acl.js';
-import type { SmbClient, SmbShare } from '../../../src/smb/index.js';
+import type { SmbClient } from '../../../src/smb/index.js';
 import { checkFolder, parseSearchRequest, parseSuggestRequest, SearchRequestError, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
 import type { NoAccessReason, ViewerQuery } from '../../../src/wiki/viewer.js';
@@ -141,19 +142,9 @@ export function registerWikiRoutes(router: Router, deps: WikiRouteDeps): WikiRou
 
 /** The live ACL check of this thread: descriptors read as the indexer account, stale pages sent to the hook. */
 function liveAclOf(deps: WikiRouteDeps, servers: ReadonlyMap<string, string>): LiveAcl {
-  const { client, logons } = deps.smb;
-  const shares = new Map<string, SmbShare>();
-  const shareOf = (server: string, share: string): SmbShare => {
-    const key = `${server}\0${share}`;
-    let found = shares.get(key);
-    if (found === undefined) {
-      found = client.share({ host: server, port: deps.config.smb.port, ...logons.indexer(server, deps.secrets), share });
-      shares.set(key, found);
-    }
-    return found;
-  };
+  const shares = new IndexerShares(deps.smb.client, deps.smb.logons, deps.config.smb.port, deps.secrets);
   return new LiveAcl({
-    readSecurity: (page) => shareOf(page.server, page.share).getSecurity(page.path),
+    readSecurity: (page) => shares.get(page.server, page.share).getSecurity(page.path),
     servers,
     maxAgeMs: deps.config.wiki.live_acl.max_age,
     // Through the post-write hook, the new ACL or the page's absence reaches the index (and the counts of /wiki/roots).

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { SmbShare } from '../../../src/smb/index.js';
 import { indexedFacts, runJob, scratchService, shareAs } from '../reconcile/support.js';
-import { reconcilerDetails, WikiClient, type Caller } from './wiki-service.js';
+import { hookSettled, reconcilerDetails, WikiClient, type Caller } from './wiki-service.js';
 import { waitFor } from '../../support/service.js';
 import { runSambaClient } from '../../support/smb-logons.js';
 import { account, DavClient } from '../webdav/dav-client.js';
@@ -111,16 +111,11 @@ describe('live index of changes made over SMB behind the service\'s back', () =>
 
   /**
    * What Samba does not report to the root watch reaches the index with the next pass. The pass runs once the
-   * post-write hook has delivered what the watch reported before (its batches go within 500 ms): the hook and a pass
+   * post-write hook has delivered what the watch reported before: the hook and a pass
    * write with writers of their own, and a batch the hook read before the ACL changed must not land after the pass.
    */
   const pass = async () => {
-    const hookIdle = async () => {
-      const { hook } = (await reconcilerDetails(fixture.service)) as unknown as { hook: { queued: number; running: number } };
-      return hook.queued === 0 && hook.running === 0;
-    };
-    await waitFor(hookIdle, 10_000);
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    await hookSettled(fixture.service);
     await runJob(fixture.service, { kind: 'pass' });
   };
 

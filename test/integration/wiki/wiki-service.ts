@@ -172,12 +172,28 @@ export interface ReconcilerDetails {
   dropped: number;
   passes: number;
   lastPass: PassSummary | null;
-  hook: { queued: number; dropped: number; failed: number };
+  hook: { queued: number; running: number; dropped: number; failed: number };
+  bulk: { upserted: number; deleted: number };
 }
 
 export async function reconcilerDetails(service: RunningService): Promise<ReconcilerDetails> {
   const report = (await (await fetch(`${service.url}/healthz`)).json()) as HealthReport;
   return report.actors['reconciler']!.details as unknown as ReconcilerDetails;
+}
+
+/**
+ * Waits until the post-write hook has nothing left to do or deliver (its batches go within 500 ms): nothing queued
+ * or running, and its delivered counts unchanged over 700 ms. Returns the details then.
+ */
+export async function hookSettled(service: RunningService): Promise<ReconcilerDetails> {
+  let last = await reconcilerDetails(service);
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    const now = await reconcilerDetails(service);
+    const idle = now.hook.queued === 0 && now.hook.running === 0;
+    if (idle && now.bulk.deleted === last.bulk.deleted && now.bulk.upserted === last.bulk.upserted) return now;
+    last = now;
+  }
 }
 
 /** Waits for a reconciler pass that started at or after `since` (ms) and finished; returns its summary. */
