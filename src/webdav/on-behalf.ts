@@ -9,6 +9,7 @@
 import { HttpError } from '../http/http-error.js';
 import { KerberosError } from '../kerberos/errors.js';
 import { DelegationRefusedError } from '../kerberos/s4u.js';
+import { ruleMessage } from '../wiki/service-user.js';
 import type { ViewerAnswerCache } from '../wiki/viewer-cache.js';
 import type { NoAccessReason } from '../wiki/viewer.js';
 import { DAV_CHALLENGE_HEADER } from './errors.js';
@@ -49,6 +50,27 @@ export async function namedUser(viewers: Pick<ViewerAnswerCache, 'resolve'>, req
   if (answer.account === null || !delegates) {
     throw new HttpError(403, 'delegation_not_configured',
       'X-Service-User on /dav/ needs constrained delegation (kerberos.delegation with its keytab) and the directory (ldap.base_dn) to check whom a trusted caller may name; this service lacks one of them, and never serves such a request as the caller');
+  }
+  return answer.account;
+}
+
+/**
+ * The account of a Kerberos ticket the front accepted (HTTP Negotiate, flow 4), once the directory would let the
+ * service reach SMB as it by delegation; else the HttpError: the ticket holder's 401 (unknown, or an account that
+ * cannot log on now), 503, or 403 `delegation_user_not_delegable` for an account marked sensitive or in Protected
+ * Users, which the service refuses itself because not every KDC does (service-user.ts, delegationBarrier).
+ */
+export async function delegableTicketHolder(viewers: Pick<ViewerAnswerCache, 'resolve'>, user: string, clientAddress: string): Promise<string> {
+  const answer = await viewers.resolve({ user, password: '', negotiated: true, groupsHeader: undefined, serviceUserHeader: undefined, clientAddress });
+  if (!answer.ok) throw new HttpError(answer.status, answer.error, answer.message, answer.status === 401 ? DAV_CHALLENGE_HEADER : {});
+  // No directory (ldap.base_dn, the indexer account): the rules cannot be checked, so no ticket is asked for.
+  if (answer.account === null) {
+    throw new HttpError(403, 'delegation_not_configured',
+      'Negotiate on /dav/ needs the directory (ldap.base_dn) to check whom the service may delegate for; this service has none, so send Basic credentials');
+  }
+  if (answer.notDelegable !== undefined) {
+    throw new HttpError(403, 'delegation_user_not_delegable',
+      `Negotiate: ${ruleMessage(answer.account, answer.notDelegable)}, so no service may obtain a ticket in this name; log on with Basic credentials instead`);
   }
   return answer.account;
 }

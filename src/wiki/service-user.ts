@@ -97,9 +97,14 @@ const RULE_MESSAGES: Record<ServiceUserRule, string> = {
   admin: 'is a member of an admin group (the domain\'s privileged groups or admin.groups), and wiki.trusted_callers_may_name_admins is off',
 };
 
+/** `account` and what the rule says of it ("anna is a member of Protected Users"). */
+export function ruleMessage(account: string, rule: ServiceUserRule): string {
+  return `${account} ${RULE_MESSAGES[rule]}`;
+}
+
 /** The 403 message of a refused X-Service-User. */
 export function serviceUserRefusalMessage(account: string, rule: ServiceUserRule): string {
-  return `X-Service-User: ${account} ${RULE_MESSAGES[rule]}; a trusted caller may not call on behalf of it`;
+  return `X-Service-User: ${ruleMessage(account, rule)}; a trusted caller may not call on behalf of it`;
 }
 
 /** Relative ids of the domain's own accounts and groups that no trusted caller may act as or through. */
@@ -110,6 +115,21 @@ const PROTECTED_USERS_RID = 525;
 const PRIVILEGED_GROUP_RIDS = [512, 518, 519];
 /** Builtin Administrators, Account, Server, Print and Backup Operators. */
 const PRIVILEGED_BUILTIN_SIDS = ['S-1-5-32-544', 'S-1-5-32-548', 'S-1-5-32-549', 'S-1-5-32-550', 'S-1-5-32-551'];
+
+/** The directory's two reasons why no service may obtain a ticket in this user's name. */
+export type DelegationBarrier = Extract<ServiceUserRule, 'not_delegated' | 'protected_user'>;
+
+/**
+ * Why the directory forbids delegating for `user` (marked sensitive, or a member of Protected Users), or null. A
+ * Windows KDC enforces both itself; Samba 4.17 issues S4U2Proxy tickets for Protected Users members all the same
+ * (test/integration/kerberos/protected-users.test.ts), so the service checks before it asks.
+ */
+export function delegationBarrier(user: LookedUpUser): DelegationBarrier | null {
+  if (user.notDelegated) return 'not_delegated';
+  const domainSid = /^(S-1-5-21(?:-\d+){3})-\d+$/.exec(user.sid);
+  if (domainSid !== null && user.groupSids.includes(`${domainSid[1]}-${PROTECTED_USERS_RID}`)) return 'protected_user';
+  return null;
+}
 
 /** Which accounts may call on behalf of a user, and which never call as themselves. */
 export class CallerRoles {
@@ -138,8 +158,8 @@ export class CallerRoles {
     if (rid === KRBTGT_RID || /^krbtgt(_\d+)?$/i.test(user.account)) return 'krbtgt';
     if (namesAccount(indexerAccount, user.account, domain)) return 'indexer';
     if (this.isTrusted(user.account)) return 'trusted_caller';
-    if (user.notDelegated) return 'not_delegated';
-    if (domainSid !== null && groups.has(ofDomain(PROTECTED_USERS_RID))) return 'protected_user';
+    const barrier = delegationBarrier(user);
+    if (barrier !== null) return barrier;
     const admin = rid === ADMINISTRATOR_RID
       || PRIVILEGED_BUILTIN_SIDS.some((sid) => groups.has(sid))
       || (domainSid !== null && PRIVILEGED_GROUP_RIDS.some((r) => groups.has(ofDomain(r))))

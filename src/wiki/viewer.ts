@@ -40,7 +40,8 @@ import { guardedLogin, LoginThrottledError, throttledAnswer, type LoginGuard, ty
 import { CachedGroupSidResolver, type GroupSidResolver } from '../ldap/group-sid-cache.js';
 import { domainUsersSid, GroupsHeaderError, parseServiceGroupsHeader, tokenSidSet, userSidSet } from './principal.js';
 import {
-  parseServiceUserHeader, SERVICE_USER_RULES, ServiceUserHeaderError, serviceUserRefusalMessage, type CallerRoles, type ServiceUserRule,
+  delegationBarrier, parseServiceUserHeader, SERVICE_USER_RULES, ServiceUserHeaderError, serviceUserRefusalMessage,
+  type CallerRoles, type DelegationBarrier, type ServiceUserRule,
 } from './service-user.js';
 
 /**
@@ -85,6 +86,11 @@ export type ViewerAnswer =
       shares: string[];
       /** Set when the named user sees nothing because of their account (the sets are then empty). */
       noAccess?: NoAccessReason;
+      /**
+       * Set for a caller who came with a Kerberos ticket (`negotiated`) whose account the directory forbids to
+       * delegate for: WebDAV cannot reach SMB as them by S4U2Proxy (the wiki needs no delegation).
+       */
+      notDelegable?: DelegationBarrier;
     }
   | { ok: false; status: 400 | 401 | 403 | 503; error: string; message: string }
   /** The login throttle refused to ask the directory. */
@@ -108,6 +114,8 @@ interface Identity {
   tokenGroupSids: ReadonlySet<string>;
   /** When the cache entry this identity came from expires (ms since the epoch). */
   cachedUntil: number;
+  /** Read for ticket holders only (see ViewerAnswer). */
+  notDelegable?: DelegationBarrier;
 }
 
 type Refusal = Extract<ViewerAnswer, { ok: false }>;
@@ -238,7 +246,10 @@ export class ViewerResolver {
     const allowSids = userSidSet({ userSid: identity.sid, groupSids });
     const denySids = tokenSidSet(identity.sid, identity.tokenGroupSids);
     const shares = allowSids.length === 0 ? [] : this.options.visibleShares(counted.map(([name]) => name));
-    const answer: ViewerAnswer = { ok: true, account: identity.account, userSid: identity.sid, allowSids, denySids, shares };
+    const answer: ViewerAnswer = {
+      ok: true, account: identity.account, userSid: identity.sid, allowSids, denySids, shares,
+      ...(identity.notDelegable === undefined ? {} : { notDelegable: identity.notDelegable }),
+    };
     return this.reusable(answer, caller.cachedUntil, identity.cachedUntil, this.groups.cachedUntil(names));
   }
 
@@ -319,7 +330,8 @@ export class ViewerResolver {
     }
     this.counters.negotiatedCalls++;
     const cachedUntil = this.now() + this.namedUsers.getRemainingTTL(account.toLowerCase());
-    return { account: user.account, sid: user.sid, tokenGroupSids: new Set(user.groupSids), cachedUntil };
+    const barrier = delegationBarrier(user);
+    return { account: user.account, sid: user.sid, tokenGroupSids: new Set(user.groupSids), cachedUntil, ...(barrier === null ? {} : { notDelegable: barrier }) };
   }
 
   /** The named user (a name parseServiceUserHeader accepted), from the cache or read with the indexer account. */

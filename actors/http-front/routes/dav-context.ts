@@ -25,7 +25,7 @@ import type { PeerLink } from '../../../src/runtime/actor.js';
 import type { ServiceSecrets } from '../../../src/runtime/control.js';
 import type { ReconcilerProtocol } from '../../../src/messages/reconciler.js';
 import { ActorUnavailableError, type Remote } from '../../../src/runtime/rpc.js';
-import { delegationHttpError, namedUser } from '../../../src/webdav/on-behalf.js';
+import { delegableTicketHolder, delegationHttpError, namedUser } from '../../../src/webdav/on-behalf.js';
 import { SERVICE_USER_HEADER } from '../../../src/wiki/service-user.js';
 import type { ViewerAnswerCache } from '../../../src/wiki/viewer-cache.js';
 import { resolverViewerCache } from './viewer-answers.js';
@@ -210,8 +210,9 @@ export class DavCall {
   }
 
   /**
-   * A client holding a ticket for the service (HTTP Negotiate): the ticket is checked here, and it is the evidence
-   * with which S4U2Proxy obtains the user's ticket for the file server. No password is involved, so the session
+   * A client holding a ticket for the service (HTTP Negotiate): the ticket is checked here, then whether the
+   * directory lets the service delegate for its holder, and it is the evidence with which S4U2Proxy obtains the
+   * user's ticket for the file server. No password is involved, so the session
    * setup passes no login throttle. The AP-REP of mutual authentication goes with whatever the handler answers.
    */
   private async logonNegotiated(authorization: string): Promise<void> {
@@ -222,8 +223,11 @@ export class DavCall {
     }
     const client = await negotiate.authenticate(authorization, svc.challenge);
     if (client.wwwAuthenticate) this.ex.commonHeaders['www-authenticate'] = client.wwwAuthenticate;
+    const account = await delegableTicketHolder(svc.viewers, client.user, this.ex.clientAddress).catch((err: unknown) => {
+      throw unavailableAs503(err);
+    });
     try {
-      this.open({ domain: svc.names.domain, user: client.user }, svc.logons.delegated(this.server, client.user, client.evidence));
+      this.open({ domain: svc.names.domain, user: account }, svc.logons.delegated(this.server, account, client.evidence));
       await this.share!.logon((setup) => setup());
     } catch (err) {
       throw delegationHttpError(err, 'Negotiate') ?? err;

@@ -19,7 +19,7 @@ import { SmbClient, SmbError } from '../../../src/smb/index.js';
 import { startService, type RunningService } from '../../support/service.js';
 import { dcAddress, realm } from '../../testbed/domain.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
-import { delegationAccount, ensureDelegationAccounts, exportKeytab, fileServerSpn, kdcSettings, kerberosConfig, refuseNtlm, sensitiveUser } from '../../testbed/kerberos.js';
+import { delegationAccount, ensureDelegationAccounts, exportKeytab, fileServerSpn, kdcSettings, kerberosConfig, protectedUser, refuseNtlm, sensitiveUser } from '../../testbed/kerberos.js';
 import { WikiClient, passAfter, eventually } from '../wiki/wiki-service.js';
 
 const FRONTS = ['http-front#1', 'http-front#2'];
@@ -167,13 +167,19 @@ describe('HTTP Negotiate on /dav/ and the wiki (Kerberos tickets for HTTP/proxy.
     }
   });
 
-  it('refuses, naming why, a user the directory will not let be delegated (marked sensitive): 403, not a 5xx', async () => {
-    const sensible = new KerberosClient(kdcSettings(), sensitiveUser.user, { password: sensitiveUser.password }, { forwardable: true });
-    const token = initiateContext(await sensible.serviceTicket(delegationAccount.spn)).token;
-    const res = await send(`${service.url}/dav/schule/${READABLE}`, 'GET', { authorization: `Negotiate ${negTokenInit(token, KERBEROS_MECH_TYPES).toString('base64')}` });
-    assert.equal(res.status, 403, res.body);
-    assert.equal(JSON.parse(res.body).error, 'delegation_user_not_delegable');
-    assert.match(JSON.parse(res.body).message, /^Negotiate: the KDC will not delegate this user/);
+  it('refuses, naming why, users the directory will not let be delegated (marked sensitive; in Protected Users, which Samba 4.17\'s KDC would delegate): 403, not a 5xx', async () => {
+    const refusals = [
+      { user: sensitiveUser, reason: /^Negotiate: sensibel is marked "sensitive and cannot be delegated"/ },
+      { user: protectedUser, reason: /^Negotiate: geschuetzt is a member of Protected Users/ },
+    ];
+    for (const { user, reason } of refusals) {
+      const holder = new KerberosClient(kdcSettings(), user.user, { password: user.password }, { forwardable: true });
+      const token = initiateContext(await holder.serviceTicket(delegationAccount.spn)).token;
+      const res = await send(`${service.url}/dav/schule/${READABLE}`, 'GET', { authorization: `Negotiate ${negTokenInit(token, KERBEROS_MECH_TYPES).toString('base64')}` });
+      assert.equal(res.status, 403, res.body);
+      assert.equal(JSON.parse(res.body).error, 'delegation_user_not_delegable');
+      assert.match(JSON.parse(res.body).message, reason);
+    }
   });
 
   it('serves MIT kinit + curl --negotiate as a client: the SPN from the URL\'s host name, the AP-REP checked by curl', async () => {

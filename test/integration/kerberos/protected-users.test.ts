@@ -1,7 +1,8 @@
 // A member of Protected Users under constrained delegation. Windows KDCs (Server 2012 R2 and later) never delegate for
 // one: the S4U2Self ticket is not forwardable and S4U2Proxy is refused, which the client names. The testbed's Samba
 // 4.17 (Debian 12) does not enforce the group and issues the ticket; so the service does not rely on the KDC: the
-// trusted-caller rule refuses the user by group membership before any ticket is asked for.
+// trusted-caller rule (and, for Negotiate on /dav/, the ticket holder's check; negotiate.test.ts) refuses the user by
+// group membership before any ticket is asked for.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
