@@ -171,6 +171,12 @@ const HIGHLIGHT_JSON = JSON.stringify({
   },
 });
 
+/**
+ * Best first, pages of equal score by share and path: without a tiebreak, equal scores come back in an order that
+ * may differ between two requests, so paging with `from` could skip one page and show another twice.
+ */
+const SCORE_THEN_PAGE_JSON = JSON.stringify(['_score', { share: 'asc' }, { path: 'asc' }]);
+
 /** How the words are matched: as typed (after analysis), or with the typo rule (TYPO_FUZZINESS). */
 export type MatchMode = 'exact' | 'typo';
 
@@ -193,7 +199,7 @@ export function searchBodyJson(request: SearchRequest, viewer: Viewer, mode: Mat
   if (permission === null) return null;
   const bool = filteredBoolJson(permission, wordsQueryJson(request.q, mode));
   return `{"from":${request.from},"size":${request.size},"track_total_hits":true,"_source":${SEARCH_SOURCE_JSON},`
-    + `"query":{"bool":${bool}},"highlight":${HIGHLIGHT_JSON}}`;
+    + `"query":{"bool":${bool}},"sort":${SCORE_THEN_PAGE_JSON},"highlight":${HIGHLIGHT_JSON}}`;
 }
 
 /** GET /wiki/suggest: the start of what is being typed. */
