@@ -4,7 +4,7 @@
 // Properties of files gone behind the proxy's back are swept (sweep.ts).
 import { Registry } from 'prom-client';
 import type { Config } from '../../src/config/index.js';
-import { davStateMetrics } from '../../src/metrics/actor-metrics.js';
+import { davStateMetrics } from './metrics.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { runActor } from '../../src/runtime/actor.js';

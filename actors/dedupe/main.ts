@@ -7,7 +7,7 @@
 import { Registry } from 'prom-client';
 import type { Config } from '../../src/config/index.js';
 import type { DedupeProtocol } from '../../src/messages/dedupe.js';
-import { dedupeMetrics } from '../../src/metrics/actor-metrics.js';
+import { dedupeMetrics } from './metrics.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { runActor } from '../../src/runtime/actor.js';

@@ -4,7 +4,7 @@ import type { Config } from '../../src/config/index.js';
 import { Router } from '../../src/http/router.js';
 import type { HttpFrontProtocol } from '../../src/messages/http-front.js';
 import type { Peers } from '../../src/messages/peers.js';
-import { httpFrontMetrics } from '../../src/metrics/actor-metrics.js';
+import { httpFrontMetrics } from './metrics.js';
 import { HttpRequestMetrics } from '../../src/metrics/http-requests.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';

@@ -16,7 +16,7 @@ import { Registry } from 'prom-client';
 import type { Config } from '../../src/config/index.js';
 import type { ReconcilerProtocol } from '../../src/messages/reconciler.js';
 import type { SmbReaderResult, SmbReaderTask } from '../../src/messages/pools.js';
-import { reconcilerMetrics, type PassSummary } from '../../src/metrics/actor-metrics.js';
+import { reconcilerMetrics, type PassSummary } from './metrics.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { threadHeapMetrics, type ThreadHeaps } from '../../src/metrics/thread-heaps.js';

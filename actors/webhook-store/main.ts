@@ -11,7 +11,7 @@ import { remoteLoginGuard } from '../../src/auth/login-guard.js';
 import type { Config } from '../../src/config/index.js';
 import type { Peers } from '../../src/messages/peers.js';
 import type { WebhookStoreProtocol } from '../../src/messages/webhook-store.js';
-import { webhookStoreMetrics } from '../../src/metrics/actor-metrics.js';
+import { webhookStoreMetrics } from './metrics.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { runActor } from '../../src/runtime/actor.js';

@@ -3,7 +3,7 @@
  * compared with: who may see a page, worked out from the ACL a test gave it (independently of the service's code).
  */
 import assert from 'node:assert/strict';
-import type { PassSummary } from '../../../src/metrics/actor-metrics.js';
+import type { PassSummary } from '../../../actors/reconciler/metrics.js';
 import type { HealthReport } from '../../../src/runtime/health.js';
 import type { RootListing, PageListing, SearchResult, SuggestResult } from '../../../src/search/search.js';
 import type { TestbedEnv } from '../../testbed/env.js';
