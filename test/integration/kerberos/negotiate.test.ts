@@ -17,6 +17,7 @@ import { KERBEROS_MECH_TYPES, NegState, negTokenInit, parseNegTokenResp } from '
 import type { HealthReport } from '../../../src/runtime/health.js';
 import { SmbClient, SmbError } from '../../../src/smb/index.js';
 import { startService, type RunningService } from '../../support/service.js';
+import { testbedShare } from '../../support/smb-logons.js';
 import { dcAddress, realm } from '../../testbed/domain.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { delegationAccount, ensureDelegationAccounts, exportKeytab, fileServerSpn, kdcSettings, kerberosConfig, protectedUser, refuseNtlm, sensitiveUser } from '../../testbed/kerberos.js';
@@ -97,7 +98,7 @@ describe('HTTP Negotiate on /dav/ and the wiki (Kerberos tickets for HTTP/proxy.
   });
 
   it('serves carla\'s WebDAV requests as carla: what SMB as carla may read (200), not what it may not, without NTLM', async () => {
-    const asCarla = smb.share({ host: env.smb.host, port: env.smb.port, domain: env.smb.domain, user: 'carla', password: env.users['carla']!.password, share: 'schule' });
+    const asCarla = testbedShare(smb, env, { user: 'carla', password: env.users['carla']!.password }, 'schule');
     const expected = await asCarla.readFile(READABLE);
     await assert.rejects(asCarla.readFile(DENIED), (e: unknown) => e instanceof SmbError && e.code === 'ACCESS_DENIED', 'the testbed denies carla the staff room');
     await refuseNtlm(true);
@@ -194,7 +195,7 @@ describe('HTTP Negotiate on /dav/ and the wiki (Kerberos tickets for HTTP/proxy.
     const out = await runWith('curl', [
       '--negotiate', '-u', ':', '--fail-with-body', '-sS', '--resolve', `${host}:${port}:127.0.0.1`, `http://${host}:${port}/dav/schule/${READABLE}`,
     ], kenv);
-    const asCarla = smb.share({ host: env.smb.host, port: env.smb.port, domain: env.smb.domain, user: 'carla', password: env.users['carla']!.password, share: 'schule' });
+    const asCarla = testbedShare(smb, env, { user: 'carla', password: env.users['carla']!.password }, 'schule');
     assert.equal(out, (await asCarla.readFile(READABLE)).toString('utf8'));
   });
 
