@@ -5,7 +5,7 @@ import type { LoginThrottleStats } from '../auth/login-throttle.js';
 import type { HookBulkStats, HookStats } from '../reconcile/page-changes.js';
 import type { ShareWatchStats } from '../reconcile/share-watch.js';
 import type { WikiIndexStats } from '../reconcile/wiki-index.js';
-import type { ViewerStats } from '../wiki/viewer.js';
+import type { ViewerStats } from '../viewer/viewer.js';
 import type { StatMetric } from './stat-metrics.js';
 
 export const dedupeMetrics: readonly StatMetric<{ rememberedEventIds: number; capacity: number }>[] = [

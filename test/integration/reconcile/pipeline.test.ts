@@ -17,7 +17,7 @@ import { indexMappings, indexSettings } from '../../../src/search/mapping.js';
 import { parseSearchRequest } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
 import { SmbClient, type SmbShare } from '../../../src/smb/index.js';
-import { userSidSet } from '../../../src/wiki/principal.js';
+import { userSidSet } from '../../../src/viewer/principal.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { testbedShare } from '../../support/smb-logons.js';
 import { removeTree } from '../smb/testbed.js';
