@@ -10,7 +10,7 @@ import type { WebhookStoreProtocol } from '../../../src/messages/webhook-store.j
 import type { PeerLink } from '../../../src/runtime/actor.js';
 import { PeerMemory } from '../../../src/runtime/peer-memory.js';
 import type { Remote } from '../../../src/runtime/rpc.js';
-import { CallBatcher } from '../../../src/webhooks/batch.js';
+import { CallBatcher } from '../../../src/common/call-batcher.js';
 import { DedupeRing, DedupeRingRetiredError } from '../../../src/webhooks/dedupe-ring.js';
 import { dispatchWebhookEvent, type WebhookDispatchDeps } from '../../../src/webhooks/dispatch.js';
 import { WEBHOOK_OK_JSON } from '../../../src/webhooks/errors.js';
