@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { SmbError, smbErrorSummary } from '../smb/errors.js';
-import { explainSearchFailure } from './failure.js';
+import { explainSearchFailure } from '../common/search-failure.js';
 
 /** The logging the search library does; a pino Logger fits. */
 export interface SearchLog {
