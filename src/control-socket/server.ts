@@ -6,7 +6,8 @@
 import { chmod, mkdir, unlink } from 'node:fs/promises';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
-import { describeError, type SearchLog } from '../search/log.js';
+import { describeError } from '../common/describe-error.js';
+import { type SearchLog } from '../search/log.js';
 import {
   AdminProtocolError,
   encodeLine,

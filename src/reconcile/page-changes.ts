@@ -15,8 +15,9 @@
  */
 import PQueue from 'p-queue';
 import type { Client } from '@elastic/elasticsearch';
+import { describeError } from '../common/describe-error.js';
 import { IndexWriter } from '../search/index-writer.js';
-import { describeError, pathId, type SearchLog } from '../search/log.js';
+import { pathId, type SearchLog } from '../search/log.js';
 import { documentId } from '../wiki/document-id.js';
 import { isWikiPage } from '../wiki/layout.js';
 import type { PageAddress, PageChange } from '../wiki/page-change.js';

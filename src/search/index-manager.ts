@@ -7,9 +7,10 @@
  * Searches go through the alias and see either the old or the new index, never none.
  */
 import { errors, type Client, type estypes } from '@elastic/elasticsearch';
+import { describeError } from '../common/describe-error.js';
 import { IndexWriter, type SourceDocument } from './index-writer.js';
 import { everyHit, shareQuery, type IndexedShare } from './inventory.js';
-import { describeError, silentLog, type SearchLog } from './log.js';
+import { silentLog, type SearchLog } from './log.js';
 import {
   DEFAULT_ALIAS, indexMappings, indexSettings, MAPPING_VERSION, SINGLE_NODE_LAYOUT, type IndexLayout, type IndexMeta, type TextAnalyzer,
 } from './mapping.js';

@@ -8,8 +8,9 @@
  * page), so the request body is put together by concatenation.
  */
 import type { Client, estypes } from '@elastic/elasticsearch';
+import { describeError } from '../common/describe-error.js';
 import { countBulkItems } from './bulk.js';
-import { describeError, type SearchLog } from './log.js';
+import { type SearchLog } from './log.js';
 
 /**
  * Where the documents go: through the alias (Elasticsearch must refuse should it be gone, instead of creating an

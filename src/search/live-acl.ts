@@ -19,11 +19,12 @@
  * A read is shared by the concurrent requests that need the same page, and reused for `max_age`.
  */
 import { LRUCache } from 'lru-cache';
+import { describeError } from '../common/describe-error.js';
 import { SmbError } from '../smb/errors.js';
 import type { SecurityDescriptor } from '../smb/security-descriptor.js';
 import { aclFingerprint, deriveAcl, type DocumentAcl } from '../wiki/acl.js';
 import type { PageAddress } from '../wiki/page-change.js';
-import { describeError, silentLog, type SearchLog } from './log.js';
+import { silentLog, type SearchLog } from './log.js';
 import type { Viewer } from './query.js';
 
 /** An entry as the index gave it: the page and the read ACL the index holds for it. */

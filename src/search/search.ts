@@ -4,8 +4,9 @@
  * (spec: "Search engine down → wiki search returns no hits").
  */
 import type { Client, estypes } from '@elastic/elasticsearch';
+import { describeError } from '../common/describe-error.js';
 import type { IndexedEntry, LiveAcl } from './live-acl.js';
-import { describeError, silentLog, type SearchLog } from './log.js';
+import { silentLog, type SearchLog } from './log.js';
 import { DEFAULT_ALIAS } from './mapping.js';
 import {
   buildPageListBody,
