@@ -1,13 +1,5 @@
 import { createHash } from 'node:crypto';
 
-/** The logging the search library does; a pino Logger fits. */
-export interface SearchLog {
-  info(details: object, message: string): void;
-  warn(details: object, message: string): void;
-}
-
-export const silentLog: SearchLog = { info: () => undefined, warn: () => undefined };
-
 /**
  * A file or folder of a share as a log line names it: the first 16 hex digits of the SHA-256 of share, NUL and path
  * (both lowercase), never the path itself, which may say whose class or case it is. The same path gives the same id
