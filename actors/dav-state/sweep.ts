@@ -6,8 +6,10 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../src/config/index.js';
 import type { ServiceSecrets } from '../../src/runtime/control.js';
+import { IndexerShares } from '../../src/logon/indexer-shares.js';
+import { smbClientFromConfig } from '../../src/logon/smb-client.js';
 import { SmbLogons } from '../../src/logon/smb-logons.js';
-import { SmbClient, SmbError, SmbPool, type SmbShare } from '../../src/smb/index.js';
+import { SmbError, type SmbShare } from '../../src/smb/index.js';
 import type { DavResource } from '../../src/webdav/dav-path.js';
 import { fileIdentity } from '../../src/webdav/dead-properties.js';
 import type { DavStateService } from './service.js';
@@ -19,13 +21,10 @@ export interface PropertySweep {
 export function startPropertySweep(config: Config, secrets: ServiceSecrets, service: DavStateService, log: Logger): PropertySweep | undefined {
   if (secrets.indexerPassword === undefined) return undefined;
   const { smb } = config;
-  const client = new SmbClient(new SmbPool({ requestTimeoutMs: smb.request_timeout, minDialect: smb.min_dialect, requireEncryption: smb.require_encryption }));
+  const client = smbClientFromConfig(smb);
   // The indexer's logon as smb.auth says (Kerberos or NTLM), built where every other logon of the service is.
-  const logons = new SmbLogons(config);
-  const shares = new Map<string, SmbShare>(smb.shares.map((s) => {
-    const host = (s.server ?? smb.server)!;
-    return [s.name.toLowerCase(), client.share({ host, port: smb.port, ...logons.indexer(host, secrets), share: s.name })];
-  }));
+  const indexerShares = new IndexerShares(client, new SmbLogons(config), smb.port, secrets);
+  const shares = new Map<string, SmbShare>(smb.shares.map((s) => [s.name.toLowerCase(), indexerShares.get((s.server ?? smb.server)!, s.name)]));
   const identityAt = async (resource: DavResource): Promise<string | null | undefined> => {
     const share = shares.get(resource.share.toLowerCase());
     if (share === undefined) return undefined;

@@ -16,11 +16,11 @@ import { ldapResolverMetrics } from './metrics.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { runActor } from '../../src/runtime/actor.js';
-import { CallerRoles } from '../../src/wiki/service-user.js';
-import { ViewerResolver } from '../../src/wiki/viewer.js';
-import { VIEWER_EPOCH_WORDS, VISIBILITY_GENERATION } from '../../src/wiki/viewer-cache.js';
-import { VisibilityFile } from '../../src/wiki/visibility-file.js';
-import { WikiVisibilitySettings } from '../../src/wiki/visibility.js';
+import { CallerRoles } from '../../src/viewer/service-user.js';
+import { ViewerResolver } from '../../src/viewer/viewer.js';
+import { VIEWER_EPOCH_WORDS, VISIBILITY_GENERATION } from '../../src/viewer/viewer-cache.js';
+import { VisibilityFile } from '../../src/viewer/visibility-file.js';
+import { WikiVisibilitySettings } from '../../src/viewer/visibility.js';
 
 /** A verified wiki login, and a user looked up for a trusted caller, is trusted this long (at most `ldap.cache_ttl`). */
 const LOGIN_TTL_MS = 60_000;
@@ -77,7 +77,7 @@ runActor<Config>(async (ctx) => {
     negativeGroupTtlMs: config.ldap.negative_cache_ttl,
   });
 
-  // The fronts reuse viewer answers until this generation changes (src/wiki/viewer-cache.ts).
+  // The fronts reuse viewer answers until this generation changes (src/viewer/viewer-cache.ts).
   const epoch = new SharedArrayBuffer(VIEWER_EPOCH_WORDS * Int32Array.BYTES_PER_ELEMENT);
   const handlers: LdapResolverProtocol = {
     viewer: (query) => viewers.resolveReusable(query),

@@ -1,7 +1,7 @@
 // The ldap-resolver's metrics, read from what it reports in health().
 import type { LoginThrottleStats } from '../../src/auth/login-throttle.js';
 import type { StatMetric } from '../../src/metrics/stat-metrics.js';
-import type { ViewerStats } from '../../src/wiki/viewer.js';
+import type { ViewerStats } from '../../src/viewer/viewer.js';
 
 export const ldapResolverMetrics: readonly StatMetric<ViewerStats & { resolvesViewers: boolean; serviceConnectionsOpened: number } & LoginThrottleStats>[] = [
   {

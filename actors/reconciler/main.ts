@@ -13,6 +13,7 @@
 // the hook alike: a task and its answer go straight between this thread and a pool thread. With `elasticsearch.enabled: false` it never
 // connects to Elasticsearch, ignores page changes and refuses reindex requests.
 import { Registry } from 'prom-client';
+import { describeError } from '../../src/common/describe-error.js';
 import type { Config } from '../../src/config/index.js';
 import type { ReconcilerProtocol } from '../../src/messages/reconciler.js';
 import type { SmbReaderResult, SmbReaderTask } from '../../src/messages/pools.js';
@@ -35,7 +36,6 @@ import { runActor } from '../../src/runtime/actor.js';
 import { TRANSIENT_HEAP_LIMITS } from '../../src/runtime/heap-limits.js';
 import { resultOf, WorkerPool } from '../../src/runtime/worker-pool.js';
 import { createSearchClient } from '../../src/search/client.js';
-import { describeError } from '../../src/search/log.js';
 import { SmbLogons } from '../../src/logon/smb-logons.js';
 
 /** The first pass waits a moment, so that start-up (and the supervisor's channel) settles first. */

@@ -3,7 +3,7 @@
  * Elasticsearch for her, so that a peer can be asked exactly the same.
  */
 import { parseSearchRequest, searchBodyJson, type Viewer } from '../../src/search/query.js';
-import { tokenSidSet, userSidSet } from '../../src/wiki/principal.js';
+import { tokenSidSet, userSidSet } from '../../src/viewer/principal.js';
 import type { TestbedEnv } from '../../test/testbed/env.js';
 import { groupsHeader } from '../../test/integration/wiki/wiki-service.js';
 

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeError } from '../../src/search/log.js';
+import { describeError } from '../../src/common/describe-error.js';
 import type { SearchResult } from '../../src/search/search.js';
 import { SmbClient, type SmbShare } from '../../src/smb/index.js';
 import { startService, type RunningService } from '../../test/support/service.js';

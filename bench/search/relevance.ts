@@ -11,8 +11,8 @@
 import { writeFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { describeError } from '../../src/common/describe-error.js';
 import { createSearchClient } from '../../src/search/client.js';
-import { describeError } from '../../src/search/log.js';
 import { DEFAULT_ALIAS, type TextAnalyzer } from '../../src/search/mapping.js';
 import { parseSuggestRequest, suggestBody } from '../../src/search/query.js';
 import type { SuggestResult } from '../../src/search/search.js';

@@ -170,7 +170,7 @@ const authSection = z.strictObject({
   failure_window: duration().prefault('15m'),
 });
 
-// Calls on behalf of a user (src/wiki/service-user.ts): accounts that may name the user in X-Service-User.
+// Calls on behalf of a user (src/viewer/service-user.ts): accounts that may name the user in X-Service-User.
 const wikiSection = z.strictObject({
   trusted_callers: z.array(accountName()).max(100).default([]),
   // Whether a trusted caller may name a member of an admin group in X-Service-User (service-user.ts).

@@ -6,7 +6,7 @@
 import { chmod, mkdir, unlink } from 'node:fs/promises';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
-import { describeError, type SearchLog } from '../search/log.js';
+import { describeError } from '../common/describe-error.js';
 import {
   AdminProtocolError,
   encodeLine,
@@ -17,6 +17,7 @@ import {
   type AdminEvent,
   type AdminRequest,
 } from './protocol.js';
+import type { Logger } from '../common/logger.js';
 import { isTerminal, type Job, type JobInfo } from '../reconcile/jobs.js';
 import { JobRequestError, type Reconciler } from '../reconcile/reconciler.js';
 
@@ -53,7 +54,7 @@ export class AdminChannel {
     private readonly server: Server,
   ) {}
 
-  static async listen(path: string, target: AdminTarget, log: SearchLog): Promise<AdminChannel> {
+  static async listen(path: string, target: AdminTarget, log: Logger): Promise<AdminChannel> {
     await claim(path);
     const server = createServer();
     const channel = new AdminChannel(path, server);
@@ -76,7 +77,7 @@ export class AdminChannel {
     await unlink(this.path).catch(() => undefined);
   }
 
-  private serve(socket: Socket, target: AdminTarget, log: SearchLog): void {
+  private serve(socket: Socket, target: AdminTarget, log: Logger): void {
     this.connections.add(socket);
     socket.setEncoding('utf8');
     const lines = new LineSplitter(MAX_REQUEST_LINE);

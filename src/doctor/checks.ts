@@ -2,12 +2,14 @@
 import { freemem } from 'node:os';
 import { readElasticsearchSecrets, readIndexerKeytab, readIndexerPassword, type Config } from '../config/index.js';
 import { directoryFromConfig } from '../ldap/from-config.js';
+import { IndexerShares } from '../logon/indexer-shares.js';
+import { smbClientFromConfig } from '../logon/smb-client.js';
 import { SmbLogons } from '../logon/smb-logons.js';
 import type { Directory } from '../ldap/directory.js';
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { createSearchClient, type SearchConnection } from '../search/client.js';
-import { explainSearchFailure, type SearchFailureKind } from '../search/failure.js';
-import { FileNotifyChange, SmbClient, SmbPool, type SmbShare } from '../smb/index.js';
+import { explainSearchFailure, type SearchFailureKind } from '../common/search-failure.js';
+import { FileNotifyChange, type SmbShare } from '../smb/index.js';
 import { fail, ok, skip, warn, type CheckResult } from './check.js';
 import { isLoopback, listeningAddresses } from './listeners.js';
 
@@ -90,15 +92,21 @@ export async function checkTrustedCallers(config: Config, directory: Directory |
 export async function checkShares(config: Config, password: string | undefined): Promise<CheckResult[]> {
   const { smb } = config;
   if (password === undefined) return [skip('SMB shares', 'no indexer password to log on with')];
-  const client = new SmbClient(new SmbPool({ minDialect: smb.min_dialect, requireEncryption: smb.require_encryption }));
-  const logons = new SmbLogons(config);
+  const client = smbClientFromConfig(smb);
+  let shares: IndexerShares | Error;
+  try {
+    shares = new IndexerShares(client, new SmbLogons(config), smb.port, { indexerPassword: password, indexerKeytab: readIndexerKeytab(config) });
+  } catch (err) {
+    // An unreadable keytab fails each share's check with its reason, as a refused logon would.
+    shares = err as Error;
+  }
   try {
     return await Promise.all(smb.shares.map(async (entry) => {
       const host = entry.server ?? smb.server!;
       const name = `share //${host}/${entry.name}`;
       try {
-        const account = logons.indexer(host, { indexerPassword: password, indexerKeytab: readIndexerKeytab(config) });
-        const share = client.share({ host, port: smb.port, ...account, share: entry.name });
+        if (shares instanceof Error) throw shares;
+        const share = shares.get(host, entry.name);
         const entries = await share.readdir('');
         const readable = `readable by ${smb.indexer_service_account.user} (${entries.length} entries at the root)`;
         if (!config.reconciler.watch) return ok(name, readable);

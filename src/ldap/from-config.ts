@@ -1,7 +1,7 @@
-// The one place that turns config.yml's `ldap` block into a Directory, so
-// every thread that talks to the directory configures it the same way.
+// The one place that turns config.yml's `ldap` block into a Directory and its connections, so every thread (and
+// the readiness probe) that talks to the directory configures it the same way.
 import type { Config } from '../config/index.js';
-import { createLdapClientFactory, LdapConfigError } from './connection.js';
+import { createLdapClientFactory, LdapConfigError, type LdapClientFactory } from './connection.js';
 import { Directory } from './directory.js';
 import { type LoginDomain, realmFromBaseDn } from './login-name.js';
 
@@ -15,15 +15,22 @@ export function directoryFromConfig(config: Config, indexerPassword: string | un
   if (ldap.base_dn === undefined) {
     throw new LdapConfigError('ldap.base_dn is not set; users and their groups cannot be looked up');
   }
-  const connect = createLdapClientFactory({
-    url: ldap.url,
-    tls: { caFile: ldap.tls.ca_file, serverName: ldap.tls.server_name, rejectUnauthorized: ldap.tls.reject_unauthorized },
-    timeoutMs: ldap.timeout,
-  });
   const account = config.smb.indexer_service_account;
-  return new Directory(connect, {
+  return new Directory(ldapClientsFromConfig(ldap), {
     baseDn: ldap.base_dn,
     serviceAccount: indexerPassword === undefined ? undefined : { user: account.user, password: indexerPassword },
+  });
+}
+
+/**
+ * Connections to the directory of config.yml's `ldap` block; `timeoutMs` shorter than ldap.timeout for a caller
+ * that answers someone waiting (a readiness probe).
+ */
+export function ldapClientsFromConfig(ldap: Config['ldap'], timeoutMs = ldap.timeout): LdapClientFactory {
+  return createLdapClientFactory({
+    url: ldap.url,
+    tls: { caFile: ldap.tls.ca_file, serverName: ldap.tls.server_name, rejectUnauthorized: ldap.tls.reject_unauthorized },
+    timeoutMs,
   });
 }
 

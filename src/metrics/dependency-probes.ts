@@ -1,16 +1,19 @@
 // The probes of GET /readyz, one per dependency: Elasticsearch (cluster
 // health), the directory (an LDAPS bind as the indexer account) and each SMB
-// backend (negotiate and a session setup as the indexer account). Without the
-// indexer password (wiki off) the directory and the file servers are only
-// connected to, since there is no account to log on with. /readyz answers
+// backend (a session setup as the indexer account). Without the indexer
+// password (wiki off) there is no account to log on with: the directory is
+// only connected to, a file server asked for an anonymous session. /readyz answers
 // without authentication, so a detail names no account: only "the indexer
 // account".
 import type { Client } from '@elastic/elasticsearch';
 import type { Config } from '../config/index.js';
-import { createLdapClientFactory, toDirectoryError, withLdapClient } from '../ldap/connection.js';
+import { toDirectoryError, withLdapClient } from '../ldap/connection.js';
+import { ldapClientsFromConfig } from '../ldap/from-config.js';
 import type { ServiceSecrets } from '../runtime/control.js';
-import { Connection, Session, type Credentials } from '../smb/index.js';
+import { IndexerShares } from '../logon/indexer-shares.js';
+import { smbClientFromConfig } from '../logon/smb-client.js';
 import { SmbLogons } from '../logon/smb-logons.js';
+import { SmbConnectionError, SmbStatusError, SmbTimeoutError } from '../smb/index.js';
 import type { DependencyProbe, ProbeResult } from './readiness.js';
 
 /** A dependency that answers slower than this counts as down (readiness probes have short timeouts too). */
@@ -24,13 +27,13 @@ function elasticsearchProbe(elasticsearch: Config['elasticsearch'], secrets: Ser
   const where = elasticsearch.nodes.join(', ');
   // Made on the first probe: with the wiki off there is nothing to ask, and the client's modules, loaded then too,
   // would hold about 9 MB of the main thread's heap in a service that no one asks for readiness.
-  let loaded: { client: Client; explain: typeof import('../search/failure.js').explainSearchFailure } | undefined;
+  let loaded: { client: Client; explain: typeof import('../common/search-failure.js').explainSearchFailure } | undefined;
   return {
     name: 'elasticsearch',
     ...(elasticsearch.enabled ? {} : { disabled: 'elasticsearch.enabled is false: the wiki feature is off' }),
     async run(): Promise<ProbeResult> {
       if (loaded === undefined) {
-        const [{ createSearchClient }, { explainSearchFailure }] = await Promise.all([import('../search/client.js'), import('../search/failure.js')]);
+        const [{ createSearchClient }, { explainSearchFailure }] = await Promise.all([import('../search/client.js'), import('../common/search-failure.js')]);
         const client = createSearchClient({ nodes: elasticsearch.nodes, ...secrets.elasticsearch }, { requestTimeoutMs: PROBE_TIMEOUT_MS });
         loaded = { client, explain: explainSearchFailure };
       }
@@ -57,11 +60,7 @@ function ldapProbe(config: Config, indexerPassword: string | undefined): Depende
   return {
     name: 'ldap',
     async run(): Promise<ProbeResult> {
-      const connect = createLdapClientFactory({
-        url: ldap.url,
-        tls: { caFile: ldap.tls.ca_file, serverName: ldap.tls.server_name, rejectUnauthorized: ldap.tls.reject_unauthorized },
-        timeoutMs: Math.min(ldap.timeout, PROBE_TIMEOUT_MS),
-      });
+      const connect = ldapClientsFromConfig(ldap, Math.min(ldap.timeout, PROBE_TIMEOUT_MS));
       try {
         if (indexerPassword === undefined) {
           await withLdapClient(connect, (client) => client.search('', { scope: 'base', filter: '(objectClass=*)', attributes: ['defaultNamingContext'] }));
@@ -76,39 +75,39 @@ function ldapProbe(config: Config, indexerPassword: string | undefined): Depende
   };
 }
 
-/** One probe per distinct SMB server of the shares. */
+/**
+ * One probe per distinct SMB server of the shares: the indexer account's logon and a tree connect to one of the
+ * server's shares, through a client of the probe's own (a pooled session would answer the next probe without
+ * asking the server). Without the account, an anonymous session setup: the server's answer, a refusal included,
+ * shows it negotiates SMB on the config's terms (dialect, encryption).
+ */
 function smbProbes(config: Config, secrets: ServiceSecrets): DependencyProbe[] {
   const { smb } = config;
-  const hosts = [...new Set(smb.shares.map((share) => share.server ?? smb.server!))];
   const logons = new SmbLogons(config);
-  return hosts.map((host) => ({
+  const shareOf = new Map(smb.shares.map((share) => [(share.server ?? smb.server)!, share.name]));
+  return [...shareOf].map(([host, shareName]) => ({
     name: `smb://${host}:${smb.port}`,
     async run(): Promise<ProbeResult> {
       const timeoutMs = Math.min(smb.request_timeout, PROBE_TIMEOUT_MS);
-      let connection: Connection;
+      const client = smbClientFromConfig(smb, { connectTimeoutMs: timeoutMs, requestTimeoutMs: timeoutMs });
       try {
-        connection = await Connection.connect({
-          host,
-          port: smb.port,
-          connectTimeoutMs: timeoutMs,
-          requestTimeoutMs: timeoutMs,
-          minDialect: smb.min_dialect,
-          requireEncryption: smb.require_encryption,
-        });
-      } catch (err) {
-        return { up: false, detail: `${host}:${smb.port} does not answer an SMB negotiate: ${errorText(err)}` };
-      }
-      const account: Credentials | undefined = secrets.indexerPassword === undefined ? undefined : logons.indexer(host, secrets);
-      try {
-        if (account === undefined) return { up: true, detail: `${host}:${smb.port} answers an SMB negotiate (no logon: the indexer account is not loaded while elasticsearch.enabled is false)` };
-        const session = await Session.setup(connection, account);
-        await session.logoff().catch(() => undefined);
-        const mechanism = session.mechanism === 'kerberos' ? `Kerberos, ${account.kerberos!.spn}` : 'NTLM';
-        return { up: true, detail: `SMB session setup as the indexer account at ${host}:${smb.port} (${mechanism})` };
-      } catch (err) {
-        return { up: false, detail: `SMB session setup as the indexer account at ${host}:${smb.port} failed: ${errorText(err)}` };
+        if (secrets.indexerPassword === undefined) {
+          const anonymous = client.share({ host, port: smb.port, domain: '', user: '', password: '', share: shareName });
+          const answered = await anonymous.logon((setup) => setup()).then(() => undefined, (err: unknown) => err instanceof SmbStatusError ? undefined : err);
+          if (answered !== undefined) return { up: false, detail: `${host}:${smb.port} does not answer an SMB negotiate: ${errorText(answered)}` };
+          return { up: true, detail: `${host}:${smb.port} answers an SMB negotiate (no logon as an account: the indexer account is not loaded while elasticsearch.enabled is false)` };
+        }
+        const share = new IndexerShares(client, logons, smb.port, secrets).get(host, shareName);
+        let mechanism: 'kerberos' | 'ntlm';
+        try {
+          mechanism = await share.withTree(async (tree) => tree.session.mechanism);
+        } catch (err) {
+          if (err instanceof SmbConnectionError || err instanceof SmbTimeoutError) return { up: false, detail: `${host}:${smb.port} does not answer an SMB negotiate: ${errorText(err)}` };
+          return { up: false, detail: `SMB session setup as the indexer account at ${host}:${smb.port} failed: ${errorText(err)}` };
+        }
+        return { up: true, detail: `SMB session setup as the indexer account at ${host}:${smb.port} (${mechanism === 'kerberos' ? `Kerberos, ${logons.spnFor(host)}` : 'NTLM'})` };
       } finally {
-        connection.close();
+        await client.close();
       }
     },
   }));

@@ -24,7 +24,7 @@ export const header = (description: string, schema: Json = { type: 'string' }): 
 export const CHALLENGE = { 'WWW-Authenticate': header('Basic realm="edu-fileproxy"') };
 /** The challenge of /dav/ and the wiki: Negotiate offered first where kerberos.delegation.http_spn is set. */
 export const USER_CHALLENGE = { 'WWW-Authenticate': header('Basic realm="edu-fileproxy"; with kerberos.delegation.http_spn set: Negotiate, Basic realm="edu-fileproxy"') };
-/** Why a Negotiate token was refused (src/auth/negotiate.ts, src/wiki/viewer.ts): always a 401. */
+/** Why a Negotiate token was refused (src/auth/negotiate.ts, src/viewer/viewer.ts): always a 401. */
 export const NEGOTIATE_401_CODES = [
   'negotiate_malformed', 'negotiate_ntlm', 'negotiate_replay', 'negotiate_ticket_invalid', 'negotiate_integrity', 'negotiate_clock_skew',
   'negotiate_keytab', 'negotiate_unsupported_etype', 'negotiate_foreign_principal', 'negotiate_not_configured', 'negotiate_user_unknown',

@@ -17,10 +17,10 @@ const WIKI_SERVICE_USER = {
   schema: { type: 'string' },
 };
 
-/** The 403 of a trusted caller naming an account it may not act for (src/wiki/service-user.ts, ServiceUserRule). */
+/** The 403 of a trusted caller naming an account it may not act for (src/viewer/service-user.ts, ServiceUserRule). */
 export const SERVICE_USER_REFUSALS = ['computer', 'krbtgt', 'indexer', 'trusted_caller', 'not_delegated', 'protected_user', 'admin'].map((rule) => `service_user_${rule}`);
 
-/** Why the user named in X-Service-User sees nothing (src/wiki/viewer.ts, NoAccessReason). */
+/** Why the user named in X-Service-User sees nothing (src/viewer/viewer.ts, NoAccessReason). */
 const NO_ACCESS = {
   enum: ['user_unknown', 'user_disabled', 'user_locked', 'user_expired', 'user_password_expired'],
   description: 'Only on a call with X-Service-User: the named user sees nothing (fail-closed) because the directory has no such user '
@@ -35,7 +35,7 @@ const wikiResponses = (own: Record<string, Json>, extra400: readonly string[] = 
   '401': error('Basic credentials missing or wrong, or a Negotiate token refused', ['credentials_required', 'invalid_credentials', ...NEGOTIATE_401_CODES], USER_CHALLENGE),
   '403': error(
     'X-Service-User from an account that is not in wiki.trusted_callers, or naming an account a trusted caller may not call on behalf of '
-      + '(src/wiki/service-user.ts: a computer, krbtgt, the indexer, a trusted caller, NOT_DELEGATED, Protected Users, an admin group)',
+      + '(src/viewer/service-user.ts: a computer, krbtgt, the indexer, a trusted caller, NOT_DELEGATED, Protected Users, an admin group)',
     ['untrusted_caller', ...SERVICE_USER_REFUSALS],
   ),
   '404': error('The wiki is turned off on this host (elasticsearch.enabled is false)', ['wiki_disabled']),

@@ -15,8 +15,10 @@
  */
 import PQueue from 'p-queue';
 import type { Client } from '@elastic/elasticsearch';
+import { describeError } from '../common/describe-error.js';
+import type { Logger } from '../common/logger.js';
 import { IndexWriter } from '../search/index-writer.js';
-import { describeError, pathId, type SearchLog } from '../search/log.js';
+import { pathId } from '../search/log.js';
 import { documentId } from '../wiki/document-id.js';
 import { isWikiPage } from '../wiki/layout.js';
 import type { PageAddress, PageChange } from '../wiki/page-change.js';
@@ -40,7 +42,7 @@ export interface PageChangesOptions {
   flushIntervalMs?: number;
   /** How long the version token of an indexed page is remembered (the change watch's echo of a save comes within about 2 s). Default 10 s. */
   echoWindowMs?: number;
-  log: SearchLog;
+  log: Logger;
 }
 
 export interface HookStats {

@@ -3,8 +3,9 @@
  * it at the end (IndexManager.rebuildIndex, which also copies the documents of shares other proxies serve). Searches use the old index until the switch; a rebuild that fails or
  * is cancelled removes the new index and leaves the alias where it was.
  */
+import type { Logger } from '../common/logger.js';
 import type { IndexManager, RebuildResult } from '../search/index-manager.js';
-import { pathId, type SearchLog } from '../search/log.js';
+import { pathId } from '../search/log.js';
 import type { SourceDocument } from '../search/index-writer.js';
 import { mapConcurrent } from './map-concurrent.js';
 import { walkWikiPages, type WalkItem } from './ordered-walk.js';
@@ -26,7 +27,7 @@ export interface RebuildOptions {
   signal: AbortSignal;
   /** Called when a share's walk starts. */
   onShare(share: string): void;
-  log: SearchLog;
+  log: Logger;
 }
 
 export class RebuildCancelledError extends Error {

@@ -5,8 +5,9 @@
  * Reindex and rebuild requests (the admin channel) queue behind the running job.
  */
 import { errors as esErrors, type Client } from '@elastic/elasticsearch';
+import { describeError } from '../common/describe-error.js';
+import type { Logger } from '../common/logger.js';
 import { IndexManager } from '../search/index-manager.js';
-import { describeError, type SearchLog } from '../search/log.js';
 import type { IndexLayout } from '../search/mapping.js';
 import { IndexWriteError } from '../search/index-writer.js';
 import { shareQuery } from '../search/inventory.js';
@@ -46,7 +47,7 @@ export interface ReconcilerOptions {
   concurrency?: number;
   /** Folder listings requested ahead per level. Default 8. */
   lookahead?: number;
-  log: SearchLog;
+  log: Logger;
 }
 
 /** A request the reconciler cannot take (an unknown share, ...); the admin channel answers it as an error. */

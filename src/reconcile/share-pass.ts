@@ -8,6 +8,7 @@
  * until then is correct, and the next pass does the rest.
  */
 import type { Client } from '@elastic/elasticsearch';
+import type { Logger } from '../common/logger.js';
 import { IndexWriter } from '../search/index-writer.js';
 import { indexedPages } from '../search/inventory.js';
 import { documentId } from '../wiki/document-id.js';
@@ -16,7 +17,7 @@ import type { DocumentOutcome, FolderListing, NameListing, PageFacts } from './l
 import { mapConcurrent } from './map-concurrent.js';
 import { walkWikiPages } from './ordered-walk.js';
 import { readAhead } from './read-ahead.js';
-import { pathId, type SearchLog } from '../search/log.js';
+import { pathId } from '../search/log.js';
 
 /** Where one share's pages come from: in the service, the smb-reader and indexer pools. */
 export interface ShareSource {
@@ -77,7 +78,7 @@ export interface SharePassOptions {
   signal: AbortSignal;
   /** Filled in as the pass goes. */
   counts: ShareCounts;
-  log: SearchLog;
+  log: Logger;
 }
 
 type Outcome = 'added' | 'updated' | 'unchanged';

@@ -34,9 +34,10 @@
  * for every change and a second copy of the share list, and a crash there would still need the reconciler to repair
  * with a pass. Its failures stay inside it: a watch that ends is set up again at once, then with back-off.
  */
+import { describeError } from '../common/describe-error.js';
+import type { Logger } from '../common/logger.js';
 import type { PageChange } from '../wiki/page-change.js';
 import { FileAction, FileNotifyChange, type SmbShare, type WatchChange } from '../smb/index.js';
-import { describeError, type SearchLog } from '../search/log.js';
 import { folderKey } from '../wiki/document-id.js';
 import { folderAncestry, isWikiDir, SharePathError, wikiPageLocation } from '../wiki/layout.js';
 import { isWithin } from './jobs.js';
@@ -65,7 +66,7 @@ export interface ShareWatchOptions {
   maxDelayMs?: number;
   /** Waits before setting up a lost watch again, the last one repeated; the first is 0: at once. */
   retryDelaysMs?: readonly number[];
-  log: SearchLog;
+  log: Logger;
 }
 
 export interface ShareWatchStats {

@@ -4,8 +4,8 @@
  * --rebuild` does) into the next versioned index, and switched atomically; searches use the old index until then.
  */
 import type { Client } from '@elastic/elasticsearch';
+import type { Logger } from '../common/logger.js';
 import { IndexManager } from '../search/index-manager.js';
-import type { SearchLog } from '../search/log.js';
 import type { IndexLayout, TextAnalyzer } from '../search/mapping.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_LOOKAHEAD, type IndexGate, type ReconcilerShare } from './reconciler.js';
 import { rebuildFromShares } from './rebuild.js';
@@ -34,7 +34,7 @@ export interface WikiIndexOptions {
   source(share: ReconcilerShare): ShareSource;
   /** Passed to IndexManager: wait before deleting the old index after a rebuild. */
   oldIndexGraceMs?: number;
-  log: SearchLog;
+  log: Logger;
 }
 
 export class WikiIndex implements IndexGate {

@@ -7,9 +7,10 @@
  * Searches go through the alias and see either the old or the new index, never none.
  */
 import { errors, type Client, type estypes } from '@elastic/elasticsearch';
+import { describeError } from '../common/describe-error.js';
+import { silentLog, type Logger } from '../common/logger.js';
 import { IndexWriter, type SourceDocument } from './index-writer.js';
 import { everyHit, shareQuery, type IndexedShare } from './inventory.js';
-import { describeError, silentLog, type SearchLog } from './log.js';
 import {
   DEFAULT_ALIAS, indexMappings, indexSettings, MAPPING_VERSION, SINGLE_NODE_LAYOUT, type IndexLayout, type IndexMeta, type TextAnalyzer,
 } from './mapping.js';
@@ -51,7 +52,7 @@ export interface IndexManagerOptions {
   rebuildBatchSize?: number;
   /** Wait after moving the alias before deleting the old index, so searches already routed there finish. */
   oldIndexGraceMs?: number;
-  log?: SearchLog;
+  log?: Logger;
 }
 
 /** Documents of other proxies read per request while rebuilding. */
@@ -81,7 +82,7 @@ export class IndexManager {
   private readonly layout: IndexLayout;
   private readonly rebuildBatchSize: number | undefined;
   private readonly oldIndexGraceMs: number;
-  private readonly log: SearchLog;
+  private readonly log: Logger;
 
   constructor(options: IndexManagerOptions) {
     this.client = options.client;

@@ -8,8 +8,9 @@
  * page), so the request body is put together by concatenation.
  */
 import type { Client, estypes } from '@elastic/elasticsearch';
+import { describeError } from '../common/describe-error.js';
+import type { Logger } from '../common/logger.js';
 import { countBulkItems } from './bulk.js';
-import { describeError, type SearchLog } from './log.js';
 
 /**
  * Where the documents go: through the alias (Elasticsearch must refuse should it be gone, instead of creating an
@@ -34,7 +35,7 @@ export interface IndexWriterOptions {
   maxInFlight?: number;
   /** Told what each delivered batch did. */
   onDelivered?: (counts: IndexWriterCounts) => void;
-  log: SearchLog;
+  log: Logger;
 }
 
 export interface IndexWriterCounts {
@@ -69,7 +70,7 @@ export class IndexWriter {
   private readonly maxBytes: number;
   private readonly maxInFlight: number;
   private readonly onDelivered: (counts: IndexWriterCounts) => void;
-  private readonly log: SearchLog;
+  private readonly log: Logger;
   private batch: string[] = [];
   private batchBytes = 0;
   private readonly inFlight = new Set<Promise<void>>();

@@ -19,11 +19,12 @@
  * A read is shared by the concurrent requests that need the same page, and reused for `max_age`.
  */
 import { LRUCache } from 'lru-cache';
+import { describeError } from '../common/describe-error.js';
+import { silentLog, type Logger } from '../common/logger.js';
 import { SmbError } from '../smb/errors.js';
 import type { SecurityDescriptor } from '../smb/security-descriptor.js';
 import { aclFingerprint, deriveAcl, type DocumentAcl } from '../wiki/acl.js';
 import type { PageAddress } from '../wiki/page-change.js';
-import { describeError, silentLog, type SearchLog } from './log.js';
 import type { Viewer } from './query.js';
 
 /** An entry as the index gave it: the page and the read ACL the index holds for it. */
@@ -50,7 +51,7 @@ export interface LiveAclOptions {
   maxEntries?: number;
   /** How long a file server that could not be asked is left alone (default UNREACHABLE_BACKOFF_MS). */
   backoffMs?: number;
-  log?: SearchLog;
+  log?: Logger;
 }
 
 /** How long a file server that could not be asked is left alone (the index decides meanwhile). */
@@ -90,7 +91,7 @@ export interface LiveAclStats {
 
 export class LiveAcl {
   private readonly options: LiveAclOptions;
-  private readonly log: SearchLog;
+  private readonly log: Logger;
   private readonly states: LRUCache<string, Known>;
   private readonly counts: LiveAclStats = { reads: 0, hidden: 0, stale: 0, unanswered: 0 };
   /** Until when each file server that could not be asked is left alone. */

@@ -4,8 +4,9 @@
  * (spec: "Search engine down → wiki search returns no hits").
  */
 import type { Client, estypes } from '@elastic/elasticsearch';
+import { describeError } from '../common/describe-error.js';
+import { silentLog, type Logger } from '../common/logger.js';
 import type { IndexedEntry, LiveAcl } from './live-acl.js';
-import { describeError, silentLog, type SearchLog } from './log.js';
 import { DEFAULT_ALIAS } from './mapping.js';
 import {
   buildPageListBody,
@@ -95,7 +96,7 @@ export interface WikiSearchOptions {
   servers?: ReadonlyMap<string, string>;
   /** Checks every entry of an answer against the file server's ACL of the page now (src/search/live-acl.ts). */
   liveAcl?: LiveAcl;
-  log?: SearchLog;
+  log?: Logger;
 }
 
 type HitSource = Pick<SearchHit, 'share' | 'folder' | 'page' | 'path' | 'title' | 'modified'> & IndexedEntry;
@@ -116,7 +117,7 @@ export class WikiSearch {
   private readonly client: Client;
   private readonly alias: string;
   private readonly servers: ReadonlyMap<string, string> | undefined;
-  private readonly log: SearchLog;
+  private readonly log: Logger;
   private readonly searchPath: string;
   private readonly liveAcl: LiveAcl | undefined;
 

@@ -2,16 +2,16 @@
 // of wiki.trusted_callers, with Basic credentials of its own) names the user in
 // X-Service-User, and the request reaches SMB as that user by constrained
 // delegation (kerberos.delegation). Who may name whom is decided exactly as for
-// the wiki: the ldap-resolver's viewer answer (src/wiki/service-user.ts, the
+// the wiki: the ldap-resolver's viewer answer (src/viewer/service-user.ts, the
 // caller's bind, the named user's account state; refusals counted there), which
 // this thread reuses from its ViewerAnswerCache. Only then does the KDC decide
 // (src/kerberos/s4u.ts); its refusals, and no KDC answering, are named here.
 import { HttpError } from '../http/http-error.js';
 import { KerberosError } from '../kerberos/errors.js';
 import { DelegationRefusedError } from '../kerberos/s4u.js';
-import { ruleMessage } from '../wiki/service-user.js';
-import type { ViewerAnswerCache } from '../wiki/viewer-cache.js';
-import type { NoAccessReason } from '../wiki/viewer.js';
+import { ruleMessage } from '../viewer/service-user.js';
+import type { ViewerAnswerCache } from '../viewer/viewer-cache.js';
+import type { NoAccessReason } from '../viewer/viewer.js';
 import { DAV_CHALLENGE_HEADER } from './errors.js';
 
 const NO_ACCESS_MESSAGES: Record<NoAccessReason, string> = {

@@ -1,12 +1,7 @@
+import type { Logger } from '../common/logger.js';
 import { HttpError } from '../http/http-error.js';
 import { type WebhookClient, userAgentProduct } from './client.js';
 import { USER_EVENTS_DEFAULTS, type UserEvent, userEventSize } from './user-events.js';
-
-/** The part of a pino logger the webhook processing uses (pino's Logger fits). */
-export interface WebhookLogger {
-  info(fields: object, message: string): void;
-  warn(fields: object, message: string): void;
-}
 
 /** An event that passed all intake checks, including the dedupe ring. */
 export interface AcceptedWebhookEvent {
@@ -24,7 +19,7 @@ export interface UserEventSink {
 
 export interface WebhookDispatchDeps {
   readonly userEvents: UserEventSink;
-  readonly logger: WebhookLogger;
+  readonly logger: Logger;
   /** `webhooks.user_events.max_event_size`: a larger service-eventhandler event is refused with 413. */
   readonly maxUserEventSize?: number;
   /**

@@ -1,6 +1,6 @@
 // The import rule of docs/architecture.md, checked against the source tree: every relative import and
 // export-from of the .ts files under src/, actors/ and supervisor/ (read with the TypeScript parser), the
-// folder each belongs to, the rule table of the document, and the import cycles between modules.
+// folder each belongs to, the layers of the document's table, and the import cycles between modules.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
@@ -68,40 +68,59 @@ export function folderOf(module: string): string | undefined {
   return undefined;
 }
 
-/** Folder → the folders it may import besides itself. A row `actors/*` holds for each folder under actors/. */
-export type ImportRule = ReadonlyMap<string, readonly string[]>;
+/**
+ * The layers of the rule, top first: each a name and its folders (`actors/*` stands for each folder under actors/).
+ * A folder may import its own modules and those of the folders of lower layers, nothing of its own layer or above.
+ */
+export type Layers = readonly { readonly name: string; readonly folders: readonly string[] }[];
 
 /**
- * The table under the heading `## Import rule` of the document: one row per folder, its name in backticks first in
- * the first cell and the folders it may import in backticks in the second (none: no backticks).
+ * The table under the heading `## Import rule` of the document, top layer first: one row per layer, its name in the
+ * first cell and its folders in backticks in the second (rows without backticks there, the header, are skipped).
  */
-export function parseImportRule(markdown: string): ImportRule {
+export function parseLayers(markdown: string): Layers {
   const section = markdown.split(/^## /m).find((s) => s.startsWith('Import rule'));
   if (section === undefined) throw new Error('no "## Import rule" section');
-  const rule = new Map<string, string[]>();
+  const layers: { name: string; folders: string[] }[] = [];
   for (const line of section.split('\n')) {
-    const cells = line.split('|').map((c) => c.trim());
-    const folder = /^`([^`]+)`/.exec(cells[1] ?? '')?.[1];
-    if (!line.startsWith('|') || folder === undefined) continue;
-    rule.set(folder, [...(cells[2] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1]!));
+    if (!line.startsWith('|')) continue;
+    const [, name = '', cell = ''] = line.split('|');
+    const folders = [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
+    if (folders.length > 0) layers.push({ name: name.trim(), folders });
   }
-  return rule;
+  return layers;
 }
 
-/** The rule's row for a folder: its own, or its parent's `/*` row. */
-export function allowedFor(rule: ImportRule, folder: string): readonly string[] | undefined {
-  return rule.get(folder) ?? rule.get(folder.replace(/\/[^/]+$/, '/*'));
+/** The rank of a folder, its layer counted from the bottom (1 is the lowest); undefined: no layer names it. */
+export function rankOf(layers: Layers, folder: string): number | undefined {
+  const parentPattern = folder.replace(/\/[^/]+$/, '/*');
+  const row = layers.findIndex(({ folders }) => folders.includes(folder) || folders.includes(parentPattern));
+  return row === -1 ? undefined : layers.length - row;
 }
 
-/** Imports the rule does not allow, as `file:line imports target (folder → folder)`. */
-export function ruleViolations(rule: ImportRule, imports: readonly ModuleImport[]): string[] {
+/** The folders of some modules that no layer names: each needs a rank before its imports can be checked. */
+export function foldersWithoutLayer(layers: Layers, modules: readonly string[]): string[] {
+  return [...new Set(modules.map((m) => folderOf(m)).filter((f) => f !== undefined))].filter((f) => rankOf(layers, f) === undefined).sort();
+}
+
+/**
+ * Imports the layers do not allow, as `file:line imports target (folder in layer → folder in layer)`: to a folder
+ * of the same layer or a higher one, or to or from a folder no layer names (type-only imports count: they tie the
+ * folders' meanings all the same).
+ */
+export function ruleViolations(layers: Layers, imports: readonly ModuleImport[]): string[] {
+  const named = (folder: string) => {
+    const rank = rankOf(layers, folder);
+    return rank === undefined ? `${folder} in no layer` : `${folder} in ${layers[layers.length - rank]!.name}`;
+  };
   return imports.flatMap((imp) => {
     const from = folderOf(imp.from);
     const to = folderOf(imp.to) ?? imp.to;
     if (from === undefined || from === to) return [];
-    const allowed = allowedFor(rule, from);
-    if (allowed?.includes(to)) return [];
-    return [`${imp.from}:${imp.line} imports ${imp.to} (${from} → ${to}${allowed === undefined ? `; ${from} has no row` : ''})`];
+    const fromRank = rankOf(layers, from);
+    const toRank = rankOf(layers, to);
+    if (fromRank !== undefined && toRank !== undefined && toRank < fromRank) return [];
+    return [`${imp.from}:${imp.line} imports ${imp.to} (${named(from)} → ${named(to)})`];
   });
 }
 
@@ -166,9 +185,4 @@ export function moduleGraph(imports: readonly ModuleImport[]): Map<string, strin
   const edges = new Map<string, string[]>();
   for (const { from, to } of imports) edges.set(from, [...(edges.get(from) ?? []), to]);
   return edges;
-}
-
-/** The folder graph the rule allows (rows with `/*` stand for the folders they cover). */
-export function ruleGraph(rule: ImportRule): Map<string, string[]> {
-  return new Map([...rule].map(([folder, allowed]) => [folder, [...allowed]]));
 }

@@ -1,7 +1,8 @@
-// The import rule of docs/architecture.md holds for the source tree: each folder of src/, actors/ and
-// supervisor/ imports only what its row of the rule table allows, src/messages/ imports only types, and no
-// module imports itself back through others. `node dist/test/run-tests.js import-rule` names every offending
-// import and every cycle.
+// The import rule of docs/architecture.md holds for the source tree: the folders of src/, actors/ and supervisor/
+// stand in the layers of its table and each imports only folders of lower layers, src/messages/ imports only types
+// and only actors/ and supervisor/ import it, and no module imports itself back through others.
+// `node dist/test/run-tests.js import-rule` names every offending import, every folder without a layer and every
+// cycle.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,60 +10,81 @@ import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import {
-  allowedFor,
   cyclesOf,
   folderOf,
+  foldersWithoutLayer,
   importsOf,
   loopThrough,
   moduleGraph,
   modulesUnder,
-  parseImportRule,
+  parseLayers,
+  rankOf,
   RULED_ROOTS,
-  ruleGraph,
   ruleViolations,
   type ModuleImport,
 } from '../support/import-rule.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 
-/** The rule and the imports of a tree: `repo` holds docs/architecture.md and the ruled folders. */
+/** The layers and the imports of a tree: `repo` holds docs/architecture.md and the ruled folders. */
 function readTree(repo: string) {
-  const rule = parseImportRule(readFileSync(join(repo, 'docs/architecture.md'), 'utf8'));
+  const layers = parseLayers(readFileSync(join(repo, 'docs/architecture.md'), 'utf8'));
   const modules = modulesUnder(repo, RULED_ROOTS);
   const imports = modules.flatMap((module) => importsOf(repo, module));
-  return { rule, modules, imports };
+  return { layers, modules, imports };
 }
 
 /** Each cycle of the graph as one loop through it. */
 const loops = (edges: ReadonlyMap<string, readonly string[]>) => cyclesOf(edges).map((cycle) => loopThrough(edges, cycle));
 
+/** The imports of src/messages/ made by any folder but actors/ and supervisor/. */
+const messagesImportedElsewhere = (imports: readonly ModuleImport[]) => imports
+  .filter((i) => i.to.startsWith('src/messages/') && !i.from.startsWith('src/messages/') && !/^(actors|supervisor)\//.test(i.from))
+  .map((i) => `${i.from}:${i.line} imports ${i.to}`);
+
 describe('the import rule (docs/architecture.md)', () => {
-  const { rule, modules, imports } = readTree(REPO);
+  const { layers, modules, imports } = readTree(REPO);
 
-  it('has a row for every folder, and every row names a folder of the tree', () => {
+  it('gives every folder of the tree a layer (a new folder: give it one), and names each folder once and only existing ones', () => {
+    assert.deepEqual(foldersWithoutLayer(layers, modules), [], 'folders without a layer: give each a rank in the table');
+    const named = layers.flatMap((layer) => layer.folders);
+    assert.deepEqual(named.filter((f, i) => named.indexOf(f) !== i), [], 'folders named in two layers');
     const folders = new Set(modules.map((m) => folderOf(m)!));
-    assert.deepEqual([...folders].filter((f) => allowedFor(rule, f) === undefined), [], 'folders without a row');
-    const named = [...rule.keys(), ...[...rule.values()].flat()];
     const exists = (f: string) => f.endsWith('/*') ? [...folders].some((x) => x.startsWith(f.slice(0, -1))) : folders.has(f);
-    assert.deepEqual([...new Set(named)].filter((f) => !exists(f)), [], 'rows naming no folder');
+    assert.deepEqual(named.filter((f) => !exists(f)), [], 'layers naming no folder of the tree');
   });
 
-  it('allows no loop between folders', () => {
-    assert.deepEqual(loops(ruleGraph(rule)), []);
-  });
-
-  it('every import of src/, actors/ and supervisor/ is one its folder may make', () => {
+  it('every import of src/, actors/ and supervisor/ goes to a lower layer', () => {
     assert.ok(imports.length > 500, `only ${imports.length} imports read`);
-    assert.deepEqual(ruleViolations(rule, imports), []);
+    assert.deepEqual(ruleViolations(layers, imports), []);
   });
 
-  it('src/messages/ imports types only', () => {
+  it('src/messages/ imports types only, and only actors/ and supervisor/ import it', () => {
     const offending = imports.filter((i) => i.from.startsWith('src/messages/') && !i.typeOnly);
     assert.deepEqual(offending.map((i) => `${i.from}:${i.line} imports ${i.to}`), []);
+    assert.deepEqual(messagesImportedElsewhere(imports), []);
   });
 
   it('no module imports itself back (no import cycle in src/, actors/ or supervisor/)', () => {
     assert.deepEqual(loops(moduleGraph(imports)), []);
+  });
+
+  it('fails on a wrong import planted in the real tree: upward, within a layer, from an actor to another, into a folder without a layer', () => {
+    const planted: ModuleImport[] = [
+      { from: 'src/smb/client.ts', to: 'src/wiki/layout.ts', line: 1, typeOnly: true },
+      { from: 'src/ldap/directory.ts', to: 'src/logon/smb-logons.ts', line: 2, typeOnly: false },
+      { from: 'actors/dedupe/main.ts', to: 'actors/reconciler/main.ts', line: 3, typeOnly: false },
+      { from: 'src/cli/serve.ts', to: 'src/messages/peers.ts', line: 4, typeOnly: true },
+      { from: 'src/metrics/snapshot.ts', to: 'src/unranked/new.ts', line: 5, typeOnly: false },
+    ];
+    assert.deepEqual(ruleViolations(layers, [...imports, ...planted]), [
+      'src/smb/client.ts:1 imports src/wiki/layout.ts (src/smb in SMB client, actor runtime → src/wiki in the directory, SMB logons, the wiki\'s files)',
+      'src/ldap/directory.ts:2 imports src/logon/smb-logons.ts (src/ldap in the directory, SMB logons, the wiki\'s files → src/logon in the directory, SMB logons, the wiki\'s files)',
+      'actors/dedupe/main.ts:3 imports actors/reconciler/main.ts (actors/dedupe in threads → actors/reconciler in threads)',
+      'src/metrics/snapshot.ts:5 imports src/unranked/new.ts (src/metrics in operations: metrics, readiness, the admin channel, the API\'s description, doctor → src/unranked in no layer)',
+    ]);
+    assert.deepEqual(messagesImportedElsewhere([...imports, ...planted]), ['src/cli/serve.ts:4 imports src/messages/peers.ts']);
+    assert.deepEqual(foldersWithoutLayer(layers, [...modules, 'src/unranked/new.ts']), ['src/unranked']);
   });
 });
 
@@ -74,18 +96,22 @@ describe('the import rule checks themselves', () => {
     writeFileSync(join(repo, path), text);
   };
   write('docs/architecture.md', [
-    '# x', '## Import rule', '| folder | may import |', '|---|---|',
-    '| `src/a` | `src/b` |', '| `src/b` | nothing |', '| `actors/*` | `src/a` |', '## Next', '| `src/b` | `src/a` |', '',
+    '# x', '## Import rule', '| layer | folders |', '|---|---|',
+    '| top | `actors/*` |', '| middle | `src/a`, `src/c` |', '| bottom | `src/b` |', '## Next', '| other | `src/b` |', '',
   ].join('\n'));
   write('src/a/one.ts', "import { two } from '../b/two.js';\nexport const one = two;\n");
   write('src/b/two.ts', "import type { one } from '../a/one.js';\nexport const two = 2;\nexport type One = typeof one;\n");
+  write('src/c/three.ts', "import { one } from '../a/one.js';\nexport const three = one;\n");
+  write('src/d/four.ts', "import { two } from '../b/two.js';\nexport const four = two;\n");
   write('actors/x/main.ts', "export * from '../../src/a/one.js';\nexport { type One } from '../../src/b/two.js';\nawait import('../y/main.js');\n");
   write('actors/y/main.ts', 'export {};\n');
-  const { rule, imports } = readTree(repo);
+  const { layers, modules, imports } = readTree(repo);
 
-  it('reads the table of its own section only, `/*` rows for each folder below', () => {
-    assert.deepEqual([...rule], [['src/a', ['src/b']], ['src/b', []], ['actors/*', ['src/a']]]);
-    assert.deepEqual(allowedFor(rule, 'actors/x'), ['src/a']);
+  it('reads the table of its own section only, top layer first, a `/*` name for each folder below', () => {
+    assert.deepEqual(layers, [
+      { name: 'top', folders: ['actors/*'] }, { name: 'middle', folders: ['src/a', 'src/c'] }, { name: 'bottom', folders: ['src/b'] },
+    ]);
+    assert.deepEqual(['actors/x', 'src/c', 'src/b', 'src/d'].map((f) => rankOf(layers, f)), [3, 2, 1, undefined]);
   });
 
   it('tells type-only imports from others, dynamic imports included', () => {
@@ -96,15 +122,19 @@ describe('the import rule checks themselves', () => {
       'actors/x/main.ts:3 actors/y/main.ts',
       'src/a/one.ts:1 src/b/two.ts',
       'src/b/two.ts:1 src/a/one.ts (type)',
+      'src/c/three.ts:1 src/a/one.ts',
+      'src/d/four.ts:1 src/b/two.ts',
     ]);
   });
 
-  it('names each import its folder may not make, and each cycle', () => {
-    assert.deepEqual(ruleViolations(rule, imports), [
-      'actors/x/main.ts:2 imports src/b/two.ts (actors/x → src/b)',
-      'actors/x/main.ts:3 imports actors/y/main.ts (actors/x → actors/y)',
-      'src/b/two.ts:1 imports src/a/one.ts (src/b → src/a)',
+  it('names each import to its own layer or above (type-only too), each folder without a layer, and each cycle', () => {
+    assert.deepEqual(ruleViolations(layers, imports), [
+      'actors/x/main.ts:3 imports actors/y/main.ts (actors/x in top → actors/y in top)',
+      'src/b/two.ts:1 imports src/a/one.ts (src/b in bottom → src/a in middle)',
+      'src/c/three.ts:1 imports src/a/one.ts (src/c in middle → src/a in middle)',
+      'src/d/four.ts:1 imports src/b/two.ts (src/d in no layer → src/b in bottom)',
     ]);
+    assert.deepEqual(foldersWithoutLayer(layers, modules), ['src/d']);
     assert.deepEqual(loops(moduleGraph(imports)), ['src/a/one.ts → src/b/two.ts → src/a/one.ts']);
     const folders = new Map([['src/a', ['src/c', 'src/b']], ['src/b', ['src/c']], ['src/c', ['src/a']], ['src/d', ['src/d']]]);
     assert.deepEqual(loops(folders), ['src/a → src/c → src/a', 'src/d → src/d']);

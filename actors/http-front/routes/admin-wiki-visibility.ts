@@ -11,7 +11,7 @@ import { readJsonObject } from '../../../src/http/json-body.js';
 import type { Router } from '../../../src/http/router.js';
 import type { LdapResolverProtocol } from '../../../src/messages/ldap-resolver.js';
 import type { Remote } from '../../../src/runtime/rpc.js';
-import { parseVisibilityUpdate, VisibilityRequestError } from '../../../src/wiki/visibility.js';
+import { parseVisibilityUpdate, VisibilityRequestError } from '../../../src/viewer/visibility.js';
 import { adminCall, type AdminLogins } from './api-calls.js';
 
 export interface WikiVisibilityRouteDeps {

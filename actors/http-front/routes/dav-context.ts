@@ -26,10 +26,10 @@ import type { ServiceSecrets } from '../../../src/runtime/control.js';
 import type { ReconcilerProtocol } from '../../../src/messages/reconciler.js';
 import { ActorUnavailableError, type Remote } from '../../../src/runtime/rpc.js';
 import { delegableTicketHolder, delegationHttpError, namedUser } from '../../../src/webdav/on-behalf.js';
-import { SERVICE_USER_HEADER } from '../../../src/wiki/service-user.js';
-import type { ViewerAnswerCache } from '../../../src/wiki/viewer-cache.js';
+import { SERVICE_USER_HEADER } from '../../../src/viewer/service-user.js';
+import type { ViewerAnswerCache } from '../../../src/viewer/viewer-cache.js';
 import { resolverViewerCache } from './viewer-answers.js';
-import { SmbClient, SmbError, SmbPool, type Credentials, type SmbShare } from '../../../src/smb/index.js';
+import { SmbError, type Credentials, type SmbClient, type SmbShare } from '../../../src/smb/index.js';
 import { guardedLogin, LoginThrottledError, remoteLoginGuard, THROTTLE_UNAVAILABLE_MESSAGE, throttledHttpError, type LoginGuard } from '../../../src/auth/login-guard.js';
 import { DAV_PREFIX, hrefOf, parseDavPath, parentPath, type DavLocation, type DavResource } from '../../../src/webdav/dav-path.js';
 import { DAV_CHALLENGE_HEADER, davHttpError } from '../../../src/webdav/errors.js';
@@ -45,6 +45,7 @@ import { checkWrite, type WriteCheck, type WriteCheckOptions } from '../../../sr
 import type { WriteRight } from '../../../src/webdav/write-rights.js';
 import { wikiWriteViolation } from '../../../src/wiki/layout.js';
 import type { PageChange } from '../../../src/wiki/page-change.js';
+import { smbClientFromConfig } from '../../../src/logon/smb-client.js';
 import { SmbLogons } from '../../../src/logon/smb-logons.js';
 import { unavailableAs503 } from './api-calls.js';
 
@@ -92,13 +93,7 @@ export class DavService {
 
   constructor(readonly deps: DavDeps) {
     const { smb } = deps.config;
-    this.smb = new SmbClient(new SmbPool({
-      requestTimeoutMs: smb.request_timeout,
-      connectTimeoutMs: Math.min(CONNECT_TIMEOUT_MS, smb.request_timeout),
-      idleTimeoutMs: smb.idle_timeout,
-      minDialect: smb.min_dialect,
-      requireEncryption: smb.require_encryption,
-    }));
+    this.smb = smbClientFromConfig(smb, { connectTimeoutMs: Math.min(CONNECT_TIMEOUT_MS, smb.request_timeout) });
     this.logons = new SmbLogons(deps.config, deps.secrets);
     this.viewers = resolverViewerCache(deps.resolver, deps.resolverLink);
     this.challenge = deps.negotiate ? negotiateChallenge(DAV_CHALLENGE) : DAV_CHALLENGE;

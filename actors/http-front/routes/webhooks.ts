@@ -3,6 +3,7 @@
 // actor's shared ring right here (no message per event); service-eventhandler
 // events go to the webhook-store, batched per event-loop turn.
 import type { Logger } from 'pino';
+import { CallBatcher } from '../../../src/common/call-batcher.js';
 import type { Config } from '../../../src/config/index.js';
 import type { Router } from '../../../src/http/router.js';
 import type { DedupeProtocol } from '../../../src/messages/dedupe.js';
@@ -10,7 +11,6 @@ import type { WebhookStoreProtocol } from '../../../src/messages/webhook-store.j
 import type { PeerLink } from '../../../src/runtime/actor.js';
 import { PeerMemory } from '../../../src/runtime/peer-memory.js';
 import type { Remote } from '../../../src/runtime/rpc.js';
-import { CallBatcher } from '../../../src/webhooks/batch.js';
 import { DedupeRing, DedupeRingRetiredError } from '../../../src/webhooks/dedupe-ring.js';
 import { dispatchWebhookEvent, type WebhookDispatchDeps } from '../../../src/webhooks/dispatch.js';
 import { WEBHOOK_OK_JSON } from '../../../src/webhooks/errors.js';

@@ -2,13 +2,13 @@
 // Every call needs basic credentials, or a Kerberos ticket for the service
 // (HTTP Negotiate, src/auth/negotiate.ts) where kerberos.delegation.http_spn
 // is configured; the ldap-resolver (or, warm, this
-// thread's copy of its answer: src/wiki/viewer-cache.ts) turns them and the
+// thread's copy of its answer: src/viewer/viewer-cache.ts) turns them and the
 // X-Service-Groups header into the SIDs allow entries are matched with
 // (narrowed by the header), the SIDs deny entries are matched with (the
 // user's whole token) and the visible shares (without a header, or with no
 // resolvable group, the allow set is empty: no hits, never an error). With
 // X-Service-User a trusted caller calls on behalf of the named user
-// (src/wiki/service-user.ts); when that user sees nothing because of their
+// (src/viewer/service-user.ts); when that user sees nothing because of their
 // account, every answer says why in `no_access`.
 // Elasticsearch is queried from this thread (async I/O); when it is
 // down the answer is empty with "degraded": true. Each entry of an answer
@@ -38,7 +38,7 @@ import { LiveAcl, type LiveAclStats } from '../../../src/search/live-acl.js';
 import type { SmbClient } from '../../../src/smb/index.js';
 import { checkFolder, parseSearchRequest, parseSuggestRequest, SearchRequestError, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
-import type { NoAccessReason, ViewerQuery } from '../../../src/wiki/viewer.js';
+import type { NoAccessReason, ViewerQuery } from '../../../src/viewer/viewer.js';
 import { resolverViewerCache } from './viewer-answers.js';
 import { unavailableAs503 } from './api-calls.js';
 

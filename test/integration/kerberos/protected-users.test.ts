@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { KerberosClient } from '../../../src/kerberos/client.js';
 import { DelegationRefusedError } from '../../../src/kerberos/s4u.js';
 import type { Directory } from '../../../src/ldap/directory.js';
-import { CallerRoles, serviceUserRefusalMessage } from '../../../src/wiki/service-user.js';
+import { CallerRoles, serviceUserRefusalMessage } from '../../../src/viewer/service-user.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { delegationAccount, ensureDelegationAccounts, fileServerSpn, kdcSettings, protectedUser } from '../../testbed/kerberos.js';
 import { testbedDirectory } from './config.js';

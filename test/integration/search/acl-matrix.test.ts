@@ -10,7 +10,7 @@ import { AceFlags, AceType, type Ace, type SecurityDescriptor } from '../../../s
 import { AUTHENTICATED_USERS_SID, EVERYONE_SID } from '../../../src/wiki/acl.js';
 import { buildWikiDocument, type WikiDocument } from '../../../src/wiki/document.js';
 import { wikiPagePath } from '../../../src/wiki/layout.js';
-import { tokenSidSet, userSidSet } from '../../../src/wiki/principal.js';
+import { tokenSidSet, userSidSet } from '../../../src/viewer/principal.js';
 import { indexDocuments, scratchIndex, type ScratchIndex } from './scratch-index.js';
 import { seededRandom } from './seeded-random.js';
 

@@ -4,9 +4,9 @@
  * recall@10 and mean reciprocal rank computed from the ranks of the judged pages.
  */
 import type { Client } from '@elastic/elasticsearch';
+import { silentLog } from '../../../src/common/logger.js';
 import { IndexWriter } from '../../../src/search/index-writer.js';
 import { documentSource } from '../../../src/search/bulk.js';
-import { silentLog } from '../../../src/search/log.js';
 import { indexMappings, indexSettings, type TextAnalyzer } from '../../../src/search/mapping.js';
 import { parseSearchRequest, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';

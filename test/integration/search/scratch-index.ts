@@ -4,10 +4,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@elastic/elasticsearch';
+import { silentLog } from '../../../src/common/logger.js';
 import { IndexWriter, type IndexWriterCounts, type SourceDocument } from '../../../src/search/index-writer.js';
 import { documentSource } from '../../../src/search/bulk.js';
 import { createSearchClient } from '../../../src/search/client.js';
-import { silentLog } from '../../../src/search/log.js';
 import type { WikiDocument } from '../../../src/wiki/document.js';
 import { readTestbedEnv } from '../../testbed/env.js';
 

@@ -8,7 +8,7 @@ import { WikiSearch } from '../../../src/search/search.js';
 import { SmbClient } from '../../../src/smb/index.js';
 import { buildWikiDocument, type WikiDocument } from '../../../src/wiki/document.js';
 import { isWikiPage } from '../../../src/wiki/layout.js';
-import { userSidSet } from '../../../src/wiki/principal.js';
+import { userSidSet } from '../../../src/viewer/principal.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { testbedShare } from '../../support/smb-logons.js';
 import { indexDocuments, scratchIndex, type ScratchIndex } from './scratch-index.js';

@@ -28,7 +28,7 @@ import { DEFAULT_ALIAS } from '../../../src/search/mapping.js';
 import { SmbClient, SmbError, type SmbShare } from '../../../src/smb/index.js';
 import type { SecurityDescriptor } from '../../../src/smb/security-descriptor.js';
 import { AUTHENTICATED_USERS_SID, deriveAcl, EVERYONE_SID } from '../../../src/wiki/acl.js';
-import { domainUsersSid } from '../../../src/wiki/principal.js';
+import { domainUsersSid } from '../../../src/viewer/principal.js';
 import { startService, type RunningService } from '../../support/service.js';
 import { ownLogonAuth, testbedShare } from '../../support/smb-logons.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';

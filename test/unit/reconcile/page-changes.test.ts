@@ -3,10 +3,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Client, estypes } from '@elastic/elasticsearch';
+import { silentLog } from '../../../src/common/logger.js';
 import type { PageAddress } from '../../../src/wiki/page-change.js';
 import type { ChangedPageOutcome } from '../../../src/reconcile/listing.js';
 import { PageChanges, type PageChangesOptions } from '../../../src/reconcile/page-changes.js';
-import { silentLog } from '../../../src/search/log.js';
 import { documentId } from '../../../src/wiki/document-id.js';
 
 interface BulkCall {

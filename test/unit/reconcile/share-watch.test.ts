@@ -3,9 +3,9 @@
 // that it holds one watch of the share whatever comes.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { silentLog } from '../../../src/common/logger.js';
 import type { PageChange } from '../../../src/wiki/page-change.js';
 import { ShareWatch } from '../../../src/reconcile/share-watch.js';
-import { silentLog } from '../../../src/search/log.js';
 import { FileAction, type WatchChange, type WatchOptions } from '../../../src/smb/index.js';
 
 /**

@@ -8,7 +8,7 @@ import { KerberosError } from '../../../src/kerberos/errors.js';
 import { DelegationRefusedError } from '../../../src/kerberos/s4u.js';
 import { SmbError } from '../../../src/smb/index.js';
 import { delegationHttpError, namedUser } from '../../../src/webdav/on-behalf.js';
-import type { ViewerAnswer } from '../../../src/wiki/viewer.js';
+import type { ViewerAnswer } from '../../../src/viewer/viewer.js';
 
 const request = { user: 'portal', password: 'secret', serviceUserHeader: 'carla', clientAddress: '127.0.0.1' };
 const seen = { ok: true as const, account: 'carla', userSid: 'S-1-5-21-1-2-3-1105', allowSids: [], denySids: [], shares: [] };

@@ -1,17 +1,18 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
+import type { Logger } from '../../../src/common/logger.js';
 import { HttpError } from '../../../src/http/http-error.js';
 import type { WebhookClient } from '../../../src/webhooks/client.js';
-import { type AcceptedWebhookEvent, dispatchWebhookEvent, type WebhookLogger } from '../../../src/webhooks/dispatch.js';
+import { type AcceptedWebhookEvent, dispatchWebhookEvent } from '../../../src/webhooks/dispatch.js';
 import { UserEventsCache } from '../../../src/webhooks/user-events.js';
 
 // pino's logger must satisfy the interface the dispatcher takes (a compile-time check)
-const pinoLogger: WebhookLogger = pino({ enabled: false });
+const pinoLogger: Logger = pino({ enabled: false });
 
 function recordingLogger() {
   const lines: { level: 'info' | 'warn'; fields: object; message: string }[] = [];
-  const logger: WebhookLogger = {
+  const logger: Logger = {
     info: (fields, message) => lines.push({ level: 'info', fields, message }),
     warn: (fields, message) => lines.push({ level: 'warn', fields, message }),
   };

@@ -6,7 +6,7 @@ import { Attribute, Change } from 'ldapts';
 import { dcAdminClient, findByAccountName, newDn, sidOf, userAttributes } from '../../../testbed/accounts.js';
 import type { TestbedEnv } from '../../../testbed/env.js';
 import { AUTHENTICATED_USERS_SID, EVERYONE_SID } from '../../../../src/wiki/acl.js';
-import { domainUsersSid } from '../../../../src/wiki/principal.js';
+import { domainUsersSid } from '../../../../src/viewer/principal.js';
 
 export interface OracleGroup {
   name: string;

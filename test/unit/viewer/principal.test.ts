@@ -7,7 +7,7 @@ import {
   parseServiceGroupsHeader,
   userSidSet,
   type GroupsHeaderProblem,
-} from '../../../src/wiki/principal.js';
+} from '../../../src/viewer/principal.js';
 
 function problemOf(value: string, limits?: { maxGroups: number; maxNameLength: number }): GroupsHeaderProblem {
   try {

@@ -3,14 +3,14 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { VisibilityFile, VisibilityFileError, WIKI_VISIBILITY_FILE } from '../../../src/wiki/visibility-file.js';
+import { VisibilityFile, VisibilityFileError, WIKI_VISIBILITY_FILE } from '../../../src/viewer/visibility-file.js';
 import {
   parseVisibilityUpdate,
   VisibilityRequestError,
   WikiVisibilitySettings,
   type VisibilityStore,
   type WikiVisibility,
-} from '../../../src/wiki/visibility.js';
+} from '../../../src/viewer/visibility.js';
 
 function fieldOf(body: unknown): string {
   try {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LookedUpUser } from '../../../src/ldap/directory.js';
-import { CallerRoles, parseServiceUserHeader, ServiceUserHeaderError } from '../../../src/wiki/service-user.js';
+import { CallerRoles, parseServiceUserHeader, ServiceUserHeaderError } from '../../../src/viewer/service-user.js';
 
 const DOMAIN = 'S-1-5-21-10-20-30';
 const SCHUL_ADMINS = `${DOMAIN}-1150`;

@@ -5,8 +5,8 @@ import { DirectoryError } from '../../../src/ldap/connection.js';
 import { parseLoginName } from '../../../src/ldap/login-name.js';
 import type { AccountState, DirectoryUser, LookedUpUser } from '../../../src/ldap/directory.js';
 import { AUTHENTICATED_USERS_SID, EVERYONE_SID } from '../../../src/wiki/acl.js';
-import { CallerRoles } from '../../../src/wiki/service-user.js';
-import { ViewerResolver, type ViewerAnswer } from '../../../src/wiki/viewer.js';
+import { CallerRoles } from '../../../src/viewer/service-user.js';
+import { ViewerResolver, type ViewerAnswer } from '../../../src/viewer/viewer.js';
 
 const DOMAIN = 'S-1-5-21-10-20-30';
 const ANNA = `${DOMAIN}-1105`;

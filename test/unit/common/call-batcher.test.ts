@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { CallBatcher } from '../../../src/webhooks/batch.js';
+import { CallBatcher } from '../../../src/common/call-batcher.js';
 
 describe('CallBatcher', () => {
   it('sends the calls of one turn together and answers each with its own result', async () => {

@@ -12,7 +12,7 @@
  * A header that breaks a rule is rejected as a whole with a GroupsHeaderError (the caller answers 400).
  */
 import { characterCount } from '../ldap/login-name.js';
-import { AUTHENTICATED_USERS_SID, EVERYONE_SID } from './acl.js';
+import { AUTHENTICATED_USERS_SID, EVERYONE_SID } from '../wiki/acl.js';
 
 export const SERVICE_GROUPS_HEADER = 'x-service-groups';
 

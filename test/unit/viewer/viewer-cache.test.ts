@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ReusableViewerAnswer, ViewerQuery } from '../../../src/wiki/viewer.js';
-import { ViewerAnswerCache, VISIBILITY_GENERATION } from '../../../src/wiki/viewer-cache.js';
+import type { ReusableViewerAnswer, ViewerQuery } from '../../../src/viewer/viewer.js';
+import { ViewerAnswerCache, VISIBILITY_GENERATION } from '../../../src/viewer/viewer-cache.js';
 
 const anna: ViewerQuery = { user: 'anna', password: 'pw', groupsHeader: 'Lehrer', serviceUserHeader: undefined, clientAddress: '127.0.0.1' };
 
