@@ -12,6 +12,7 @@ import { LdapConfigError } from '../../src/ldap/connection.js';
 import type { Directory } from '../../src/ldap/directory.js';
 import { directoryFromConfig, loginDomain } from '../../src/ldap/from-config.js';
 import type { LdapResolverProtocol } from '../../src/messages/ldap-resolver.js';
+import type { ActorContextOf } from '../../src/messages/peers.js';
 import { ldapResolverMetrics } from '../../src/metrics/actor-metrics.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
@@ -45,7 +46,7 @@ function wikiDirectory(config: Config, indexerPassword: string | undefined, log:
   }
 }
 
-runActor<Config>(async (ctx) => {
+runActor(async (ctx: ActorContextOf<'ldap-resolver'>) => {
   const { config, log } = ctx;
   const visibility = await WikiVisibilitySettings.open(
     new VisibilityFile(config.storage.data_dir),

@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DavStateService } from '../../../actors/dav-state/service.js';
+import { DavState } from '../../../actors/dav-state/state.js';
 import { DeadProperties } from '../../../src/webdav/dead-properties.js';
 import { LockTable } from '../../../src/webdav/locks.js';
 import { HINT_LOCKS, HINT_PROPERTY_RESOURCES, HINT_RETIRED } from '../../../src/webdav/state-hint.js';
 import { element } from '../../../src/webdav/xml.js';
 
 const at = (path: string) => ({ share: 'schule', path });
-const service = () => new DavStateService(new LockTable(), DeadProperties.inMemory(), 60_000);
+const stateOf = (leaseTimeoutMs = 60_000) => new DavState(new LockTable(), DeadProperties.inMemory(), leaseTimeoutMs);
+const service = () => new DavStateService(stateOf());
 
 describe('the dav-state service', () => {
   it('serializes gated writes of one resource: the second waits for the release', async () => {
@@ -25,7 +27,7 @@ describe('the dav-state service', () => {
   });
 
   it('a lease whose holder never releases it expires, and the next writer gets it', async () => {
-    const s = new DavStateService(new LockTable(), DeadProperties.inMemory(), 50);
+    const s = new DavStateService(stateOf(50));
     const gate = { principal: 'anna', targets: [], tokens: [], ask: [], lease: at('page.md') };
     await s.writeGate(gate);
     const started = Date.now();
@@ -49,7 +51,8 @@ describe('the dav-state service', () => {
   });
 
   it('publishes lock and property counts in shared memory, and retires them', async () => {
-    const s = service();
+    const state = stateOf();
+    const s = new DavStateService(state);
     const view = new Int32Array(await s.hint());
     assert.deepEqual([view[HINT_LOCKS], view[HINT_PROPERTY_RESOURCES]], [0, 0]);
     const lock = await s.lock({ resource: at('a'), scope: 'shared', depth: '0', principal: 'p', timeoutSeconds: 60 });
@@ -61,7 +64,7 @@ describe('the dav-state service', () => {
     ]);
     await s.removed(at('a'));
     assert.deepEqual([view[HINT_LOCKS], view[HINT_PROPERTY_RESOURCES]], [0, 0]);
-    s.retire();
+    state.retire();
     assert.equal(view[HINT_RETIRED], 1);
   });
 });
