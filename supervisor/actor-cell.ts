@@ -167,23 +167,6 @@ export class ActorCell {
     clearTimeout(overrun);
   }
 
-  /**
-   * Fault drill: make the actor die of an uncaught error. (Terminating the
-   * thread from outside is no drill: uWebSockets.js aborts the whole process
-   * when a thread ends with its sockets open.)
-   */
-  crash(reason = 'fault drill'): void {
-    this.send({ type: 'crash', reason });
-  }
-
-  /**
-   * Fault drill: end the actor's thread from outside, as a fatal native error would, without giving it a chance
-   * to report or clean up. Only for actors without sockets of uWebSockets.js (see crash()).
-   */
-  async kill(): Promise<void> {
-    await this.worker?.terminate();
-  }
-
   private onMessage(msg: ActorToSupervisor): void {
     switch (msg.type) {
       case 'ready':

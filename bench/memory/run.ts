@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { loadConfig, readIndexerPassword } from '../../src/config/index.js';
 import { Supervisor } from '../../supervisor/supervisor.js';
+import { killActor } from '../../test/support/fault-drills.js';
 import { runService, waitFor, writeServiceConfig, type RunningService } from '../../test/support/service.js';
 import { shippedUnitEnvironment } from '../../test/support/systemd-unit.js';
 import { parsePrometheusText, type Sample } from '../../test/unit/metrics/prometheus-text.js';
@@ -133,9 +134,10 @@ async function restartTimes(overrides: Overrides): Promise<Map<string, number[]>
       for (const name of names) {
         await new Promise((resolve) => setTimeout(resolve, BETWEEN_KILLS_MS));
         const cell = supervisor.cell(name)!;
-        const killedAt = performance.now();
-        await cell.kill();
-        while (cell.state !== 'running') {
+        const restarts = (await cell.health()).restarts;
+        await killActor(name);
+        const killedAt = performance.now(); // the thread is gone
+        while (cell.state !== 'running' || (await cell.health()).restarts === restarts) {
           if (performance.now() - killedAt > 10_000) throw new Error(`${name} not back within 10 s`);
           await new Promise((resolve) => setTimeout(resolve, 2));
         }

@@ -142,9 +142,6 @@ export function runActor<C extends LogSettings, Peers, Serves, H extends Serves>
         linkOf(msg.peer).connected = false;
         behaviour.peerDisconnected?.(msg.peer);
         break;
-      case 'crash':
-        setImmediate(() => { throw new Error(msg.reason); });
-        break;
       case 'ping':
         send({ type: 'pong', id: msg.id, details: behaviour.health?.() ?? {}, pools: behaviour.pools?.() ?? {} });
         break;
