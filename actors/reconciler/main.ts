@@ -92,9 +92,6 @@ runActor(async (ctx: ActorContextOf<'reconciler'>) => {
         throw new JobRequestError(disabled);
       },
       cancel: () => undefined,
-      status: () => {
-        throw new JobRequestError(disabled);
-      },
     };
     const channel = await openAdminChannel(socketPath, refuse, log);
     const handlers: ReconcilerProtocol = { pageChanged: async () => undefined };

@@ -15,7 +15,6 @@
 import { join } from 'node:path';
 import * as z from 'zod';
 import type { JobInfo } from '../reconcile/jobs.js';
-import type { ReconcilerStatus } from '../reconcile/reconciler.js';
 
 /** Folder of the socket below `storage.data_dir`; mode 700 is what keeps other accounts out. */
 export const ADMIN_DIR = 'admin';
@@ -46,14 +45,12 @@ const jobRequest = z.strictObject({
 const adminRequest = z.discriminatedUnion('op', [
   z.strictObject({ op: z.literal('run'), job: jobRequest }),
   z.strictObject({ op: z.literal('cancel') }),
-  z.strictObject({ op: z.literal('status') }),
 ]);
 
 export type AdminRequest = z.infer<typeof adminRequest>;
 
 export type AdminEvent =
   | { event: 'job'; job: JobInfo }
-  | { event: 'status'; status: ReconcilerStatus }
   | { event: 'error'; message: string };
 
 export class AdminProtocolError extends Error {
