@@ -42,13 +42,6 @@ export function loadUws(): UwsLoad {
   return { reasons };
 }
 
-/** uWS, or an error naming why no build loads: for tests and benchmarks, which must not fall back. */
-export function uwsTransport(): Extract<HttpTransport, { name: 'uws' }> {
-  const loaded = loadUws();
-  if ('reasons' in loaded) throw new Error(`no uWebSockets.js build loads on Node ${process.version}: ${loaded.reasons.join('; ')}`);
-  return { name: 'uws', ...loaded };
-}
-
 /** The transport `http.transport` asks for, or node:http with a warning saying why when no uWS build loads. */
 export function chooseTransport(wanted: 'node' | 'uws', log: Logger): HttpTransport {
   if (wanted === 'node') return { name: 'node' };
