@@ -50,7 +50,9 @@ import {
   type Smb2Header,
 } from './header.js';
 import { Cipher, PreauthHash, decryptMessage, encryptMessage, signMessage, verifySignature, type CipherId } from './crypto.js';
-import { Capabilities, SecurityMode, negotiateRequest, parseNegotiateResponse, emptyRequest, type SmbRequest } from './messages.js';
+import { Capabilities, negotiateRequest, parseNegotiateResponse, SecurityMode } from './messages/negotiate.js';
+import type { SmbRequest } from './messages/request.js';
+import { emptyRequest } from './messages/session.js';
 import { Transport } from './transport.js';
 import { WireReader, align8 } from './wire.js';
 

@@ -31,5 +31,6 @@ export { Session, type Credentials, type KerberosLogon } from './session.js';
 export { Tree } from './tree.js';
 export { FileHandle } from './open.js';
 export { Dialect, DIALECT_NAMES, type DialectCode, type DialectName } from './header.js';
-export { Access, CreateOptions, Disposition, FileAttributes, SecurityInformation, ShareAccess } from './messages.js';
+export { Access, CreateOptions, Disposition, FileAttributes, ShareAccess } from './messages/create.js';
+export { SecurityInformation } from './messages/query.js';
 export { FileInfoClass, FileNotifyChange, FileAction } from './fscc.js';

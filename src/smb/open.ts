@@ -19,28 +19,11 @@ import {
   type FileBasicInfo,
   type FileStandardInfo,
 } from './fscc.js';
-import {
-  InfoType,
-  QueryDirectoryFlags,
-  RELATED_FILE_ID,
-  SecurityInformation,
-  changeNotifyRequest,
-  closeRequest,
-  createRequest,
-  flushRequest,
-  parseCreateResponse,
-  parseOutputBuffer,
-  parseReadResponse,
-  parseWriteResponse,
-  queryDirectoryRequest,
-  queryInfoRequest,
-  readRequest,
-  setInfoRequest,
-  writeRequest,
-  type CreateParams,
-  type CreateResponse,
-  type SmbRequest,
-} from './messages.js';
+import { changeNotifyRequest } from './messages/change-notify.js';
+import { closeRequest, type CreateParams, createRequest, type CreateResponse, flushRequest, parseCreateResponse, RELATED_FILE_ID } from './messages/create.js';
+import { InfoType, parseOutputBuffer, QueryDirectoryFlags, queryDirectoryRequest, queryInfoRequest, SecurityInformation, setInfoRequest } from './messages/query.js';
+import { parseReadResponse, parseWriteResponse, readRequest, writeRequest } from './messages/read-write.js';
+import type { SmbRequest } from './messages/request.js';
 import { encodeSecurityDescriptor, parseSecurityDescriptor, type SecurityDescriptor } from './security-descriptor.js';
 import type { Tree } from './tree.js';
 import { WireReader } from './wire.js';
