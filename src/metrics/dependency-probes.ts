@@ -9,7 +9,8 @@ import type { Client } from '@elastic/elasticsearch';
 import type { Config } from '../config/index.js';
 import { createLdapClientFactory, toDirectoryError, withLdapClient } from '../ldap/connection.js';
 import type { ServiceSecrets } from '../runtime/control.js';
-import { Connection, Session, type Credentials } from '../smb/index.js';
+import { Connection } from '../smb/connection.js';
+import { Session, type Credentials } from '../smb/session.js';
 import { SmbLogons } from '../logon/smb-logons.js';
 import type { DependencyProbe, ProbeResult } from './readiness.js';
 
