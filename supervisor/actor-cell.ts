@@ -20,7 +20,7 @@ export interface CellEvents {
 const PING_TIMEOUT_MS = 1_000;
 
 /** How a cell starts the threads of its actor. */
-export interface ThreadOptions {
+interface ThreadOptions {
   /** V8 heap limits (src/runtime/heap-limits.ts). */
   heapLimits: ResourceLimits;
   /** The threads' environment (with the compile cache's directory, src/runtime/compile-cache.ts). */

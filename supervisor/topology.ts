@@ -7,7 +7,7 @@ import { ACTOR_LINKS, type ActorKind } from '../src/messages/peers.js';
 import { STATEFUL_HEAP_LIMITS, TRANSIENT_HEAP_LIMITS } from '../src/runtime/heap-limits.js';
 
 /** How the supervisor runs the instances of one actor kind (its code: actors/<kind>/main.ts). */
-export interface ActorPlan {
+interface ActorPlan {
   instances: number;
   heapLimits: ResourceLimits;
 }

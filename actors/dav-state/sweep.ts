@@ -12,7 +12,7 @@ import type { DavResource } from '../../src/webdav/dav-path.js';
 import { fileIdentity } from '../../src/webdav/dead-properties.js';
 import type { DavState } from './state.js';
 
-export interface PropertySweep {
+interface PropertySweep {
   stop(): Promise<void>;
 }
 

@@ -10,7 +10,7 @@ export type Uws = typeof import('@trufflesuite/uws-js-unofficial');
 
 export type HttpTransport = { name: 'node' } | { name: 'uws'; uws: Uws; build: string };
 
-export type UwsLoad = { uws: Uws; build: string } | { reasons: string[] };
+type UwsLoad = { uws: Uws; build: string } | { reasons: string[] };
 
 const require = createRequire(import.meta.url);
 

@@ -50,7 +50,7 @@ type LinkedTo<K extends ActorKind> = ActorLink extends infer L
 export type PeersOf<K extends ActorKind> = Pick<ActorProtocols, LinkedTo<K> & ActorKind> & { supervisor: SupervisorProtocol };
 
 /** What an actor of kind `K` serves: its protocol, and its metrics for the supervisor. */
-export type ServedBy<K extends ActorKind> = ActorProtocols[K] & MetricsSource;
+type ServedBy<K extends ActorKind> = ActorProtocols[K] & MetricsSource;
 
 /** The context of an actor of kind `K` (src/runtime/actor.ts): the service's config, its peers, what it serves. */
 export type ActorContextOf<K extends ActorKind> = ActorContext<Config, PeersOf<K>, ServedBy<K>>;

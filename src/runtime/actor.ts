@@ -46,7 +46,7 @@ export interface ActorContext<C, Peers, Serves> {
 /** `H` when it has no member that `P` does not declare; a type with such a member does not match it. */
 type Exactly<P, H> = H & { [K in Exclude<keyof H, keyof P>]: never };
 
-export interface ActorBehaviour<Handlers> {
+interface ActorBehaviour<Handlers> {
   /** Served to every peer that connects to this actor. */
   handlers?: Handlers;
   /** A peer (re)connected: a new channel to it is ready for calls. */

@@ -130,7 +130,7 @@ interface Pending {
 }
 
 const COMMAND_NAMES = new Map<number, string>(Object.entries(Command).map(([k, v]) => [v, k]));
-export const commandName = (c: number): string => COMMAND_NAMES.get(c) ?? `command 0x${c.toString(16)}`;
+const commandName = (c: number): string => COMMAND_NAMES.get(c) ?? `command 0x${c.toString(16)}`;
 
 /** Credits the client tries to keep available so that many requests can be in flight. */
 const CREDIT_TARGET = 512;

@@ -35,7 +35,7 @@ const SECURITY_ALL = SecurityInformation.OWNER | SecurityInformation.GROUP | Sec
 const NOTIFY_BUFFER = 65536;
 
 /** How one CHANGE_NOTIFY ended: the changes, an overflow (the caller must list again), or our own CANCEL. */
-export type NotifyAnswer = { kind: 'changes'; records: NotifyRecord[] } | { kind: 'overflow' } | { kind: 'cancelled' };
+type NotifyAnswer = { kind: 'changes'; records: NotifyRecord[] } | { kind: 'overflow' } | { kind: 'cancelled' };
 
 /** Runs `count` jobs with at most `limit` in flight, preserving result order. */
 async function inParallel<T>(count: number, limit: number, job: (i: number) => Promise<T>): Promise<T[]> {

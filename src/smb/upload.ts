@@ -42,7 +42,7 @@ export const TEMP_NAME = /^\..+\.~[0-9a-f]{12}\.tmp$/;
  */
 export type CommitMode = 'replace' | 'create' | 'create-or-replace';
 
-export interface Uploaded {
+interface Uploaded {
   /** The new version's attributes, from the CLOSE (times can still change at CLOSE: pending write time). */
   attributes: CloseAttributes;
   fileId: string;

@@ -21,7 +21,7 @@ const NO_ACCESS_MESSAGES: Record<NoAccessReason, string> = {
   user_password_expired: 'the account\'s password has expired',
 };
 
-export interface OnBehalfRequest {
+interface OnBehalfRequest {
   /** The trusted caller's Basic credentials. */
   user: string;
   password: string;

@@ -22,7 +22,7 @@ import { registerUserEventRoutes } from './user-events.js';
 import { registerWebhookRoutes } from './webhooks.js';
 import { registerWikiRoutes, type WikiRoutes } from './wiki.js';
 
-export interface FrontRouteDeps {
+interface FrontRouteDeps {
   config: Config;
   /** The Elasticsearch credentials (wiki routes) and the delegation keytab (WebDAV, HTTP Negotiate). */
   secrets: ServiceSecrets;
@@ -38,7 +38,7 @@ export interface FrontRouteDeps {
 }
 
 /** What the front keeps of its routes: the WebDAV service, whose SMB sessions it closes when it stops, and the wiki's. */
-export interface FrontRoutes {
+interface FrontRoutes {
   dav: DavService;
   wiki: WikiRoutes;
 }

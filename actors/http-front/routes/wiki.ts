@@ -44,7 +44,7 @@ import type { NoAccessReason, ViewerQuery } from '../../../src/wiki/viewer.js';
 import { resolverViewerCache } from './viewer-answers.js';
 import { unavailableAs503 } from './api-calls.js';
 
-export interface WikiRouteDeps {
+interface WikiRouteDeps {
   readonly config: Pick<Config, 'elasticsearch' | 'smb' | 'wiki'>;
   readonly secrets: ServiceSecrets;
   readonly resolver: Remote<LdapResolverProtocol>;

@@ -3,7 +3,7 @@ import { Command } from '../header.js';
 import { fixedBody, type SmbRequest } from './request.js';
 
 /** SMB2_WATCH_TREE: report changes anywhere below the directory, not only among its own entries. */
-export const ChangeNotifyFlags = { WATCH_TREE: 0x1 } as const;
+const ChangeNotifyFlags = { WATCH_TREE: 0x1 } as const;
 
 /**
  * Asks to be told of the next changes below an open directory (`completionFilter`: FileNotifyChange bits). The

@@ -31,7 +31,7 @@ function ioctlOutput(r: WireReader, what: string): WireReader {
 
 // FSCTL_VALIDATE_NEGOTIATE_INFO (2.2.31.4, 3.2.5.14.12)
 
-export interface NegotiateInfo {
+interface NegotiateInfo {
   capabilities: number;
   guid: Buffer;
   securityMode: number;

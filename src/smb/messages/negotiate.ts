@@ -60,7 +60,7 @@ export function negotiateRequest(dialects: readonly DialectCode[], clientGuid: B
   return { command: Command.NEGOTIATE, body: b };
 }
 
-export interface NegotiateResponse {
+interface NegotiateResponse {
   securityMode: number;
   dialect: number;
   serverGuid: Buffer;
