@@ -13,6 +13,15 @@ const TIMEOUT_MS = 5_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** `promise`, or an error naming `what` after TIMEOUT_MS: a drill that cannot reach its thread fails, and does not hang the test. */
+async function within<T>(what: string, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`fault drill: ${what} took more than ${TIMEOUT_MS} ms`)), TIMEOUT_MS);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 /**
  * Runs `expression` on the running thread of the actor instance `name` (`dedupe`, `http-front#2`) and resolves once
  * that thread is gone (the supervisor may not have seen its exit yet: wait for the restart by its count).
@@ -29,7 +38,7 @@ async function evaluateOnActor(name: string, expression: string): Promise<void> 
       const title = /^\[worker (\d+)\] (.*)$/.exec(params.workerInfo.title);
       if (title?.[2] === name) threads.push({ sessionId: params.sessionId, threadId: Number(title[1]) });
     });
-    await session.post('NodeWorker.enable', { waitForDebuggerOnStart: false });
+    await within('attaching to the threads', session.post('NodeWorker.enable', { waitForDebuggerOnStart: false }));
     const started = Date.now();
     while (threads.length === 0 || Date.now() - lastReport < QUIET_MS) {
       if (Date.now() - started > TIMEOUT_MS) throw new Error(`no thread of actor ${name} in this process`);
@@ -41,14 +50,10 @@ async function evaluateOnActor(name: string, expression: string): Promise<void> 
       session.on('NodeWorker.detachedFromWorker', ({ params }) => { if (params.sessionId === running.sessionId) resolve(); });
     });
     const message = JSON.stringify({ id: 1, method: 'Runtime.evaluate', params: { expression } });
-    await session.post('NodeWorker.sendMessageToWorker', { sessionId: running.sessionId, message });
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`thread ${running.threadId} of actor ${name} still runs after the drill`)), TIMEOUT_MS);
-    });
-    await Promise.race([gone, late]).finally(() => clearTimeout(timer));
+    await within(`sending the drill to ${name}`, session.post('NodeWorker.sendMessageToWorker', { sessionId: running.sessionId, message }));
+    await within(`the end of thread ${running.threadId} of ${name}`, gone);
   } finally {
-    await session.post('NodeWorker.disable').catch(() => undefined);
+    await within('detaching from the threads', session.post('NodeWorker.disable')).catch(() => undefined);
     session.disconnect();
   }
 }
