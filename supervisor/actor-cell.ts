@@ -87,9 +87,9 @@ export class ActorCell {
 
   /**
    * The next incarnation, loaded while this one runs: a restart then skips starting a thread and loading the
-   * actor's modules (a cold start takes 100 to 300 ms on a busy 2-core host, more under heavy load), at the price of
-   * a thread that holds the actor's modules (10 to 25 MB), so it is kept only with `supervisor.spare_threads`. A spare
-   * that dies is simply replaced by a cold start.
+   * actor's modules (the slow part of a cold start, slower still on a busy host), at the price of a thread that holds
+   * the actor's modules, so it is kept only with `supervisor.spare_threads` (bench/RESULTS.md, Idle memory, has both
+   * figures). A spare that dies is simply replaced by a cold start.
    */
   private prepareSpare(): void {
     if (!this.thread.spare || this.spare || this.state !== 'running') return;
