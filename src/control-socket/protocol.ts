@@ -7,8 +7,7 @@
  *   ← {"event":"job","job":{...JobInfo}}        on acceptance, about 4 times a second while it runs, and at the end
  *   → {"op":"cancel"}                           stops the connection's job (so does closing the connection)
  *
- *   → {"op":"status"}   ← {"event":"status","status":{...}}
- *
+ * The reconciler's status is not asked here: /healthz carries it (the reconciler's details).
  * A refused request is answered `{"event":"error","message":"..."}`. Passes (`kind: pass`) join the pass already
  * queued or running and are not cancelled when their connection closes.
  */
