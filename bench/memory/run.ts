@@ -134,10 +134,16 @@ async function restartTimes(overrides: Overrides): Promise<Map<string, number[]>
       for (const name of names) {
         await new Promise((resolve) => setTimeout(resolve, BETWEEN_KILLS_MS));
         const cell = supervisor.cell(name)!;
-        const restarts = (await cell.health()).restarts;
         await killActor(name);
         const killedAt = performance.now(); // the thread is gone
-        while (cell.state !== 'running' || (await cell.health()).restarts === restarts) {
+        // The supervisor sees the exit within a few ms and restarts after its back-off (100 ms here), so the actor is
+        // seen down first; asking a dead thread for its health would wait out the ping's timeout instead.
+        const serving = () => cell.state === 'running'; // read anew each time (the supervisor changes it)
+        while (serving()) {
+          if (performance.now() - killedAt > 1_000) throw new Error(`${name}: its exit not seen within 1 s (host too busy to time restarts)`);
+          await new Promise((resolve) => setTimeout(resolve, 1));
+        }
+        while (!serving()) {
           if (performance.now() - killedAt > 10_000) throw new Error(`${name} not back within 10 s`);
           await new Promise((resolve) => setTimeout(resolve, 2));
         }
