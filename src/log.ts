@@ -32,8 +32,8 @@ export function createLogger(config: LogSettings | undefined, bindings: Record<s
 /**
  * A logger writing to the same destination with the same bindings and level as `log`, but without the redaction
  * pass, for lines whose fields are fixed primitives the caller picks (the per-request line: id, method, route
- * pattern, status, duration, outcome). Redaction costs more than the line itself: 3.8 µs per request line with it,
- * 1.4 without (bench/RESULTS.md, Request path profile).
+ * pattern, status, duration, outcome). Redaction costs more than the line itself (bench/RESULTS.md, Request path
+ * profile).
  */
 export function withoutRedaction(log: Logger): Logger {
   return pino({ level: log.level, base: null }, destinationOf(log)).child(log.bindings());

@@ -20,7 +20,7 @@ export interface CellEvents {
 const PING_TIMEOUT_MS = 1_000;
 
 /** How a cell starts the threads of its actor. */
-export interface ThreadOptions {
+interface ThreadOptions {
   /** V8 heap limits (src/runtime/heap-limits.ts). */
   heapLimits: ResourceLimits;
   /** The threads' environment (with the compile cache's directory, src/runtime/compile-cache.ts). */
@@ -87,9 +87,9 @@ export class ActorCell {
 
   /**
    * The next incarnation, loaded while this one runs: a restart then skips starting a thread and loading the
-   * actor's modules (a cold start takes 100 to 300 ms on a busy 2-core host, more under heavy load), at the price of
-   * a thread that holds the actor's modules (10 to 25 MB), so it is kept only with `supervisor.spare_threads`. A spare
-   * that dies is simply replaced by a cold start.
+   * actor's modules (the slow part of a cold start, slower still on a busy host), at the price of a thread that holds
+   * the actor's modules, so it is kept only with `supervisor.spare_threads` (bench/RESULTS.md, Idle memory, has both
+   * figures). A spare that dies is simply replaced by a cold start.
    */
   private prepareSpare(): void {
     if (!this.thread.spare || this.spare || this.state !== 'running') return;
@@ -165,23 +165,6 @@ export class ActorCell {
     }, timeoutMs + 1_000);
     await exited;
     clearTimeout(overrun);
-  }
-
-  /**
-   * Fault drill: make the actor die of an uncaught error. (Terminating the
-   * thread from outside is no drill: uWebSockets.js aborts the whole process
-   * when a thread ends with its sockets open.)
-   */
-  crash(reason = 'fault drill'): void {
-    this.send({ type: 'crash', reason });
-  }
-
-  /**
-   * Fault drill: end the actor's thread from outside, as a fatal native error would, without giving it a chance
-   * to report or clean up. Only for actors without sockets of uWebSockets.js (see crash()).
-   */
-  async kill(): Promise<void> {
-    await this.worker?.terminate();
   }
 
   private onMessage(msg: ActorToSupervisor): void {

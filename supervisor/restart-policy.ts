@@ -9,7 +9,7 @@ export interface RestartLimits {
   backoffMaxMs: number;
 }
 
-export type RestartDecision = { restart: true; delayMs: number } | { restart: false; reason: string };
+type RestartDecision = { restart: true; delayMs: number } | { restart: false; reason: string };
 
 export class RestartPolicy {
   private readonly recent: number[] = [];

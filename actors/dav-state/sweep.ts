@@ -12,13 +12,13 @@ import { SmbLogons } from '../../src/logon/smb-logons.js';
 import { SmbError, type SmbShare } from '../../src/smb/index.js';
 import type { DavResource } from '../../src/webdav/dav-path.js';
 import { fileIdentity } from '../../src/webdav/dead-properties.js';
-import type { DavStateService } from './service.js';
+import type { DavState } from './state.js';
 
-export interface PropertySweep {
+interface PropertySweep {
   stop(): Promise<void>;
 }
 
-export function startPropertySweep(config: Config, secrets: ServiceSecrets, service: DavStateService, log: Logger): PropertySweep | undefined {
+export function startPropertySweep(config: Config, secrets: ServiceSecrets, state: DavState, log: Logger): PropertySweep | undefined {
   if (secrets.indexerPassword === undefined) return undefined;
   const { smb } = config;
   const client = smbClientFromConfig(smb);
@@ -37,9 +37,9 @@ export function startPropertySweep(config: Config, secrets: ServiceSecrets, serv
   };
   let running: Promise<void> | undefined;
   const sweep = () => {
-    running ??= service.sweep(identityAt).then(
+    running ??= state.sweep(identityAt).then(
       (dropped) => {
-        if (dropped > 0) log.info({ dropped, propertyResources: service.stats()['propertyResources'] }, 'dead properties of files gone behind the proxy\'s back dropped');
+        if (dropped > 0) log.info({ dropped, propertyResources: state.stats()['propertyResources'] }, 'dead properties of files gone behind the proxy\'s back dropped');
       },
       (err: unknown) => log.warn({ error: err instanceof SmbError ? err.code : String(err) }, 'dead-property sweep failed'),
     ).finally(() => {

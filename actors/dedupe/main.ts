@@ -5,15 +5,15 @@
 // incarnation's ring). A front that dies holding the lock leaves the ring
 // half-written, so that ring is replaced by an empty one, as a restart would.
 import { Registry } from 'prom-client';
-import type { Config } from '../../src/config/index.js';
 import type { DedupeProtocol } from '../../src/messages/dedupe.js';
 import { dedupeMetrics } from './metrics.js';
+import type { ActorContextOf } from '../../src/messages/peers.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { runActor } from '../../src/runtime/actor.js';
 import { DedupeRing } from '../../src/webhooks/dedupe-ring.js';
 
-runActor<Config>(async (ctx) => {
+runActor(async (ctx: ActorContextOf<'dedupe'>) => {
   const capacity = ctx.config.webhooks.dedupe_size;
   let ring = new DedupeRing(capacity);
   /** Each front's lock tag; 1 is the ring's creator (this thread). */

@@ -1,10 +1,9 @@
 // The http-front actor: the HTTP server and its routes.
 import { Registry } from 'prom-client';
-import type { Config } from '../../src/config/index.js';
 import { Router } from '../../src/http/router.js';
 import type { HttpFrontProtocol } from '../../src/messages/http-front.js';
-import type { Peers } from '../../src/messages/peers.js';
 import { httpFrontMetrics } from './metrics.js';
+import type { ActorContextOf } from '../../src/messages/peers.js';
 import { HttpRequestMetrics } from '../../src/metrics/http-requests.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
@@ -14,7 +13,7 @@ import { registerRoutes } from './routes/index.js';
 import { HttpServer } from './server.js';
 import { chooseTransport } from './transport.js';
 
-runActor<Config, Peers>(async (ctx) => {
+runActor(async (ctx: ActorContextOf<'http-front'>) => {
   const { config, log } = ctx;
   const router = new Router();
   // Filled and replaced by the webhook-store (see actors/webhook-store/main.ts).

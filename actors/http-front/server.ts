@@ -28,7 +28,7 @@ type App = TemplatedApp & { close(): void };
 type HttpSettings = Omit<Config['http'], 'transport'>;
 
 /** How a server listens besides its transport. */
-export interface ListenOptions {
+interface ListenOptions {
   /** Other threads listen on the same port (node:http needs to be told; uWS always lets them). */
   sharedPort?: boolean;
   metrics?: HttpRequestMetrics;

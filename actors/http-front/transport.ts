@@ -10,7 +10,7 @@ export type Uws = typeof import('@trufflesuite/uws-js-unofficial');
 
 export type HttpTransport = { name: 'node' } | { name: 'uws'; uws: Uws; build: string };
 
-export type UwsLoad = { uws: Uws; build: string } | { reasons: string[] };
+type UwsLoad = { uws: Uws; build: string } | { reasons: string[] };
 
 const require = createRequire(import.meta.url);
 
@@ -40,13 +40,6 @@ export function loadUws(): UwsLoad {
     reasons.push(`@trufflesuite/uws-js-unofficial: ${oneLine(err)}`);
   }
   return { reasons };
-}
-
-/** uWS, or an error naming why no build loads: for tests and benchmarks, which must not fall back. */
-export function uwsTransport(): Extract<HttpTransport, { name: 'uws' }> {
-  const loaded = loadUws();
-  if ('reasons' in loaded) throw new Error(`no uWebSockets.js build loads on Node ${process.version}: ${loaded.reasons.join('; ')}`);
-  return { name: 'uws', ...loaded };
 }
 
 /** The transport `http.transport` asks for, or node:http with a warning saying why when no uWS build loads. */

@@ -13,6 +13,7 @@ import type { Directory } from '../../src/ldap/directory.js';
 import { directoryFromConfig, loginDomain } from '../../src/ldap/from-config.js';
 import type { LdapResolverProtocol } from '../../src/messages/ldap-resolver.js';
 import { ldapResolverMetrics } from './metrics.js';
+import type { ActorContextOf } from '../../src/messages/peers.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { runActor } from '../../src/runtime/actor.js';
@@ -45,7 +46,7 @@ function wikiDirectory(config: Config, indexerPassword: string | undefined, log:
   }
 }
 
-runActor<Config>(async (ctx) => {
+runActor(async (ctx: ActorContextOf<'ldap-resolver'>) => {
   const { config, log } = ctx;
   const visibility = await WikiVisibilitySettings.open(
     new VisibilityFile(config.storage.data_dir),

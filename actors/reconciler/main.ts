@@ -14,7 +14,7 @@
 // connects to Elasticsearch, ignores page changes and refuses reindex requests.
 import { Registry } from 'prom-client';
 import { describeError } from '../../src/common/describe-error.js';
-import type { Config } from '../../src/config/index.js';
+import type { ActorContextOf } from '../../src/messages/peers.js';
 import type { ReconcilerProtocol } from '../../src/messages/reconciler.js';
 import type { SmbReaderResult, SmbReaderTask } from '../../src/messages/pools.js';
 import { reconcilerMetrics, type PassSummary } from './metrics.js';
@@ -79,7 +79,7 @@ async function openAdminChannel(path: string, target: AdminTarget, log: Paramete
   }
 }
 
-runActor<Config>(async (ctx) => {
+runActor(async (ctx: ActorContextOf<'reconciler'>) => {
   const { config, log } = ctx;
   // Unlike its smb-reader pool, this thread keeps the normal priority: the post-write hook and the change watch are on
   // the way from a save to search, and at nice 10 a busy host kept the thread off a core for 5 to 20 ms at a time.
@@ -92,9 +92,6 @@ runActor<Config>(async (ctx) => {
         throw new JobRequestError(disabled);
       },
       cancel: () => undefined,
-      status: () => {
-        throw new JobRequestError(disabled);
-      },
     };
     const channel = await openAdminChannel(socketPath, refuse, log);
     const handlers: ReconcilerProtocol = { pageChanged: async () => undefined };

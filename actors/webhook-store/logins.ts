@@ -7,7 +7,7 @@ import type { Config } from '../../src/config/index.js';
 import { directoryFromConfig, loginDomain } from '../../src/ldap/from-config.js';
 import { namesAccount } from '../../src/ldap/login-name.js';
 
-export interface WebhookLogins {
+interface WebhookLogins {
   /** The admin API: global admins only (members of `admin.groups`). */
   admin(authorization: string | undefined, clientAddress: string): Promise<AdminAuthResult>;
   /**

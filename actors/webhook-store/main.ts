@@ -8,8 +8,7 @@
 // answers 503), so a deleted client's key is never accepted after the delete.
 import { Registry } from 'prom-client';
 import { remoteLoginGuard } from '../../src/auth/login-guard.js';
-import type { Config } from '../../src/config/index.js';
-import type { Peers } from '../../src/messages/peers.js';
+import type { ActorContextOf } from '../../src/messages/peers.js';
 import type { WebhookStoreProtocol } from '../../src/messages/webhook-store.js';
 import { webhookStoreMetrics } from './metrics.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
@@ -23,7 +22,7 @@ import { FileWebhookClientStore } from '../../src/webhooks/store.js';
 import { UserEventsCache } from '../../src/webhooks/user-events.js';
 import { createWebhookLogins } from './logins.js';
 
-runActor<Config, Peers>(async (ctx) => {
+runActor(async (ctx: ActorContextOf<'webhook-store'>) => {
   const { config, log } = ctx;
   const registry = await WebhookClientRegistry.open(new FileWebhookClientStore(config.storage.data_dir), {
     supportedUserAgents: config.webhooks.supported_user_agents,

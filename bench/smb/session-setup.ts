@@ -7,7 +7,9 @@
  * chooses the session key). Writes its table under "## SMB session setup: Kerberos and NTLM" in bench/RESULTS.md.
  */
 import { KerberosClient } from '../../src/kerberos/client.js';
-import { Connection, Session, SmbClient, type Credentials } from '../../src/smb/index.js';
+import { SmbClient, type Credentials } from '../../src/smb/index.js';
+import { Connection } from '../../src/smb/connection.js';
+import { Session } from '../../src/smb/session.js';
 import { env } from '../../test/integration/smb/testbed.js';
 import { fileServerSpn, kdcSettings } from '../../test/testbed/kerberos.js';
 import { isMain, loadAverage, ratioRow, report, runAlone, runLine, type BenchReport, type Benchmark } from '../results.js';

@@ -5,10 +5,11 @@
 // uWebSockets.js what the HTTP layer costs.
 //   node bare-http-front.js <port> <uws|node>   (the transport, as the http-front chooses it)
 import { HttpServer } from '../../actors/http-front/server.js';
-import { uwsTransport, type HttpTransport } from '../../actors/http-front/transport.js';
+import type { HttpTransport } from '../../actors/http-front/transport.js';
 import { Router } from '../../src/http/router.js';
 import { createLogger } from '../../src/log.js';
 import { WEBHOOK_OK_JSON } from '../../src/webhooks/errors.js';
+import { uwsTransport } from '../../test/support/transports.js';
 
 const port = Number(process.argv[2]);
 const transport: HttpTransport = process.argv[3] === 'uws' ? uwsTransport() : { name: 'node' };

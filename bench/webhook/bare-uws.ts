@@ -1,6 +1,6 @@
 // The baseline: a bare uWebSockets.js hello-world on one thread that answers
 // every request with the intake's success body. `node bare-uws.js <port>`, on a Node for which a uWS build loads.
-import { uwsTransport } from '../../actors/http-front/transport.js';
+import { uwsTransport } from '../../test/support/transports.js';
 
 const { uws } = uwsTransport();
 const port = Number(process.argv[2]);

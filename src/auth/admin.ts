@@ -7,7 +7,7 @@ import { ActorUnavailableError } from '../runtime/rpc.js';
 import { parseBasicAuth } from './basic.js';
 import { guardedLogin, LoginThrottledError, THROTTLE_UNAVAILABLE_MESSAGE, throttledAnswer, type LoginGuard, type ThrottledAnswer } from './login-guard.js';
 
-export interface AdminAuthOptions {
+interface AdminAuthOptions {
   /** `admin.groups`: membership of any of them (nested included) makes a global admin. */
   readonly groups: readonly string[];
   /**
@@ -36,7 +36,7 @@ export type AdminAuthResult =
     }
   | ThrottledAnswer;
 
-export interface AdminSessionCacheOptions {
+interface AdminSessionCacheOptions {
   /** `admin.session_ttl` in ms (default 30 min), counted from the login, not extended by use. */
   readonly ttlMs?: number;
   readonly maxSessions?: number;
@@ -44,7 +44,7 @@ export interface AdminSessionCacheOptions {
   readonly now?: () => number;
 }
 
-export const DEFAULT_SESSION_TTL_MS = 30 * 60 * 1000;
+const DEFAULT_SESSION_TTL_MS = 30 * 60 * 1000;
 
 /**
  * Successful admin logins, keyed by an HMAC of user and password under a per-process random

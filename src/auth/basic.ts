@@ -1,10 +1,10 @@
 /** Credentials from an `Authorization: Basic …` header. */
-export interface BasicCredentials {
+interface BasicCredentials {
   readonly user: string;
   readonly password: string;
 }
 
-export type BasicAuthResult =
+type BasicAuthResult =
   | ({ readonly ok: true } & BasicCredentials)
   | { readonly ok: false; readonly error: 'missing' | 'not_basic' | 'malformed'; readonly message: string };
 

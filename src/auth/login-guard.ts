@@ -79,7 +79,7 @@ export async function guardedLogin<T>(guard: LoginGuard, attempt: LoginAttempt, 
   }
 }
 
-export const THROTTLED_CODE = 'too_many_failed_logins';
+const THROTTLED_CODE = 'too_many_failed_logins';
 
 /** A refused login as a result object (one that crosses threads, or an authentication result): a 429. */
 export interface ThrottledAnswer {

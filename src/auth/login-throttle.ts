@@ -23,7 +23,7 @@
 import { isIPv6 } from 'node:net';
 import { LRUCache } from 'lru-cache';
 
-export interface LoginThrottleOptions {
+interface LoginThrottleOptions {
   /** `auth.max_failures`: failed logins of one account that lock it (0: no account limit). */
   maxFailures: number;
   /** `auth.max_address_failures`: failed logins from one address, across accounts, that lock it (0: no limit). */

@@ -16,7 +16,7 @@ import { acceptNegotiate } from '../kerberos/negotiate.js';
 import { remoteReplayGuard, type ReplayVerdict } from '../kerberos/replay-cache.js';
 
 /** A client authenticated by its ticket. */
-export interface NegotiatedUser {
+interface NegotiatedUser {
   /** The sAMAccountName the ticket names (its client, in the service's realm). */
   user: string;
   /** The client's ticket to this service: the evidence S4U2Proxy presents. */

@@ -1,6 +1,7 @@
 // The commands of `fileproxy` and their dispatch (src/cli/main.ts checks the Node.js version first). Each command's
 // modules are loaded when it runs: the service's main thread then holds none of the doctor's or reindex's.
 import { DEFAULT_CONFIG_FILE } from './args.js';
+import { versionLine } from './version.js';
 
 const USAGE = `usage: fileproxy <command> [options]
 
@@ -11,7 +12,8 @@ commands:
   reindex --share <name> | --all | --rebuild [--dry-run] [--json] [--config <file>]
                                  index shares again in the running service
 
-fileproxy <command> --help describes a command, its options and exit status.
+fileproxy <command> --help describes a command, its options and exit status;
+fileproxy --version (or -V) prints the version.
 --config defaults to ${DEFAULT_CONFIG_FILE}.
 `;
 
@@ -29,6 +31,10 @@ export async function runCommandLine([name, ...args]: string[]): Promise<number>
   const command = name === undefined ? undefined : commands[name];
   if (name === '--help' || name === '-h') {
     process.stdout.write(USAGE);
+    return 0;
+  }
+  if (name === '--version' || name === '-V') {
+    process.stdout.write(`${versionLine()}\n`);
     return 0;
   }
   if (!command) {

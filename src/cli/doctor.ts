@@ -3,12 +3,13 @@
 import { formatResult } from '../doctor/check.js';
 import { runDoctor } from '../doctor/run.js';
 import { CONFIG_OPTION_HELP, configFileArgument, wantsHelp } from './args.js';
+import { versionLine } from './version.js';
 
 const USAGE = 'usage: fileproxy doctor [--config <file>]';
 
 const HELP = `${USAGE}
 
-Checks the installation, one line per check, "ok", "WARN" or "FAIL" with a line "fix: ..." under each warning and
+Names the version first (as fileproxy --version), then checks the installation, one line per check, "ok", "WARN" or "FAIL" with a line "fix: ..." under each warning and
 failure: the config; the indexer secret file (present, mode 600, at most one trailing line break); ldap.base_dn and
 an LDAPS bind as the indexer account; that the global-admin groups resolve; each SMB share readable by the indexer
 account; that every Elasticsearch node answers, the cluster's health (yellow is a warning), that a node without TLS
@@ -28,6 +29,8 @@ export async function runDoctorCommand(args: string[]): Promise<number> {
     process.stderr.write(`${USAGE}\n`);
     return 2;
   }
+  // First, so that a report pasted into a ticket says which version it checked.
+  process.stdout.write(`${versionLine()}\n`);
   let failures = 0;
   for await (const result of runDoctor(file)) {
     if (result.status === 'fail') failures++;

@@ -24,7 +24,7 @@ export interface ReindexOptions {
   configFile: string;
 }
 
-export type ParsedReindexArgs = { help: true } | { options: ReindexOptions } | { error: string };
+type ParsedReindexArgs = { help: true } | { options: ReindexOptions } | { error: string };
 
 export function parseReindexArgs(args: readonly string[]): ParsedReindexArgs {
   const shares: string[] = [];

@@ -21,14 +21,14 @@ export function formatDuration(ms: number): string {
   return h > 0 ? `${h}:${pad(m)}:${pad(s)}` : `${m}:${pad(s)}`;
 }
 
-export interface Rates {
+interface Rates {
   /** Documents written per second. */
   indexedPerSecond: number;
   /** Remaining time, when the total is known and pages are coming in. */
   etaMs: number | null;
 }
 
-export function rates(info: JobInfo): Rates {
+function rates(info: JobInfo): Rates {
   const seconds = info.durationMs / 1000;
   const total = expectedTotal(info);
   const foundPerSecond = seconds > 0 ? found(info) / seconds : 0;

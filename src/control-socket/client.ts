@@ -5,7 +5,6 @@
 import { createConnection, type Socket } from 'node:net';
 import { encodeLine, LineSplitter, MAX_EVENT_LINE, type AdminEvent, type AdminRequest } from './protocol.js';
 import { isTerminal, type JobInfo, type JobRequest } from '../reconcile/jobs.js';
-import type { ReconcilerStatus } from '../reconcile/reconciler.js';
 
 /** Nothing listens on the socket: the service is not running (or runs with another data_dir). */
 export class ServiceNotRunningError extends Error {
@@ -104,17 +103,4 @@ export async function startJob(path: string, request: JobRequest, onUpdate: (inf
     if (last === undefined || !isTerminal(last.state)) fail(error);
   });
   return acceptance;
-}
-
-/** The reconciler's status, as its /healthz details give it. */
-export async function reconcilerStatus(path: string): Promise<ReconcilerStatus> {
-  return new Promise((resolve, reject) => {
-    exchange(path, { op: 'status' }, (event) => {
-      if (event.event === 'status') resolve(event.status);
-      else if (event.event === 'error') reject(new AdminRequestRefusedError(event.message));
-    }).then((socket) => {
-      socket.on('error', reject);
-      socket.on('close', () => reject(new Error('the service closed the admin channel without an answer')));
-    }, reject);
-  });
 }

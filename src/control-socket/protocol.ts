@@ -7,15 +7,13 @@
  *   ← {"event":"job","job":{...JobInfo}}        on acceptance, about 4 times a second while it runs, and at the end
  *   → {"op":"cancel"}                           stops the connection's job (so does closing the connection)
  *
- *   → {"op":"status"}   ← {"event":"status","status":{...}}
- *
+ * The reconciler's status is not asked here: /healthz carries it (the reconciler's details).
  * A refused request is answered `{"event":"error","message":"..."}`. Passes (`kind: pass`) join the pass already
  * queued or running and are not cancelled when their connection closes.
  */
 import { join } from 'node:path';
 import * as z from 'zod';
 import type { JobInfo } from '../reconcile/jobs.js';
-import type { ReconcilerStatus } from '../reconcile/reconciler.js';
 
 /** Folder of the socket below `storage.data_dir`; mode 700 is what keeps other accounts out. */
 export const ADMIN_DIR = 'admin';
@@ -46,14 +44,12 @@ const jobRequest = z.strictObject({
 const adminRequest = z.discriminatedUnion('op', [
   z.strictObject({ op: z.literal('run'), job: jobRequest }),
   z.strictObject({ op: z.literal('cancel') }),
-  z.strictObject({ op: z.literal('status') }),
 ]);
 
 export type AdminRequest = z.infer<typeof adminRequest>;
 
 export type AdminEvent =
   | { event: 'job'; job: JobInfo }
-  | { event: 'status'; status: ReconcilerStatus }
   | { event: 'error'; message: string };
 
 export class AdminProtocolError extends Error {

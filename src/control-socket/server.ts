@@ -21,7 +21,7 @@ import type { Logger } from '../common/logger.js';
 import { isTerminal, type Job, type JobInfo } from '../reconcile/jobs.js';
 import { JobRequestError, type Reconciler } from '../reconcile/reconciler.js';
 
-export type AdminTarget = Pick<Reconciler, 'submit' | 'cancel' | 'status'>;
+export type AdminTarget = Pick<Reconciler, 'submit' | 'cancel'>;
 
 /** Whether something accepts connections at `path`. */
 function answers(path: string): Promise<boolean> {
@@ -98,10 +98,6 @@ export class AdminChannel {
 
     const handle = (request: AdminRequest): void => {
       switch (request.op) {
-        case 'status':
-          send({ event: 'status', status: target.status() });
-          socket.end();
-          return;
         case 'run':
           if (job !== undefined) return refuse('one job per connection');
           job = target.submit(request.job, 'admin');

@@ -13,7 +13,7 @@ export class HttpError extends Error {
   }
 }
 
-export interface ErrorBody { status: 'error'; error: string; message: string }
+interface ErrorBody { status: 'error'; error: string; message: string }
 
 export function errorBody(code: string, message: string): ErrorBody {
   return { status: 'error', error: code, message };

@@ -32,7 +32,7 @@ import type { ReplayGuard } from './replay-cache.js';
 /** Kerberos' usual limit of clock skew (RFC 4120 1.7, the KDC's default too): the acceptor's and its replay cache's. */
 export const MAX_SKEW_SECONDS = 300;
 
-export interface AcceptorSettings {
+interface AcceptorSettings {
   /** The service principal without the realm, e.g. `HTTP/files.edu.test`. */
   service: string;
   realm: string;

@@ -9,7 +9,7 @@ import { createCipheriv, createDecipheriv, createHmac, pbkdf2Sync, randomBytes, 
 import { KerberosError } from './errors.js';
 
 /** Encryption type numbers (RFC 3961 8, RFC 8009 7). */
-export const Etype = {
+const Etype = {
   AES128_CTS_HMAC_SHA1_96: 17,
   AES256_CTS_HMAC_SHA1_96: 18,
   AES128_CTS_HMAC_SHA256_128: 19,
@@ -268,11 +268,6 @@ export function encryptionType(etype: number): EncryptionType {
   const t = TYPES.get(etype);
   if (!t) throw new KerberosError('UNSUPPORTED_ETYPE', `encryption type ${etype} is not supported (only AES: 17, 18, 19, 20)`);
   return t;
-}
-
-/** The type whose checksums are keyed with keys of `etype` (RFC 3961 4: the "associated" checksum). */
-export function checksumTypeOf(etype: number): number {
-  return encryptionType(etype).checksumType;
 }
 
 /** A fresh random key of the given type (for AP-REQ subkeys): random-to-key is the identity for AES. */

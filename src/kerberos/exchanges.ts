@@ -130,7 +130,7 @@ function clientKey(secret: ClientSecret, padata: PaData[], realm: string, client
   return { etype: chosen.etype, value: encryptionType(chosen.etype).stringToKey(secret.password, salt, chosen.s2kparams) };
 }
 
-export interface AsOptions {
+interface AsOptions {
   /** Requested lifetime; the KDC may shorten it. */
   lifetimeSeconds: number;
   forwardable?: boolean;
@@ -187,7 +187,7 @@ export function sealAuthenticator(
 }
 
 /** What S4U requests add to a TGS request (MS-SFU 3.1.5.1). */
-export interface TgsExtras {
+interface TgsExtras {
   options?: number;
   /** An end time before the TGT's (a shorter-lived service ticket). */
   till?: Date;

@@ -64,7 +64,7 @@ export interface PrincipalName {
   names: string[];
 }
 
-export interface EncryptedData {
+interface EncryptedData {
   etype: number;
   kvno?: number;
   cipher: Buffer;
@@ -134,7 +134,7 @@ function parseTicket(b: Block, what: string): Ticket {
 
 // ---- KDC requests ----
 
-export interface KdcReqBody {
+interface KdcReqBody {
   options: number;
   cname?: PrincipalName;
   realm: string;
@@ -203,7 +203,7 @@ export interface KrbError {
   eData?: Buffer;
 }
 
-export type KdcReply = { kind: 'rep'; rep: KdcRep } | { kind: 'error'; error: KrbError };
+type KdcReply = { kind: 'rep'; rep: KdcRep } | { kind: 'error'; error: KrbError };
 
 function parseKrbErrorBlock(b: Block): KrbError {
   const f = new Fields(unApp(b, MsgType.KRB_ERROR, 'KRB-ERROR'), 'KRB-ERROR');
@@ -239,7 +239,7 @@ export function parseKdcReply(buf: Buffer): KdcReply {
   };
 }
 
-export interface EncKdcRepPart {
+interface EncKdcRepPart {
   key: EncryptionKey;
   nonce: number;
   flags: number;
@@ -275,7 +275,7 @@ export function parseMethodData(buf: Buffer): PaData[] {
   return parsePaList(sequenceOf(b, 'METHOD-DATA'), 'METHOD-DATA');
 }
 
-export interface EtypeInfo2Entry {
+interface EtypeInfo2Entry {
   etype: number;
   salt?: string;
   s2kparams?: Buffer;
@@ -297,7 +297,7 @@ export interface Checksum {
   value: Buffer;
 }
 
-export interface Authenticator {
+interface Authenticator {
   crealm: string;
   cname: PrincipalName;
   cksum?: Checksum;
@@ -353,7 +353,7 @@ export function encodeApReq(options: number, ticket: Ticket, authenticator: Encr
   );
 }
 
-export interface ApReq {
+interface ApReq {
   options: number;
   ticket: Ticket;
   authenticator: EncryptedData;
@@ -404,7 +404,7 @@ export function parseApRep(buf: Buffer): { kind: 'rep'; encPart: EncryptedData }
   return { kind: 'rep', encPart: parseEncryptedData(f.block(2), 'AP-REP enc-part') };
 }
 
-export interface EncApRepPart {
+interface EncApRepPart {
   ctime: Date;
   cusec: number;
   subkey?: EncryptionKey;

@@ -12,10 +12,10 @@ import { NTLMSSP_OID, NegState, negTokenResp, parseNegTokenInit } from './spnego
 import type { AcceptedContext, KerberosAcceptor } from './acceptor.js';
 
 /** Windows' own MaxTokenSize is 48 KiB (a ticket with a large PAC); a longer header is refused before decoding. */
-export const MAX_TOKEN_BYTES = 64 * 1024;
+const MAX_TOKEN_BYTES = 64 * 1024;
 
 /** The token of an `Authorization: Negotiate <base64>` header value. */
-export function negotiateToken(authorization: string): Buffer {
+function negotiateToken(authorization: string): Buffer {
   if (authorization.length > 16 + Math.ceil(MAX_TOKEN_BYTES / 3) * 4) throw new KerberosProtocolError(`Negotiate token longer than ${MAX_TOKEN_BYTES} bytes`);
   const m = /^Negotiate +([A-Za-z0-9+/]+={0,2}) *$/i.exec(authorization);
   if (!m) throw new KerberosProtocolError('Authorization: expected "Negotiate <base64 token>"');
@@ -23,7 +23,7 @@ export function negotiateToken(authorization: string): Buffer {
 }
 
 /** The Kerberos token a Negotiate token carries, and the SPNEGO mechanism OID the client named it by (null: no SPNEGO). */
-export function kerberosTokenOf(token: Buffer): { mech: string | null; krbToken: Buffer } {
+function kerberosTokenOf(token: Buffer): { mech: string | null; krbToken: Buffer } {
   if (isKerberosToken(token)) return { mech: null, krbToken: token };
   if (token.subarray(0, 8).equals(Buffer.from('NTLMSSP\0', 'latin1'))) {
     throw new KerberosProtocolError('Negotiate: the client sent NTLM (it holds no Kerberos ticket for this service); only Kerberos is accepted');
@@ -38,7 +38,7 @@ export function kerberosTokenOf(token: Buffer): { mech: string | null; krbToken:
   return { mech: first, krbToken: mechToken };
 }
 
-export interface NegotiateAccepted {
+interface NegotiateAccepted {
   context: AcceptedContext;
   /** The `WWW-Authenticate` value of the successful answer, or null when there is nothing to send back. */
   wwwAuthenticate: string | null;

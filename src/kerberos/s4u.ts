@@ -35,7 +35,7 @@ export class DelegationRefusedError extends KerberosError {
 const HMAC_MD5 = -138;
 const AUTH_PACKAGE = 'Kerberos';
 
-export function hmacMd5Checksum(key: Buffer, usage: number, data: Buffer): Buffer {
+function hmacMd5Checksum(key: Buffer, usage: number, data: Buffer): Buffer {
   const ksign = createHmac('md5', key).update(Buffer.from('signaturekey\0', 'latin1')).digest();
   const u = Buffer.alloc(4);
   u.writeUInt32LE(usage);

@@ -27,7 +27,7 @@ export function negTokenInit(mechToken: Buffer, mechTypes: Buffer = MECH_TYPES):
   return encode(app(0, oid(SPNEGO_OID), ctx(0, fields([0, raw(mechTypes)], [2, octets(mechToken)]))));
 }
 
-export interface NegTokenInitFields {
+interface NegTokenInitFields {
   /** The mechanisms the client offers, most preferred first, as dotted OIDs. */
   mechTypes: string[];
   /** The optimistic token of the first mechanism, if sent. */

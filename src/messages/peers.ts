@@ -1,6 +1,11 @@
-// Every actor kind and the protocol its instances serve: the one list of the actor kinds. ActorKind derives from
-// it, the supervisor's plan of what it runs is a Record over ActorKind (supervisor/topology.ts), and an actor's
-// `ctx.peer('dedupe')` takes the protocol from Peers (src/runtime/actor.ts).
+// Every actor kind, the protocol its instances serve, and which kinds talk to each other: the one list of each.
+// ActorKind derives from the protocols, the supervisor's plan of what it runs is a Record over ActorKind
+// (supervisor/topology.ts), the supervisor wires the channels of ACTOR_LINKS, and an actor's context (ActorContextOf)
+// serves exactly its protocol and reaches only the kinds linked to its own, so that a handler its protocol does not
+// declare, or a call to a kind it has no channel to, fails to compile (test/unit/actor-types.ts).
+import type { Config } from '../config/index.js';
+import type { MetricsSource } from '../metrics/snapshot.js';
+import type { ActorContext } from '../runtime/actor.js';
 import type { DavStateProtocol } from './dav-state.js';
 import type { DedupeProtocol } from './dedupe.js';
 import type { HttpFrontProtocol } from './http-front.js';
@@ -9,7 +14,7 @@ import type { ReconcilerProtocol } from './reconciler.js';
 import type { SupervisorProtocol } from './supervisor.js';
 import type { WebhookStoreProtocol } from './webhook-store.js';
 
-export interface ActorProtocols {
+interface ActorProtocols {
   'http-front': HttpFrontProtocol;
   'dedupe': DedupeProtocol;
   'webhook-store': WebhookStoreProtocol;
@@ -20,7 +25,32 @@ export interface ActorProtocols {
 
 export type ActorKind = keyof ActorProtocols;
 
-/** Whom an actor can call: actors by kind or instance name (`http-front#2`), and the supervisor. */
-export interface Peers extends ActorProtocols {
-  supervisor: SupervisorProtocol;
-}
+/** Pairs of actor kinds that get a channel between every instance of each; every actor also has one to the supervisor. */
+export const ACTOR_LINKS = [
+  ['http-front', 'dedupe'],
+  // The store pushes the webhook clients to every front; fronts call it for admin and user-event requests.
+  ['http-front', 'webhook-store'],
+  ['http-front', 'ldap-resolver'],
+  // The login throttle lives in the ldap-resolver; the store asks it before an admin login binds.
+  ['webhook-store', 'ldap-resolver'],
+  // Post-write hook: WebDAV on the fronts tells the reconciler which wiki pages changed.
+  ['http-front', 'reconciler'],
+  // WebDAV locks and dead properties, shared by every front.
+  ['http-front', 'dav-state'],
+] as const satisfies ReadonlyArray<readonly [ActorKind, ActorKind]>;
+
+type ActorLink = (typeof ACTOR_LINKS)[number];
+
+/** The kinds that share a link with `K`, on either side. */
+type LinkedTo<K extends ActorKind> = ActorLink extends infer L
+  ? L extends readonly [infer A, infer B] ? (A extends K ? B : never) | (B extends K ? A : never) : never
+  : never;
+
+/** Whom an actor of kind `K` can call: the kinds linked to its own (by kind or instance name, `http-front#2`), and the supervisor. */
+export type PeersOf<K extends ActorKind> = Pick<ActorProtocols, LinkedTo<K> & ActorKind> & { supervisor: SupervisorProtocol };
+
+/** What an actor of kind `K` serves: its protocol, and its metrics for the supervisor. */
+type ServedBy<K extends ActorKind> = ActorProtocols[K] & MetricsSource;
+
+/** The context of an actor of kind `K` (src/runtime/actor.ts): the service's config, its peers, what it serves. */
+export type ActorContextOf<K extends ActorKind> = ActorContext<Config, PeersOf<K>, ServedBy<K>>;

@@ -21,7 +21,7 @@ export const ok = (description: string, schema: Json, headers?: Json): Json => (
 });
 
 export const header = (description: string, schema: Json = { type: 'string' }): Json => ({ description, schema });
-export const CHALLENGE = { 'WWW-Authenticate': header('Basic realm="edu-fileproxy"') };
+const CHALLENGE = { 'WWW-Authenticate': header('Basic realm="edu-fileproxy"') };
 /** The challenge of /dav/ and the wiki: Negotiate offered first where kerberos.delegation.http_spn is set. */
 export const USER_CHALLENGE = { 'WWW-Authenticate': header('Basic realm="edu-fileproxy"; with kerberos.delegation.http_spn set: Negotiate, Basic realm="edu-fileproxy"') };
 /** Why a Negotiate token was refused (src/auth/negotiate.ts, src/viewer/viewer.ts): always a 401. */

@@ -1,8 +1,9 @@
 // The actor side of the runtime: what every actor thread's main module calls.
 // It answers the supervisor's control messages and keeps one RpcChannel per
-// connected peer, so actor code only says `ctx.peer('dedupe').method()`: the
-// context is generic over a map of peer kind to protocol (the service's is
-// Peers in src/messages/peers.ts), from which `peer` takes the protocol.
+// connected peer, so actor code only says `ctx.peer('dedupe').method()`. The
+// context is generic over the peers an actor may call (a map of peer kind to
+// protocol) and the protocol it serves; the service's are declared per actor
+// kind in src/messages/peers.ts (ActorContextOf).
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { createLogger, flushLogSync, type LogSettings } from '../log.js';
@@ -24,8 +25,8 @@ export interface PeerLink {
   readonly incarnation: number;
 }
 
-/** `Peers`: the protocol each peer kind serves. */
-export interface ActorContext<C, Peers> {
+/** `Peers`: the protocol each peer kind serves; `Serves`: the protocol of this actor (see `serves`). */
+export interface ActorContext<C, Peers, Serves> {
   readonly name: string;
   readonly config: C;
   readonly secrets: ServiceSecrets;
@@ -35,11 +36,19 @@ export interface ActorContext<C, Peers> {
   connectedPeers(): string[];
   /** The live link state of a peer (the same object every time, updated in place). */
   link(name: string): PeerLink;
+  /**
+   * Never set: it carries the type of the protocol this actor serves into runActor, which takes the actor's
+   * handlers only when they serve that protocol and no method besides.
+   */
+  readonly serves?: Serves;
 }
 
-export interface ActorBehaviour {
+/** `H` when it has no member that `P` does not declare; a type with such a member does not match it. */
+type Exactly<P, H> = H & { [K in Exclude<keyof H, keyof P>]: never };
+
+interface ActorBehaviour<Handlers> {
   /** Served to every peer that connects to this actor. */
-  handlers?: object;
+  handlers?: Handlers;
   /** A peer (re)connected: a new channel to it is ready for calls. */
   peerConnected?(peer: string): void;
   /** A peer's thread is gone (crashed, killed or stopped); calls to it fail until it is back. */
@@ -54,8 +63,13 @@ export interface ActorBehaviour {
   abort?(): void;
 }
 
-/** Run this thread as an actor; `start` builds its behaviour from its context. */
-export function runActor<C extends LogSettings, Peers = Record<never, never>>(start: (ctx: ActorContext<C, Peers>) => Promise<ActorBehaviour>): void {
+/**
+ * Run this thread as an actor; `start` builds its behaviour from its context (annotate its parameter with the
+ * actor's context type). The handlers it returns must serve the context's protocol, and nothing else.
+ */
+export function runActor<C extends LogSettings, Peers, Serves, H extends Serves>(
+  start: (ctx: ActorContext<C, Peers, Serves>) => Promise<ActorBehaviour<Exactly<Serves, H>>>,
+): void {
   const port = parentPort;
   if (!port) throw new Error('runActor must be called inside a worker thread');
   const data = workerData as ActorStartData<C>;
@@ -67,10 +81,10 @@ export function runActor<C extends LogSettings, Peers = Record<never, never>>(st
     if (link === undefined) links.set(name, link = { connected: false, incarnation: 0 });
     return link;
   };
-  let behaviour: ActorBehaviour = {};
+  let behaviour: ActorBehaviour<Exactly<Serves, H>> = {};
   const send = (msg: ActorToSupervisor) => port.postMessage(msg);
 
-  const ctx: ActorContext<C, Peers> = {
+  const ctx: ActorContext<C, Peers, Serves> = {
     name: data.name,
     config: data.config,
     secrets: data.secrets,
@@ -127,9 +141,6 @@ export function runActor<C extends LogSettings, Peers = Record<never, never>>(st
         channels.delete(msg.peer);
         linkOf(msg.peer).connected = false;
         behaviour.peerDisconnected?.(msg.peer);
-        break;
-      case 'crash':
-        setImmediate(() => { throw new Error(msg.reason); });
         break;
       case 'ping':
         send({ type: 'pong', id: msg.id, details: behaviour.health?.() ?? {}, pools: behaviour.pools?.() ?? {} });

@@ -16,8 +16,6 @@ export type SupervisorToActor =
   /** The peer died: fail its pending calls now. A new `connect` follows when it is back. */
   | { type: 'disconnect'; peer: string; reason: string }
   | { type: 'ping'; id: number }
-  /** Fault drill: die of an uncaught error, exactly as a bug would make it. */
-  | { type: 'crash'; reason: string }
   /** Stop taking work, finish what is in flight within `timeoutMs`, then exit. */
   | { type: 'stop'; timeoutMs: number };
 

@@ -7,7 +7,7 @@
 import type { PeerLink } from './actor.js';
 import { ActorUnavailableError } from './rpc.js';
 
-export interface PeerMemoryOptions<V> {
+interface PeerMemoryOptions<V> {
   /** The peer's name, for errors. */
   readonly peer: string;
   /** The peer's link state (ActorContext.link). */

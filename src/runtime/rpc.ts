@@ -6,9 +6,6 @@
 // no way to reject its pending calls.
 import type { MessagePort } from 'node:worker_threads';
 
-/** Any actor protocol: an interface whose members are async methods. */
-export type Protocol = { [method: string]: (...args: never[]) => Promise<unknown> };
-
 /** The client side of a protocol: the same methods, every call async. */
 export type Remote<P> = {
   [K in keyof P]: P[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => Promise<R> : never;
@@ -23,7 +20,7 @@ type RpcMessage = CallMessage | ReplyOk | ReplyError;
 export interface WireError { name: string; message: string; code?: string }
 
 /** The remote side failed the call; `code` survives the trip. */
-export class RemoteError extends Error {
+class RemoteError extends Error {
   readonly code: string | undefined;
   constructor(wire: WireError) {
     super(wire.message);

@@ -1,8 +1,9 @@
 // A pool of worker threads that an actor runs tasks on (the reconciler's smb-reader pool). piscina replaces a
 // pool worker that dies by itself and fails only the task it was running, so pools need no restart policy of
 // ours; the owning actor reports their state (ActorBehaviour.pools), and /healthz lists them beside the actors.
-// Threads start as tasks come and end after IDLE_THREAD_MS without one: an idle service holds none (each held
-// 13 to 20 MB), and the first task after a quiet spell waits for a thread to start (100 to 300 ms).
+// Threads start as tasks come and end after IDLE_THREAD_MS without one: an idle service holds none (each holds its
+// modules and heap), and the first task after a quiet spell waits for a thread to start (bench/RESULTS.md, Figures
+// from source comments).
 import type { HeapInfo } from 'node:v8';
 import type { ResourceLimits } from 'node:worker_threads';
 import { Piscina } from 'piscina';

@@ -192,7 +192,8 @@ function filteredBoolJson(permission: estypes.QueryDslBoolQuery, must: string): 
 
 /**
  * The body of a search as JSON text: the constant parts serialised once at load, only the viewer's filter and the
- * words serialised per search (the request path's cost, issue 17). Null when the viewer can see nothing.
+ * words serialised per search (the request path's CPU: bench/RESULTS.md, Request path profile). Null when the viewer
+ * can see nothing.
  */
 export function searchBodyJson(request: SearchRequest, viewer: Viewer, mode: MatchMode = 'exact'): string | null {
   const permission = viewerFilter(viewer, { share: request.share, folder: request.folder });

@@ -143,7 +143,7 @@ export class WikiSearch {
   /**
    * Full-text search; `request` comes from parseSearchRequest(). The hot path of the wiki: the body is prepared
    * text and goes through the client's transport (its node pool and retries) without the search API's parameter
-   * handling, which cost about 25 µs of CPU per search (bench/RESULTS.md, Request path profile).
+   * handling, a measurable part of the service's CPU per search (bench/RESULTS.md, Request path profile).
    * When no page has every word, a second try allows typos (TYPO_FUZZINESS) under the same permission filter, and
    * its answer says `corrected: true`.
    */

@@ -4,20 +4,9 @@
  */
 import { NtStatus, SmbError } from './errors.js';
 import { FileInfoClass, basicInfo, dispositionInfo, renameInfo, type DirectoryEntry, type FileAllInfo, type FileTimes } from './fscc.js';
-import {
-  Access,
-  CreateOptions,
-  Disposition,
-  FileAttributes,
-  READ_ATTRS,
-  RELATED_FILE_ID,
-  SecurityInformation,
-  closeRequest,
-  createRequest,
-  parseReadResponse,
-  readRequest,
-  type CreateParams,
-} from './messages.js';
+import { Access, closeRequest, CreateOptions, type CreateParams, createRequest, Disposition, FileAttributes, READ_ATTRS, RELATED_FILE_ID } from './messages/create.js';
+import { SecurityInformation } from './messages/query.js';
+import { parseReadResponse, readRequest } from './messages/read-write.js';
 import {
   FileHandle,
   internalIdRequest,

@@ -50,7 +50,9 @@ import {
   type Smb2Header,
 } from './header.js';
 import { Cipher, PreauthHash, decryptMessage, encryptMessage, signMessage, verifySignature, type CipherId } from './crypto.js';
-import { Capabilities, SecurityMode, negotiateRequest, parseNegotiateResponse, emptyRequest, type SmbRequest } from './messages.js';
+import { Capabilities, negotiateRequest, parseNegotiateResponse, SecurityMode } from './messages/negotiate.js';
+import type { SmbRequest } from './messages/request.js';
+import { emptyRequest } from './messages/session.js';
 import { Transport } from './transport.js';
 import { WireReader, align8 } from './wire.js';
 
@@ -128,7 +130,7 @@ interface Pending {
 }
 
 const COMMAND_NAMES = new Map<number, string>(Object.entries(Command).map(([k, v]) => [v, k]));
-export const commandName = (c: number): string => COMMAND_NAMES.get(c) ?? `command 0x${c.toString(16)}`;
+const commandName = (c: number): string => COMMAND_NAMES.get(c) ?? `command 0x${c.toString(16)}`;
 
 /** Credits the client tries to keep available so that many requests can be in flight. */
 const CREDIT_TARGET = 512;

@@ -8,7 +8,7 @@ import { SmbError, SmbProtocolError } from './errors.js';
 import { Dialect, SIGNATURE_OFFSET, TRANSFORM_HEADER_SIZE, buildTransformHeader, type TransformHeader } from './header.js';
 
 /** SP800-108 KDF in counter mode with HMAC-SHA256, r = 32, L = 128. */
-export function kdf(key: Buffer, label: Buffer, context: Buffer): Buffer {
+function kdf(key: Buffer, label: Buffer, context: Buffer): Buffer {
   const counter = Buffer.from([0, 0, 0, 1]);
   const length = Buffer.from([0, 0, 0, 128]);
   return createHmac('sha256', key)
@@ -19,7 +19,7 @@ export function kdf(key: Buffer, label: Buffer, context: Buffer): Buffer {
 
 const cstr = (s: string): Buffer => Buffer.from(`${s}\0`, 'latin1');
 
-export interface SessionKeys {
+interface SessionKeys {
   signingKey: Buffer;
   /** Client-to-server (encrypt) and server-to-client (decrypt) keys; null below 3.0. */
   encryptionKey: Buffer | null;
@@ -85,7 +85,7 @@ export function aesCmac(key: Buffer, message: Buffer): Buffer {
 }
 
 /** The 16-byte signature of one SMB2 message (its signature field is treated as zero). */
-export function computeSignature(dialect: number, signingKey: Buffer, message: Buffer): Buffer {
+function computeSignature(dialect: number, signingKey: Buffer, message: Buffer): Buffer {
   const saved = Buffer.from(message.subarray(SIGNATURE_OFFSET, SIGNATURE_OFFSET + 16));
   message.fill(0, SIGNATURE_OFFSET, SIGNATURE_OFFSET + 16);
   try {

@@ -70,7 +70,7 @@ export interface Smb2Header {
   signature: Buffer;
 }
 
-export interface RequestHeaderFields {
+interface RequestHeaderFields {
   command: CommandCode;
   creditCharge: number;
   creditRequest: number;
@@ -123,7 +123,7 @@ export function parseHeader(r: WireReader): Smb2Header {
   };
 }
 
-export type FrameKind = 'smb2' | 'transform' | 'compressed' | 'unknown';
+type FrameKind = 'smb2' | 'transform' | 'compressed' | 'unknown';
 export function frameKind(frame: Buffer): FrameKind {
   if (frame.length < 4) return 'unknown';
   const magic = frame.readUInt32LE(0);

@@ -1,4 +1,8 @@
-/** Public surface of the SMB client: the file-system facade plus the protocol layers for advanced use. */
+/**
+ * What other folders use of the SMB client: the file-system facade (SmbClient, SmbShare, SmbPool), its errors, and
+ * the types and constants its callers name. The protocol layers (Connection, Session, Tree, FileHandle) are the
+ * facade's own; a test of a layer imports the layer's module.
+ */
 export { SmbClient, SmbShare, type SmbStat, type FileVersion, type WalkOptions, type ShareOptions, type WatchOptions, type WatchChange } from './client.js';
 export { TEMP_NAME, type CommitMode } from './upload.js';
 export { SmbPool, Endpoint, type SmbPoolOptions, type SmbServer } from './pool.js';
@@ -26,10 +30,8 @@ export {
   type Acl,
   type Ace,
 } from './security-descriptor.js';
-export { Connection, type ConnectionOptions } from './connection.js';
-export { Session, type Credentials, type KerberosLogon } from './session.js';
-export { Tree } from './tree.js';
-export { FileHandle } from './open.js';
+export type { Credentials, KerberosLogon } from './session.js';
 export { Dialect, DIALECT_NAMES, type DialectCode, type DialectName } from './header.js';
-export { Access, CreateOptions, Disposition, FileAttributes, SecurityInformation, ShareAccess } from './messages.js';
+export { Access, CreateOptions, Disposition, FileAttributes, ShareAccess } from './messages/create.js';
+export { SecurityInformation } from './messages/query.js';
 export { FileInfoClass, FileNotifyChange, FileAction } from './fscc.js';

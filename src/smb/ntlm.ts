@@ -10,7 +10,7 @@ import md4 from 'js-md4';
 import { SmbProtocolError } from './errors.js';
 import { WireReader, utf16 } from './wire.js';
 
-export const NtlmFlags = {
+const NtlmFlags = {
   UNICODE: 0x00000001,
   REQUEST_TARGET: 0x00000004,
   SIGN: 0x00000010,
@@ -65,12 +65,12 @@ export function negotiateMessage(): Buffer {
   return m;
 }
 
-export interface AvPair {
+interface AvPair {
   id: number;
   value: Buffer;
 }
 
-export interface NtlmChallenge {
+interface NtlmChallenge {
   /** The whole CHALLENGE message, which the MIC covers. */
   message: Buffer;
   flags: number;
@@ -120,14 +120,14 @@ function writeAvPairs(pairs: readonly AvPair[]): Buffer {
 }
 
 /** The server's target info with MsvAvFlags announcing the MIC (MS-NLMP 3.1.5.1.2). */
-export function clientTargetInfo(server: readonly AvPair[]): Buffer {
+function clientTargetInfo(server: readonly AvPair[]): Buffer {
   const serverFlags = server.find((p) => p.id === AvId.FLAGS && p.value.length === 4)?.value.readUInt32LE(0) ?? 0;
   const flags = Buffer.alloc(4);
   flags.writeUInt32LE((serverFlags | AV_FLAG_MIC) >>> 0);
   return writeAvPairs([...server.filter((p) => p.id !== AvId.FLAGS), { id: AvId.FLAGS, value: flags }]);
 }
 
-export interface NtlmV2Response {
+interface NtlmV2Response {
   ntChallengeResponse: Buffer;
   lmChallengeResponse: Buffer;
   sessionBaseKey: Buffer;
@@ -212,7 +212,7 @@ export function authenticateMessage(
 }
 
 /** Which side signs: the keys differ per direction (MS-NLMP 3.4.5.2). */
-export type NtlmDirection = 'client-to-server' | 'server-to-client';
+type NtlmDirection = 'client-to-server' | 'server-to-client';
 
 /**
  * NTLM GSS_GetMIC of the first message in `direction` (sequence number 0), with extended session security and

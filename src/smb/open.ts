@@ -19,28 +19,11 @@ import {
   type FileBasicInfo,
   type FileStandardInfo,
 } from './fscc.js';
-import {
-  InfoType,
-  QueryDirectoryFlags,
-  RELATED_FILE_ID,
-  SecurityInformation,
-  changeNotifyRequest,
-  closeRequest,
-  createRequest,
-  flushRequest,
-  parseCreateResponse,
-  parseOutputBuffer,
-  parseReadResponse,
-  parseWriteResponse,
-  queryDirectoryRequest,
-  queryInfoRequest,
-  readRequest,
-  setInfoRequest,
-  writeRequest,
-  type CreateParams,
-  type CreateResponse,
-  type SmbRequest,
-} from './messages.js';
+import { changeNotifyRequest } from './messages/change-notify.js';
+import { closeRequest, type CreateParams, createRequest, type CreateResponse, flushRequest, parseCreateResponse, RELATED_FILE_ID } from './messages/create.js';
+import { InfoType, parseOutputBuffer, QueryDirectoryFlags, queryDirectoryRequest, queryInfoRequest, SecurityInformation, setInfoRequest } from './messages/query.js';
+import { parseReadResponse, parseWriteResponse, readRequest, writeRequest } from './messages/read-write.js';
+import type { SmbRequest } from './messages/request.js';
 import { encodeSecurityDescriptor, parseSecurityDescriptor, type SecurityDescriptor } from './security-descriptor.js';
 import type { Tree } from './tree.js';
 import { WireReader } from './wire.js';
@@ -52,7 +35,7 @@ const SECURITY_ALL = SecurityInformation.OWNER | SecurityInformation.GROUP | Sec
 const NOTIFY_BUFFER = 65536;
 
 /** How one CHANGE_NOTIFY ended: the changes, an overflow (the caller must list again), or our own CANCEL. */
-export type NotifyAnswer = { kind: 'changes'; records: NotifyRecord[] } | { kind: 'overflow' } | { kind: 'cancelled' };
+type NotifyAnswer = { kind: 'changes'; records: NotifyRecord[] } | { kind: 'overflow' } | { kind: 'cancelled' };
 
 /** Runs `count` jobs with at most `limit` in flight, preserving result order. */
 async function inParallel<T>(count: number, limit: number, job: (i: number) => Promise<T>): Promise<T[]> {

@@ -73,7 +73,7 @@ export interface SecurityDescriptor {
   sacl: Acl | null;
 }
 
-export function parseSid(r: WireReader, at: number): { sid: string; size: number } {
+function parseSid(r: WireReader, at: number): { sid: string; size: number } {
   const revision = r.u8(at);
   const count = r.u8(at + 1);
   if (revision !== 1) throw new SmbProtocolError(`SID revision ${revision} is not 1`);

@@ -5,7 +5,7 @@
 import { connect as netConnect, type Socket } from 'node:net';
 import { SmbConnectionError, SmbProtocolError, SmbTimeoutError } from './errors.js';
 
-export const MAX_FRAME_SIZE = 0xffffff;
+const MAX_FRAME_SIZE = 0xffffff;
 
 export class FrameDecoder {
   private chunks: Buffer[] = [];
@@ -60,7 +60,7 @@ export class FrameDecoder {
   }
 }
 
-export interface TransportHandlers {
+interface TransportHandlers {
   onFrame(frame: Buffer): void;
   onClose(error: Error): void;
 }

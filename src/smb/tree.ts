@@ -5,17 +5,10 @@
 import { NtStatus, SmbProtocolError } from './errors.js';
 import { Command, Dialect } from './header.js';
 import type { HeldRequestOptions, SmbResponse } from './connection.js';
-import {
-  CLIENT_CAPABILITIES,
-  CLIENT_SECURITY_MODE,
-  ShareFlags,
-  emptyRequest,
-  parseTreeConnectResponse,
-  parseValidateNegotiateResponse,
-  treeConnectRequest,
-  validateNegotiateRequest,
-  type SmbRequest,
-} from './messages.js';
+import { parseValidateNegotiateResponse, validateNegotiateRequest } from './messages/ioctl.js';
+import { CLIENT_CAPABILITIES, CLIENT_SECURITY_MODE } from './messages/negotiate.js';
+import type { SmbRequest } from './messages/request.js';
+import { emptyRequest, parseTreeConnectResponse, ShareFlags, treeConnectRequest } from './messages/session.js';
 import type { Session } from './session.js';
 
 export class Tree {

@@ -20,11 +20,11 @@ import { assertStatus, type SmbResponse } from './connection.js';
 import { NtStatus, SmbError } from './errors.js';
 import { Command } from './header.js';
 import { FileInfoClass, endOfFileInfo } from './fscc.js';
-import {
-  Access, CreateOptions, Disposition, FileAttributes, InfoType, READ_ATTRS, RELATED_FILE_ID, ShareAccess, closeRequest,
-  copyChunkWriteRequest, createRequest, parseCloseResponse, parseCopyChunkResponse, parseCreateResponse, parseResumeKeyResponse,
-  parseWriteResponse, resumeKeyRequest, setInfoRequest, writeRequest, type CloseAttributes, type CopyChunk, type SmbRequest,
-} from './messages.js';
+import { Access, type CloseAttributes, closeRequest, CreateOptions, createRequest, Disposition, FileAttributes, parseCloseResponse, parseCreateResponse, READ_ATTRS, RELATED_FILE_ID, ShareAccess } from './messages/create.js';
+import { type CopyChunk, copyChunkWriteRequest, parseCopyChunkResponse, parseResumeKeyResponse, resumeKeyRequest } from './messages/ioctl.js';
+import { InfoType, setInfoRequest } from './messages/query.js';
+import { parseWriteResponse, writeRequest } from './messages/read-write.js';
+import type { SmbRequest } from './messages/request.js';
 import { FileHandle, internalIdRequest, parseInternalIdResponse } from './open.js';
 import { joinPath, splitPath, toSmbPath } from './paths.js';
 import { SdControl, encodeSecurityDescriptor } from './security-descriptor.js';
@@ -42,7 +42,7 @@ export const TEMP_NAME = /^\..+\.~[0-9a-f]{12}\.tmp$/;
  */
 export type CommitMode = 'replace' | 'create' | 'create-or-replace';
 
-export interface Uploaded {
+interface Uploaded {
   /** The new version's attributes, from the CLOSE (times can still change at CLOSE: pending write time). */
   attributes: CloseAttributes;
   fileId: string;

@@ -5,8 +5,8 @@
 export const DAV_PREFIX = '/dav/';
 
 /** Longest accepted name (one path segment) and share-relative path, in UTF-16 code units as SMB counts them. */
-export const MAX_NAME_LENGTH = 255;
-export const MAX_PATH_LENGTH = 1024;
+const MAX_NAME_LENGTH = 255;
+const MAX_PATH_LENGTH = 1024;
 
 /** A request path that could escape the share or name something SMB would misread: answered 400. */
 export class DavPathError extends Error {
@@ -109,14 +109,6 @@ export function hrefOf(share: string, path: string, collection: boolean): string
 export function parentPath(path: string): string {
   const i = path.lastIndexOf('/');
   return i < 0 ? '' : path.slice(0, i);
-}
-
-export function baseName(path: string): string {
-  return path.slice(path.lastIndexOf('/') + 1);
-}
-
-export function joinPath(dir: string, name: string): string {
-  return dir === '' ? name : `${dir}/${name}`;
 }
 
 /** The identity of a share path as SMB sees it: names compare case-insensitively. */

@@ -107,13 +107,13 @@ export class DeadProperties {
   /** An append failed part-way: the next write rewrites the log from memory instead. */
   private damaged = false;
 
-  private constructor(private readonly file: string | undefined, private readonly limits: PropertyLimits) {}
+  private constructor(private readonly file: string, private readonly limits: PropertyLimits) {}
 
   /** The store in `dir` (created on first use), loaded now; a version-1 store there is taken over. */
   static async open(dir: string, limits: PropertyLimits = UNLIMITED): Promise<DeadProperties> {
     const store = new DeadProperties(join(dir, LOG_NAME), limits);
     await mkdir(dir, { recursive: true });
-    const text = await readIfExists(store.file!);
+    const text = await readIfExists(store.file);
     if (text !== undefined) {
       await store.replay(text);
     } else {
@@ -123,13 +123,8 @@ export class DeadProperties {
       await store.compact();
       if (old !== undefined) await unlink(legacy);
     }
-    store.log = await open(store.file!, 'a');
+    store.log = await open(store.file, 'a');
     return store;
-  }
-
-  /** A store that keeps nothing on disk (unit tests). */
-  static inMemory(limits: PropertyLimits = UNLIMITED): DeadProperties {
-    return new DeadProperties(undefined, limits);
   }
 
   /** Resolves when every change so far is on disk (or its write failed). */
@@ -295,7 +290,7 @@ export class DeadProperties {
    * record after it is no crash's doing, and the store refuses to open.
    */
   private async replay(text: string): Promise<void> {
-    const file = this.file!;
+    const file = this.file;
     const lines = text.split('\n');
     const records: unknown[] = [];
     let whole = 0;
@@ -335,7 +330,7 @@ export class DeadProperties {
 
   /** Resolves once a write that includes `lines` is on disk. */
   private save(lines: string[]): Promise<void> {
-    if (this.file === undefined || lines.length === 0) return Promise.resolve();
+    if (lines.length === 0) return Promise.resolve();
     this.queued.push(...lines);
     // One write in flight; everything changed meanwhile goes into the next one.
     this.pending ??= this.committed.catch(() => undefined).then(() => {
@@ -363,7 +358,7 @@ export class DeadProperties {
 
   /** Rewrites the log from memory: temporary file, fsync, rename over the log, fsync of the folder. */
   private async compact(): Promise<void> {
-    const file = this.file!;
+    const file = this.file;
     const temp = `${file}.${process.pid}.tmp`;
     const handle = await open(temp, 'w', 0o600);
     let bytes = 0;

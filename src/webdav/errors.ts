@@ -13,7 +13,7 @@ import { DavRequestError } from './requests.js';
 /** The 401 header of WebDAV: the users' realm, with the charset of the credentials. */
 export const DAV_CHALLENGE_HEADER = challengeHeader(DAV_CHALLENGE);
 
-export interface FailureContext {
+interface FailureContext {
   /** The SMB server of the share. */
   server: string;
   share: string;

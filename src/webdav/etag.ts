@@ -11,7 +11,7 @@ export function etagOf(fileId: string, size: number, mtimeMs: number): string {
   return `"${BigInt(fileId).toString(16)}-${size.toString(16)}-${Math.trunc(mtimeMs).toString(16)}"`;
 }
 
-export interface EntityTag {
+interface EntityTag {
   weak: boolean;
   /** The opaque tag including its quotes. */
   tag: string;

@@ -6,7 +6,7 @@ export class IfHeaderError extends Error {
   override readonly name = 'IfHeaderError';
 }
 
-export interface IfCondition {
+interface IfCondition {
   not: boolean;
   kind: 'token' | 'etag';
   /** The state token (without angle brackets) or the entity tag (with its quotes). */

@@ -43,14 +43,14 @@ export interface WriteTarget {
 }
 
 /** Lock timeouts: what a client gets when it asks for none, and the most it can get (also for Infinite). */
-export const DEFAULT_LOCK_SECONDS = 3600;
+const DEFAULT_LOCK_SECONDS = 3600;
 export const MAX_LOCK_SECONDS = 8 * 3600;
 
 interface StoredLock extends Omit<ActiveLock, 'timeoutSeconds'> {
   expiresAt: number;
 }
 
-export interface LockTableOptions {
+interface LockTableOptions {
   /** Active locks one principal may hold (webdav.locks.max_per_user). */
   maxPerUser?: number;
   now?: () => number;

@@ -9,7 +9,7 @@ import { dav, element, serializeXml, type XmlElement } from './xml.js';
 /** The Content-Type of every 207 body and of LOCK's answer. */
 export const MULTISTATUS_TYPE = 'application/xml; charset=utf-8';
 
-export function statusText(status: number): string {
+function statusText(status: number): string {
   return `HTTP/1.1 ${statusLine(status)}`;
 }
 

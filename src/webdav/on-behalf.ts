@@ -1,4 +1,4 @@
-// WebDAV on behalf of a user (issue 29, flow 3): a trusted caller (an account
+// WebDAV on behalf of a user: a trusted caller (an account
 // of wiki.trusted_callers, with Basic credentials of its own) names the user in
 // X-Service-User, and the request reaches SMB as that user by constrained
 // delegation (kerberos.delegation). Who may name whom is decided exactly as for
@@ -22,7 +22,7 @@ const NO_ACCESS_MESSAGES: Record<NoAccessReason, string> = {
   user_password_expired: 'the account\'s password has expired',
 };
 
-export interface OnBehalfRequest {
+interface OnBehalfRequest {
   /** The trusted caller's Basic credentials. */
   user: string;
   password: string;

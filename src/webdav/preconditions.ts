@@ -3,13 +3,13 @@
 // absence).
 import { parseEtagList, strongMatch, weakMatch } from './etag.js';
 
-export interface EntityState {
+interface EntityState {
   etag: string;
   /** Last modification, ms since the epoch. */
   mtimeMs: number;
 }
 
-export interface ConditionalHeaders {
+interface ConditionalHeaders {
   'if-match'?: string;
   'if-none-match'?: string;
   'if-modified-since'?: string;
@@ -17,7 +17,7 @@ export interface ConditionalHeaders {
 }
 
 /** What to do: go on, answer 304 Not Modified, or answer 412 Precondition Failed. */
-export type PreconditionOutcome = 'proceed' | 304 | 412;
+type PreconditionOutcome = 'proceed' | 304 | 412;
 
 /** Whether the request carries any header this module evaluates. */
 export function hasPreconditions(headers: ConditionalHeaders): boolean {

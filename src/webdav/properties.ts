@@ -26,7 +26,7 @@ export interface DavEntry {
   birthtimeMs: number;
 }
 
-export const LIVE_PROPERTIES = [
+const LIVE_PROPERTIES = [
   'creationdate', 'displayname', 'getcontentlength', 'getcontenttype', 'getetag', 'getlastmodified',
   'lockdiscovery', 'resourcetype', 'supportedlock',
 ] as const;

@@ -4,7 +4,7 @@
 import { httpDate } from './preconditions.js';
 import { parseEtagList, strongMatch } from './etag.js';
 
-export interface ByteRange {
+interface ByteRange {
   start: number;
   /** Inclusive. */
   end: number;

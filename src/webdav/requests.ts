@@ -50,7 +50,7 @@ export function parsePropertyUpdate(body: Buffer): PropertyPatch[] {
   return patches;
 }
 
-export interface LockInfo {
+interface LockInfo {
   scope: LockScope;
   owner?: XmlElement;
 }

@@ -15,7 +15,7 @@ export interface StateHintSource {
   hint(): Promise<SharedArrayBuffer>;
 }
 
-export interface StateCounts {
+interface StateCounts {
   locks: number;
   propertyResources: number;
 }

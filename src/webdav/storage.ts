@@ -10,7 +10,7 @@ import type { DavEntry } from './properties.js';
 /** Bytes read together with the open; most wiki pages fit. */
 const HEAD_BYTES = 64 * 1024;
 
-export interface UploadResult {
+interface UploadResult {
   entry: DavEntry;
   /** The target did not exist before. */
   created: boolean;

@@ -12,7 +12,7 @@ export interface MemberFailure {
   error: unknown;
 }
 
-export interface TreeResult {
+interface TreeResult {
   /** Files removed or created (share paths), for the post-write hook. */
   files: string[];
   failures: MemberFailure[];

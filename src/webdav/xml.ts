@@ -9,7 +9,7 @@ export const DAV_NS = 'DAV:';
 const XML_NS = 'http://www.w3.org/XML/1998/namespace';
 const XMLNS_NS = 'http://www.w3.org/2000/xmlns/';
 
-export interface XmlAttribute {
+interface XmlAttribute {
   ns: string;
   name: string;
   value: string;
@@ -23,7 +23,7 @@ export interface XmlElement {
   children: XmlNode[];
 }
 
-export type XmlNode = XmlElement | string;
+type XmlNode = XmlElement | string;
 
 /** A request body that is not well-formed, namespace-valid XML. */
 export class XmlError extends Error {
@@ -39,7 +39,7 @@ export function dav(name: string, children: XmlNode[] = []): XmlElement {
   return element(DAV_NS, name, children);
 }
 
-export function isElement(node: XmlNode): node is XmlElement {
+function isElement(node: XmlNode): node is XmlElement {
   return typeof node !== 'string';
 }
 

@@ -22,18 +22,12 @@ export interface WebhookDispatchDeps {
   readonly logger: Logger;
   /** `webhooks.user_events.max_event_size`: a larger service-eventhandler event is refused with 413. */
   readonly maxUserEventSize?: number;
-  /**
-   * Content evaluation of `platform-api` events. The spec prepares it but keeps it inactive,
-   * so it is unset in production; when set, it is called for every `platform-api` event.
-   */
-  readonly evaluatePlatformApiEvent?: (event: AcceptedWebhookEvent) => void;
 }
 
 export type DispatchOutcome =
   | 'cached' // service-eventhandler event stored for its user
   | 'discarded' // service-eventhandler event without a usable username
-  | 'logged' // platform-api event
-  | 'evaluated' // platform-api event handed to the (normally inactive) content evaluation
+  | 'logged' // platform-api event (the spec keeps their content evaluation inactive)
   | 'ignored'; // registered but without processing
 
 /**
@@ -68,9 +62,7 @@ export async function dispatchWebhookEvent(event: AcceptedWebhookEvent, deps: We
     }
     case 'platform-api':
       deps.logger.info(fields, 'platform-api webhook event received');
-      if (deps.evaluatePlatformApiEvent === undefined) return 'logged';
-      deps.evaluatePlatformApiEvent(event);
-      return 'evaluated';
+      return 'logged';
     default:
       deps.logger.warn(fields, 'webhook event from a service without processing; accepted but not processed');
       return 'ignored';

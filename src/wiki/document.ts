@@ -71,7 +71,8 @@ export interface MarkdownText {
 }
 
 // markdown-it stays on 14.x: 15 ships only a bundle whose class fields are transpiled to Object.defineProperty
-// calls, and parses the same pages into the same tokens 1.7x slower (measured here on the index benchmark's pages).
+// calls, and parses the same pages into the same tokens markedly slower (bench/RESULTS.md, Figures from source
+// comments).
 // `html: true` makes markdown-it emit raw HTML as html_block / html_inline tokens, which are then left out.
 const markdown = new MarkdownIt({ html: true, linkify: false, typographer: false });
 

@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import { Supervisor } from '../../supervisor/supervisor.js';
 import { loadConfig, readIndexerPassword } from '../../src/config/index.js';
 import type { HealthReport } from '../../src/runtime/health.js';
+import { crashActor } from '../support/fault-drills.js';
 import { startService, waitFor, writeServiceConfig, type RunningService } from '../support/service.js';
 
 const ACTORS = ['http-front', 'dedupe', 'webhook-store', 'ldap-resolver', 'reconciler', 'dav-state', 'smb-reader'];
@@ -53,7 +54,7 @@ describe('supervisor restarts', () => {
   it('restarts a crashed actor and reports the restart', async () => {
     const { supervisor, url } = await startSupervisor(5);
     try {
-      supervisor.cell('dedupe')!.crash('drill in test');
+      await crashActor('dedupe', 'drill in test');
       await waitFor(async () => {
         const dedupe = (await health(url)).actors['dedupe']!;
         return dedupe.state === 'running' && dedupe.restarts === 1;
@@ -68,7 +69,7 @@ describe('supervisor restarts', () => {
   it('restarts a crashed http-front too', async () => {
     const { supervisor, url } = await startSupervisor(5);
     try {
-      supervisor.cell('http-front')!.crash('front drill');
+      await crashActor('http-front', 'front drill');
       await waitFor(async () => (await health(url)).actors['http-front']!.restarts === 1, 5_000);
     } finally {
       await supervisor.stop();
@@ -78,12 +79,12 @@ describe('supervisor restarts', () => {
   it('gives up after max_restarts crashes and exits non-zero', async () => {
     const { supervisor } = await startSupervisor(1);
     const reconciler = supervisor.cell('reconciler')!;
-    reconciler.crash('first');
+    await crashActor('reconciler', 'first');
     await waitFor(async () => {
       const h = await reconciler.health();
       return h.state === 'running' && h.restarts === 1;
     }, 5_000);
-    reconciler.crash('second');
+    await crashActor('reconciler', 'second');
     assert.equal(await supervisor.done, 1);
   });
 });

@@ -10,7 +10,8 @@ import { Client as ElasticClient } from '@elastic/elasticsearch';
 import { Client as LdapClient } from 'ldapts';
 import { loadConfig, readIndexerPassword } from '../../src/config/index.js';
 import { decodeSid } from '../../src/ldap/sid.js';
-import { Connection, Session } from '../../src/smb/index.js';
+import { Connection } from '../../src/smb/connection.js';
+import { Session } from '../../src/smb/session.js';
 import { sambaClientAs } from '../support/smb-logons.js';
 import { readTestbedEnv, type TestbedEnv } from '../testbed/env.js';
 

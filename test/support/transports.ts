@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { loadUws, uwsTransport, type HttpTransport } from '../../actors/http-front/transport.js';
+import { loadUws, type HttpTransport } from '../../actors/http-front/transport.js';
 
 /** Set in the child: run the uws half only, and fail when no build loads there either. */
 const UWS_ONLY = 'FILEPROXY_TEST_UWS_ONLY';
@@ -19,6 +19,13 @@ export const uwsHalfOnly = process.env[UWS_ONLY] === '1';
 /** The Node that runs uWS here: this one when a build loads for it, else UWS_TEST_NODE or /usr/bin/node. */
 export function nodeForUws(): string {
   return 'reasons' in loadUws() ? process.env['UWS_TEST_NODE'] ?? '/usr/bin/node' : process.execPath;
+}
+
+/** uWS, or an error naming why no build loads: for tests and benchmarks, which must not fall back. */
+export function uwsTransport(): Extract<HttpTransport, { name: 'uws' }> {
+  const loaded = loadUws();
+  if ('reasons' in loaded) throw new Error(`no uWebSockets.js build loads on Node ${process.version}: ${loaded.reasons.join('; ')}`);
+  return { name: 'uws', ...loaded };
 }
 
 /** The transports to run `testFile` (its import.meta.url) over in this process. */

@@ -6,12 +6,18 @@ import { it } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { pino } from 'pino';
 import { ActorCell } from '../../supervisor/actor-cell.js';
+import { crashActor, killActor } from '../support/fault-drills.js';
 
 const ENTRY = new URL('./fixtures/thread-id-actor.js', import.meta.url);
 const LIMITS = { maxRestarts: 5, windowMs: 60_000, backoffInitialMs: 10, backoffMaxMs: 10 };
 
 async function until(check: () => boolean): Promise<void> {
   while (!check()) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+/** Until the cell runs again after its `count`-th restart. */
+async function restarted(cell: ActorCell, count: number): Promise<void> {
+  while (cell.state !== 'running' || (await cell.health()).restarts < count) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
 async function threadOf(cell: ActorCell): Promise<number> {
@@ -39,8 +45,8 @@ it('restarts a killed actor on a spare thread created before the kill', async ()
     let previous = await threadOf(cell);
     for (let kill = 1; kill <= 2; kill++) {
       const mark = await threadIdMark();
-      await cell.kill();
-      await until(() => cell.state === 'running');
+      await killActor(cell.name);
+      await restarted(cell, kill);
       const next = await threadOf(cell);
       assert.ok(previous < next && next < mark, `incarnation ${kill + 1} runs on thread ${next}, created between ${previous} and the kill (${mark})`);
       assert.equal((await cell.health()).restarts, kill);
@@ -58,8 +64,8 @@ it('without spare threads, keeps no spare and restarts a killed actor on a threa
     await until(() => cell.state === 'running');
     const mark = await threadIdMark();
     assert.deepEqual(Object.keys(await cell.heaps()), ['dedupe'], 'no spare thread');
-    await cell.kill();
-    await until(() => cell.state === 'running');
+    await killActor(cell.name);
+    await restarted(cell, 1);
     const next = await threadOf(cell);
     assert.ok(next > mark, `the new incarnation runs on thread ${next}, created after the kill (${mark})`);
     assert.deepEqual(Object.keys(await cell.heaps()), ['dedupe'], 'still no spare thread');
@@ -73,8 +79,8 @@ it('shows the reason of the last crash in its health without a path in it (/heal
   cell.start();
   try {
     await until(() => cell.state === 'running');
-    cell.crash('CREATE schule\\Klasse-12\\Zeugnis.md: STATUS_ACCESS_DENIED, then /var/lib/edu-fileproxy/dav-properties.log:3 is not valid JSON');
-    while (cell.state !== 'running' || (await cell.health()).restarts < 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    await crashActor(cell.name, 'CREATE schule\\Klasse-12\\Zeugnis.md: STATUS_ACCESS_DENIED, then /var/lib/edu-fileproxy/dav-properties.log:3 is not valid JSON');
+    await restarted(cell, 1);
     const { lastError } = (await cell.report()).actor;
     assert.equal(lastError, 'crashed: CREATE … STATUS_ACCESS_DENIED, then … is not valid JSON');
   } finally {

@@ -16,7 +16,7 @@ import { HttpError } from '../../../src/http/http-error.js';
 import type { Router } from '../../../src/http/router.js';
 import { adminCall, type AdminLogins } from './api-calls.js';
 
-export interface AdminUiRouteDeps {
+interface AdminUiRouteDeps {
   readonly config: Pick<Config, 'webhooks'>;
   /** Authenticates global admins. */
   readonly logins: AdminLogins;
@@ -27,7 +27,7 @@ export interface AdminUiRouteDeps {
  * src/admin-ui/ of the installation. This file runs compiled as dist/actors/http-front/routes/admin-ui.js,
  * four levels below the installation root; the page's files are served as they are (no build step).
  */
-export const ADMIN_UI_DIR = fileURLToPath(new URL('../../../../src/admin-ui/', import.meta.url));
+const ADMIN_UI_DIR = fileURLToPath(new URL('../../../../src/admin-ui/', import.meta.url));
 
 const PAGE_PATH = '/admin/';
 const USER_AGENTS_PATH = '/edu-api/admin/webhook-user-agents';
@@ -45,7 +45,7 @@ const CONTENT_TYPES: Record<string, string> = {
  * posts (the sign-in form is handled by the script, so a page without it can never submit
  * the password anywhere).
  */
-export const ADMIN_UI_CSP = [
+const ADMIN_UI_CSP = [
   "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self'", "connect-src 'self'",
   "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
 ].join('; ');

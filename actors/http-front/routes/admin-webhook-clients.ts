@@ -12,7 +12,7 @@ import type { WebhookStoreProtocol } from '../../../src/messages/webhook-store.j
 import type { Remote } from '../../../src/runtime/rpc.js';
 import { adminCall } from './api-calls.js';
 
-export interface AdminWebhookClientRouteDeps {
+interface AdminWebhookClientRouteDeps {
   readonly config: Pick<Config, 'http' | 'webhooks'>;
   readonly store: Remote<WebhookStoreProtocol>;
   readonly log: Logger;

@@ -14,7 +14,7 @@ import type { Remote } from '../../../src/runtime/rpc.js';
 import { parseVisibilityUpdate, VisibilityRequestError } from '../../../src/viewer/visibility.js';
 import { adminCall, type AdminLogins } from './api-calls.js';
 
-export interface WikiVisibilityRouteDeps {
+interface WikiVisibilityRouteDeps {
   readonly config: Pick<Config, 'http'>;
   readonly resolver: Remote<LdapResolverProtocol>;
   /** Authenticates global admins. */

@@ -13,7 +13,7 @@ import { registerDavLockRoutes } from './dav-lock.js';
 import { registerDavReadRoutes } from './dav-read.js';
 import { registerDavWriteRoutes } from './dav-write.js';
 
-export const DAV_METHODS = ['OPTIONS', 'GET', 'HEAD', 'PUT', 'DELETE', 'PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK'];
+const DAV_METHODS = ['OPTIONS', 'GET', 'HEAD', 'PUT', 'DELETE', 'PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK'];
 
 export function registerDavRoutes(router: Router, deps: DavDeps): DavService {
   const svc = new DavService(deps);

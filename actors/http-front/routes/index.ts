@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { NegotiateAuth } from '../../../src/auth/negotiate.js';
 import type { Config } from '../../../src/config/index.js';
 import type { Router } from '../../../src/http/router.js';
-import type { Peers } from '../../../src/messages/peers.js';
+import type { PeersOf } from '../../../src/messages/peers.js';
 import type { PeerLink, PeerLookup } from '../../../src/runtime/actor.js';
 import type { ServiceSecrets } from '../../../src/runtime/control.js';
 import type { WebhookClientLookup } from '../../../src/webhooks/key-index.js';
@@ -22,7 +22,7 @@ import { registerUserEventRoutes } from './user-events.js';
 import { registerWebhookRoutes } from './webhooks.js';
 import { registerWikiRoutes, type WikiRoutes } from './wiki.js';
 
-export interface FrontRouteDeps {
+interface FrontRouteDeps {
   config: Config;
   /** The Elasticsearch credentials (wiki routes) and the delegation keytab (WebDAV, HTTP Negotiate). */
   secrets: ServiceSecrets;
@@ -30,7 +30,7 @@ export interface FrontRouteDeps {
   /** This thread's instance name (`http-front#n`). */
   name: string;
   /** A typed client for a peer actor (the actor context's `peer`). */
-  peer: PeerLookup<Peers>;
+  peer: PeerLookup<PeersOf<'http-front'>>;
   /** Whether a peer is connected, and its incarnation (the actor context's `link`). */
   link: (peer: string) => PeerLink;
   /** This thread's replica of the webhook clients, for the intake's key checks. */
@@ -38,7 +38,7 @@ export interface FrontRouteDeps {
 }
 
 /** What the front keeps of its routes: the WebDAV service, whose SMB sessions it closes when it stops, and the wiki's. */
-export interface FrontRoutes {
+interface FrontRoutes {
   dav: DavService;
   wiki: WikiRoutes;
 }

@@ -19,7 +19,7 @@ import type { WebhookClientLookup } from '../../../src/webhooks/key-index.js';
 import type { NewUserEvent } from '../../../src/webhooks/user-events.js';
 import { unavailableAs503 } from './api-calls.js';
 
-export interface WebhookRouteDeps {
+interface WebhookRouteDeps {
   readonly config: Pick<Config, 'http' | 'webhooks'>;
   /** This front's instance name (its lock tag in the dedupe ring is per front). */
   readonly front: string;

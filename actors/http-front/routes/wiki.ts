@@ -39,10 +39,12 @@ import type { SmbClient } from '../../../src/smb/index.js';
 import { checkFolder, parseSearchRequest, parseSuggestRequest, SearchRequestError, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
 import type { NoAccessReason, ViewerQuery } from '../../../src/viewer/viewer.js';
+import { SERVICE_GROUPS_HEADER } from '../../../src/viewer/principal.js';
+import { SERVICE_USER_HEADER } from '../../../src/viewer/service-user.js';
 import { resolverViewerCache } from './viewer-answers.js';
 import { unavailableAs503 } from './api-calls.js';
 
-export interface WikiRouteDeps {
+interface WikiRouteDeps {
   readonly config: Pick<Config, 'elasticsearch' | 'smb' | 'wiki'>;
   readonly secrets: ServiceSecrets;
   readonly resolver: Remote<LdapResolverProtocol>;
@@ -97,8 +99,8 @@ export function registerWikiRoutes(router: Router, deps: WikiRouteDeps): WikiRou
   const challenge = deps.negotiate ? negotiateChallenge(BASIC_CHALLENGE) : BASIC_CHALLENGE;
   const wikiCall = callOf(deps.negotiate, challenge);
   const viewerOf = async (credentials: WikiCaller, ex: HttpExchange): Promise<Viewer & { noAccess?: NoAccessReason }> => {
-    const groupsHeader = ex.headers['x-service-groups'];
-    const serviceUserHeader = ex.headers['x-service-user'];
+    const groupsHeader = ex.headers[SERVICE_GROUPS_HEADER];
+    const serviceUserHeader = ex.headers[SERVICE_USER_HEADER];
     const answer = await viewers.resolve({ ...credentials, groupsHeader, serviceUserHeader, clientAddress: ex.clientAddress });
     if (!answer.ok) {
       const headers = answer.status === 429 ? { 'retry-after': String(answer.retryAfterSeconds) } : challengeFor(answer.status, challenge);

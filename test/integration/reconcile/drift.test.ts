@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { reconcilerStatus, startJob } from '../../../src/control-socket/client.js';
+import { startJob } from '../../../src/control-socket/client.js';
 import { documentId } from '../../../src/wiki/document-id.js';
 import { removeTree, smbcacls } from '../smb/testbed.js';
-import { assertSameDocuments, expectedFacts, indexedFacts, runJob, scratchService, SERVER, shareAs, socketOf, writeFiles, type DocumentFacts } from './support.js';
+import { assertSameDocuments, expectedFacts, indexedFacts, reconcilerStatus, runJob, scratchService, SERVER, shareAs, socketOf, writeFiles, type DocumentFacts } from './support.js';
 
 const BUILTIN_ADMINISTRATORS = 'S-1-5-32-544';
 const READ = '0x1200a9';
@@ -101,11 +101,11 @@ describe('drift repair in one pass', () => {
 
   it('two overlapping triggers run one pass', async () => {
     const socket = socketOf(fixture.service);
-    const before = (await reconcilerStatus(socket)).passes;
+    const before = (await reconcilerStatus(fixture.service)).passes;
     const [first, second] = await Promise.all([startJob(socket, { kind: 'pass' }), startJob(socket, { kind: 'pass' })]);
     const [a, b] = await Promise.all([first.finished, second.finished]);
     assert.equal(a.id, b.id, 'both triggers got the same pass');
-    assert.equal((await reconcilerStatus(socket)).passes, before + 1);
+    assert.equal((await reconcilerStatus(fixture.service)).passes, before + 1);
   });
 
   it('a reindex asked for during a pass starts after it', async () => {

@@ -5,7 +5,6 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { reconcilerStatus } from '../../../src/control-socket/client.js';
 import type { JobInfo } from '../../../src/reconcile/jobs.js';
 import { IndexManager } from '../../../src/search/index-manager.js';
 import { documentId } from '../../../src/wiki/document-id.js';
@@ -13,7 +12,7 @@ import { waitFor, writeServiceConfig } from '../../support/service.js';
 import { AdminApi, postWebhook } from '../webhooks/api.js';
 import { WikiClient } from '../wiki/wiki-service.js';
 import { markdownPage } from './markdown.js';
-import { indexedFacts, scratchService, SERVER, socketOf, writeFiles } from './support.js';
+import { indexedFacts, reconcilerStatus, scratchService, SERVER, writeFiles } from './support.js';
 
 const CLI = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 const FOLDERS = 40;
@@ -141,18 +140,17 @@ describe('fileproxy reindex', () => {
     assert.ok(statuses.length >= 5, `${statuses.length} searches during the rebuild`);
     assert.deepEqual([...new Set(statuses)], [200]);
     // The pass that follows a rebuild brings over what the post-write hook wrote to the old index meanwhile.
-    await waitFor(async () => (await reconcilerStatus(socketOf(fixture.service))).lastPass?.trigger === 'rebuild', 60_000);
+    await waitFor(async () => (await reconcilerStatus(fixture.service)).lastPass?.trigger === 'rebuild', 60_000);
   });
 
   it('stops on Ctrl-C: the service ends the job, what was indexed stays, and it keeps answering', async () => {
-    const socket = socketOf(fixture.service);
     const result = await reindex(['--share', 'schule', ...config()], (child) => {
-      void waitFor(async () => ((await reconcilerStatus(socket)).running?.seen ?? 0) >= 100, 30_000).then(() => child.kill('SIGINT'));
+      void waitFor(async () => ((await reconcilerStatus(fixture.service)).running?.seen ?? 0) >= 100, 30_000).then(() => child.kill('SIGINT'));
     });
     assert.equal(result.code, 130, result.stderr);
     assert.match(result.stderr, /stopping/);
     assert.match(result.stdout, /^reindex of schule stopped after [\d.]+ s; what was done until then stays/);
-    const status = await reconcilerStatus(socket);
+    const status = await reconcilerStatus(fixture.service);
     assert.equal(status.running, null);
     assert.equal(status.lastJob?.state, 'cancelled');
     assert.ok(status.lastJob!.seen < FOLDERS * PAGES_PER_FOLDER, `stopped early (seen ${status.lastJob!.seen})`);

@@ -16,6 +16,7 @@ import PQueue from 'p-queue';
 import { adminSocketPath } from '../../../src/control-socket/protocol.js';
 import { startJob } from '../../../src/control-socket/client.js';
 import type { JobInfo, JobRequest } from '../../../src/reconcile/jobs.js';
+import type { ReconcilerStatus } from '../../../src/reconcile/reconciler.js';
 import { createSearchClient } from '../../../src/search/client.js';
 import { DEFAULT_ALIAS } from '../../../src/search/mapping.js';
 import { SmbClient, SmbError, type SmbShare } from '../../../src/smb/index.js';
@@ -27,7 +28,7 @@ import { startService, type RunningService } from '../../support/service.js';
 import { testbedShare } from '../../support/smb-logons.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { removeTree } from '../smb/testbed.js';
-import { passAfter } from '../wiki/wiki-service.js';
+import { passAfter, reconcilerDetails } from '../wiki/wiki-service.js';
 
 /** The server name the testbed's config.yml gives every share (smb.server). */
 export const SERVER = '127.0.0.1';
@@ -86,6 +87,11 @@ export function scratchService(
 export function socketOf(service: RunningService): string {
   const config = parse(readFileSync(service.configFile, 'utf8')) as { storage: { data_dir: string } };
   return adminSocketPath(config.storage.data_dir);
+}
+
+/** The reconciler's status, as the operator sees it in its /healthz details. */
+export async function reconcilerStatus(service: RunningService): Promise<ReconcilerStatus> {
+  return (await reconcilerDetails(service)) as unknown as ReconcilerStatus;
 }
 
 /** Runs a job in the service and returns its final report. */

@@ -4,7 +4,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { Access, AceType, Disposition, FileHandle, SmbClient, SmbPool, grantsRead, readAccessSids, type SmbShare } from '../../../src/smb/index.js';
+import { Access, AceType, Disposition, SmbClient, SmbPool, grantsRead, readAccessSids, type SmbShare } from '../../../src/smb/index.js';
+import { FileHandle } from '../../../src/smb/open.js';
 import { env, removeTree, scratchName, shareFor, smbcacls, userAccount } from './testbed.js';
 
 describe('SMB facade against the testbed DC (schule, signed SMB 3.1.1)', () => {

@@ -2,16 +2,16 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   Access,
-  Connection,
   CreateOptions,
   Dialect,
   Disposition,
-  FileHandle,
   FileInfoClass,
-  Session,
-  Tree,
   type DialectCode,
 } from '../../../src/smb/index.js';
+import { Connection } from '../../../src/smb/connection.js';
+import { FileHandle } from '../../../src/smb/open.js';
+import { Session } from '../../../src/smb/session.js';
+import { Tree } from '../../../src/smb/tree.js';
 import { basicInfo, dispositionInfo, renameInfo } from '../../../src/smb/fscc.js';
 import { testbedCredentials } from '../../support/smb-logons.js';
 import { env, scratchName } from './testbed.js';

@@ -1,7 +1,9 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { Connection, Session, SmbClient, SmbError } from '../../../src/smb/index.js';
+import { SmbClient, SmbError } from '../../../src/smb/index.js';
+import { Connection } from '../../../src/smb/connection.js';
+import { Session } from '../../../src/smb/session.js';
 import { testbedCredentials } from '../../support/smb-logons.js';
 import { env, removeTree, scratchName, shareFor } from './testbed.js';
 

@@ -5,8 +5,9 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { Connection, Dialect, NtStatus, SmbClient, SmbPool, type SmbShare } from '../../../src/smb/index.js';
-import { parseSessionSetupResponse, sessionSetupRequest } from '../../../src/smb/messages.js';
+import { Dialect, NtStatus, SmbClient, SmbPool, type SmbShare } from '../../../src/smb/index.js';
+import { Connection } from '../../../src/smb/connection.js';
+import { parseSessionSetupResponse, sessionSetupRequest } from '../../../src/smb/messages/session.js';
 import { authenticateMessage, negotiateMessage, ntlmMic, parseChallenge } from '../../../src/smb/ntlm.js';
 import { MECH_TYPES, negTokenInit, negTokenResp, parseNegTokenResp } from '../../../src/kerberos/spnego.js';
 import { skipWithoutNtlm } from '../../support/smb-logons.js';

@@ -13,13 +13,13 @@ import {
   CreateOptions,
   Disposition,
   FileAction,
-  FileHandle,
   FileNotifyChange,
   SmbClient,
   SmbPool,
   type SmbShare,
   type WatchChange,
 } from '../../../src/smb/index.js';
+import { FileHandle } from '../../../src/smb/open.js';
 import { sambaClientAs } from '../../support/smb-logons.js';
 import { env, removeTree, scratchName, shareFor, smbcacls, userAccount } from './testbed.js';
 

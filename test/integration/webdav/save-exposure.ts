@@ -5,8 +5,16 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import {
-  Access, CreateOptions, Disposition, FileHandle, SmbError, type SecurityDescriptor, type SmbClient, type SmbShare, type SmbStat,
+  Access,
+  CreateOptions,
+  Disposition,
+  SmbError,
+  type SecurityDescriptor,
+  type SmbClient,
+  type SmbShare,
+  type SmbStat,
 } from '../../../src/smb/index.js';
+import { FileHandle } from '../../../src/smb/open.js';
 import type { RunningService } from '../../support/service.js';
 import type { TestbedEnv } from '../../testbed/env.js';
 import { shareAs } from '../reconcile/support.js';

@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { Access, Disposition, FileHandle, SdControl, SmbClient, type SecurityDescriptor, type SmbShare } from '../../../src/smb/index.js';
+import { Access, Disposition, SdControl, SmbClient, type SecurityDescriptor, type SmbShare } from '../../../src/smb/index.js';
+import { FileHandle } from '../../../src/smb/open.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { startService, type RunningService } from '../../support/service.js';
 import { testbedShare } from '../../support/smb-logons.js';

@@ -12,6 +12,7 @@ import { loadConfig, readIndexerPassword } from '../../../src/config/index.js';
 import type { HealthReport } from '../../../src/runtime/health.js';
 import { Supervisor } from '../../../supervisor/supervisor.js';
 import { readTestbedEnv } from '../../testbed/env.js';
+import { crashActor } from '../../support/fault-drills.js';
 import { startService, waitFor, writeServiceConfig, type RunningService } from '../../support/service.js';
 import { AdminApi, assertError, postWebhook } from './api.js';
 
@@ -60,7 +61,7 @@ describe('restarts', () => {
         const eventId = randomUUID();
         const post = () => postWebhook(url, { key: client.api_key, userAgent: 'platform-api', eventId });
         assert.equal((await post()).status, 200);
-        supervisor.cell('dedupe')!.crash('drill');
+        await crashActor('dedupe', 'drill');
         await waitFor(async () => (await stateOf(url, 'dedupe')) === 'restarting', 2_000);
         assertError(await post(), 503, 'service_unavailable', /dedupe/);
         await waitFor(async () => (await stateOf(url, 'dedupe')) === 'running', 10_000);
@@ -74,7 +75,7 @@ describe('restarts', () => {
       const { supervisor, url } = await startSupervisor();
       try {
         const client = await AdminApi.asAdmin(url, await readTestbedEnv()).register('platform-api');
-        supervisor.cell('http-front')!.crash('drill');
+        await crashActor('http-front', 'drill');
         await waitFor(async () => (await supervisor.cell('http-front')!.health()).restarts === 1, 10_000);
         // Until the store's copy arrives the front answers 503 (never 401); then the key works again.
         const statuses = new Set<number>();
@@ -97,7 +98,7 @@ describe('restarts', () => {
         const admin = AdminApi.asAdmin(url, await readTestbedEnv());
         const platform = await admin.register('platform-api');
         const eventhandler = await admin.register('service-eventhandler');
-        supervisor.cell('webhook-store')!.crash('drill');
+        await crashActor('webhook-store', 'drill');
         await waitFor(async () => (await stateOf(url, 'webhook-store')) === 'restarting', 2_000);
         assert.equal((await postWebhook(url, { key: platform.api_key, userAgent: 'platform-api' })).status, 200);
         const uncached = await postWebhook(url, { key: eventhandler.api_key, userAgent: 'service-eventhandler', body: '{"username":"ben"}' });
@@ -118,7 +119,7 @@ describe('restarts', () => {
         const post = () => postWebhook(url, { key: platform.api_key, userAgent: 'platform-api' });
         await new Promise((resolve) => setTimeout(resolve, 1_500));
         assert.equal((await post()).status, 200, 'the lease is renewed while the store runs');
-        supervisor.cell('webhook-store')!.crash('drill');
+        await crashActor('webhook-store', 'drill');
         await waitFor(async () => (await stateOf(url, 'webhook-store')) === 'restarting', 2_000);
         await new Promise((resolve) => setTimeout(resolve, 1_200));
         assertError(await post(), 503, 'registry_unavailable', /not confirmed/);

@@ -2,6 +2,7 @@
 // options and exit status, on stdout with exit 0 (the package's only documentation besides the README).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
@@ -33,6 +34,24 @@ describe('fileproxy --help', () => {
       }
     });
   }
+
+  it('prints the version of package.json with --version and -V', () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-V']) {
+      const run = fileproxy(flag);
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(run.stderr, '');
+      assert.equal(run.stdout, `fileproxy ${version} (Node.js ${process.version})\n`);
+    }
+  });
+
+  it('names the version in the first line of doctor, before its checks', () => {
+    const run = fileproxy('doctor', '--config', '/nonexistent/config.yml');
+    assert.equal(run.status, 1);
+    const [first, second] = run.stdout.split('\n');
+    assert.equal(first, fileproxy('--version').stdout.trimEnd());
+    assert.match(second ?? '', /^FAIL config/);
+  });
 
   it('refuses an unknown command with the list of commands and exit 2', () => {
     const run = fileproxy('serv');

@@ -2,19 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SmbError } from '../../../src/smb/errors.js';
 import { parseHeader, parseTransform, splitCompound } from '../../../src/smb/header.js';
-import {
-  parseCreateResponse,
-  parseNegotiateResponse,
-  parseOutputBuffer,
-  parseReadResponse,
-  parseSessionSetupResponse,
-  parseTreeConnectResponse,
-  parseValidateNegotiateResponse,
-  parseWriteResponse,
-  parseCloseResponse,
-  parseCopyChunkResponse,
-  parseResumeKeyResponse,
-} from '../../../src/smb/messages.js';
+import { parseCloseResponse, parseCreateResponse } from '../../../src/smb/messages/create.js';
+import { parseCopyChunkResponse, parseResumeKeyResponse, parseValidateNegotiateResponse } from '../../../src/smb/messages/ioctl.js';
+import { parseNegotiateResponse } from '../../../src/smb/messages/negotiate.js';
+import { parseOutputBuffer } from '../../../src/smb/messages/query.js';
+import { parseReadResponse, parseWriteResponse } from '../../../src/smb/messages/read-write.js';
+import { parseSessionSetupResponse, parseTreeConnectResponse } from '../../../src/smb/messages/session.js';
 import { parseAllInfo, parseFileNotifyInformation, parseIdFullDirectoryInfo } from '../../../src/smb/fscc.js';
 import { SdControl, encodeSecurityDescriptor, parseSecurityDescriptor } from '../../../src/smb/security-descriptor.js';
 import { parseChallenge } from '../../../src/smb/ntlm.js';

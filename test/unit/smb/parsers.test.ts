@@ -3,18 +3,11 @@ import assert from 'node:assert/strict';
 import { AceType, grantsRead, parseSecurityDescriptor, readAccessSids } from '../../../src/smb/security-descriptor.js';
 import { FileAction, FileNotifyChange, parseFileNotifyInformation, parseIdFullDirectoryInfo } from '../../../src/smb/fscc.js';
 import { Command } from '../../../src/smb/header.js';
-import {
-  changeNotifyRequest,
-  copyChunkWriteRequest,
-  createRequest,
-  parseCloseResponse,
-  parseCopyChunkResponse,
-  parseCreateResponse,
-  parseNegotiateResponse,
-  parseOutputBuffer,
-  parseResumeKeyResponse,
-  parseValidateNegotiateResponse,
-} from '../../../src/smb/messages.js';
+import { changeNotifyRequest } from '../../../src/smb/messages/change-notify.js';
+import { createRequest, parseCloseResponse, parseCreateResponse } from '../../../src/smb/messages/create.js';
+import { copyChunkWriteRequest, parseCopyChunkResponse, parseResumeKeyResponse, parseValidateNegotiateResponse } from '../../../src/smb/messages/ioctl.js';
+import { parseNegotiateResponse } from '../../../src/smb/messages/negotiate.js';
+import { parseOutputBuffer } from '../../../src/smb/messages/query.js';
 import { normalizePath, toSmbPath } from '../../../src/smb/paths.js';
 import { WireReader } from '../../../src/smb/wire.js';
 import { closeResponse, copyChunkResponse, createResponse, resumeKeyResponse, directoryEntries, negotiateResponse, notifyEntries, outputBufferResponse, securityDescriptor, validateNegotiateResponse } from './frames.js';

@@ -1,17 +1,20 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DavStateService } from '../../../actors/dav-state/service.js';
-import { DeadProperties } from '../../../src/webdav/dead-properties.js';
+import { DavState } from '../../../actors/dav-state/state.js';
 import { LockTable } from '../../../src/webdav/locks.js';
 import { HINT_LOCKS, HINT_PROPERTY_RESOURCES, HINT_RETIRED } from '../../../src/webdav/state-hint.js';
 import { element } from '../../../src/webdav/xml.js';
+import { propertyStores } from '../../support/property-stores.js';
 
 const at = (path: string) => ({ share: 'schule', path });
-const service = () => new DavStateService(new LockTable(), DeadProperties.inMemory(), 60_000);
+const newStore = propertyStores();
+const stateOf = async (leaseTimeoutMs = 60_000) => new DavState(new LockTable(), await newStore(), leaseTimeoutMs);
+const service = async () => new DavStateService(await stateOf());
 
 describe('the dav-state service', () => {
   it('serializes gated writes of one resource: the second waits for the release', async () => {
-    const s = service();
+    const s = await service();
     const gate = { principal: 'anna', targets: [], tokens: [], ask: [], lease: at('page.md') };
     const first = await s.writeGate(gate);
     let secondDone = false;
@@ -25,7 +28,7 @@ describe('the dav-state service', () => {
   });
 
   it('a lease whose holder never releases it expires, and the next writer gets it', async () => {
-    const s = new DavStateService(new LockTable(), DeadProperties.inMemory(), 50);
+    const s = new DavStateService(await stateOf(50));
     const gate = { principal: 'anna', targets: [], tokens: [], ask: [], lease: at('page.md') };
     await s.writeGate(gate);
     const started = Date.now();
@@ -36,7 +39,7 @@ describe('the dav-state service', () => {
   });
 
   it('a blocked write gets no lease, and its tokens answer the If header', async () => {
-    const s = service();
+    const s = await service();
     const lock = await s.lock({ resource: at('doc.md'), scope: 'exclusive', depth: '0', principal: 'anna', timeoutSeconds: 60 });
     assert.ok('granted' in lock);
     const blocked = await s.writeGate({ principal: 'ben', targets: [{ resource: at('doc.md'), depth: '0' }], tokens: [], ask: [at('doc.md')], lease: at('doc.md') });
@@ -49,7 +52,8 @@ describe('the dav-state service', () => {
   });
 
   it('publishes lock and property counts in shared memory, and retires them', async () => {
-    const s = service();
+    const state = await stateOf();
+    const s = new DavStateService(state);
     const view = new Int32Array(await s.hint());
     assert.deepEqual([view[HINT_LOCKS], view[HINT_PROPERTY_RESOURCES]], [0, 0]);
     const lock = await s.lock({ resource: at('a'), scope: 'shared', depth: '0', principal: 'p', timeoutSeconds: 60 });
@@ -61,7 +65,7 @@ describe('the dav-state service', () => {
     ]);
     await s.removed(at('a'));
     assert.deepEqual([view[HINT_LOCKS], view[HINT_PROPERTY_RESOURCES]], [0, 0]);
-    s.retire();
+    state.retire();
     assert.equal(view[HINT_RETIRED], 1);
   });
 });

@@ -7,15 +7,17 @@ import { pathToFileURL } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { DeadProperties } from '../../../src/webdav/dead-properties.js';
 import { element, storedSize, type XmlElement } from '../../../src/webdav/xml.js';
+import { propertyStores } from '../../support/property-stores.js';
 
 const LOG = 'dav-properties.log';
 const at = (path: string) => ({ share: 'schule', path });
 const ANNA = 'edu\\anna';
 const BEN = 'edu\\ben';
 const prop = (name: string, value: string) => element('urn:x', name, [value]);
+const newStore = propertyStores();
 /** What `properties` on `resource` count against the budgets, as the store counts it. */
 async function costOf(resource: { share: string; path: string }, properties: XmlElement[]): Promise<number> {
-  const probe = DeadProperties.inMemory();
+  const probe = await newStore();
   await probe.patch(resource, properties.map((p) => ({ set: p })), 'probe');
   return probe.bytes;
 }
@@ -26,7 +28,7 @@ describe('dead properties', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('set and remove in order, keyed case-insensitively', async () => {
-    const store = DeadProperties.inMemory();
+    const store = await newStore();
     await store.patch(at('Doc.md'), [{ set: prop('a', '1') }, { set: prop('b', '2') }, { remove: { ns: 'urn:x', name: 'a' } }, { set: prop('b', '3') }], ANNA);
     assert.deepEqual(values(store, 'doc.md'), ['b=3']);
     await store.patch(at('doc.md'), [{ remove: { ns: 'urn:x', name: 'b' } }], ANNA);
@@ -34,7 +36,7 @@ describe('dead properties', () => {
   });
 
   it('move, copy (depth 0 or the whole tree) and remove follow the resource and what lies below it', async () => {
-    const store = DeadProperties.inMemory();
+    const store = await newStore();
     await store.patch(at('src'), [{ set: prop('top', 't') }], ANNA);
     await store.patch(at('src/a.md'), [{ set: prop('m', 'a') }], ANNA);
     await store.patch(at('srcx'), [{ set: prop('other', 'o') }], ANNA);
@@ -145,7 +147,7 @@ describe('dead properties', () => {
   it('bound what each user sets (max_user_size) apart from the total, so one user cannot fill the store for others', async () => {
     const value = 'x'.repeat(500);
     const cost = await costOf(at('a'), [prop('k', value)]);
-    const store = DeadProperties.inMemory({ maxPerResource: 10, maxResourceSize: 4096, maxUserSize: 3 * cost, maxTotalSize: 10 * cost });
+    const store = await newStore({ maxPerResource: 10, maxResourceSize: 4096, maxUserSize: 3 * cost, maxTotalSize: 10 * cost });
     for (const path of ['a', 'b', 'c']) assert.equal(await store.patch(at(path), [{ set: prop('k', value) }], ANNA), undefined);
     assert.equal(await store.patch(at('d'), [{ set: prop('k', value) }], ANNA), 'max_user_size');
     assert.equal(await store.copy(at('a'), at('e'), '0', ANNA), 'max_user_size', 'a copy counts for who makes it');
@@ -227,7 +229,7 @@ describe('dead properties', () => {
   it('refuse changes past their bounds, naming the bound, and always allow shrinking', async () => {
     const one = storedSize(prop('k', 'x'.repeat(100)));
     const cost = await costOf(at('a'), [prop('k', 'x'.repeat(100))]);
-    const store = DeadProperties.inMemory({ maxPerResource: 2, maxResourceSize: one + 10, maxUserSize: Infinity, maxTotalSize: 2 * cost + 10 });
+    const store = await newStore({ maxPerResource: 2, maxResourceSize: one + 10, maxUserSize: Infinity, maxTotalSize: 2 * cost + 10 });
     assert.equal(await store.patch(at('a'), [{ set: prop('1', '') }, { set: prop('2', '') }, { set: prop('3', '') }], ANNA), 'max_per_resource');
     assert.equal(await store.patch(at('a'), [{ set: prop('big', 'x'.repeat(200)) }], ANNA), 'max_resource_size');
     assert.equal(await store.patch(at('a'), [{ set: prop('k', 'x'.repeat(100)) }], ANNA), undefined);

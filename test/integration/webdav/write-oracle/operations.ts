@@ -7,7 +7,8 @@
 import { posix } from 'node:path';
 import { endOfFileInfo } from '../../../../src/smb/fscc.js';
 import { BLOCK_SIZE } from '../../../../src/smb/upload.js';
-import { Access, CreateOptions, Disposition, FileHandle, FileInfoClass, SmbStatusError, type SmbShare } from '../../../../src/smb/index.js';
+import { Access, CreateOptions, Disposition, FileInfoClass, SmbStatusError, type SmbShare } from '../../../../src/smb/index.js';
+import { FileHandle } from '../../../../src/smb/open.js';
 import type { DavClient } from '../dav-client.js';
 import { sourceOf } from './fixture.js';
 

@@ -1,0 +1,45 @@
+// The actor context's types refuse what would fail at run time: handlers that serve a method their actor's
+// protocol does not declare (a peer could call it), handlers that leave one out, and a call to a peer kind the
+// supervisor links no channel to (ACTOR_LINKS). Each `@ts-expect-error` below fails `npm run build` when the line
+// under it compiles, so this file is the test; it is compiled and never run.
+import type { ActorContextOf } from '../../../src/messages/peers.js';
+import { runActor } from '../../../src/runtime/actor.js';
+import type { MetricSnapshot } from '../../../src/metrics/snapshot.js';
+
+const metrics = async (): Promise<MetricSnapshot> => [];
+const sharedRing = async () => ({ memory: new SharedArrayBuffer(8), holder: 1 });
+
+const typeChecks = [
+  // The dedupe actor serving its protocol: compiles.
+  () => runActor(async (_ctx: ActorContextOf<'dedupe'>) => ({ handlers: { sharedRing, metrics } })),
+  // A method besides the protocol (as dav-state's stats, publish and retire were).
+  // @ts-expect-error stats is no method of DedupeProtocol
+  () => runActor(async (_ctx: ActorContextOf<'dedupe'>) => ({ handlers: { sharedRing, metrics, stats: () => ({}) } })),
+  // The same, on an instance of a class with an extra public method.
+  () => {
+    class DedupeService { sharedRing = sharedRing; metrics = metrics; retire(): void {} }
+    // @ts-expect-error retire is no method of DedupeProtocol
+    runActor(async (_ctx: ActorContextOf<'dedupe'>) => ({ handlers: new DedupeService() }));
+  },
+  // A protocol method left out.
+  // @ts-expect-error sharedRing is missing
+  () => runActor(async (_ctx: ActorContextOf<'dedupe'>) => ({ handlers: { metrics } })),
+  // Peers: the kinds linked to the actor's own, and the supervisor.
+  () => runActor(async (ctx: ActorContextOf<'webhook-store'>) => {
+    void ctx.peer('ldap-resolver').viewerEpoch;
+    void ctx.peer('http-front#2').replaceWebhookClients;
+    void ctx.peer('supervisor').health;
+    // @ts-expect-error the webhook-store has no channel to the dedupe actor
+    void ctx.peer('dedupe');
+    // @ts-expect-error nor to the reconciler
+    void ctx.peer('reconciler#2');
+    return {};
+  }),
+  () => runActor(async (ctx: ActorContextOf<'dav-state'>) => {
+    void ctx.peer('http-front#3');
+    // @ts-expect-error the dav-state actor is linked to the fronts only
+    void ctx.peer('ldap-resolver');
+    return {};
+  }),
+];
+void typeChecks;
