@@ -1,6 +1,7 @@
 // OpenAPI paths and schemas of the wiki: search and listings (actors/http-front/routes/wiki.ts) and
 // the admin API of each share's wiki visibility (admin-wiki-visibility.ts).
 
+import { SERVICE_USER_RULES } from '../viewer/service-user.js';
 import { adminResponses, BODY_413, BODY_415, error, NEGOTIATE_401_CODES, USER_CHALLENGE, JSON_BODY_400, jsonBody, ok, operation, ref, RETRY_AFTER, THROTTLED_429, type Json } from './shared.js';
 
 const WIKI_GROUPS = {
@@ -18,7 +19,7 @@ const WIKI_SERVICE_USER = {
 };
 
 /** The 403 of a trusted caller naming an account it may not act for (src/viewer/service-user.ts, ServiceUserRule). */
-export const SERVICE_USER_REFUSALS = ['computer', 'krbtgt', 'indexer', 'trusted_caller', 'not_delegated', 'protected_user', 'admin'].map((rule) => `service_user_${rule}`);
+export const SERVICE_USER_REFUSALS = SERVICE_USER_RULES.map((rule) => `service_user_${rule}`);
 
 /** Why the user named in X-Service-User sees nothing (src/viewer/viewer.ts, NoAccessReason). */
 const NO_ACCESS = {
