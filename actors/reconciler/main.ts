@@ -1,4 +1,4 @@
-// The reconciler actor: owns the wiki index.
+// The reconciler actor: owns the wiki index and decides what to index; its two pools do the work.
 // - The wiki index (src/reconcile/wiki-index.ts) makes sure the `wiki-md` alias fits this build, migrating it
 //   through a rebuild when its mapping is older.
 // - The post-write hook (src/reconcile/page-changes.ts) applies WebDAV's page changes as a pass would.
@@ -9,13 +9,17 @@
 //   the share root as the indexer account on this thread's own SMB client (one handle per share, nothing inside the
 //   share), and feed the hook and the job queue (passes of the share or of the folders that changed); why they live
 //   here and not in an actor of their own is said there.
-// Pages are listed, read and rendered in the actor's own smb-reader pool (actors/smb-reader/task.ts), for passes and
-// the hook alike: a task and its answer go straight between this thread and a pool thread. With `elasticsearch.enabled: false` it never
-// connects to Elasticsearch, ignores page changes and refuses reindex requests.
+// Hook, watch, passes and rebuilds share one pipeline: the smb-reader pool (actors/smb-reader/task.ts) lists folders
+// and reads pages, this thread batches the pages it decided to index, and the indexer pool (actors/indexer/task.ts)
+// renders each batch and writes it with `_bulk`. A task and its answer go straight between this thread and a pool
+// thread; page bytes are moved, not copied. With `elasticsearch.enabled: false` it never connects to Elasticsearch,
+// ignores page changes and refuses reindex requests.
+import type { Client } from '@elastic/elasticsearch';
+import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import type { Config } from '../../src/config/index.js';
 import type { ReconcilerProtocol } from '../../src/messages/reconciler.js';
-import type { SmbReaderResult, SmbReaderTask } from '../../src/messages/pools.js';
+import type { IndexerResult, IndexerTask, SmbReaderResult, SmbReaderTask } from '../../src/messages/pools.js';
 import { reconcilerMetrics, type PassSummary } from '../../src/metrics/actor-metrics.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
@@ -23,6 +27,8 @@ import { threadHeapMetrics, type ThreadHeaps } from '../../src/metrics/thread-he
 import { AdminChannel, type AdminTarget } from '../../src/control-socket/server.js';
 import { osThreadId } from '../../src/reconcile/background-priority.js';
 import { adminSocketPath } from '../../src/control-socket/protocol.js';
+import { transferListOf, type BulkWriter } from '../../src/indexing/operations.js';
+import { indexingSearchClient } from '../../src/indexing/search-client.js';
 import type { JobInfo } from '../../src/reconcile/jobs.js';
 import { PageChanges } from '../../src/reconcile/page-changes.js';
 import { ShareWatch } from '../../src/reconcile/share-watch.js';
@@ -31,10 +37,10 @@ import { SmbClient, SmbPool } from '../../src/smb/index.js';
 import { JobRequestError, Reconciler, type ReconcilerShare } from '../../src/reconcile/reconciler.js';
 import type { ShareSource } from '../../src/reconcile/share-pass.js';
 import { WikiIndex } from '../../src/reconcile/wiki-index.js';
-import { runActor } from '../../src/runtime/actor.js';
+import { runActor, type ActorBehaviour } from '../../src/runtime/actor.js';
+import type { ServiceSecrets } from '../../src/runtime/control.js';
 import { TRANSIENT_HEAP_LIMITS } from '../../src/runtime/heap-limits.js';
 import { resultOf, WorkerPool } from '../../src/runtime/worker-pool.js';
-import { createSearchClient } from '../../src/search/client.js';
 import { describeError } from '../../src/search/log.js';
 import { SmbLogons } from '../../src/logon/smb-logons.js';
 
@@ -43,19 +49,37 @@ const FIRST_PASS_DELAY_MS = 1_000;
 /** After a pass that could not finish (Elasticsearch or a share unreachable), try again this soon. */
 const RETRY_DELAY_MS = 30_000;
 
-/** SMB tasks (page reads, folder listings) one smb-reader thread runs at once. */
+/** SMB tasks (page reads, folder listings) one smb-reader thread runs at once: they mostly wait for the server. */
 const SMB_READS_PER_THREAD = 16;
+/** Batches one indexer thread has at once: one rendered while another waits for Elasticsearch. */
+const BATCHES_PER_INDEXER = 2;
 
 type SmbReaderPool = WorkerPool<SmbReaderTask, SmbReaderResult>;
+type IndexerPool = WorkerPool<IndexerTask, IndexerResult>;
+
+interface Pools {
+  readers: SmbReaderPool;
+  indexers: IndexerPool;
+}
 
 /** A share's pages through the smb-reader pool, as the indexer account. */
 function poolSource(pool: SmbReaderPool, { server, share }: ReconcilerShare): ShareSource {
   return {
     listFolder: async (path) => resultOf(await pool.run({ type: 'list-wiki-folder', server, share, path }), 'wiki-folder').listing,
     listNames: async (path) => resultOf(await pool.run({ type: 'list-names', server, share, path }), 'names').listing,
-    loadDocument: async (path, known) => {
-      const task: SmbReaderTask = { type: 'load-page-document', page: { server, share, path }, ...(known ? { known } : {}) };
-      return resultOf(await pool.run(task), 'page-document').outcome;
+    readPage: async (path, known) => {
+      const task: SmbReaderTask = { type: 'read-page', page: { server, share, path }, ...(known ? { known } : {}) };
+      return resultOf(await pool.run(task), 'page').outcome;
+    },
+  };
+}
+
+/** Batches rendered and written by the indexer pool, their pages' bytes moved along. */
+function poolBulk(pool: IndexerPool): BulkWriter {
+  return {
+    write: async (target, operations) => {
+      const task: IndexerTask = { type: 'write-batch', target, operations };
+      return resultOf(await pool.run(task, transferListOf(operations)), 'batch').result;
     },
   };
 }
@@ -79,61 +103,106 @@ async function openAdminChannel(path: string, target: AdminTarget, log: Paramete
   }
 }
 
+/** Without Elasticsearch: page changes are ignored, reindex requests refused (with the reason). */
+async function withoutIndex(socketPath: string, log: Logger): Promise<ActorBehaviour> {
+  const disabled = 'the wiki search index is disabled (elasticsearch.enabled is false in config.yml)';
+  const refuse: AdminTarget = {
+    submit: () => {
+      throw new JobRequestError(disabled);
+    },
+    cancel: () => undefined,
+    status: () => {
+      throw new JobRequestError(disabled);
+    },
+  };
+  const channel = await openAdminChannel(socketPath, refuse, log);
+  const handlers: ReconcilerProtocol = { pageChanged: async () => undefined };
+  return {
+    handlers: servingMetrics(handlers, new Registry()),
+    health: () => ({ wiki: 'disabled (elasticsearch.enabled is false)' }),
+    stop: async () => {
+      if (typeof channel !== 'string') await channel.close();
+    },
+  };
+}
+
+/**
+ * The two pools, sized by `workers.smb_readers` and `workers.indexers`. A pool whose task module cannot load fails
+ * the actor (as a failed start would) rather than its first pass; the check runs beside the start, so that a
+ * restart does not wait for a pool thread to start too. A ping cut short by a stop of the service is no failure.
+ */
+function startPools(config: Config, secrets: ServiceSecrets, stopping: () => boolean): Pools {
+  const workerData = { config, secrets };
+  const readers: SmbReaderPool = new WorkerPool('smb-reader', new URL('../smb-reader/task.js', import.meta.url), config.workers.smb_readers, workerData, {
+    tasksPerThread: SMB_READS_PER_THREAD,
+    resourceLimits: TRANSIENT_HEAP_LIMITS,
+  });
+  const indexers: IndexerPool = new WorkerPool('indexer', new URL('../indexer/task.js', import.meta.url), config.workers.indexers, workerData, {
+    tasksPerThread: BATCHES_PER_INDEXER,
+    resourceLimits: TRANSIENT_HEAP_LIMITS,
+  });
+  for (const pool of [readers, indexers] as WorkerPool<{ type: 'ping' }, unknown>[]) {
+    pool.run({ type: 'ping' }).catch((err: unknown) => setImmediate(() => {
+      if (stopping()) return;
+      throw new Error(`the ${pool.name} pool cannot run tasks: ${err instanceof Error ? err.message : String(err)}`);
+    }));
+  }
+  return { readers, indexers };
+}
+
+/** One change watch per share, on this thread's own SMB client, or none with `reconciler.watch: false`. */
+function startWatches(
+  config: Config,
+  secrets: ServiceSecrets,
+  { shares, hook, reconciler, client, alias, log }: { shares: ReconcilerShare[]; hook: PageChanges; reconciler: Reconciler; client: Client; alias: string; log: Logger },
+): { watchClient: SmbClient | null; watches: ShareWatch[] } {
+  if (!config.reconciler.watch) return { watchClient: null, watches: [] };
+  const watchClient = new SmbClient(new SmbPool({
+    requestTimeoutMs: config.smb.request_timeout,
+    minDialect: config.smb.min_dialect,
+    requireEncryption: config.smb.require_encryption,
+  }));
+  const logons = new SmbLogons(config);
+  const watches = shares.map(({ server, share }) => new ShareWatch({
+    server,
+    share,
+    smb: watchClient.share({ host: server, port: config.smb.port, ...logons.indexer(server, secrets), share }),
+    pageChanged: (change) => hook.pageChanged(change),
+    requestPass: (folders, reason) => {
+      // Never the folders: the service logs no paths.
+      log.info({ share, folders: folders.includes('') ? 'all' : folders.length, reason }, 'change watch: pass asked for');
+      reconciler.requestSharePass(share, 'watch', folders);
+    },
+    indexedFolders: (folder) => indexedFolders(client, { server, share }, { alias, folder }),
+    log,
+  }));
+  watches.forEach((w) => w.start());
+  return { watchClient, watches };
+}
+
 runActor<Config>(async (ctx) => {
   const { config, log } = ctx;
-  // Unlike its smb-reader pool, this thread keeps the normal priority: the post-write hook and the change watch are on
-  // the way from a save to search, and at nice 10 a busy host kept the thread off a core for 5 to 20 ms at a time.
+  // Unlike its pools, this thread keeps the normal priority: the post-write hook and the change watch are on the way
+  // from a save to search, and at nice 10 a busy host kept the thread off a core for 5 to 20 ms at a time.
   const threadId = osThreadId() ?? null;
   const socketPath = adminSocketPath(config.storage.data_dir);
-  if (!config.elasticsearch.enabled) {
-    const disabled = 'the wiki search index is disabled (elasticsearch.enabled is false in config.yml)';
-    const refuse: AdminTarget = {
-      submit: () => {
-        throw new JobRequestError(disabled);
-      },
-      cancel: () => undefined,
-      status: () => {
-        throw new JobRequestError(disabled);
-      },
-    };
-    const channel = await openAdminChannel(socketPath, refuse, log);
-    const handlers: ReconcilerProtocol = { pageChanged: async () => undefined };
-    return {
-      handlers: servingMetrics(handlers, new Registry()),
-      health: () => ({ wiki: 'disabled (elasticsearch.enabled is false)' }),
-      stop: async () => {
-        if (typeof channel !== 'string') await channel.close();
-      },
-    };
-  }
+  if (!config.elasticsearch.enabled) return withoutIndex(socketPath, log);
 
-  // SMB reads mostly wait for the server: each thread keeps several in flight on its connection.
-  const pool: SmbReaderPool = new WorkerPool('smb-reader', new URL('../smb-reader/task.js', import.meta.url), config.workers.smb_readers, {
-    config,
-    secrets: ctx.secrets,
-  }, { tasksPerThread: SMB_READS_PER_THREAD, resourceLimits: TRANSIENT_HEAP_LIMITS });
-  // A pool whose task module cannot load fails the actor (as a failed start would) rather than its first pass; the
-  // check runs beside the start, so that a restart does not wait for a pool thread to start too. A ping cut short
-  // by a stop of the service is no failure.
   let stopping = false;
-  pool.run({ type: 'ping' }).catch((err: unknown) => setImmediate(() => {
-    if (stopping) return;
-    throw new Error(`the smb-reader pool cannot run tasks: ${err instanceof Error ? err.message : String(err)}`);
-  }));
-  // Background writes: a _bulk of up to 5 MiB may take longer than the search default of 10 s on a busy
-  // sidecar, and a timed-out batch stops the whole pass. No request waits on this thread's calls.
-  const { nodes, index_prefix: alias, index: settings } = config.elasticsearch;
-  const client = createSearchClient({ nodes, ...ctx.secrets.elasticsearch }, { requestTimeoutMs: 60_000 });
+  const pools = startPools(config, ctx.secrets, () => stopping);
+  const bulk = poolBulk(pools.indexers);
+  const client = indexingSearchClient(config, ctx.secrets);
+  const { index_prefix: alias, index: settings } = config.elasticsearch;
   const layout = { shards: settings.number_of_shards, replicas: settings.number_of_replicas, refreshIntervalMs: settings.refresh_interval };
   const shares = config.smb.shares.map((share) => ({ server: (share.server ?? config.smb.server)!, share: share.name }));
-  const source = (share: ReconcilerShare) => poolSource(pool, share);
-  const index = new WikiIndex({ client, alias, layout, shares, source, log });
+  const source = (share: ReconcilerShare) => poolSource(pools.readers, share);
+  const index = new WikiIndex({ client, bulk, alias, layout, shares, source, log });
   const hook = new PageChanges({
-    client,
+    bulk,
     alias: index.alias,
-    loadDocument: async (page, indexedVersion) => {
-      const task: SmbReaderTask = { type: 'load-changed-page', page, ...(indexedVersion === undefined ? {} : { indexedVersion }) };
-      return resultOf(await pool.run(task), 'changed-page').outcome;
+    readPage: async (page, indexedVersion) => {
+      const task: SmbReaderTask = { type: 'read-changed-page', page, ...(indexedVersion === undefined ? {} : { indexedVersion }) };
+      return resultOf(await pools.readers.run(task), 'changed-page').outcome;
     },
     writable: () => index.writable,
     log,
@@ -141,6 +210,7 @@ runActor<Config>(async (ctx) => {
   let watches: ShareWatch[] = [];
   const reconciler = new Reconciler({
     client,
+    bulk,
     alias: index.alias,
     layout,
     index,
@@ -153,28 +223,9 @@ runActor<Config>(async (ctx) => {
     log,
   });
   reconciler.start();
-  const watchClient = config.reconciler.watch ? new SmbClient(new SmbPool({
-    requestTimeoutMs: config.smb.request_timeout,
-    minDialect: config.smb.min_dialect,
-    requireEncryption: config.smb.require_encryption,
-  })) : null;
-  if (watchClient !== null) {
-    const logons = new SmbLogons(config);
-    watches = shares.map(({ server, share }) => new ShareWatch({
-      server,
-      share,
-      smb: watchClient.share({ host: server, port: config.smb.port, ...logons.indexer(server, ctx.secrets), share }),
-      pageChanged: (change) => hook.pageChanged(change),
-      requestPass: (folders, reason) => {
-        // Never the folders: the service logs no paths.
-        log.info({ share, folders: folders.includes('') ? 'all' : folders.length, reason }, 'change watch: pass asked for');
-        reconciler.requestSharePass(share, 'watch', folders);
-      },
-      indexedFolders: (folder) => indexedFolders(client, { server, share }, { alias: index.alias, folder }),
-      log,
-    }));
-    watches.forEach((w) => w.start());
-  }
+  const started = startWatches(config, ctx.secrets, { shares, hook, reconciler, client, alias: index.alias, log });
+  watches = started.watches;
+  const { watchClient } = started;
   const watchStats = () => Object.fromEntries(watches.map((w) => [w.share, w.stats()]));
   const channel = await openAdminChannel(socketPath, reconciler, log);
 
@@ -190,7 +241,10 @@ runActor<Config>(async (ctx) => {
   }, reconcilerMetrics);
   let poolHeaps: ThreadHeaps = {};
   registerStatMetrics(registry, () => poolHeaps, threadHeapMetrics);
-  const refreshPoolHeaps = async () => { poolHeaps = await pool.heaps(); };
+  const refreshPoolHeaps = async () => {
+    const [readers, indexers] = await Promise.all([pools.readers.heaps(), pools.indexers.heaps()]);
+    poolHeaps = { ...readers, ...indexers };
+  };
   return {
     handlers: servingMetrics(handlers, registry, refreshPoolHeaps),
     health: () => ({
@@ -202,7 +256,7 @@ runActor<Config>(async (ctx) => {
       osThreadId: threadId,
       adminChannel: typeof channel === 'string' ? channel : 'listening',
     }),
-    pools: () => ({ [pool.name]: pool.health() }),
+    pools: () => ({ [pools.readers.name]: pools.readers.health(), [pools.indexers.name]: pools.indexers.health() }),
     async stop(timeoutMs) {
       stopping = true;
       if (typeof channel !== 'string') await channel.close();
@@ -211,7 +265,9 @@ runActor<Config>(async (ctx) => {
       await watchClient?.close();
       await reconciler.stop(timeoutMs);
       await hook.close(timeoutMs);
-      await pool.close(timeoutMs);
+      // Readers first: what they still answer goes to the indexers, which flush it.
+      await pools.readers.close(timeoutMs);
+      await pools.indexers.close(timeoutMs);
       await client.close();
     },
   };

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { documentSource } from '../../src/search/bulk.js';
+import { bulkWriterOn } from '../../src/indexing/indexer/write-batch.js';
 import { IndexWriter } from '../../src/search/index-writer.js';
 import { createSearchClient } from '../../src/search/client.js';
 import { describeError, silentLog } from '../../src/search/log.js';
@@ -215,7 +216,7 @@ export async function seed(env: TestbedEnv, client: ReturnType<typeof createSear
   const next = seededRandom(20260521);
   const sids: Sids = { anna: env.users['anna']!.sid, indexer: env.users['svc-indexer']!.sid, groups: env.groups };
   const ids: string[] = [];
-  const writer = new IndexWriter({ client, target: { alias: DEFAULT_ALIAS }, maxOperations: SEED_BATCH, log: silentLog });
+  const writer = new IndexWriter({ bulk: bulkWriterOn(client), target: { alias: DEFAULT_ALIAS }, maxOperations: SEED_BATCH, log: silentLog });
   for (let i = 0; i < pages; i++) {
     const doc = syntheticPage(i, next, sids, env.smb.host);
     await writer.upsert(doc.id, JSON.stringify(documentSource(doc)));
@@ -229,7 +230,7 @@ export async function seed(env: TestbedEnv, client: ReturnType<typeof createSear
 }
 
 export async function unseed(client: ReturnType<typeof createSearchClient>, ids: string[]): Promise<void> {
-  const writer = new IndexWriter({ client, target: { alias: DEFAULT_ALIAS }, maxOperations: SEED_BATCH, log: silentLog });
+  const writer = new IndexWriter({ bulk: bulkWriterOn(client), target: { alias: DEFAULT_ALIAS }, maxOperations: SEED_BATCH, log: silentLog });
   for (const id of ids) await writer.delete(id);
   await writer.flush();
   await client.indices.refresh({ index: DEFAULT_ALIAS });

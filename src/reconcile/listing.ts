@@ -1,8 +1,9 @@
 /**
  * What the reconciler learns from a share, one folder at a time (the smb-reader pool answers; see
- * share-folders.ts), and the document of one page it is about to index. Folders and pages that cannot be read
+ * share-folders.ts), and one page it is about to index, as read. Folders and pages that cannot be read
  * are answers here, not errors: only failures of the connection itself are thrown.
  */
+import type { ReadPage } from '../indexing/operations.js';
 import type { SecurityDescriptor } from '../smb/index.js';
 
 /** A folder or `.wiki/` folder that yielded no entries, and why. */
@@ -47,17 +48,13 @@ export type FolderListing =
 /** The names in a folder, to confirm that pages are gone. */
 export type NameListing = { state: 'listed'; names: string[] } | Unlisted;
 
-/** One page read and rendered into its index document, or why not. */
-export type DocumentOutcome =
-  /** `source`: the JSON text of the document's `_source` (what `_bulk` sends), `id` its `_id`, `version` its version token. */
-  | { status: 'document'; id: string; version: string; source: string }
+/** One page read (bytes, stat and security descriptor), or why not. */
+export type PageOutcome =
+  | { status: 'read'; page: ReadPage }
   | { status: 'gone' }
   | { status: 'denied' }
-  /**
-   * The server refused this file for another reason (e.g. a sharing violation), or its content could not be
-   * rendered; the next pass tries again.
-   */
+  /** The server refused this file for another reason (e.g. a sharing violation), or it is too large; the next pass tries again. */
   | { status: 'failed'; error: string };
 
-/** What the post-write hook asks for: the document, unless the page still has the version it indexed last. */
-export type ChangedPageOutcome = DocumentOutcome | { status: 'unchanged' };
+/** What the post-write hook asks for: the page, unless it still has the version the hook indexed last. */
+export type ChangedPageOutcome = PageOutcome | { status: 'unchanged' };

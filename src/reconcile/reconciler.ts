@@ -5,6 +5,7 @@
  * Reindex and rebuild requests (the admin channel) queue behind the running job.
  */
 import { errors as esErrors, type Client } from '@elastic/elasticsearch';
+import type { BulkWriter } from '../indexing/operations.js';
 import { IndexManager } from '../search/index-manager.js';
 import { describeError, type SearchLog } from '../search/log.js';
 import type { IndexLayout } from '../search/mapping.js';
@@ -29,6 +30,8 @@ export interface ReconcilerShare {
 
 export interface ReconcilerOptions {
   client: Client;
+  /** Renders and writes the batches (the indexer pool in the service). */
+  bulk: BulkWriter;
   alias: string;
   /** Of the index a rebuild creates (elasticsearch.index); default: a single node's. */
   layout?: IndexLayout;
@@ -100,8 +103,8 @@ export class Reconciler {
 
   constructor(options: ReconcilerOptions) {
     this.options = options;
-    const { client, alias, layout, log } = options;
-    this.manager = new IndexManager({ client, alias, log, ...(layout === undefined ? {} : { layout }) });
+    const { client, bulk, alias, layout, log } = options;
+    this.manager = new IndexManager({ client, bulk, alias, log, ...(layout === undefined ? {} : { layout }) });
   }
 
   start(): void {
@@ -291,6 +294,7 @@ export class Reconciler {
             folder,
             source: this.options.source(target),
             client: this.options.client,
+            bulk: this.options.bulk,
             alias,
             dryRun: info.dryRun,
             force: info.kind !== 'pass',

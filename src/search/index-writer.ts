@@ -1,39 +1,31 @@
 /**
- * The one writer of wiki documents to Elasticsearch (passes, the post-write hook and rebuilds all use it): `_bulk`
- * batches (by count and by bytes) with a few in flight, and back-pressure instead of dropping: upsert() and
- * delete() wait while the batches in flight are at the limit, so a pass goes as fast as Elasticsearch takes
- * documents and holds only a bounded number of them.
+ * The one writer of wiki documents to Elasticsearch (passes, the post-write hook and rebuilds all use it): it
+ * collects operations into batches (by count and by bytes) and hands each to a BulkWriter (the indexer pool in
+ * the service, which renders the pages and sends the `_bulk`), with a few batches in flight, and back-pressure
+ * instead of dropping: index(), upsert() and delete() wait while the batches in flight are at the limit, so a pass
+ * goes as fast as the indexers and Elasticsearch take documents and holds only a bounded number of pages.
  * A batch that cannot be delivered fails the writer: every later call throws that error, and the pass stops.
- * Documents arrive as the JSON text of their `_source` (rendered and serialised in the pool thread that read the
- * page), so the request body is put together by concatenation.
  */
-import type { Client, estypes } from '@elastic/elasticsearch';
-import { countBulkItems } from './bulk.js';
-import { describeError, type SearchLog } from './log.js';
+import { operationBytes, type BatchCounts, type BulkWriter, type IndexOperation, type ReadPage, type WriteTarget } from '../indexing/operations.js';
+import type { SearchLog } from './log.js';
 
-/**
- * Where the documents go: through the alias (Elasticsearch must refuse should it be gone, instead of creating an
- * index), or into one concrete index (a rebuild filling its new index before the alias moves to it).
- */
-export type WriteTarget = { alias: string } | { index: string };
-
-/** A document as the writer takes it: its id and the JSON text of its `_source`. */
+/** A document as it is: its id and the JSON text of its `_source`. */
 export interface SourceDocument {
   id: string;
   source: string;
 }
 
 export interface IndexWriterOptions {
-  client: Client;
+  bulk: BulkWriter;
   target: WriteTarget;
   /** Operations per batch; default 500. */
   maxOperations?: number;
-  /** Approximate request size per batch; default 5 MiB. */
+  /** Approximate size of a batch's pages and documents; default 5 MiB. */
   maxBytes?: number;
   /** Batches sent at once; default 2. */
   maxInFlight?: number;
   /** Told what each delivered batch did. */
-  onDelivered?: (counts: IndexWriterCounts) => void;
+  onDelivered?: (counts: BatchCounts) => void;
   log: SearchLog;
 }
 
@@ -42,6 +34,8 @@ export interface IndexWriterCounts {
   deleted: number;
   /** Operations Elasticsearch refused one by one (logged). */
   rejected: number;
+  /** Pages the indexer could not render. */
+  notRendered: number;
 }
 
 /** The index could not take a batch (unreachable, overloaded, the alias gone). */
@@ -49,37 +43,26 @@ export class IndexWriteError extends Error {
   override readonly name = 'IndexWriteError';
 }
 
-/** The NDJSON lines of one operation. */
-function indexLines(id: string, source: string): string {
-  return `{"index":{"_id":${JSON.stringify(id)}}}\n${source}\n`;
-}
-
-function deleteLine(id: string): string {
-  return `{"delete":{"_id":${JSON.stringify(id)}}}\n`;
-}
-
 export class IndexWriter {
-  readonly counts: IndexWriterCounts = { upserted: 0, deleted: 0, rejected: 0 };
-  private readonly client: Client;
-  private readonly path: string;
-  private readonly querystring: Record<string, string>;
+  readonly counts: IndexWriterCounts = { upserted: 0, deleted: 0, rejected: 0, notRendered: 0 };
+  private readonly bulk: BulkWriter;
+  private readonly target: WriteTarget;
   /** Named in errors and the log. */
   private readonly targetName: string;
   private readonly maxOperations: number;
   private readonly maxBytes: number;
   private readonly maxInFlight: number;
-  private readonly onDelivered: (counts: IndexWriterCounts) => void;
+  private readonly onDelivered: (counts: BatchCounts) => void;
   private readonly log: SearchLog;
-  private batch: string[] = [];
+  private batch: IndexOperation[] = [];
   private batchBytes = 0;
   private readonly inFlight = new Set<Promise<void>>();
   private failure: IndexWriteError | undefined;
 
   constructor(options: IndexWriterOptions) {
-    this.client = options.client;
+    this.bulk = options.bulk;
+    this.target = options.target;
     this.targetName = 'alias' in options.target ? options.target.alias : options.target.index;
-    this.path = `/${encodeURIComponent(this.targetName)}/_bulk`;
-    this.querystring = 'alias' in options.target ? { require_alias: 'true' } : {};
     this.maxOperations = options.maxOperations ?? 500;
     this.maxBytes = options.maxBytes ?? 5 * 1024 * 1024;
     this.maxInFlight = options.maxInFlight ?? 2;
@@ -87,13 +70,18 @@ export class IndexWriter {
     this.log = options.log;
   }
 
+  /** Renders the page (in the indexer) and writes its document. */
+  index(page: ReadPage): Promise<void> {
+    return this.add({ op: 'render', page });
+  }
+
   /** Writes the document `id` whose `_source` is the JSON text `source` (replacing what the index holds). */
   upsert(id: string, source: string): Promise<void> {
-    return this.add(indexLines(id, source));
+    return this.add({ op: 'source', id, source });
   }
 
   delete(id: string): Promise<void> {
-    return this.add(deleteLine(id));
+    return this.add({ op: 'delete', id });
   }
 
   /** Sends what is pending and waits for every batch; throws if any could not be delivered. */
@@ -103,10 +91,10 @@ export class IndexWriter {
     this.check();
   }
 
-  private async add(lines: string): Promise<void> {
+  private async add(operation: IndexOperation): Promise<void> {
     this.check();
-    this.batch.push(lines);
-    this.batchBytes += lines.length;
+    this.batch.push(operation);
+    this.batchBytes += operationBytes(operation);
     if (!this.full()) return;
     while (this.inFlight.size >= this.maxInFlight) await Promise.race(this.inFlight);
     this.check();
@@ -131,22 +119,24 @@ export class IndexWriter {
     this.inFlight.add(sending);
   }
 
-  private async deliver(batch: string[]): Promise<void> {
+  private async deliver(batch: IndexOperation[]): Promise<void> {
+    let result;
     try {
-      const response = (await this.client.transport.request({
-        method: 'POST',
-        path: this.path,
-        querystring: this.querystring,
-        bulkBody: batch.join(''),
-      })) as estypes.BulkResponse;
-      const counts = countBulkItems(response);
-      this.counts.upserted += counts.upserted;
-      this.counts.deleted += counts.deleted;
-      this.counts.rejected += counts.failed;
-      this.onDelivered({ upserted: counts.upserted, deleted: counts.deleted, rejected: counts.failed });
-      if (counts.failed > 0) this.log.warn({ index: this.targetName, rejected: counts.failed, reasons: counts.reasons }, 'search index rejected documents');
+      result = await this.bulk.write(this.target, batch);
     } catch (error) {
-      this.failure ??= new IndexWriteError(`writing to ${this.targetName} failed: ${describeError(error).error}`, { cause: error });
+      // The indexer itself failed (a pool thread that died): as undeliverable as an unreachable index.
+      result = { failed: error instanceof Error ? error.message : String(error) };
     }
+    if ('failed' in result) {
+      this.failure ??= new IndexWriteError(`writing to ${this.targetName} failed: ${result.failed}`);
+      return;
+    }
+    const counts = result.written;
+    this.counts.upserted += counts.upserted;
+    this.counts.deleted += counts.deleted;
+    this.counts.rejected += counts.rejected;
+    this.counts.notRendered += counts.notRendered.length;
+    this.onDelivered(counts);
+    if (counts.rejected > 0) this.log.warn({ index: this.targetName, rejected: counts.rejected, reasons: counts.reasons }, 'search index rejected documents');
   }
 }
