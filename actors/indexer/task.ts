@@ -2,7 +2,7 @@
 // documents and writes the batch with `_bulk`. Each worker keeps one Elasticsearch client across tasks.
 import { threadId, workerData } from 'node:worker_threads';
 import type { IndexerResult, IndexerTask, PoolWorkerData } from '../../src/messages/pools.js';
-import { runAsBackgroundThread } from '../../src/reconcile/background-priority.js';
+import { runAsBackgroundThread } from '../../src/common/background-priority.js';
 import { saveCompiledModules } from '../../src/runtime/compile-cache.js';
 import { indexingSearchClient } from '../../src/indexing/search-client.js';
 import { writeBatch } from '../../src/indexing/indexer/write-batch.js';

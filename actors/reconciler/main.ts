@@ -1,11 +1,11 @@
 // The reconciler actor: owns the wiki index and decides what to index; its two pools do the work.
-// - The wiki index (src/reconcile/wiki-index.ts) makes sure the `wiki-md` alias fits this build, migrating it
+// - The wiki index (src/indexing/reconciler/wiki-index.ts) makes sure the `wiki-md` alias fits this build, migrating it
 //   through a rebuild when its mapping is older.
-// - The post-write hook (src/reconcile/page-changes.ts) applies WebDAV's page changes as a pass would.
-// - The drift reconciler (src/reconcile/reconciler.ts) runs a pass shortly after start and then every
+// - The post-write hook (src/indexing/reconciler/page-changes.ts) applies WebDAV's page changes as a pass would.
+// - The drift reconciler (src/indexing/reconciler/reconciler.ts) runs a pass shortly after start and then every
 //   `reconciler.interval`, and the reindex / rebuild jobs of `fileproxy reindex`, one job at a time.
 // - The admin channel (src/control-socket/server.ts) is the Unix socket `fileproxy reindex` talks to.
-// - The change watches (src/reconcile/share-watch.ts, `reconciler.watch`), one per share, hold a CHANGE_NOTIFY on
+// - The change watches (src/indexing/reconciler/share-watch.ts, `reconciler.watch`), one per share, hold a CHANGE_NOTIFY on
 //   the share root as the indexer account on this thread's own SMB client (one handle per share, nothing inside the
 //   share), and feed the hook and the job queue (passes of the share or of the folders that changed); why they live
 //   here and not in an actor of their own is said there.
@@ -25,18 +25,18 @@ import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { threadHeapMetrics, type ThreadHeaps } from '../../src/metrics/thread-heaps.js';
 import { AdminChannel, type AdminTarget } from '../../src/control-socket/server.js';
-import { osThreadId } from '../../src/reconcile/background-priority.js';
+import { osThreadId } from '../../src/common/background-priority.js';
 import { adminSocketPath } from '../../src/control-socket/protocol.js';
 import { transferListOf, type BulkWriter } from '../../src/indexing/operations.js';
 import { indexingSearchClient } from '../../src/indexing/search-client.js';
-import type { JobInfo } from '../../src/reconcile/jobs.js';
-import { PageChanges } from '../../src/reconcile/page-changes.js';
-import { ShareWatch } from '../../src/reconcile/share-watch.js';
-import { indexedFolders } from '../../src/search/inventory.js';
+import type { JobInfo } from '../../src/indexing/reconciler/jobs.js';
+import { PageChanges } from '../../src/indexing/reconciler/page-changes.js';
+import { ShareWatch } from '../../src/indexing/reconciler/share-watch.js';
+import { indexedFolders } from '../../src/indexing/reconciler/inventory.js';
 import { SmbClient, SmbPool } from '../../src/smb/index.js';
-import { JobRequestError, Reconciler, type ReconcilerShare } from '../../src/reconcile/reconciler.js';
-import type { ShareSource } from '../../src/reconcile/share-pass.js';
-import { WikiIndex } from '../../src/reconcile/wiki-index.js';
+import { JobRequestError, Reconciler, type ReconcilerShare } from '../../src/indexing/reconciler/reconciler.js';
+import type { ShareSource } from '../../src/indexing/reconciler/share-pass.js';
+import { WikiIndex } from '../../src/indexing/reconciler/wiki-index.js';
 import { runActor, type ActorBehaviour } from '../../src/runtime/actor.js';
 import type { ServiceSecrets } from '../../src/runtime/control.js';
 import { TRANSIENT_HEAP_LIMITS } from '../../src/runtime/heap-limits.js';

@@ -4,10 +4,10 @@
 import { threadId, workerData } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import type { PoolWorkerData, SmbReaderResult, SmbReaderTask } from '../../src/messages/pools.js';
-import { runAsBackgroundThread } from '../../src/reconcile/background-priority.js';
+import { runAsBackgroundThread } from '../../src/common/background-priority.js';
 import { saveCompiledModules } from '../../src/runtime/compile-cache.js';
-import type { ChangedPageOutcome } from '../../src/reconcile/listing.js';
-import { listNames, listWikiFolder, readChangedPage, readPage } from '../../src/reconcile/share-folders.js';
+import type { ChangedPageOutcome } from '../../src/indexing/listing.js';
+import { listNames, listWikiFolder, readChangedPage, readPage } from '../../src/indexing/smb-reader/wiki-reads.js';
 import { SmbClient, SmbPool, type SmbShare } from '../../src/smb/index.js';
 import { IndexerShares } from '../../src/logon/indexer-shares.js';
 import { SmbLogons } from '../../src/logon/smb-logons.js';

@@ -14,8 +14,8 @@
  */
 import { join } from 'node:path';
 import * as z from 'zod';
-import type { JobInfo } from '../reconcile/jobs.js';
-import type { ReconcilerStatus } from '../reconcile/reconciler.js';
+import type { JobInfo } from '../indexing/reconciler/jobs.js';
+import type { ReconcilerStatus } from '../indexing/reconciler/reconciler.js';
 
 /** Folder of the socket below `storage.data_dir`; mode 700 is what keeps other accounts out. */
 export const ADMIN_DIR = 'admin';

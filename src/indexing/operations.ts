@@ -3,18 +3,7 @@
  * smb-reader read (moved between threads, never copied) with what its listing learned; the indexer renders it.
  */
 import type { PageAddress } from '../wiki/page-change.js';
-import type { PageFacts } from '../reconcile/listing.js';
-
-/** A page as the smb-reader read it: everything its document needs, not yet rendered. */
-export interface ReadPage {
-  page: PageAddress;
-  /** The document's `_id` and version token, known before rendering (the hook compares versions with them). */
-  id: string;
-  version: string;
-  facts: PageFacts;
-  /** The page's bytes, in an ArrayBuffer of their own (so that they can be moved to another thread). */
-  content: Uint8Array;
-}
+import type { ReadPage } from './listing.js';
 
 export type IndexOperation =
   /** Render the page into its document and write it. */

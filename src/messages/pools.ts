@@ -1,7 +1,7 @@
 // Tasks of the reconciler's two pools, the smb-reader pool and the indexer pool, declared once for both ends.
 // Each pool's task module handles exactly the union declared here.
 import type { Config } from '../config/index.js';
-import type { ChangedPageOutcome, FolderListing, NameListing, PageFacts, PageOutcome } from '../reconcile/listing.js';
+import type { ChangedPageOutcome, FolderListing, NameListing, PageFacts, PageOutcome } from '../indexing/listing.js';
 import type { BatchResult, IndexOperation, WriteTarget } from '../indexing/operations.js';
 import type { ServiceSecrets } from '../runtime/control.js';
 import type { PageAddress } from '../wiki/page-change.js';
@@ -14,7 +14,7 @@ export interface PoolWorkerData {
 
 export type SmbReaderTask =
   | { type: 'ping' }
-  /** The reconciler's walk: one folder, with the pages of its `.wiki/` (src/reconcile/share-folders.ts). */
+  /** The reconciler's walk: one folder, with the pages of its `.wiki/` (src/indexing/smb-reader/wiki-reads.ts). */
   | { type: 'list-wiki-folder'; server: string; share: string; path: string }
   /** One page's bytes (moved back, not copied) for a pass; a missing or unreadable page is an outcome, not an error. */
   | { type: 'read-page'; page: PageAddress; known?: PageFacts }

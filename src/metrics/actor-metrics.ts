@@ -2,9 +2,9 @@
 // Every actor thread registers its list in a registry of its own (see
 // snapshot.ts for how the supervisor collects and merges them).
 import type { LoginThrottleStats } from '../auth/login-throttle.js';
-import type { HookBulkStats, HookStats } from '../reconcile/page-changes.js';
-import type { ShareWatchStats } from '../reconcile/share-watch.js';
-import type { WikiIndexStats } from '../reconcile/wiki-index.js';
+import type { HookBulkStats, HookStats } from '../indexing/reconciler/page-changes.js';
+import type { ShareWatchStats } from '../indexing/reconciler/share-watch.js';
+import type { WikiIndexStats } from '../indexing/reconciler/wiki-index.js';
 import type { ViewerStats } from '../wiki/viewer.js';
 import type { StatMetric } from './stat-metrics.js';
 

@@ -5,10 +5,11 @@
  * answer too (`failed`), so that its reason survives the way back to the reconciler's thread.
  */
 import type { Client, estypes } from '@elastic/elasticsearch';
-import { countBulkItems, documentSource } from '../../search/bulk.js';
+import { countBulkItems, documentSource } from './bulk.js';
 import { describeError } from '../../search/log.js';
 import { buildWikiDocument } from '../../wiki/document.js';
-import type { BatchResult, BulkWriter, IndexOperation, NotRendered, ReadPage, WriteTarget } from '../operations.js';
+import type { ReadPage } from '../listing.js';
+import type { BatchResult, BulkWriter, IndexOperation, NotRendered, WriteTarget } from '../operations.js';
 
 function indexLines(id: string, source: string): string {
   return `{"index":{"_id":${JSON.stringify(id)}}}\n${source}\n`;

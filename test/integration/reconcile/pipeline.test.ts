@@ -1,5 +1,5 @@
 // The reconciler's one indexing pipeline against the testbed, in this process: pages listed and read by the
-// smb-reader pool's functions (src/reconcile/share-folders.ts) with the indexer account, rendered and written by
+// smb-reader pool's functions (src/indexing/smb-reader/wiki-reads.ts) with the indexer account, rendered and written by
 // the indexer pool's (src/indexing/indexer/write-batch.ts) through the pass's bulk writer into a scratch alias. Covers the post-write hook (written, moved, deleted, not a page, too
 // large), full passes, a migration from an older mapping, and an unreachable Elasticsearch (drop and count).
 import assert from 'node:assert/strict';
@@ -7,11 +7,11 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@elastic/elasticsearch';
 import { bulkWriterOn } from '../../../src/indexing/indexer/write-batch.js';
-import { PageChanges } from '../../../src/reconcile/page-changes.js';
-import { Reconciler, type ReconcilerShare } from '../../../src/reconcile/reconciler.js';
-import { listNames, listWikiFolder, readPage, MAX_INDEXED_PAGE_BYTES } from '../../../src/reconcile/share-folders.js';
-import type { ShareSource } from '../../../src/reconcile/share-pass.js';
-import { WikiIndex } from '../../../src/reconcile/wiki-index.js';
+import { PageChanges } from '../../../src/indexing/reconciler/page-changes.js';
+import { Reconciler, type ReconcilerShare } from '../../../src/indexing/reconciler/reconciler.js';
+import { listNames, listWikiFolder, readPage, MAX_INDEXED_PAGE_BYTES } from '../../../src/indexing/smb-reader/wiki-reads.js';
+import type { ShareSource } from '../../../src/indexing/reconciler/share-pass.js';
+import { WikiIndex } from '../../../src/indexing/reconciler/wiki-index.js';
 import { createSearchClient } from '../../../src/search/client.js';
 import { silentLog } from '../../../src/search/log.js';
 import { indexMappings, indexSettings } from '../../../src/search/mapping.js';

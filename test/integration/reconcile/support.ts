@@ -15,7 +15,7 @@ import type { Client, estypes } from '@elastic/elasticsearch';
 import PQueue from 'p-queue';
 import { adminSocketPath } from '../../../src/control-socket/protocol.js';
 import { startJob } from '../../../src/control-socket/client.js';
-import type { JobInfo, JobRequest } from '../../../src/reconcile/jobs.js';
+import type { JobInfo, JobRequest } from '../../../src/indexing/reconciler/jobs.js';
 import { createSearchClient } from '../../../src/search/client.js';
 import { DEFAULT_ALIAS } from '../../../src/search/mapping.js';
 import { SmbClient, SmbError, type SmbShare } from '../../../src/smb/index.js';

@@ -3,7 +3,7 @@
 // with the visible set computed here from the intended read rights (no leaks, no misses).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { IndexManager } from '../../../src/search/index-manager.js';
+import { IndexManager } from '../../../src/indexing/reconciler/index-manager.js';
 import { parseSearchRequest, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
 import { AceFlags, AceType, type Ace, type SecurityDescriptor } from '../../../src/smb/security-descriptor.js';

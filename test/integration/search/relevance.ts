@@ -5,8 +5,8 @@
  */
 import type { Client } from '@elastic/elasticsearch';
 import { bulkWriterOn } from '../../../src/indexing/indexer/write-batch.js';
-import { IndexWriter } from '../../../src/search/index-writer.js';
-import { documentSource } from '../../../src/search/bulk.js';
+import { IndexWriter } from '../../../src/indexing/reconciler/index-writer.js';
+import { documentSource } from '../../../src/indexing/indexer/bulk.js';
 import { silentLog } from '../../../src/search/log.js';
 import { indexMappings, indexSettings, type TextAnalyzer } from '../../../src/search/mapping.js';
 import { parseSearchRequest, type Viewer } from '../../../src/search/query.js';

@@ -5,8 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@elastic/elasticsearch';
 import { bulkWriterOn } from '../../../src/indexing/indexer/write-batch.js';
-import { IndexWriter, type IndexWriterCounts, type SourceDocument } from '../../../src/search/index-writer.js';
-import { documentSource } from '../../../src/search/bulk.js';
+import { IndexWriter, type IndexWriterCounts, type SourceDocument } from '../../../src/indexing/reconciler/index-writer.js';
+import { documentSource } from '../../../src/indexing/indexer/bulk.js';
 import { createSearchClient } from '../../../src/search/client.js';
 import { silentLog } from '../../../src/search/log.js';
 import type { WikiDocument } from '../../../src/wiki/document.js';

@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { errors } from '@elastic/elasticsearch';
 import { bulkWriterOn } from '../../../src/indexing/indexer/write-batch.js';
-import { PageChanges } from '../../../src/reconcile/page-changes.js';
+import { PageChanges } from '../../../src/indexing/reconciler/page-changes.js';
 import { createSearchClient } from '../../../src/search/client.js';
-import { IndexManager } from '../../../src/search/index-manager.js';
+import { IndexManager } from '../../../src/indexing/reconciler/index-manager.js';
 import { parseSearchRequest, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
 

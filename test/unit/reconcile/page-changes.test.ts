@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Client, estypes } from '@elastic/elasticsearch';
 import type { PageAddress } from '../../../src/wiki/page-change.js';
-import type { ChangedPageOutcome } from '../../../src/reconcile/listing.js';
+import type { ChangedPageOutcome } from '../../../src/indexing/listing.js';
 import { bulkWriterOn } from '../../../src/indexing/indexer/write-batch.js';
-import { PageChanges, type PageChangesOptions } from '../../../src/reconcile/page-changes.js';
+import { PageChanges, type PageChangesOptions } from '../../../src/indexing/reconciler/page-changes.js';
 import { silentLog } from '../../../src/search/log.js';
 import { documentId } from '../../../src/wiki/document-id.js';
 

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { PageChange } from '../../../src/wiki/page-change.js';
-import { ShareWatch } from '../../../src/reconcile/share-watch.js';
+import { ShareWatch } from '../../../src/indexing/reconciler/share-watch.js';
 import { silentLog } from '../../../src/search/log.js';
 import { FileAction, type WatchChange, type WatchOptions } from '../../../src/smb/index.js';
 

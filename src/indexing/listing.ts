@@ -1,10 +1,10 @@
 /**
  * What the reconciler learns from a share, one folder at a time (the smb-reader pool answers; see
- * share-folders.ts), and one page it is about to index, as read. Folders and pages that cannot be read
+ * smb-reader/wiki-reads.ts), and one page it is about to index, as read. Folders and pages that cannot be read
  * are answers here, not errors: only failures of the connection itself are thrown.
  */
-import type { ReadPage } from '../indexing/operations.js';
 import type { SecurityDescriptor } from '../smb/index.js';
+import type { PageAddress } from '../wiki/page-change.js';
 
 /** A folder or `.wiki/` folder that yielded no entries, and why. */
 export type Unlisted =
@@ -21,6 +21,17 @@ export interface PageFacts {
   /** Modification time, ms since the epoch. */
   modified: number;
   securityDescriptor: SecurityDescriptor;
+}
+
+/** A page as the smb-reader read it: everything its document needs, not yet rendered (the indexer renders it). */
+export interface ReadPage {
+  page: PageAddress;
+  /** The document's `_id` and version token, known before rendering (the hook compares versions with them). */
+  id: string;
+  version: string;
+  facts: PageFacts;
+  /** The page's bytes, in an ArrayBuffer of their own (so that they can be moved to another thread). */
+  content: Uint8Array;
 }
 
 /** A page of a `.wiki/` folder with the version token the index is compared with. */

@@ -8,23 +8,23 @@
  * until then is correct, and the next pass does the rest.
  */
 import type { Client } from '@elastic/elasticsearch';
-import type { BulkWriter } from '../indexing/operations.js';
-import { IndexWriter } from '../search/index-writer.js';
-import { indexedPages } from '../search/inventory.js';
-import { documentId } from '../wiki/document-id.js';
+import type { BulkWriter } from '../operations.js';
+import { IndexWriter } from './index-writer.js';
+import { indexedPages } from './inventory.js';
+import { documentId } from '../../wiki/document-id.js';
 import { diffShare, groupGone, type DiffItem, type GoneInFolder } from './diff.js';
-import type { FolderListing, NameListing, PageFacts, PageOutcome } from './listing.js';
-import { mapConcurrent } from './map-concurrent.js';
+import type { FolderListing, NameListing, PageFacts, PageOutcome } from '../listing.js';
+import { mapConcurrent } from '../../common/map-concurrent.js';
 import { walkWikiPages } from './ordered-walk.js';
-import { readAhead } from './read-ahead.js';
-import { pathId, type SearchLog } from '../search/log.js';
+import { readAhead } from '../../common/read-ahead.js';
+import { pathId, type SearchLog } from '../../search/log.js';
 
 /** Where one share's pages come from: in the service, the smb-reader and indexer pools. */
 export interface ShareSource {
   listFolder(path: string): Promise<FolderListing>;
   /** The names in a folder, to confirm deletions. */
   listNames(path: string): Promise<NameListing>;
-  /** The page read; with `known`, only its content is read (see share-folders.ts). */
+  /** The page read; with `known`, only its content is read (see src/indexing/smb-reader/wiki-reads.ts). */
   readPage(path: string, known?: PageFacts): Promise<PageOutcome>;
 }
 

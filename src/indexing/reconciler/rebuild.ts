@@ -3,10 +3,10 @@
  * it at the end (IndexManager.rebuildIndex, which also copies the documents of shares other proxies serve). Searches use the old index until the switch; a rebuild that fails or
  * is cancelled removes the new index and leaves the alias where it was.
  */
-import type { IndexManager, RebuildResult } from '../search/index-manager.js';
-import { pathId, type SearchLog } from '../search/log.js';
-import type { ReadPage } from '../indexing/operations.js';
-import { mapConcurrent } from './map-concurrent.js';
+import type { IndexManager, RebuildResult } from './index-manager.js';
+import { pathId, type SearchLog } from '../../search/log.js';
+import type { ReadPage } from '../listing.js';
+import { mapConcurrent } from '../../common/map-concurrent.js';
 import { walkWikiPages, type WalkItem } from './ordered-walk.js';
 import type { ShareCounts, ShareSource } from './share-pass.js';
 

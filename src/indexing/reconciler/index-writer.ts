@@ -6,8 +6,9 @@
  * goes as fast as the indexers and Elasticsearch take documents and holds only a bounded number of pages.
  * A batch that cannot be delivered fails the writer: every later call throws that error, and the pass stops.
  */
-import { operationBytes, type BatchCounts, type BulkWriter, type IndexOperation, type ReadPage, type WriteTarget } from '../indexing/operations.js';
-import type { SearchLog } from './log.js';
+import type { ReadPage } from '../listing.js';
+import { operationBytes, type BatchCounts, type BulkWriter, type IndexOperation, type WriteTarget } from '../operations.js';
+import type { SearchLog } from '../../search/log.js';
 
 /** A document as it is: its id and the JSON text of its `_source`. */
 export interface SourceDocument {

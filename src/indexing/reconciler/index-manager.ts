@@ -7,14 +7,15 @@
  * Searches go through the alias and see either the old or the new index, never none.
  */
 import { errors, type Client, type estypes } from '@elastic/elasticsearch';
-import type { BulkWriter, ReadPage } from '../indexing/operations.js';
-import { bulkWriterOn } from '../indexing/indexer/write-batch.js';
+import type { ReadPage } from '../listing.js';
+import type { BulkWriter } from '../operations.js';
+import { bulkWriterOn } from '../indexer/write-batch.js';
 import { IndexWriter, type SourceDocument } from './index-writer.js';
 import { everyHit, shareQuery, type IndexedShare } from './inventory.js';
-import { describeError, pathId, silentLog, type SearchLog } from './log.js';
+import { describeError, pathId, silentLog, type SearchLog } from '../../search/log.js';
 import {
   DEFAULT_ALIAS, indexMappings, indexSettings, MAPPING_VERSION, SINGLE_NODE_LAYOUT, type IndexLayout, type IndexMeta, type TextAnalyzer,
-} from './mapping.js';
+} from '../../search/mapping.js';
 import { RebuildLease } from './rebuild-lock.js';
 
 export type EnsureIndexResult = {

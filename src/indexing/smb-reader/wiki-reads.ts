@@ -8,13 +8,12 @@
  * the pass stops instead of mistaking an outage for deleted pages.
  */
 import PQueue from 'p-queue';
-import { SmbError, smbErrorSummary, type SmbShare, type SmbStat } from '../smb/index.js';
-import type { ReadPage } from '../indexing/operations.js';
-import { documentId } from '../wiki/document-id.js';
-import { versionToken } from '../wiki/document.js';
-import { isWikiPage, WIKI_DIR } from '../wiki/layout.js';
-import type { PageAddress } from '../wiki/page-change.js';
-import type { ChangedPageOutcome, PageOutcome, FolderListing, NameListing, PageFacts, PageVersion, Unlisted, WikiDirListing } from './listing.js';
+import { SmbError, smbErrorSummary, type SmbShare, type SmbStat } from '../../smb/index.js';
+import { documentId } from '../../wiki/document-id.js';
+import { versionToken } from '../../wiki/document.js';
+import { isWikiPage, WIKI_DIR } from '../../wiki/layout.js';
+import type { PageAddress } from '../../wiki/page-change.js';
+import type { ChangedPageOutcome, PageOutcome, FolderListing, NameListing, PageFacts, PageVersion, ReadPage, Unlisted, WikiDirListing } from '../listing.js';
 
 /** Security descriptors of one `.wiki/` folder read at once. */
 const SECURITY_CONCURRENCY = 8;

@@ -5,12 +5,12 @@
  * Reindex and rebuild requests (the admin channel) queue behind the running job.
  */
 import { errors as esErrors, type Client } from '@elastic/elasticsearch';
-import type { BulkWriter } from '../indexing/operations.js';
-import { IndexManager } from '../search/index-manager.js';
-import { describeError, type SearchLog } from '../search/log.js';
-import type { IndexLayout } from '../search/mapping.js';
-import { IndexWriteError } from '../search/index-writer.js';
-import { shareQuery } from '../search/inventory.js';
+import type { BulkWriter } from '../operations.js';
+import { IndexManager } from './index-manager.js';
+import { describeError, type SearchLog } from '../../search/log.js';
+import type { IndexLayout } from '../../search/mapping.js';
+import { IndexWriteError } from './index-writer.js';
+import { shareQuery } from './inventory.js';
 import { isTerminal, Job, type JobInfo, type JobRequest } from './jobs.js';
 import { rebuildFromShares } from './rebuild.js';
 import { runSharePass, type ShareSource } from './share-pass.js';

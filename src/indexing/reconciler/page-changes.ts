@@ -1,7 +1,7 @@
 /**
  * The post-write hook: WebDAV's page changes, applied the way a pass applies a difference. Each written page is
- * read by the same smb-reader task as in a pass (share-folders.ts readPage: stat, ACL, size limit, bytes) and
- * handed to the pass's bulk writer (src/search/index-writer.ts), whose batches the indexer pool renders and writes.
+ * read by the same smb-reader task as in a pass (src/indexing/smb-reader/wiki-reads.ts readPage: stat, ACL, size limit, bytes) and
+ * handed to the pass's bulk writer (src/indexing/reconciler/index-writer.ts), whose batches the indexer pool renders and writes.
  *
  * Changes wait in a bounded queue; a change that finds the index not writable or the queue full is dropped and
  * counted, so a request never waits on the index. Operations collect in one writer for up to `flushIntervalMs`
@@ -14,13 +14,13 @@
  * (counted as unchanged), not read, rendered and written again. A real change after the save changes the token.
  */
 import PQueue from 'p-queue';
-import type { BulkWriter } from '../indexing/operations.js';
-import { IndexWriter } from '../search/index-writer.js';
-import { describeError, pathId, type SearchLog } from '../search/log.js';
-import { documentId } from '../wiki/document-id.js';
-import { isWikiPage } from '../wiki/layout.js';
-import type { PageAddress, PageChange } from '../wiki/page-change.js';
-import type { ChangedPageOutcome } from './listing.js';
+import type { BulkWriter } from '../operations.js';
+import { IndexWriter } from './index-writer.js';
+import { describeError, pathId, type SearchLog } from '../../search/log.js';
+import { documentId } from '../../wiki/document-id.js';
+import { isWikiPage } from '../../wiki/layout.js';
+import type { PageAddress, PageChange } from '../../wiki/page-change.js';
+import type { ChangedPageOutcome } from '../listing.js';
 
 export interface PageChangesOptions {
   /** Renders and writes the batches (the indexer pool in the service). */

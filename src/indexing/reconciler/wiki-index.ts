@@ -4,10 +4,10 @@
  * --rebuild` does) into the next versioned index, and switched atomically; searches use the old index until then.
  */
 import type { Client } from '@elastic/elasticsearch';
-import type { BulkWriter } from '../indexing/operations.js';
-import { IndexManager } from '../search/index-manager.js';
-import type { SearchLog } from '../search/log.js';
-import type { IndexLayout, TextAnalyzer } from '../search/mapping.js';
+import type { BulkWriter } from '../operations.js';
+import { IndexManager } from './index-manager.js';
+import type { SearchLog } from '../../search/log.js';
+import type { IndexLayout, TextAnalyzer } from '../../search/mapping.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_LOOKAHEAD, type IndexGate, type ReconcilerShare } from './reconciler.js';
 import { rebuildFromShares } from './rebuild.js';
 import { emptyCounts, type ShareSource } from './share-pass.js';

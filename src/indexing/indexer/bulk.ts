@@ -3,7 +3,7 @@
  * The one writer that batches them is index-writer.ts.
  */
 import type { estypes } from '@elastic/elasticsearch';
-import type { WikiDocument } from '../wiki/document.js';
+import type { WikiDocument } from '../../wiki/document.js';
 
 /** The `_source` of a document: everything but the id, which is the `_id`. */
 export function documentSource(doc: WikiDocument): Omit<WikiDocument, 'id'> {
