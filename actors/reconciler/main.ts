@@ -31,7 +31,8 @@ import { transferListOf, type BulkWriter } from '../../src/indexing/operations.j
 import { indexingSearchClient } from '../../src/indexing/search-client.js';
 import type { JobInfo } from '../../src/indexing/reconciler/jobs.js';
 import { PageChanges } from '../../src/indexing/reconciler/page-changes.js';
-import { ShareWatch } from '../../src/indexing/reconciler/share-watch.js';
+import type { PageChange } from '../../src/wiki/page-change.js';
+import { ShareWatch, type ShareWatchStats } from '../../src/indexing/reconciler/share-watch.js';
 import { indexedFolders } from '../../src/indexing/reconciler/inventory.js';
 import { SmbClient, SmbPool } from '../../src/smb/index.js';
 import { JobRequestError, Reconciler, type ReconcilerShare } from '../../src/indexing/reconciler/reconciler.js';
@@ -154,7 +155,7 @@ function startPools(config: Config, secrets: ServiceSecrets, stopping: () => boo
 function startWatches(
   config: Config,
   secrets: ServiceSecrets,
-  { shares, hook, reconciler, client, alias, log }: { shares: ReconcilerShare[]; hook: PageChanges; reconciler: Reconciler; client: Client; alias: string; log: Logger },
+  { shares, hook, reconciler, client, alias, log }: { shares: ReconcilerShare[]; hook: Pick<PageChanges, 'pageChanged'>; reconciler: Reconciler; client: Client; alias: string; log: Logger },
 ): { watchClient: SmbClient | null; watches: ShareWatch[] } {
   if (!config.reconciler.watch) return { watchClient: null, watches: [] };
   const watchClient = new SmbClient(new SmbPool({
@@ -180,24 +181,31 @@ function startWatches(
   return { watchClient, watches };
 }
 
-runActor<Config>(async (ctx) => {
-  const { config, log } = ctx;
-  // Unlike its pools, this thread keeps the normal priority: the post-write hook and the change watch are on the way
-  // from a save to search, and at nice 10 a busy host kept the thread off a core for 5 to 20 ms at a time.
-  const threadId = osThreadId() ?? null;
-  const socketPath = adminSocketPath(config.storage.data_dir);
-  if (!config.elasticsearch.enabled) return withoutIndex(socketPath, log);
+interface Pipeline {
+  shares: ReconcilerShare[];
+  index: WikiIndex;
+  pageChanges: PageChanges;
+  /** The hook as the change watches and other actors call it. */
+  hook: Pick<PageChanges, 'pageChanged'>;
+  reconciler: Reconciler;
+}
 
-  let stopping = false;
-  const pools = startPools(config, ctx.secrets, () => stopping);
+/**
+ * The index, the post-write hook and the job queue on the two pools: the one pipeline every change takes.
+ * `onPassFinished`: told of every pass that ended (the change watches reload the folders it covered).
+ */
+function startPipeline(
+  config: Config,
+  { pools, client, log }: { pools: Pools; client: Client; log: Logger },
+  onPassFinished: (pass: JobInfo, folders: readonly string[] | null) => void,
+): Pipeline {
   const bulk = poolBulk(pools.indexers);
-  const client = indexingSearchClient(config, ctx.secrets);
   const { index_prefix: alias, index: settings } = config.elasticsearch;
   const layout = { shards: settings.number_of_shards, replicas: settings.number_of_replicas, refreshIntervalMs: settings.refresh_interval };
   const shares = config.smb.shares.map((share) => ({ server: (share.server ?? config.smb.server)!, share: share.name }));
   const source = (share: ReconcilerShare) => poolSource(pools.readers, share);
   const index = new WikiIndex({ client, bulk, alias, layout, shares, source, log });
-  const hook = new PageChanges({
+  const pageChanges = new PageChanges({
     bulk,
     alias: index.alias,
     readPage: async (page, indexedVersion) => {
@@ -207,7 +215,13 @@ runActor<Config>(async (ctx) => {
     writable: () => index.writable,
     log,
   });
-  let watches: ShareWatch[] = [];
+  // A save waits for a reader and then an indexer thread: after a quiet spell both start at once, not one after the other.
+  const hook = {
+    pageChanged(change: PageChange): boolean {
+      pools.indexers.warm({ type: 'ping' });
+      return pageChanges.pageChanged(change);
+    },
+  };
   const reconciler = new Reconciler({
     client,
     bulk,
@@ -219,13 +233,47 @@ runActor<Config>(async (ctx) => {
     intervalMs: config.reconciler.interval,
     firstPassDelayMs: FIRST_PASS_DELAY_MS,
     retryDelayMs: RETRY_DELAY_MS,
-    onPassFinished: (pass, folders) => watches.filter((w) => pass.shares.includes(w.share)).forEach((w) => void w.reloadFolders(folders ?? [''])),
+    onPassFinished,
     log,
   });
   reconciler.start();
-  const started = startWatches(config, ctx.secrets, { shares, hook, reconciler, client, alias: index.alias, log });
+  return { shares, index, pageChanges, hook, reconciler };
+}
+
+/** The reconciler's metrics (index, hook, passes, watches) and its pool threads' heaps, read before each scrape. */
+function pipelineMetrics({ index, pageChanges, reconciler }: Pipeline, pools: Pools, watchStats: () => Record<string, ShareWatchStats>) {
+  const registry = new Registry();
+  registerStatMetrics(registry, () => {
+    const { passes, lastPass } = reconciler.status();
+    return { ...index.stats(), ...pageChanges.stats(), passes, lastPass: passSummary(lastPass), watches: watchStats() };
+  }, reconcilerMetrics);
+  let poolHeaps: ThreadHeaps = {};
+  registerStatMetrics(registry, () => poolHeaps, threadHeapMetrics);
+  const refreshPoolHeaps = async () => {
+    const [readers, indexers] = await Promise.all([pools.readers.heaps(), pools.indexers.heaps()]);
+    poolHeaps = { ...readers, ...indexers };
+  };
+  return { registry, refreshPoolHeaps };
+}
+
+runActor<Config>(async (ctx) => {
+  const { config, log } = ctx;
+  // Unlike its pools, this thread keeps the normal priority: the post-write hook and the change watch are on the way
+  // from a save to search, and at nice 10 a busy host kept the thread off a core for 5 to 20 ms at a time.
+  const threadId = osThreadId() ?? null;
+  const socketPath = adminSocketPath(config.storage.data_dir);
+  if (!config.elasticsearch.enabled) return withoutIndex(socketPath, log);
+
+  let stopping = false;
+  const pools = startPools(config, ctx.secrets, () => stopping);
+  const client = indexingSearchClient(config, ctx.secrets);
+  let watches: ShareWatch[] = [];
+  const pipeline = startPipeline(config, { pools, client, log }, (pass, folders) => {
+    watches.filter((w) => pass.shares.includes(w.share)).forEach((w) => void w.reloadFolders(folders ?? ['']));
+  });
+  const { index, pageChanges, hook, reconciler } = pipeline;
+  const { watchClient, ...started } = startWatches(config, ctx.secrets, { ...pipeline, client, alias: index.alias, log });
   watches = started.watches;
-  const { watchClient } = started;
   const watchStats = () => Object.fromEntries(watches.map((w) => [w.share, w.stats()]));
   const channel = await openAdminChannel(socketPath, reconciler, log);
 
@@ -234,22 +282,12 @@ runActor<Config>(async (ctx) => {
       hook.pageChanged(change);
     },
   };
-  const registry = new Registry();
-  registerStatMetrics(registry, () => {
-    const { passes, lastPass } = reconciler.status();
-    return { ...index.stats(), ...hook.stats(), passes, lastPass: passSummary(lastPass), watches: watchStats() };
-  }, reconcilerMetrics);
-  let poolHeaps: ThreadHeaps = {};
-  registerStatMetrics(registry, () => poolHeaps, threadHeapMetrics);
-  const refreshPoolHeaps = async () => {
-    const [readers, indexers] = await Promise.all([pools.readers.heaps(), pools.indexers.heaps()]);
-    poolHeaps = { ...readers, ...indexers };
-  };
+  const { registry, refreshPoolHeaps } = pipelineMetrics(pipeline, pools, watchStats);
   return {
     handlers: servingMetrics(handlers, registry, refreshPoolHeaps),
     health: () => ({
       ...index.stats(),
-      ...hook.stats(),
+      ...pageChanges.stats(),
       ...reconciler.status(),
       watch: watchClient === null ? 'disabled (reconciler.watch is false)' : watchStats(),
       // The thread's OS id (top -H, /proc/<pid>/task/<tid>): the watch's and the hook's CPU is this thread's.
@@ -264,8 +302,7 @@ runActor<Config>(async (ctx) => {
       await Promise.all(watches.map((w) => w.stop()));
       await watchClient?.close();
       await reconciler.stop(timeoutMs);
-      await hook.close(timeoutMs);
-      // Readers first: what they still answer goes to the indexers, which flush it.
+      await pageChanges.close(timeoutMs);
       await pools.readers.close(timeoutMs);
       await pools.indexers.close(timeoutMs);
       await client.close();

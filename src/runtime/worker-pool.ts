@@ -56,6 +56,15 @@ export class WorkerPool<Task, Result> {
     return this.piscina.run(task, transfer.length === 0 ? {} : { transferList: transfer });
   }
 
+  /**
+   * Starts a thread if none runs, with `task` (a no-op such as a ping), so that a task soon to come does not wait for
+   * one to start: the next stage of a pipeline warms while the one before still works.
+   */
+  warm(task: Task): void {
+    if (this.closing || this.piscina.threads.length > 0) return;
+    this.piscina.run(task).catch(() => undefined);
+  }
+
   health(): PoolHealth {
     return {
       state: this.closing ? 'stopping' : 'running',

@@ -33,3 +33,18 @@ it('starts threads on demand up to maxThreads and ends them when idle', async ()
     await pool.close(1_000);
   }
 });
+
+it('warm() starts a thread only when none runs, and says how many threads the pool may start', async () => {
+  const pool = new WorkerPool<{ value: number }, { value: number; threadId: number }>('echo', ENTRY, 3, undefined, { idleThreadMs: 60_000 });
+  try {
+    assert.equal(pool.health().details.maxThreads, 3);
+    pool.warm({ value: 0 });
+    await until(() => pool.health().details.completed === 1);
+    assert.equal(pool.health().details.threads, 1);
+    pool.warm({ value: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(pool.health().details.completed, 1, 'a thread runs already: nothing is started or run');
+  } finally {
+    await pool.close(1_000);
+  }
+});
