@@ -17,42 +17,34 @@
  * Removes the pages and their documents afterwards and writes the table under "## Index and reconciler" in
  * bench/RESULTS.md.
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import type { estypes } from '@elastic/elasticsearch';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { startJob } from '../../src/control-socket/client.js';
 import type { JobInfo } from '../../src/indexing/reconciler/jobs.js';
-import { createSearchClient } from '../../src/search/client.js';
-import { IndexManager } from '../../src/indexing/reconciler/index-manager.js';
 import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
-import { SmbClient } from '../../src/smb/index.js';
 import { startService, type RunningService } from '../../test/support/service.js';
-import { readTestbedEnv, type TestbedEnv } from '../../test/testbed/env.js';
+import type { TestbedEnv } from '../../test/testbed/env.js';
 import { AdminApi, postWebhook } from '../../test/integration/webhooks/api.js';
 import { passAfter } from '../../test/integration/wiki/wiki-service.js';
 import { shareAs, socketOf } from '../../test/integration/reconcile/support.js';
 import { loadAverage, ratioRow, runAlone, runLine, verdict, report, type BenchReport, type Benchmark } from '../results.js';
 import { percentile, residentBytes } from '../stats.js';
+import { BULK_BATCH, BULK_IN_FLIGHT, exportDocuments, RAW_INDEX, rawBulk, reindexAll } from './reindex.js';
 import { saveToSearch } from './save-to-search.js';
 import { smbWriteToSearch, type ServiceCpu } from './smb-write-to-search.js';
 import { settledIdleCpu, type IdleCpu } from './watch-idle.js';
-import { removeSeed, removeSeedDocuments, seedWiki, type Seed } from './seed.js';
+import { removeSeed, removeSeedDocuments, seedClients, seedWiki, type Seed } from './seed.js';
 import { countSmbRequests, cpuCeiling, cpuPer, measureCost, requestsPer, type WorkCost } from './work-cost.js';
 
 const PAGES = Number(process.env['INDEXBENCH_PAGES'] ?? 50_000);
 const FOLDERS = Number(process.env['INDEXBENCH_FOLDERS'] ?? 5_000);
 const SHARE = 'schule';
 const ROOT = 'zz-indexbench';
-const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 const HEADING = '## Index and reconciler';
 /** Webhook posts per second while measuring latency: a steady trickle, far below what the intake can take. */
 const WEBHOOK_RATE = 50;
 const IDLE_MS = 10_000;
 /** The change watch's idle window: past the minute of the SMB keep-alive, so that what recurs each minute counts. */
 const WATCH_IDLE_MS = 65_000;
-const BULK_BATCH = 500;
-const BULK_IN_FLIGHT = 2;
-const RAW_INDEX = 'indexbench-raw';
 const SAVES = Number(process.env['INDEXBENCH_SAVES'] ?? 200);
 const SMB_WRITES = Number(process.env['INDEXBENCH_SMB_WRITES'] ?? 500);
 const SMB_BURST = Number(process.env['INDEXBENCH_SMB_BURST'] ?? 2_000);
@@ -117,68 +109,6 @@ async function webhookLatency(url: string, key: string, until: Promise<unknown>)
   return { requests: latencies.length, failures, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
 }
 
-function reindexAll(service: RunningService): Promise<{ report: JobInfo; wallMs: number }> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, [CLI, 'reindex', '--all', '--json', '--config', service.configFile], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      if (code !== 0) reject(new Error(`reindex exited with ${code}: ${out}`));
-      else resolve({ report: JSON.parse(out) as JobInfo, wallMs: performance.now() - started });
-    });
-  });
-}
-
-/** The seeded documents as the service indexed them, as `_bulk` bodies of BULK_BATCH documents. */
-async function exportDocuments(es: ReturnType<typeof createSearchClient>): Promise<{ bodies: string[]; documents: number }> {
-  const bodies: string[] = [];
-  let documents = 0;
-  let lines: string[] = [];
-  let after: estypes.SortResults | undefined;
-  for (;;) {
-    const response = await es.search<Record<string, unknown>>({
-      index: DEFAULT_ALIAS,
-      size: 5000,
-      query: { prefix: { path: `${ROOT}/` } },
-      sort: [{ path: 'asc' }],
-      ...(after === undefined ? {} : { search_after: after }),
-    });
-    for (const hit of response.hits.hits) {
-      lines.push(JSON.stringify({ index: { _id: hit._id } }), JSON.stringify(hit._source));
-      documents++;
-      if (lines.length === 2 * BULK_BATCH) {
-        bodies.push(`${lines.join('\n')}\n`);
-        lines = [];
-      }
-    }
-    if (response.hits.hits.length < 5000) break;
-    after = response.hits.hits.at(-1)!.sort;
-  }
-  if (lines.length > 0) bodies.push(`${lines.join('\n')}\n`);
-  return { bodies, documents };
-}
-
-/** Sends the bodies to a fresh index with the wiki mapping, BULK_IN_FLIGHT at once; ms taken. */
-async function rawBulk(es: ReturnType<typeof createSearchClient>, bodies: string[]): Promise<number> {
-  await es.indices.delete({ index: RAW_INDEX, ignore_unavailable: true });
-  await new IndexManager({ client: es }).createIndex(RAW_INDEX);
-  const started = performance.now();
-  let next = 0;
-  const worker = async () => {
-    while (next < bodies.length) {
-      const body = bodies[next++]!;
-      const response = (await es.transport.request({ method: 'POST', path: `/${RAW_INDEX}/_bulk`, bulkBody: body })) as estypes.BulkResponse;
-      if (response.errors) throw new Error('raw bulk: documents rejected');
-    }
-  };
-  await Promise.all(Array.from({ length: BULK_IN_FLIGHT }, worker));
-  const took = performance.now() - started;
-  await es.indices.delete({ index: RAW_INDEX });
-  return took;
-}
-
 function rcloneEnv(env: TestbedEnv): NodeJS.ProcessEnv {
   return {
     ...process.env,
@@ -214,10 +144,7 @@ async function noChangePass(service: RunningService): Promise<{ report: JobInfo;
 const MB = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
 
 async function run(): Promise<BenchReport> {
-  const env = await readTestbedEnv();
-  const es = createSearchClient(env.es.url, { requestTimeoutMs: 300_000 });
-  const smb = new SmbClient();
-  const admin = shareAs(smb, env, env.dc_admin, SHARE);
+  const { env, es, smb, admin } = await seedClients(SHARE);
   const load = loadAverage();
   removeSeed(env, SHARE, ROOT);
   countSmbRequests(true);
@@ -256,7 +183,7 @@ async function run(): Promise<BenchReport> {
     console.log(`webhook during reindex: p50 ${busy.p50.toFixed(2)} ms, p99 ${busy.p99.toFixed(2)} ms`);
     console.log(`reindex CPU per page: ${cpuPer(reindexCost, reindex.report.indexed)}`);
 
-    const exported = await exportDocuments(es);
+    const exported = await exportDocuments(es, ROOT);
     const rawMs = await rawBulk(es, exported.bodies);
     const rawRate = exported.documents / (rawMs / 1000);
     console.log(`raw _bulk: ${exported.documents} documents in ${seconds(rawMs)} s (${rawRate.toFixed(0)}/s)`);
