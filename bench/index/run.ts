@@ -234,7 +234,7 @@ async function run(): Promise<BenchReport> {
       runLine(SCRIPT, load),
       `Seed: ${seed.pages} pages of 1–20 KiB Markdown (log-uniform sizes, ${MB(seed.bytes)} MiB) in ${seed.folders} folders (\`${ROOT}/Schule-NN/Klasse-NNNN/.wiki/\`) written on the DC's disk;`,
       `${seed.aclKinds} kinds of folder ACL, made by Samba on template folders (smbcacls) and copied as \`security.NTACL\` onto every folder, \`.wiki/\` and page (bench/index/seed.ts).`,
-      `The service runs with the testbed config (2 smb-reader threads, owned by the reconciler); both shares are passed over (the testbed's own pages included).`,
+      `The service runs with the testbed config (the default pools of the reconciler: 2 smb-reader threads, 1 indexer thread); both shares are passed over (the testbed's own pages included).`,
       `Raw \`_bulk\`: the documents the reindex produced, read back from \`${DEFAULT_ALIAS}\` and sent to a fresh index with the same mapping, ${BULK_BATCH} per request, ${BULK_IN_FLIGHT} requests in flight (what the service's writer does).`,
       `rclone: \`rclone ${RCLONE_ARGS.join(' ')} bench:<share>\` (rclone 1.60, SMB backend, the indexer account) for both shares one after the other; the pass and rclone alternate, 2 rounds, best of each.`,
       `Webhook latency: \`platform-api\` events posted at ${WEBHOOK_RATE}/s (fixed rate, keep-alive) for ${IDLE_MS / 1000} s with the service idle, and throughout the reindex.`,
@@ -254,7 +254,7 @@ async function run(): Promise<BenchReport> {
       `| no-change pass (best round) | ${cpuPer(pass.cost, pass.report.seen)} | ${requestsPer(pass.cost, seed.folders)} |`,
       `| \`rclone lsf -R\` (best round) | ${cpuPer(rclone.cost, rclone.files)} | ${requestsPer(rclone.cost, seed.folders)} |`,
       '',
-      `CPU ceiling of the reindex on these ${ceiling.cores} cores: smbd and Elasticsearch alone, at what they cost per page above, allow at most ${ceiling.serversOnly.toFixed(0)} pages/s = ${(ceiling.serversOnly / rawRate).toFixed(2)} × raw \`_bulk\` even if the service cost nothing; with the service's own CPU, ${ceiling.withService.toFixed(0)} pages/s = ${(ceiling.withService / rawRate).toFixed(2)} × (measured: ${bulkRatio.toFixed(2)} ×). Cores busy during the reindex: ${((reindexCost.service + reindexCost.samba + reindexCost.elasticsearch) / (reindex.wallMs / 1000)).toFixed(2)} of ${ceiling.cores} (service, smbd and Elasticsearch together; smbd and Elasticsearch run at normal priority, the service's smb-reader threads at nice 10, its reconciler thread not), which is what the webhook requests wait for.`,
+      `CPU ceiling of the reindex on these ${ceiling.cores} cores: smbd and Elasticsearch alone, at what they cost per page above, allow at most ${ceiling.serversOnly.toFixed(0)} pages/s = ${(ceiling.serversOnly / rawRate).toFixed(2)} × raw \`_bulk\` even if the service cost nothing; with the service's own CPU, ${ceiling.withService.toFixed(0)} pages/s = ${(ceiling.withService / rawRate).toFixed(2)} × (measured: ${bulkRatio.toFixed(2)} ×). Cores busy during the reindex: ${((reindexCost.service + reindexCost.samba + reindexCost.elasticsearch) / (reindex.wallMs / 1000)).toFixed(2)} of ${ceiling.cores} (service, smbd and Elasticsearch together; smbd and Elasticsearch run at normal priority, the service's pool threads at nice 10, its reconciler thread not), which is what the webhook requests wait for.`,
       '',
     ];
     return report(HEADING, lines, [

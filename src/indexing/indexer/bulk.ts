@@ -1,6 +1,6 @@
 /**
  * The `_bulk` format of wiki documents: a document's `_source` and the counts of a response.
- * The one writer that batches them is index-writer.ts.
+ * The one writer that batches them is ../reconciler/index-writer.ts; write-batch.ts sends them.
  */
 import type { estypes } from '@elastic/elasticsearch';
 import type { WikiDocument } from '../../wiki/document.js';

@@ -19,7 +19,7 @@ import { walkWikiPages } from './ordered-walk.js';
 import { readAhead } from '../../common/read-ahead.js';
 import { pathId, type SearchLog } from '../../search/log.js';
 
-/** Where one share's pages come from: in the service, the smb-reader and indexer pools. */
+/** Where one share's pages come from: in the service, the smb-reader pool. */
 export interface ShareSource {
   listFolder(path: string): Promise<FolderListing>;
   /** The names in a folder, to confirm deletions. */

@@ -4,7 +4,7 @@
  * deletions, and one page's bytes, stat and security descriptor, for a pass and for the post-write hook alike
  * (the indexer pool renders them).
  * Regular files outside `.wiki/` are only seen as names in a listing, never opened.
- * Errors about one folder or file become answers (listing.ts); errors of the connection are thrown, so that
+ * Errors about one folder or file become answers (../listing.ts); errors of the connection are thrown, so that
  * the pass stops instead of mistaking an outage for deleted pages.
  */
 import PQueue from 'p-queue';
