@@ -234,7 +234,7 @@ async function run(): Promise<BenchReport> {
       runLine(SCRIPT, load),
       `Seed: ${seed.pages} pages of 1–20 KiB Markdown (log-uniform sizes, ${MB(seed.bytes)} MiB) in ${seed.folders} folders (\`${ROOT}/Schule-NN/Klasse-NNNN/.wiki/\`) written on the DC's disk;`,
       `${seed.aclKinds} kinds of folder ACL, made by Samba on template folders (smbcacls) and copied as \`security.NTACL\` onto every folder, \`.wiki/\` and page (bench/index/seed.ts).`,
-      `The service runs with the testbed config (the default pools of the reconciler: 2 smb-reader threads, 1 indexer thread); both shares are passed over (the testbed's own pages included).`,
+      `The service runs with the testbed config (the default pools of the reconciler: 2 smb-reader threads, 2 indexer threads); both shares are passed over (the testbed's own pages included).`,
       `Raw \`_bulk\`: the documents the reindex produced, read back from \`${DEFAULT_ALIAS}\` and sent to a fresh index with the same mapping, ${BULK_BATCH} per request, ${BULK_IN_FLIGHT} requests in flight (what the service's writer does).`,
       `rclone: \`rclone ${RCLONE_ARGS.join(' ')} bench:<share>\` (rclone 1.60, SMB backend, the indexer account) for both shares one after the other; the pass and rclone alternate, 2 rounds, best of each.`,
       `Webhook latency: \`platform-api\` events posted at ${WEBHOOK_RATE}/s (fixed rate, keep-alive) for ${IDLE_MS / 1000} s with the service idle, and throughout the reindex.`,

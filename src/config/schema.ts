@@ -276,7 +276,7 @@ export function defaultHttpFronts(cores = availableParallelism()): number {
 const workersSection = z.strictObject({
   http_front: intBetween(1, 64).default(() => defaultHttpFronts()),
   smb_readers: intBetween(1, 256).default(2),
-  indexers: intBetween(1, 64).default(1),
+  indexers: intBetween(1, 64).default(2),
 });
 
 const supervisorSection = z.strictObject({

@@ -27,7 +27,7 @@ describe('fileproxy serve', () => {
     assert.deepEqual(Object.keys(report.actors).sort(), [...ACTORS].sort());
     for (const name of ACTORS) assert.equal(report.actors[name]!.state, 'running', name);
     // The reconciler's two pools, each with the threads it may start (workers.smb_readers, workers.indexers; the testbed's defaults).
-    for (const [pool, maxThreads] of [['smb-reader', 2], ['indexer', 1]] as const) {
+    for (const [pool, maxThreads] of [['smb-reader', 2], ['indexer', 2]] as const) {
       assert.equal(report.actors[pool]!.kind, 'pool', pool);
       assert.equal(report.actors[pool]!.details?.['maxThreads'], maxThreads, pool);
       assert.equal(typeof report.actors[pool]!.details?.['queued'], 'number', pool);

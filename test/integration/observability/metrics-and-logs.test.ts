@@ -97,7 +97,7 @@ describe('metrics and request logs of a running service', () => {
     }
     assert.ok(value('fileproxy_pool_completed_tasks_total', { pool: 'smb-reader' }) > 0, 'the pass read pages through the pool');
     // The first pass finds the testbed's pages indexed already: the indexer pool may have had nothing to write.
-    assert.equal(value('fileproxy_pool_max_threads', { pool: 'indexer' }), 1);
+    assert.equal(value('fileproxy_pool_max_threads', { pool: 'indexer' }), 2);
     assert.equal(value('fileproxy_pool_queued_tasks', { pool: 'indexer' }), 0);
     // Started for the pass, at most workers.smb_readers (2 by default); they end after 30 s without a task.
     const poolThreads = value('fileproxy_pool_threads', { pool: 'smb-reader' });
