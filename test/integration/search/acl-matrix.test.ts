@@ -134,7 +134,7 @@ describe('ACL matrix: search and list views show exactly what the ACLs allow', (
   before(async () => {
     es = await scratchIndex('acl');
     await new IndexManager({ client: es.client, alias: es.alias }).ensureIndex();
-    assert.deepEqual(await indexDocuments(es, docs), { upserted: docs.length, deleted: 0, rejected: 0 });
+    assert.deepEqual(await indexDocuments(es, docs), { upserted: docs.length, deleted: 0, rejected: 0, notRendered: 0 });
     search = new WikiSearch({ client: es.client, alias: es.alias });
   });
   after(() => es.drop());
