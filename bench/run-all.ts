@@ -6,6 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { folderDeletesBench } from './index/folder-deletes.js';
+import { poolsBench } from './index/pools.js';
 import { indexBench } from './index/run.js';
 import { memoryBench } from './memory/run.js';
 import { loadAverage, machine, readResults, RESULTS, sections, SOAK_HEADING, summaryTable, type BenchReport, type Benchmark } from './results.js';
@@ -18,7 +19,7 @@ import { sessionSetupBench } from './smb/session-setup.js';
 import { webdavBench } from './webdav/run.js';
 import { webhookBench } from './webhook/run.js';
 
-const BENCHMARKS: Benchmark[] = [smbBench, sessionSetupBench, negotiateBench, webhookBench, searchBench, relevanceBench, liveAclBench, webdavBench, indexBench, folderDeletesBench, memoryBench];
+const BENCHMARKS: Benchmark[] = [smbBench, sessionSetupBench, negotiateBench, webhookBench, searchBench, relevanceBench, liveAclBench, webdavBench, indexBench, poolsBench, folderDeletesBench, memoryBench];
 const COMMAND = 'npm run bench';
 /** How often a running benchmark is reported as still running. */
 const PROGRESS_MS = 60_000;

@@ -1,41 +1,49 @@
-// The reconciler actor: owns the wiki index.
-// - The wiki index (src/reconcile/wiki-index.ts) makes sure the `wiki-md` alias fits this build, migrating it
+// The reconciler actor: owns the wiki index and decides what to index; its two pools do the work.
+// - The wiki index (src/indexing/reconciler/wiki-index.ts) makes sure the `wiki-md` alias fits this build, migrating it
 //   through a rebuild when its mapping is older.
-// - The post-write hook (src/reconcile/page-changes.ts) applies WebDAV's page changes as a pass would.
-// - The drift reconciler (src/reconcile/reconciler.ts) runs a pass shortly after start and then every
+// - The post-write hook (src/indexing/reconciler/page-changes.ts) applies WebDAV's page changes as a pass would.
+// - The drift reconciler (src/indexing/reconciler/reconciler.ts) runs a pass shortly after start and then every
 //   `reconciler.interval`, and the reindex / rebuild jobs of `fileproxy reindex`, one job at a time.
 // - The admin channel (src/control-socket/server.ts) is the Unix socket `fileproxy reindex` talks to.
-// - The change watches (src/reconcile/share-watch.ts, `reconciler.watch`), one per share, hold a CHANGE_NOTIFY on
+// - The change watches (src/indexing/reconciler/share-watch.ts, `reconciler.watch`), one per share, hold a CHANGE_NOTIFY on
 //   the share root as the indexer account on this thread's own SMB client (one handle per share, nothing inside the
 //   share), and feed the hook and the job queue (passes of the share or of the folders that changed); why they live
 //   here and not in an actor of their own is said there.
-// Pages are listed, read and rendered in the actor's own smb-reader pool (actors/smb-reader/task.ts), for passes and
-// the hook alike: a task and its answer go straight between this thread and a pool thread. With `elasticsearch.enabled: false` it never
-// connects to Elasticsearch, ignores page changes and refuses reindex requests.
+// Hook, watch, passes and rebuilds share one pipeline: the smb-reader pool (actors/smb-reader/task.ts) lists folders
+// and reads pages, this thread batches the pages it decided to index, and the indexer pool (actors/indexer/task.ts)
+// renders each batch and writes it with `_bulk`. A task and its answer go straight between this thread and a pool
+// thread; page bytes are moved, not copied. With `elasticsearch.enabled: false` it never connects to Elasticsearch,
+// ignores page changes and refuses reindex requests.
+import type { Client } from '@elastic/elasticsearch';
+import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { describeError } from '../../src/common/describe-error.js';
+import type { Config } from '../../src/config/index.js';
 import type { ActorContextOf } from '../../src/messages/peers.js';
 import type { ReconcilerProtocol } from '../../src/messages/reconciler.js';
-import type { SmbReaderResult, SmbReaderTask } from '../../src/messages/pools.js';
+import type { IndexerResult, IndexerTask, SmbReaderResult, SmbReaderTask } from '../../src/messages/pools.js';
 import { reconcilerMetrics, type PassSummary } from './metrics.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { threadHeapMetrics, type ThreadHeaps } from '../../src/metrics/thread-heaps.js';
 import { AdminChannel, type AdminTarget } from '../../src/control-socket/server.js';
-import { osThreadId } from '../../src/reconcile/background-priority.js';
+import { osThreadId } from '../../src/common/background-priority.js';
 import { adminSocketPath } from '../../src/control-socket/protocol.js';
-import type { JobInfo } from '../../src/reconcile/jobs.js';
-import { PageChanges } from '../../src/reconcile/page-changes.js';
-import { ShareWatch } from '../../src/reconcile/share-watch.js';
-import { indexedFolders } from '../../src/search/inventory.js';
+import { transferListOf, type BulkWriter } from '../../src/indexing/operations.js';
+import { indexingSearchClient } from '../../src/indexing/search-client.js';
+import type { JobInfo } from '../../src/indexing/reconciler/jobs.js';
+import { PageChanges } from '../../src/indexing/reconciler/page-changes.js';
+import type { PageChange } from '../../src/wiki/page-change.js';
+import { ShareWatch, type ShareWatchStats } from '../../src/indexing/reconciler/share-watch.js';
+import { indexedFolders } from '../../src/indexing/reconciler/inventory.js';
 import { SmbClient, SmbPool } from '../../src/smb/index.js';
-import { JobRequestError, Reconciler, type ReconcilerShare } from '../../src/reconcile/reconciler.js';
-import type { ShareSource } from '../../src/reconcile/share-pass.js';
-import { WikiIndex } from '../../src/reconcile/wiki-index.js';
+import { JobRequestError, Reconciler, type ReconcilerShare } from '../../src/indexing/reconciler/reconciler.js';
+import type { ShareSource } from '../../src/indexing/reconciler/share-pass.js';
+import { WikiIndex } from '../../src/indexing/reconciler/wiki-index.js';
 import { runActor } from '../../src/runtime/actor.js';
+import type { ServiceSecrets } from '../../src/runtime/control.js';
 import { TRANSIENT_HEAP_LIMITS } from '../../src/runtime/heap-limits.js';
 import { resultOf, WorkerPool } from '../../src/runtime/worker-pool.js';
-import { createSearchClient } from '../../src/search/client.js';
 import { SmbLogons } from '../../src/logon/smb-logons.js';
 
 /** The first pass waits a moment, so that start-up (and the supervisor's channel) settles first. */
@@ -43,19 +51,37 @@ const FIRST_PASS_DELAY_MS = 1_000;
 /** After a pass that could not finish (Elasticsearch or a share unreachable), try again this soon. */
 const RETRY_DELAY_MS = 30_000;
 
-/** SMB tasks (page reads, folder listings) one smb-reader thread runs at once. */
+/** SMB tasks (page reads, folder listings) one smb-reader thread runs at once: they mostly wait for the server. */
 const SMB_READS_PER_THREAD = 16;
+/** Batches one indexer thread has at once: one rendered while another waits for Elasticsearch. */
+const BATCHES_PER_INDEXER = 2;
 
 type SmbReaderPool = WorkerPool<SmbReaderTask, SmbReaderResult>;
+type IndexerPool = WorkerPool<IndexerTask, IndexerResult>;
+
+interface Pools {
+  readers: SmbReaderPool;
+  indexers: IndexerPool;
+}
 
 /** A share's pages through the smb-reader pool, as the indexer account. */
 function poolSource(pool: SmbReaderPool, { server, share }: ReconcilerShare): ShareSource {
   return {
     listFolder: async (path) => resultOf(await pool.run({ type: 'list-wiki-folder', server, share, path }), 'wiki-folder').listing,
     listNames: async (path) => resultOf(await pool.run({ type: 'list-names', server, share, path }), 'names').listing,
-    loadDocument: async (path, known) => {
-      const task: SmbReaderTask = { type: 'load-page-document', page: { server, share, path }, ...(known ? { known } : {}) };
-      return resultOf(await pool.run(task), 'page-document').outcome;
+    readPage: async (path, known) => {
+      const task: SmbReaderTask = { type: 'read-page', page: { server, share, path }, ...(known ? { known } : {}) };
+      return resultOf(await pool.run(task), 'page').outcome;
+    },
+  };
+}
+
+/** Batches rendered and written by the indexer pool, their pages' bytes moved along. */
+function poolBulk(pool: IndexerPool): BulkWriter {
+  return {
+    write: async (target, operations) => {
+      const task: IndexerTask = { type: 'write-batch', target, operations };
+      return resultOf(await pool.run(task, transferListOf(operations)), 'batch').result;
     },
   };
 }
@@ -79,65 +105,124 @@ async function openAdminChannel(path: string, target: AdminTarget, log: Paramete
   }
 }
 
-runActor(async (ctx: ActorContextOf<'reconciler'>) => {
-  const { config, log } = ctx;
-  // Unlike its smb-reader pool, this thread keeps the normal priority: the post-write hook and the change watch are on
-  // the way from a save to search, and at nice 10 a busy host kept the thread off a core for 5 to 20 ms at a time.
-  const threadId = osThreadId() ?? null;
-  const socketPath = adminSocketPath(config.storage.data_dir);
-  if (!config.elasticsearch.enabled) {
-    const disabled = 'the wiki search index is disabled (elasticsearch.enabled is false in config.yml)';
-    const refuse: AdminTarget = {
-      submit: () => {
-        throw new JobRequestError(disabled);
-      },
-      cancel: () => undefined,
-    };
-    const channel = await openAdminChannel(socketPath, refuse, log);
-    const handlers: ReconcilerProtocol = { pageChanged: async () => undefined };
-    return {
-      handlers: servingMetrics(handlers, new Registry()),
-      health: () => ({ wiki: 'disabled (elasticsearch.enabled is false)' }),
-      stop: async () => {
-        if (typeof channel !== 'string') await channel.close();
-      },
-    };
-  }
+/** Without Elasticsearch: page changes are ignored, reindex requests refused (with the reason). */
+async function withoutIndex(socketPath: string, log: Logger) {
+  const disabled = 'the wiki search index is disabled (elasticsearch.enabled is false in config.yml)';
+  const refuse: AdminTarget = {
+    submit: () => {
+      throw new JobRequestError(disabled);
+    },
+    cancel: () => undefined,
+  };
+  const channel = await openAdminChannel(socketPath, refuse, log);
+  const handlers: ReconcilerProtocol = { pageChanged: async () => undefined };
+  return {
+    handlers: servingMetrics(handlers, new Registry()),
+    health: () => ({ wiki: 'disabled (elasticsearch.enabled is false)' }),
+    stop: async () => {
+      if (typeof channel !== 'string') await channel.close();
+    },
+  };
+}
 
-  // SMB reads mostly wait for the server: each thread keeps several in flight on its connection.
-  const pool: SmbReaderPool = new WorkerPool('smb-reader', new URL('../smb-reader/task.js', import.meta.url), config.workers.smb_readers, {
-    config,
-    secrets: ctx.secrets,
-  }, { tasksPerThread: SMB_READS_PER_THREAD, resourceLimits: TRANSIENT_HEAP_LIMITS });
-  // A pool whose task module cannot load fails the actor (as a failed start would) rather than its first pass; the
-  // check runs beside the start, so that a restart does not wait for a pool thread to start too. A ping cut short
-  // by a stop of the service is no failure.
-  let stopping = false;
-  pool.run({ type: 'ping' }).catch((err: unknown) => setImmediate(() => {
-    if (stopping) return;
-    throw new Error(`the smb-reader pool cannot run tasks: ${err instanceof Error ? err.message : String(err)}`);
+/**
+ * The two pools, sized by `workers.smb_readers` and `workers.indexers`. A pool whose task module cannot load fails
+ * the actor (as a failed start would) rather than its first pass; the check runs beside the start, so that a
+ * restart does not wait for a pool thread to start too. A ping cut short by a stop of the service is no failure.
+ */
+function startPools(config: Config, secrets: ServiceSecrets, stopping: () => boolean): Pools {
+  const workerData = { config, secrets };
+  const readers: SmbReaderPool = new WorkerPool('smb-reader', new URL('../smb-reader/task.js', import.meta.url), config.workers.smb_readers, workerData, {
+    tasksPerThread: SMB_READS_PER_THREAD,
+    resourceLimits: TRANSIENT_HEAP_LIMITS,
+  });
+  const indexers: IndexerPool = new WorkerPool('indexer', new URL('../indexer/task.js', import.meta.url), config.workers.indexers, workerData, {
+    tasksPerThread: BATCHES_PER_INDEXER,
+    resourceLimits: TRANSIENT_HEAP_LIMITS,
+  });
+  for (const pool of [readers, indexers] as WorkerPool<{ type: 'ping' }, unknown>[]) {
+    pool.run({ type: 'ping' }).catch((err: unknown) => setImmediate(() => {
+      if (stopping()) return;
+      throw new Error(`the ${pool.name} pool cannot run tasks: ${err instanceof Error ? err.message : String(err)}`);
+    }));
+  }
+  return { readers, indexers };
+}
+
+/** One change watch per share, on this thread's own SMB client, or none with `reconciler.watch: false`. */
+function startWatches(
+  config: Config,
+  secrets: ServiceSecrets,
+  { shares, hook, reconciler, client, alias, log }: { shares: ReconcilerShare[]; hook: Pick<PageChanges, 'pageChanged'>; reconciler: Reconciler; client: Client; alias: string; log: Logger },
+): { watchClient: SmbClient | null; watches: ShareWatch[] } {
+  if (!config.reconciler.watch) return { watchClient: null, watches: [] };
+  const watchClient = new SmbClient(new SmbPool({
+    requestTimeoutMs: config.smb.request_timeout,
+    minDialect: config.smb.min_dialect,
+    requireEncryption: config.smb.require_encryption,
   }));
-  // Background writes: a _bulk of up to 5 MiB may take longer than the search default of 10 s on a busy
-  // sidecar, and a timed-out batch stops the whole pass. No request waits on this thread's calls.
-  const { nodes, index_prefix: alias, index: settings } = config.elasticsearch;
-  const client = createSearchClient({ nodes, ...ctx.secrets.elasticsearch }, { requestTimeoutMs: 60_000 });
+  const logons = new SmbLogons(config);
+  const watches = shares.map(({ server, share }) => new ShareWatch({
+    server,
+    share,
+    smb: watchClient.share({ host: server, port: config.smb.port, ...logons.indexer(server, secrets), share }),
+    pageChanged: (change) => hook.pageChanged(change),
+    requestPass: (folders, reason) => {
+      // Never the folders: the service logs no paths.
+      log.info({ share, folders: folders.includes('') ? 'all' : folders.length, reason }, 'change watch: pass asked for');
+      reconciler.requestSharePass(share, 'watch', folders);
+    },
+    indexedFolders: (folder) => indexedFolders(client, { server, share }, { alias, folder }),
+    log,
+  }));
+  watches.forEach((w) => w.start());
+  return { watchClient, watches };
+}
+
+interface Pipeline {
+  shares: ReconcilerShare[];
+  index: WikiIndex;
+  pageChanges: PageChanges;
+  /** The hook as the change watches and other actors call it. */
+  hook: Pick<PageChanges, 'pageChanged'>;
+  reconciler: Reconciler;
+}
+
+/**
+ * The index, the post-write hook and the job queue on the two pools: the one pipeline every change takes.
+ * `onPassFinished`: told of every pass that ended (the change watches reload the folders it covered).
+ */
+function startPipeline(
+  config: Config,
+  { pools, client, log }: { pools: Pools; client: Client; log: Logger },
+  onPassFinished: (pass: JobInfo, folders: readonly string[] | null) => void,
+): Pipeline {
+  const bulk = poolBulk(pools.indexers);
+  const { index_prefix: alias, index: settings } = config.elasticsearch;
   const layout = { shards: settings.number_of_shards, replicas: settings.number_of_replicas, refreshIntervalMs: settings.refresh_interval };
   const shares = config.smb.shares.map((share) => ({ server: (share.server ?? config.smb.server)!, share: share.name }));
-  const source = (share: ReconcilerShare) => poolSource(pool, share);
-  const index = new WikiIndex({ client, alias, layout, shares, source, log });
-  const hook = new PageChanges({
-    client,
+  const source = (share: ReconcilerShare) => poolSource(pools.readers, share);
+  const index = new WikiIndex({ client, bulk, alias, layout, shares, source, log });
+  const pageChanges = new PageChanges({
+    bulk,
     alias: index.alias,
-    loadDocument: async (page, indexedVersion) => {
-      const task: SmbReaderTask = { type: 'load-changed-page', page, ...(indexedVersion === undefined ? {} : { indexedVersion }) };
-      return resultOf(await pool.run(task), 'changed-page').outcome;
+    readPage: async (page, indexedVersion) => {
+      const task: SmbReaderTask = { type: 'read-changed-page', page, ...(indexedVersion === undefined ? {} : { indexedVersion }) };
+      return resultOf(await pools.readers.run(task), 'changed-page').outcome;
     },
     writable: () => index.writable,
     log,
   });
-  let watches: ShareWatch[] = [];
+  // A save waits for a reader and then an indexer thread: after a quiet spell both start at once, not one after the other.
+  const hook = {
+    pageChanged(change: PageChange): boolean {
+      pools.indexers.warm({ type: 'ping' });
+      return pageChanges.pageChanged(change);
+    },
+  };
   const reconciler = new Reconciler({
     client,
+    bulk,
     alias: index.alias,
     layout,
     index,
@@ -146,32 +231,47 @@ runActor(async (ctx: ActorContextOf<'reconciler'>) => {
     intervalMs: config.reconciler.interval,
     firstPassDelayMs: FIRST_PASS_DELAY_MS,
     retryDelayMs: RETRY_DELAY_MS,
-    onPassFinished: (pass, folders) => watches.filter((w) => pass.shares.includes(w.share)).forEach((w) => void w.reloadFolders(folders ?? [''])),
+    onPassFinished,
     log,
   });
   reconciler.start();
-  const watchClient = config.reconciler.watch ? new SmbClient(new SmbPool({
-    requestTimeoutMs: config.smb.request_timeout,
-    minDialect: config.smb.min_dialect,
-    requireEncryption: config.smb.require_encryption,
-  })) : null;
-  if (watchClient !== null) {
-    const logons = new SmbLogons(config);
-    watches = shares.map(({ server, share }) => new ShareWatch({
-      server,
-      share,
-      smb: watchClient.share({ host: server, port: config.smb.port, ...logons.indexer(server, ctx.secrets), share }),
-      pageChanged: (change) => hook.pageChanged(change),
-      requestPass: (folders, reason) => {
-        // Never the folders: the service logs no paths.
-        log.info({ share, folders: folders.includes('') ? 'all' : folders.length, reason }, 'change watch: pass asked for');
-        reconciler.requestSharePass(share, 'watch', folders);
-      },
-      indexedFolders: (folder) => indexedFolders(client, { server, share }, { alias: index.alias, folder }),
-      log,
-    }));
-    watches.forEach((w) => w.start());
-  }
+  return { shares, index, pageChanges, hook, reconciler };
+}
+
+/** The reconciler's metrics (index, hook, passes, watches) and its pool threads' heaps, read before each scrape. */
+function pipelineMetrics({ index, pageChanges, reconciler }: Pipeline, pools: Pools, watchStats: () => Record<string, ShareWatchStats>) {
+  const registry = new Registry();
+  registerStatMetrics(registry, () => {
+    const { passes, lastPass } = reconciler.status();
+    return { ...index.stats(), ...pageChanges.stats(), passes, lastPass: passSummary(lastPass), watches: watchStats() };
+  }, reconcilerMetrics);
+  let poolHeaps: ThreadHeaps = {};
+  registerStatMetrics(registry, () => poolHeaps, threadHeapMetrics);
+  const refreshPoolHeaps = async () => {
+    const [readers, indexers] = await Promise.all([pools.readers.heaps(), pools.indexers.heaps()]);
+    poolHeaps = { ...readers, ...indexers };
+  };
+  return { registry, refreshPoolHeaps };
+}
+
+runActor(async (ctx: ActorContextOf<'reconciler'>) => {
+  const { config, log } = ctx;
+  // Unlike its pools, this thread keeps the normal priority: the post-write hook and the change watch are on the way
+  // from a save to search, and at nice 10 a busy host kept the thread off a core for 5 to 20 ms at a time.
+  const threadId = osThreadId() ?? null;
+  const socketPath = adminSocketPath(config.storage.data_dir);
+  if (!config.elasticsearch.enabled) return withoutIndex(socketPath, log);
+
+  let stopping = false;
+  const pools = startPools(config, ctx.secrets, () => stopping);
+  const client = indexingSearchClient(config, ctx.secrets);
+  let watches: ShareWatch[] = [];
+  const pipeline = startPipeline(config, { pools, client, log }, (pass, folders) => {
+    watches.filter((w) => pass.shares.includes(w.share)).forEach((w) => void w.reloadFolders(folders ?? ['']));
+  });
+  const { index, pageChanges, hook, reconciler } = pipeline;
+  const { watchClient, ...started } = startWatches(config, ctx.secrets, { ...pipeline, client, alias: index.alias, log });
+  watches = started.watches;
   const watchStats = () => Object.fromEntries(watches.map((w) => [w.share, w.stats()]));
   const channel = await openAdminChannel(socketPath, reconciler, log);
 
@@ -180,26 +280,19 @@ runActor(async (ctx: ActorContextOf<'reconciler'>) => {
       hook.pageChanged(change);
     },
   };
-  const registry = new Registry();
-  registerStatMetrics(registry, () => {
-    const { passes, lastPass } = reconciler.status();
-    return { ...index.stats(), ...hook.stats(), passes, lastPass: passSummary(lastPass), watches: watchStats() };
-  }, reconcilerMetrics);
-  let poolHeaps: ThreadHeaps = {};
-  registerStatMetrics(registry, () => poolHeaps, threadHeapMetrics);
-  const refreshPoolHeaps = async () => { poolHeaps = await pool.heaps(); };
+  const { registry, refreshPoolHeaps } = pipelineMetrics(pipeline, pools, watchStats);
   return {
     handlers: servingMetrics(handlers, registry, refreshPoolHeaps),
     health: () => ({
       ...index.stats(),
-      ...hook.stats(),
+      ...pageChanges.stats(),
       ...reconciler.status(),
       watch: watchClient === null ? 'disabled (reconciler.watch is false)' : watchStats(),
       // The thread's OS id (top -H, /proc/<pid>/task/<tid>): the watch's and the hook's CPU is this thread's.
       osThreadId: threadId,
       adminChannel: typeof channel === 'string' ? channel : 'listening',
     }),
-    pools: () => ({ [pool.name]: pool.health() }),
+    pools: () => ({ [pools.readers.name]: pools.readers.health(), [pools.indexers.name]: pools.indexers.health() }),
     async stop(timeoutMs) {
       stopping = true;
       if (typeof channel !== 'string') await channel.close();
@@ -207,8 +300,9 @@ runActor(async (ctx: ActorContextOf<'reconciler'>) => {
       await Promise.all(watches.map((w) => w.stop()));
       await watchClient?.close();
       await reconciler.stop(timeoutMs);
-      await hook.close(timeoutMs);
-      await pool.close(timeoutMs);
+      await pageChanges.close(timeoutMs);
+      await pools.readers.close(timeoutMs);
+      await pools.indexers.close(timeoutMs);
       await client.close();
     },
   };

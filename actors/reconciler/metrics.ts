@@ -2,9 +2,9 @@
 // (actors/<kind>/metrics.ts) in a registry of its own; src/metrics/snapshot.ts says how the supervisor
 // collects and merges them.
 import type { StatMetric } from '../../src/metrics/stat-metrics.js';
-import type { HookBulkStats, HookStats } from '../../src/reconcile/page-changes.js';
-import type { ShareWatchStats } from '../../src/reconcile/share-watch.js';
-import type { WikiIndexStats } from '../../src/reconcile/wiki-index.js';
+import type { HookBulkStats, HookStats } from '../../src/indexing/reconciler/page-changes.js';
+import type { ShareWatchStats } from '../../src/indexing/reconciler/share-watch.js';
+import type { WikiIndexStats } from '../../src/indexing/reconciler/wiki-index.js';
 
 /** The last finished pass, as the reconciler's metrics report it. */
 export interface PassSummary {

@@ -1,11 +1,13 @@
-// A worker of the smb-reader pool (piscina runs the default export per task).
-// Each worker keeps one SMB client for the indexer account across tasks, so
-// connections and sessions are reused.
+// A worker of the smb-reader pool (piscina runs the default export per task): lists folders and reads pages as the
+// indexer account. Each worker keeps one SMB client across tasks, so connections and sessions are reused. A page's
+// bytes are moved back to the reconciler's thread, not copied.
 import { threadId, workerData } from 'node:worker_threads';
+import { move, transferableSymbol, valueSymbol } from 'piscina';
 import type { PoolWorkerData, SmbReaderResult, SmbReaderTask } from '../../src/messages/pools.js';
-import { runAsBackgroundThread } from '../../src/reconcile/background-priority.js';
+import { runAsBackgroundThread } from '../../src/common/background-priority.js';
 import { saveCompiledModules } from '../../src/runtime/compile-cache.js';
-import { listNames, listWikiFolder, loadChangedPageDocument, loadPageDocument } from '../../src/reconcile/share-folders.js';
+import type { ChangedPageOutcome } from '../../src/indexing/listing.js';
+import { listNames, listWikiFolder, readChangedPage, readPage } from '../../src/indexing/smb-reader/wiki-reads.js';
 import { SmbClient, SmbPool, type SmbShare } from '../../src/smb/index.js';
 import { IndexerShares } from '../../src/logon/indexer-shares.js';
 import { SmbLogons } from '../../src/logon/smb-logons.js';
@@ -30,16 +32,30 @@ function indexerShare(server: string, share: string): SmbShare {
   return indexerShares.get(server, share);
 }
 
+/** The result, with the page's bytes (if it was read) moved rather than copied. */
+function movingPage(result: Extract<SmbReaderResult, { type: 'page' | 'changed-page' }>): SmbReaderResult {
+  const outcome: ChangedPageOutcome = result.outcome;
+  if (outcome.status !== 'read') return result;
+  return move({
+    get [transferableSymbol]() {
+      return [outcome.page.content.buffer];
+    },
+    get [valueSymbol]() {
+      return result;
+    },
+  }) as unknown as SmbReaderResult;
+}
+
 export default async function run(task: SmbReaderTask): Promise<SmbReaderResult> {
   switch (task.type) {
     case 'ping':
       return { type: 'pong', threadId };
     case 'list-wiki-folder':
       return { type: 'wiki-folder', listing: await listWikiFolder(indexerShare(task.server, task.share), task.path) };
-    case 'load-page-document':
-      return { type: 'page-document', outcome: await loadPageDocument(indexerShare(task.page.server, task.page.share), task.page, task.known) };
-    case 'load-changed-page':
-      return { type: 'changed-page', outcome: await loadChangedPageDocument(indexerShare(task.page.server, task.page.share), task.page, task.indexedVersion) };
+    case 'read-page':
+      return movingPage({ type: 'page', outcome: await readPage(indexerShare(task.page.server, task.page.share), task.page, task.known) });
+    case 'read-changed-page':
+      return movingPage({ type: 'changed-page', outcome: await readChangedPage(indexerShare(task.page.server, task.page.share), task.page, task.indexedVersion) });
     case 'list-names':
       return { type: 'names', listing: await listNames(indexerShare(task.server, task.share), task.path) };
   }

@@ -15,7 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { startJob } from '../../src/control-socket/client.js';
-import type { JobInfo } from '../../src/reconcile/jobs.js';
+import type { JobInfo } from '../../src/indexing/reconciler/jobs.js';
 import { createSearchClient } from '../../src/search/client.js';
 import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
 import { SmbClient } from '../../src/smb/index.js';

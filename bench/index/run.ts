@@ -17,42 +17,34 @@
  * Removes the pages and their documents afterwards and writes the table under "## Index and reconciler" in
  * bench/RESULTS.md.
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import type { estypes } from '@elastic/elasticsearch';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { startJob } from '../../src/control-socket/client.js';
-import type { JobInfo } from '../../src/reconcile/jobs.js';
-import { createSearchClient } from '../../src/search/client.js';
-import { IndexManager } from '../../src/search/index-manager.js';
+import type { JobInfo } from '../../src/indexing/reconciler/jobs.js';
 import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
-import { SmbClient } from '../../src/smb/index.js';
 import { startService, type RunningService } from '../../test/support/service.js';
-import { readTestbedEnv, type TestbedEnv } from '../../test/testbed/env.js';
+import type { TestbedEnv } from '../../test/testbed/env.js';
 import { AdminApi, postWebhook } from '../../test/integration/webhooks/api.js';
 import { passAfter } from '../../test/integration/wiki/wiki-service.js';
 import { shareAs, socketOf } from '../../test/integration/reconcile/support.js';
 import { loadAverage, ratioRow, runAlone, runLine, verdict, report, type BenchReport, type Benchmark } from '../results.js';
 import { percentile, residentBytes } from '../stats.js';
+import { BULK_BATCH, BULK_IN_FLIGHT, exportDocuments, RAW_INDEX, rawBulk, reindexAll } from './reindex.js';
 import { saveToSearch } from './save-to-search.js';
 import { smbWriteToSearch, type ServiceCpu } from './smb-write-to-search.js';
 import { settledIdleCpu, type IdleCpu } from './watch-idle.js';
-import { removeSeed, removeSeedDocuments, seedWiki, type Seed } from './seed.js';
+import { removeSeed, removeSeedDocuments, seedClients, seedWiki, type Seed } from './seed.js';
 import { countSmbRequests, cpuCeiling, cpuPer, measureCost, requestsPer, type WorkCost } from './work-cost.js';
 
 const PAGES = Number(process.env['INDEXBENCH_PAGES'] ?? 50_000);
 const FOLDERS = Number(process.env['INDEXBENCH_FOLDERS'] ?? 5_000);
 const SHARE = 'schule';
 const ROOT = 'zz-indexbench';
-const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 const HEADING = '## Index and reconciler';
 /** Webhook posts per second while measuring latency: a steady trickle, far below what the intake can take. */
 const WEBHOOK_RATE = 50;
 const IDLE_MS = 10_000;
 /** The change watch's idle window: past the minute of the SMB keep-alive, so that what recurs each minute counts. */
 const WATCH_IDLE_MS = 65_000;
-const BULK_BATCH = 500;
-const BULK_IN_FLIGHT = 2;
-const RAW_INDEX = 'indexbench-raw';
 const SAVES = Number(process.env['INDEXBENCH_SAVES'] ?? 200);
 const SMB_WRITES = Number(process.env['INDEXBENCH_SMB_WRITES'] ?? 500);
 const SMB_BURST = Number(process.env['INDEXBENCH_SMB_BURST'] ?? 2_000);
@@ -117,68 +109,6 @@ async function webhookLatency(url: string, key: string, until: Promise<unknown>)
   return { requests: latencies.length, failures, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
 }
 
-function reindexAll(service: RunningService): Promise<{ report: JobInfo; wallMs: number }> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, [CLI, 'reindex', '--all', '--json', '--config', service.configFile], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      if (code !== 0) reject(new Error(`reindex exited with ${code}: ${out}`));
-      else resolve({ report: JSON.parse(out) as JobInfo, wallMs: performance.now() - started });
-    });
-  });
-}
-
-/** The seeded documents as the service indexed them, as `_bulk` bodies of BULK_BATCH documents. */
-async function exportDocuments(es: ReturnType<typeof createSearchClient>): Promise<{ bodies: string[]; documents: number }> {
-  const bodies: string[] = [];
-  let documents = 0;
-  let lines: string[] = [];
-  let after: estypes.SortResults | undefined;
-  for (;;) {
-    const response = await es.search<Record<string, unknown>>({
-      index: DEFAULT_ALIAS,
-      size: 5000,
-      query: { prefix: { path: `${ROOT}/` } },
-      sort: [{ path: 'asc' }],
-      ...(after === undefined ? {} : { search_after: after }),
-    });
-    for (const hit of response.hits.hits) {
-      lines.push(JSON.stringify({ index: { _id: hit._id } }), JSON.stringify(hit._source));
-      documents++;
-      if (lines.length === 2 * BULK_BATCH) {
-        bodies.push(`${lines.join('\n')}\n`);
-        lines = [];
-      }
-    }
-    if (response.hits.hits.length < 5000) break;
-    after = response.hits.hits.at(-1)!.sort;
-  }
-  if (lines.length > 0) bodies.push(`${lines.join('\n')}\n`);
-  return { bodies, documents };
-}
-
-/** Sends the bodies to a fresh index with the wiki mapping, BULK_IN_FLIGHT at once; ms taken. */
-async function rawBulk(es: ReturnType<typeof createSearchClient>, bodies: string[]): Promise<number> {
-  await es.indices.delete({ index: RAW_INDEX, ignore_unavailable: true });
-  await new IndexManager({ client: es }).createIndex(RAW_INDEX);
-  const started = performance.now();
-  let next = 0;
-  const worker = async () => {
-    while (next < bodies.length) {
-      const body = bodies[next++]!;
-      const response = (await es.transport.request({ method: 'POST', path: `/${RAW_INDEX}/_bulk`, bulkBody: body })) as estypes.BulkResponse;
-      if (response.errors) throw new Error('raw bulk: documents rejected');
-    }
-  };
-  await Promise.all(Array.from({ length: BULK_IN_FLIGHT }, worker));
-  const took = performance.now() - started;
-  await es.indices.delete({ index: RAW_INDEX });
-  return took;
-}
-
 function rcloneEnv(env: TestbedEnv): NodeJS.ProcessEnv {
   return {
     ...process.env,
@@ -214,10 +144,7 @@ async function noChangePass(service: RunningService): Promise<{ report: JobInfo;
 const MB = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
 
 async function run(): Promise<BenchReport> {
-  const env = await readTestbedEnv();
-  const es = createSearchClient(env.es.url, { requestTimeoutMs: 300_000 });
-  const smb = new SmbClient();
-  const admin = shareAs(smb, env, env.dc_admin, SHARE);
+  const { env, es, smb, admin } = await seedClients(SHARE);
   const load = loadAverage();
   removeSeed(env, SHARE, ROOT);
   countSmbRequests(true);
@@ -256,7 +183,7 @@ async function run(): Promise<BenchReport> {
     console.log(`webhook during reindex: p50 ${busy.p50.toFixed(2)} ms, p99 ${busy.p99.toFixed(2)} ms`);
     console.log(`reindex CPU per page: ${cpuPer(reindexCost, reindex.report.indexed)}`);
 
-    const exported = await exportDocuments(es);
+    const exported = await exportDocuments(es, ROOT);
     const rawMs = await rawBulk(es, exported.bodies);
     const rawRate = exported.documents / (rawMs / 1000);
     console.log(`raw _bulk: ${exported.documents} documents in ${seconds(rawMs)} s (${rawRate.toFixed(0)}/s)`);
@@ -307,7 +234,7 @@ async function run(): Promise<BenchReport> {
       runLine(SCRIPT, load),
       `Seed: ${seed.pages} pages of 1–20 KiB Markdown (log-uniform sizes, ${MB(seed.bytes)} MiB) in ${seed.folders} folders (\`${ROOT}/Schule-NN/Klasse-NNNN/.wiki/\`) written on the DC's disk;`,
       `${seed.aclKinds} kinds of folder ACL, made by Samba on template folders (smbcacls) and copied as \`security.NTACL\` onto every folder, \`.wiki/\` and page (bench/index/seed.ts).`,
-      `The service runs with the testbed config (2 smb-reader threads, owned by the reconciler); both shares are passed over (the testbed's own pages included).`,
+      `The service runs with the testbed config (the default pools of the reconciler: 2 smb-reader threads, 2 indexer threads); both shares are passed over (the testbed's own pages included).`,
       `Raw \`_bulk\`: the documents the reindex produced, read back from \`${DEFAULT_ALIAS}\` and sent to a fresh index with the same mapping, ${BULK_BATCH} per request, ${BULK_IN_FLIGHT} requests in flight (what the service's writer does).`,
       `rclone: \`rclone ${RCLONE_ARGS.join(' ')} bench:<share>\` (rclone 1.60, SMB backend, the indexer account) for both shares one after the other; the pass and rclone alternate, 2 rounds, best of each.`,
       `Webhook latency: \`platform-api\` events posted at ${WEBHOOK_RATE}/s (fixed rate, keep-alive) for ${IDLE_MS / 1000} s with the service idle, and throughout the reindex.`,
@@ -327,7 +254,7 @@ async function run(): Promise<BenchReport> {
       `| no-change pass (best round) | ${cpuPer(pass.cost, pass.report.seen)} | ${requestsPer(pass.cost, seed.folders)} |`,
       `| \`rclone lsf -R\` (best round) | ${cpuPer(rclone.cost, rclone.files)} | ${requestsPer(rclone.cost, seed.folders)} |`,
       '',
-      `CPU ceiling of the reindex on these ${ceiling.cores} cores: smbd and Elasticsearch alone, at what they cost per page above, allow at most ${ceiling.serversOnly.toFixed(0)} pages/s = ${(ceiling.serversOnly / rawRate).toFixed(2)} × raw \`_bulk\` even if the service cost nothing; with the service's own CPU, ${ceiling.withService.toFixed(0)} pages/s = ${(ceiling.withService / rawRate).toFixed(2)} × (measured: ${bulkRatio.toFixed(2)} ×). Cores busy during the reindex: ${((reindexCost.service + reindexCost.samba + reindexCost.elasticsearch) / (reindex.wallMs / 1000)).toFixed(2)} of ${ceiling.cores} (service, smbd and Elasticsearch together; smbd and Elasticsearch run at normal priority, the service's smb-reader threads at nice 10, its reconciler thread not), which is what the webhook requests wait for.`,
+      `CPU ceiling of the reindex on these ${ceiling.cores} cores: smbd and Elasticsearch alone, at what they cost per page above, allow at most ${ceiling.serversOnly.toFixed(0)} pages/s = ${(ceiling.serversOnly / rawRate).toFixed(2)} × raw \`_bulk\` even if the service cost nothing; with the service's own CPU, ${ceiling.withService.toFixed(0)} pages/s = ${(ceiling.withService / rawRate).toFixed(2)} × (measured: ${bulkRatio.toFixed(2)} ×). Cores busy during the reindex: ${((reindexCost.service + reindexCost.samba + reindexCost.elasticsearch) / (reindex.wallMs / 1000)).toFixed(2)} of ${ceiling.cores} (service, smbd and Elasticsearch together; smbd and Elasticsearch run at normal priority, the service's pool threads at nice 10, its reconciler thread not), which is what the webhook requests wait for.`,
       '',
     ];
     return report(HEADING, lines, [

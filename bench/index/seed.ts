@@ -14,10 +14,12 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@elastic/elasticsearch';
+import { createSearchClient } from '../../src/search/client.js';
 import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
-import type { SmbShare } from '../../src/smb/index.js';
+import { SmbClient, type SmbShare } from '../../src/smb/index.js';
 import { markdownPage } from '../../test/integration/reconcile/markdown.js';
-import type { TestbedEnv } from '../../test/testbed/env.js';
+import { shareAs } from '../../test/integration/reconcile/support.js';
+import { readTestbedEnv, type TestbedEnv } from '../../test/testbed/env.js';
 
 export interface SeedOptions {
   env: TestbedEnv;
@@ -64,6 +66,14 @@ function ntAcl(file: string): string {
 function pageSize(n: number): number {
   const u = ((n * 2654435761) % 1000) / 1000;
   return Math.round(1024 * 20 ** u);
+}
+
+/** What a benchmark that seeds `share` works with: the testbed, its Elasticsearch, and the share as the DC's admin. */
+export async function seedClients(share: string): Promise<{ env: TestbedEnv; es: Client; smb: SmbClient; admin: SmbShare }> {
+  const env = await readTestbedEnv();
+  const es = createSearchClient(env.es.url, { requestTimeoutMs: 300_000 });
+  const smb = new SmbClient();
+  return { env, es, smb, admin: shareAs(smb, env, env.dc_admin, share) };
 }
 
 export async function seedWiki(options: SeedOptions): Promise<Seed> {

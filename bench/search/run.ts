@@ -18,10 +18,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { documentSource } from '../../src/indexing/indexer/bulk.js';
+import { bulkWriterOn } from '../../src/indexing/indexer/write-batch.js';
+import { IndexWriter } from '../../src/indexing/reconciler/index-writer.js';
 import { describeError } from '../../src/common/describe-error.js';
 import { silentLog } from '../../src/common/logger.js';
-import { documentSource } from '../../src/search/bulk.js';
-import { IndexWriter } from '../../src/search/index-writer.js';
 import { createSearchClient } from '../../src/search/client.js';
 import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
 import type { SearchResult } from '../../src/search/search.js';
@@ -216,7 +217,7 @@ export async function seed(env: TestbedEnv, client: ReturnType<typeof createSear
   const next = seededRandom(20260521);
   const sids: Sids = { anna: env.users['anna']!.sid, indexer: env.users['svc-indexer']!.sid, groups: env.groups };
   const ids: string[] = [];
-  const writer = new IndexWriter({ client, target: { alias: DEFAULT_ALIAS }, maxOperations: SEED_BATCH, log: silentLog });
+  const writer = new IndexWriter({ bulk: bulkWriterOn(client), target: { alias: DEFAULT_ALIAS }, maxOperations: SEED_BATCH, log: silentLog });
   for (let i = 0; i < pages; i++) {
     const doc = syntheticPage(i, next, sids, env.smb.host);
     await writer.upsert(doc.id, JSON.stringify(documentSource(doc)));
@@ -230,7 +231,7 @@ export async function seed(env: TestbedEnv, client: ReturnType<typeof createSear
 }
 
 export async function unseed(client: ReturnType<typeof createSearchClient>, ids: string[]): Promise<void> {
-  const writer = new IndexWriter({ client, target: { alias: DEFAULT_ALIAS }, maxOperations: SEED_BATCH, log: silentLog });
+  const writer = new IndexWriter({ bulk: bulkWriterOn(client), target: { alias: DEFAULT_ALIAS }, maxOperations: SEED_BATCH, log: silentLog });
   for (const id of ids) await writer.delete(id);
   await writer.flush();
   await client.indices.refresh({ index: DEFAULT_ALIAS });

@@ -1,6 +1,6 @@
 // What `fileproxy reindex` shows of a job: a progress bar on a terminal, plain lines otherwise, and the summary.
-// Pure formatting of the job reports the service sends (src/reconcile/jobs.ts).
-import type { JobInfo } from '../reconcile/jobs.js';
+// Pure formatting of the job reports the service sends (src/indexing/reconciler/jobs.ts).
+import type { JobInfo } from '../indexing/reconciler/jobs.js';
 
 /** Pages found so far (readable or not). */
 function found(info: JobInfo): number {

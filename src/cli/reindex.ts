@@ -5,7 +5,7 @@
 import { ConfigError, loadConfig } from '../config/index.js';
 import { adminSocketPath } from '../control-socket/protocol.js';
 import { startJob, type RunningJob } from '../control-socket/client.js';
-import { isTerminal, type JobInfo, type JobRequest } from '../reconcile/jobs.js';
+import { isTerminal, type JobInfo, type JobRequest } from '../indexing/reconciler/jobs.js';
 import { parseReindexArgs, REINDEX_USAGE, type ReindexOptions } from './reindex-options.js';
 import { progressBar, progressLine, summaryText } from './reindex-progress.js';
 

@@ -48,16 +48,6 @@ export function loadConfig(file: string): LoadedConfig {
       ),
     );
   }
-  if (config.workers.indexers !== undefined) {
-    warnings.push(
-      warning(
-        file,
-        lineOf(['workers', 'indexers']),
-        ['workers', 'indexers'],
-        'deprecated and ignored: there is no indexer pool any more (the smb_readers threads read and render wiki pages); remove the key',
-      ),
-    );
-  }
   if (isPre117Config(data)) {
     config = { ...config, elasticsearch: { ...config.elasticsearch, enabled: false } };
     warnings.push(

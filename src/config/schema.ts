@@ -271,12 +271,12 @@ export function defaultHttpFronts(cores = availableParallelism()): number {
   return Math.min(8, Math.max(1, Math.floor(cores / 2)));
 }
 
-// The SMB reader default suits a 2-core host; raise it first on bigger hosts.
+// The pools' defaults suit a 2-core host (bench/RESULTS.md, "Indexing pools"): smb_readers (SMB I/O) first, then
+// indexers (rendering and `_bulk`, CPU) on bigger hosts.
 const workersSection = z.strictObject({
   http_front: intBetween(1, 64).default(() => defaultHttpFronts()),
   smb_readers: intBetween(1, 256).default(2),
-  /** Deprecated: the indexer pool is gone (the SMB readers render pages); still accepted, load.ts warns. */
-  indexers: intBetween(1, 64).optional(),
+  indexers: intBetween(1, 64).default(2),
 });
 
 const supervisorSection = z.strictObject({

@@ -4,7 +4,7 @@
  */
 import { createConnection, type Socket } from 'node:net';
 import { encodeLine, LineSplitter, MAX_EVENT_LINE, type AdminEvent, type AdminRequest } from './protocol.js';
-import { isTerminal, type JobInfo, type JobRequest } from '../reconcile/jobs.js';
+import { isTerminal, type JobInfo, type JobRequest } from '../indexing/reconciler/jobs.js';
 
 /** Nothing listens on the socket: the service is not running (or runs with another data_dir). */
 export class ServiceNotRunningError extends Error {

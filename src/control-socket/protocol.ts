@@ -13,7 +13,7 @@
  */
 import { join } from 'node:path';
 import * as z from 'zod';
-import type { JobInfo } from '../reconcile/jobs.js';
+import type { JobInfo } from '../indexing/reconciler/jobs.js';
 
 /** Folder of the socket below `storage.data_dir`; mode 700 is what keeps other accounts out. */
 export const ADMIN_DIR = 'admin';

@@ -18,8 +18,8 @@ import {
   type AdminRequest,
 } from './protocol.js';
 import type { Logger } from '../common/logger.js';
-import { isTerminal, type Job, type JobInfo } from '../reconcile/jobs.js';
-import { JobRequestError, type Reconciler } from '../reconcile/reconciler.js';
+import { isTerminal, type Job, type JobInfo } from '../indexing/reconciler/jobs.js';
+import { JobRequestError, type Reconciler } from '../indexing/reconciler/reconciler.js';
 
 export type AdminTarget = Pick<Reconciler, 'submit' | 'cancel'>;
 

@@ -20,6 +20,7 @@ const supervisorMetrics: readonly StatMetric<HealthReport>[] = [
   { name: 'fileproxy_actor_up', help: '1 while the actor or pool is running, else 0', type: 'gauge', label: 'actor', read: (r) => byActor(r, (a) => Number(a.state === 'running')) },
   { name: 'fileproxy_actor_restarts_total', help: 'Restarts of each actor after a crash', type: 'counter', label: 'actor', read: (r) => byActor(r, (a) => a.restarts) },
   { name: 'fileproxy_pool_threads', help: 'Worker threads of each pool', type: 'gauge', label: 'pool', read: (r) => byPool(r, 'threads') },
+  { name: 'fileproxy_pool_max_threads', help: 'Worker threads each pool may start (workers.smb_readers, workers.indexers)', type: 'gauge', label: 'pool', read: (r) => byPool(r, 'maxThreads') },
   { name: 'fileproxy_pool_queued_tasks', help: 'Tasks waiting for a worker of each pool', type: 'gauge', label: 'pool', read: (r) => byPool(r, 'queued') },
   { name: 'fileproxy_pool_completed_tasks_total', help: 'Tasks each pool has completed', type: 'counter', label: 'pool', read: (r) => byPool(r, 'completed') },
   { name: 'fileproxy_pool_utilization', help: 'Share of time the workers of each pool were busy (0 to 1)', type: 'gauge', label: 'pool', read: (r) => byPool(r, 'utilization') },

@@ -1,4 +1,4 @@
-// A pool of worker threads that an actor runs tasks on (the reconciler's smb-reader pool). piscina replaces a
+// A pool of worker threads that an actor runs tasks on (the reconciler's smb-reader and indexer pools). piscina replaces a
 // pool worker that dies by itself and fails only the task it was running, so pools need no restart policy of
 // ours; the owning actor reports their state (ActorBehaviour.pools), and /healthz lists them beside the actors.
 // Threads start as tasks come and end after IDLE_THREAD_MS without one: an idle service holds none (each holds its
@@ -16,11 +16,12 @@ export interface PoolHealth {
   state: 'running' | 'stopping';
   kind: 'pool';
   restarts: 0;
-  details: { threads: number; queued: number; completed: number; utilization: number };
+  details: { threads: number; maxThreads: number; queued: number; completed: number; utilization: number };
 }
 
 export class WorkerPool<Task, Result> {
   private readonly piscina: Piscina<Task, Result>;
+  private readonly maxThreads: number;
   private closing = false;
 
   /**
@@ -34,6 +35,7 @@ export class WorkerPool<Task, Result> {
     workerData: unknown,
     options: { tasksPerThread?: number; resourceLimits?: ResourceLimits; idleThreadMs?: number } = {},
   ) {
+    this.maxThreads = maxThreads;
     this.piscina = new Piscina({
       filename: entry.href,
       minThreads: 0,
@@ -50,8 +52,18 @@ export class WorkerPool<Task, Result> {
     });
   }
 
-  run(task: Task): Promise<Result> {
-    return this.piscina.run(task);
+  /** `transfer`: buffers of the task moved to the pool thread rather than copied (unusable here afterwards). */
+  run(task: Task, transfer: ArrayBuffer[] = []): Promise<Result> {
+    return this.piscina.run(task, transfer.length === 0 ? {} : { transferList: transfer });
+  }
+
+  /**
+   * Starts a thread if none runs, with `task` (a no-op such as a ping), so that a task soon to come does not wait for
+   * one to start: the next stage of a pipeline warms while the one before still works.
+   */
+  warm(task: Task): void {
+    if (this.closing || this.piscina.threads.length > 0) return;
+    this.piscina.run(task).catch(() => undefined);
   }
 
   health(): PoolHealth {
@@ -61,6 +73,7 @@ export class WorkerPool<Task, Result> {
       restarts: 0,
       details: {
         threads: this.piscina.threads.length,
+        maxThreads: this.maxThreads,
         queued: this.piscina.queueSize,
         completed: this.piscina.completed,
         utilization: Number(this.piscina.utilization.toFixed(3)),

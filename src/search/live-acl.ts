@@ -5,7 +5,7 @@
  * viewerFilter): an allow SID of the caller in its read allows, no SID of the caller's whole token in its read denies.
  *
  * Why: the index learns of an ACL change only when something reports it. A WebDAV write does, but Samba does not
- * report an ACL change below the share root's tree watch (src/reconcile/share-watch.ts), and a change made on the
+ * report an ACL change below the share root's tree watch (src/indexing/reconciler/share-watch.ts), and a change made on the
  * server's own disk is reported to nobody. Without this check a narrowed ACL would go on showing a page until the
  * next pass (`reconciler.interval`); with it, what a caller is shown was allowed at most `max_age` ago.
  *

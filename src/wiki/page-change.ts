@@ -1,5 +1,5 @@
 // A wiki page as the service addresses it, and what a WebDAV change did to one: the post-write hook's message
-// (src/webdav/wiki-hook.ts sends it, src/reconcile/page-changes.ts applies it to the index).
+// (src/webdav/wiki-hook.ts sends it, src/indexing/reconciler/page-changes.ts applies it to the index).
 
 /** One page, addressed as the service sees it. Paths are share-relative with `/`. */
 export interface PageAddress {

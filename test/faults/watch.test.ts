@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import type { JobInfo } from '../../src/reconcile/jobs.js';
+import type { JobInfo } from '../../src/indexing/reconciler/jobs.js';
 import { scratchService } from '../integration/reconcile/support.js';
 import { eventually, reconcilerDetails, WikiClient, type Caller } from '../integration/wiki/wiki-service.js';
 import { waitFor } from '../support/service.js';

@@ -8,7 +8,7 @@ import { before, describe, it } from 'node:test';
 import { checkClusterHealth, checkFreeRam, checkNotExposed } from '../../src/doctor/checks.js';
 import { listeningAddresses } from '../../src/doctor/listeners.js';
 import { createSearchClient } from '../../src/search/client.js';
-import { IndexManager } from '../../src/search/index-manager.js';
+import { IndexManager } from '../../src/indexing/reconciler/index-manager.js';
 import { readTestbedEnv, type TestbedEnv } from '../testbed/env.js';
 import { doctor, failLine } from '../support/doctor.js';
 import { writeServiceConfig } from '../support/service.js';

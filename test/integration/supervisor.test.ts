@@ -9,7 +9,7 @@ import type { HealthReport } from '../../src/runtime/health.js';
 import { crashActor } from '../support/fault-drills.js';
 import { startService, waitFor, writeServiceConfig, type RunningService } from '../support/service.js';
 
-const ACTORS = ['http-front', 'dedupe', 'webhook-store', 'ldap-resolver', 'reconciler', 'dav-state', 'smb-reader'];
+const ACTORS = ['http-front', 'dedupe', 'webhook-store', 'ldap-resolver', 'reconciler', 'dav-state', 'smb-reader', 'indexer'];
 
 async function health(url: string): Promise<HealthReport> {
   return (await (await fetch(`${url}/healthz`)).json()) as HealthReport;
@@ -27,7 +27,12 @@ describe('fileproxy serve', () => {
     assert.equal(report.status, 'ok');
     assert.deepEqual(Object.keys(report.actors).sort(), [...ACTORS].sort());
     for (const name of ACTORS) assert.equal(report.actors[name]!.state, 'running', name);
-    assert.equal(report.actors['smb-reader']!.kind, 'pool');
+    // The reconciler's two pools, each with the threads it may start (workers.smb_readers, workers.indexers; the testbed's defaults).
+    for (const [pool, maxThreads] of [['smb-reader', 2], ['indexer', 2]] as const) {
+      assert.equal(report.actors[pool]!.kind, 'pool', pool);
+      assert.equal(report.actors[pool]!.details?.['maxThreads'], maxThreads, pool);
+      assert.equal(typeof report.actors[pool]!.details?.['queued'], 'number', pool);
+    }
   });
 
   it('answers unknown paths with a JSON 404', async () => {

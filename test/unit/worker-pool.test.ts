@@ -1,5 +1,5 @@
 // WorkerPool starts its threads as tasks come (none while idle), at most maxThreads, and ends a thread that has
-// had no task for the idle time; each running thread's V8 heap can be read as `<pool>#<n>`.
+// had no task for the idle time; each running thread's V8 heap can be read as `<pool>#<n>`; a task's buffers can be moved.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { WorkerPool } from '../../src/runtime/worker-pool.js';
@@ -29,6 +29,35 @@ it('starts threads on demand up to maxThreads and ends them when idle', async ()
     assert.ok(heaps['echo#1']!.used_heap_size > 0);
     await until(() => pool.health().details.threads === 0);
     assert.equal((await pool.run({ value: 7 })).value, 7, 'a task after the idle time starts a thread again');
+  } finally {
+    await pool.close(1_000);
+  }
+});
+
+it('warm() starts a thread only when none runs, and says how many threads the pool may start', async () => {
+  const pool = new WorkerPool<{ value: number }, { value: number; threadId: number }>('echo', ENTRY, 3, undefined, { idleThreadMs: 60_000 });
+  try {
+    assert.equal(pool.health().details.maxThreads, 3);
+    pool.warm({ value: 0 });
+    await until(() => pool.health().details.completed === 1);
+    assert.equal(pool.health().details.threads, 1);
+    pool.warm({ value: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(pool.health().details.completed, 1, 'a thread runs already: nothing is started or run');
+  } finally {
+    await pool.close(1_000);
+  }
+});
+
+it('moves the buffers a task is given to the pool thread instead of copying them', async () => {
+  const pool = new WorkerPool<{ value: number; bytes: Uint8Array }, { value: number; threadId: number }>('echo', ENTRY, 1, undefined);
+  try {
+    const bytes = new Uint8Array(4096);
+    const copied = new Uint8Array(4096);
+    assert.equal((await pool.run({ value: 1, bytes: copied })).value, 1);
+    assert.equal(copied.byteLength, 4096, 'without a transfer list the task gets a copy');
+    assert.equal((await pool.run({ value: 2, bytes }, [bytes.buffer])).value, 2);
+    assert.equal(bytes.byteLength, 0, 'moved: detached on this side');
   } finally {
     await pool.close(1_000);
   }

@@ -91,11 +91,14 @@ describe('metrics and request logs of a running service', () => {
     assert.equal(value('fileproxy_reconciler_last_pass_errors'), 0);
     assert.ok(value('fileproxy_reconciler_last_pass_duration_seconds') > 0);
 
-    for (const actor of ['http-front', 'dedupe', 'webhook-store', 'ldap-resolver', 'reconciler', 'dav-state', 'smb-reader']) {
+    for (const actor of ['http-front', 'dedupe', 'webhook-store', 'ldap-resolver', 'reconciler', 'dav-state', 'smb-reader', 'indexer']) {
       assert.equal(value('fileproxy_actor_up', { actor }), 1, actor);
       assert.equal(value('fileproxy_actor_restarts_total', { actor }), 0, actor);
     }
     assert.ok(value('fileproxy_pool_completed_tasks_total', { pool: 'smb-reader' }) > 0, 'the pass read pages through the pool');
+    // The first pass finds the testbed's pages indexed already: the indexer pool may have had nothing to write.
+    assert.equal(value('fileproxy_pool_max_threads', { pool: 'indexer' }), 2);
+    assert.equal(value('fileproxy_pool_queued_tasks', { pool: 'indexer' }), 0);
     // Started for the pass, at most workers.smb_readers (2 by default); they end after 30 s without a task.
     const poolThreads = value('fileproxy_pool_threads', { pool: 'smb-reader' });
     assert.ok(poolThreads >= 1 && poolThreads <= 2, `${poolThreads} smb-reader threads`);

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import { nodeRuntime } from '../../../packaging/node-runtime.js';
 import { createSearchClient } from '../../../src/search/client.js';
-import { IndexManager } from '../../../src/search/index-manager.js';
+import { IndexManager } from '../../../src/indexing/reconciler/index-manager.js';
 import { freePort } from '../../support/ports.js';
 import { runService, type RunningService } from '../../support/service.js';
 import { parseUnit, unitEnvironment } from '../../support/systemd-unit.js';

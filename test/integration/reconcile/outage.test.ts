@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
 import { startJob } from '../../../src/control-socket/client.js';
-import type { JobInfo } from '../../../src/reconcile/jobs.js';
+import type { JobInfo } from '../../../src/indexing/reconciler/jobs.js';
 import { DEFAULT_ALIAS } from '../../../src/search/mapping.js';
 import { waitFor } from '../../support/service.js';
 import { stopElasticsearch } from '../../testbed/elasticsearch.js';

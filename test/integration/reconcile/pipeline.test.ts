@@ -1,17 +1,18 @@
-// The reconciler's one indexing pipeline against the testbed, in this process: pages listed, read and rendered
-// by the smb-reader pool's functions (src/reconcile/share-folders.ts) with the indexer account, written by the
-// pass's bulk writer into a scratch alias. Covers the post-write hook (written, moved, deleted, not a page, too
+// The reconciler's one indexing pipeline against the testbed, in this process: pages listed and read by the
+// smb-reader pool's functions (src/indexing/smb-reader/wiki-reads.ts) with the indexer account, rendered and written by
+// the indexer pool's (src/indexing/indexer/write-batch.ts) through the pass's bulk writer into a scratch alias. Covers the post-write hook (written, moved, deleted, not a page, too
 // large), full passes, a migration from an older mapping, and an unreachable Elasticsearch (drop and count).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@elastic/elasticsearch';
+import { bulkWriterOn } from '../../../src/indexing/indexer/write-batch.js';
+import { PageChanges } from '../../../src/indexing/reconciler/page-changes.js';
+import { Reconciler, type ReconcilerShare } from '../../../src/indexing/reconciler/reconciler.js';
+import { listNames, listWikiFolder, readPage, MAX_INDEXED_PAGE_BYTES } from '../../../src/indexing/smb-reader/wiki-reads.js';
+import type { ShareSource } from '../../../src/indexing/reconciler/share-pass.js';
+import { WikiIndex } from '../../../src/indexing/reconciler/wiki-index.js';
 import { silentLog } from '../../../src/common/logger.js';
-import { PageChanges } from '../../../src/reconcile/page-changes.js';
-import { Reconciler, type ReconcilerShare } from '../../../src/reconcile/reconciler.js';
-import { listNames, listWikiFolder, loadPageDocument, MAX_INDEXED_PAGE_BYTES } from '../../../src/reconcile/share-folders.js';
-import type { ShareSource } from '../../../src/reconcile/share-pass.js';
-import { WikiIndex } from '../../../src/reconcile/wiki-index.js';
 import { createSearchClient } from '../../../src/search/client.js';
 import { indexMappings, indexSettings } from '../../../src/search/mapping.js';
 import { parseSearchRequest } from '../../../src/search/query.js';
@@ -47,20 +48,21 @@ describe('the indexing pipeline on the testbed', () => {
   const source = ({ server, share }: ReconcilerShare): ShareSource => ({
     listFolder: (path) => listWikiFolder(indexer(share), path),
     listNames: (path) => listNames(indexer(share), path),
-    loadDocument: (path, known) => loadPageDocument(indexer(share), { server, share, path }, known),
+    readPage: (path, known) => readPage(indexer(share), { server, share, path }, known),
   });
   const pipelineOn = (client: Client, alias: string): Pipeline => {
-    const index = new WikiIndex({ client, alias, shares, source, oldIndexGraceMs: 0, log: silentLog });
+    const bulk = bulkWriterOn(client);
+    const index = new WikiIndex({ client, bulk, alias, shares, source, oldIndexGraceMs: 0, log: silentLog });
     const hook = new PageChanges({
-      client,
+      bulk,
       alias,
-      loadDocument: (page) => source(page).loadDocument(page.path),
+      readPage: (page) => source(page).readPage(page.path),
       writable: () => index.writable,
       flushIntervalMs: 50,
       log: silentLog,
     });
     const reconciler = new Reconciler({
-      client, alias, index, shares, source, intervalMs: 3_600_000, firstPassDelayMs: 3_600_000, retryDelayMs: 3_600_000, log: silentLog,
+      client, bulk, alias, index, shares, source, intervalMs: 3_600_000, firstPassDelayMs: 3_600_000, retryDelayMs: 3_600_000, log: silentLog,
     });
     return {
       index,

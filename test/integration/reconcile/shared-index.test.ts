@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@elastic/elasticsearch';
 import { createSearchClient } from '../../../src/search/client.js';
-import { shareQuery, type IndexedShare } from '../../../src/search/inventory.js';
+import { shareQuery, type IndexedShare } from '../../../src/indexing/reconciler/inventory.js';
 import { indexMappings, indexSettings, MAPPING_VERSION } from '../../../src/search/mapping.js';
 import { parseSearchRequest } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';

@@ -4,7 +4,7 @@
 // the share holds the testbed's seeded pages: a pass of the share would read those too.
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import type { JobInfo } from '../../../src/reconcile/jobs.js';
+import type { JobInfo } from '../../../src/indexing/reconciler/jobs.js';
 import type { SmbShare } from '../../../src/smb/index.js';
 import { hookSettled, reconcilerDetails, WikiClient, type Caller } from '../wiki/wiki-service.js';
 import { waitFor } from '../../support/service.js';

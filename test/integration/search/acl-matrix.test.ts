@@ -3,7 +3,7 @@
 // with the visible set computed here from the intended read rights (no leaks, no misses).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { IndexManager } from '../../../src/search/index-manager.js';
+import { IndexManager } from '../../../src/indexing/reconciler/index-manager.js';
 import { parseSearchRequest, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
 import { AceFlags, AceType, type Ace, type SecurityDescriptor } from '../../../src/smb/security-descriptor.js';
@@ -134,7 +134,7 @@ describe('ACL matrix: search and list views show exactly what the ACLs allow', (
   before(async () => {
     es = await scratchIndex('acl');
     await new IndexManager({ client: es.client, alias: es.alias }).ensureIndex();
-    assert.deepEqual(await indexDocuments(es, docs), { upserted: docs.length, deleted: 0, rejected: 0 });
+    assert.deepEqual(await indexDocuments(es, docs), { upserted: docs.length, deleted: 0, rejected: 0, notRendered: 0 });
     search = new WikiSearch({ client: es.client, alias: es.alias });
   });
   after(() => es.drop());

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { errors } from '@elastic/elasticsearch';
-import { IndexManager, IndexStateError, isUnknownAnalyzer } from '../../../src/search/index-manager.js';
+import { IndexManager, IndexStateError, isUnknownAnalyzer } from '../../../src/indexing/reconciler/index-manager.js';
 import { indexMappings, indexSettings, MAPPING_VERSION } from '../../../src/search/mapping.js';
 import { scratchIndex, type ScratchIndex } from './scratch-index.js';
 

@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createSearchClient } from '../../../src/search/client.js';
-import { IndexManager } from '../../../src/search/index-manager.js';
-import { indexedPages, type IndexedPage } from '../../../src/search/inventory.js';
+import { IndexManager } from '../../../src/indexing/reconciler/index-manager.js';
+import { indexedPages, type IndexedPage } from '../../../src/indexing/reconciler/inventory.js';
 import { buildWikiDocument, type WikiDocument } from '../../../src/wiki/document.js';
 import { indexDocuments, scratchIndex, type ScratchIndex } from './scratch-index.js';
 

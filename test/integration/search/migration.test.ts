@@ -2,13 +2,13 @@
 // index made on standard to german while searches and suggestions run.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { IndexManager } from '../../../src/search/index-manager.js';
-import { RebuildBusyError } from '../../../src/search/rebuild-lock.js';
+import { IndexManager } from '../../../src/indexing/reconciler/index-manager.js';
+import { RebuildBusyError } from '../../../src/indexing/reconciler/rebuild-lock.js';
 import { indexMappings, indexSettings, MAPPING_VERSION } from '../../../src/search/mapping.js';
 import { parseSearchRequest, parseSuggestRequest, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
 import { buildWikiDocument, type WikiDocument } from '../../../src/wiki/document.js';
-import type { SourceDocument } from '../../../src/search/index-writer.js';
+import type { SourceDocument } from '../../../src/indexing/reconciler/index-writer.js';
 import { asSource, indexDocuments, scratchIndex, type ScratchIndex } from './scratch-index.js';
 
 const PAGES = 300;

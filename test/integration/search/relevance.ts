@@ -4,9 +4,10 @@
  * recall@10 and mean reciprocal rank computed from the ranks of the judged pages.
  */
 import type { Client } from '@elastic/elasticsearch';
+import { bulkWriterOn } from '../../../src/indexing/indexer/write-batch.js';
+import { IndexWriter } from '../../../src/indexing/reconciler/index-writer.js';
+import { documentSource } from '../../../src/indexing/indexer/bulk.js';
 import { silentLog } from '../../../src/common/logger.js';
-import { IndexWriter } from '../../../src/search/index-writer.js';
-import { documentSource } from '../../../src/search/bulk.js';
 import { indexMappings, indexSettings, type TextAnalyzer } from '../../../src/search/mapping.js';
 import { parseSearchRequest, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
@@ -44,7 +45,7 @@ export interface RelevanceRun extends RelevanceFigures {
 /** Creates `index` with the wiki mapping on `analyzer` and writes the suite's pages into it. */
 export async function indexRelevancePages(client: Client, index: string, analyzer: TextAnalyzer): Promise<void> {
   await client.indices.create({ index, settings: indexSettings(), mappings: indexMappings(analyzer) });
-  const writer = new IndexWriter({ client, target: { index }, log: silentLog });
+  const writer = new IndexWriter({ bulk: bulkWriterOn(client), target: { index }, log: silentLog });
   for (const [path, markdown] of Object.entries(RELEVANCE_PAGES)) {
     const content = Buffer.from(markdown, 'utf8');
     const doc = buildWikiDocument({

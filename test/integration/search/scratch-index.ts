@@ -4,9 +4,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@elastic/elasticsearch';
+import { bulkWriterOn } from '../../../src/indexing/indexer/write-batch.js';
+import { IndexWriter, type IndexWriterCounts, type SourceDocument } from '../../../src/indexing/reconciler/index-writer.js';
+import { documentSource } from '../../../src/indexing/indexer/bulk.js';
 import { silentLog } from '../../../src/common/logger.js';
-import { IndexWriter, type IndexWriterCounts, type SourceDocument } from '../../../src/search/index-writer.js';
-import { documentSource } from '../../../src/search/bulk.js';
 import { createSearchClient } from '../../../src/search/client.js';
 import type { WikiDocument } from '../../../src/wiki/document.js';
 import { readTestbedEnv } from '../../testbed/env.js';
@@ -57,7 +58,7 @@ export function asSource(doc: WikiDocument): SourceDocument {
 
 /** Writes documents through the alias with the service's bulk writer and makes them searchable; returns its counts. */
 export async function indexDocuments(es: ScratchIndex, docs: Iterable<WikiDocument>): Promise<IndexWriterCounts> {
-  const writer = new IndexWriter({ client: es.client, target: { alias: es.alias }, log: silentLog });
+  const writer = new IndexWriter({ bulk: bulkWriterOn(es.client), target: { alias: es.alias }, log: silentLog });
   for (const { id, source } of Array.from(docs, asSource)) await writer.upsert(id, source);
   await writer.flush();
   await es.client.indices.refresh({ index: es.alias });

@@ -1,7 +1,7 @@
 // Highlighted snippets are safe HTML: the page text is escaped, only <mark> tags are markup.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { IndexManager } from '../../../src/search/index-manager.js';
+import { IndexManager } from '../../../src/indexing/reconciler/index-manager.js';
 import { parseSearchRequest, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
 import { buildWikiDocument } from '../../../src/wiki/document.js';

@@ -2,7 +2,7 @@
 // alias: each testbed user sees exactly the pages the folder ACLs of test/testbed/wiki-content.ts grant.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { IndexManager } from '../../../src/search/index-manager.js';
+import { IndexManager } from '../../../src/indexing/reconciler/index-manager.js';
 import { parseSearchRequest, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
 import { SmbClient } from '../../../src/smb/index.js';

@@ -4,9 +4,10 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { errors } from '@elastic/elasticsearch';
-import { PageChanges } from '../../../src/reconcile/page-changes.js';
+import { bulkWriterOn } from '../../../src/indexing/indexer/write-batch.js';
+import { PageChanges } from '../../../src/indexing/reconciler/page-changes.js';
 import { createSearchClient } from '../../../src/search/client.js';
-import { IndexManager } from '../../../src/search/index-manager.js';
+import { IndexManager } from '../../../src/indexing/reconciler/index-manager.js';
 import { parseSearchRequest, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
 
@@ -34,9 +35,12 @@ describe('Elasticsearch unreachable', () => {
 
   it('the post-write hook drops and counts writes instead of buffering', async () => {
     const hook = new PageChanges({
-      client,
+      bulk: bulkWriterOn(client),
       alias: 'wiki-md',
-      loadDocument: async ({ path }) => ({ status: 'document', id: path, version: 'v1', source: '{}' }),
+      readPage: async (page) => ({
+        status: 'read',
+        page: { page, id: page.path, version: 'v1', facts: { size: 3, modified: 0, securityDescriptor: { revision: 1, control: 0, owner: null, group: null, dacl: null, sacl: null } }, content: new TextEncoder().encode('# a') },
+      }),
       writable: () => true,
       flushIntervalMs: 10,
       log,

@@ -130,7 +130,7 @@ describe('CHANGE_NOTIFY on the testbed share root', () => {
     });
   });
 
-  test('what Samba reports to a tree watch of the share root (src/reconcile/share-watch.ts relies on it): a write that changes a file\'s length, as SIZE; neither a write of the same length in place nor an ACL change below the root, whatever is asked', async () => {
+  test('what Samba reports to a tree watch of the share root (src/indexing/reconciler/share-watch.ts relies on it): a write that changes a file\'s length, as SIZE; neither a write of the same length in place nor an ACL change below the root, whatever is asked', async () => {
     const filters = Object.entries(FileNotifyChange);
     const recorders = filters.map(() => new Recorder());
     const controller = new AbortController();

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { freePort } from '../../support/ports.js';
 import { startService, waitFor, type RunningService } from '../../support/service.js';
-import { MAX_INDEXED_PAGE_BYTES } from '../../../src/reconcile/share-folders.js';
+import { MAX_INDEXED_PAGE_BYTES } from '../../../src/indexing/smb-reader/wiki-reads.js';
 import { runJob } from '../reconcile/support.js';
 import { eventually, passAfter, reconcilerDetails, WikiClient, type Caller } from '../wiki/wiki-service.js';
 import { DavClient, account } from './dav-client.js';

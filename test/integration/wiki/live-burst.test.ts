@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { assertSameDocuments, expectedFacts, indexedFacts, scratchService, shareAs, writeFiles } from '../reconcile/support.js';
 import { reconcilerDetails } from './wiki-service.js';
 import { waitFor } from '../../support/service.js';
-import type { JobInfo } from '../../../src/reconcile/jobs.js';
+import type { JobInfo } from '../../../src/indexing/reconciler/jobs.js';
 
 const PAGES = 5_000;
 const FOLDERS = 50;

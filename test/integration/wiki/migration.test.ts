@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@elastic/elasticsearch';
 import { createSearchClient } from '../../../src/search/client.js';
-import { IndexManager } from '../../../src/search/index-manager.js';
+import { IndexManager } from '../../../src/indexing/reconciler/index-manager.js';
 import { DEFAULT_ALIAS, indexMappings, indexSettings } from '../../../src/search/mapping.js';
 import { startService, type RunningService } from '../../support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';

@@ -1,6 +1,6 @@
 // Teachers delete class folders that hold wiki pages, straight on the file server while the service runs with its
 // change watch on (reconciler.watch), half with smbclient's `deltree`, half in Windows Explorer's order
-// (recursive-deletes.ts). The service holds nothing inside the trees users change (src/reconcile/share-watch.ts),
+// (recursive-deletes.ts). The service holds nothing inside the trees users change (src/indexing/reconciler/share-watch.ts),
 // so every delete succeeds at its first try, and the pages leave search by the watch alone (passes run hourly here).
 // How long that took is printed; bench/index/folder-deletes.ts measures it against the target.
 import assert from 'node:assert/strict';

@@ -62,7 +62,7 @@ test('a minimal config gets every default, durations in ms and sizes in bytes', 
       locks: { max_per_user: 100, max_owner_size: 4096 },
       dead_properties: { max_per_resource: 100, max_resource_size: 64 * 1024, max_user_size: 4 * 1024 * 1024, max_total_size: 64 * 1024 * 1024 },
     },
-    workers: { http_front: defaultHttpFronts(), smb_readers: 2 },
+    workers: { http_front: defaultHttpFronts(), smb_readers: 2, indexers: 2 },
     supervisor: { max_restarts: 5, restart_window: 60_000, backoff_initial: 100, backoff_max: 5_000, shutdown_timeout: 10_000, spare_threads: false },
     log: { level: 'info' },
   };
@@ -104,11 +104,11 @@ test('a share server overrides smb.server, which may be left out when every shar
   ]);
 });
 
-test('workers.indexers (the removed indexer pool) is accepted with a deprecation warning', () => {
-  const file = writeTempFile(`${MINIMAL_CONFIG}workers:\n  indexers: 2\n`);
-  const { warnings } = loadConfig(file);
-  assert.equal(warnings.length, 1);
-  assert.match(warnings[0]!, /^config\.yml:17 workers\.indexers: deprecated and ignored: there is no indexer pool any more/);
+test('workers.indexers sizes the indexer pool, without a warning', () => {
+  const file = writeTempFile(`${MINIMAL_CONFIG}workers:\n  indexers: 3\n`);
+  const { config, warnings } = loadConfig(file);
+  assert.deepEqual(warnings, []);
+  assert.equal(config.workers.indexers, 3);
 });
 
 test('unknown keys warn with file, line and path but do not fail', () => {

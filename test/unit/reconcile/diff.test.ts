@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compareCodePoints } from '../../../src/reconcile/code-point-order.js';
-import { diffShare, groupGone, OrderError, type DiffItem } from '../../../src/reconcile/diff.js';
-import { walkItemKey, type WalkItem } from '../../../src/reconcile/ordered-walk.js';
-import type { IndexedPage } from '../../../src/search/inventory.js';
+import { compareCodePoints } from '../../../src/common/code-point-order.js';
+import { diffShare, groupGone, OrderError, type DiffItem } from '../../../src/indexing/reconciler/diff.js';
+import { walkItemKey, type WalkItem } from '../../../src/indexing/reconciler/ordered-walk.js';
+import type { IndexedPage } from '../../../src/indexing/reconciler/inventory.js';
 import { FACTS, randomInts } from './fixtures.js';
 
 const idOf = (path: string) => `id:${path.toLowerCase()}`;

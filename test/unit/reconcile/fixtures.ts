@@ -1,5 +1,5 @@
 /** Shared pieces of the reconcile tests. */
-import type { PageFacts } from '../../../src/reconcile/listing.js';
+import type { PageFacts } from '../../../src/indexing/listing.js';
 
 /** What a listing says of a page besides its name; the reconcile logic only passes it on. */
 export const FACTS: PageFacts = {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { FolderListing, Unlisted, WikiDirListing } from '../../../src/reconcile/listing.js';
-import { ShareUnlistedError, walkWikiPages, type WalkItem } from '../../../src/reconcile/ordered-walk.js';
+import type { FolderListing, Unlisted, WikiDirListing } from '../../../src/indexing/listing.js';
+import { ShareUnlistedError, walkWikiPages, type WalkItem } from '../../../src/indexing/reconciler/ordered-walk.js';
 import { FACTS, randomInts } from './fixtures.js';
 
 /** A folder of a fake share: sub-folders, maybe a `.wiki/`, or a state that makes listing it fail. */

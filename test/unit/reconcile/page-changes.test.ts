@@ -1,19 +1,26 @@
-// The post-write hook's batching and dropping (PageChanges on the pass's IndexWriter) against a scripted stand-in
-// for the client's transport; the real Elasticsearch and SMB are exercised in test/integration/reconcile/.
+// The post-write hook's batching and dropping (PageChanges on the pass's IndexWriter, its batches rendered and
+// written on this thread as an indexer thread does) against a scripted stand-in for the client's transport; the
+// real Elasticsearch, SMB and pools are exercised in test/integration/reconcile/.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { silentLog } from '../../../src/common/logger.js';
 import type { PageAddress } from '../../../src/wiki/page-change.js';
-import type { ChangedPageOutcome } from '../../../src/reconcile/listing.js';
-import { PageChanges, type PageChangesOptions } from '../../../src/reconcile/page-changes.js';
+import type { ChangedPageOutcome } from '../../../src/indexing/listing.js';
+import { bulkWriterOn } from '../../../src/indexing/indexer/write-batch.js';
+import { PageChanges, type PageChangesOptions } from '../../../src/indexing/reconciler/page-changes.js';
 import { documentId } from '../../../src/wiki/document-id.js';
 
 interface BulkCall {
   path: string;
   querystring: Record<string, string>;
-  /** The NDJSON lines, parsed. */
+  /** The NDJSON lines, parsed; a document reduced to its title. */
   lines: object[];
+}
+
+function asLine(text: string): object {
+  const line = JSON.parse(text) as Record<string, unknown>;
+  return 'title' in line ? { title: line['title'] } : line;
 }
 
 /** A client whose transport records `_bulk` calls and answers with `answer` (or waits for `gate` first). */
@@ -22,7 +29,7 @@ function fakeClient(answer: (call: BulkCall) => estypes.BulkResponse | Error, ga
   const client = {
     transport: {
       async request(params: { path: string; querystring: Record<string, string>; bulkBody: string }): Promise<estypes.BulkResponse> {
-        const call = { path: params.path, querystring: params.querystring, lines: params.bulkBody.trim().split('\n').map((l) => JSON.parse(l) as object) };
+        const call = { path: params.path, querystring: params.querystring, lines: params.bulkBody.trim().split('\n').map(asLine) };
         calls.push(call);
         if (gate) await gate();
         const result = answer(call);
@@ -46,19 +53,21 @@ function okResponse(call: BulkCall): estypes.BulkResponse {
 
 const page = (name: string): PageAddress => ({ server: 'fs1', share: 'schule', path: `.wiki/${name}.md` });
 const idOf = (name: string) => documentId('fs1', 'schule', `.wiki/${name}.md`);
+const openToAll = { revision: 1, control: 0, owner: null, group: null, dacl: null, sacl: null };
 /**
- * Every page renders into a document whose title is its name (and `version`, when given, the text); a page that
+ * Every page reads as a Markdown page whose title is its name (and `version`, when given, the text); a page that
  * still has the version the hook names is unchanged, as the pool task answers.
  */
-const rendered = (versions: Record<string, string> = {}) => async ({ path }: PageAddress, indexedVersion?: string): Promise<ChangedPageOutcome> => {
-  const name = path.slice(6, -3);
+const pages = (versions: Record<string, string> = {}) => async (address: PageAddress, indexedVersion?: string): Promise<ChangedPageOutcome> => {
+  const name = address.path.slice(6, -3);
   const version = versions[name] ?? name;
   if (version === indexedVersion) return { status: 'unchanged' };
-  return { status: 'document', id: idOf(name), version, source: JSON.stringify({ title: version }) };
+  const content = new TextEncoder().encode(`# ${version}\n`);
+  return { status: 'read', page: { page: address, id: idOf(name), version, facts: { size: content.length, modified: 0, securityDescriptor: openToAll }, content } };
 };
 
 function hookOf(client: Client, options: Partial<PageChangesOptions> = {}): PageChanges {
-  return new PageChanges({ client, alias: 'test-alias', loadDocument: rendered(), writable: () => true, flushIntervalMs: 60_000, log: silentLog, ...options });
+  return new PageChanges({ bulk: bulkWriterOn(client), alias: 'test-alias', readPage: pages(), writable: () => true, flushIntervalMs: 60_000, log: silentLog, ...options });
 }
 
 /** Lets queued changes be loaded and handed to the writer. */
@@ -70,7 +79,7 @@ describe('post-write hook (PageChanges)', () => {
     const versions: Record<string, string> = { a: 'saved' };
     const asked: (string | undefined)[] = [];
     const options = { concurrency: 1, flushIntervalMs: 5 };
-    const hook = hookOf(client, { ...options, loadDocument: async (p, v) => (asked.push(v), rendered(versions)(p, v)) });
+    const hook = hookOf(client, { ...options, readPage: async (p, v) => (asked.push(v), pages(versions)(p, v)) });
     hook.pageChanged({ type: 'page-written', page: page('a') }); // the WebDAV save
     await settle();
     hook.pageChanged({ type: 'page-written', page: page('a') }); // the change watch's echo of it
@@ -84,7 +93,7 @@ describe('post-write hook (PageChanges)', () => {
     assert.deepEqual(calls.flatMap((c) => c.lines).filter((l) => 'index' in l).length, 2, 'the save and the real change');
     assert.deepEqual(hook.stats().hook, { queued: 0, running: 0, applied: 2, ignored: 0, failed: 0, unchanged: 1, dropped: 0 });
 
-    const forgetful = hookOf(fakeClient(okResponse).client, { ...options, echoWindowMs: 0, loadDocument: async (p, v) => (asked.push(v), rendered(versions)(p, v)) });
+    const forgetful = hookOf(fakeClient(okResponse).client, { ...options, echoWindowMs: 0, readPage: async (p, v) => (asked.push(v), pages(versions)(p, v)) });
     asked.length = 0;
     forgetful.pageChanged({ type: 'page-written', page: page('a') });
     await settle();
@@ -98,9 +107,9 @@ describe('post-write hook (PageChanges)', () => {
     const { client } = fakeClient(okResponse);
     const slow = async (p: PageAddress, v?: string): Promise<ChangedPageOutcome> => {
       await new Promise((resolve) => setTimeout(resolve, 20));
-      return rendered({ a: 'saved' })(p, v);
+      return pages({ a: 'saved' })(p, v);
     };
-    const hook = hookOf(client, { concurrency: 4, flushIntervalMs: 5, loadDocument: slow });
+    const hook = hookOf(client, { concurrency: 4, flushIntervalMs: 5, readPage: slow });
     hook.pageChanged({ type: 'page-written', page: page('a') });
     hook.pageChanged({ type: 'page-written', page: page('a') });
     await hook.close(1_000);
@@ -110,7 +119,7 @@ describe('post-write hook (PageChanges)', () => {
   it('sends one batch through the alias; the last operation on a page wins', async () => {
     const { client, calls } = fakeClient(okResponse);
     const versions: Record<string, string> = { a: 'first' };
-    const hook = hookOf(client, { loadDocument: async (p, v) => rendered(versions)(p, v), concurrency: 1 });
+    const hook = hookOf(client, { readPage: async (p, v) => pages(versions)(p, v), concurrency: 1 });
     hook.pageChanged({ type: 'page-written', page: page('a') });
     hook.pageChanged({ type: 'page-written', page: page('b') });
     await settle();
@@ -186,7 +195,7 @@ describe('post-write hook (PageChanges)', () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     const { client, calls } = fakeClient(okResponse);
-    const hook = hookOf(client, { maxQueued: 2, concurrency: 1, loadDocument: async (p) => released.then(() => rendered()(p)) });
+    const hook = hookOf(client, { maxQueued: 2, concurrency: 1, readPage: async (p) => released.then(() => pages()(p)) });
     for (const name of ['a', 'b', 'c', 'd', 'e']) hook.pageChanged({ type: 'page-written', page: page(name) });
     // `a` is being loaded, `b` and `c` wait, `d` and `e` found the queue full.
     assert.equal(hook.stats().hook.dropped, 2);
@@ -213,17 +222,35 @@ describe('post-write hook (PageChanges)', () => {
 
   it('leaves the index as it is for a page that cannot be loaded (too large, refused), as a pass does', async () => {
     const { client, calls } = fakeClient(okResponse);
-    const hook = hookOf(client, { loadDocument: async () => ({ status: 'failed', error: '3000000 bytes, more than the 2097152 indexed' }) });
+    const hook = hookOf(client, { readPage: async () => ({ status: 'failed', error: '3000000 bytes, more than the 2097152 indexed' }) });
     hook.pageChanged({ type: 'page-written', page: page('gross') });
     await hook.close(1_000);
     assert.equal(calls.length, 0);
     assert.deepEqual(hook.stats().hook, { queued: 0, running: 0, applied: 0, ignored: 0, failed: 1, unchanged: 0, dropped: 0 });
   });
 
+  it('counts a page the indexer cannot render as failed and writes the rest of its batch', async () => {
+    const { client, calls } = fakeClient(okResponse);
+    const notWiki = async (address: PageAddress) => {
+      const outcome = await pages()(address);
+      // The page's address is not a wiki page's: buildWikiDocument refuses it.
+      return outcome.status === 'read' && address.path.includes('kaputt') ? { ...outcome, page: { ...outcome.page, page: { ...address, path: 'kaputt.txt' } } } : outcome;
+    };
+    const warnings: object[] = [];
+    const hook = hookOf(client, { readPage: notWiki, log: { info: () => undefined, warn: (details) => warnings.push(details) } });
+    hook.pageChanged({ type: 'page-written', page: page('kaputt') });
+    hook.pageChanged({ type: 'page-written', page: page('heil') });
+    await hook.close(1_000);
+    assert.deepEqual(calls[0]!.lines, [{ index: { _id: idOf('heil') } }, { title: 'heil' }]);
+    assert.equal(hook.stats().hook.failed, 1);
+    assert.deepEqual(hook.stats().bulk, { upserted: 1, deleted: 0, failed: 0, dropped: 0 });
+    assert.equal(warnings.length, 1);
+  });
+
   it('deletes the document of a page that is gone or unreadable when it is loaded', async () => {
     const { client, calls } = fakeClient(okResponse);
     const outcomes: ChangedPageOutcome[] = [{ status: 'gone' }, { status: 'denied' }];
-    const hook = hookOf(client, { concurrency: 1, loadDocument: async () => outcomes.shift()! });
+    const hook = hookOf(client, { concurrency: 1, readPage: async () => outcomes.shift()! });
     hook.pageChanged({ type: 'page-written', page: page('weg') });
     hook.pageChanged({ type: 'page-written', page: page('gesperrt') });
     await hook.close(1_000);

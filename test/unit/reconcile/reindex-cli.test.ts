@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseReindexArgs } from '../../../src/cli/reindex-options.js';
 import { expectedTotal, formatDuration, progressBar, progressLine, summaryText } from '../../../src/cli/reindex-progress.js';
-import { Job, type JobInfo } from '../../../src/reconcile/jobs.js';
+import { Job, type JobInfo } from '../../../src/indexing/reconciler/jobs.js';
 
 const DEFAULT = '/etc/edu-fileproxy/config.yml';
 

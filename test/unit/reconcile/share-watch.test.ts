@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { silentLog } from '../../../src/common/logger.js';
 import type { PageChange } from '../../../src/wiki/page-change.js';
-import { ShareWatch } from '../../../src/reconcile/share-watch.js';
+import { ShareWatch } from '../../../src/indexing/reconciler/share-watch.js';
 import { FileAction, type WatchChange, type WatchOptions } from '../../../src/smb/index.js';
 
 /**

@@ -5,12 +5,13 @@
  * Reindex and rebuild requests (the admin channel) queue behind the running job.
  */
 import { errors as esErrors, type Client } from '@elastic/elasticsearch';
-import { describeError } from '../common/describe-error.js';
-import type { Logger } from '../common/logger.js';
-import { IndexManager } from '../search/index-manager.js';
-import type { IndexLayout } from '../search/mapping.js';
-import { IndexWriteError } from '../search/index-writer.js';
-import { shareQuery } from '../search/inventory.js';
+import type { BulkWriter } from '../operations.js';
+import { IndexManager } from './index-manager.js';
+import { describeError } from '../../common/describe-error.js';
+import type { Logger } from '../../common/logger.js';
+import type { IndexLayout } from '../../search/mapping.js';
+import { IndexWriteError } from './index-writer.js';
+import { shareQuery } from './inventory.js';
 import { isTerminal, Job, type JobInfo, type JobRequest } from './jobs.js';
 import { rebuildFromShares } from './rebuild.js';
 import { runSharePass, type ShareSource } from './share-pass.js';
@@ -30,6 +31,8 @@ export interface ReconcilerShare {
 
 export interface ReconcilerOptions {
   client: Client;
+  /** Renders and writes the batches (the indexer pool in the service). */
+  bulk: BulkWriter;
   alias: string;
   /** Of the index a rebuild creates (elasticsearch.index); default: a single node's. */
   layout?: IndexLayout;
@@ -101,8 +104,8 @@ export class Reconciler {
 
   constructor(options: ReconcilerOptions) {
     this.options = options;
-    const { client, alias, layout, log } = options;
-    this.manager = new IndexManager({ client, alias, log, ...(layout === undefined ? {} : { layout }) });
+    const { client, bulk, alias, layout, log } = options;
+    this.manager = new IndexManager({ client, bulk, alias, log, ...(layout === undefined ? {} : { layout }) });
   }
 
   start(): void {
@@ -292,6 +295,7 @@ export class Reconciler {
             folder,
             source: this.options.source(target),
             client: this.options.client,
+            bulk: this.options.bulk,
             alias,
             dryRun: info.dryRun,
             force: info.kind !== 'pass',

@@ -1,13 +1,13 @@
 /**
- * `reindex --rebuild`: every page of every share rendered into a new versioned index, and the alias switched to
+ * `reindex --rebuild`: every page of every share read and rendered into a new versioned index, and the alias switched to
  * it at the end (IndexManager.rebuildIndex, which also copies the documents of shares other proxies serve). Searches use the old index until the switch; a rebuild that fails or
  * is cancelled removes the new index and leaves the alias where it was.
  */
-import type { Logger } from '../common/logger.js';
-import type { IndexManager, RebuildResult } from '../search/index-manager.js';
-import { pathId } from '../search/log.js';
-import type { SourceDocument } from '../search/index-writer.js';
-import { mapConcurrent } from './map-concurrent.js';
+import type { IndexManager, RebuildResult } from './index-manager.js';
+import type { Logger } from '../../common/logger.js';
+import { pathId } from '../../search/log.js';
+import type { ReadPage } from '../listing.js';
+import { mapConcurrent } from '../../common/map-concurrent.js';
 import { walkWikiPages, type WalkItem } from './ordered-walk.js';
 import type { ShareCounts, ShareSource } from './share-pass.js';
 
@@ -34,18 +34,17 @@ export class RebuildCancelledError extends Error {
   override readonly name = 'RebuildCancelledError';
 }
 
-async function* shareDocuments(target: RebuildShare, options: RebuildOptions): AsyncGenerator<SourceDocument> {
+async function* sharePages(target: RebuildShare, options: RebuildOptions): AsyncGenerator<ReadPage> {
   const { share, source, counts } = target;
-  const load = async (item: WalkItem): Promise<SourceDocument | null> => {
+  const load = async (item: WalkItem): Promise<ReadPage | null> => {
     if (item.kind === 'unreadable') counts.unreadable++;
     if (item.kind !== 'page') return null;
     counts.seen++;
-    const loaded = await source.loadDocument(item.path, item.facts);
-    if (loaded.status === 'document') {
+    const loaded = await source.readPage(item.path, item.facts);
+    if (loaded.status === 'read') {
       counts.added++;
       counts.indexed++;
-      // The JSON text goes to the writer as the pool thread rendered it.
-      return { id: loaded.id, source: loaded.source };
+      return loaded.page;
     }
     if (loaded.status === 'denied') counts.unreadable++;
     if (loaded.status === 'failed') {
@@ -62,10 +61,10 @@ async function* shareDocuments(target: RebuildShare, options: RebuildOptions): A
 }
 
 export async function rebuildFromShares(options: RebuildOptions): Promise<RebuildResult> {
-  async function* everything(): AsyncGenerator<SourceDocument> {
+  async function* everything(): AsyncGenerator<ReadPage> {
     for (const target of options.shares) {
       options.onShare(target.share);
-      yield* shareDocuments(target, options);
+      yield* sharePages(target, options);
     }
   }
   return options.manager.rebuildIndex(everything(), options.shares.map(({ server, share }) => ({ server, share })));

@@ -1,9 +1,10 @@
 /**
  * What the reconciler learns from a share, one folder at a time (the smb-reader pool answers; see
- * share-folders.ts), and the document of one page it is about to index. Folders and pages that cannot be read
+ * smb-reader/wiki-reads.ts), and one page it is about to index, as read. Folders and pages that cannot be read
  * are answers here, not errors: only failures of the connection itself are thrown.
  */
 import type { SecurityDescriptor } from '../smb/index.js';
+import type { PageAddress } from '../wiki/page-change.js';
 
 /** A folder or `.wiki/` folder that yielded no entries, and why. */
 export type Unlisted =
@@ -20,6 +21,17 @@ export interface PageFacts {
   /** Modification time, ms since the epoch. */
   modified: number;
   securityDescriptor: SecurityDescriptor;
+}
+
+/** A page as the smb-reader read it: everything its document needs, not yet rendered (the indexer renders it). */
+export interface ReadPage {
+  page: PageAddress;
+  /** The document's `_id` and version token, known before rendering (the hook compares versions with them). */
+  id: string;
+  version: string;
+  facts: PageFacts;
+  /** The page's bytes, in an ArrayBuffer of their own (so that they can be moved to another thread). */
+  content: Uint8Array;
 }
 
 /** A page of a `.wiki/` folder with the version token the index is compared with. */
@@ -47,17 +59,13 @@ export type FolderListing =
 /** The names in a folder, to confirm that pages are gone. */
 export type NameListing = { state: 'listed'; names: string[] } | Unlisted;
 
-/** One page read and rendered into its index document, or why not. */
-export type DocumentOutcome =
-  /** `source`: the JSON text of the document's `_source` (what `_bulk` sends), `id` its `_id`, `version` its version token. */
-  | { status: 'document'; id: string; version: string; source: string }
+/** One page read (bytes, stat and security descriptor), or why not. */
+export type PageOutcome =
+  | { status: 'read'; page: ReadPage }
   | { status: 'gone' }
   | { status: 'denied' }
-  /**
-   * The server refused this file for another reason (e.g. a sharing violation), or its content could not be
-   * rendered; the next pass tries again.
-   */
+  /** The server refused this file for another reason (e.g. a sharing violation), or it is too large; the next pass tries again. */
   | { status: 'failed'; error: string };
 
-/** What the post-write hook asks for: the document, unless the page still has the version it indexed last. */
-export type ChangedPageOutcome = DocumentOutcome | { status: 'unchanged' };
+/** What the post-write hook asks for: the page, unless it still has the version the hook indexed last. */
+export type ChangedPageOutcome = PageOutcome | { status: 'unchanged' };

@@ -1,7 +1,7 @@
 /**
  * The post-write hook: WebDAV's page changes, applied the way a pass applies a difference. Each written page is
- * loaded by the same smb-reader task as in a pass (share-folders.ts loadPageDocument: read, size limit, render;
- * only the `_source` JSON comes back) and handed to the pass's bulk writer (src/search/index-writer.ts).
+ * read by the same smb-reader task as in a pass (src/indexing/smb-reader/wiki-reads.ts readPage: stat, ACL, size limit, bytes) and
+ * handed to the pass's bulk writer (src/indexing/reconciler/index-writer.ts), whose batches the indexer pool renders and writes.
  *
  * Changes wait in a bounded queue; a change that finds the index not writable or the queue full is dropped and
  * counted, so a request never waits on the index. Operations collect in one writer for up to `flushIntervalMs`
@@ -14,24 +14,25 @@
  * (counted as unchanged), not read, rendered and written again. A real change after the save changes the token.
  */
 import PQueue from 'p-queue';
-import type { Client } from '@elastic/elasticsearch';
-import { describeError } from '../common/describe-error.js';
-import type { Logger } from '../common/logger.js';
-import { IndexWriter } from '../search/index-writer.js';
-import { pathId } from '../search/log.js';
-import { documentId } from '../wiki/document-id.js';
-import { isWikiPage } from '../wiki/layout.js';
-import type { PageAddress, PageChange } from '../wiki/page-change.js';
-import type { ChangedPageOutcome } from './listing.js';
+import type { BulkWriter } from '../operations.js';
+import { IndexWriter } from './index-writer.js';
+import { describeError } from '../../common/describe-error.js';
+import type { Logger } from '../../common/logger.js';
+import { pathId } from '../../search/log.js';
+import { documentId } from '../../wiki/document-id.js';
+import { isWikiPage } from '../../wiki/layout.js';
+import type { PageAddress, PageChange } from '../../wiki/page-change.js';
+import type { ChangedPageOutcome } from '../listing.js';
 
 export interface PageChangesOptions {
-  client: Client;
+  /** Renders and writes the batches (the indexer pool in the service). */
+  bulk: BulkWriter;
   alias: string;
   /**
-   * The page read and rendered (by the smb-reader pool in the service), as a pass loads a page it has no facts of;
-   * 'unchanged' without reading it when it still has `indexedVersion`.
+   * The page read (by the smb-reader pool in the service), as a pass reads a page it has no facts of; 'unchanged'
+   * without reading it when it still has `indexedVersion`.
    */
-  loadDocument(page: PageAddress, indexedVersion?: string): Promise<ChangedPageOutcome>;
+  readPage(page: PageAddress, indexedVersion?: string): Promise<ChangedPageOutcome>;
   /** Whether the index may be written now (prepared, and not owned by a newer build). */
   writable(): boolean;
   /** Changes that may wait; more are dropped and counted. Default 1000. */
@@ -51,7 +52,7 @@ export interface HookStats {
   applied: number;
   /** Changes not to `.wiki/*.md` files. */
   ignored: number;
-  /** Pages that could not be read or rendered (too large, refused by the server): the index keeps what it had. */
+  /** Pages that could not be read or rendered (too large, refused by the server, not Markdown the renderer takes): the index keeps what it had. */
   failed: number;
   /** Written pages that still had the version the hook had just indexed: only their stat and ACL were read. */
   unchanged: number;
@@ -150,8 +151,8 @@ export class PageChanges {
     const earlier = this.loading.get(id);
     const load = (async () => {
       await earlier;
-      const outcome = await this.options.loadDocument(page, this.indexedVersion(id));
-      if (outcome.status === 'document') this.remember(id, outcome.version);
+      const outcome = await this.options.readPage(page, this.indexedVersion(id));
+      if (outcome.status === 'read') this.remember(id, outcome.page.version);
       if (outcome.status === 'gone' || outcome.status === 'denied') this.indexed.delete(id);
       return outcome;
     })();
@@ -164,8 +165,8 @@ export class PageChanges {
       case 'unchanged':
         this.counts.unchanged++;
         return;
-      case 'document':
-        await this.write((writer) => writer.upsert(loaded.id, loaded.source));
+      case 'read':
+        await this.write((writer) => writer.index(loaded.page));
         break;
       case 'gone':
       case 'denied':
@@ -227,8 +228,8 @@ export class PageChanges {
       try {
         await writer.flush();
       } catch (error) {
-        const { upserted, deleted, rejected } = writer.counts;
-        const dropped = written - upserted - deleted - rejected;
+        const { upserted, deleted, rejected, notRendered } = writer.counts;
+        const dropped = written - upserted - deleted - rejected - notRendered;
         this.bulk.dropped += dropped;
         this.options.log.warn({ index: this.options.alias, dropped, ...describeError(error) }, 'search index unavailable, batch dropped');
       }
@@ -238,13 +239,15 @@ export class PageChanges {
 
   private newWriter(): IndexWriter {
     return new IndexWriter({
-      client: this.options.client,
+      bulk: this.options.bulk,
       target: { alias: this.options.alias },
       log: this.options.log,
-      onDelivered: ({ upserted, deleted, rejected }) => {
+      onDelivered: ({ upserted, deleted, rejected, notRendered }) => {
         this.bulk.upserted += upserted;
         this.bulk.deleted += deleted;
         this.bulk.failed += rejected;
+        this.counts.failed += notRendered.length;
+        for (const { page, error } of notRendered) this.options.log.warn({ share: page.share, page: pathId(page.share, page.path), error }, 'wiki page not indexed');
       },
     });
   }

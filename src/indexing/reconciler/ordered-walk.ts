@@ -7,8 +7,8 @@
  * Listings are requested ahead of the walk (`lookahead` per folder level), so that the server is kept busy while
  * the consumer works; memory stays bounded by the tree's depth times the lookahead, not by the number of pages.
  */
-import { compareCodePoints } from './code-point-order.js';
-import type { FolderListing, PageFacts, Unlisted, WikiDirListing } from './listing.js';
+import { compareCodePoints } from '../../common/code-point-order.js';
+import type { FolderListing, PageFacts, Unlisted, WikiDirListing } from '../listing.js';
 
 export type WalkItem =
   | { kind: 'page'; path: string; version: string; facts: PageFacts }

@@ -6,7 +6,7 @@
  * - `rebuild`: a new versioned index from every share, the alias switched at the end, then a pass.
  * Any of them may be a dry run: the differences are counted, nothing is written.
  */
-import { folderKey } from '../wiki/document-id.js';
+import { folderKey } from '../../wiki/document-id.js';
 import { addCounts, emptyCounts, type ShareCounts } from './share-pass.js';
 
 export type JobKind = 'pass' | 'reindex' | 'rebuild';

@@ -1,25 +1,25 @@
 /**
  * The smb-reader pool's side of the reconciler, as the indexer account: one folder per call (its sub-folders
  * and, in the same call, the pages of its `.wiki/` with version tokens), the names in a `.wiki/` folder to confirm
- * deletions, and one page read and rendered into its document in the same thread (its content never travels),
- * for a pass and for the post-write hook alike.
+ * deletions, and one page's bytes, stat and security descriptor, for a pass and for the post-write hook alike
+ * (the indexer pool renders them).
  * Regular files outside `.wiki/` are only seen as names in a listing, never opened.
- * Errors about one folder or file become answers (listing.ts); errors of the connection are thrown, so that
+ * Errors about one folder or file become answers (../listing.ts); errors of the connection are thrown, so that
  * the pass stops instead of mistaking an outage for deleted pages.
  */
 import PQueue from 'p-queue';
-import { SmbError, smbErrorSummary, type SmbShare, type SmbStat } from '../smb/index.js';
-import { documentSource } from '../search/bulk.js';
-import { buildWikiDocument, versionToken } from '../wiki/document.js';
-import { isWikiPage, WIKI_DIR } from '../wiki/layout.js';
-import type { PageAddress } from '../wiki/page-change.js';
-import type { ChangedPageOutcome, DocumentOutcome, FolderListing, NameListing, PageFacts, PageVersion, Unlisted, WikiDirListing } from './listing.js';
+import { SmbError, smbErrorSummary, type SmbShare, type SmbStat } from '../../smb/index.js';
+import { documentId } from '../../wiki/document-id.js';
+import { versionToken } from '../../wiki/document.js';
+import { isWikiPage, WIKI_DIR } from '../../wiki/layout.js';
+import type { PageAddress } from '../../wiki/page-change.js';
+import type { ChangedPageOutcome, PageOutcome, FolderListing, NameListing, PageFacts, PageVersion, ReadPage, Unlisted, WikiDirListing } from '../listing.js';
 
 /** Security descriptors of one `.wiki/` folder read at once. */
 const SECURITY_CONCURRENCY = 8;
 /**
- * Larger pages are not indexed (reported as failed): Markdown pages are a few KiB, and a pool thread renders
- * several pages at once within a bounded heap (src/runtime/heap-limits.ts).
+ * Larger pages are not indexed (reported as failed): Markdown pages are a few KiB, and the pool threads read and
+ * render several pages at once within a bounded heap (src/runtime/heap-limits.ts).
  */
 export const MAX_INDEXED_PAGE_BYTES = 2 * 1024 * 1024;
 
@@ -110,20 +110,25 @@ async function readFacts(share: SmbShare, path: string): Promise<PageFacts> {
 }
 
 /** A page that could not be read, as an outcome. */
-function unreadOutcome(problem: Unlisted): DocumentOutcome {
+function unreadOutcome(problem: Unlisted): PageOutcome {
   if (problem.state === 'denied') return { status: 'denied' };
   if (problem.state === 'failed') return { status: 'failed', error: problem.error };
   return { status: 'gone' };
 }
 
+/** The bytes in an ArrayBuffer of their own: a Buffer may be a slice of a shared one, which cannot be moved. */
+function ownBytes(content: Buffer): Uint8Array {
+  return content.byteOffset === 0 && content.byteLength === content.buffer.byteLength ? new Uint8Array(content.buffer) : new Uint8Array(content);
+}
+
 /**
- * The index document of one page (Markdown rendered), or why there is none. Without `known` (the post-write
- * hook) the page's stat and security descriptor are read first; with it (what the walk's listing found) only
- * the content is read. A page over MAX_INDEXED_PAGE_BYTES is never read. Should the page change in between, its
- * document has the new content under the old version token, and the next pass indexes it again.
+ * One page read for its index document, or why there is none. Without `known` (the post-write hook) the page's
+ * stat and security descriptor are read first; with it (what the walk's listing found) only the content is read.
+ * A page over MAX_INDEXED_PAGE_BYTES is never read. Should the page change in between, its document has the new
+ * content under the old version token, and the next pass indexes it again.
  */
-export async function loadPageDocument(share: SmbShare, page: PageAddress, known?: PageFacts): Promise<DocumentOutcome> {
-  const tooLarge = (size: number): DocumentOutcome => ({ status: 'failed', error: `${size} bytes, more than the ${MAX_INDEXED_PAGE_BYTES} indexed` });
+export async function readPage(share: SmbShare, page: PageAddress, known?: PageFacts): Promise<PageOutcome> {
+  const tooLarge = (size: number): PageOutcome => ({ status: 'failed', error: `${size} bytes, more than the ${MAX_INDEXED_PAGE_BYTES} indexed` });
   const facts = known === undefined ? await attempt(() => readFacts(share, page.path)) : { state: 'ok' as const, value: known };
   if (facts.state !== 'ok') return unreadOutcome(facts);
   const { size, modified, securityDescriptor } = facts.value;
@@ -132,24 +137,26 @@ export async function loadPageDocument(share: SmbShare, page: PageAddress, known
   if (content.state !== 'ok') return unreadOutcome(content);
   // The file may have grown since its size was read.
   if (content.value.length > MAX_INDEXED_PAGE_BYTES) return tooLarge(content.value.length);
-  try {
-    const document = buildWikiDocument({ ...page, content: content.value, size, modified: new Date(modified), securityDescriptor });
-    return { status: 'document', id: document.id, version: document.version, source: JSON.stringify(documentSource(document)) };
-  } catch (error) {
-    return { status: 'failed', error: `not rendered: ${error instanceof Error ? error.message : String(error)}` };
-  }
+  const read: ReadPage = {
+    page,
+    id: documentId(page.server, page.share, page.path),
+    version: versionToken(size, new Date(modified), securityDescriptor),
+    facts: facts.value,
+    content: ownBytes(content.value),
+  };
+  return { status: 'read', page: read };
 }
 
 /**
- * The post-write hook's load: as loadPageDocument without facts, except that a page whose stat and security
- * descriptor still give `indexedVersion` (what the hook indexed moments ago: a WebDAV save, then the change watch
- * reporting the same save) is not read or rendered again.
+ * The post-write hook's read: as readPage without facts, except that a page whose stat and security descriptor
+ * still give `indexedVersion` (what the hook indexed moments ago: a WebDAV save, then the change watch reporting
+ * the same save) is not read again.
  */
-export async function loadChangedPageDocument(share: SmbShare, page: PageAddress, indexedVersion?: string): Promise<ChangedPageOutcome> {
-  if (indexedVersion === undefined) return loadPageDocument(share, page);
+export async function readChangedPage(share: SmbShare, page: PageAddress, indexedVersion?: string): Promise<ChangedPageOutcome> {
+  if (indexedVersion === undefined) return readPage(share, page);
   const facts = await attempt(() => readFacts(share, page.path));
   if (facts.state !== 'ok') return unreadOutcome(facts);
   const { size, modified, securityDescriptor } = facts.value;
   if (versionToken(size, new Date(modified), securityDescriptor) === indexedVersion) return { status: 'unchanged' };
-  return loadPageDocument(share, page, facts.value);
+  return readPage(share, page, facts.value);
 }

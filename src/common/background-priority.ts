@@ -1,6 +1,6 @@
 /**
- * Indexing is background work: the threads that do most of it (the smb-reader pool: listing, reading and rendering
- * pages) lower their own scheduling priority, so that on a busy host the request threads (http-front) get the CPU
+ * Indexing is background work: the threads that do most of it (the smb-reader pool: listing and reading pages; the
+ * indexer pool: rendering and writing them) lower their own scheduling priority, so that on a busy host the request threads (http-front) get the CPU
  * first. The reconciler's own thread does not: the change watch on it must react at once (actors/reconciler/main.ts).
  * Linux schedules threads one by one: setpriority() on a thread id changes only that thread.
  */

@@ -34,12 +34,12 @@
  * for every change and a second copy of the share list, and a crash there would still need the reconciler to repair
  * with a pass. Its failures stay inside it: a watch that ends is set up again at once, then with back-off.
  */
-import { describeError } from '../common/describe-error.js';
-import type { Logger } from '../common/logger.js';
-import type { PageChange } from '../wiki/page-change.js';
-import { FileAction, FileNotifyChange, type SmbShare, type WatchChange } from '../smb/index.js';
-import { folderKey } from '../wiki/document-id.js';
-import { folderAncestry, isWikiDir, SharePathError, wikiPageLocation } from '../wiki/layout.js';
+import type { PageChange } from '../../wiki/page-change.js';
+import { FileAction, FileNotifyChange, type SmbShare, type WatchChange } from '../../smb/index.js';
+import { describeError } from '../../common/describe-error.js';
+import type { Logger } from '../../common/logger.js';
+import { folderKey } from '../../wiki/document-id.js';
+import { folderAncestry, isWikiDir, SharePathError, wikiPageLocation } from '../../wiki/layout.js';
 import { isWithin } from './jobs.js';
 
 /** What the tree watch on the share root asks the server to report (which of these Samba reports: see above). */

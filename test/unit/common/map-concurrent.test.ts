@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { mapConcurrent } from '../../../src/reconcile/map-concurrent.js';
-import { readAhead } from '../../../src/reconcile/read-ahead.js';
+import { mapConcurrent } from '../../../src/common/map-concurrent.js';
+import { readAhead } from '../../../src/common/read-ahead.js';
 
 async function* numbers(count: number, onRead: (n: number) => void = () => undefined): AsyncGenerator<number> {
   for (let n = 0; n < count; n++) {

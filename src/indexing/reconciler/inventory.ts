@@ -4,8 +4,8 @@
  * Unlike search this throws when Elasticsearch fails: an unreadable index must not look like an empty one.
  */
 import type { Client, estypes } from '@elastic/elasticsearch';
-import { folderKey } from '../wiki/document-id.js';
-import { DEFAULT_ALIAS } from './mapping.js';
+import { folderKey } from '../../wiki/document-id.js';
+import { DEFAULT_ALIAS } from '../../search/mapping.js';
 
 export interface IndexedPage {
   id: string;

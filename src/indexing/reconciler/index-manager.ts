@@ -7,13 +7,17 @@
  * Searches go through the alias and see either the old or the new index, never none.
  */
 import { errors, type Client, type estypes } from '@elastic/elasticsearch';
-import { describeError } from '../common/describe-error.js';
-import { silentLog, type Logger } from '../common/logger.js';
+import type { ReadPage } from '../listing.js';
+import type { BulkWriter } from '../operations.js';
+import { bulkWriterOn } from '../indexer/write-batch.js';
 import { IndexWriter, type SourceDocument } from './index-writer.js';
 import { everyHit, shareQuery, type IndexedShare } from './inventory.js';
+import { describeError } from '../../common/describe-error.js';
+import { silentLog, type Logger } from '../../common/logger.js';
+import { pathId } from '../../search/log.js';
 import {
   DEFAULT_ALIAS, indexMappings, indexSettings, MAPPING_VERSION, SINGLE_NODE_LAYOUT, type IndexLayout, type IndexMeta, type TextAnalyzer,
-} from './mapping.js';
+} from '../../search/mapping.js';
 import { RebuildLease } from './rebuild-lock.js';
 
 export type EnsureIndexResult = {
@@ -44,6 +48,8 @@ export class IndexStateError extends Error {
 
 export interface IndexManagerOptions {
   client: Client;
+  /** Renders and writes a rebuild's batches (the indexer pool in the service); default: this thread, on `client`. */
+  bulk?: BulkWriter;
   /** Alias name, default `wiki-md`; versioned indices are `<alias>-v<N>`. Tests use their own. */
   alias?: string;
   /** Shards, replicas and refresh interval of each index it creates; default: a single node's. */
@@ -79,6 +85,7 @@ export function isUnknownAnalyzer(error: unknown, analyzer: string): boolean {
 export class IndexManager {
   readonly alias: string;
   private readonly client: Client;
+  private readonly bulk: BulkWriter;
   private readonly layout: IndexLayout;
   private readonly rebuildBatchSize: number | undefined;
   private readonly oldIndexGraceMs: number;
@@ -86,6 +93,7 @@ export class IndexManager {
 
   constructor(options: IndexManagerOptions) {
     this.client = options.client;
+    this.bulk = options.bulk ?? bulkWriterOn(options.client);
     this.alias = options.alias ?? DEFAULT_ALIAS;
     this.layout = options.layout ?? SINGLE_NODE_LAYOUT;
     this.rebuildBatchSize = options.rebuildBatchSize;
@@ -221,7 +229,7 @@ export class IndexManager {
    * is removed and the alias stays where it was. Only one proxy builds at a time (rebuild-lock.ts): another one's
    * rebuild fails with RebuildBusyError.
    */
-  async rebuildIndex(source: AsyncIterable<SourceDocument>, own: readonly IndexedShare[]): Promise<RebuildResult> {
+  async rebuildIndex(source: AsyncIterable<ReadPage | SourceDocument>, own: readonly IndexedShare[]): Promise<RebuildResult> {
     const targets = await this.aliasTargets();
     if (targets.length > 1) {
       throw new IndexStateError(`alias ${this.alias} points to several indices (${targets.join(', ')})`);
@@ -274,15 +282,19 @@ export class IndexManager {
     for await (const hit of hits) yield { id: hit._id!, source: JSON.stringify(hit._source) };
   }
 
-  /** Writes `source` into `index` with the one bulk writer; a document Elasticsearch refuses fails the rebuild. */
-  private async fill(index: string, source: AsyncIterable<SourceDocument>): Promise<number> {
+  /**
+   * Writes `source` (pages to render, documents as they are) into `index` with the one bulk writer; a document
+   * Elasticsearch refuses fails the rebuild, a page that cannot be rendered is left out (logged).
+   */
+  private async fill(index: string, source: AsyncIterable<ReadPage | SourceDocument>): Promise<number> {
     const writer = new IndexWriter({
-      client: this.client,
+      bulk: this.bulk,
       target: { index },
       log: this.log,
+      onDelivered: ({ notRendered }) => notRendered.forEach(({ page, error }) => this.log.warn({ share: page.share, page: pathId(page.share, page.path), error }, 'wiki page left out of the rebuild')),
       ...(this.rebuildBatchSize === undefined ? {} : { maxOperations: this.rebuildBatchSize }),
     });
-    for await (const doc of source) await writer.upsert(doc.id, doc.source);
+    for await (const doc of source) await ('content' in doc ? writer.index(doc) : writer.upsert(doc.id, doc.source));
     await writer.flush();
     const { upserted, rejected } = writer.counts;
     if (rejected > 0) throw new IndexStateError(`${rejected} documents rejected while filling ${index} (reasons in the log)`);

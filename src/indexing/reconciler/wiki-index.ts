@@ -4,9 +4,10 @@
  * --rebuild` does) into the next versioned index, and switched atomically; searches use the old index until then.
  */
 import type { Client } from '@elastic/elasticsearch';
-import type { Logger } from '../common/logger.js';
-import { IndexManager } from '../search/index-manager.js';
-import type { IndexLayout, TextAnalyzer } from '../search/mapping.js';
+import type { BulkWriter } from '../operations.js';
+import { IndexManager } from './index-manager.js';
+import type { Logger } from '../../common/logger.js';
+import type { IndexLayout, TextAnalyzer } from '../../search/mapping.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_LOOKAHEAD, type IndexGate, type ReconcilerShare } from './reconciler.js';
 import { rebuildFromShares } from './rebuild.js';
 import { emptyCounts, type ShareSource } from './share-pass.js';
@@ -27,6 +28,8 @@ export interface WikiIndexStats {
 
 export interface WikiIndexOptions {
   client: Client;
+  /** Renders and writes a migration's batches (the indexer pool in the service); default: this thread. */
+  bulk?: BulkWriter;
   alias: string;
   /** Of the indices it creates (elasticsearch.index); default: a single node's. */
   layout?: IndexLayout;
@@ -50,6 +53,7 @@ export class WikiIndex implements IndexGate {
     this.alias = options.alias;
     this.manager = new IndexManager({
       client: options.client,
+      ...(options.bulk === undefined ? {} : { bulk: options.bulk }),
       alias: options.alias,
       log: options.log,
       ...(options.layout === undefined ? {} : { layout: options.layout }),

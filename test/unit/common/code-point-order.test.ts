@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compareCodePoints } from '../../../src/reconcile/code-point-order.js';
+import { compareCodePoints } from '../../../src/common/code-point-order.js';
 
 /** The order Elasticsearch uses for keywords: the UTF-8 bytes. */
 const byUtf8 = (a: string, b: string) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));

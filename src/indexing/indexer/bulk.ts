@@ -1,9 +1,9 @@
 /**
  * The `_bulk` format of wiki documents: a document's `_source` and the counts of a response.
- * The one writer that batches them is index-writer.ts.
+ * The one writer that batches them is ../reconciler/index-writer.ts; write-batch.ts sends them.
  */
 import type { estypes } from '@elastic/elasticsearch';
-import type { WikiDocument } from '../wiki/document.js';
+import type { WikiDocument } from '../../wiki/document.js';
 
 /** The `_source` of a document: everything but the id, which is the `_id`. */
 export function documentSource(doc: WikiDocument): Omit<WikiDocument, 'id'> {

@@ -1,13 +1,13 @@
 /**
  * The streaming diff of a share against the index: the ordered walk (ordered-walk.ts) and the indexed pages of
- * the share (src/search/inventory.ts), both sorted by path in code point order, merged item by item. Only the
+ * the share (src/indexing/reconciler/inventory.ts), both sorted by path in code point order, merged item by item. Only the
  * two current items are held, so memory does not grow with the number of pages.
  */
-import type { IndexedPage } from '../search/inventory.js';
-import { folderKey } from '../wiki/document-id.js';
-import { wikiPageLocation } from '../wiki/layout.js';
-import { compareCodePoints } from './code-point-order.js';
-import type { PageFacts } from './listing.js';
+import type { IndexedPage } from './inventory.js';
+import { folderKey } from '../../wiki/document-id.js';
+import { wikiPageLocation } from '../../wiki/layout.js';
+import { compareCodePoints } from '../../common/code-point-order.js';
+import type { PageFacts } from '../listing.js';
 import { walkItemKey, type WalkItem } from './ordered-walk.js';
 
 export type DiffItem =

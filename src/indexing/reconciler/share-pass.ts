@@ -1,31 +1,32 @@
 /**
  * One share (or one folder's subtree of it) brought in line with the index: the ordered walk merged with the indexed pages (diff.ts), and each
- * difference applied with bounded concurrency: missing and changed pages read and rendered (by the pool) and
- * upserted, documents of deleted or unreadable pages removed. With `force` (the reindex command) unchanged pages
+ * difference applied with bounded concurrency: missing and changed pages read (by the smb-reader pool) and handed
+ * to the writer (rendered and written by the indexer pool), documents of deleted or unreadable pages removed. With `force` (the reindex command) unchanged pages
  * are written too; a dry run reads no page and writes nothing, it only counts.
  *
  * It stops at the first failure that is not about one page (an SMB connection, Elasticsearch): what was applied
  * until then is correct, and the next pass does the rest.
  */
 import type { Client } from '@elastic/elasticsearch';
-import type { Logger } from '../common/logger.js';
-import { IndexWriter } from '../search/index-writer.js';
-import { indexedPages } from '../search/inventory.js';
-import { documentId } from '../wiki/document-id.js';
+import type { BulkWriter } from '../operations.js';
+import { IndexWriter } from './index-writer.js';
+import { indexedPages } from './inventory.js';
+import { documentId } from '../../wiki/document-id.js';
 import { diffShare, groupGone, type DiffItem, type GoneInFolder } from './diff.js';
-import type { DocumentOutcome, FolderListing, NameListing, PageFacts } from './listing.js';
-import { mapConcurrent } from './map-concurrent.js';
+import type { FolderListing, NameListing, PageFacts, PageOutcome } from '../listing.js';
+import { mapConcurrent } from '../../common/map-concurrent.js';
 import { walkWikiPages } from './ordered-walk.js';
-import { readAhead } from './read-ahead.js';
-import { pathId } from '../search/log.js';
+import { readAhead } from '../../common/read-ahead.js';
+import type { Logger } from '../../common/logger.js';
+import { pathId } from '../../search/log.js';
 
-/** Where one share's pages come from: in the service, the smb-reader and indexer pools. */
+/** Where one share's pages come from: in the service, the smb-reader pool. */
 export interface ShareSource {
   listFolder(path: string): Promise<FolderListing>;
   /** The names in a folder, to confirm deletions. */
   listNames(path: string): Promise<NameListing>;
-  /** The page read and rendered; with `known`, only its content is read (see share-folders.ts). */
-  loadDocument(path: string, known?: PageFacts): Promise<DocumentOutcome>;
+  /** The page read; with `known`, only its content is read (see src/indexing/smb-reader/wiki-reads.ts). */
+  readPage(path: string, known?: PageFacts): Promise<PageOutcome>;
 }
 
 /** What a pass (or a dry run: what it would do) did to one share. Updated while it runs. */
@@ -44,7 +45,7 @@ export interface ShareCounts {
   removed: number;
   /** Pages (and pages below folders) the indexer account may not read. */
   unreadable: number;
-  /** Pages that could not be read or rendered; tried again at the next pass. */
+  /** Pages that could not be read, rendered or written; tried again at the next pass. */
   failed: number;
   /** Folders that could not be listed for another reason than access; what the index held below them was kept. */
   skippedFolders: number;
@@ -64,7 +65,10 @@ export interface SharePassOptions {
   /** Only the pages below this folder (as written): a change watch's pass of the subtree it saw change. Default '' (all). */
   folder?: string;
   source: ShareSource;
+  /** Reads the index's inventory of the share. */
   client: Client;
+  /** Renders and writes the batches (the indexer pool in the service). */
+  bulk: BulkWriter;
   alias: string;
   /** Count what would change, write nothing. */
   dryRun: boolean;
@@ -98,13 +102,14 @@ export async function runSharePass(options: SharePassOptions): Promise<void> {
   const writer = options.dryRun
     ? null
     : new IndexWriter({
-        client: options.client,
+        bulk: options.bulk,
         target: { alias: options.alias },
         log,
-        onDelivered: ({ upserted, deleted, rejected }) => {
+        onDelivered: ({ upserted, deleted, rejected, notRendered }) => {
           counts.indexed += upserted;
           counts.removed += deleted;
-          counts.failed += rejected;
+          counts.failed += rejected + notRendered.length;
+          for (const { page, error } of notRendered) log.warn({ share, page: pathId(share, page.path), error }, 'wiki page not indexed');
         },
       });
 
@@ -114,10 +119,10 @@ export async function runSharePass(options: SharePassOptions): Promise<void> {
       counts.indexed++;
       return;
     }
-    const loaded = await source.loadDocument(path, facts);
+    const loaded = await source.readPage(path, facts);
     switch (loaded.status) {
-      case 'document':
-        await writer.upsert(loaded.id, loaded.source);
+      case 'read':
+        await writer.index(loaded.page);
         counts[outcome]++;
         return;
       case 'gone':

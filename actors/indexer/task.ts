@@ -1,0 +1,24 @@
+// A worker of the indexer pool (piscina runs the default export per task): renders the pages of a batch into their
+// documents and writes the batch with `_bulk`. Each worker keeps one Elasticsearch client across tasks.
+import { threadId, workerData } from 'node:worker_threads';
+import type { IndexerResult, IndexerTask, PoolWorkerData } from '../../src/messages/pools.js';
+import { runAsBackgroundThread } from '../../src/common/background-priority.js';
+import { saveCompiledModules } from '../../src/runtime/compile-cache.js';
+import { indexingSearchClient } from '../../src/indexing/search-client.js';
+import { writeBatch } from '../../src/indexing/indexer/write-batch.js';
+
+const { config, secrets } = workerData as PoolWorkerData;
+// Everything this pool does is indexing: requests are served by other threads first.
+runAsBackgroundThread();
+// This thread's modules are loaded: the pool's next thread starts from the compile cache.
+saveCompiledModules();
+const client = indexingSearchClient(config, secrets);
+
+export default async function run(task: IndexerTask): Promise<IndexerResult> {
+  switch (task.type) {
+    case 'ping':
+      return { type: 'pong', threadId };
+    case 'write-batch':
+      return { type: 'batch', result: await writeBatch(client, task.target, task.operations) };
+  }
+}
