@@ -36,7 +36,9 @@ import { PageChanges } from '../../src/indexing/reconciler/page-changes.js';
 import type { PageChange } from '../../src/wiki/page-change.js';
 import { ShareWatch, type ShareWatchStats } from '../../src/indexing/reconciler/share-watch.js';
 import { indexedFolders } from '../../src/indexing/reconciler/inventory.js';
-import { SmbClient, SmbPool } from '../../src/smb/index.js';
+import type { SmbClient } from '../../src/smb/index.js';
+import { smbClientFromConfig } from '../../src/logon/smb-client.js';
+import { IndexerShares } from '../../src/logon/indexer-shares.js';
 import { JobRequestError, Reconciler, type ReconcilerShare } from '../../src/indexing/reconciler/reconciler.js';
 import type { ShareSource } from '../../src/indexing/reconciler/share-pass.js';
 import { WikiIndex } from '../../src/indexing/reconciler/wiki-index.js';
@@ -156,16 +158,13 @@ function startWatches(
   { shares, hook, reconciler, client, alias, log }: { shares: ReconcilerShare[]; hook: Pick<PageChanges, 'pageChanged'>; reconciler: Reconciler; client: Client; alias: string; log: Logger },
 ): { watchClient: SmbClient | null; watches: ShareWatch[] } {
   if (!config.reconciler.watch) return { watchClient: null, watches: [] };
-  const watchClient = new SmbClient(new SmbPool({
-    requestTimeoutMs: config.smb.request_timeout,
-    minDialect: config.smb.min_dialect,
-    requireEncryption: config.smb.require_encryption,
-  }));
-  const logons = new SmbLogons(config);
+  // Its idle timeout never ends a watch: a connection with a request pending is not idle.
+  const watchClient = smbClientFromConfig(config.smb);
+  const indexerShares = new IndexerShares(watchClient, new SmbLogons(config), config.smb.port, secrets);
   const watches = shares.map(({ server, share }) => new ShareWatch({
     server,
     share,
-    smb: watchClient.share({ host: server, port: config.smb.port, ...logons.indexer(server, secrets), share }),
+    smb: indexerShares.get(server, share),
     pageChanged: (change) => hook.pageChanged(change),
     requestPass: (folders, reason) => {
       // Never the folders: the service logs no paths.

@@ -8,7 +8,8 @@ import { runAsBackgroundThread } from '../../src/common/background-priority.js';
 import { saveCompiledModules } from '../../src/runtime/compile-cache.js';
 import type { ChangedPageOutcome } from '../../src/indexing/listing.js';
 import { listNames, listWikiFolder, readChangedPage, readPage } from '../../src/indexing/smb-reader/wiki-reads.js';
-import { SmbClient, SmbPool, type SmbShare } from '../../src/smb/index.js';
+import type { SmbShare } from '../../src/smb/index.js';
+import { smbClientFromConfig } from '../../src/logon/smb-client.js';
 import { IndexerShares } from '../../src/logon/indexer-shares.js';
 import { SmbLogons } from '../../src/logon/smb-logons.js';
 
@@ -17,14 +18,7 @@ const { config, secrets } = workerData as PoolWorkerData;
 runAsBackgroundThread();
 // This thread's modules are loaded: the pool's next thread starts from the compile cache.
 saveCompiledModules();
-const client = new SmbClient(new SmbPool({
-  requestTimeoutMs: config.smb.request_timeout,
-  idleTimeoutMs: config.smb.idle_timeout,
-  minDialect: config.smb.min_dialect,
-  requireEncryption: config.smb.require_encryption,
-}));
-const logons = new SmbLogons(config);
-const indexerShares = new IndexerShares(client, logons, config.smb.port, secrets);
+const indexerShares = new IndexerShares(smbClientFromConfig(config.smb), new SmbLogons(config), config.smb.port, secrets);
 
 /** The share as the indexer account sees it. */
 function indexerShare(server: string, share: string): SmbShare {
