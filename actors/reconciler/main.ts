@@ -256,7 +256,7 @@ function pipelineMetrics({ index, pageChanges, reconciler }: Pipeline, pools: Po
 runActor(async (ctx: ActorContextOf<'reconciler'>) => {
   const { config, log } = ctx;
   // Unlike its pools, this thread keeps the normal priority: the post-write hook and the change watch are on the way
-  // from a save to search, and at nice 10 a busy host kept the thread off a core for 5 to 20 ms at a time.
+  // from a save to search, and at nice 10 a busy host kept the thread off a core long enough to be seen there.
   const threadId = osThreadId() ?? null;
   const socketPath = adminSocketPath(config.storage.data_dir);
   if (!config.elasticsearch.enabled) return withoutIndex(socketPath, log);

@@ -26,7 +26,7 @@ export function dependencyProbes(config: Config, secrets: ServiceSecrets): Depen
 function elasticsearchProbe(elasticsearch: Config['elasticsearch'], secrets: ServiceSecrets): DependencyProbe {
   const where = elasticsearch.nodes.join(', ');
   // Made on the first probe: with the wiki off there is nothing to ask, and the client's modules, loaded then too,
-  // would hold about 9 MB of the main thread's heap in a service that no one asks for readiness.
+  // would hold megabytes of the main thread's heap in a service that no one asks for readiness.
   let loaded: { client: Client; explain: typeof import('../common/search-failure.js').explainSearchFailure } | undefined;
   return {
     name: 'elasticsearch',
