@@ -147,6 +147,12 @@ const DOMAIN_USERS_RID = 513;
  * not a domain account's.
  */
 export function domainUsersSid(userSid: string): string | null {
-  const match = /^(S-1-5-21(?:-\d+){3})-\d+$/.exec(userSid);
-  return match ? `${match[1]}-${DOMAIN_USERS_RID}` : null;
+  const account = domainAccountSid(userSid);
+  return account ? `${account.domain}-${DOMAIN_USERS_RID}` : null;
+}
+
+/** A domain account's SID split into its domain's SID and its relative id; null for any other SID. */
+export function domainAccountSid(sid: string): { domain: string; rid: number } | null {
+  const match = /^(S-1-5-21(?:-\d+){3})-(\d+)$/.exec(sid);
+  return match ? { domain: match[1]!, rid: Number(match[2]) } : null;
 }

@@ -27,7 +27,7 @@
 import { DirectoryError } from '../ldap/connection.js';
 import type { LookedUpUser } from '../ldap/directory.js';
 import { type LoginDomain, loginBudget, namesAccount } from '../ldap/login-name.js';
-import { PercentDecodeError, percentDecode } from './principal.js';
+import { domainAccountSid, PercentDecodeError, percentDecode } from './principal.js';
 
 export const SERVICE_USER_HEADER = 'x-service-user';
 
@@ -126,8 +126,8 @@ export type DelegationBarrier = Extract<ServiceUserRule, 'not_delegated' | 'prot
  */
 export function delegationBarrier(user: LookedUpUser): DelegationBarrier | null {
   if (user.notDelegated) return 'not_delegated';
-  const domainSid = /^(S-1-5-21(?:-\d+){3})-\d+$/.exec(user.sid);
-  if (domainSid !== null && user.groupSids.includes(`${domainSid[1]}-${PROTECTED_USERS_RID}`)) return 'protected_user';
+  const account = domainAccountSid(user.sid);
+  if (account !== null && user.groupSids.includes(`${account.domain}-${PROTECTED_USERS_RID}`)) return 'protected_user';
   return null;
 }
 
@@ -150,9 +150,9 @@ export class CallerRoles {
    */
   serviceUserRefusal(user: LookedUpUser, adminGroupSids: ReadonlySet<string>): ServiceUserRule | null {
     const { indexerAccount, domain, mayNameAdmins } = this.options;
-    const domainSid = /^(S-1-5-21(?:-\d+){3})-(\d+)$/.exec(user.sid);
-    const rid = domainSid === null ? undefined : Number(domainSid[2]);
-    const ofDomain = (r: number) => `${domainSid?.[1]}-${r}`;
+    const account = domainAccountSid(user.sid);
+    const rid = account?.rid;
+    const ofDomain = (r: number) => `${account?.domain}-${r}`;
     const groups = new Set(user.groupSids);
     if (user.computer) return 'computer';
     if (rid === KRBTGT_RID || /^krbtgt(_\d+)?$/i.test(user.account)) return 'krbtgt';
@@ -162,7 +162,7 @@ export class CallerRoles {
     if (barrier !== null) return barrier;
     const admin = rid === ADMINISTRATOR_RID
       || PRIVILEGED_BUILTIN_SIDS.some((sid) => groups.has(sid))
-      || (domainSid !== null && PRIVILEGED_GROUP_RIDS.some((r) => groups.has(ofDomain(r))))
+      || (account !== null && PRIVILEGED_GROUP_RIDS.some((r) => groups.has(ofDomain(r))))
       || [...adminGroupSids].some((sid) => groups.has(sid));
     if (admin && !mayNameAdmins) return 'admin';
     return null;
