@@ -271,8 +271,8 @@ export function defaultHttpFronts(cores = availableParallelism()): number {
   return Math.min(8, Math.max(1, Math.floor(cores / 2)));
 }
 
-// The pools' defaults suit a 2-core host (bench/RESULTS.md, "Indexing pools"): smb_readers (SMB I/O) first, then
-// indexers (rendering and `_bulk`, CPU) on bigger hosts.
+// The pools' defaults: on a 2-core host no pair of sizes indexed faster by more than the run's noise (bench/RESULTS.md,
+// "Indexing pools"); bigger hosts are not measured yet.
 const workersSection = z.strictObject({
   http_front: intBetween(1, 64).default(() => defaultHttpFronts()),
   smb_readers: intBetween(1, 256).default(2),
