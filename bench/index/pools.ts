@@ -3,16 +3,23 @@
  * (`workers.smb_readers`) × the indexer pool (`workers.indexers`), each next to raw `_bulk` of the same documents and
  * with save → searchable, in the same run; the summary judges the default sizes:
  *   node dist/bench/index/pools.js          (POOLBENCH_PAGES / POOLBENCH_FOLDERS / POOLBENCH_SAVES size it)
+ * POOLBENCH_SIZES=2x2,1x1 measures only those pairs; POOLBENCH_BASELINE=<checkout> adds an earlier build, checked out
+ * and built there, with its own default sizes, measured the same way in the same run (the host's load drifts, so
+ * builds are only compared within one run). Each reindex's CPU (service, smbd, Elasticsearch) and SMB requests per
+ * page are read around it, to say where its time goes.
  * Seeds the pages as run.ts does (seed.ts, on the DC's disk), starts one service per pair of sizes (change watch off,
  * no timed pass), lets its first pass index what is missing, then times `fileproxy reindex --all` ROUNDS times and
  * keeps the best. Removes the pages and their documents afterwards and writes its section of bench/RESULTS.md.
  */
 import type { JobInfo } from '../../src/indexing/reconciler/jobs.js';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { loadConfig } from '../../src/config/load.js';
 import { startService, writeServiceConfig, type RunningService } from '../../test/support/service.js';
 import { passAfter } from '../../test/integration/wiki/wiki-service.js';
 import { loadAverage, ratioRow, runAlone, runLine, report, verdict, type BenchReport, type Benchmark } from '../results.js';
-import { exportDocuments, RAW_INDEX, rawBulk, reindexAll } from './reindex.js';
+import { CLI, exportDocuments, RAW_INDEX, rawBulk, reindexAll } from './reindex.js';
+import { countSmbRequests, cpuCeiling, cpuPer, measureCost, requestsPer, type WorkCost } from './work-cost.js';
 import { saveToSearch } from './save-to-search.js';
 import type { ChangeToSearch } from './until-found.js';
 import { removeSeed, removeSeedDocuments, seedClients, seedWiki } from './seed.js';
@@ -23,25 +30,50 @@ const SAVES = Number(process.env['POOLBENCH_SAVES'] ?? 100);
 const SHARE = 'schule';
 const ROOT = 'zz-poolbench';
 const HEADING = '## Indexing pools';
-const READERS = [1, 2, 4];
-const INDEXERS = [1, 2];
+/** The pairs of sizes: POOLBENCH_SIZES (`2x2,1x1`), or every smb_readers of [1, 2, 4] with every indexers of [1, 2]. */
+const SIZES: { readers: number; indexers: number }[] = process.env['POOLBENCH_SIZES']
+  ? process.env['POOLBENCH_SIZES'].split(',').map((pair) => {
+    const [readers, indexers] = pair.split('x').map(Number);
+    if (!Number.isInteger(readers) || !Number.isInteger(indexers)) throw new Error(`POOLBENCH_SIZES: '${pair}' is not <readers>x<indexers>`);
+    return { readers: readers!, indexers: indexers! };
+  })
+  : [1, 2, 4].flatMap((readers) => [1, 2].map((indexers) => ({ readers, indexers })));
+
+/** A build of the service: this one, or an earlier one (POOLBENCH_BASELINE), by its command line. */
+interface Build {
+  label: string;
+  cli: string;
+}
+const THIS_BUILD: Build = { label: 'this build', cli: CLI };
+
+function baselineBuild(): Build | undefined {
+  const checkout = process.env['POOLBENCH_BASELINE'];
+  if (checkout === undefined) return undefined;
+  const commit = execFileSync('git', ['-C', checkout, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  return { label: `before (${commit})`, cli: join(checkout, 'dist/src/cli/main.js') };
+}
 /** Reindexes per pair of sizes; the best counts (the machine is shared). */
 const ROUNDS = 2;
 /** Today's ratio (bench/RESULTS.md, "Index and reconciler", before the indexer pool came back) and the save target. */
 const TARGET = { bulkRatio: 0.18, saveP99Ms: 1500 };
 
 interface Cell {
-  readers: number;
-  indexers: number;
+  build: Build;
+  /** null: the build's own defaults (the earlier build is measured with those only). */
+  readers: number | null;
+  indexers: number | null;
   /** Documents per second of each round. */
   rates: number[];
   best: JobInfo;
+  /** What the best round cost. */
+  cost: WorkCost;
   /** Raw `_bulk` of the same documents right after the reindex: the host's load drifts, so each pair has its own peer. */
   rawRate: number;
   saves: ChangeToSearch;
 }
 
 const rateOf = (job: JobInfo) => job.indexed / (job.durationMs / 1000);
+const sizesOf = (c: Cell) => (c.readers === null ? `${c.build.label}, its default sizes` : `smb_readers ${c.readers} × indexers ${c.indexers}`);
 
 /** The pool sizes the service takes when config.yml names none. */
 async function defaultSizes(): Promise<{ readers: number; indexers: number }> {
@@ -50,9 +82,9 @@ async function defaultSizes(): Promise<{ readers: number; indexers: number }> {
   return { readers: workers.smb_readers, indexers: workers.indexers };
 }
 
-async function withService<T>(workers: { smb_readers: number; indexers: number }, work: (service: RunningService) => Promise<T>): Promise<T> {
+async function withService<T>(build: Build, workers: { smb_readers: number; indexers: number } | null, work: (service: RunningService) => Promise<T>): Promise<T> {
   const started = Date.now();
-  const service = await startService({ reconciler: { interval: '24h', watch: false }, workers });
+  const service = await startService({ reconciler: { interval: '24h', watch: false }, ...(workers === null ? {} : { workers }) }, {}, build.cli);
   try {
     // The first pass indexes what the index lacks (all the seeded pages, the first time): it is not timed.
     await passAfter(service, started, 600_000);
@@ -62,11 +94,14 @@ async function withService<T>(workers: { smb_readers: number; indexers: number }
   }
 }
 
-async function reindexRounds(service: RunningService): Promise<{ rates: number[]; best: JobInfo }> {
-  const jobs: JobInfo[] = [];
-  for (let round = 0; round < ROUNDS; round++) jobs.push((await reindexAll(service)).report);
-  const best = jobs.reduce((a, b) => (rateOf(a) >= rateOf(b) ? a : b));
-  return { rates: jobs.map(rateOf), best };
+async function reindexRounds(build: Build, service: RunningService): Promise<{ rates: number[]; best: JobInfo; cost: WorkCost }> {
+  const rounds: { job: JobInfo; cost: WorkCost }[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const { result, cost } = await measureCost(service.process.pid!, () => reindexAll(service, build.cli));
+    rounds.push({ job: result.report, cost });
+  }
+  const best = rounds.reduce((a, b) => (rateOf(a.job) >= rateOf(b.job) ? a : b));
+  return { rates: rounds.map((r) => rateOf(r.job)), best: best.job, cost: best.cost };
 }
 
 async function run(): Promise<BenchReport> {
@@ -80,39 +115,53 @@ async function run(): Promise<BenchReport> {
     console.log(`seeded ${seed.pages} pages in ${seed.folders} folders`);
     const cells: Cell[] = [];
     let documents = 0;
-    for (const readers of READERS) {
-      for (const indexers of INDEXERS) {
-        await withService({ smb_readers: readers, indexers }, async (service) => {
-          const { rates, best } = await reindexRounds(service);
-          const exported = await exportDocuments(es, ROOT);
-          documents = exported.documents;
-          const rawRate = exported.documents / ((await rawBulk(es, exported.bodies)) / 1000);
-          const saves = await saveToSearch(service, env, SAVES);
-          cells.push({ readers, indexers, rates, best, rawRate, saves });
-          console.log(`smb_readers ${readers} × indexers ${indexers}: ${rates.map((r) => r.toFixed(0)).join(', ')} docs/s, raw _bulk ${rawRate.toFixed(0)}; save → searchable p99 ${saves.p99.toFixed(0)} ms`);
-        });
-      }
-    }
-    const chosen = cells.find((c) => c.readers === defaults.readers && c.indexers === defaults.indexers);
+    const measure = (build: Build, sizes: { readers: number; indexers: number } | null) =>
+      withService(build, sizes && { smb_readers: sizes.readers, indexers: sizes.indexers }, async (service) => {
+        const { rates, best, cost } = await reindexRounds(build, service);
+        const exported = await exportDocuments(es, ROOT);
+        documents = exported.documents;
+        const rawRate = exported.documents / ((await rawBulk(es, exported.bodies)) / 1000);
+        const saves = await saveToSearch(service, env, SAVES);
+        const cell: Cell = { build, readers: sizes?.readers ?? null, indexers: sizes?.indexers ?? null, rates, best, cost, rawRate, saves };
+        cells.push(cell);
+        console.log(`${sizesOf(cell)}: ${rates.map((r) => r.toFixed(0)).join(', ')} docs/s, raw _bulk ${rawRate.toFixed(0)}; CPU per page ${cpuPer(cost, best.indexed)}; save → searchable p99 ${saves.p99.toFixed(0)} ms`);
+      });
+    countSmbRequests(true);
+    const baseline = baselineBuild();
+    // The earlier build first and last, so that a drift of the host's load shows as a difference between its two.
+    if (baseline !== undefined) await measure(baseline, null);
+    for (const sizes of SIZES) await measure(THIS_BUILD, sizes);
+    if (baseline !== undefined) await measure(baseline, null);
+    const chosen = cells.find((c) => c.build === THIS_BUILD && c.readers === defaults.readers && c.indexers === defaults.indexers);
     if (chosen === undefined) throw new Error(`the default sizes (${defaults.readers} × ${defaults.indexers}) are not in the table`);
     const ratioOf = (c: Cell) => rateOf(c.best) / c.rawRate;
-    const fastest = cells.reduce((a, b) => (ratioOf(a) >= ratioOf(b) ? a : b));
+    const fastest = cells.filter((c) => c.build === THIS_BUILD).reduce((a, b) => (ratioOf(a) >= ratioOf(b) ? a : b));
     const bulkRatio = ratioOf(chosen);
     const saveMet = chosen.saves.lost === 0 && chosen.saves.p99 <= TARGET.saveP99Ms;
+    const earlier = cells.filter((c) => c.build !== THIS_BUILD);
     const row = (c: Cell) => {
       const mark = c === chosen ? ' **(default)**' : '';
-      return `| ${c.readers} | ${c.indexers}${mark} | ${rateOf(c.best).toFixed(0)} (${c.rates.map((x) => x.toFixed(0)).join(', ')}) | ${c.rawRate.toFixed(0)} | ${ratioOf(c).toFixed(2)} × | ${c.saves.p50.toFixed(0)} / ${c.saves.p99.toFixed(0)} ms, ${c.saves.lost} lost |`;
+      const sizes = c.readers === null ? `${c.build.label}: its defaults | ` : `${c.readers} | ${c.indexers}${mark}`;
+      const ceiling = cpuCeiling(c.cost, c.best.indexed);
+      return `| ${sizes} | ${rateOf(c.best).toFixed(0)} (${c.rates.map((x) => x.toFixed(0)).join(', ')}) | ${c.rawRate.toFixed(0)} | ${ratioOf(c).toFixed(2)} × | ${cpuPer(c.cost, c.best.indexed)}; ceiling ${ceiling.serversOnly.toFixed(0)} / ${ceiling.withService.toFixed(0)} | ${requestsPer(c.cost, c.best.indexed)} | ${c.saves.p50.toFixed(0)} / ${c.saves.p99.toFixed(0)} ms, ${c.saves.lost} lost |`;
     };
+    const againstEarlier = earlier.length === 0 ? [] : [
+      `Against the earlier build in the same run (${earlier[0]!.build.label}, measured first and last): reindex ÷ raw \`_bulk\` ${bulkRatio.toFixed(2)} × against ${earlier.map((c) => `${ratioOf(c).toFixed(2)} ×`).join(' and ')}; docs/s ${rateOf(chosen.best).toFixed(0)} against ${earlier.map((c) => rateOf(c.best).toFixed(0)).join(' and ')}; save → searchable p99 ${chosen.saves.p99.toFixed(0)} ms against ${earlier.map((c) => `${c.saves.p99.toFixed(0)} ms`).join(' and ')}.`,
+      '',
+    ];
     const lines = [
       runLine(SCRIPT, load),
       `Seed: ${seed.pages} pages of 1–20 KiB Markdown in ${seed.folders} folders below \`${ROOT}/\` of \`${SHARE}\`, ${seed.aclKinds} ACL kinds (bench/index/seed.ts); the reindex covers both shares (the testbed's own pages too).`,
       `Each pair of sizes: a service of its own (\`reconciler.watch: false\`, no timed pass), \`fileproxy reindex --all\` ${ROUNDS} times, the best rate (documents written / job duration; rounds in brackets), then ${SAVES} WebDAV saves timed until \`POST /wiki/search\` finds them (save-to-search.ts).`,
       `Raw \`_bulk\`: right after each pair's reindexes, the ${documents} seeded documents as that service indexed them, sent to a fresh index with the same mapping, 500 per request, 2 in flight (the load of the shared host drifts, so each pair is compared with its own peer).`,
       '',
-      '| smb_readers | indexers | full reindex, docs/s | raw `_bulk`, docs/s | reindex ÷ raw `_bulk` | save → searchable p50 / p99 |',
-      '|---:|---:|---:|---:|---:|---|',
+      `CPU per page: of the best round, read around it (the service's process, smbd with its children, Elasticsearch); the ceiling is the pages/s the ${cpuCeiling(chosen.cost, 1).cores} cores allow at those costs with the servers alone / with the service too. SMB2 requests per page: Samba's profiling counters.`,
+      '',
+      '| smb_readers | indexers | full reindex, docs/s | raw `_bulk`, docs/s | reindex ÷ raw `_bulk` | CPU per page; ceiling pages/s | SMB2 requests per page | save → searchable p50 / p99 |',
+      '|---:|---:|---:|---:|---:|---|---|---|',
       ...cells.map(row),
       '',
+      ...againstEarlier,
       `Fastest against its peer: smb_readers ${fastest.readers} × indexers ${fastest.indexers}. Defaults: smb_readers ${defaults.readers} × indexers ${defaults.indexers}: full reindex ${bulkRatio.toFixed(2)} × raw \`_bulk\` (target ≥ ${TARGET.bulkRatio} ×, ${verdict(bulkRatio >= TARGET.bulkRatio)}), save → searchable p99 ${chosen.saves.p99.toFixed(0)} ms (target ≤ ${TARGET.saveP99Ms} ms, ${verdict(saveMet)}).`,
       '',
     ];
@@ -121,6 +170,7 @@ async function run(): Promise<BenchReport> {
       { figure: 'WebDAV save → searchable with the default pools, p99 ms', service: chosen.saves.p99.toFixed(0), peer: '–', ratio: '–', target: `≤ ${TARGET.saveP99Ms} ms`, met: saveMet },
     ]);
   } finally {
+    countSmbRequests(false);
     removeSeed(env, SHARE, ROOT);
     await removeSeedDocuments(es, ROOT).catch(() => undefined);
     await es.indices.delete({ index: RAW_INDEX, ignore_unavailable: true }).catch(() => undefined);

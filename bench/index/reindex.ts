@@ -13,15 +13,16 @@ import type { createSearchClient } from '../../src/search/client.js';
 import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
 import type { RunningService } from '../../test/support/service.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+/** This build's command line; a benchmark comparing builds passes another's. */
+export const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 export const BULK_BATCH = 500;
 export const BULK_IN_FLIGHT = 2;
 export const RAW_INDEX = 'indexbench-raw';
 
-export function reindexAll(service: RunningService): Promise<{ report: JobInfo; wallMs: number }> {
+export function reindexAll(service: RunningService, cli = CLI): Promise<{ report: JobInfo; wallMs: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [CLI, 'reindex', '--all', '--json', '--config', service.configFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [cli, 'reindex', '--all', '--json', '--config', service.configFile], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.on('error', reject);

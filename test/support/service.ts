@@ -59,10 +59,13 @@ export async function writeServiceConfig(overrides: Overrides = {}): Promise<{ f
  */
 const SERVICE_NODE_ARGS = (process.env['SERVICE_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
 
-/** `env`: variables set for the service on top of this process's environment. */
-export async function startService(overrides: Overrides = {}, env: Record<string, string> = {}): Promise<RunningService> {
+/**
+ * `env`: variables set for the service on top of this process's environment; `cli`: the command line of another
+ * build (a benchmark comparing builds in one run), this build's by default.
+ */
+export async function startService(overrides: Overrides = {}, env: Record<string, string> = {}, cli = CLI): Promise<RunningService> {
   const { file, port } = await writeServiceConfig(overrides);
-  return runService([process.execPath, ...SERVICE_NODE_ARGS, CLI, 'serve', '--config', file], { configFile: file, port, env: { ...process.env, ...env } });
+  return runService([process.execPath, ...SERVICE_NODE_ARGS, cli, 'serve', '--config', file], { configFile: file, port, env: { ...process.env, ...env } });
 }
 
 /**
