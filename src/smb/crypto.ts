@@ -3,7 +3,7 @@
  * (HMAC-SHA256 for 2.x, AES-128-CMAC for 3.x, MS-SMB2 3.1.4.1), AES-128-CCM/GCM encryption of transform
  * frames (MS-SMB2 3.1.4.3) and the SHA-512 pre-authentication integrity hash (MS-SMB2 3.2.5.2).
  */
-import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, createSecretKey, randomFillSync, type KeyObject } from 'node:crypto';
 import { SmbError, SmbProtocolError } from './errors.js';
 import { Dialect, SIGNATURE_OFFSET, TRANSFORM_HEADER_SIZE, buildTransformHeader, type TransformHeader } from './header.js';
 
@@ -53,6 +53,38 @@ function shiftLeft1(b: Buffer): Buffer {
   return out;
 }
 
+/**
+ * Each session key as a node KeyObject, made once: given a Buffer, node makes a KeyObject of it inside every
+ * createCipheriv, which cost more than the AES of a page (bench/RESULTS.md, Indexing pools). Session keys are
+ * never changed after derivation, so the Buffer's identity names the key.
+ */
+const secretKeys = new WeakMap<Buffer, KeyObject>();
+
+function secretKeyOf(key: Buffer): KeyObject {
+  let secret = secretKeys.get(key);
+  if (!secret) {
+    secret = createSecretKey(key);
+    secretKeys.set(key, secret);
+  }
+  return secret;
+}
+
+/**
+ * Random bytes for nonces, drawn from a buffer refilled a few KiB at a time: a call into the random generator per
+ * message cost about as much as the message's encryption. Nonces need only be unique per key, which random 11 or
+ * 12 bytes are; they are not secret.
+ */
+const randomPool = { bytes: Buffer.alloc(4096), used: 4096 };
+
+function fillRandom(target: Buffer, length: number): void {
+  if (randomPool.used + length > randomPool.bytes.length) {
+    randomFillSync(randomPool.bytes);
+    randomPool.used = 0;
+  }
+  randomPool.bytes.copy(target, 0, randomPool.used, randomPool.used + length);
+  randomPool.used += length;
+}
+
 const ZERO_BLOCK = Buffer.alloc(16);
 /** CMAC subkeys per signing key object (session keys live as long as their session). */
 const subkeyCache = new WeakMap<Buffer, { k1: Buffer; k2: Buffer }>();
@@ -60,7 +92,7 @@ const subkeyCache = new WeakMap<Buffer, { k1: Buffer; k2: Buffer }>();
 function cmacSubkeys(key: Buffer): { k1: Buffer; k2: Buffer } {
   let keys = subkeyCache.get(key);
   if (!keys) {
-    const l = createCipheriv('aes-128-ecb', key, null).setAutoPadding(false).update(ZERO_BLOCK);
+    const l = createCipheriv('aes-128-ecb', secretKeyOf(key), null).setAutoPadding(false).update(ZERO_BLOCK);
     const k1 = shiftLeft1(l);
     keys = { k1, k2: shiftLeft1(k1) };
     subkeyCache.set(key, keys);
@@ -79,7 +111,7 @@ export function aesCmac(key: Buffer, message: Buffer): Buffer {
   const subkey = complete ? k1 : k2;
   const last = (blocks - 1) * 16;
   for (let i = 0; i < 16; i++) padded[last + i] ^= subkey[i]!;
-  const cbc = createCipheriv('aes-128-cbc', key, ZERO_BLOCK).setAutoPadding(false);
+  const cbc = createCipheriv('aes-128-cbc', secretKeyOf(key), ZERO_BLOCK).setAutoPadding(false);
   const out = cbc.update(padded);
   return out.subarray(out.length - 16);
 }
@@ -90,7 +122,7 @@ function computeSignature(dialect: number, signingKey: Buffer, message: Buffer):
   message.fill(0, SIGNATURE_OFFSET, SIGNATURE_OFFSET + 16);
   try {
     if (dialect >= Dialect.SMB300) return aesCmac(signingKey, message);
-    return createHmac('sha256', signingKey).update(message).digest().subarray(0, 16);
+    return createHmac('sha256', secretKeyOf(signingKey)).update(message).digest().subarray(0, 16);
   } finally {
     saved.copy(message, SIGNATURE_OFFSET);
   }
@@ -119,7 +151,7 @@ function nonceLength(cipher: CipherId): number {
 export function encryptMessage(cipher: CipherId, key: Buffer, sessionId: bigint, plain: Buffer, nonceField?: Buffer): Buffer {
   if (!nonceField) {
     nonceField = Buffer.alloc(16);
-    randomBytes(nonceLength(cipher)).copy(nonceField);
+    fillRandom(nonceField, nonceLength(cipher));
   }
   const n = nonceField.subarray(0, nonceLength(cipher));
   const header = buildTransformHeader(nonceField, plain.length, sessionId);
@@ -127,14 +159,14 @@ export function encryptMessage(cipher: CipherId, key: Buffer, sessionId: bigint,
   const ciphertext =
     cipher === Cipher.AES_128_CCM
       ? (() => {
-          const c = createCipheriv('aes-128-ccm', key, n, { authTagLength: 16 });
+          const c = createCipheriv('aes-128-ccm', secretKeyOf(key), n, { authTagLength: 16 });
           c.setAAD(aad, { plaintextLength: plain.length });
           const out = Buffer.concat([c.update(plain), c.final()]);
           c.getAuthTag().copy(header, 4);
           return out;
         })()
       : (() => {
-          const c = createCipheriv('aes-128-gcm', key, n);
+          const c = createCipheriv('aes-128-gcm', secretKeyOf(key), n);
           c.setAAD(aad);
           const out = Buffer.concat([c.update(plain), c.final()]);
           c.getAuthTag().copy(header, 4);
@@ -147,12 +179,12 @@ export function decryptMessage(cipher: CipherId, key: Buffer, t: TransformHeader
   const n = t.nonce.subarray(0, nonceLength(cipher));
   try {
     if (cipher === Cipher.AES_128_CCM) {
-      const d = createDecipheriv('aes-128-ccm', key, n, { authTagLength: 16 });
+      const d = createDecipheriv('aes-128-ccm', secretKeyOf(key), n, { authTagLength: 16 });
       d.setAuthTag(t.signature);
       d.setAAD(t.aad, { plaintextLength: t.ciphertext.length });
       return Buffer.concat([d.update(t.ciphertext), d.final()]);
     }
-    const d = createDecipheriv('aes-128-gcm', key, n);
+    const d = createDecipheriv('aes-128-gcm', secretKeyOf(key), n);
     d.setAuthTag(t.signature);
     d.setAAD(t.aad);
     return Buffer.concat([d.update(t.ciphertext), d.final()]);
