@@ -248,7 +248,7 @@ async function run(): Promise<BenchReport> {
     ...heapTable(results),
     '',
     `Restarts: the supervisor in the benchmark's process with the same config (\`supervisor.restart_window: 1s\`, so that each kill, ${BETWEEN_KILLS_MS / 1000} s apart, is a first crash`,
-    'with the 100 ms back-off), each actor\'s thread ended from outside (`Worker.terminate`, as test/faults/actor-kill.test.ts does) and timed until its new thread reported ready.',
+    'with the 100 ms back-off), each actor\'s thread ended from outside (killActor of test/support/fault-drills.ts, as test/faults/actor-kill.test.ts does) and timed until the supervisor logged its new thread ready.',
     '',
     ...restartTable(results),
     '',
