@@ -114,7 +114,7 @@ export class ActorCell {
   }
 
   /** The actor's own report and its pools', or undefined when it does not answer in time. */
-  ping(): Promise<Pong | undefined> {
+  private ping(): Promise<Pong | undefined> {
     if (this.state !== 'running') return Promise.resolve(undefined);
     const id = this.nextPingId++;
     return new Promise((resolve) => {
@@ -122,10 +122,6 @@ export class ActorCell {
       this.pings.set(id, (pong) => { clearTimeout(timer); resolve(pong); });
       this.send({ type: 'ping', id });
     });
-  }
-
-  async health(): Promise<ActorHealth> {
-    return (await this.report()).actor;
   }
 
   /** The actor's health and that of the pools it owns (none while it is not running). */

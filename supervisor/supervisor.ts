@@ -126,11 +126,6 @@ export class Supervisor {
     return mergeSnapshots(await Promise.all([own, ...fromActors]));
   }
 
-  /** A running actor by name (for fault drills and tests). */
-  cell(name: string): ActorCell | undefined {
-    return this.cells.find((c) => c.name === name);
-  }
-
   /**
    * Graceful shutdown: the HTTP fronts stop accepting and drain first (they
    * may still need their peers to finish requests), then the other actors,

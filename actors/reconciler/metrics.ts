@@ -26,7 +26,7 @@ export interface PassSummary {
   errors: string[];
 }
 
-export interface ReconcilerStats extends WikiIndexStats {
+interface ReconcilerStats extends WikiIndexStats {
   hook: HookStats;
   bulk: HookBulkStats;
   passes: number;

@@ -9,7 +9,7 @@ import { errors } from '@elastic/elasticsearch';
 /** certificate: the node's TLS certificate is not trusted; credentials: 401; privilege: 403; other: anything else. */
 export type SearchFailureKind = 'certificate' | 'credentials' | 'privilege' | 'other';
 
-export interface SearchFailure {
+interface SearchFailure {
   kind: SearchFailureKind;
   message: string;
 }

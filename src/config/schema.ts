@@ -20,8 +20,8 @@ import { DIALECT_NAMES } from '../smb/header.js';
 import { parseDnsServer } from '../kerberos/kdc-dns.js';
 
 export const DEFAULT_INDEXER_PASSWORD_FILE = '/etc/edu-fileproxy/indexer.secret';
-export const SMB_AUTH_MODES = ['negotiate', 'kerberos', 'ntlm'] as const;
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const SMB_AUTH_MODES = ['negotiate', 'kerberos', 'ntlm'] as const;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 const TLS_FILE_MISSING = 'required when http.tls is set (it needs both cert_file and key_file)';
 

@@ -49,7 +49,7 @@ function readSecretBytes(file: string, key: string, what: string): Buffer {
  * character. A second trailing line break is refused rather than kept: an editor or `echo` added it, and a secret
  * ending in a newline would only show as failed logins.
  */
-export function readSecretFile(file: string, key: string, what: string): string {
+function readSecretFile(file: string, key: string, what: string): string {
   const fail = failOn(file, key);
   const secret = readSecretBytes(file, key, what).toString('utf8').replace(/\r?\n$/, '');
   if (secret === '') return fail(`${file} is empty; write ${what} into it`);
@@ -81,7 +81,7 @@ export function readIndexerPassword(config: Config): string {
 }
 
 /** How the service logs on to Elasticsearch and whom it trusts there; plain data, handed to every actor. */
-export interface ElasticsearchSecrets {
+interface ElasticsearchSecrets {
   auth?: { apiKey: string } | { username: string; password: string };
   /** PEM of elasticsearch.tls.ca_file. */
   caCertificate?: string;

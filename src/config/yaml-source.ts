@@ -9,7 +9,7 @@ export interface YamlSource {
   lineOf(path: readonly PropertyKey[]): number | undefined;
 }
 
-export type YamlParseResult = { ok: true; source: YamlSource } | { ok: false; issues: ConfigIssue[] };
+type YamlParseResult = { ok: true; source: YamlSource } | { ok: false; issues: ConfigIssue[] };
 
 export function parseYamlSource(text: string): YamlParseResult {
   const lineCounter = new LineCounter();

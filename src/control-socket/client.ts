@@ -7,17 +7,17 @@ import { encodeLine, LineSplitter, MAX_EVENT_LINE, type AdminEvent, type AdminRe
 import { isTerminal, type JobInfo, type JobRequest } from '../indexing/reconciler/jobs.js';
 
 /** Nothing listens on the socket: the service is not running (or runs with another data_dir). */
-export class ServiceNotRunningError extends Error {
+class ServiceNotRunningError extends Error {
   override readonly name = 'ServiceNotRunningError';
 }
 
 /** The socket exists but this account may not use it. */
-export class AdminAccessError extends Error {
+class AdminAccessError extends Error {
   override readonly name = 'AdminAccessError';
 }
 
 /** The service refused the request (an unknown share, the wiki feature off, ...). */
-export class AdminRequestRefusedError extends Error {
+class AdminRequestRefusedError extends Error {
   override readonly name = 'AdminRequestRefusedError';
 }
 

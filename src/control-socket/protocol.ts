@@ -16,8 +16,8 @@ import * as z from 'zod';
 import type { JobInfo } from '../indexing/reconciler/jobs.js';
 
 /** Folder of the socket below `storage.data_dir`; mode 700 is what keeps other accounts out. */
-export const ADMIN_DIR = 'admin';
-export const ADMIN_SOCKET_NAME = 'reconciler.sock';
+const ADMIN_DIR = 'admin';
+const ADMIN_SOCKET_NAME = 'reconciler.sock';
 /** Longest Unix socket path Linux accepts (sun_path is 108 bytes with the terminating NUL). */
 const MAX_SOCKET_PATH_BYTES = 107;
 /** Requests are tiny; anything longer is not a request. */

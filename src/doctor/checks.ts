@@ -14,7 +14,7 @@ import { fail, ok, skip, warn, type CheckResult } from './check.js';
 import { isLoopback, listeningAddresses } from './listeners.js';
 
 /** The spec's prerequisite: 1 GB for the search engine plus headroom. */
-export const MIN_FREE_RAM = 1.5 * 1024 ** 3;
+const MIN_FREE_RAM = 1.5 * 1024 ** 3;
 
 export function checkSecretFile(config: Config): { result: CheckResult; password?: string } {
   const name = 'indexer secret';

@@ -5,7 +5,7 @@
 import type { Client } from 'ldapts';
 import type { LdapClientFactory } from './connection.js';
 
-export interface BoundConnectionsOptions {
+interface BoundConnectionsOptions {
   /** Connections open at most. */
   readonly size: number;
   /** An idle connection is closed after this long (so that a process or test that is done can exit). */

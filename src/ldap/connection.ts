@@ -73,7 +73,7 @@ export async function withLdapClient<T>(factory: LdapClientFactory, work: (clien
   }
 }
 
-export type DirectoryErrorKind = 'invalid_credentials' | 'directory_unavailable';
+type DirectoryErrorKind = 'invalid_credentials' | 'directory_unavailable';
 
 /**
  * A failed directory operation, reduced to what a caller answers: wrong credentials (401) or

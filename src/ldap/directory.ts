@@ -12,7 +12,7 @@ import { type LoginName, parseLoginName, realmFromBaseDn } from './login-name.js
 import { decodeSid, encodeSid } from './sid.js';
 import type { GroupSidResolver } from './group-sid-cache.js';
 
-export interface DirectoryOptions {
+interface DirectoryOptions {
   /** `ldap.base_dn`: every user and group lookup is a subtree search below it. */
   readonly baseDn: string;
   /** UPN suffix for bare user names; derived from the DC= parts of `baseDn` when absent. */
@@ -87,7 +87,7 @@ export interface UserLookup {
   lookupUser(name: string): Promise<LookedUpUser | null>;
 }
 
-export const DEFAULT_BATCH_SIZE = 200;
+const DEFAULT_BATCH_SIZE = 200;
 /** Service-account connections kept open by default: lookups are short, and the DC serves every school's users. */
 export const DEFAULT_SERVICE_CONNECTIONS = 2;
 /** An idle service-account connection is closed after this long. */

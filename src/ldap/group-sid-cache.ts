@@ -5,7 +5,7 @@ export interface GroupSidResolver {
   resolveGroupSids(names: readonly string[]): Promise<Map<string, string>>;
 }
 
-export interface GroupSidCacheOptions {
+interface GroupSidCacheOptions {
   /** `ldap.cache_ttl` in ms: how long a resolved name is trusted. */
   readonly ttlMs: number;
   /** `ldap.negative_cache_ttl` in ms: how long an unknown name stays unknown. */

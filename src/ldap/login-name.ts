@@ -29,7 +29,7 @@ export interface LoginName {
  * Longest login name accepted, in characters (Unicode code points, the unit every name check of the service
  * counts in: X-Service-User, X-Service-Groups). AD's own limits are shorter (UPN 1024 bytes, sAMAccountName 20).
  */
-export const MAX_LOGIN_NAME_LENGTH = 256;
+const MAX_LOGIN_NAME_LENGTH = 256;
 
 /** A name's length in the one unit every name check counts: characters (code points), not UTF-16 units. */
 export function characterCount(name: string): number {

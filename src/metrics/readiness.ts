@@ -17,7 +17,7 @@ export interface DependencyProbe {
   run(): Promise<ProbeResult>;
 }
 
-export interface DependencyCheck {
+interface DependencyCheck {
   status: 'up' | 'down' | 'disabled';
   detail: string;
   /** When the probe ran (results are reused for a few seconds). */

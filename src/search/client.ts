@@ -14,7 +14,7 @@ export interface SearchConnection {
   caCertificate?: string;
 }
 
-export interface SearchClientOptions {
+interface SearchClientOptions {
   /** Per request; a hung node must not hold a search for long. Default 10 s. */
   requestTimeoutMs?: number;
   /** Retries of a request, each on another node when there are several; default: one per node, at least 1. */

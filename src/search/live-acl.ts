@@ -35,7 +35,7 @@ export interface IndexedEntry {
   acl_deny: readonly string[];
 }
 
-export interface LiveAclOptions {
+interface LiveAclOptions {
   /** The page's security descriptor as the indexer account reads it. */
   readSecurity(page: PageAddress): Promise<SecurityDescriptor>;
   /** The server of each share this service serves. */
@@ -55,7 +55,7 @@ export interface LiveAclOptions {
 }
 
 /** How long a file server that could not be asked is left alone (the index decides meanwhile). */
-export const UNREACHABLE_BACKOFF_MS = 5_000;
+const UNREACHABLE_BACKOFF_MS = 5_000;
 
 /**
  * What the file server says of a page now: its read ACL, or that it is not there for the indexer any more; or
@@ -72,7 +72,7 @@ interface Known {
   reported: boolean;
 }
 
-export interface CheckedEntries<T> {
+interface CheckedEntries<T> {
   visible: T[];
   /** How many of the entries were hidden. */
   hidden: number;

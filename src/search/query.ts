@@ -31,11 +31,11 @@ export interface SearchRequest {
   size: number;
 }
 
-export const MAX_PAGE_SIZE = 100;
-export const DEFAULT_PAGE_SIZE = 10;
-export const MAX_QUERY_LENGTH = 500;
+const MAX_PAGE_SIZE = 100;
+const DEFAULT_PAGE_SIZE = 10;
+const MAX_QUERY_LENGTH = 500;
 /** Elasticsearch's default `index.max_result_window`. */
-export const MAX_RESULT_WINDOW = 10_000;
+const MAX_RESULT_WINDOW = 10_000;
 
 /** A search request that breaks a rule; `field` names the offending field (answer 400). */
 export class SearchRequestError extends Error {
@@ -99,7 +99,7 @@ export function parseSearchRequest(body: unknown): SearchRequest {
 }
 
 /** Which part of the visible pages a request looks at. */
-export interface Scope {
+interface Scope {
   share?: string | undefined;
   folder?: string | undefined;
   /** `under` (default): the folder and all below it; `exact`: pages of that folder only. */
@@ -139,8 +139,8 @@ function shareFilter(shares: readonly string[], servers: ReadonlyMap<string, str
 /** The indexed read ACL, which the live ACL check compares with the file server's (src/search/live-acl.ts). */
 const ACL_FIELDS = ['acl_allow', 'acl_deny'];
 /** Fields a hit needs from `_source`; the body is only read by the highlighter. */
-export const HIT_SOURCE_FIELDS = ['share', 'folder', 'page', 'path', 'title', 'modified', ...ACL_FIELDS];
-export const SNIPPET_LENGTH = 160;
+const HIT_SOURCE_FIELDS = ['share', 'folder', 'page', 'path', 'title', 'modified', ...ACL_FIELDS];
+const SNIPPET_LENGTH = 160;
 
 /** The parts of every search body that do not depend on the request, serialised once (see searchBodyJson). */
 const SEARCH_SOURCE_JSON = JSON.stringify(HIT_SOURCE_FIELDS);
@@ -155,7 +155,7 @@ const MULTI_MATCH_OPTIONS_JSON = JSON.stringify({
  * The typo rule of the second try (see WikiSearch.search): per word after analysis, no change under 4 letters, one
  * changed, added, left out or swapped letter from 4 to 6 letters, two from 7 on.
  */
-export const TYPO_FUZZINESS = 'AUTO:4,7';
+const TYPO_FUZZINESS = 'AUTO:4,7';
 /** cross_fields takes no fuzziness: each word is its own best_fields match, and every word must match. */
 const FUZZY_MATCH_OPTIONS_JSON = JSON.stringify({ fields: SEARCH_FIELDS, type: 'best_fields', operator: 'and', fuzziness: TYPO_FUZZINESS }).slice(1, -1);
 const HIGHLIGHT_JSON = JSON.stringify({
@@ -211,9 +211,9 @@ export interface SuggestRequest {
   size: number;
 }
 
-export const DEFAULT_SUGGESTIONS = 8;
-export const MAX_SUGGESTIONS = 20;
-export const MAX_SUGGEST_LENGTH = 100;
+const DEFAULT_SUGGESTIONS = 8;
+const MAX_SUGGESTIONS = 20;
+const MAX_SUGGEST_LENGTH = 100;
 
 /** Validates the query string of GET /wiki/suggest (`q`, optional `share` and `size`). */
 export function parseSuggestRequest(query: URLSearchParams): SuggestRequest {
@@ -231,7 +231,7 @@ export function parseSuggestRequest(query: URLSearchParams): SuggestRequest {
 }
 
 /** Fields a suggestion needs from `_source`. */
-export const SUGGEST_SOURCE_FIELDS = ['share', 'folder', 'page', 'path', 'title', ...ACL_FIELDS];
+const SUGGEST_SOURCE_FIELDS = ['share', 'folder', 'page', 'path', 'title', ...ACL_FIELDS];
 
 /**
  * Pages whose title or a heading has every typed word, the last one as a prefix (match_bool_prefix, analysed as the
@@ -257,7 +257,7 @@ export function suggestBody(request: SuggestRequest, viewer: Viewer): estypes.Se
 }
 
 /** Most pages a folder listing returns. */
-export const MAX_LISTED_PAGES = 1000;
+const MAX_LISTED_PAGES = 1000;
 
 /** The pages of exactly one folder (not its sub-folders), start page first, then by name. */
 export function buildPageListBody(share: string, folder: string, viewer: Viewer): estypes.SearchRequest | null {

@@ -21,7 +21,7 @@ import {
   type Viewer,
 } from './query.js';
 
-export interface SearchHit {
+interface SearchHit {
   share: string;
   /** Folder holding the page's `.wiki/` ('' = share root). */
   folder: string;
@@ -48,7 +48,7 @@ export interface SearchResult extends Degradable {
 }
 
 /** A title or heading that starts with what is being typed, and the page it leads to. */
-export interface Suggestion {
+interface Suggestion {
   /** The page's title or one of its headings, as written. */
   text: string;
   kind: 'title' | 'heading';
@@ -62,7 +62,7 @@ export interface SuggestResult extends Degradable {
   suggestions: Suggestion[];
 }
 
-export interface PageEntry {
+interface PageEntry {
   page: string;
   path: string;
   title: string;
@@ -75,7 +75,7 @@ export interface PageListing extends Degradable {
   pages: PageEntry[];
 }
 
-export interface WikiRoot {
+interface WikiRoot {
   share: string;
   folder: string;
   /** Pages of this folder the viewer may see. */
@@ -88,7 +88,7 @@ export interface RootListing extends Degradable {
   roots: WikiRoot[];
 }
 
-export interface WikiSearchOptions {
+interface WikiSearchOptions {
   client: Client;
   /** Alias searched; default `wiki-md`. */
   alias?: string;

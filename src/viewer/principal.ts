@@ -16,12 +16,12 @@ import { AUTHENTICATED_USERS_SID, EVERYONE_SID } from '../wiki/acl.js';
 
 export const SERVICE_GROUPS_HEADER = 'x-service-groups';
 
-export interface GroupsHeaderLimits {
+interface GroupsHeaderLimits {
   maxGroups: number;
   maxNameLength: number;
 }
 
-export const DEFAULT_GROUPS_HEADER_LIMITS: GroupsHeaderLimits = { maxGroups: 100, maxNameLength: 256 };
+const DEFAULT_GROUPS_HEADER_LIMITS: GroupsHeaderLimits = { maxGroups: 100, maxNameLength: 256 };
 
 export type GroupsHeaderProblem =
   | 'non_ascii'
@@ -110,7 +110,7 @@ export function parseServiceGroupsHeader(
   return [...names];
 }
 
-export interface ResolvedPrincipal {
+interface ResolvedPrincipal {
   /** The user's own SID, when known. */
   userSid?: string | undefined;
   /** SIDs of the groups from X-Service-Groups that the directory resolved (unresolved names are left out). */

@@ -65,7 +65,7 @@ export function parseServiceUserHeader(value: string | undefined): string | unde
   return name;
 }
 
-export interface CallerRolesOptions {
+interface CallerRolesOptions {
   /** `wiki.trusted_callers`. */
   trustedCallers: readonly string[];
   /** `smb.indexer_service_account.user`. */
@@ -80,7 +80,7 @@ export interface CallerRolesOptions {
   mayNameAdmins: boolean;
 }
 
-export type TechnicalRole = 'trusted_caller' | 'indexer';
+type TechnicalRole = 'trusted_caller' | 'indexer';
 
 /** Why a trusted caller may not call on behalf of an account; each is a 403 `service_user_<rule>`. */
 export type ServiceUserRule = 'computer' | 'krbtgt' | 'indexer' | 'trusted_caller' | 'not_delegated' | 'protected_user' | 'admin';

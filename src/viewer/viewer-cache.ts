@@ -13,7 +13,7 @@ import type { ReusableViewerAnswer, ViewerAnswer, ViewerQuery } from './viewer.j
 export const VISIBILITY_GENERATION = 0;
 export const VIEWER_EPOCH_WORDS = 1;
 
-export interface ViewerAnswerCacheDeps {
+interface ViewerAnswerCacheDeps {
   /** The resolver's shared memory of its current incarnation; throws or rejects while the resolver is down. */
   epoch(): Int32Array | Promise<Int32Array>;
   /** Asks the resolver. */

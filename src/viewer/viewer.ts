@@ -132,7 +132,7 @@ const DIRECTORY_UNAVAILABLE: Refusal = {
   message: 'the directory service (LDAP) is unavailable, so the credentials cannot be checked; try again later',
 };
 
-export interface ViewerResolverOptions {
+interface ViewerResolverOptions {
   /** The directory; null when the wiki cannot resolve anyone (no `ldap.base_dn`): every answer is then empty. */
   directory: (UserAuthenticator & UserLookup & GroupSidResolver) | null;
   /** Which accounts may name a user in `X-Service-User`, and which must. */

@@ -17,9 +17,9 @@ export interface ShareVisibility extends WikiVisibility {
   share: string;
 }
 
-export const DEFAULT_VISIBILITY: Readonly<WikiVisibility> = { active: true, access_groups: [] };
-export const MAX_ACCESS_GROUPS = 100;
-export const MAX_GROUP_NAME_LENGTH = 256;
+const DEFAULT_VISIBILITY: Readonly<WikiVisibility> = { active: true, access_groups: [] };
+const MAX_ACCESS_GROUPS = 100;
+const MAX_GROUP_NAME_LENGTH = 256;
 
 /** A visibility update that breaks a rule; `field` names the offending field (answer 400). */
 export class VisibilityRequestError extends Error {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-export const DEFAULT_DEDUPE_SIZE = 100;
+const DEFAULT_DEDUPE_SIZE = 100;
 
 /**
  * The last N accepted webhook event ids (spec: 100, in memory only, so a restart forgets them), in one

@@ -13,7 +13,7 @@ export interface AcceptedWebhookEvent {
 }
 
 /** Where `service-eventhandler` events go: the UserEventsCache, or a call to the actor that owns it. */
-export interface UserEventSink {
+interface UserEventSink {
   add(username: string, event: Omit<UserEvent, 'receivedAt'>): void | Promise<void>;
 }
 
@@ -24,7 +24,7 @@ export interface WebhookDispatchDeps {
   readonly maxUserEventSize?: number;
 }
 
-export type DispatchOutcome =
+type DispatchOutcome =
   | 'cached' // service-eventhandler event stored for its user
   | 'discarded' // service-eventhandler event without a usable username
   | 'logged' // platform-api event (the spec keeps their content evaluation inactive)

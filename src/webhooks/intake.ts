@@ -15,9 +15,9 @@ export interface WebhookIntakeOptions {
   readonly maxTimestampAgeMs: number;
 }
 
-export const DEFAULT_MAX_TIMESTAMP_AGE_MS = 5 * 60 * 1000;
+const DEFAULT_MAX_TIMESTAMP_AGE_MS = 5 * 60 * 1000;
 
-export interface AcceptedWebhookHeaders {
+interface AcceptedWebhookHeaders {
   readonly ok: true;
   readonly client: WebhookClient;
   readonly eventId: string;
@@ -26,7 +26,7 @@ export interface AcceptedWebhookHeaders {
   readonly userAgent: string;
 }
 
-export type WebhookIntakeResult = AcceptedWebhookHeaders | { readonly ok: false; readonly error: HttpError };
+type WebhookIntakeResult = AcceptedWebhookHeaders | { readonly ok: false; readonly error: HttpError };
 
 const REQUIRED_HEADERS = ['x-webhook-key', 'x-webhook-timestamp', 'x-webhook-event-id'] as const;
 

@@ -15,7 +15,7 @@ export class UnsupportedUserAgentError extends Error {
   }
 }
 
-export interface WebhookRegistryOptions {
+interface WebhookRegistryOptions {
   /** `webhooks.supported_user_agents`: the services a client may be created for. */
   readonly supportedUserAgents: readonly string[];
   /** Clock for `created_at`; injectable for tests. */

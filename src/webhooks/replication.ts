@@ -13,7 +13,7 @@ export interface ReplicaLink {
 }
 
 /** `Front`: how the fronts are named (their actor instance names in the service). */
-export interface ClientListReplicationOptions<Front extends string = string> {
+interface ClientListReplicationOptions<Front extends string = string> {
   /** The current client list (the registry's). */
   readonly clients: () => readonly WebhookClient[];
   /** How the store reaches a front; a call to a front that is down rejects. */

@@ -16,7 +16,7 @@ export interface NewUserEvent {
   readonly event: Omit<UserEvent, 'receivedAt'>;
 }
 
-export interface UserEventsCacheOptions {
+interface UserEventsCacheOptions {
   /** `webhooks.user_events.ttl` in ms; the spec keeps events for 24 hours. */
   readonly ttlMs?: number;
   /** `webhooks.user_events.max_per_user`: older events of a user beyond this are dropped. */

@@ -62,7 +62,7 @@ export function versionToken(size: number, modified: Date, sd: SecurityDescripto
   return createHash('sha256').update(material).digest('hex').slice(0, 32);
 }
 
-export interface MarkdownText {
+interface MarkdownText {
   /** Text of the first heading, null when the page has none. */
   title: string | null;
   headings: string[];

@@ -10,8 +10,8 @@
  */
 
 export const WIKI_DIR = '.wiki';
-export const PAGE_EXTENSION = '.md';
-export const START_PAGE_NAME = 'index';
+const PAGE_EXTENSION = '.md';
+const START_PAGE_NAME = 'index';
 
 /** A share-relative path that cannot name anything in a share (`..`, `.`, NUL). */
 export class SharePathError extends Error {
@@ -19,7 +19,7 @@ export class SharePathError extends Error {
 }
 
 /** Splits a share-relative path into its segments; '' and '/' give []. */
-export function splitSharePath(path: string): string[] {
+function splitSharePath(path: string): string[] {
   const segments = path.split(/[\\/]/).filter((s) => s !== '');
   for (const segment of segments) {
     if (segment === '.' || segment === '..') throw new SharePathError(`path '${path}' contains a '${segment}' segment`);
@@ -47,7 +47,7 @@ function isDirectlyInWikiDir(parents: readonly string[]): boolean {
   return parents.length > 0 && parents.findIndex(isWikiDirName) === parents.length - 1;
 }
 
-export interface WikiPageLocation {
+interface WikiPageLocation {
   /** Canonical share-relative path of the `.md` file. */
   path: string;
   /** The folder holding the `.wiki/` ('' = share root). */
@@ -102,9 +102,9 @@ export function folderAncestry(folder: string): string[] {
   return segments.map((_, i) => segments.slice(0, i + 1).join('/'));
 }
 
-export type WikiWriteViolationCode = 'wiki_subfolder' | 'wiki_non_markdown';
+type WikiWriteViolationCode = 'wiki_subfolder' | 'wiki_non_markdown';
 
-export interface WikiWriteViolation {
+interface WikiWriteViolation {
   code: WikiWriteViolationCode;
   message: string;
 }

@@ -82,12 +82,11 @@ describe('supervisor restarts', () => {
   });
 
   it('gives up after max_restarts crashes and exits non-zero', async () => {
-    const { supervisor } = await startSupervisor(1);
-    const reconciler = supervisor.cell('reconciler')!;
+    const { supervisor, url } = await startSupervisor(1);
     await crashActor('reconciler', 'first');
     await waitFor(async () => {
-      const h = await reconciler.health();
-      return h.state === 'running' && h.restarts === 1;
+      const reconciler = (await health(url)).actors['reconciler']!;
+      return reconciler.state === 'running' && reconciler.restarts === 1;
     }, 5_000);
     await crashActor('reconciler', 'second');
     assert.equal(await supervisor.done, 1);

@@ -17,11 +17,11 @@ async function until(check: () => boolean): Promise<void> {
 
 /** Until the cell runs again after its `count`-th restart. */
 async function restarted(cell: ActorCell, count: number): Promise<void> {
-  while (cell.state !== 'running' || (await cell.health()).restarts < count) await new Promise((resolve) => setTimeout(resolve, 10));
+  while (cell.state !== 'running' || (await cell.report()).actor.restarts < count) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
 async function threadOf(cell: ActorCell): Promise<number> {
-  return ((await cell.health()).details as { threadId: number }).threadId;
+  return ((await cell.report()).actor.details as { threadId: number }).threadId;
 }
 
 /** An id above that of every thread created so far, below that of every later one. */
@@ -49,7 +49,7 @@ it('restarts a killed actor on a spare thread created before the kill', async ()
       await restarted(cell, kill);
       const next = await threadOf(cell);
       assert.ok(previous < next && next < mark, `incarnation ${kill + 1} runs on thread ${next}, created between ${previous} and the kill (${mark})`);
-      assert.equal((await cell.health()).restarts, kill);
+      assert.equal((await cell.report()).actor.restarts, kill);
       previous = next;
     }
   } finally {

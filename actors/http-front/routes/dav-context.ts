@@ -69,7 +69,7 @@ export interface DavDeps {
   log: Logger;
 }
 
-export type DavHandler = (call: DavCall) => Promise<void>;
+type DavHandler = (call: DavCall) => Promise<void>;
 
 /** What every WebDAV route shares: the SMB sessions of this thread, dav-state, the post-write hook. */
 export class DavService {

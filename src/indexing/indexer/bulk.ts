@@ -11,7 +11,7 @@ export function documentSource(doc: WikiDocument): Omit<WikiDocument, 'id'> {
   return source;
 }
 
-export interface BulkItemCounts {
+interface BulkItemCounts {
   upserted: number;
   deleted: number;
   /** Operations Elasticsearch rejected one by one (mapping errors, rejections). */

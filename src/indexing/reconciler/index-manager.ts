@@ -20,7 +20,7 @@ import {
 } from '../../search/mapping.js';
 import { RebuildLease } from './rebuild-lock.js';
 
-export type EnsureIndexResult = {
+type EnsureIndexResult = {
   /** The index the alias points to. */
   index: string;
   mappingVersion: number;
@@ -46,7 +46,7 @@ export class IndexStateError extends Error {
   override readonly name = 'IndexStateError';
 }
 
-export interface IndexManagerOptions {
+interface IndexManagerOptions {
   client: Client;
   /** Renders and writes a rebuild's batches (the indexer pool in the service); default: this thread, on `client`. */
   bulk?: BulkWriter;

@@ -16,7 +16,7 @@ export interface SourceDocument {
   source: string;
 }
 
-export interface IndexWriterOptions {
+interface IndexWriterOptions {
   bulk: BulkWriter;
   target: WriteTarget;
   /** Operations per batch; default 500. */

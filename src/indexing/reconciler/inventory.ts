@@ -24,7 +24,7 @@ export function shareQuery({ server, share }: IndexedShare): estypes.QueryDslQue
   return { bool: { filter: [{ term: { server } }, { term: { share } }] } };
 }
 
-export interface InventoryOptions {
+interface InventoryOptions {
   /** Alias read; default `wiki-md`. */
   alias?: string;
   /** Documents per request; default 1000. */

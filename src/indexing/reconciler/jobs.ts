@@ -9,7 +9,7 @@
 import { folderKey } from '../../wiki/document-id.js';
 import { addCounts, emptyCounts, type ShareCounts } from './share-pass.js';
 
-export type JobKind = 'pass' | 'reindex' | 'rebuild';
+type JobKind = 'pass' | 'reindex' | 'rebuild';
 
 export interface JobRequest {
   kind: JobKind;
@@ -18,10 +18,10 @@ export interface JobRequest {
   dryRun?: boolean;
 }
 
-export type JobState = 'queued' | 'running' | 'finished' | 'cancelled' | 'failed';
+type JobState = 'queued' | 'running' | 'finished' | 'cancelled' | 'failed';
 
 /** A share's part of a job. */
-export interface ShareReport extends ShareCounts {
+interface ShareReport extends ShareCounts {
   durationMs: number;
   /** Why the share could not be finished. */
   error?: string;

@@ -24,7 +24,7 @@ export class ShareUnlistedError extends Error {
   override readonly name = 'ShareUnlistedError';
 }
 
-export interface OrderedWalkOptions {
+interface OrderedWalkOptions {
   /** Folder listings requested ahead, per level of the tree. Default 8. */
   lookahead?: number;
   /** Folders nested deeper than this are skipped (a guard against link loops). Default 64. */

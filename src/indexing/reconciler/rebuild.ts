@@ -11,7 +11,7 @@ import { mapConcurrent } from '../../common/map-concurrent.js';
 import { walkWikiPages, type WalkItem } from './ordered-walk.js';
 import type { ShareCounts, ShareSource } from './share-pass.js';
 
-export interface RebuildShare {
+interface RebuildShare {
   server: string;
   share: string;
   source: ShareSource;
@@ -19,7 +19,7 @@ export interface RebuildShare {
   counts: ShareCounts;
 }
 
-export interface RebuildOptions {
+interface RebuildOptions {
   manager: IndexManager;
   shares: readonly RebuildShare[];
   concurrency: number;
@@ -30,7 +30,7 @@ export interface RebuildOptions {
   log: Logger;
 }
 
-export class RebuildCancelledError extends Error {
+class RebuildCancelledError extends Error {
   override readonly name = 'RebuildCancelledError';
 }
 

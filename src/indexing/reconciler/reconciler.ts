@@ -29,7 +29,7 @@ export interface ReconcilerShare {
   share: string;
 }
 
-export interface ReconcilerOptions {
+interface ReconcilerOptions {
   client: Client;
   /** Renders and writes the batches (the indexer pool in the service). */
   bulk: BulkWriter;

@@ -59,7 +59,7 @@ export function addCounts(total: ShareCounts, part: ShareCounts): void {
   for (const key of Object.keys(total) as (keyof ShareCounts)[]) total[key] += part[key];
 }
 
-export interface SharePassOptions {
+interface SharePassOptions {
   server: string;
   share: string;
   /** Only the pages below this folder (as written): a change watch's pass of the subtree it saw change. Default '' (all). */

@@ -43,13 +43,13 @@ import { folderAncestry, isWikiDir, SharePathError, wikiPageLocation } from '../
 import { isWithin } from './jobs.js';
 
 /** What the tree watch on the share root asks the server to report (which of these Samba reports: see above). */
-export const WATCH_FILTER =
+const WATCH_FILTER =
   FileNotifyChange.FILE_NAME | FileNotifyChange.DIR_NAME | FileNotifyChange.SIZE | FileNotifyChange.LAST_WRITE | FileNotifyChange.SECURITY;
 
 /** Why the watch asks for a pass: said in the log instead of the paths it saw. */
-export type PassReason = 'overflow' | 'watch set up again' | 'changes not taken by the index queue' | 'folder renamed or changed';
+type PassReason = 'overflow' | 'watch set up again' | 'changes not taken by the index queue' | 'folder renamed or changed';
 
-export interface ShareWatchOptions {
+interface ShareWatchOptions {
   server: string;
   share: string;
   /** The share as the indexer account sees it. */

@@ -17,7 +17,7 @@ import { emptyCounts, type ShareSource } from './share-pass.js';
  * `outdated`: the alias has an older mapping and awaits a rebuild; writes go through the alias meanwhile.
  * `newer_mapping`: a newer build owns the index; this one writes nothing.
  */
-export type IndexStatus = 'unprepared' | 'outdated' | 'rebuilding' | 'ready' | 'newer_mapping';
+type IndexStatus = 'unprepared' | 'outdated' | 'rebuilding' | 'ready' | 'newer_mapping';
 
 export interface WikiIndexStats {
   alias: string;
@@ -26,7 +26,7 @@ export interface WikiIndexStats {
   analyzer: TextAnalyzer | null;
 }
 
-export interface WikiIndexOptions {
+interface WikiIndexOptions {
   client: Client;
   /** Renders and writes a migration's batches (the indexer pool in the service); default: this thread. */
   bulk?: BulkWriter;

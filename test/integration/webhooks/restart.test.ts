@@ -76,7 +76,7 @@ describe('restarts', () => {
       try {
         const client = await AdminApi.asAdmin(url, await readTestbedEnv()).register('platform-api');
         await crashActor('http-front', 'drill');
-        await waitFor(async () => (await supervisor.cell('http-front')!.health()).restarts === 1, 10_000);
+        await waitFor(async () => (await supervisor.health()).actors['http-front']?.restarts === 1, 10_000);
         // Until the store's copy arrives the front answers 503 (never 401); then the key works again.
         const statuses = new Set<number>();
         await waitFor(async () => {
