@@ -4,8 +4,9 @@
  * the directory or file server is asked.
  *
  * Two tables, both in memory, owned by one thread (the ldap-resolver actor) for every HTTP thread:
- *  - per account (`loginBudget` of src/ldap/login-name.ts, the one parser of login names: every spelling of
- *    one account name — `EDU\anna`, `anna@edu.test`, `ANNA` — shares one budget): `max_failures` failed logins make the account
+ *  - per account (`loginBudget` of src/ldap/login-name.ts, the one parser of login names, with a principal name
+ *    mapped to the account holding it by login-accounts.ts: every spelling of one account — `EDU\anna`,
+ *    `anna@edu.test`, `ANNA`, its explicit UPN — shares one budget): `max_failures` failed logins make the account
  *    locked for `lockout`; each failure after a lockout doubles it, up to `failure_window`. The record is forgotten
  *    `failure_window` after its last failure. A successful login clears it.
  *  - per client address (the TCP peer; IPv6 by its /64): `max_address_failures` failed logins across accounts lock
@@ -41,7 +42,10 @@ interface LoginThrottleOptions {
 
 /** Who tries to log in. */
 export interface LoginAttempt {
-  /** Whose failure budget the attempt spends: `loginBudget` of the name as sent (src/ldap/login-name.ts). */
+  /**
+   * Whose failure budget the attempt spends: `loginBudget` of the name as sent (src/ldap/login-name.ts), a principal
+   * name of which the guard replaces by the account holding it before the throttle counts (login-accounts.ts).
+   */
   account: string;
   /** The TCP peer address of the client. */
   address: string;

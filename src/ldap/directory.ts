@@ -194,6 +194,19 @@ export class Directory implements UserAuthenticator, UserLookup, GroupSidResolve
     });
   }
 
+  /**
+   * The sAMAccountName of the account the login name `name` binds as, read with the service account, as the DC
+   * resolves a principal name: the holder of that explicit userPrincipalName, else (in this realm) the account its
+   * user part names. Null when there is none or the name is ambiguous.
+   */
+  async loginAccount(name: string): Promise<string | null> {
+    const login = parseLoginName(name, this.realm);
+    return this.asServiceAccount('looking up the account of a login name', async (client) => {
+      const entry = await this.findUserEntry(client, login);
+      return typeof entry === 'string' ? null : text(single(entry, 'sAMAccountName'));
+    });
+  }
+
   /** The Kerberos settings of the account `name` (sAMAccountName), read with the service account; null when unknown. */
   async kerberosAccount(name: string): Promise<KerberosAccount | null> {
     const login = parseLoginName(name, this.realm);

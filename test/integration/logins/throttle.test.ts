@@ -100,6 +100,34 @@ describe('login throttle', () => {
     }
   });
 
+  it('an explicit UPN with another user part spends the account\'s one budget, over WebDAV and the wiki', async () => {
+    // main at 88de901 counted a.mueller@schule.de under "a.mueller", not under its account "anna": the account had
+    // max_failures twice, and the right password still worked after max_failures wrong ones in all.
+    const scratch = new ScratchAccounts(env);
+    try {
+      const id = Date.now().toString(36);
+      const upn = `other-${id}@schule.example`;
+      const account = await scratch.createUser(`upnb${id}`, ['Lehrer'], { userPrincipalName: upn });
+      // Such a UPN is a working spelling on both routes (else the 429s below would prove nothing): a twin shows it.
+      const twinUpn = `twin-${id}@schule.example`;
+      const twin = await scratch.createUser(`upnt${id}`, ['Lehrer'], { userPrincipalName: twinUpn });
+      assert.equal((await roots(twinUpn, twin.password)).status, 200, 'the wiki binds with the explicit UPN');
+      assert.equal((await dav(twinUpn, twin.password)).status, 200, 'WebDAV logs on with it');
+      const realmUpn = `${account.name}@${env.smb.realm.toLowerCase()}`;
+      const wrong: [string, (user: string, pw: string) => Promise<Response>][] = [
+        [`${env.smb.domain}\\${account.name}`, dav], [upn, roots], [realmUpn, dav],
+      ];
+      assert.equal(wrong.length, MAX_FAILURES);
+      for (const [i, [spelling, route]] of wrong.entries()) assert.equal((await route(spelling, `wrong-${i}`)).status, 401, spelling);
+      for (const [spelling, route] of [[upn, dav], [upn.toUpperCase(), roots], [realmUpn, roots], [account.name, dav]] as const) {
+        await assertThrottled(await route(spelling, 'wrong-again'), `a further guess as ${spelling}`);
+        await assertThrottled(await route(spelling, account.password), `a new login as ${spelling}, right password`);
+      }
+    } finally {
+      await scratch.removeAll();
+    }
+  });
+
   it('WebDAV: wrong passwords in user@realm form are refused logons (401, counted), not 404', async () => {
     // Samba answers that session setup NT_STATUS_NOT_FOUND: main at b8fc48f answered 404 and took the attempt back
     // from the throttle, so such guesses were never counted.
