@@ -299,11 +299,7 @@ export class Directory implements UserAuthenticator, UserLookup, GroupSidResolve
       if (err instanceof ProtocolError) return undefined;
       throw err;
     }
-    const dn = /^dn:(.+)$/is.exec(authzId)?.[1];
-    if (dn !== undefined) return equals('distinguishedName', dn);
-    const account = /^u:(?:[^\\]*\\)?(.+)$/is.exec(authzId)?.[1];
-    if (account !== undefined) return equals('sAMAccountName', account);
-    throw new DirectoryError('directory_unavailable', `the directory did not say whom it authenticated (Who am I? answered '${authzId}')`);
+    return authzIdFilter(authzId);
   }
 
   /**
@@ -377,6 +373,19 @@ export class Directory implements UserAuthenticator, UserLookup, GroupSidResolve
     }
     return found;
   }
+}
+
+/**
+ * The filter for the entry a "Who am I?" answer names: `dn:<dn>` by its DN, `u:DOMAIN\\account` or `u:account`
+ * by sAMAccountName. Any other answer (an anonymous connection's empty one included) says nobody we can find,
+ * which is the directory failing, not the user: `directory_unavailable`.
+ */
+export function authzIdFilter(authzId: string): Filter {
+  const dn = /^dn:(.+)$/is.exec(authzId)?.[1];
+  if (dn !== undefined) return equals('distinguishedName', dn);
+  const account = /^u:(?:[^\\]*\\)?(.+)$/is.exec(authzId)?.[1];
+  if (account !== undefined) return equals('sAMAccountName', account);
+  throw new DirectoryError('directory_unavailable', `the directory did not say whom it authenticated (Who am I? answered '${authzId}')`);
 }
 
 const ACCOUNT_STATE_ATTRIBUTES = ['userAccountControl', 'msDS-User-Account-Control-Computed', 'accountExpires'];
