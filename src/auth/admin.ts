@@ -129,7 +129,9 @@ export class AdminAuthenticator {
     let directoryUser: DirectoryUser;
     try {
       const bind = () => this.directory.authenticateUser(user, password);
-      directoryUser = this.guard ? await guardedLogin(this.guard, { account: loginBudget(user), address: clientAddress }, bind, isInvalidCredentials) : await bind();
+      // Counted under the name as bound: a bare name binds as user@realm, which another account's explicit UPN can hold.
+      const attempt = { account: loginBudget(this.directory.loginName(user).bindName), address: clientAddress };
+      directoryUser = this.guard ? await guardedLogin(this.guard, attempt, bind, isInvalidCredentials) : await bind();
     } catch (err) {
       if (err instanceof LoginThrottledError) return throttledAnswer(err);
       if (err instanceof ActorUnavailableError) return { ok: false, status: 503, error: 'directory_unavailable', message: THROTTLE_UNAVAILABLE_MESSAGE };

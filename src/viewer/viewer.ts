@@ -370,7 +370,9 @@ export class ViewerResolver {
 
   private async bindAndCache(directory: UserAuthenticator, key: string, { user, password, clientAddress }: Pick<ViewerQuery, 'user' | 'password' | 'clientAddress'>): Promise<Identity> {
     const bind = () => directory.authenticateUser(user, password);
-    const account = await guardedLogin(this.options.guard, { account: loginBudget(user), address: clientAddress }, bind, isInvalidCredentials).catch((error: unknown) => {
+    // Counted under the name as bound: a bare name binds as user@realm, which another account's explicit UPN can hold.
+    const attempt = { account: loginBudget(directory.loginName(user).bindName), address: clientAddress };
+    const account = await guardedLogin(this.options.guard, attempt, bind, isInvalidCredentials).catch((error: unknown) => {
       if (error instanceof DirectoryError && error.kind === 'directory_unavailable') this.counters.directoryErrors++;
       throw error;
     });

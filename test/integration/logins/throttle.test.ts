@@ -128,6 +128,29 @@ describe('login throttle', () => {
     }
   });
 
+  it('a bare name in the wiki counts against the account its bind reaches, which another account\'s explicit UPN can be', async () => {
+    // bob has only the implicit UPN bob@realm; mal's explicit UPN is that same name, which wins the bind of a bare
+    // "bob" (Samba refuses to set such a UPN over LDAP, Windows does not). Before, such guesses at mal's password
+    // counted against "bob", a second budget of mal's.
+    const scratch = new ScratchAccounts(env);
+    try {
+      const id = Date.now().toString(36);
+      const bob = await scratch.createUser(`bareb${id}`, ['Lehrer'], { userPrincipalName: null });
+      const mal = await scratch.createUser(`barem${id}`, ['Lehrer']);
+      await scratch.forceUserPrincipalName(mal.name, `${bob.name}@${env.smb.realm.toLowerCase()}`);
+      const wrong: [string, (user: string, pw: string) => Promise<Response>][] = [
+        [bob.name, roots], [`${env.smb.domain}\\${mal.name}`, dav], [bob.name.toUpperCase(), roots],
+      ];
+      assert.equal(wrong.length, MAX_FAILURES);
+      for (const [i, [spelling, route]] of wrong.entries()) assert.equal((await route(spelling, `wrong-${i}`)).status, 401, spelling);
+      await assertThrottled(await roots(bob.name, mal.password), 'a new wiki login with the bare name, mal\'s password');
+      await assertThrottled(await dav(mal.name, mal.password), 'mal over WebDAV');
+      assert.equal((await dav(bob.name, bob.password)).status, 200, 'bob, whom a bare name names over SMB, is not locked');
+    } finally {
+      await scratch.removeAll();
+    }
+  });
+
   it('WebDAV: wrong passwords in user@realm form are refused logons (401, counted), not 404', async () => {
     // Samba answers that session setup NT_STATUS_NOT_FOUND: main at b8fc48f answered 404 and took the attempt back
     // from the throttle, so such guesses were never counted.
