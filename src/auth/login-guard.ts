@@ -7,10 +7,10 @@ import type { Logger } from 'pino';
 import { HttpError } from '../http/http-error.js';
 import { ActorUnavailableError } from '../runtime/rpc.js';
 import type { LoginAccounts } from './login-accounts.js';
-import type { LoginAdmission, LoginAttempt, LoginOutcome, LoginThrottle } from './login-throttle.js';
+import type { LoginAttempt, LoginOutcome, LoginRefusal, LoginThrottle } from './login-throttle.js';
 
 /** The throttle's answer; an admitted attempt with the attempt as counted, which its outcome is settled for. */
-export type GuardAdmission = { admitted: true; counted: LoginAttempt } | Exclude<LoginAdmission, { admitted: true }>;
+export type GuardAdmission = { admitted: true; counted: LoginAttempt } | LoginRefusal;
 
 export interface LoginGuard {
   admit(attempt: LoginAttempt): Promise<GuardAdmission>;
@@ -37,6 +37,9 @@ export class LoginThrottledError extends Error {
 export function localLoginGuard(throttle: LoginThrottle, accounts: LoginAccounts): LoginGuard {
   return {
     admit: async (attempt) => {
+      // A locked address is refused before its login name's account is looked up: it costs the directory nothing.
+      const addressLocked = throttle.refuseAddress(attempt.address);
+      if (addressLocked) return addressLocked;
       const counted = await accounts.counted(attempt);
       const admission = throttle.admit(counted);
       return admission.admitted ? { admitted: true, counted } : admission;

@@ -51,9 +51,8 @@ export interface LoginAttempt {
   address: string;
 }
 
-export type LoginAdmission =
-  | { admitted: true }
-  | { admitted: false; scope: 'account' | 'address'; retryAfterSeconds: number };
+export type LoginRefusal = { admitted: false; scope: 'account' | 'address'; retryAfterSeconds: number };
+export type LoginAdmission = { admitted: true } | LoginRefusal;
 
 /** `failed`: the directory refused the credentials; `unknown`: it could not tell (unavailable, timeout). */
 export type LoginOutcome = 'succeeded' | 'failed' | 'unknown';
@@ -95,7 +94,7 @@ export class LoginThrottle {
   /** Whether the attempt may ask the directory; an admitted attempt counts as a failure until it is settled. */
   admit(attempt: LoginAttempt): LoginAdmission {
     const account = attempt.account;
-    const address = this.countedAddress(attempt);
+    const address = this.countedAddress(attempt.address);
     const refusal = this.refusal('account', this.accounts.get(account), this.options.maxFailures)
       ?? (address === undefined ? undefined : this.refusal('address', this.addresses.get(address), this.options.maxAddressFailures));
     if (refusal) {
@@ -107,13 +106,24 @@ export class LoginThrottle {
     return { admitted: true };
   }
 
+  /**
+   * The refusal of any attempt from `address` while it is locked, else undefined: checked before the account of a
+   * login name is looked up, so that a locked address costs the directory nothing (login-guard.ts).
+   */
+  refuseAddress(address: string): LoginRefusal | undefined {
+    const key = this.countedAddress(address);
+    const refusal = key === undefined ? undefined : this.refusal('address', this.addresses.get(key), this.options.maxAddressFailures);
+    if (refusal) this.throttled++;
+    return refusal;
+  }
+
   /** Records what came of an admitted attempt. */
   settle(attempt: LoginAttempt, outcome: LoginOutcome): void {
     if (outcome === 'failed') return;
     const account = attempt.account;
     if (outcome === 'succeeded') this.accounts.delete(account);
     else this.count(this.accounts, account, -1);
-    const address = this.countedAddress(attempt);
+    const address = this.countedAddress(attempt.address);
     if (address !== undefined) this.count(this.addresses, address, -1);
   }
 
@@ -128,12 +138,12 @@ export class LoginThrottle {
   }
 
   /** The address key the attempt counts under; undefined for a trusted proxy. */
-  private countedAddress(attempt: LoginAttempt): string | undefined {
-    const address = addressKey(attempt.address);
-    return this.trusted.has(address) ? undefined : address;
+  private countedAddress(address: string): string | undefined {
+    const key = addressKey(address);
+    return this.trusted.has(key) ? undefined : key;
   }
 
-  private refusal(scope: 'account' | 'address', record: FailureRecord | undefined, limit: number): LoginAdmission | undefined {
+  private refusal(scope: 'account' | 'address', record: FailureRecord | undefined, limit: number): LoginRefusal | undefined {
     if (record === undefined) return undefined;
     const until = this.lockedUntil(record, limit);
     const now = this.now();

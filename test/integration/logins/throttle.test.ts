@@ -182,4 +182,16 @@ describe('login throttle', () => {
     await assertThrottled(await dav('ben', 'Winter2026!'), 'a new login over WebDAV from that address');
     assert.equal((await roots('anna', password('anna'))).status, 200, 'verified credentials from that address');
   });
+
+  it('a spray of fresh principal names from a locked address costs the DC nothing', async () => {
+    // Each name would be mapped to its account before it is counted; a locked address is refused before that.
+    const lookups = () => metric('fileproxy_login_account_lookups_total', { result: 'answered' });
+    const opened = () => metric('fileproxy_ldap_service_connections_opened_total');
+    const [lookupsBefore, openedBefore] = [await lookups(), await opened()];
+    const names = Array.from({ length: 20 }, (_, i) => `spray-${Date.now().toString(36)}-${i}@elsewhere.example`);
+    const answers = await Promise.all([...names, ...names].map((name) => roots(name, 'Winter2026!')));
+    assert.deepEqual([...new Set(answers.map((res) => res.status))], [429]);
+    assert.equal(await lookups() - lookupsBefore, 0, 'no search');
+    assert.equal(await opened() - openedBefore, 0, 'no connection');
+  });
 });

@@ -98,4 +98,17 @@ describe('localLoginGuard with LoginAccounts', () => {
       await assert.rejects(guardedLogin(guard, attempt(name), async () => 'ok', refused), LoginThrottledError, `${name}: locked, right password or not`);
     }
   });
+
+  it('refuses a locked address before looking its login names up', async () => {
+    const throttle = new LoginThrottle({ maxFailures: 0, maxAddressFailures: 2, lockoutMs: 60_000, failureWindowMs: 600_000, now: () => T0 });
+    const dc = directory({});
+    const guard = localLoginGuard(throttle, accountsWith(dc.lookup));
+    const wrong = () => Promise.reject(new DirectoryError('invalid_credentials', 'wrong password'));
+    const refused = (err: unknown) => err instanceof DirectoryError && err.kind === 'invalid_credentials';
+    for (let i = 0; i < 2; i++) await assert.rejects(guardedLogin(guard, { account: loginBudget(`s${i}@x.example`), address: '10.0.0.9' }, wrong, refused), DirectoryError);
+    for (let i = 2; i < 50; i++) {
+      await assert.rejects(guardedLogin(guard, { account: loginBudget(`s${i}@x.example`), address: '10.0.0.9' }, wrong, refused), (err) => err instanceof LoginThrottledError && err.scope === 'address');
+    }
+    assert.equal(dc.asked.length, 2);
+  });
 });
