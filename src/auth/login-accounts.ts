@@ -6,8 +6,8 @@
 // name and cache period, on connections it already has, never a connection per guess.
 //
 // Where no answer is to be had, the budget is the name's user part (what it was before names were looked up): with
-// no directory configured, and while the directory does not answer (then lookups rest for a few seconds, so that
-// logins are not slowed by one timeout after another). A lookup never fails a login: a login's own bind or SMB logon
+// no directory configured, and for a name not cached while the directory does not answer (then lookups rest for a
+// few seconds, so that logins are not slowed by one timeout after another). A lookup never fails a login: a login's own bind or SMB logon
 // says whether the directory or the DC is down.
 import { LRUCache } from 'lru-cache';
 import { isInvalidCredentials } from '../ldap/connection.js';
@@ -78,7 +78,10 @@ export class LoginAccounts {
 
   private async accountOf(budget: string): Promise<string> {
     const userPart = budgetUserPart(budget);
-    if (userPart === budget || this.directory === null || this.now() < this.restUntil) return userPart;
+    if (userPart === budget || this.directory === null) return userPart;
+    const known = this.accounts.get(budget);
+    if (known !== undefined) return known;
+    if (this.now() < this.restUntil) return userPart;
     try {
       return (await this.accounts.fetch(budget)) ?? userPart;
     } catch (err) {

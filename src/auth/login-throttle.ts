@@ -43,8 +43,9 @@ interface LoginThrottleOptions {
 /** Who tries to log in. */
 export interface LoginAttempt {
   /**
-   * Whose failure budget the attempt spends: `loginBudget` of the name as sent (src/ldap/login-name.ts), a principal
-   * name of which the guard replaces by the account holding it before the throttle counts (login-accounts.ts).
+   * Whose failure budget the attempt spends: `loginBudget` of the name as sent (src/ldap/login-name.ts); where that
+   * is a principal name, the guard puts the account holding it in its place before the throttle counts
+   * (login-accounts.ts).
    */
   account: string;
   /** The TCP peer address of the client. */
@@ -137,7 +138,7 @@ export class LoginThrottle {
     };
   }
 
-  /** The address key the attempt counts under; undefined for a trusted proxy. */
+  /** The key failures from `address` count under; undefined for a trusted proxy. */
   private countedAddress(address: string): string | undefined {
     const key = addressKey(address);
     return this.trusted.has(key) ? undefined : key;

@@ -67,14 +67,17 @@ describe('LoginAccounts', () => {
     const clock = { now: T0 };
     const dc = directory({ 'a.mueller@schule.de': 'anna' });
     const accounts = accountsWith(dc.lookup, clock);
+    assert.equal(await budgetOf(accounts, 'a.mueller@schule.de'), 'anna');
     dc.goDown(true);
-    assert.equal(await budgetOf(accounts, 'a.mueller@schule.de'), 'a.mueller');
+    assert.equal(await budgetOf(accounts, 'b.mueller@schule.de'), 'b.mueller');
     assert.equal(await budgetOf(accounts, 'other@schule.de'), 'other');
-    assert.equal(dc.asked.length, 1, 'lookups rest after a failure, so logins do not wait for one timeout after another');
+    assert.equal(dc.asked.length, 2, 'lookups rest after a failure, so logins do not wait for one timeout after another');
     assert.equal(accounts.stats.loginAccountLookupFailures, 1);
+    assert.equal(await budgetOf(accounts, 'a.mueller@schule.de'), 'anna', 'what is cached still counts');
     dc.goDown(false);
     clock.now += 5_000;
-    assert.equal(await budgetOf(accounts, 'a.mueller@schule.de'), 'anna', 'the failure was not cached');
+    assert.equal(await budgetOf(accounts, 'b.mueller@schule.de'), 'b.mueller', 'asked again: the failure was not cached');
+    assert.equal(dc.asked.length, 3);
   });
 });
 
