@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { DirectoryError, isInvalidCredentials } from '../ldap/connection.js';
-import { loginBudget } from '../ldap/login-name.js';
+import { boundLoginBudget } from '../ldap/login-name.js';
 import type { DirectoryUser, UserAuthenticator } from '../ldap/directory.js';
 import { ActorUnavailableError } from '../runtime/rpc.js';
 import { parseBasicAuth } from './basic.js';
@@ -129,8 +129,7 @@ export class AdminAuthenticator {
     let directoryUser: DirectoryUser;
     try {
       const bind = () => this.directory.authenticateUser(user, password);
-      // Counted under the name as bound: a bare name binds as user@realm, which another account's explicit UPN can hold.
-      const attempt = { account: loginBudget(this.directory.loginName(user).bindName), address: clientAddress };
+      const attempt = { account: boundLoginBudget(this.directory.loginName(user)), address: clientAddress };
       directoryUser = this.guard ? await guardedLogin(this.guard, attempt, bind, isInvalidCredentials) : await bind();
     } catch (err) {
       if (err instanceof LoginThrottledError) return throttledAnswer(err);

@@ -85,6 +85,14 @@ export function loginBudget(input: string): string {
   return (written.suffix === undefined ? written.user : `${written.user}@${written.suffix}`).toLowerCase();
 }
 
+/**
+ * The budget of a login bound to LDAP (wiki, admin and events APIs): that of the name as bound, for a bare name binds
+ * as `user@realm`, which another account's explicit UPN can hold (over SMB it logs on as `DOMAIN\user`).
+ */
+export function boundLoginBudget(login: LoginName): string {
+  return loginBudget(login.bindName);
+}
+
 /** The user part of a budget from loginBudget: the budget a principal name spends where no directory maps it. */
 export function budgetUserPart(budget: string): string {
   return budget.split('@')[0]!;

@@ -34,7 +34,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { DirectoryError, isInvalidCredentials } from '../ldap/connection.js';
-import { loginBudget } from '../ldap/login-name.js';
+import { boundLoginBudget } from '../ldap/login-name.js';
 import type { LookedUpUser, UserAuthenticator, UserLookup } from '../ldap/directory.js';
 import { guardedLogin, LoginThrottledError, throttledAnswer, type LoginGuard, type ThrottledAnswer } from '../auth/login-guard.js';
 import { CachedGroupSidResolver, type GroupSidResolver } from '../ldap/group-sid-cache.js';
@@ -370,8 +370,7 @@ export class ViewerResolver {
 
   private async bindAndCache(directory: UserAuthenticator, key: string, { user, password, clientAddress }: Pick<ViewerQuery, 'user' | 'password' | 'clientAddress'>): Promise<Identity> {
     const bind = () => directory.authenticateUser(user, password);
-    // Counted under the name as bound: a bare name binds as user@realm, which another account's explicit UPN can hold.
-    const attempt = { account: loginBudget(directory.loginName(user).bindName), address: clientAddress };
+    const attempt = { account: boundLoginBudget(directory.loginName(user)), address: clientAddress };
     const account = await guardedLogin(this.options.guard, attempt, bind, isInvalidCredentials).catch((error: unknown) => {
       if (error instanceof DirectoryError && error.kind === 'directory_unavailable') this.counters.directoryErrors++;
       throw error;

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DirectoryError } from '../../../src/ldap/connection.js';
-import { budgetUserPart, characterCount, loginBudget, namesAccount, ntlmLogon, parseLoginName, realmFromBaseDn } from '../../../src/ldap/login-name.js';
+import { boundLoginBudget, budgetUserPart, characterCount, loginBudget, namesAccount, ntlmLogon, parseLoginName, realmFromBaseDn } from '../../../src/ldap/login-name.js';
 
 describe('parseLoginName', () => {
   it('binds a bare name as its implicit UPN', () => {
@@ -45,6 +45,12 @@ describe('one reading of a login name for the logon and the failure budget', () 
     assert.equal(loginBudget('A.Mueller@Schule.DE'), 'a.mueller@schule.de');
     assert.equal(budgetUserPart(loginBudget('Dora@other.org')), 'dora', 'the budget where no directory tells the account');
     assert.equal(budgetUserPart(loginBudget('EDU\\Dora')), 'dora');
+  });
+
+  it('counts an LDAP login under the name as bound: a bare name as its implicit UPN, for the directory to map', () => {
+    assert.equal(boundLoginBudget(parseLoginName(' Dora ', where.realm)), 'dora@edu.test');
+    assert.equal(boundLoginBudget(parseLoginName('EDU\\Dora', where.realm)), 'dora');
+    assert.equal(boundLoginBudget(parseLoginName('A.Mueller@Schule.DE', where.realm)), 'a.mueller@schule.de');
   });
 
   it('logs on over SMB as the account the budget is counted for', () => {
