@@ -5,6 +5,7 @@
 // SMB server (one table for all HTTP threads; src/auth/login-throttle.ts).
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
+import { LoginAccounts } from '../../src/auth/login-accounts.js';
 import { localLoginGuard } from '../../src/auth/login-guard.js';
 import { LoginThrottle } from '../../src/auth/login-throttle.js';
 import type { Config } from '../../src/config/index.js';
@@ -61,6 +62,8 @@ runActor(async (ctx: ActorContextOf<'ldap-resolver'>) => {
     lockoutMs: auth.lockout,
     failureWindowMs: auth.failure_window,
   });
+  const accounts = new LoginAccounts(directory, { ttlMs: config.ldap.cache_ttl, negativeTtlMs: config.ldap.negative_cache_ttl });
+  const guard = localLoginGuard(throttle, accounts);
   const viewers = new ViewerResolver({
     directory,
     roles: new CallerRoles({
@@ -71,7 +74,7 @@ runActor(async (ctx: ActorContextOf<'ldap-resolver'>) => {
       domain: loginDomain(config),
       mayNameAdmins: config.wiki.trusted_callers_may_name_admins,
     }),
-    guard: localLoginGuard(throttle),
+    guard,
     visibleShares: (groups) => visibility.visibleShares(groups),
     loginTtlMs: Math.min(LOGIN_TTL_MS, config.ldap.cache_ttl),
     groupTtlMs: config.ldap.cache_ttl,
@@ -89,11 +92,11 @@ runActor(async (ctx: ActorContextOf<'ldap-resolver'>) => {
       Atomics.add(new Int32Array(epoch), VISIBILITY_GENERATION, 1);
       return changed;
     },
-    admitLogin: async (attempt) => throttle.admit(attempt),
-    settleLogin: async (attempt, outcome) => throttle.settle(attempt, outcome),
+    admitLogin: (attempt) => guard.admit(attempt),
+    settleLogin: async (counted, outcome) => guard.settle(counted, outcome),
   };
   const health = () => ({
-    resolvesViewers: directory !== null, serviceConnectionsOpened: directory?.openedServiceConnections ?? 0, ...viewers.stats, ...throttle.stats,
+    resolvesViewers: directory !== null, serviceConnectionsOpened: directory?.openedServiceConnections ?? 0, ...viewers.stats, ...throttle.stats, ...accounts.stats,
   });
   const registry = new Registry();
   registerStatMetrics(registry, health, ldapResolverMetrics);

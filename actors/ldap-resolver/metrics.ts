@@ -1,9 +1,10 @@
 // The ldap-resolver's metrics, read from what it reports in health().
+import type { LoginAccountsStats } from '../../src/auth/login-accounts.js';
 import type { LoginThrottleStats } from '../../src/auth/login-throttle.js';
 import type { StatMetric } from '../../src/metrics/stat-metrics.js';
 import type { ViewerStats } from '../../src/viewer/viewer.js';
 
-export const ldapResolverMetrics: readonly StatMetric<ViewerStats & { resolvesViewers: boolean; serviceConnectionsOpened: number } & LoginThrottleStats>[] = [
+export const ldapResolverMetrics: readonly StatMetric<ViewerStats & { resolvesViewers: boolean; serviceConnectionsOpened: number } & LoginThrottleStats & LoginAccountsStats>[] = [
   {
     name: 'fileproxy_logins_throttled_total', help: 'Logins (wiki, WebDAV, admin APIs) refused with 429 by the login throttle before the directory or SMB server was asked',
     type: 'counter', read: (s) => s.throttledLogins,
@@ -11,6 +12,10 @@ export const ldapResolverMetrics: readonly StatMetric<ViewerStats & { resolvesVi
   {
     name: 'fileproxy_login_lockouts', help: 'Accounts and client addresses the login throttle holds locked now',
     type: 'gauge', label: 'scope', read: (s) => ({ account: s.lockedAccounts, address: s.lockedAddresses }),
+  },
+  {
+    name: 'fileproxy_login_account_lookups_total', help: 'Directory searches for the account holding a login\'s principal name (user@suffix), whose failure budget the login spends; failed: the directory did not answer and the name\'s user part was counted',
+    type: 'counter', label: 'result', read: (s) => ({ answered: s.loginAccountLookups - s.loginAccountLookupFailures, failed: s.loginAccountLookupFailures }),
   },
   {
     name: 'fileproxy_wiki_logins_total', help: 'Wiki caller logins by result: verified by an LDAPS bind, served from the login cache, rejected, or by a Kerberos ticket (HTTP Negotiate, the account read from the directory)',

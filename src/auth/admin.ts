@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { DirectoryError, isInvalidCredentials } from '../ldap/connection.js';
-import { loginBudget } from '../ldap/login-name.js';
+import { boundLoginBudget } from '../ldap/login-name.js';
 import type { DirectoryUser, UserAuthenticator } from '../ldap/directory.js';
 import { ActorUnavailableError } from '../runtime/rpc.js';
 import { parseBasicAuth } from './basic.js';
@@ -129,7 +129,8 @@ export class AdminAuthenticator {
     let directoryUser: DirectoryUser;
     try {
       const bind = () => this.directory.authenticateUser(user, password);
-      directoryUser = this.guard ? await guardedLogin(this.guard, { account: loginBudget(user), address: clientAddress }, bind, isInvalidCredentials) : await bind();
+      const attempt = { account: boundLoginBudget(this.directory.loginName(user)), address: clientAddress };
+      directoryUser = this.guard ? await guardedLogin(this.guard, attempt, bind, isInvalidCredentials) : await bind();
     } catch (err) {
       if (err instanceof LoginThrottledError) return throttledAnswer(err);
       if (err instanceof ActorUnavailableError) return { ok: false, status: 503, error: 'directory_unavailable', message: THROTTLE_UNAVAILABLE_MESSAGE };

@@ -1,21 +1,27 @@
 // A login that would ask the directory or the file server, run under the login throttle (login-throttle.ts):
 // admitted first, its outcome recorded afterwards. The throttle lives in the ldap-resolver actor; the other
-// threads reach it over their channel (remoteLoginGuard), the resolver itself directly (localLoginGuard).
+// threads reach it over their channel (remoteLoginGuard), the resolver itself directly (localLoginGuard). Before
+// counting, the resolver maps a principal name to its account (login-accounts.ts); the admission says which
+// budget the attempt was counted under, and the outcome is recorded for exactly that one.
 import type { Logger } from 'pino';
 import { HttpError } from '../http/http-error.js';
 import { ActorUnavailableError } from '../runtime/rpc.js';
-import type { LoginAdmission, LoginAttempt, LoginOutcome, LoginThrottle } from './login-throttle.js';
+import type { LoginAccounts } from './login-accounts.js';
+import type { LoginAttempt, LoginOutcome, LoginRefusal, LoginThrottle } from './login-throttle.js';
+
+/** The throttle's answer; an admitted attempt with the attempt as counted, which its outcome is settled for. */
+export type GuardAdmission = { admitted: true; counted: LoginAttempt } | LoginRefusal;
 
 export interface LoginGuard {
-  admit(attempt: LoginAttempt): Promise<LoginAdmission>;
-  /** Fire and forget: a lost outcome leaves the attempt counted as a failure, never less. */
-  settle(attempt: LoginAttempt, outcome: LoginOutcome): void;
+  admit(attempt: LoginAttempt): Promise<GuardAdmission>;
+  /** For the attempt as counted. Fire and forget: a lost outcome leaves the attempt counted as a failure, never less. */
+  settle(counted: LoginAttempt, outcome: LoginOutcome): void;
 }
 
 /** The ldap-resolver's methods for the throttle (src/messages/ldap-resolver.ts). */
 export interface LoginGuardProtocol {
-  admitLogin(attempt: LoginAttempt): Promise<LoginAdmission>;
-  settleLogin(attempt: LoginAttempt, outcome: LoginOutcome): Promise<void>;
+  admitLogin(attempt: LoginAttempt): Promise<GuardAdmission>;
+  settleLogin(counted: LoginAttempt, outcome: LoginOutcome): Promise<void>;
 }
 
 /** A login refused by the throttle before anyone was asked. */
@@ -28,10 +34,17 @@ export class LoginThrottledError extends Error {
   }
 }
 
-export function localLoginGuard(throttle: LoginThrottle): LoginGuard {
+export function localLoginGuard(throttle: LoginThrottle, accounts: LoginAccounts): LoginGuard {
   return {
-    admit: async (attempt) => throttle.admit(attempt),
-    settle: (attempt, outcome) => throttle.settle(attempt, outcome),
+    admit: async (attempt) => {
+      // A locked address is refused before its login name's account is looked up: it costs the directory nothing.
+      const addressLocked = throttle.refuseAddress(attempt.address);
+      if (addressLocked) return addressLocked;
+      const counted = await accounts.counted(attempt);
+      const admission = throttle.admit(counted);
+      return admission.admitted ? { admitted: true, counted } : admission;
+    },
+    settle: (counted, outcome) => throttle.settle(counted, outcome),
   };
 }
 
@@ -56,8 +69,8 @@ export function remoteLoginGuard(resolver: LoginGuardProtocol, log: Logger): Log
       }
       return resolver.admitLogin(attempt);
     },
-    settle: (attempt, outcome) => {
-      resolver.settleLogin(attempt, outcome).catch((err: unknown) => log.warn({ err }, 'login outcome not recorded; the attempt stays counted as a failure'));
+    settle: (counted, outcome) => {
+      resolver.settleLogin(counted, outcome).catch((err: unknown) => log.warn({ err }, 'login outcome not recorded; the attempt stays counted as a failure'));
     },
   };
 }
@@ -71,10 +84,10 @@ export async function guardedLogin<T>(guard: LoginGuard, attempt: LoginAttempt, 
   if (!admission.admitted) throw new LoginThrottledError(admission.scope, admission.retryAfterSeconds);
   try {
     const result = await login();
-    guard.settle(attempt, 'succeeded');
+    guard.settle(admission.counted, 'succeeded');
     return result;
   } catch (err) {
-    guard.settle(attempt, isRefusal(err) ? 'failed' : 'unknown');
+    guard.settle(admission.counted, isRefusal(err) ? 'failed' : 'unknown');
     throw err;
   }
 }

@@ -4,8 +4,9 @@
  * the directory or file server is asked.
  *
  * Two tables, both in memory, owned by one thread (the ldap-resolver actor) for every HTTP thread:
- *  - per account (`loginBudget` of src/ldap/login-name.ts, the one parser of login names: every spelling of
- *    one account name — `EDU\anna`, `anna@edu.test`, `ANNA` — shares one budget): `max_failures` failed logins make the account
+ *  - per account (`loginBudget` of src/ldap/login-name.ts, the one parser of login names, with a principal name
+ *    mapped to the account holding it by login-accounts.ts: every spelling of one account — `EDU\anna`,
+ *    `anna@edu.test`, `ANNA`, its explicit UPN — shares one budget): `max_failures` failed logins make the account
  *    locked for `lockout`; each failure after a lockout doubles it, up to `failure_window`. The record is forgotten
  *    `failure_window` after its last failure. A successful login clears it.
  *  - per client address (the TCP peer; IPv6 by its /64): `max_address_failures` failed logins across accounts lock
@@ -41,15 +42,18 @@ interface LoginThrottleOptions {
 
 /** Who tries to log in. */
 export interface LoginAttempt {
-  /** Whose failure budget the attempt spends: `loginBudget` of the name as sent (src/ldap/login-name.ts). */
+  /**
+   * Whose failure budget the attempt spends: `loginBudget` of the name as sent (src/ldap/login-name.ts); where that
+   * is a principal name, the guard puts the account holding it in its place before the throttle counts
+   * (login-accounts.ts).
+   */
   account: string;
   /** The TCP peer address of the client. */
   address: string;
 }
 
-export type LoginAdmission =
-  | { admitted: true }
-  | { admitted: false; scope: 'account' | 'address'; retryAfterSeconds: number };
+export type LoginRefusal = { admitted: false; scope: 'account' | 'address'; retryAfterSeconds: number };
+export type LoginAdmission = { admitted: true } | LoginRefusal;
 
 /** `failed`: the directory refused the credentials; `unknown`: it could not tell (unavailable, timeout). */
 export type LoginOutcome = 'succeeded' | 'failed' | 'unknown';
@@ -91,7 +95,7 @@ export class LoginThrottle {
   /** Whether the attempt may ask the directory; an admitted attempt counts as a failure until it is settled. */
   admit(attempt: LoginAttempt): LoginAdmission {
     const account = attempt.account;
-    const address = this.countedAddress(attempt);
+    const address = this.countedAddress(attempt.address);
     const refusal = this.refusal('account', this.accounts.get(account), this.options.maxFailures)
       ?? (address === undefined ? undefined : this.refusal('address', this.addresses.get(address), this.options.maxAddressFailures));
     if (refusal) {
@@ -103,13 +107,24 @@ export class LoginThrottle {
     return { admitted: true };
   }
 
+  /**
+   * The refusal of any attempt from `address` while it is locked, else undefined: checked before the account of a
+   * login name is looked up, so that a locked address costs the directory nothing (login-guard.ts).
+   */
+  refuseAddress(address: string): LoginRefusal | undefined {
+    const key = this.countedAddress(address);
+    const refusal = key === undefined ? undefined : this.refusal('address', this.addresses.get(key), this.options.maxAddressFailures);
+    if (refusal) this.throttled++;
+    return refusal;
+  }
+
   /** Records what came of an admitted attempt. */
   settle(attempt: LoginAttempt, outcome: LoginOutcome): void {
     if (outcome === 'failed') return;
     const account = attempt.account;
     if (outcome === 'succeeded') this.accounts.delete(account);
     else this.count(this.accounts, account, -1);
-    const address = this.countedAddress(attempt);
+    const address = this.countedAddress(attempt.address);
     if (address !== undefined) this.count(this.addresses, address, -1);
   }
 
@@ -123,13 +138,13 @@ export class LoginThrottle {
     };
   }
 
-  /** The address key the attempt counts under; undefined for a trusted proxy. */
-  private countedAddress(attempt: LoginAttempt): string | undefined {
-    const address = addressKey(attempt.address);
-    return this.trusted.has(address) ? undefined : address;
+  /** The key failures from `address` count under; undefined for a trusted proxy. */
+  private countedAddress(address: string): string | undefined {
+    const key = addressKey(address);
+    return this.trusted.has(key) ? undefined : key;
   }
 
-  private refusal(scope: 'account' | 'address', record: FailureRecord | undefined, limit: number): LoginAdmission | undefined {
+  private refusal(scope: 'account' | 'address', record: FailureRecord | undefined, limit: number): LoginRefusal | undefined {
     if (record === undefined) return undefined;
     const until = this.lockedUntil(record, limit);
     const now = this.now();

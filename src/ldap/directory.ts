@@ -194,6 +194,19 @@ export class Directory implements UserAuthenticator, UserLookup, GroupSidResolve
     });
   }
 
+  /**
+   * The sAMAccountName of the account the login name `name` binds as, read with the service account, as the DC
+   * resolves a principal name: the holder of that explicit userPrincipalName, else (in this realm) the account its
+   * user part names. Null when there is none or the name is ambiguous.
+   */
+  async loginAccount(name: string): Promise<string | null> {
+    const login = parseLoginName(name, this.realm);
+    return this.asServiceAccount('looking up the account of a login name', async (client) => {
+      const entry = await this.findUserEntry(client, login);
+      return typeof entry === 'string' ? null : text(single(entry, 'sAMAccountName'));
+    });
+  }
+
   /** The Kerberos settings of the account `name` (sAMAccountName), read with the service account; null when unknown. */
   async kerberosAccount(name: string): Promise<KerberosAccount | null> {
     const login = parseLoginName(name, this.realm);
@@ -286,11 +299,7 @@ export class Directory implements UserAuthenticator, UserLookup, GroupSidResolve
       if (err instanceof ProtocolError) return undefined;
       throw err;
     }
-    const dn = /^dn:(.+)$/is.exec(authzId)?.[1];
-    if (dn !== undefined) return equals('distinguishedName', dn);
-    const account = /^u:(?:[^\\]*\\)?(.+)$/is.exec(authzId)?.[1];
-    if (account !== undefined) return equals('sAMAccountName', account);
-    throw new DirectoryError('directory_unavailable', `the directory did not say whom it authenticated (Who am I? answered '${authzId}')`);
+    return authzIdFilter(authzId);
   }
 
   /**
@@ -364,6 +373,19 @@ export class Directory implements UserAuthenticator, UserLookup, GroupSidResolve
     }
     return found;
   }
+}
+
+/**
+ * The filter for the entry a "Who am I?" answer names: `dn:<dn>` by its DN, `u:DOMAIN\\account` or `u:account`
+ * by sAMAccountName. Any other answer (an anonymous connection's empty one included) says nobody we can find,
+ * which is the directory failing, not the user: `directory_unavailable`.
+ */
+export function authzIdFilter(authzId: string): Filter {
+  const dn = /^dn:(.+)$/is.exec(authzId)?.[1];
+  if (dn !== undefined) return equals('distinguishedName', dn);
+  const account = /^u:(?:[^\\]*\\)?(.+)$/is.exec(authzId)?.[1];
+  if (account !== undefined) return equals('sAMAccountName', account);
+  throw new DirectoryError('directory_unavailable', `the directory did not say whom it authenticated (Who am I? answered '${authzId}')`);
 }
 
 const ACCOUNT_STATE_ATTRIBUTES = ['userAccountControl', 'msDS-User-Account-Control-Computed', 'accountExpires'];

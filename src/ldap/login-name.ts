@@ -73,13 +73,29 @@ function readLoginName(input: string): WrittenName {
 }
 
 /**
- * Whose failure budget a login with this name spends (login-throttle.ts): its lower-cased user part, the same for
- * `EDU\Anna`, `anna@edu.test`, `ANNA` and `anna@anything`. Read from the name alone, so that counting never asks
- * the directory (which an attacker could otherwise make work for every guess). A malformed name is a DirectoryError
- * (`invalid_credentials`), refused before anything is counted or asked.
+ * Whose failure budget a login with this name spends (login-throttle.ts), as far as the name alone tells: the
+ * lower-cased user part of `DOMAIN\user` and of a bare name (an account name, the same for `EDU\Anna` and `ANNA`);
+ * for `user@suffix` the whole lower-cased principal name, which the ldap-resolver maps to the account holding it
+ * before anything is counted (src/auth/login-accounts.ts), since an explicit UPN (`a.mueller@schule.de` of `anna`)
+ * need not carry its account's name. A malformed name is a DirectoryError (`invalid_credentials`), refused before
+ * anything is counted or asked.
  */
 export function loginBudget(input: string): string {
-  return readLoginName(input).user.toLowerCase();
+  const written = readLoginName(input);
+  return (written.suffix === undefined ? written.user : `${written.user}@${written.suffix}`).toLowerCase();
+}
+
+/**
+ * The budget of a login bound to LDAP (wiki, admin and events APIs): that of the name as bound, for a bare name binds
+ * as `user@realm`, which another account's explicit UPN can hold (over SMB it logs on as `DOMAIN\user`).
+ */
+export function boundLoginBudget(login: LoginName): string {
+  return loginBudget(login.bindName);
+}
+
+/** The user part of a budget from loginBudget: the budget a principal name spends where no directory maps it. */
+export function budgetUserPart(budget: string): string {
+  return budget.split('@')[0]!;
 }
 
 /**

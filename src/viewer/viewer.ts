@@ -34,7 +34,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { DirectoryError, isInvalidCredentials } from '../ldap/connection.js';
-import { loginBudget } from '../ldap/login-name.js';
+import { boundLoginBudget } from '../ldap/login-name.js';
 import type { LookedUpUser, UserAuthenticator, UserLookup } from '../ldap/directory.js';
 import { guardedLogin, LoginThrottledError, throttledAnswer, type LoginGuard, type ThrottledAnswer } from '../auth/login-guard.js';
 import { CachedGroupSidResolver, type GroupSidResolver } from '../ldap/group-sid-cache.js';
@@ -370,7 +370,8 @@ export class ViewerResolver {
 
   private async bindAndCache(directory: UserAuthenticator, key: string, { user, password, clientAddress }: Pick<ViewerQuery, 'user' | 'password' | 'clientAddress'>): Promise<Identity> {
     const bind = () => directory.authenticateUser(user, password);
-    const account = await guardedLogin(this.options.guard, { account: loginBudget(user), address: clientAddress }, bind, isInvalidCredentials).catch((error: unknown) => {
+    const attempt = { account: boundLoginBudget(directory.loginName(user)), address: clientAddress };
+    const account = await guardedLogin(this.options.guard, attempt, bind, isInvalidCredentials).catch((error: unknown) => {
       if (error instanceof DirectoryError && error.kind === 'directory_unavailable') this.counters.directoryErrors++;
       throw error;
     });

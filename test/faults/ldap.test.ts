@@ -13,6 +13,7 @@ import { AdminApi, assertError, type ApiResponse } from '../integration/webhooks
 import type { TcpProxy } from '../integration/webhooks/tcp-proxy.js';
 import { ldapRelay } from './support/testbed-servers.js';
 import { assertNothingCrashed } from '../support/health.js';
+import { ScratchAccounts } from '../integration/wiki/scratch-accounts.js';
 import { describeOutcomes, ServiceCalls, type Outcome } from './support/load.js';
 
 /** ldap.cache_ttl and admin.session_ttl of the service under test: short, so the test sees them run out. */
@@ -84,5 +85,29 @@ describe('LDAPS unreachable', () => {
     hitsOf(await ben.search());
     assert.deepEqual(hitsOf(await anna.search()), hits);
     adminOk(await admin.list());
+  });
+
+  it('maps no login name while it is down: an explicit UPN counts against its user part, WebDAV works, nothing 5xx but the bind', async () => {
+    const scratch = new ScratchAccounts(env);
+    const id = Date.now().toString(36);
+    const upn = `other-${id}@schule.example`;
+    try {
+      const account = await scratch.createUser(`fupn${id}`, env.users['ben']!.groups, { userPrincipalName: upn });
+      const calls = new ServiceCalls(service.url, { user: upn, password: account.password }, env.users['ben']!.groups);
+      await ldap.down();
+      try {
+        // The file server checks the password itself. The UPN's account cannot be looked up (or lookups rest after
+        // an earlier failure): its budget is its user part until the directory is back, and the login goes on at once.
+        const read = await calls.get(SEEDED_PAGE);
+        assert.equal(read.status, 200, describeOutcomes([read]));
+        assert.ok(read.ms < FAST_MS, describeOutcomes([read]));
+        assertDirectoryUnavailable(await calls.search());
+        await assertNothingCrashed(service);
+      } finally {
+        await ldap.up();
+      }
+    } finally {
+      await scratch.removeAll();
+    }
   });
 });

@@ -100,6 +100,57 @@ describe('login throttle', () => {
     }
   });
 
+  it('an explicit UPN with another user part spends the account\'s one budget, over WebDAV and the wiki', async () => {
+    // main at 88de901 counted a.mueller@schule.de under "a.mueller", not under its account "anna": the account had
+    // max_failures twice, and the right password still worked after max_failures wrong ones in all.
+    const scratch = new ScratchAccounts(env);
+    try {
+      const id = Date.now().toString(36);
+      const upn = `other-${id}@schule.example`;
+      const account = await scratch.createUser(`upnb${id}`, ['Lehrer'], { userPrincipalName: upn });
+      // Such a UPN is a working spelling on both routes (else the 429s below would prove nothing): a twin shows it.
+      const twinUpn = `twin-${id}@schule.example`;
+      const twin = await scratch.createUser(`upnt${id}`, ['Lehrer'], { userPrincipalName: twinUpn });
+      assert.equal((await roots(twinUpn, twin.password)).status, 200, 'the wiki binds with the explicit UPN');
+      assert.equal((await dav(twinUpn, twin.password)).status, 200, 'WebDAV logs on with it');
+      const realmUpn = `${account.name}@${env.smb.realm.toLowerCase()}`;
+      const wrong: [string, (user: string, pw: string) => Promise<Response>][] = [
+        [`${env.smb.domain}\\${account.name}`, dav], [upn, roots], [realmUpn, dav],
+      ];
+      assert.equal(wrong.length, MAX_FAILURES);
+      for (const [i, [spelling, route]] of wrong.entries()) assert.equal((await route(spelling, `wrong-${i}`)).status, 401, spelling);
+      for (const [spelling, route] of [[upn, dav], [upn.toUpperCase(), roots], [realmUpn, roots], [account.name, dav]] as const) {
+        await assertThrottled(await route(spelling, 'wrong-again'), `a further guess as ${spelling}`);
+        await assertThrottled(await route(spelling, account.password), `a new login as ${spelling}, right password`);
+      }
+    } finally {
+      await scratch.removeAll();
+    }
+  });
+
+  it('a bare name in the wiki counts against the account its bind reaches, which another account\'s explicit UPN can be', async () => {
+    // bob has only the implicit UPN bob@realm; mal's explicit UPN is that same name, which wins the bind of a bare
+    // "bob" (Samba refuses to set such a UPN over LDAP, Windows does not). Before, such guesses at mal's password
+    // counted against "bob", a second budget of mal's.
+    const scratch = new ScratchAccounts(env);
+    try {
+      const id = Date.now().toString(36);
+      const bob = await scratch.createUser(`bareb${id}`, ['Lehrer'], { userPrincipalName: null });
+      const mal = await scratch.createUser(`barem${id}`, ['Lehrer']);
+      await scratch.forceUserPrincipalName(mal.name, `${bob.name}@${env.smb.realm.toLowerCase()}`);
+      const wrong: [string, (user: string, pw: string) => Promise<Response>][] = [
+        [bob.name, roots], [`${env.smb.domain}\\${mal.name}`, dav], [bob.name.toUpperCase(), roots],
+      ];
+      assert.equal(wrong.length, MAX_FAILURES);
+      for (const [i, [spelling, route]] of wrong.entries()) assert.equal((await route(spelling, `wrong-${i}`)).status, 401, spelling);
+      await assertThrottled(await roots(bob.name, mal.password), 'a new wiki login with the bare name, mal\'s password');
+      await assertThrottled(await dav(mal.name, mal.password), 'mal over WebDAV');
+      assert.equal((await dav(bob.name, bob.password)).status, 200, 'bob, whom a bare name names over SMB, is not locked');
+    } finally {
+      await scratch.removeAll();
+    }
+  });
+
   it('WebDAV: wrong passwords in user@realm form are refused logons (401, counted), not 404', async () => {
     // Samba answers that session setup NT_STATUS_NOT_FOUND: main at b8fc48f answered 404 and took the attempt back
     // from the throttle, so such guesses were never counted.
@@ -130,5 +181,17 @@ describe('login throttle', () => {
     await assertThrottled(res, 'another sprayed account');
     await assertThrottled(await dav('ben', 'Winter2026!'), 'a new login over WebDAV from that address');
     assert.equal((await roots('anna', password('anna'))).status, 200, 'verified credentials from that address');
+  });
+
+  it('a spray of fresh principal names from a locked address costs the DC nothing', async () => {
+    // Each name would be mapped to its account before it is counted; a locked address is refused before that.
+    const lookups = () => metric('fileproxy_login_account_lookups_total', { result: 'answered' });
+    const opened = () => metric('fileproxy_ldap_service_connections_opened_total');
+    const [lookupsBefore, openedBefore] = [await lookups(), await opened()];
+    const names = Array.from({ length: 20 }, (_, i) => `spray-${Date.now().toString(36)}-${i}@elsewhere.example`);
+    const answers = await Promise.all([...names, ...names].map((name) => roots(name, 'Winter2026!')));
+    assert.deepEqual([...new Set(answers.map((res) => res.status))], [429]);
+    assert.equal(await lookups() - lookupsBefore, 0, 'no search');
+    assert.equal(await opened() - openedBefore, 0, 'no connection');
   });
 });

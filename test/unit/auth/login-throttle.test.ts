@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pino } from 'pino';
 import { guardedLogin, localLoginGuard, LoginThrottledError, remoteLoginGuard, type LoginGuardProtocol } from '../../../src/auth/login-guard.js';
+import { LoginAccounts } from '../../../src/auth/login-accounts.js';
 import { addressKey, LoginThrottle } from '../../../src/auth/login-throttle.js';
 import { loginBudget } from '../../../src/ldap/login-name.js';
 import { ActorUnavailableError } from '../../../src/runtime/rpc.js';
@@ -16,7 +17,7 @@ function throttle(clock = { now: T0 }, limits: { maxFailures?: number; maxAddres
   });
 }
 
-/** An attempt with this login name, counted as the service counts it. */
+/** An attempt with this login name, as the name alone tells its budget (a principal name is the guard's to map). */
 const attempt = (user: string, address: string) => ({ account: loginBudget(user), address });
 
 /** N failed logins of `user` from `address`. */
@@ -36,7 +37,7 @@ describe('LoginThrottle', () => {
     assert.deepEqual(t.admit(attempt('EDU\\Anna', '10.0.0.2')), { admitted: false, scope: 'account', retryAfterSeconds: 60 });
     assert.deepEqual(t.admit(attempt('ben', '10.0.0.1')), { admitted: true }, 'another user is not affected');
     clock.now += 60_000;
-    fail(t, 'anna@edu.test', '10.0.0.1', 1);
+    fail(t, 'edu.test\\ANNA', '10.0.0.1', 1);
     assert.deepEqual(t.admit(attempt('anna', '10.0.0.1')), { admitted: false, scope: 'account', retryAfterSeconds: 120 });
     assert.equal(t.stats.throttledLogins, 3);
     assert.equal(t.stats.lockedAccounts, 1);
@@ -101,7 +102,7 @@ describe('LoginThrottle', () => {
 describe('guardedLogin', () => {
   it('does not call the login when refused, and records each outcome', async () => {
     const t = throttle();
-    const guard = localLoginGuard(t);
+    const guard = localLoginGuard(t, new LoginAccounts(null, { ttlMs: 60_000, negativeTtlMs: 30_000 }));
     const annas = attempt('anna', '10.0.0.1');
     let asked = 0;
     const wrong = () => { asked++; return Promise.reject(new Error('wrong password')); };
@@ -121,7 +122,7 @@ describe('remoteLoginGuard', () => {
       admitLogin: async () => {
         calls.admit++;
         if (calls.admit <= downFor) throw new ActorUnavailableError('ldap-resolver', 'restarting');
-        return { admitted: true };
+        return { admitted: true, counted: annas };
       },
       settleLogin: async () => undefined,
     };
@@ -130,7 +131,7 @@ describe('remoteLoginGuard', () => {
 
   it('waits for an ldap-resolver that is restarting instead of failing the login', async () => {
     const { resolver, calls } = restarting(3);
-    assert.deepEqual(await remoteLoginGuard(resolver, silent).admit(annas), { admitted: true });
+    assert.deepEqual(await remoteLoginGuard(resolver, silent).admit(annas), { admitted: true, counted: annas });
     assert.equal(calls.admit, 4);
   });
 

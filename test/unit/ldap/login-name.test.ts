@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DirectoryError } from '../../../src/ldap/connection.js';
-import { characterCount, loginBudget, namesAccount, ntlmLogon, parseLoginName, realmFromBaseDn } from '../../../src/ldap/login-name.js';
+import { boundLoginBudget, budgetUserPart, characterCount, loginBudget, namesAccount, ntlmLogon, parseLoginName, realmFromBaseDn } from '../../../src/ldap/login-name.js';
 
 describe('parseLoginName', () => {
   it('binds a bare name as its implicit UPN', () => {
@@ -36,16 +36,27 @@ describe('parseLoginName', () => {
 
 describe('one reading of a login name for the logon and the failure budget', () => {
   const where = { realm: 'edu.test', domain: 'EDU' };
-  it('every spelling of one account name spends one budget', () => {
-    for (const name of ['dora', 'DORA', ' Dora ', 'EDU\\dora', 'edu\\Dora', 'edu.test\\dora', 'dora@edu.test', 'Dora@EDU.TEST', 'dora@other.org']) {
+  it('every spelling with the account name spends its budget; a principal name is left whole, for the directory to map', () => {
+    for (const name of ['dora', 'DORA', ' Dora ', 'EDU\\dora', 'edu\\Dora', 'edu.test\\dora']) {
       assert.equal(loginBudget(name), 'dora', name);
     }
+    // An explicit UPN need not carry its account's name (a.mueller@schule.de of anna): src/auth/login-accounts.ts.
+    for (const name of ['dora@edu.test', 'Dora@EDU.TEST', ' dora@edu.test ']) assert.equal(loginBudget(name), 'dora@edu.test', name);
+    assert.equal(loginBudget('A.Mueller@Schule.DE'), 'a.mueller@schule.de');
+    assert.equal(budgetUserPart(loginBudget('Dora@other.org')), 'dora', 'the budget where no directory tells the account');
+    assert.equal(budgetUserPart(loginBudget('EDU\\Dora')), 'dora');
+  });
+
+  it('counts an LDAP login under the name as bound: a bare name as its implicit UPN, for the directory to map', () => {
+    assert.equal(boundLoginBudget(parseLoginName(' Dora ', where.realm)), 'dora@edu.test');
+    assert.equal(boundLoginBudget(parseLoginName('EDU\\Dora', where.realm)), 'dora');
+    assert.equal(boundLoginBudget(parseLoginName('A.Mueller@Schule.DE', where.realm)), 'a.mueller@schule.de');
   });
 
   it('logs on over SMB as the account the budget is counted for', () => {
     for (const name of ['dora', 'EDU\\dora', 'dora@edu.test']) {
       const logon = ntlmLogon(parseLoginName(name, where.realm), where);
-      assert.equal((logon.user.split('@')[0] ?? '').toLowerCase(), loginBudget(name), name);
+      assert.equal(logon.user.toLowerCase(), loginBudget(name), name);
     }
     assert.deepEqual(ntlmLogon(parseLoginName('dora', where.realm), where), { domain: 'EDU', user: 'dora' });
     assert.deepEqual(ntlmLogon(parseLoginName('dora@edu.test', where.realm), where), { domain: '', user: 'dora@edu.test' });

@@ -74,7 +74,7 @@ function resolver(directory: ReturnType<typeof scriptedDirectory>['directory'] |
       mayNameAdmins: false,
     }),
     visibleShares: (groups) => (groups.includes('Lehrkräfte Mathe') ? ['schule', 'mathe'] : ['schule']),
-    guard: { admit: async () => ({ admitted: true }), settle: () => undefined },
+    guard: { admit: async (attempt) => ({ admitted: true, counted: attempt }), settle: () => undefined },
     loginTtlMs: 60_000,
     groupTtlMs: 300_000,
     negativeGroupTtlMs: 30_000,
