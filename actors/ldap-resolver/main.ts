@@ -18,7 +18,6 @@ import type { ActorContextOf } from '../../src/messages/peers.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { runActor } from '../../src/runtime/actor.js';
-import { CallerRoles } from '../../src/viewer/service-user.js';
 import { ViewerResolver } from '../../src/viewer/viewer.js';
 import { VIEWER_EPOCH_WORDS, VISIBILITY_GENERATION } from '../../src/viewer/viewer-cache.js';
 import { VisibilityFile } from '../../src/viewer/visibility-file.js';
@@ -66,14 +65,14 @@ runActor(async (ctx: ActorContextOf<'ldap-resolver'>) => {
   const guard = localLoginGuard(throttle, accounts);
   const viewers = new ViewerResolver({
     directory,
-    roles: new CallerRoles({
+    callers: {
       trustedCallers: config.wiki.trusted_callers,
       indexerAccount: config.smb.indexer_service_account.user,
       adminAccount: config.admin.user,
       adminGroups: config.admin.groups,
       domain: loginDomain(config),
       mayNameAdmins: config.wiki.trusted_callers_may_name_admins,
-    }),
+    },
     guard,
     visibleShares: (groups) => visibility.visibleShares(groups),
     loginTtlMs: Math.min(LOGIN_TTL_MS, config.ldap.cache_ttl),

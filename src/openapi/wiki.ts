@@ -23,9 +23,9 @@ export const SERVICE_USER_REFUSALS = SERVICE_USER_RULES.map((rule) => `service_u
 
 /** Why the user named in X-Service-User sees nothing (src/viewer/viewer.ts, NoAccessReason). */
 const NO_ACCESS = {
-  enum: ['user_unknown', 'user_disabled', 'user_locked', 'user_expired', 'user_password_expired'],
-  description: 'Only on a call with X-Service-User: the named user sees nothing (fail-closed) because the directory has no such user '
-    + 'or would not let them log on; the lists are then empty',
+  enum: ['user_unknown'],
+  description: 'Only on a call with X-Service-User: the named user sees nothing (fail-closed) because the directory has no such user; '
+    + 'the lists are then empty (an account the directory would not let log on is a 403 service_user_<state>)',
 };
 
 const wikiResponses = (own: Record<string, Json>, extra400: readonly string[] = []): Record<string, Json> => ({
@@ -36,7 +36,8 @@ const wikiResponses = (own: Record<string, Json>, extra400: readonly string[] = 
   '401': error('Basic credentials missing or wrong, or a Negotiate token refused', ['credentials_required', 'invalid_credentials', ...NEGOTIATE_401_CODES], USER_CHALLENGE),
   '403': error(
     'X-Service-User from an account that is not in wiki.trusted_callers, or naming an account a trusted caller may not call on behalf of '
-      + '(src/viewer/service-user.ts: a computer, krbtgt, the indexer, a trusted caller, NOT_DELEGATED, Protected Users, an admin group)',
+      + '(src/viewer/service-user.ts: a computer, krbtgt, the indexer, a trusted caller, NOT_DELEGATED, Protected Users, an admin group, '
+      + 'or an account that cannot log on now: disabled, locked out, expired, password expired)',
     ['untrusted_caller', ...SERVICE_USER_REFUSALS],
   ),
   '404': error('The wiki is turned off on this host (elasticsearch.enabled is false)', ['wiki_disabled']),

@@ -11,12 +11,19 @@
  * A header that breaks a rule is rejected with a ServiceUserHeaderError (the caller answers 400).
  *
  * Whom a trusted caller may name is bounded the way Kerberos constrained delegation bounds a service
- * (`serviceUserRefusal`): an enabled user account that is not a computer, not `krbtgt`, not the indexer account
- * (whose SID is on every indexed page), not an account of `wiki.trusted_callers`, not marked "sensitive and cannot
- * be delegated" (`userAccountControl` NOT_DELEGATED), not in Protected Users, and not in an admin group (the
- * domain's privileged groups or `admin.groups`) unless `wiki.trusted_callers_may_name_admins` allows it. Each
- * refusal is a 403 naming the rule. (A disabled, locked or expired account is not refused but sees nothing, with
- * `no_access` saying why, as before.)
+ * (`CallerRoles.serviceUserRefusal`): an enabled user account that is not a computer, not `krbtgt`, not the indexer
+ * account (whose SID is on every indexed page), not an account of `wiki.trusted_callers`, not marked "sensitive and
+ * cannot be delegated" (`userAccountControl` NOT_DELEGATED), not in Protected Users, not in an admin group (the
+ * domain's privileged groups or `admin.groups`) unless `wiki.trusted_callers_may_name_admins` allows it, and one the
+ * directory would let log on now: not disabled, locked out, expired, nor with an expired password. Each is a rule of
+ * its own, because each has its own remedy (enable the account; wait for the lockout to pass or unlock it; extend
+ * `accountExpires`; the user sets a new password) and /dav/ has always answered them so. Each refusal is a 403
+ * naming the rule. A name the directory does not know is no account, so no rule: the user sees nothing
+ * (`no_access: user_unknown`, viewer.ts).
+ *
+ * The rules compare accounts, not names: the accounts of the config are resolved to their SIDs (caller-accounts.ts),
+ * so that no spelling of an account (`DOMAIN\name`, `name@realm`, an explicit UPN with another suffix or user part)
+ * escapes them.
  *
  * Technical accounts never read the wiki as themselves: a call from one without `X-Service-User` is refused
  * with 400 `service_user_required` instead of answering with what the account itself may see (usually nothing,
@@ -25,8 +32,8 @@
  * account is the global-admin account `admin.user` (the default), which administrators also log in with.
  */
 import { DirectoryError } from '../ldap/connection.js';
-import type { LookedUpUser } from '../ldap/directory.js';
-import { type LoginDomain, loginBudget, namesAccount } from '../ldap/login-name.js';
+import type { AccountState, LookedUpUser } from '../ldap/directory.js';
+import { loginBudget } from '../ldap/login-name.js';
 import { domainAccountSid, PercentDecodeError, percentDecode } from './principal.js';
 
 export const SERVICE_USER_HEADER = 'x-service-user';
@@ -65,17 +72,14 @@ export function parseServiceUserHeader(value: string | undefined): string | unde
   return name;
 }
 
+/** The accounts the config gives a role, as SIDs (resolved by caller-accounts.ts), and what the config allows. */
 interface CallerRolesOptions {
-  /** `wiki.trusted_callers`. */
-  trustedCallers: readonly string[];
-  /** `smb.indexer_service_account.user`. */
-  indexerAccount: string;
-  /** `admin.user`. */
-  adminAccount: string;
-  /** `admin.groups`: the service's own admin groups, refused in X-Service-User like the domain's privileged ones. */
-  adminGroups: readonly string[];
-  /** The DNS and NetBIOS names of the domain, to read `DOMAIN\name` and `name@realm` in the config. */
-  domain: LoginDomain;
+  /** The SIDs of the accounts of `wiki.trusted_callers` the directory knows. */
+  trustedCallers: ReadonlySet<string>;
+  /** The SID of `smb.indexer_service_account.user`; undefined when the directory does not know it. */
+  indexer: string | undefined;
+  /** The SID of `admin.user`; undefined when the directory does not know it. */
+  admin: string | undefined;
   /** `wiki.trusted_callers_may_name_admins`: whether a member of an admin group may be named in X-Service-User. */
   mayNameAdmins: boolean;
 }
@@ -83,9 +87,12 @@ interface CallerRolesOptions {
 type TechnicalRole = 'trusted_caller' | 'indexer';
 
 /** Why a trusted caller may not call on behalf of an account; each is a 403 `service_user_<rule>`. */
-export type ServiceUserRule = 'computer' | 'krbtgt' | 'indexer' | 'trusted_caller' | 'not_delegated' | 'protected_user' | 'admin';
+export type ServiceUserRule =
+  | 'computer' | 'krbtgt' | 'indexer' | 'trusted_caller' | 'not_delegated' | 'protected_user' | 'admin' | Exclude<AccountState, 'active'>;
 
-export const SERVICE_USER_RULES: readonly ServiceUserRule[] = ['computer', 'krbtgt', 'indexer', 'trusted_caller', 'not_delegated', 'protected_user', 'admin'];
+export const SERVICE_USER_RULES: readonly ServiceUserRule[] = [
+  'computer', 'krbtgt', 'indexer', 'trusted_caller', 'not_delegated', 'protected_user', 'admin', 'disabled', 'locked', 'expired', 'password_expired',
+];
 
 const RULE_MESSAGES: Record<ServiceUserRule, string> = {
   computer: 'is a computer account',
@@ -95,6 +102,10 @@ const RULE_MESSAGES: Record<ServiceUserRule, string> = {
   not_delegated: 'is marked "sensitive and cannot be delegated" (userAccountControl NOT_DELEGATED)',
   protected_user: 'is a member of Protected Users',
   admin: 'is a member of an admin group (the domain\'s privileged groups or admin.groups), and wiki.trusted_callers_may_name_admins is off',
+  disabled: 'is disabled, so the file server would not let it log on',
+  locked: 'is locked out after too many wrong passwords, so the file server would not let it log on until the lockout ends',
+  expired: 'has expired (accountExpires has passed), so the file server would not let it log on',
+  password_expired: 'has an expired password, so the file server would not let it log on before the user sets a new one',
 };
 
 /** `account` and what the rule says of it ("anna is a member of Protected Users"). */
@@ -131,33 +142,30 @@ export function delegationBarrier(user: LookedUpUser): DelegationBarrier | null 
   return null;
 }
 
-/** Which accounts may call on behalf of a user, and which never call as themselves. */
+/** Which accounts may call on behalf of a user, and which never call as themselves; accounts are told by their SIDs. */
 export class CallerRoles {
   constructor(private readonly options: CallerRolesOptions) {}
 
-  get adminGroups(): readonly string[] {
-    return this.options.adminGroups;
-  }
-
-  /** Whether the authenticated account (its sAMAccountName) is one of `wiki.trusted_callers`. */
-  isTrusted(account: string): boolean {
-    return this.options.trustedCallers.some((name) => namesAccount(name, account, this.options.domain));
+  /** Whether the authenticated account (its SID) is one of `wiki.trusted_callers`. */
+  isTrusted(sid: string): boolean {
+    return this.options.trustedCallers.has(sid);
   }
 
   /**
    * Why a trusted caller may not call on behalf of `user` (see the module comment), or null when it may.
-   * `adminGroupSids`: the SIDs of `admin.groups`.
+   * `adminGroupSids`: the SIDs of `admin.groups`. The rules of what the account is come before its state: enabling
+   * an account must not make one that no trusted caller may ever name appear nameable.
    */
   serviceUserRefusal(user: LookedUpUser, adminGroupSids: ReadonlySet<string>): ServiceUserRule | null {
-    const { indexerAccount, domain, mayNameAdmins } = this.options;
+    const { indexer, mayNameAdmins } = this.options;
     const account = domainAccountSid(user.sid);
     const rid = account?.rid;
     const ofDomain = (r: number) => `${account?.domain}-${r}`;
     const groups = new Set(user.groupSids);
     if (user.computer) return 'computer';
     if (rid === KRBTGT_RID || /^krbtgt(_\d+)?$/i.test(user.account)) return 'krbtgt';
-    if (namesAccount(indexerAccount, user.account, domain)) return 'indexer';
-    if (this.isTrusted(user.account)) return 'trusted_caller';
+    if (user.sid === indexer) return 'indexer';
+    if (this.isTrusted(user.sid)) return 'trusted_caller';
     const barrier = delegationBarrier(user);
     if (barrier !== null) return barrier;
     const admin = rid === ADMINISTRATOR_RID
@@ -165,14 +173,15 @@ export class CallerRoles {
       || (account !== null && PRIVILEGED_GROUP_RIDS.some((r) => groups.has(ofDomain(r))))
       || [...adminGroupSids].some((sid) => groups.has(sid));
     if (admin && !mayNameAdmins) return 'admin';
+    if (user.state !== 'active') return user.state;
     return null;
   }
 
-  /** Why the account is a technical one (see the module comment), or null for an account people log in with. */
-  technicalRole(account: string): TechnicalRole | null {
-    if (this.isTrusted(account)) return 'trusted_caller';
-    const { indexerAccount, adminAccount, domain } = this.options;
-    if (namesAccount(indexerAccount, account, domain) && !namesAccount(adminAccount, account, domain)) return 'indexer';
+  /** Why the account (its SID) is a technical one (see the module comment), or null for an account people log in with. */
+  technicalRole(sid: string): TechnicalRole | null {
+    if (this.isTrusted(sid)) return 'trusted_caller';
+    const { indexer, admin } = this.options;
+    if (sid === indexer && sid !== admin) return 'indexer';
     return null;
   }
 }

@@ -17,8 +17,9 @@
  *     With `X-Service-User` (service-user.ts) the credentials are a trusted caller's (else 403): the named user's
  *     SID, `tokenGroups` and account state are then read with the indexer account (Directory.lookupUser), cached
  *     as long as a login, and the steps below use that user's token, so the sets are the ones the user's own
- *     login gets. A user the directory does not know or would not let log on sees nothing (`noAccess` says why).
- *     A technical account calling without `X-Service-User` gets 400 (service-user.ts says which accounts).
+ *     login gets. A name the directory does not know sees nothing (`noAccess` says so); an account it would not
+ *     let log on is refused (403) like the others no trusted caller may name. A technical account calling without
+ *     `X-Service-User` gets 400 (service-user.ts says which accounts; caller-accounts.ts resolves them to SIDs).
  *  3. The header's group names are resolved to SIDs (cached; unknown names for a shorter time). During a
  *     directory outage cached names keep resolving and uncached ones resolve to nothing.
  *  4. Identity decision: the token from the authenticated bind is authoritative. A header group counts only when
@@ -39,6 +40,7 @@ import type { LookedUpUser, UserAuthenticator, UserLookup } from '../ldap/direct
 import { guardedLogin, LoginThrottledError, throttledAnswer, type LoginGuard, type ThrottledAnswer } from '../auth/login-guard.js';
 import { CachedGroupSidResolver, type GroupSidResolver } from '../ldap/group-sid-cache.js';
 import { domainUsersSid, GroupsHeaderError, parseServiceGroupsHeader, tokenSidSet, userSidSet } from './principal.js';
+import { CallerAccounts, type CallerConfig } from './caller-accounts.js';
 import {
   delegationBarrier, parseServiceUserHeader, SERVICE_USER_RULES, ServiceUserHeaderError, serviceUserRefusalMessage,
   type CallerRoles, type DelegationBarrier, type ServiceUserRule,
@@ -65,8 +67,11 @@ export interface ViewerQuery {
   clientAddress: string;
 }
 
-/** Why a user named in `X-Service-User` sees nothing: the directory knows no such user, or would not let them log on. */
-export type NoAccessReason = 'user_unknown' | 'user_disabled' | 'user_locked' | 'user_expired' | 'user_password_expired';
+/**
+ * Why a user named in `X-Service-User` sees nothing: the directory knows no such user. (An account it would not let
+ * log on is a 403, service-user.ts.)
+ */
+export type NoAccessReason = 'user_unknown';
 
 export type ViewerAnswer =
   | {
@@ -84,7 +89,7 @@ export type ViewerAnswer =
       denySids: string[];
       /** Configured shares whose wiki this caller may see (active, access groups met). */
       shares: string[];
-      /** Set when the named user sees nothing because of their account (the sets are then empty). */
+      /** Set when the named user sees nothing because the directory has no such user (the sets are then empty). */
       noAccess?: NoAccessReason;
       /**
        * Set for a caller who came with a Kerberos ticket (`negotiated`) whose account the directory forbids to
@@ -135,8 +140,8 @@ const DIRECTORY_UNAVAILABLE: Refusal = {
 interface ViewerResolverOptions {
   /** The directory; null when the wiki cannot resolve anyone (no `ldap.base_dn`): every answer is then empty. */
   directory: (UserAuthenticator & UserLookup & GroupSidResolver) | null;
-  /** Which accounts may name a user in `X-Service-User`, and which must. */
-  roles: CallerRoles;
+  /** Which accounts may name a user in `X-Service-User`, and which must (resolved to SIDs, caller-accounts.ts). */
+  callers: CallerConfig;
   /** The shares a caller in these (counted) groups may see; see WikiVisibilitySettings.visibleShares. */
   visibleShares(groupNames: readonly string[]): string[];
   /** The login throttle, asked before each bind (not for a cached login). */
@@ -177,6 +182,7 @@ export class ViewerResolver {
   /** Users named by trusted callers, by lower-cased name; `{ none: true }`: the directory has no such user. */
   private readonly namedUsers: LRUCache<string, LookedUpUser | { none: true }>;
   private readonly groups: CachedGroupSidResolver | null;
+  private readonly callers: CallerAccounts | null;
   private readonly now: () => number;
   private readonly cooldownMs: number;
   private directoryDownUntil = 0;
@@ -195,6 +201,8 @@ export class ViewerResolver {
       { resolveGroupSids: (names) => this.askDirectory(() => directory.resolveGroupSids(names)) },
       { ttlMs: options.groupTtlMs, negativeTtlMs: options.negativeGroupTtlMs, now: this.now },
     );
+    this.callers = directory === null ? null
+      : new CallerAccounts(options.callers, (name) => this.askDirectory(() => directory.lookupUser(name)), options.groupTtlMs, this.now);
   }
 
   get stats(): Readonly<ViewerStats> {
@@ -217,7 +225,7 @@ export class ViewerResolver {
       if (error instanceof ServiceUserHeaderError) return { answer: { ok: false, status: 400, error: 'bad_service_user_header', message: error.message } };
       throw error;
     }
-    if (this.options.directory === null || this.groups === null) return { answer: seesNothing() };
+    if (this.options.directory === null || this.groups === null || this.callers === null) return { answer: seesNothing() };
 
     let caller: Identity;
     try {
@@ -233,7 +241,7 @@ export class ViewerResolver {
       }
       return { answer: DIRECTORY_UNAVAILABLE };
     }
-    const subject = await this.subjectOf(this.options.directory, caller, serviceUser);
+    const subject = await this.subjectOf(this.options.directory, this.callers, caller, serviceUser);
     if ('ok' in subject) return { answer: subject };
     if ('noAccess' in subject) return this.reusable(seesNothing(subject.noAccess), caller.cachedUntil, subject.cachedUntil);
     const identity = subject;
@@ -263,14 +271,20 @@ export class ViewerResolver {
   /**
    * Whose token the call is filtered with: the caller's own, or that of the user a trusted caller names; a
    * refusal (403 untrusted caller or an account it may not name, 400 technical account without a user, 503), or
-   * why the named user sees nothing.
+   * that the named user is unknown.
    */
   private async subjectOf(
-    directory: UserLookup, caller: Identity, serviceUser: string | undefined,
+    directory: UserLookup, callers: CallerAccounts, caller: Identity, serviceUser: string | undefined,
   ): Promise<Identity | Refusal | { noAccess: NoAccessReason; cachedUntil: number }> {
-    const { roles } = this.options;
+    let roles: CallerRoles;
+    try {
+      roles = await callers.roles();
+    } catch (error) {
+      if (!(error instanceof DirectoryError)) throw error;
+      return DIRECTORY_UNAVAILABLE;
+    }
     if (serviceUser === undefined) {
-      const role = roles.technicalRole(caller.account);
+      const role = roles.technicalRole(caller.sid);
       if (role === null) return caller;
       const what = role === 'trusted_caller' ? 'a trusted caller (wiki.trusted_callers)' : 'the indexer service account';
       return {
@@ -283,7 +297,7 @@ export class ViewerResolver {
             : 'call with the user\'s own credentials, or list your service account in wiki.trusted_callers and name the user in X-Service-User'),
       };
     }
-    if (!roles.isTrusted(caller.account)) {
+    if (!roles.isTrusted(caller.sid)) {
       this.counters.untrustedOnBehalfCalls++;
       return {
         ok: false,
@@ -296,7 +310,7 @@ export class ViewerResolver {
     let adminGroupSids: Map<string, string>;
     try {
       user = await this.lookUp(directory, serviceUser);
-      adminGroupSids = 'none' in user || roles.adminGroups.length === 0 ? new Map() : await this.groups!.resolveGroupSids(roles.adminGroups);
+      adminGroupSids = 'none' in user || callers.adminGroups.length === 0 ? new Map() : await this.groups!.resolveGroupSids(callers.adminGroups);
     } catch (error) {
       if (!(error instanceof DirectoryError)) throw error;
       // parseServiceUserHeader applies the login-name rules, so this is a safety net, not a path.
@@ -314,7 +328,6 @@ export class ViewerResolver {
       return { ok: false, status: 403, error: `service_user_${rule}`, message: serviceUserRefusalMessage(user.account, rule) };
     }
     this.counters.onBehalfCalls++;
-    if (user.state !== 'active') return { noAccess: `user_${user.state}`, cachedUntil };
     return { account: user.account, sid: user.sid, tokenGroupSids: new Set(user.groupSids), cachedUntil };
   }
 

@@ -3,7 +3,7 @@
 // X-Service-User, and the request reaches SMB as that user by constrained
 // delegation (kerberos.delegation). Who may name whom is decided exactly as for
 // the wiki: the ldap-resolver's viewer answer (src/viewer/service-user.ts, the
-// caller's bind, the named user's account state; refusals counted there), which
+// caller's bind, the named user's account and its state; refusals counted there), which
 // this thread reuses from its ViewerAnswerCache. Only then does the KDC decide
 // (src/kerberos/s4u.ts); its refusals, and no KDC answering, are named here.
 import { HttpError } from '../http/http-error.js';
@@ -11,16 +11,8 @@ import { KerberosError } from '../kerberos/errors.js';
 import { DelegationRefusedError } from '../kerberos/s4u.js';
 import { ruleMessage } from '../viewer/service-user.js';
 import type { ViewerAnswerCache } from '../viewer/viewer-cache.js';
-import type { NoAccessReason } from '../viewer/viewer.js';
 import { DAV_CHALLENGE_HEADER } from './errors.js';
 
-const NO_ACCESS_MESSAGES: Record<NoAccessReason, string> = {
-  user_unknown: 'the directory has no such user',
-  user_disabled: 'the account is disabled',
-  user_locked: 'the account is locked out',
-  user_expired: 'the account has expired',
-  user_password_expired: 'the account\'s password has expired',
-};
 
 interface OnBehalfRequest {
   /** The trusted caller's Basic credentials. */
@@ -33,8 +25,9 @@ interface OnBehalfRequest {
 
 /**
  * The sAMAccountName of the user a trusted caller names, once the wiki's rules allow it; else the HttpError the wiki
- * would answer (400 malformed header, 401 wrong caller password, 403 untrusted caller or `service_user_<rule>`,
- * 429, 503), 403 `service_user_<state>` for a user who cannot log on, or 403 `delegation_not_configured`.
+ * would answer (400 malformed header, 401 wrong caller password, 403 untrusted caller or `service_user_<rule>`, an
+ * account that cannot log on among them, 429, 503), 403 `service_user_unknown` for a name the directory does not
+ * know (the wiki answers it with no hits), or 403 `delegation_not_configured`.
  */
 export async function namedUser(viewers: Pick<ViewerAnswerCache, 'resolve'>, request: OnBehalfRequest, delegates: boolean): Promise<string> {
   const answer = await viewers.resolve({ ...request, groupsHeader: undefined });
@@ -42,9 +35,8 @@ export async function namedUser(viewers: Pick<ViewerAnswerCache, 'resolve'>, req
     const headers = answer.status === 429 ? { 'retry-after': String(answer.retryAfterSeconds) } : answer.status === 401 ? DAV_CHALLENGE_HEADER : {};
     throw new HttpError(answer.status, answer.error, answer.message, headers);
   }
-  if (answer.noAccess !== undefined) {
-    const reason = answer.noAccess;
-    throw new HttpError(403, `service_${reason}`, `X-Service-User: ${NO_ACCESS_MESSAGES[reason]}, so the file server would not let the user log on`);
+  if (answer.noAccess === 'user_unknown') {
+    throw new HttpError(403, 'service_user_unknown', 'X-Service-User: the directory has no such user, so the file server would not let the user log on');
   }
   // No directory (ldap.base_dn, the indexer account): the rules cannot be checked, so no one is named.
   if (answer.account === null || !delegates) {

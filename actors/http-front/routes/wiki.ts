@@ -8,8 +8,8 @@
 // user's whole token) and the visible shares (without a header, or with no
 // resolvable group, the allow set is empty: no hits, never an error). With
 // X-Service-User a trusted caller calls on behalf of the named user
-// (src/viewer/service-user.ts); when that user sees nothing because of their
-// account, every answer says why in `no_access`.
+// (src/viewer/service-user.ts); when the directory knows no such user, every
+// answer is empty and says so in `no_access`.
 // Elasticsearch is queried from this thread (async I/O); when it is
 // down the answer is empty with "degraded": true. Each entry of an answer
 // is then checked against the page's ACL on the file server (wiki.live_acl,
@@ -109,7 +109,7 @@ export function registerWikiRoutes(router: Router, deps: WikiRouteDeps): WikiRou
     const { allowSids, denySids, shares, noAccess } = answer;
     return { allowSids, denySids, shares, ...(noAccess === undefined ? {} : { noAccess }) };
   };
-  /** The answer, with `no_access` when the named user's account is why it is empty. */
+  /** The answer, with `no_access` when the named user is unknown, which is why it is empty. */
   const answered = <T extends object>(result: T, viewer: { noAccess?: NoAccessReason }) =>
     viewer.noAccess === undefined ? result : { ...result, no_access: viewer.noAccess };
 

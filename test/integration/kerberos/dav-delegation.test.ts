@@ -101,10 +101,16 @@ describe('WebDAV for a user a trusted caller names (constrained delegation, flow
     assert.equal((await via('anna').request('GET', 'Lehrerzimmer/.wiki/index.md')).status, 200);
   });
 
-  it('refuses, naming the rule and counting it, accounts a trusted caller may not act for, and disabled or unknown users', async () => {
+  it('refuses, naming the rule and counting it, accounts a trusted caller may not act for, those that cannot log on, and unknown users', async () => {
     const protectedUser = await accounts.createUser(`${prefix}-prot`, ['Schueler', 'Protected Users']);
     const disabled = await accounts.createUser(`${prefix}-off`, ['Schueler']);
     await accounts.disable(disabled.name);
+    const locked = await accounts.createUser(`${prefix}-lck`, ['Schueler']);
+    await accounts.lockOut(locked.name);
+    const expired = await accounts.createUser(`${prefix}-exp`, ['Schueler']);
+    await accounts.expire(expired.name);
+    const passwordExpired = await accounts.createUser(`${prefix}-pwx`, ['Schueler']);
+    await accounts.expirePassword(passwordExpired.name);
     const cases = [
       [sensitiveUser.user, 'service_user_not_delegated'],
       [protectedUser.name, 'service_user_protected_user'],
@@ -113,6 +119,9 @@ describe('WebDAV for a user a trusted caller names (constrained delegation, flow
       [portal.name, 'service_user_trusted_caller'],
       [env.dc_admin.user, 'service_user_admin'],
       [disabled.name, 'service_user_disabled'],
+      [locked.name, 'service_user_locked'],
+      [expired.name, 'service_user_expired'],
+      [passwordExpired.name, 'service_user_password_expired'],
       [`${prefix}-nobody`, 'service_user_unknown'],
     ] as const;
     for (const [user, error] of cases) {
@@ -121,7 +130,9 @@ describe('WebDAV for a user a trusted caller names (constrained delegation, flow
     }
     const metrics = await (await fetch(`${service!.url}/metrics`)).text();
     assert.match(metrics, /^fileproxy_wiki_service_user_refusals_total\{rule="not_delegated"\} [1-9]/m);
-    assert.match(metrics, /^fileproxy_wiki_service_user_refusals_total\{rule="krbtgt"\} [1-9]/m);
+    for (const rule of ['krbtgt', 'disabled', 'locked', 'expired', 'password_expired']) {
+      assert.match(metrics, new RegExp(`^fileproxy_wiki_service_user_refusals_total\\{rule="${rule}"\\} [1-9]`, 'm'), rule);
+    }
   });
 
   it('answers an untrusted caller as the wiki does, a wrong caller password 401, a malformed header 400', async () => {

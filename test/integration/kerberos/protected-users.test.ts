@@ -34,10 +34,7 @@ describe('Protected Users and delegation', () => {
   it('the service\'s own check refuses a Protected Users member, read from the directory, naming the group', async () => {
     const user = await directory.lookupUser(protectedUser.user);
     assert.ok(user);
-    const roles = new CallerRoles({
-      trustedCallers: ['portal'], indexerAccount: env.indexer.user, adminAccount: env.admin.user, adminGroups: [],
-      domain: { realm: env.smb.realm.toLowerCase(), domain: env.smb.domain }, mayNameAdmins: false,
-    });
+    const roles = new CallerRoles({ trustedCallers: new Set(), indexer: env.users[env.indexer.user]?.sid, admin: env.users[env.admin.user]?.sid, mayNameAdmins: false });
     assert.equal(roles.serviceUserRefusal(user, new Set()), 'protected_user');
     assert.match(serviceUserRefusalMessage(user.account, 'protected_user'), /geschuetzt is a member of Protected Users; a trusted caller may not call on behalf of it/);
     const ordinary = await directory.lookupUser('carla');

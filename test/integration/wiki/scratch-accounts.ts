@@ -5,7 +5,8 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { Attribute, Change } from 'ldapts';
+import { readFile } from 'node:fs/promises';
+import { Attribute, Change, Client, InvalidCredentialsError } from 'ldapts';
 import { baseDn, realm } from '../../testbed/domain.js';
 import { layout } from '../../testbed/layout.js';
 import { dcAdminClient, findByAccountName, newDn, sidOf, userAttributes } from '../../testbed/accounts.js';
@@ -21,6 +22,12 @@ export interface ScratchAccount {
 const DISABLED_ACCOUNT = '514';
 /** ADS_UF_WORKSTATION_TRUST_ACCOUNT. */
 const WORKSTATION_ACCOUNT = '4096';
+/** 1970-01-01 in `accountExpires` ticks (100 ns since 1601): long past. */
+const EXPIRED_LONG_AGO = '116444736000000000';
+/** Wrong passwords that lock an account out under lockOut's password settings. */
+const LOCKOUT_THRESHOLD = 2;
+/** An hour, as AD's password settings count it (negative 100 ns ticks). */
+const ONE_HOUR = '-36000000000';
 
 export interface ScratchUserOptions {
   /** The explicit userPrincipalName: null for none (only the implicit `name@realm`); default `name@realm`. */
@@ -83,16 +90,50 @@ export class ScratchAccounts {
   }
 
   async disable(name: string): Promise<void> {
-    await this.withAdmin((client) =>
-      client.modify(newDn(name), new Change({ operation: 'replace', modification: new Attribute({ type: 'userAccountControl', values: [DISABLED_ACCOUNT] }) })),
-    );
+    await this.withAdmin((client) => client.modify(newDn(name), replace('userAccountControl', DISABLED_ACCOUNT)));
+  }
+
+  /** Lets the account's `accountExpires` pass (1970). */
+  async expire(name: string): Promise<void> {
+    await this.withAdmin((client) => client.modify(newDn(name), replace('accountExpires', EXPIRED_LONG_AGO)));
+  }
+
+  /** "User must change password at next logon" (`pwdLastSet` 0): the DC reports the password expired. */
+  async expirePassword(name: string): Promise<void> {
+    await this.withAdmin((client) => client.modify(newDn(name), replace('pwdLastSet', '0')));
+  }
+
+  /**
+   * Locks the account out the way the DC does, by wrong passwords: password settings of its own (a fine-grained
+   * password policy applying to this account only, lockout after LOCKOUT_THRESHOLD failures for an hour; the domain's
+   * policy, which every other test logs on under, stays as it is), then that many failed binds.
+   */
+  async lockOut(name: string): Promise<void> {
+    const settings = `CN=${name}-lockout,CN=Password Settings Container,CN=System,${baseDn}`;
+    await this.withAdmin(async (client) => {
+      await client.add(settings, {
+        objectClass: 'msDS-PasswordSettings', 'msDS-PasswordSettingsPrecedence': '1', 'msDS-PasswordReversibleEncryptionEnabled': 'FALSE',
+        'msDS-PasswordHistoryLength': '0', 'msDS-PasswordComplexityEnabled': 'FALSE', 'msDS-MinimumPasswordLength': '0',
+        'msDS-MinimumPasswordAge': '0', 'msDS-MaximumPasswordAge': '-9223372036854775808', 'msDS-LockoutThreshold': String(LOCKOUT_THRESHOLD),
+        'msDS-LockoutObservationWindow': ONE_HOUR, 'msDS-LockoutDuration': ONE_HOUR, 'msDS-PSOAppliesTo': [newDn(name)],
+      });
+      this.created.push(settings);
+    });
+    const ca = await readFile(this.env.ldap.ca_file);
+    for (let attempt = 0; attempt < LOCKOUT_THRESHOLD; attempt++) {
+      const client = new Client({ url: this.env.ldap.url, tlsOptions: { ca: [ca], servername: this.env.ldap.server_name } });
+      await client.bind(`${name}@${realm.toLowerCase()}`, 'not-the-password').then(
+        () => { throw new Error(`${name} logged on with a wrong password`); },
+        (error: unknown) => { if (!(error instanceof InvalidCredentialsError)) throw error; },
+      ).finally(() => client.unbind());
+    }
   }
 
   async removeFromGroup(name: string, group: string): Promise<void> {
     await this.withAdmin((client) => client.modify(newDn(group), membership('delete', name)));
   }
 
-  /** Deletes every account created (memberships go with them). */
+  /** Deletes every account created (memberships go with them), and the password settings of lockOut. */
   async removeAll(): Promise<void> {
     await this.withAdmin(async (client) => {
       for (const dn of this.created.splice(0).reverse()) await client.del(dn).catch(() => undefined);
@@ -108,6 +149,10 @@ export class ScratchAccounts {
       await client.unbind();
     }
   }
+}
+
+function replace(type: string, value: string): Change {
+  return new Change({ operation: 'replace', modification: new Attribute({ type, values: [value] }) });
 }
 
 function membership(operation: 'add' | 'delete', user: string): Change {

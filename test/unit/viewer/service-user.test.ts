@@ -8,11 +8,9 @@ import { CallerRoles, parseServiceUserHeader, ServiceUserHeaderError } from '../
 const DOMAIN = 'S-1-5-21-10-20-30';
 const SCHUL_ADMINS = `${DOMAIN}-1150`;
 
+/** The portal (trusted caller), the indexer and admin.user, by SID as caller-accounts.ts resolves them. */
 function roles(mayNameAdmins = false): CallerRoles {
-  return new CallerRoles({
-    trustedCallers: ['SCHULE\\portal'], indexerAccount: 'svc-indexer', adminAccount: 'fpadmin', adminGroups: ['Schul-Admins'],
-    domain: { realm: 'schule.local', domain: 'SCHULE' }, mayNameAdmins,
-  });
+  return new CallerRoles({ trustedCallers: new Set([`${DOMAIN}-1201`]), indexer: `${DOMAIN}-1202`, admin: `${DOMAIN}-1203`, mayNameAdmins });
 }
 
 function user(account: string, rid: number, more: Partial<LookedUpUser> = {}): LookedUpUser {
@@ -26,8 +24,10 @@ describe('CallerRoles.serviceUserRefusal', () => {
     ['a computer', user('WS01$', 1300, { computer: true }), 'computer'],
     ['krbtgt (by RID)', user('krbtgt', 502, { state: 'disabled' }), 'krbtgt'],
     ['an RODC krbtgt', user('krbtgt_12345', 1400), 'krbtgt'],
-    ['the indexer account', user('SVC-Indexer', 1202), 'indexer'],
+    ['the indexer account', user('svc-indexer', 1202), 'indexer'],
+    ['the indexer account, by its SID whatever its name', user('ix', 1202), 'indexer'],
     ['a trusted caller', user('portal', 1201), 'trusted_caller'],
+    ['an account named like the indexer, but another', user('svc-indexer', 1299), null],
     ['a sensitive account', user('ben', 1106, { notDelegated: true }), 'not_delegated'],
     ['a member of Protected Users', user('carla', 1107, { groupSids: [`${DOMAIN}-513`, `${DOMAIN}-525`] }), 'protected_user'],
     ['the domain Administrator', user('Administrator', 500), 'admin'],
@@ -35,6 +35,11 @@ describe('CallerRoles.serviceUserRefusal', () => {
     ['a builtin Administrator', user('erik', 1109, { groupSids: ['S-1-5-32-544'] }), 'admin'],
     ['a Backup Operator', user('frida', 1110, { groupSids: ['S-1-5-32-551'] }), 'admin'],
     ['a member of admin.groups', user('fpadmin', 1203, { groupSids: [SCHUL_ADMINS] }), 'admin'],
+    ['a disabled account', user('gerd', 1111, { state: 'disabled' }), 'disabled'],
+    ['a locked-out account', user('gerd', 1111, { state: 'locked' }), 'locked'],
+    ['an expired account', user('gerd', 1111, { state: 'expired' }), 'expired'],
+    ['an account whose password expired', user('gerd', 1111, { state: 'password_expired' }), 'password_expired'],
+    ['a disabled Domain Admin: the admin rule first', user('dora', 1108, { groupSids: [`${DOMAIN}-512`], state: 'disabled' }), 'admin'],
   ];
   for (const [what, looked, rule] of cases) {
     it(`${what}: ${rule ?? 'may be named'}`, () => assert.equal(roles().serviceUserRefusal(looked, admins), rule));

@@ -5,7 +5,6 @@ import { DirectoryError } from '../../../src/ldap/connection.js';
 import { parseLoginName } from '../../../src/ldap/login-name.js';
 import type { AccountState, DirectoryUser, LookedUpUser } from '../../../src/ldap/directory.js';
 import { AUTHENTICATED_USERS_SID, EVERYONE_SID } from '../../../src/wiki/acl.js';
-import { CallerRoles } from '../../../src/viewer/service-user.js';
 import { ViewerResolver, type ViewerAnswer } from '../../../src/viewer/viewer.js';
 
 const DOMAIN = 'S-1-5-21-10-20-30';
@@ -17,7 +16,10 @@ const KOLLEGIUM = `${DOMAIN}-1103`;
 /** anna's whole token: what deny entries are always matched with. */
 const ANNA_TOKEN = [ANNA, GROUPS['Lehrer']!, GROUPS['Lehrkräfte Mathe']!, KOLLEGIUM, DOMAIN_USERS, EVERYONE_SID, AUTHENTICATED_USERS_SID].sort();
 
-/** Accounts of the scripted directory besides anna: the portal's (trusted) and the indexer's, password `pw`. */
+/**
+ * Accounts of the scripted directory besides anna, password `pw`: the portal's (trusted), the indexer's and admin.user;
+ * a lookup finds each by its sAMAccountName, `SCHULE\name` or `name@schule.local`.
+ */
 const SERVICE_ACCOUNTS: Record<string, string> = { portal: `${DOMAIN}-1201`, 'svc-indexer': `${DOMAIN}-1202`, fpadmin: `${DOMAIN}-1203` };
 
 /**
@@ -25,7 +27,8 @@ const SERVICE_ACCOUNTS: Record<string, string> = { portal: `${DOMAIN}-1201`, 'sv
  * `down` makes every call fail; `annaState` is what a lookup of anna reports, `annaGroups` her tokenGroups.
  */
 function scriptedDirectory() {
-  const calls = { logins: 0, lookups: [] as string[][], users: [] as string[] };
+  /** `users`: lookups of other users than SERVICE_ACCOUNTS, which go to `accounts`. */
+  const calls = { logins: 0, lookups: [] as string[][], users: [] as string[], accounts: [] as string[] };
   const state = {
     down: false,
     annaState: 'active' as AccountState,
@@ -45,8 +48,11 @@ function scriptedDirectory() {
       return { dn: `CN=${account}`, account, sid, groups: [], groupSids: [DOMAIN_USERS] };
     },
     async lookupUser(name: string): Promise<LookedUpUser | null> {
-      calls.users.push(name);
+      const service = name.replace(/^SCHULE\\|@schule\.local$/gi, '').toLowerCase();
+      const sid = SERVICE_ACCOUNTS[service];
+      (sid === undefined ? calls.users : calls.accounts).push(name);
       if (state.down) throw unavailable();
+      if (sid !== undefined) return { account: service, sid, groupSids: [DOMAIN_USERS], state: 'active', computer: false, notDelegated: false };
       if (!['anna', 'anna@schule.local'].includes(name.toLowerCase())) return null;
       return { account: 'anna', sid: ANNA, groupSids: state.annaGroups, state: state.annaState, computer: false, notDelegated: false };
     },
@@ -65,14 +71,14 @@ const T0 = 1_000_000;
 function resolver(directory: ReturnType<typeof scriptedDirectory>['directory'] | null, clock = { now: T0 }, indexerAccount = 'svc-indexer') {
   return new ViewerResolver({
     directory,
-    roles: new CallerRoles({
+    callers: {
       trustedCallers: ['SCHULE\\portal'],
       indexerAccount,
       adminAccount: 'fpadmin',
       adminGroups: [],
       domain: { realm: 'schule.local', domain: 'SCHULE' },
       mayNameAdmins: false,
-    }),
+    },
     visibleShares: (groups) => (groups.includes('Lehrkräfte Mathe') ? ['schule', 'mathe'] : ['schule']),
     guard: { admit: async (attempt) => ({ admitted: true, counted: attempt }), settle: () => undefined },
     loginTtlMs: 60_000,
@@ -217,15 +223,43 @@ describe('ViewerResolver', () => {
       assert.equal(viewers.stats.untrustedOnBehalfCalls, 3);
     });
 
-    it('fails closed for a user who is unknown, disabled, locked or expired, and says why', async () => {
+    it('fails closed for an unknown user and says why; refuses one who is disabled, locked or expired (403 naming the state, counted)', async () => {
       const { directory, state } = scriptedDirectory();
       const viewers = resolver(directory);
       assert.deepEqual(await viewers.resolve(onBehalf('portal', 'niemand', 'Lehrer')), { ok: true, account: null, userSid: null, allowSids: [], denySids: [], shares: [], noAccess: 'user_unknown' });
       for (const accountState of ['disabled', 'locked', 'expired', 'password_expired'] as const) {
         state.annaState = accountState;
-        const answer = await resolver(directory).resolve(onBehalf('portal', 'anna', 'Lehrer'));
-        assert.deepEqual(answer, { ok: true, account: null, userSid: null, allowSids: [], denySids: [], shares: [], noAccess: `user_${accountState}` });
+        const named = resolver(directory);
+        const answer = await named.resolve(onBehalf('portal', 'anna', 'Lehrer'));
+        assert.ok(!answer.ok && answer.status === 403 && answer.error === `service_user_${accountState}`, JSON.stringify(answer));
+        assert.match(answer.message, /^X-Service-User: anna .*; a trusted caller may not call on behalf of it$/);
+        assert.equal(named.stats.serviceUserRefusals[accountState], 1);
       }
+    });
+
+    it('tells the configured accounts by their SIDs, whatever spelling the config or the header uses', async () => {
+      const { directory } = scriptedDirectory();
+      const viewers = resolver(directory, undefined, 'svc-indexer@schule.local');
+      for (const name of ['svc-indexer', 'SVC-Indexer%40schule.local']) {
+        const answer = await viewers.resolve(onBehalf('portal', name, 'Lehrer'));
+        assert.ok(!answer.ok && answer.error === 'service_user_indexer', `${name}: ${JSON.stringify(answer)}`);
+      }
+      for (const name of ['portal', 'portal%40schule.local']) {
+        const answer = await viewers.resolve(onBehalf('portal@schule.local', name, 'Lehrer'));
+        assert.ok(!answer.ok && answer.error === 'service_user_trusted_caller', `${name}: ${JSON.stringify(answer)}`);
+      }
+    });
+
+    it('resolves the configured accounts once per ldap.cache_ttl', async () => {
+      const clock = { now: T0 };
+      const { directory, calls } = scriptedDirectory();
+      const viewers = resolver(directory, clock);
+      await viewers.resolve(onBehalf('portal', 'anna', 'Lehrer'));
+      await viewers.resolve(onBehalf('portal', 'anna', 'Lehrer'));
+      assert.deepEqual(calls.accounts.sort(), ['SCHULE\\portal', 'fpadmin', 'svc-indexer'], 'each once');
+      clock.now = T0 + 300_001;
+      await viewers.resolve(onBehalf('portal', 'anna', 'Lehrer'));
+      assert.equal(calls.accounts.length, 6, 'again after the TTL');
     });
 
     it('answers 400 service_user_required for a technical account without X-Service-User', async () => {

@@ -38,8 +38,7 @@ describe('WebDAV on behalf of a user', () => {
     assert.deepEqual(await refusal({ ok: false, status: 429, error: 'too_many_failed_logins', message: 'm', retryAfterSeconds: 7 } as ViewerAnswer), [429, 'too_many_failed_logins', { 'retry-after': '7' }]);
   });
 
-  it('refuses a user who cannot log on, and serves no one without delegation or without a directory', async () => {
-    assert.deepEqual(await refusal({ ...seen, account: null, userSid: null, noAccess: 'user_disabled' }), [403, 'service_user_disabled', {}]);
+  it('refuses a user the directory does not know, and serves no one without delegation or without a directory', async () => {
     assert.deepEqual(await refusal({ ...seen, account: null, userSid: null, noAccess: 'user_unknown' }), [403, 'service_user_unknown', {}]);
     assert.deepEqual(await refusal(seen, false), [403, 'delegation_not_configured', {}]);
     assert.deepEqual(await refusal({ ...seen, account: null, userSid: null }), [403, 'delegation_not_configured', {}]);
