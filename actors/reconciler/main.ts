@@ -22,8 +22,7 @@ import type { Config } from '../../src/config/index.js';
 import type { ActorContextOf } from '../../src/messages/peers.js';
 import type { ReconcilerProtocol } from '../../src/messages/reconciler.js';
 import type { IndexerResult, IndexerTask, SmbReaderResult, SmbReaderTask } from '../../src/messages/pools.js';
-import { reconcilerMetrics, type PassSummary } from './metrics.js';
-import { indexerMetrics, PushBackTotals } from '../indexer/metrics.js';
+import { PushBackTotals, reconcilerMetrics, type PassSummary } from './metrics.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { threadHeapMetrics, type ThreadHeaps } from '../../src/metrics/thread-heaps.js';
@@ -242,17 +241,13 @@ function startPipeline(
   return { shares, index, pageChanges, hook, reconciler };
 }
 
-/**
- * The reconciler's metrics (index, hook, passes, watches), the indexer pool's, and its pool threads' heaps, read
- * before each scrape.
- */
+/** The reconciler's metrics (index, hook, passes, watches, back-offs) and its pool threads' heaps, read before each scrape. */
 function pipelineMetrics({ index, pageChanges, reconciler }: Pipeline, pools: Pools, watchStats: () => Record<string, ShareWatchStats>) {
   const registry = new Registry();
   registerStatMetrics(registry, () => {
     const { passes, lastPass } = reconciler.status();
-    return { ...index.stats(), ...pageChanges.stats(), passes, lastPass: passSummary(lastPass), watches: watchStats() };
+    return { ...index.stats(), ...pageChanges.stats(), passes, lastPass: passSummary(lastPass), watches: watchStats(), pushBack: pools.pushBack };
   }, reconcilerMetrics);
-  registerStatMetrics(registry, () => pools.pushBack, indexerMetrics);
   let poolHeaps: ThreadHeaps = {};
   registerStatMetrics(registry, () => poolHeaps, threadHeapMetrics);
   const refreshPoolHeaps = async () => {

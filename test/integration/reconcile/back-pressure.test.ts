@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@elastic/elasticsearch';
-import { PushBackTotals } from '../../../actors/indexer/metrics.js';
+import { PushBackTotals } from '../../../actors/reconciler/metrics.js';
 import { silentLog } from '../../../src/common/logger.js';
 import { bulkWriterOn } from '../../../src/indexing/indexer/write-batch.js';
 import type { ReadPage } from '../../../src/indexing/listing.js';
