@@ -22,7 +22,7 @@ import type { Config } from '../../src/config/index.js';
 import type { ActorContextOf } from '../../src/messages/peers.js';
 import type { ReconcilerProtocol } from '../../src/messages/reconciler.js';
 import type { IndexerResult, IndexerTask, SmbReaderResult, SmbReaderTask } from '../../src/messages/pools.js';
-import { reconcilerMetrics, type PassSummary } from './metrics.js';
+import { PushBackTotals, reconcilerMetrics, type PassSummary } from './metrics.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { threadHeapMetrics, type ThreadHeaps } from '../../src/metrics/thread-heaps.js';
@@ -64,6 +64,8 @@ type IndexerPool = WorkerPool<IndexerTask, IndexerResult>;
 interface Pools {
   readers: SmbReaderPool;
   indexers: IndexerPool;
+  /** How often Elasticsearch pushed back the indexers' batches, as their answers said. */
+  pushBack: PushBackTotals;
 }
 
 /** A share's pages through the smb-reader pool, as the indexer account. */
@@ -78,12 +80,14 @@ function poolSource(pool: SmbReaderPool, { server, share }: ReconcilerShare): Sh
   };
 }
 
-/** Batches rendered and written by the indexer pool, their pages' bytes moved along. */
-function poolBulk(pool: IndexerPool): BulkWriter {
+/** Batches rendered and written by the indexer pool, their pages' bytes moved along; their back-offs added up. */
+function poolBulk(pool: IndexerPool, pushBack: PushBackTotals): BulkWriter {
   return {
     write: async (target, operations) => {
       const task: IndexerTask = { type: 'write-batch', target, operations };
-      return resultOf(await pool.run(task, transferListOf(operations)), 'batch').result;
+      const { result } = resultOf(await pool.run(task, transferListOf(operations)), 'batch');
+      pushBack.add(result);
+      return result;
     },
   };
 }
@@ -148,7 +152,7 @@ function startPools(config: Config, secrets: ServiceSecrets, stopping: () => boo
       throw new Error(`the ${pool.name} pool cannot run tasks: ${err instanceof Error ? err.message : String(err)}`);
     }));
   }
-  return { readers, indexers };
+  return { readers, indexers, pushBack: new PushBackTotals() };
 }
 
 /** One change watch per share, on this thread's own SMB client, or none with `reconciler.watch: false`. */
@@ -196,7 +200,7 @@ function startPipeline(
   { pools, client, log }: { pools: Pools; client: Client; log: Logger },
   onPassFinished: (pass: JobInfo, folders: readonly string[] | null) => void,
 ): Pipeline {
-  const bulk = poolBulk(pools.indexers);
+  const bulk = poolBulk(pools.indexers, pools.pushBack);
   const { index_prefix: alias, index: settings } = config.elasticsearch;
   const layout = { shards: settings.number_of_shards, replicas: settings.number_of_replicas, refreshIntervalMs: settings.refresh_interval };
   const shares = config.smb.shares.map((share) => ({ server: (share.server ?? config.smb.server)!, share: share.name }));
@@ -237,12 +241,12 @@ function startPipeline(
   return { shares, index, pageChanges, hook, reconciler };
 }
 
-/** The reconciler's metrics (index, hook, passes, watches) and its pool threads' heaps, read before each scrape. */
+/** The reconciler's metrics (index, hook, passes, watches, back-offs) and its pool threads' heaps, read before each scrape. */
 function pipelineMetrics({ index, pageChanges, reconciler }: Pipeline, pools: Pools, watchStats: () => Record<string, ShareWatchStats>) {
   const registry = new Registry();
   registerStatMetrics(registry, () => {
     const { passes, lastPass } = reconciler.status();
-    return { ...index.stats(), ...pageChanges.stats(), passes, lastPass: passSummary(lastPass), watches: watchStats() };
+    return { ...index.stats(), ...pageChanges.stats(), passes, lastPass: passSummary(lastPass), watches: watchStats(), pushBack: pools.pushBack };
   }, reconcilerMetrics);
   let poolHeaps: ThreadHeaps = {};
   registerStatMetrics(registry, () => poolHeaps, threadHeapMetrics);

@@ -5,6 +5,7 @@ import type { StatMetric } from '../../src/metrics/stat-metrics.js';
 import type { HookBulkStats, HookStats } from '../../src/indexing/reconciler/page-changes.js';
 import type { ShareWatchStats } from '../../src/indexing/reconciler/share-watch.js';
 import type { WikiIndexStats } from '../../src/indexing/reconciler/wiki-index.js';
+import type { BatchResult, PushBackCounts } from '../../src/indexing/operations.js';
 
 /** The last finished pass, as the reconciler's metrics report it. */
 export interface PassSummary {
@@ -26,6 +27,20 @@ export interface PassSummary {
   errors: string[];
 }
 
+/**
+ * How often Elasticsearch pushed back the batches of the indexer pool (src/indexing/indexer/send-bulk.ts), added up
+ * from their answers here: the pool's threads come and go (one ends after a quiet spell) and keep no registry.
+ */
+export class PushBackTotals implements PushBackCounts {
+  backOffs = 0;
+  resent = 0;
+
+  add({ pushedBack }: BatchResult): void {
+    this.backOffs += pushedBack?.backOffs ?? 0;
+    this.resent += pushedBack?.resent ?? 0;
+  }
+}
+
 interface ReconcilerStats extends WikiIndexStats {
   hook: HookStats;
   bulk: HookBulkStats;
@@ -33,6 +48,7 @@ interface ReconcilerStats extends WikiIndexStats {
   lastPass: PassSummary | null;
   /** The change watch of each share, by share name (none when reconciler.watch is false). */
   watches: Record<string, ShareWatchStats>;
+  pushBack: PushBackCounts;
 }
 
 /** One number of every share's change watch, by share. */
@@ -50,6 +66,11 @@ export const reconcilerMetrics: readonly StatMetric<ReconcilerStats>[] = [
     name: 'fileproxy_index_bulk_operations_total', help: 'Index operations of the post-write hook by result',
     type: 'counter', label: 'result', read: (s) => ({ upserted: s.bulk.upserted, deleted: s.bulk.deleted, failed: s.bulk.failed, dropped: s.bulk.dropped }),
   },
+  {
+    name: 'fileproxy_index_back_offs_total', help: 'Waits of the indexers before sending again what Elasticsearch pushed back (429: its write queue full)',
+    type: 'counter', read: (s) => s.pushBack.backOffs,
+  },
+  { name: 'fileproxy_index_resent_operations_total', help: 'Index operations sent again after Elasticsearch pushed them back', type: 'counter', read: (s) => s.pushBack.resent },
   { name: 'fileproxy_index_status', help: 'State of the wiki index (1 for the current state)', type: 'gauge', label: 'status', read: (s) => ({ [s.status]: 1 }) },
   { name: 'fileproxy_reconciler_passes_total', help: 'Finished drift-repair passes', type: 'counter', read: (s) => s.passes },
   { name: 'fileproxy_reconciler_last_pass_start_seconds', help: 'Start of the last finished pass, Unix time (0: none yet)', type: 'gauge', read: (s) => (s.lastPass ? Date.parse(s.lastPass.startedAt) / 1000 : 0) },

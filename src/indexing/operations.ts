@@ -35,8 +35,19 @@ export interface BatchCounts {
   notRendered: NotRendered[];
 }
 
-/** A batch written, or why Elasticsearch did not take it (unreachable, overloaded, the alias gone). */
-export type BatchResult = { written: BatchCounts } | { failed: string };
+/** How often Elasticsearch pushed a batch back (429) and the indexer sent it again (src/indexing/indexer/send-bulk.ts). */
+export interface PushBackCounts {
+  /** Waits before sending again. */
+  backOffs: number;
+  /** Operations sent again. */
+  resent: number;
+}
+
+/**
+ * A batch written, or why Elasticsearch did not take it (unreachable, overloaded for longer than the indexer waits,
+ * the alias gone); with how often it was pushed back on the way, when the indexer says.
+ */
+export type BatchResult = ({ written: BatchCounts } | { failed: string }) & { pushedBack?: PushBackCounts };
 
 /** Writes one batch: the indexer pool in the service, or this thread (writeBatch) in tools and tests. */
 export interface BulkWriter {

@@ -1,13 +1,15 @@
 // node dist/test/testbed/cli.js up [--ntlm=on|off]|down|status — the loopback Samba AD DC and Elasticsearch used by
 // tests (`--ntlm=off`: the file server refuses NTLM, everything logs on with Kerberos; see ntlm-mode.ts);
 // `cluster up|down|status` — the 3-node Elasticsearch cluster of the cluster tests, next to them, on demand;
-// `secure up|down|status` — the Elasticsearch node with security on (HTTPS, users) of the secured-cluster tests.
+// `secure up|down|status` — the Elasticsearch node with security on (HTTPS, users) of the secured-cluster tests;
+// `small-queue up|down|status` — the Elasticsearch node with a write queue of one of the back-pressure test.
 import { ensureAccounts, type DirectorySids } from './accounts.js';
 import {
   clusterStatus, ensureElasticsearchRunning, esUrl, runningElasticsearch, stopElasticsearch,
 } from './elasticsearch.js';
 import { clusterHealth, clusterNodes, ensureClusterRunning, runningClusterNode, stopCluster } from './elasticsearch-cluster.js';
 import { ensureSecureNodeRunning, secureNodeStatus, stopSecureNode } from './elasticsearch-secure.js';
+import { ensureSmallQueueNodeRunning, smallQueueNodeStatus, smallQueueNodeUrl, stopSmallQueueNode } from './elasticsearch-small-queue.js';
 import { writeTestbedFiles } from './env.js';
 import { setNtlmRefused } from './kerberos.js';
 import { layout } from './layout.js';
@@ -127,6 +129,14 @@ const onDemand: Record<string, OnDemandServer> = {
     down: async () => [await stopSecureNode()],
     status: secureNodeStatus,
   },
+  'small-queue': {
+    async up() {
+      const { started } = await step('small-queue elasticsearch: start', ensureSmallQueueNodeRunning);
+      return `small-queue elasticsearch: ${smallQueueNodeUrl} answers (${started ? 'started now' : 'already running'})`;
+    },
+    down: async () => [await stopSmallQueueNode()],
+    status: smallQueueNodeStatus,
+  },
 };
 
 async function runOnDemand(name: string): Promise<number> {
@@ -161,7 +171,7 @@ async function main(): Promise<void> {
   const name = process.argv[2] ?? '';
   const command = commands[name];
   if (!command) {
-    process.stderr.write(`usage: node dist/test/testbed/cli.js up [--ntlm=on|off]|down|status|cluster up|down|status|secure up|down|status (got "${name}")\n`);
+    process.stderr.write(`usage: node dist/test/testbed/cli.js up [--ntlm=on|off]|down|status|cluster up|down|status|secure up|down|status|small-queue up|down|status (got "${name}")\n`);
     process.exitCode = 2;
     return;
   }

@@ -3,9 +3,9 @@
 // starts it on demand, `cluster down` stops the nodes it started (by their pid files). Security is off, as on the
 // single node, so every node listens on 127.0.0.1 only.
 import path from 'node:path';
-import { esHome, launchNode, writeNodeConfig } from './elasticsearch.js';
+import { launchNode, ownNodeFiles, runningNode, writeNodeConfig } from './elasticsearch.js';
 import { layout } from './layout.js';
-import { isAlive, recordedProcess, stopProcess, waitUntil } from './processes.js';
+import { isAlive, stopProcess, waitUntil } from './processes.js';
 
 const NODES = 3;
 const clusterName = 'fileproxy-testbed-cluster';
@@ -16,17 +16,8 @@ function nodeName(i: number): string {
   return `cluster-${i + 1}`;
 }
 
-function nodeDir(i: number): { confDir: string; dataDir: string; logDir: string; pidFile: string; launcherLog: string; log: string } {
-  const dir = path.join(clusterDir, nodeName(i));
-  const logDir = path.join(dir, 'logs');
-  return {
-    confDir: path.join(dir, 'config'),
-    dataDir: path.join(dir, 'data'),
-    logDir,
-    pidFile: path.join(dir, 'es.pid'),
-    launcherLog: path.join(dir, 'launcher.log'),
-    log: path.join(logDir, `${clusterName}.log`),
-  };
+function nodeDir(i: number) {
+  return ownNodeFiles(path.join(clusterDir, nodeName(i)), clusterName);
 }
 
 /** The HTTP URL of each node. */
@@ -34,8 +25,7 @@ export const clusterNodes: readonly string[] = Array.from({ length: NODES }, (_,
 
 /** The pid of node `i` if it runs. */
 export function runningClusterNode(i: number): Promise<number | undefined> {
-  // The nodes share the install (their own config comes by ES_PATH_CONF, not on the command line).
-  return recordedProcess(nodeDir(i).pidFile, (info) => info.cmdline.includes(`-Des.path.home=${esHome}`));
+  return runningNode(nodeDir(i).pidFile);
 }
 
 function writeClusterNodeConfig(i: number): Promise<void> {

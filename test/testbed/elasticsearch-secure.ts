@@ -9,9 +9,9 @@ import { copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promis
 import path from 'node:path';
 import { createSearchClient } from '../../src/search/client.js';
 import { exists, fileTail, readStateFile } from './files.js';
-import { ensureInstalled, esHome, javaHome, launchNode, writeNodeConfig } from './elasticsearch.js';
+import { ensureInstalled, esHome, javaHome, launchNode, ownNodeFiles, runningNode, writeNodeConfig } from './elasticsearch.js';
 import { layout } from './layout.js';
-import { isPortOpen, recordedProcess, run, stopProcess, waitUntil } from './processes.js';
+import { isPortOpen, run, stopProcess, waitUntil } from './processes.js';
 import { note } from './progress.js';
 
 const clusterName = 'fileproxy-testbed-secure';
@@ -19,14 +19,7 @@ const host = '127.0.0.1';
 const httpPort = 9210;
 const transportPort = 9310;
 const dir = path.join(layout.elasticsearch.dir, 'secure');
-const node = {
-  confDir: path.join(dir, 'config'),
-  dataDir: path.join(dir, 'data'),
-  logDir: path.join(dir, 'logs'),
-  pidFile: path.join(dir, 'es.pid'),
-  launcherLog: path.join(dir, 'launcher.log'),
-  log: path.join(dir, 'logs', `${clusterName}.log`),
-};
+const node = ownNodeFiles(dir, clusterName);
 /** Inside the node's config dir: Elasticsearch reads TLS files only from there. */
 const certsDir = path.join(node.confDir, 'certs');
 const accountsFile = path.join(dir, 'accounts.json');
@@ -57,7 +50,7 @@ const secureNodeUrl = `https://${host}:${httpPort}`;
 const caFile = path.join(dir, 'ca.pem');
 
 function runningSecureNode(): Promise<number | undefined> {
-  return recordedProcess(node.pidFile, (info) => info.cmdline.includes(`-Des.path.home=${esHome}`));
+  return runningNode(node.pidFile);
 }
 
 /** Runs one of the distribution's command-line tools as root on the node's config (files are chowned at launch). */

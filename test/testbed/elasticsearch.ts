@@ -23,13 +23,19 @@ const esHost = '127.0.0.1';
 const esPort = 9200;
 export const esUrl = `http://${esHost}:${esPort}`;
 
-export function runningElasticsearch(): Promise<number | undefined> {
-  return recordedProcess(layout.elasticsearch.pidFile, (info) => info.cmdline.includes(`-Des.path.home=${esHome}`));
+/** The pid a node of this install recorded in `pidFile`, if it runs (its config may come by ES_PATH_CONF). */
+export function runningNode(pidFile: string): Promise<number | undefined> {
+  return recordedProcess(pidFile, (info) => info.cmdline.includes(`-Des.path.home=${esHome}`));
 }
 
-export async function clusterStatus(): Promise<string | undefined> {
+export function runningElasticsearch(): Promise<number | undefined> {
+  return runningNode(layout.elasticsearch.pidFile);
+}
+
+/** The cluster health status the node at `url` (security off) reports, or undefined when it does not answer. */
+export async function clusterStatus(url = esUrl): Promise<string | undefined> {
   try {
-    const response = await fetch(`${esUrl}/_cluster/health`, { signal: AbortSignal.timeout(2000) });
+    const response = await fetch(`${url}/_cluster/health`, { signal: AbortSignal.timeout(2000) });
     return ((await response.json()) as { status?: string }).status;
   } catch {
     return undefined;
@@ -178,6 +184,19 @@ export interface NodeDirs {
   confDir: string;
   dataDir: string;
   logDir: string;
+}
+
+/** The files of a node with a config of its own under `dir` (config, data, logs, pid file, the launcher's output). */
+export function ownNodeFiles(dir: string, clusterName: string): NodeDirs & NodeLaunch & { confDir: string } {
+  const logDir = path.join(dir, 'logs');
+  return {
+    confDir: path.join(dir, 'config'),
+    dataDir: path.join(dir, 'data'),
+    logDir,
+    pidFile: path.join(dir, 'es.pid'),
+    launcherLog: path.join(dir, 'launcher.log'),
+    log: path.join(logDir, `${clusterName}.log`),
+  };
 }
 
 /**

@@ -87,6 +87,9 @@ describe('metrics and request logs of a running service', () => {
     assert.equal(value('fileproxy_index_queue_depth'), 0);
     assert.equal(value('fileproxy_post_write_changes_total', { result: 'dropped' }), 0);
     assert.equal(value('fileproxy_index_status', { status: 'ready' }), 1);
+    // The testbed's node has a write queue of 10,000: nothing was pushed back (test/integration/reconcile/back-pressure.test.ts pushes).
+    assert.equal(value('fileproxy_index_back_offs_total'), 0);
+    assert.equal(value('fileproxy_index_resent_operations_total'), 0);
     assert.ok(value('fileproxy_reconciler_last_pass_pages', { result: 'listed' }) > 0);
     assert.equal(value('fileproxy_reconciler_last_pass_errors'), 0);
     assert.ok(value('fileproxy_reconciler_last_pass_duration_seconds') > 0);
