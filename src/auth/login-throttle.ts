@@ -96,8 +96,7 @@ export class LoginThrottle {
   admit(attempt: LoginAttempt): LoginAdmission {
     const account = attempt.account;
     const address = this.countedAddress(attempt.address);
-    const refusal = this.refusal('account', this.accounts.get(account), this.options.maxFailures)
-      ?? (address === undefined ? undefined : this.refusal('address', this.addresses.get(address), this.options.maxAddressFailures));
+    const refusal = this.refusal('account', this.accounts.get(account), this.options.maxFailures) ?? this.addressRefusal(address);
     if (refusal) {
       this.throttled++;
       return refusal;
@@ -112,8 +111,7 @@ export class LoginThrottle {
    * login name is looked up, so that a locked address costs the directory nothing (login-guard.ts).
    */
   refuseAddress(address: string): LoginRefusal | undefined {
-    const key = this.countedAddress(address);
-    const refusal = key === undefined ? undefined : this.refusal('address', this.addresses.get(key), this.options.maxAddressFailures);
+    const refusal = this.addressRefusal(this.countedAddress(address));
     if (refusal) this.throttled++;
     return refusal;
   }
@@ -142,6 +140,11 @@ export class LoginThrottle {
   private countedAddress(address: string): string | undefined {
     const key = addressKey(address);
     return this.trusted.has(key) ? undefined : key;
+  }
+
+  /** The refusal while the address key (countedAddress) is locked; none for a trusted proxy. */
+  private addressRefusal(key: string | undefined): LoginRefusal | undefined {
+    return key === undefined ? undefined : this.refusal('address', this.addresses.get(key), this.options.maxAddressFailures);
   }
 
   private refusal(scope: 'account' | 'address', record: FailureRecord | undefined, limit: number): LoginRefusal | undefined {
