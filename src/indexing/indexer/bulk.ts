@@ -17,11 +17,14 @@ interface BulkItemCounts {
   deleted: number;
   /** Operations Elasticsearch refused one by one (mapping errors), back-pressure aside. */
   failed: number;
-  /** First few refusal reasons, for the log. */
+  /** The first MAX_BULK_REASONS refusal reasons, for the log. */
   reasons: string[];
   /** The operations Elasticsearch pushed back (429: its write queue was full), by their place in the request. */
   pushedBack: { item: number; reason: string }[];
 }
+
+/** Refusal reasons a batch's answer keeps, for the log. */
+export const MAX_BULK_REASONS = 3;
 
 /**
  * Elasticsearch's answer when it cannot take more now (`es_rejected_execution_exception`, a circuit breaker): the
@@ -41,7 +44,7 @@ export function countBulkItems(response: estypes.BulkResponse): BulkItemCounts {
     if (result.error && result.status === PUSHED_BACK_STATUS) counts.pushedBack.push({ item: index, reason: itemReason(result) });
     else if (result.error && !(action === 'delete' && result.status === 404)) {
       counts.failed++;
-      if (counts.reasons.length < 3) counts.reasons.push(itemReason(result));
+      if (counts.reasons.length < MAX_BULK_REASONS) counts.reasons.push(itemReason(result));
     } else if (action === 'delete') counts.deleted++;
     else counts.upserted++;
   });

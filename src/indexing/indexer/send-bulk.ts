@@ -12,12 +12,9 @@
  */
 import { errors, type estypes } from '@elastic/elasticsearch';
 import { BackOff } from './back-off.js';
-import { countBulkItems, PUSHED_BACK_STATUS } from './bulk.js';
+import { countBulkItems, MAX_BULK_REASONS, PUSHED_BACK_STATUS } from './bulk.js';
 import { describeError } from '../../common/describe-error.js';
 import type { BatchCounts, PushBackCounts } from '../operations.js';
-
-/** Reasons kept for the log, as countBulkItems keeps them. */
-const MAX_REASONS = 3;
 
 type Sent = ({ written: Omit<BatchCounts, 'notRendered'> } | { failed: string }) & { pushedBack: PushBackCounts };
 
@@ -49,7 +46,7 @@ export async function sendBulk(
       written.upserted += counts.upserted;
       written.deleted += counts.deleted;
       written.rejected += counts.failed;
-      written.reasons.push(...counts.reasons.slice(0, MAX_REASONS - written.reasons.length));
+      written.reasons.push(...counts.reasons.slice(0, MAX_BULK_REASONS - written.reasons.length));
       again = counts.pushedBack.map(({ item, reason }) => ({ operation: pending[item]!, reason }));
     } catch (error) {
       const reason = wholePushBack(error);
@@ -63,7 +60,7 @@ export async function sendBulk(
       if (whole) return { failed: `${pushedBackFor}: ${again[0]!.reason}`, pushedBack: pushedBack() };
       written.rejected += again.length;
       // First: the reason these were refused matters more than older ones.
-      written.reasons = [...again.slice(0, MAX_REASONS).map(({ reason }) => `${pushedBackFor}: ${reason}`), ...written.reasons].slice(0, MAX_REASONS);
+      written.reasons = [...again.slice(0, MAX_BULK_REASONS).map(({ reason }) => `${pushedBackFor}: ${reason}`), ...written.reasons].slice(0, MAX_BULK_REASONS);
       return { written, pushedBack: pushedBack() };
     }
     resent += again.length;
