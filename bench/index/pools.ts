@@ -18,7 +18,8 @@ import { loadConfig } from '../../src/config/load.js';
 import { startService, writeServiceConfig, type RunningService } from '../../test/support/service.js';
 import { passAfter } from '../../test/integration/wiki/wiki-service.js';
 import { loadAverage, ratioRow, runAlone, runLine, report, verdict, type BenchReport, type Benchmark } from '../results.js';
-import { CLI, exportDocuments, RAW_INDEX, rawBulk, reindexAll } from './reindex.js';
+import { exportDocuments, RAW_INDEX, rawBulk, reindexAll } from './reindex.js';
+import { FILEPROXY_CLI } from '../../test/support/cli-path.js';
 import { countSmbRequests, cpuCeiling, cpuPer, measureCost, requestsPer, type WorkCost } from './work-cost.js';
 import { saveToSearch } from './save-to-search.js';
 import type { ChangeToSearch } from './until-found.js';
@@ -44,7 +45,7 @@ interface Build {
   label: string;
   cli: string;
 }
-const THIS_BUILD: Build = { label: 'this build', cli: CLI };
+const THIS_BUILD: Build = { label: 'this build', cli: FILEPROXY_CLI };
 
 function baselineBuild(): Build | undefined {
   const checkout = process.env['POOLBENCH_BASELINE'];

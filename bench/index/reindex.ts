@@ -5,21 +5,19 @@
  * service's writer).
  */
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { estypes } from '@elastic/elasticsearch';
 import type { JobInfo } from '../../src/indexing/reconciler/jobs.js';
 import { IndexManager } from '../../src/indexing/reconciler/index-manager.js';
 import type { createSearchClient } from '../../src/search/client.js';
 import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
 import type { RunningService } from '../../test/support/service.js';
+import { FILEPROXY_CLI } from '../../test/support/cli-path.js';
 
-/** This build's command line; a benchmark comparing builds passes another's. */
-export const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 export const BULK_BATCH = 500;
 export const BULK_IN_FLIGHT = 2;
 export const RAW_INDEX = 'indexbench-raw';
 
-export function reindexAll(service: RunningService, cli = CLI): Promise<{ report: JobInfo; wallMs: number }> {
+export function reindexAll(service: RunningService, cli = FILEPROXY_CLI): Promise<{ report: JobInfo; wallMs: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, [cli, 'reindex', '--all', '--json', '--config', service.configFile], { stdio: ['ignore', 'pipe', 'inherit'] });

@@ -11,7 +11,6 @@
  */
 import { EventEmitter, once } from 'node:events';
 import { readFileSync, readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { pino, type Logger } from 'pino';
 import { loadConfig, readIndexerPassword } from '../../src/config/index.js';
 import { Supervisor } from '../../supervisor/supervisor.js';
@@ -23,8 +22,8 @@ import { reconcilerDetails } from '../../test/integration/wiki/wiki-service.js';
 import { loadAverage, report, runAlone, runLine, verdict, type BenchReport, type Benchmark, type SummaryRow } from '../results.js';
 import { percentile, residentBytes } from '../stats.js';
 import { memoryMap, type MemoryMap } from './memory-map.js';
+import { FILEPROXY_CLI } from '../../test/support/cli-path.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 const HEADING = '## Idle memory';
 /** Quiet after the first pass before memory is read: longer than a pool thread lives without a task (30 s). */
 const IDLE_MS = Number(process.env['MEMBENCH_IDLE_S'] ?? 45) * 1000;
@@ -95,7 +94,7 @@ function statusKb(pid: number, field: string): number {
 async function idleFigures(overrides: Overrides): Promise<IdleFigures> {
   const { file, port } = await writeServiceConfig(overrides);
   const environment = shippedUnitEnvironment();
-  const service: RunningService = await runService([process.execPath, CLI, 'serve', '--config', file],
+  const service: RunningService = await runService([process.execPath, FILEPROXY_CLI, 'serve', '--config', file],
     { configFile: file, port, env: { ...process.env, ...environment } });
   try {
     const pid = service.process.pid!;

@@ -7,14 +7,13 @@ import { once } from 'node:events';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { SmbClient } from '../../src/smb/index.js';
 import { runService, startService, type RunningService } from '../support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../testbed/env.js';
 import { removeTree, shareFor } from '../integration/smb/testbed.js';
 import { account, DavClient } from '../integration/webdav/dav-client.js';
+import { FILEPROXY_CLI } from '../support/cli-path.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 /** Requests in flight at once, each on a file of its own. */
 const WRITERS = 8;
 /** Properties each writer sets, one PROPPATCH each (under webdav.dead_properties.max_per_resource). */
@@ -58,7 +57,7 @@ describe('the service killed (SIGKILL) during a PROPPATCH flood', () => {
     killed.process.kill('SIGKILL');
     await exited;
     beforeStart(dirname(killed.configFile));
-    service = await runService([process.execPath, CLI, 'serve', '--config', killed.configFile], {
+    service = await runService([process.execPath, FILEPROXY_CLI, 'serve', '--config', killed.configFile], {
       configFile: killed.configFile, port: Number(new URL(killed.url).port),
     });
   }

@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { SmbClient, type SmbStat } from '../../src/smb/index.js';
 import { runService, startService, type RunningService } from '../support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../testbed/env.js';
@@ -15,8 +14,8 @@ import { account } from '../integration/webdav/dav-client.js';
 import {
   assertPupilReadsNothingNew, markedBody, pausedPut, pupilFolder, settledEntries, shareEntries, teachersPage, type PupilFolder,
 } from '../integration/webdav/save-exposure.js';
+import { FILEPROXY_CLI } from '../support/cli-path.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 const MiB = 1024 * 1024;
 const SIZE = 3 * MiB;
 /** Kills after the last byte of the body: the first at once, the others closing in on the answer (see the test). */
@@ -117,7 +116,7 @@ describe('the service killed (SIGKILL) during a save', () => {
     await assertPupilReadsNothingNew(folder, await shareEntries(folder), save.before, save.marker, 'after the kill');
     // The next start: the same config, so the same data directory and port.
     const killed = service!;
-    service = await runService([process.execPath, CLI, 'serve', '--config', killed.configFile], { configFile: killed.configFile, port: Number(new URL(killed.url).port) });
+    service = await runService([process.execPath, FILEPROXY_CLI, 'serve', '--config', killed.configFile], { configFile: killed.configFile, port: Number(new URL(killed.url).port) });
     const stays = await leftAfter(save, GONE_AFTER_START_MS);
     assert.deepEqual(stays.map((e) => e.path), [], `what the save left is still there ${GONE_AFTER_START_MS} ms after the service started again`);
   }

@@ -2,12 +2,11 @@
 // under each failure "     fix: ...".
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { FILEPROXY_CLI } from './cli-path.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
 export function doctor(configFile: string): { code: number | null; lines: string[] } {
-  const run = spawnSync(process.execPath, [CLI, 'doctor', '--config', configFile], { encoding: 'utf8', timeout: 60_000 });
+  const run = spawnSync(process.execPath, [FILEPROXY_CLI, 'doctor', '--config', configFile], { encoding: 'utf8', timeout: 60_000 });
   return { code: run.status, lines: run.stdout.split('\n') };
 }
 

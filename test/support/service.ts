@@ -4,14 +4,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import { readTestbedEnv } from '../testbed/env.js';
 import { runLogDir, serviceLogFile } from './log-audit.js';
 import { freePort } from './ports.js';
 import { serviceOrigins } from './service-origins.js';
+import { FILEPROXY_CLI } from './cli-path.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
 export interface RunningService {
   url: string;
@@ -63,7 +62,7 @@ const SERVICE_NODE_ARGS = (process.env['SERVICE_NODE_ARGS'] ?? '').split(' ').fi
  * `env`: variables set for the service on top of this process's environment; `cli`: the command line of another
  * build (a benchmark comparing builds in one run), this build's by default.
  */
-export async function startService(overrides: Overrides = {}, env: Record<string, string> = {}, cli = CLI): Promise<RunningService> {
+export async function startService(overrides: Overrides = {}, env: Record<string, string> = {}, cli = FILEPROXY_CLI): Promise<RunningService> {
   const { file, port } = await writeServiceConfig(overrides);
   return runService([process.execPath, ...SERVICE_NODE_ARGS, cli, 'serve', '--config', file], { configFile: file, port, env: { ...process.env, ...env } });
 }

@@ -3,7 +3,6 @@
 // changes nothing, Ctrl-C stopping the job in the service, and the answers without a running service.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import type { JobInfo } from '../../../src/indexing/reconciler/jobs.js';
 import { IndexManager } from '../../../src/indexing/reconciler/index-manager.js';
@@ -13,8 +12,8 @@ import { AdminApi, postWebhook } from '../webhooks/api.js';
 import { WikiClient } from '../wiki/wiki-service.js';
 import { markdownPage } from './markdown.js';
 import { indexedFacts, reconcilerStatus, scratchService, SERVER, writeFiles } from './support.js';
+import { FILEPROXY_CLI } from '../../support/cli-path.js';
 
-const CLI = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 const FOLDERS = 40;
 const PAGES_PER_FOLDER = 50;
 
@@ -27,7 +26,7 @@ interface CliRun {
 /** Runs `fileproxy reindex ...`; `whileRunning` gets the child process (to interrupt it). */
 function reindex(args: string[], whileRunning?: (child: ReturnType<typeof spawn>) => void): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'reindex', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [FILEPROXY_CLI, 'reindex', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

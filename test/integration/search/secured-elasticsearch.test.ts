@@ -11,7 +11,6 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import type { Client } from '@elastic/elasticsearch';
 import { createSearchClient } from '../../../src/search/client.js';
 import { DEFAULT_ALIAS } from '../../../src/search/mapping.js';
@@ -23,8 +22,8 @@ import { ensureSecureNodeRunning, SERVICE_ROLE, stopSecureNode, type SecureNode 
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { runJob } from '../reconcile/support.js';
 import { passAfter, WikiClient, type Caller } from '../wiki/wiki-service.js';
+import { FILEPROXY_CLI } from '../../support/cli-path.js';
 
-const CLI = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 const ADMIN: Caller = { user: 'fpadmin', groups: ['Schul-Admins'] };
 const NODE_LINE = 'Elasticsearch node https://127.0.0.1:9210';
 
@@ -217,7 +216,7 @@ describe('a secured Elasticsearch (HTTPS with its own CA, user or API key)', () 
 
 /** What `fileproxy serve` says when it refuses to start on `config` (exit 1), without the closing "not starting." */
 function refusal(config: string): string {
-  const run = spawnSync(process.execPath, [CLI, 'serve', '--config', config], { encoding: 'utf8', timeout: 30_000 });
+  const run = spawnSync(process.execPath, [FILEPROXY_CLI, 'serve', '--config', config], { encoding: 'utf8', timeout: 30_000 });
   assert.equal(run.status, 1, `${run.stdout}${run.stderr}`);
   return run.stderr.replace(/\nnot starting\.\n$/, '');
 }
