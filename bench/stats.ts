@@ -110,3 +110,20 @@ export function segmentsSent(pid: number, port: number): number {
   }
   return total;
 }
+
+/** Peak resident set size of a process, sampled every `everyMs` until stopped. */
+export function rssSampler(pid: number, everyMs: number): { stop(): number } {
+  let peak = 0;
+  const sample = () => {
+    peak = Math.max(peak, residentBytes(pid));
+  };
+  sample();
+  const timer = setInterval(sample, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      return peak;
+    },
+  };
+}

@@ -27,7 +27,8 @@ import { AdminApi, postWebhook } from '../../test/integration/webhooks/api.js';
 import { passAfter } from '../../test/integration/wiki/wiki-service.js';
 import { shareAs, socketOf } from '../../test/integration/reconcile/support.js';
 import { loadAverage, ratioRow, runAlone, runLine, verdict, report, type BenchReport, type Benchmark } from '../results.js';
-import { percentile, residentBytes } from '../stats.js';
+import { atFixedRate, type Latency } from '../fixed-rate.js';
+import { rssSampler } from '../stats.js';
 import { BULK_BATCH, BULK_IN_FLIGHT, exportDocuments, RAW_INDEX, rawBulk, reindexAll } from './reindex.js';
 import { saveToSearch } from './save-to-search.js';
 import { smbWriteToSearch, type ServiceCpu } from './smb-write-to-search.js';
@@ -43,6 +44,7 @@ const HEADING = '## Index and reconciler';
 /** Webhook posts per second while measuring latency: a steady trickle, far below what the intake can take. */
 const WEBHOOK_RATE = 50;
 const IDLE_MS = 10_000;
+const RSS_SAMPLE_MS = 100;
 /** The change watch's idle window: past the minute of the SMB keep-alive, so that what recurs each minute counts. */
 const WATCH_IDLE_MS = 65_000;
 const SAVES = Number(process.env['INDEXBENCH_SAVES'] ?? 200);
@@ -57,56 +59,9 @@ const percent = (cpuPerSecond: number) => `${(cpuPerSecond * 100).toFixed(2)} %`
 const percents = (cpu: ServiceCpu) => `service ${percent(cpu.service)} / reconciler thread ${percent(cpu.reconciler)}`;
 const msPer = (cpu: ServiceCpu) => `service ${cpu.service.toFixed(2)} ms / reconciler thread ${cpu.reconciler.toFixed(2)} ms`;
 
-/** Peak resident set size of a process, sampled every 100 ms until stopped. */
-function rssSampler(pid: number): { stop(): number } {
-  let peak = 0;
-  const sample = () => {
-    peak = Math.max(peak, residentBytes(pid));
-  };
-  sample();
-  const timer = setInterval(sample, 100);
-  return {
-    stop() {
-      clearInterval(timer);
-      sample();
-      return peak;
-    },
-  };
-}
-
-interface Latency {
-  requests: number;
-  failures: number;
-  p50: number;
-  p99: number;
-}
-
-/** Posts webhook events at WEBHOOK_RATE until `until` resolves; latency of each answer in ms. */
-async function webhookLatency(url: string, key: string, until: Promise<unknown>): Promise<Latency> {
-  const latencies: number[] = [];
-  let failures = 0;
-  let done = false;
-  void until.finally(() => (done = true));
-  const inFlight: Promise<void>[] = [];
-  const start = performance.now();
-  for (let n = 0; !done; n++) {
-    const due = start + (n * 1000) / WEBHOOK_RATE;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    const sent = performance.now();
-    inFlight.push(
-      postWebhook(url, { key, userAgent: 'platform-api/1.0', body: '{"event":"bench"}' }).then(
-        (res) => {
-          latencies.push(performance.now() - sent);
-          if (res.status !== 200) failures++;
-        },
-        () => void failures++,
-      ),
-    );
-  }
-  await Promise.all(inFlight);
-  latencies.sort((a, b) => a - b);
-  return { requests: latencies.length, failures, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
+/** Posts webhook events at WEBHOOK_RATE until `until` settles. */
+function webhookLatency(url: string, key: string, until: Promise<unknown>): Promise<Latency> {
+  return atFixedRate(WEBHOOK_RATE, until, async () => (await postWebhook(url, { key, userAgent: 'platform-api/1.0', body: '{"event":"bench"}' })).status === 200);
 }
 
 function rcloneEnv(env: TestbedEnv): NodeJS.ProcessEnv {
@@ -136,7 +91,7 @@ function rcloneList(env: TestbedEnv, shares: string[]): { ms: number; files: num
 }
 
 async function noChangePass(service: RunningService): Promise<{ report: JobInfo; peakRss: number; cost: WorkCost }> {
-  const rss = rssSampler(service.process.pid!);
+  const rss = rssSampler(service.process.pid!, RSS_SAMPLE_MS);
   const { result: report, cost } = await measureCost(service.process.pid!, async () => (await startJob(socketOf(service), { kind: 'pass' })).finished);
   return { report, peakRss: rss.stop(), cost };
 }
@@ -174,7 +129,7 @@ async function run(): Promise<BenchReport> {
     const idle = await webhookLatency(service.url, client.api_key, new Promise((resolve) => setTimeout(resolve, IDLE_MS)));
     console.log(`webhook idle: p50 ${idle.p50.toFixed(2)} ms, p99 ${idle.p99.toFixed(2)} ms`);
 
-    const reindexRss = rssSampler(service.process.pid!);
+    const reindexRss = rssSampler(service.process.pid!, RSS_SAMPLE_MS);
     const reindexing = measureCost(service.process.pid!, () => reindexAll(service));
     const [{ result: reindex, cost: reindexCost }, busy] = await Promise.all([reindexing, webhookLatency(service.url, client.api_key, reindexing)]);
     const reindexPeak = reindexRss.stop();

@@ -29,6 +29,11 @@ export interface SeedOptions {
   root: string;
   folders: number;
   pages: number;
+  /**
+   * Folders an earlier call already seeded below `root` with as many pages per folder: this call's folders (and the
+   * content of their pages) are numbered after them, so that a tree grows by appending (default 0).
+   */
+  from?: number;
 }
 
 export interface Seed {
@@ -88,16 +93,18 @@ export async function seedWiki(options: SeedOptions): Promise<Seed> {
     const dir = `${templates}/t${k}`;
     await admin.mkdir(dir, { recursive: true });
     smbcacls(env, share, dir, ['--sddl', '--set', sddl]);
-    await admin.mkdir(`${dir}/folder`);
+    // recursive: a call that appends finds the templates of the first.
+    await admin.mkdir(`${dir}/folder`, { recursive: true });
     await admin.writeFile(`${dir}/folder/page.md`, '# template\n');
     blobs.push({ folder: ntAcl(join(disk, dir, 'folder')), file: ntAcl(join(disk, dir, 'folder', 'page.md')) });
   }
 
   const perFolder = Math.ceil(options.pages / options.folders);
+  const from = options.from ?? 0;
   const dump: string[] = [];
   let bytes = 0;
   let written = 0;
-  for (let f = 0; f < options.folders; f++) {
+  for (let f = from; f < from + options.folders; f++) {
     const folder = join(disk, root, `Schule-${String(Math.floor(f / 100)).padStart(2, '0')}`, `Klasse-${String(f).padStart(4, '0')}`);
     const wiki = join(folder, '.wiki');
     mkdirSync(wiki, { recursive: true });
@@ -105,7 +112,8 @@ export async function seedWiki(options: SeedOptions): Promise<Seed> {
     dump.push(`# file: ${folder}\nsecurity.NTACL=${blob.folder}\n`, `# file: ${wiki}\nsecurity.NTACL=${blob.folder}\n`);
     for (let p = 0; p < perFolder && written < options.pages; p++, written++) {
       const file = join(wiki, p === 0 ? 'index.md' : `seite-${p}.md`);
-      const content = markdownPage(written, pageSize(written));
+      const n = from * perFolder + written;
+      const content = markdownPage(n, pageSize(n));
       writeFileSync(file, content);
       bytes += Buffer.byteLength(content);
       dump.push(`# file: ${file}\nsecurity.NTACL=${blob.file}\n`);
