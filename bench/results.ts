@@ -164,6 +164,33 @@ export function summaryTable(reports: { heading: string; rows: SummaryRow[] }[])
   return lines.join('\n');
 }
 
+export const SUMMARY_HEADING = '## Summary';
+
+/** The benchmark a line of the summary table is a row of (its first cell), '' for any other line. */
+function rowBenchmark(line: string): string {
+  return line.startsWith('| ') && !line.startsWith('|---') ? line.split('|')[1]!.trim() : '';
+}
+
+/** The rows that a Summary section holds for the benchmarks headed `headings` (`## ...`). */
+export function summaryRowsOf(summary: string, headings: Set<string>): string[] {
+  return summary.split('\n').filter((line) => headings.has(`## ${rowBenchmark(line)}`));
+}
+
+/**
+ * Puts the rows of `reports` into the summary table of bench/RESULTS.md in place of their earlier rows, the other
+ * benchmarks' rows left as they are (a benchmark run by name alone: `npm run bench -- scale`).
+ */
+export function writeSummaryRows(reports: BenchReport[]): void {
+  const table = summaryTable(reports).split('\n');
+  const headings = new Set(reports.map((r) => r.heading));
+  const previous = sections(readResults()).get(SUMMARY_HEADING);
+  const lines = (previous ?? `${SUMMARY_HEADING}\n`).trimEnd().split('\n').filter((line) => !headings.has(`## ${rowBenchmark(line)}`));
+  const tableEnd = lines.findLastIndex((line) => line.startsWith('|')) + 1;
+  if (tableEnd === 0) lines.push('', ...table);
+  else lines.splice(tableEnd, 0, ...table.slice(2));
+  writeSection(SUMMARY_HEADING, `${lines.join('\n')}\n`);
+}
+
 /** Whether this module URL is the script node was started with. */
 export function isMain(moduleUrl: string): boolean {
   const script = process.argv[1];

@@ -1,0 +1,291 @@
+/**
+ * The scale bench (issue 32): how the index's work, the service's memory, search and the change watch grow with the
+ * pages, and whether a full reindex leaves the request path alone:
+ *   node dist/bench/scale/run.js      (or `npm run bench -- scale`; not part of `npm test`)
+ * SCALEBENCH_SIZES (default 50000,200000,500000 pages, 10 to a folder) grows one tree on the DC's disk (seed.ts,
+ * appending the folders of each size to those of the last); after each size is seeded a service of its own (change
+ * watch on, no timed pass) is measured (size.ts). At the first size, for each pace of SCALEBENCH_PACES (default
+ * fast,balanced,gentle; `default` sets no `reconciler.pace`), another service measures request latency idle and
+ * during a full reindex (isolation.ts). SCALEBENCH_IDLE_MS (default 65 s) is the settled idle window,
+ * SCALEBENCH_SAVES (default 100) the saves timed until searchable.
+ * Writes its section "## Scale" of bench/RESULTS.md and the plot bench/scale.svg (plot.ts), and removes the pages
+ * and their documents afterwards, also when it fails.
+ */
+import { statfsSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
+import { startService, type RunningService } from '../../test/support/service.js';
+import { passAfter } from '../../test/integration/wiki/wiki-service.js';
+import { judged, loadAverage, ratioRow, report, RESULTS, runAlone, runLine, Unexpected, verdict, type BenchReport, type Benchmark, type SummaryRow } from '../results.js';
+import { removeSeed, removeSeedDocuments, seedClients, seedWiki } from '../index/seed.js';
+import { countSmbRequests, cpuPer, requestsPer, type WorkCost } from '../index/work-cost.js';
+import type { Latency } from '../fixed-rate.js';
+import { IDLE_MS as ISOLATION_IDLE_MS, isolation, RATE, type Isolation } from './isolation.js';
+import { scalePlot } from './plot.js';
+import { QUERIES, REQUESTS, WARMUP } from './search-latency.js';
+import { measureSize, type SizeFigures } from './size.js';
+
+const HEADING = '## Scale';
+const SCRIPT = 'dist/bench/scale/run.js';
+const SHARE = 'schule';
+const ROOT = 'zz-scalebench';
+const PAGES_PER_FOLDER = 10;
+const PLOT_FILE = join(dirname(RESULTS), 'scale.svg');
+const IDLE_MS = Number(process.env['SCALEBENCH_IDLE_MS'] ?? 65_000);
+const SAVES = Number(process.env['SCALEBENCH_SAVES'] ?? 100);
+/** Free disk a page takes, generously: its file with the block slack (~9 KiB) and its document in Elasticsearch with room for merges. */
+const DISK_PER_PAGE = 24 * 1024;
+/** Issue 32's targets: growth from the first to the last size (time: linear and 5 % more), and the save's ceiling. */
+const TARGET = { timeGrowthOverLinear: 1.05, peakRssGrowth: 1.15, searchP99Growth: 1.5, saveP99Ms: 1500, isolation: 1.5 };
+
+/** SCALEBENCH_SIZES: ascending page counts, each a whole number of folders. */
+function sizes(): number[] {
+  const spelled = process.env['SCALEBENCH_SIZES'] ?? '50000,200000,500000';
+  const pages = spelled.split(',').map(Number);
+  const wrong = pages.some((n, i) => !Number.isInteger(n) || n <= 0 || n % PAGES_PER_FOLDER !== 0 || (i > 0 && n <= pages[i - 1]!));
+  if (wrong) throw new Error(`SCALEBENCH_SIZES: '${spelled}' is not ascending page counts, each a multiple of ${PAGES_PER_FOLDER}`);
+  return pages;
+}
+
+/** SCALEBENCH_PACES: values of `reconciler.pace`; `default` stands for none (the service's own default). */
+function paces(): (string | undefined)[] {
+  return (process.env['SCALEBENCH_PACES'] ?? 'fast,balanced,gentle').split(',').map((p) => (p === 'default' ? undefined : p));
+}
+const paceName = (pace: string | undefined) => pace ?? 'default (no `reconciler.pace`)';
+
+/** Throws, saying so, when the disk of the share cannot take the largest size. */
+function checkDisk(path: string, pages: number): string {
+  const { bavail, bsize } = statfsSync(path);
+  const free = bavail * bsize;
+  const needed = pages * DISK_PER_PAGE;
+  const gib = (bytes: number) => (bytes / 2 ** 30).toFixed(1);
+  if (free < needed) throw new Error(`not enough free disk for ${pages} pages: about ${gib(needed)} GiB needed on ${path}, ${gib(free)} GiB free`);
+  return `${gib(free)} GiB free on the share's disk, about ${gib(needed)} GiB needed`;
+}
+
+async function withService<T>(overrides: Record<string, Record<string, unknown>>, work: (service: RunningService, started: number) => Promise<T>): Promise<T> {
+  const started = Date.now();
+  const service = await startService(overrides);
+  try {
+    return await work(service, started);
+  } finally {
+    await service.stop();
+  }
+}
+
+/** Only the share the tree grows on, so that the service's search and Elasticsearch's are asked the same. */
+const serviceConfig = (pace: string | undefined) => ({ smb: { shares: [{ name: SHARE }] }, reconciler: { interval: '24h', ...(pace === undefined ? {} : { pace }) } });
+
+/** A figure of the table: its value at a size, and the target on its growth or its ceiling, if any. */
+interface Figure {
+  name: string;
+  digits: number;
+  value(s: SizeFigures): number;
+  /** `linear`: at most TARGET.timeGrowthOverLinear × the pages' growth; a number: at most that growth; `ceiling`: at most that at every size. */
+  growth?: 'linear' | number;
+  ceiling?: number;
+  unexpected?(s: SizeFigures): Unexpected;
+}
+
+const MiB = 2 ** 20;
+const FIGURES: Figure[] = [
+  { name: 'full reindex, s', digits: 1, value: (s) => s.reindex.job.durationMs / 1000, growth: 'linear' },
+  { name: 'no-change pass, s', digits: 1, value: (s) => s.pass.job.durationMs / 1000, growth: 'linear' },
+  { name: 'first pass (indexes the pages new at this size), s', digits: 1, value: (s) => s.firstPass.durationMs / 1000 },
+  { name: 'service peak RSS (reindex and pass), MiB', digits: 0, value: (s) => s.peakRss / MiB, growth: TARGET.peakRssGrowth },
+  { name: 'service settled RSS, MiB', digits: 0, value: (s) => s.settledRss / MiB },
+  { name: 'search p50 through the service, ms', digits: 1, value: (s) => s.search.service.p50 },
+  { name: 'search p99 through the service, ms', digits: 1, value: (s) => s.search.service.p99, growth: TARGET.searchP99Growth, unexpected: (s) => s.search.service.unexpected },
+  { name: 'search p50 straight to Elasticsearch, ms', digits: 1, value: (s) => s.search.direct.p50 },
+  { name: 'search p99 straight to Elasticsearch, ms', digits: 1, value: (s) => s.search.direct.p99 },
+  { name: 'WebDAV save → searchable p99, ms', digits: 0, value: (s) => s.saves.p99, ceiling: TARGET.saveP99Ms },
+  { name: 'change watch handles', digits: 0, value: (s) => s.idle.handles },
+  { name: 'service CPU at settled idle, % of a core', digits: 2, value: (s) => s.idle.service * 100 },
+];
+
+function growthLimit(figure: Figure, pagesGrowth: number): number | undefined {
+  return figure.growth === 'linear' ? TARGET.timeGrowthOverLinear * pagesGrowth : figure.growth;
+}
+
+/** Whether a figure meets its target over all sizes; undefined when it has none. */
+function met(figure: Figure, all: SizeFigures[]): boolean | undefined {
+  const first = all[0]!;
+  const last = all.at(-1)!;
+  const limit = growthLimit(figure, last.pages / first.pages);
+  if (limit !== undefined) return figure.value(last) / figure.value(first) <= limit;
+  if (figure.ceiling !== undefined) return all.every((s) => figure.value(s) <= figure.ceiling! && s.saves.lost === 0);
+  return undefined;
+}
+
+function scaleTable(all: SizeFigures[]): string[] {
+  const first = all[0]!;
+  const last = all.at(-1)!;
+  const pagesGrowth = last.pages / first.pages;
+  const rows = FIGURES.map((figure) => {
+    const limit = growthLimit(figure, pagesGrowth);
+    const target = limit !== undefined ? `≤ ${Number(limit.toFixed(2))} ×` : figure.ceiling !== undefined ? `≤ ${figure.ceiling} at every size` : '';
+    const judgement = met(figure, all);
+    const values = all.map((s) => figure.value(s).toFixed(figure.digits));
+    return `| ${figure.name} | ${values.join(' | ')} | ${(figure.value(last) / figure.value(first)).toFixed(2)} × | ${target} | ${judgement === undefined ? '' : verdict(judgement)} |`;
+  });
+  return [
+    `| figure | ${all.map((s) => `${s.pages} pages`).join(' | ')} | ${last.pages} ÷ ${first.pages} | target | |`,
+    `|---|${all.map(() => '---:|').join('')}---:|---|---|`,
+    ...rows,
+  ];
+}
+
+const coresBusy = (cost: WorkCost, wallMs: number) => ((cost.service + cost.samba + cost.elasticsearch) / (wallMs / 1000)).toFixed(2);
+
+/** Where the reindex's and the pass's time goes at each size: CPU per page of each process, SMB2 requests per page. */
+function costTable(all: SizeFigures[]): string[] {
+  return [
+    '| pages | reindex: CPU per page | reindex: SMB2 requests per page | reindex: cores busy | no-change pass: CPU per page | no-change pass: SMB2 requests per page |',
+    '|---:|---|---|---:|---|---|',
+    ...all.map((s) => `| ${s.pages} | ${cpuPer(s.reindex.cost, s.reindex.job.indexed)} | ${requestsPer(s.reindex.cost, s.reindex.job.indexed)} | ${coresBusy(s.reindex.cost, s.reindex.wallMs)} | ${cpuPer(s.pass.cost, s.pass.job.seen)} | ${requestsPer(s.pass.cost, s.pass.job.seen)} |`),
+  ];
+}
+
+/** For each missed growth target, what grew: the per-page cost of each process, or where the memory is held. */
+function whereItGoes(all: SizeFigures[]): string[] {
+  const first = all[0]!;
+  const last = all.at(-1)!;
+  const lines: string[] = [];
+  const perPage = (cost: WorkCost, pages: number) => ({ service: cost.service / pages, smbd: cost.samba / pages, Elasticsearch: cost.elasticsearch / pages });
+  const grewPerPage = (label: string, work: (s: SizeFigures) => { cost: WorkCost; pages: number }) => {
+    const [a, b] = [first, last].map((s) => perPage(work(s).cost, work(s).pages));
+    const parts = Object.keys(a!).map((k) => {
+      const key = k as keyof typeof a;
+      return `${k} ${(a![key] * 1e6).toFixed(0)} → ${(b![key] * 1e6).toFixed(0)} µs (${(b![key] / a![key]).toFixed(2)} ×)`;
+    });
+    lines.push(`${label} MISSED: CPU per page from ${first.pages} to ${last.pages} pages: ${parts.join(', ')}; a cost per page that grows is work that grows faster than the pages, a steady one with a longer time is waiting (cores busy in the table above).`);
+  };
+  for (const figure of FIGURES) {
+    if (met(figure, all) !== false) continue;
+    if (figure.name.startsWith('full reindex')) grewPerPage('Full reindex', (s) => ({ cost: s.reindex.cost, pages: s.reindex.job.indexed }));
+    else if (figure.name.startsWith('no-change pass')) grewPerPage('No-change pass', (s) => ({ cost: s.pass.cost, pages: s.pass.job.seen }));
+    else if (figure.name.includes('peak RSS')) {
+      lines.push(`Peak RSS MISSED: ${(first.peakRss / MiB).toFixed(0)} → ${(last.peakRss / MiB).toFixed(0)} MiB while working, ${(first.settledRss / MiB).toFixed(0)} → ${(last.settledRss / MiB).toFixed(0)} MiB settled: memory still held at settled idle grows with what the service keeps per page or folder (watch handles ${first.idle.handles} → ${last.idle.handles}); memory only held while working is the passes' and the reindex's own. This bench takes no heap profile; bench/memory maps the service's memory by region.`);
+    } else if (figure.name.includes('search p99')) {
+      lines.push(`Search p99 MISSED: through the service ${first.search.service.p99.toFixed(1)} → ${last.search.service.p99.toFixed(1)} ms, straight to Elasticsearch ${first.search.direct.p99.toFixed(1)} → ${last.search.direct.p99.toFixed(1)} ms: the part that grows in both is Elasticsearch's.`);
+    } else if (figure.ceiling !== undefined) {
+      lines.push(`Save → searchable MISSED at ${all.filter((s) => figure.value(s) > figure.ceiling! || s.saves.lost > 0).map((s) => `${s.pages} pages (p99 ${s.saves.p99.toFixed(0)} ms, ${s.saves.lost} lost)`).join(', ')}.`);
+    }
+  }
+  return lines.length === 0 ? [] : [...lines, ''];
+}
+
+interface PaceRun {
+  pace: string | undefined;
+  result: Isolation;
+}
+
+const ms = (l: Latency) => `${l.p99.toFixed(1)} (p50 ${l.p50.toFixed(1)}, ${l.requests} requests${l.failures > 0 ? `, ${l.failures} failed` : ''})`;
+
+function isolationTable(runs: PaceRun[]): string[] {
+  const fast = runs.find((r) => r.pace === 'fast') ?? runs[0]!;
+  const kinds = runs[0]!.result.kinds.map((k) => k.name);
+  return [
+    `| pace | full reindex, s | × ${paceName(fast.pace)} | reindex CPU per page | ${kinds.map((k) => `${k}: p99 ms idle | during reindex | ratio`).join(' | ')} |`,
+    `|---|---:|---:|---|${kinds.map(() => '---:|---:|---:|').join('')}`,
+    ...runs.map(({ pace, result }) => {
+      const seconds = result.reindex.job.durationMs / 1000;
+      const cells = result.kinds.map((k) => `${ms(k.idle)} | ${ms(k.busy)} | ${(k.busy.p99 / k.idle.p99).toFixed(2)} × ${verdict(k.busy.p99 / k.idle.p99 <= TARGET.isolation && k.idle.failures + k.busy.failures === 0)}`);
+      return `| ${paceName(pace)} | ${seconds.toFixed(1)} | ${(seconds / (fast.result.reindex.job.durationMs / 1000)).toFixed(2)} × | ${cpuPer(result.reindex.cost, result.reindex.job.indexed)} | ${cells.join(' | ')} |`;
+    }),
+  ];
+}
+
+function summaryRows(all: SizeFigures[], runs: PaceRun[]): SummaryRow[] {
+  const first = all[0]!;
+  const last = all.at(-1)!;
+  const pagesGrowth = last.pages / first.pages;
+  const rows: SummaryRow[] = [];
+  for (const figure of FIGURES) {
+    const limit = growthLimit(figure, pagesGrowth);
+    if (limit !== undefined) {
+      const unexpected = figure.unexpected && all.reduce((u, s) => u.with(figure.unexpected!(s)), new Unexpected());
+      rows.push(ratioRow(`${figure.name} at ${last.pages} pages`, figure.value(last), figure.value(first), `at ${first.pages} pages`, { atMost: Number(limit.toFixed(2)) }, figure.digits, unexpected));
+    } else if (figure.ceiling !== undefined) {
+      const worst = Math.max(...all.map((s) => figure.value(s)));
+      rows.push(judged({ figure: `${figure.name}, worst of ${all.map((s) => s.pages).join(' / ')} pages`, service: worst.toFixed(figure.digits), peer: '–', ratio: '–', target: `≤ ${figure.ceiling} at every size` }, met(figure, all)!));
+    }
+  }
+  for (const { pace, result } of runs) {
+    for (const kind of result.kinds) {
+      const unexpected = new Unexpected().add('service', 'failed or not 200', kind.idle.failures + kind.busy.failures);
+      rows.push(ratioRow(`${kind.name} p99 ms at ${RATE}/s during a full reindex of ${first.pages} pages, pace ${paceName(pace)}`, kind.busy.p99, kind.idle.p99, 'same service idle', { atMost: TARGET.isolation }, 1, unexpected));
+    }
+  }
+  return rows;
+}
+
+async function run(): Promise<BenchReport> {
+  const pages = sizes();
+  const paceList = paces();
+  const { env, es, smb, admin } = await seedClients(SHARE);
+  const load = loadAverage();
+  const disk = checkDisk(env.smb.shares.find((s) => s.name === SHARE)!.path, pages.at(-1)!);
+  console.log(disk);
+  const all: SizeFigures[] = [];
+  const runs: PaceRun[] = [];
+  removeSeed(env, SHARE, ROOT);
+  countSmbRequests(true);
+  try {
+    // Left by a run that was killed; a testbed where no service ran yet has no index.
+    if (await es.indices.exists({ index: DEFAULT_ALIAS })) await removeSeedDocuments(es, ROOT);
+    let folders = 0;
+    let aclKinds = 0;
+    for (const [i, size] of pages.entries()) {
+      const seedStart = performance.now();
+      const seed = await seedWiki({ env, admin, share: SHARE, root: ROOT, from: folders, folders: size / PAGES_PER_FOLDER - folders, pages: size - folders * PAGES_PER_FOLDER });
+      folders += seed.folders;
+      aclKinds = seed.aclKinds;
+      console.log(`seeded ${seed.pages} more pages in ${seed.folders} folders (${size} in all) in ${((performance.now() - seedStart) / 1000).toFixed(0)} s`);
+      all.push(await withService(serviceConfig(undefined), (service, started) =>
+        measureSize(service, started, { env, es, share: SHARE, root: ROOT, pages: size, saves: SAVES, idleMs: IDLE_MS })));
+      if (i > 0) continue;
+      for (const pace of paceList) {
+        const result = await withService(serviceConfig(pace), async (service, started) => {
+          await passAfter(service, started, 600_000);
+          return isolation(service, env, SHARE, `${ROOT}/Schule-00/Klasse-0000/.wiki/index.md`);
+        });
+        console.log(`pace ${paceName(pace)}: reindex ${(result.reindex.job.durationMs / 1000).toFixed(1)} s; ${result.kinds.map((k) => `${k.name} p99 ${k.idle.p99.toFixed(1)} → ${k.busy.p99.toFixed(1)} ms`).join('; ')}`);
+        runs.push({ pace, result });
+      }
+    }
+    writeFileSync(PLOT_FILE, scalePlot(`Scale: each figure ÷ its value at ${pages[0]} pages`, pages, FIGURES.map((f) => ({ name: f.name, values: all.map((s) => f.value(s)) }))));
+    const lines = [
+      runLine(SCRIPT, load, 'alone, or by `npm run bench -- scale`'),
+      '',
+      `Seed: one tree below \`${ROOT}/\` of \`${SHARE}\` grown on the DC's disk to ${pages.join(', ')} pages of 1–20 KiB Markdown, ${PAGES_PER_FOLDER} to a \`.wiki/\` folder, ${aclKinds} ACL kinds (bench/index/seed.ts; each size appends its folders to those of the last). ${disk} before the run.`,
+      `Each size: a service of its own started after its seed (\`reconciler.interval: 24h\`, change watch on, no \`reconciler.pace\`, only the share \`${SHARE}\`); its first pass indexes the pages new at this size (not judged); then \`fileproxy reindex --all\`, a no-change pass (the control socket's pass job), the service's RSS sampled every 250 ms over both (peak); search: ${REQUESTS} \`POST /wiki/search\` as anna after ${WARMUP} warm-up, sequential, the queries ${QUERIES.map((q) => `\`${q}\``).join(', ')} in turn, alternating request by request with the body the service sends Elasticsearch for them, posted straight to it; ${SAVES} WebDAV saves timed until the search finds them (bench/index/save-to-search.ts); then the change watch's handles and the service's CPU over ${IDLE_MS / 1000} s of settled idle (bench/index/watch-idle.ts), and its settled RSS after it.`,
+      `Times are the jobs' own durations. Targets (issue 32): reindex and pass time grow at most ${TARGET.timeGrowthOverLinear} × as much as the pages, peak RSS at most ${TARGET.peakRssGrowth} ×, search p99 through the service at most ${TARGET.searchP99Growth} ×, save → searchable p99 ≤ ${TARGET.saveP99Ms} ms at every size.`,
+      '',
+      ...scaleTable(all),
+      '',
+      '![scale](scale.svg)',
+      '',
+      'Where the reindex\'s and the pass\'s time goes (CPU seconds of the service, smbd with its children and Elasticsearch read from /proc around each; SMB2 requests by Samba\'s profiling counters; cores busy: the three together over the reindex\'s wall time):',
+      '',
+      ...costTable(all),
+      '',
+      ...whereItGoes(all),
+      `Isolation at ${pages[0]} pages: for each pace a service of its own (as above, with \`reconciler.pace\`); search through the service (the queries above, as anna), WebDAV GET of \`${ROOT}/Schule-00/Klasse-0000/.wiki/index.md\` as anna and webhook POST (\`platform-api\`), each at ${RATE}/s open loop (a request leaves on its schedule whether or not the last was answered), all three at once, for ${ISOLATION_IDLE_MS / 1000} s idle and then from the start to the end of a full \`reindex --all\`; p99 during ÷ p99 idle, target ≤ ${TARGET.isolation} ×.`,
+      '',
+      ...isolationTable(runs),
+      '',
+    ];
+    return report(HEADING, lines, summaryRows(all, runs));
+  } finally {
+    countSmbRequests(false);
+    removeSeed(env, SHARE, ROOT);
+    await removeSeedDocuments(es, ROOT).catch((error: unknown) => console.error(`could not remove the seeded documents: ${String(error)}`));
+    await smb.close();
+    await es.close();
+  }
+}
+
+export const scaleBench: Benchmark = { name: 'scale', script: SCRIPT, run };
+
+await runAlone(import.meta.url, scaleBench);

@@ -1,0 +1,78 @@
+/**
+ * The figures of one size of the scale bench, from one service started after that size was seeded: its first pass
+ * (which indexes the pages seeded since the last size), a full reindex, a no-change pass, the service's peak RSS
+ * over both, search latency through the service and straight to Elasticsearch, save → searchable, and at settled
+ * idle the change watch's handles, the service's CPU and its settled RSS.
+ */
+import type { Client } from '@elastic/elasticsearch';
+import type { PassSummary } from '../../actors/reconciler/metrics.js';
+import { startJob } from '../../src/control-socket/client.js';
+import type { JobInfo } from '../../src/indexing/reconciler/jobs.js';
+import type { RunningService } from '../../test/support/service.js';
+import type { TestbedEnv } from '../../test/testbed/env.js';
+import { socketOf } from '../../test/integration/reconcile/support.js';
+import { passAfter } from '../../test/integration/wiki/wiki-service.js';
+import { reindexAll } from '../index/reindex.js';
+import { saveToSearch } from '../index/save-to-search.js';
+import type { ChangeToSearch } from '../index/until-found.js';
+import { settledIdleCpu, type IdleCpu } from '../index/watch-idle.js';
+import { measureCost, type WorkCost } from '../index/work-cost.js';
+import { residentBytes, rssSampler } from '../stats.js';
+import { searchLatencies, type SearchLatency } from './search-latency.js';
+
+export interface SizeFigures {
+  pages: number;
+  firstPass: PassSummary;
+  reindex: { job: JobInfo; wallMs: number; cost: WorkCost };
+  pass: { job: JobInfo; cost: WorkCost };
+  /** Bytes: the peak over the reindex and the pass, and after settled idle. */
+  peakRss: number;
+  settledRss: number;
+  search: { service: SearchLatency; direct: SearchLatency };
+  saves: ChangeToSearch;
+  idle: IdleCpu;
+}
+
+export interface SizeOptions {
+  env: TestbedEnv;
+  es: Client;
+  share: string;
+  /** The seeded tree and how many pages it holds now. */
+  root: string;
+  pages: number;
+  saves: number;
+  idleMs: number;
+}
+
+const RSS_SAMPLE_MS = 250;
+/** Settled RSS is read after at least this long at settled idle. */
+const SETTLED_RSS_AFTER_MS = 15_000;
+/** The first pass of the largest size indexes hundreds of thousands of pages. */
+const FIRST_PASS_GIVE_UP_MS = 3 * 60 * 60 * 1000;
+
+/** `started`: when the service was started (Date.now()), so that its first pass is told from none. */
+export async function measureSize(service: RunningService, started: number, options: SizeOptions): Promise<SizeFigures> {
+  const { env, es, share, root, pages } = options;
+  const pid = service.process.pid!;
+  const firstPass = await passAfter(service, started, FIRST_PASS_GIVE_UP_MS);
+  console.log(`${pages} pages: first pass indexed ${firstPass.indexed} in ${(firstPass.durationMs / 1000).toFixed(1)} s`);
+
+  const rss = rssSampler(pid, RSS_SAMPLE_MS);
+  const reindexed = await measureCost(pid, () => reindexAll(service));
+  const reindex = { job: reindexed.result.report, wallMs: reindexed.result.wallMs, cost: reindexed.cost };
+  const passed = await measureCost(pid, async () => (await startJob(socketOf(service), { kind: 'pass' })).finished);
+  const pass = { job: passed.result, cost: passed.cost };
+  const peakRss = rss.stop();
+  console.log(`${pages} pages: reindex ${reindex.job.indexed} in ${(reindex.job.durationMs / 1000).toFixed(1)} s, no-change pass ${pass.job.seen} in ${(pass.job.durationMs / 1000).toFixed(1)} s, peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB`);
+
+  const search = await searchLatencies(env, service.url, share);
+  console.log(`${pages} pages: search p50/p99 service ${search.service.p50.toFixed(1)}/${search.service.p99.toFixed(1)} ms, direct ${search.direct.p50.toFixed(1)}/${search.direct.p99.toFixed(1)} ms`);
+  const saves = await saveToSearch(service, env, options.saves);
+  console.log(`${pages} pages: save → searchable p99 ${saves.p99.toFixed(0)} ms, ${saves.lost} lost`);
+
+  const idle = await settledIdleCpu(service, { es, expected: { root, pages }, idleMs: options.idleMs });
+  if (options.idleMs < SETTLED_RSS_AFTER_MS) await new Promise((resolve) => setTimeout(resolve, SETTLED_RSS_AFTER_MS - options.idleMs));
+  const settledRss = residentBytes(pid);
+  console.log(`${pages} pages: ${idle.handles} watch handles, idle CPU ${(idle.service * 100).toFixed(2)} %, settled RSS ${(settledRss / 2 ** 20).toFixed(0)} MiB`);
+  return { pages, firstPass, reindex, pass, peakRss, settledRss, search, saves, idle };
+}
