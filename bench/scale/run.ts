@@ -186,12 +186,12 @@ function isolationTable(runs: PaceRun[]): string[] {
   const fast = runs.find((r) => r.pace === 'fast') ?? runs[0]!;
   const kinds = runs[0]!.result.kinds.map((k) => k.name);
   return [
-    `| pace | full reindex, s | × ${paceName(fast.pace)} | reindex CPU per page | ${kinds.map((k) => `${k}: p99 ms idle | during reindex | ratio`).join(' | ')} |`,
-    `|---|---:|---:|---|${kinds.map(() => '---:|---:|---:|').join('')}`,
+    `| pace | full reindex, s | × ${paceName(fast.pace)} | reindex CPU per page | cores busy | ${kinds.map((k) => `${k}: p99 ms idle | during reindex | ratio`).join(' | ')} |`,
+    `|---|---:|---:|---|---:|${kinds.map(() => '---:|---:|---:|').join('')}`,
     ...runs.map(({ pace, result }) => {
       const seconds = result.reindex.job.durationMs / 1000;
       const cells = result.kinds.map((k) => `${ms(k.idle)} | ${ms(k.busy)} | ${(k.busy.p99 / k.idle.p99).toFixed(2)} × ${verdict(k.busy.p99 / k.idle.p99 <= TARGET.isolation && k.idle.failures + k.busy.failures === 0)}`);
-      return `| ${paceName(pace)} | ${seconds.toFixed(1)} | ${(seconds / (fast.result.reindex.job.durationMs / 1000)).toFixed(2)} × | ${cpuPer(result.reindex.cost, result.reindex.job.indexed)} | ${cells.join(' | ')} |`;
+      return `| ${paceName(pace)} | ${seconds.toFixed(1)} | ${(seconds / (fast.result.reindex.job.durationMs / 1000)).toFixed(2)} × | ${cpuPer(result.reindex.cost, result.reindex.job.indexed)} | ${coresBusy(result.reindex.cost, result.reindex.wallMs)} | ${cells.join(' | ')} |`;
     }),
   ];
 }
@@ -271,7 +271,7 @@ async function run(): Promise<BenchReport> {
       ...costTable(all),
       '',
       ...whereItGoes(all),
-      `Isolation at ${pages[0]} pages: for each pace a service of its own (as above, with \`reconciler.pace\`); search through the service (the queries above, as anna), WebDAV GET of \`${ROOT}/Schule-00/Klasse-0000/.wiki/index.md\` as anna and webhook POST (\`platform-api\`), each at ${RATE}/s open loop (a request leaves on its schedule whether or not the last was answered), all three at once, for ${ISOLATION_IDLE_MS / 1000} s idle and then from the start to the end of a full \`reindex --all\`; p99 during ÷ p99 idle, target ≤ ${TARGET.isolation} ×.`,
+      `Isolation at ${pages[0]} pages: for each pace a service of its own (as above, with \`reconciler.pace\`); search through the service (the queries above, as anna), WebDAV GET of \`${ROOT}/Schule-00/Klasse-0000/.wiki/index.md\` as anna and webhook POST (\`platform-api\`), each at ${RATE}/s open loop (a request leaves on its schedule whether or not the last was answered), all three at once, for ${ISOLATION_IDLE_MS / 1000} s idle and then from the start to the end of a full \`reindex --all\`; p99 during ÷ p99 idle, target ≤ ${TARGET.isolation} ×. Cores busy: the service, smbd and Elasticsearch together over the reindex's wall time, the sampled requests' work included.`,
       '',
       ...isolationTable(runs),
       '',
