@@ -10,13 +10,13 @@ export interface Series {
   values: number[];
 }
 
-const WIDTH = 1040;
+const WIDTH = 960;
 const HEIGHT = 480;
 const PLOT = { left: 70, right: 560, top: 30, bottom: 420 };
 const COLOURS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf', '#393b79', '#637939'];
 
 const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-const format = (n: number) => (n >= 1000 ? `${n / 1000}k` : n < 1 ? n.toPrecision(2) : String(Number(n.toPrecision(3))));
+const format = (n: number) => (n >= 1000 ? `${n / 1000}k` : String(Number(n.toPrecision(n < 1 ? 2 : 3))));
 
 /** Powers of 10 and their 2 and 5 multiples between `low` and `high`. */
 function ticks(low: number, high: number): number[] {
@@ -56,9 +56,9 @@ export function scalePlot(title: string, pages: number[], series: Series[]): str
   parts.push(`<text x="${(PLOT.left + PLOT.right) / 2}" y="${PLOT.bottom + 34}" text-anchor="middle">pages (log)</text>`);
   parts.push(`<text transform="translate(16 ${(PLOT.top + PLOT.bottom) / 2}) rotate(-90)" text-anchor="middle">figure ÷ its value at ${format(first)} pages (log)</text>`);
   const references = [
-    { label: `linear (n ÷ ${format(first)})`, points: [{ n: first, y: 1 }, { n: last, y: last / first }] },
-    { label: '1.5 ×', points: [{ n: first, y: 1.5 }, { n: last, y: 1.5 }] },
-    { label: '1.15 ×', points: [{ n: first, y: 1.15 }, { n: last, y: 1.15 }] },
+    { label: `linear (n ÷ ${format(first)})`, dash: '6 4', points: [{ n: first, y: 1 }, { n: last, y: last / first }] },
+    { label: '1.5 ×', dash: '2 3', points: [{ n: first, y: 1.5 }, { n: last, y: 1.5 }] },
+    { label: '1.15 ×', dash: '10 3 2 3', points: [{ n: first, y: 1.15 }, { n: last, y: 1.15 }] },
   ];
   const legend = (row: number, mark: string, label: string) => {
     const top = PLOT.top + 10 + row * 20;
@@ -66,8 +66,8 @@ export function scalePlot(title: string, pages: number[], series: Series[]): str
     parts.push(`<text x="${PLOT.right + 58}" y="${top + 4}">${escape(label)}</text>`);
   };
   for (const [i, ref] of references.entries()) {
-    parts.push(`<path d="${line(ref.points)}" fill="none" stroke="#000" stroke-dasharray="${i === 0 ? '6 4' : '2 3'}"/>`);
-    legend(i, `<line x1="{x1}" x2="{x2}" y1="{y}" y2="{y}" stroke="#000" stroke-dasharray="${i === 0 ? '6 4' : '2 3'}"/>`, ref.label);
+    parts.push(`<path d="${line(ref.points)}" fill="none" stroke="#000" stroke-dasharray="${ref.dash}"/>`);
+    legend(i, `<line x1="{x1}" x2="{x2}" y1="{y}" y2="{y}" stroke="#000" stroke-dasharray="${ref.dash}"/>`, ref.label);
   }
   for (const [i, s] of normalised.entries()) {
     const colour = COLOURS[i % COLOURS.length]!;
