@@ -8,6 +8,8 @@ import { HttpRequestMetrics } from '../../src/metrics/http-requests.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { runActor } from '../../src/runtime/actor.js';
+import { PeerMemory } from '../../src/runtime/peer-memory.js';
+import { LoopDelayReporter } from '../../src/pacing/loop-delay-reporter.js';
 import { WebhookClientReplica } from '../../src/webhooks/replica.js';
 import { registerRoutes } from './routes/index.js';
 import { HttpServer } from './server.js';
@@ -24,6 +26,10 @@ runActor(async (ctx: ActorContextOf<'http-front'>) => {
     replaceWebhookClients: async (version, clients, validUntil) => webhookClients.replace(version, clients, validUntil),
     renewWebhookClients: async (version, validUntil) => webhookClients.renew(version, validUntil),
   };
+  // How long this thread's requests wait for a core, told to the reconciler, which paces background work by it.
+  const reconciler = ctx.peer('reconciler');
+  const board = new PeerMemory({ peer: 'reconciler', link: ctx.link('reconciler'), fetch: async () => new Int32Array(await reconciler.loopDelayBoard()) });
+  const loopDelay = new LoopDelayReporter(() => board.get());
   const transport = chooseTransport(config.http.transport, log);
   const registry = new Registry();
   const server = await HttpServer.listen(config.http, router, log, transport,
@@ -38,6 +44,7 @@ runActor(async (ctx: ActorContextOf<'http-front'>) => {
       liveAcl: wiki.liveAcl() ?? 'off (wiki.live_acl.enabled is false)',
     }),
     stop: async (timeoutMs) => {
+      loopDelay.stop();
       await server.drain(timeoutMs);
       await dav.close();
     },

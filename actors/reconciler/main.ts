@@ -47,6 +47,9 @@ import type { ServiceSecrets } from '../../src/runtime/control.js';
 import { TRANSIENT_HEAP_LIMITS } from '../../src/runtime/heap-limits.js';
 import { resultOf, WorkerPool } from '../../src/runtime/worker-pool.js';
 import { SmbLogons } from '../../src/logon/smb-logons.js';
+import { createLoopDelayBoard, setListening, takeWorstLoopDelay } from '../../src/pacing/loop-delay-board.js';
+import { Pacer } from '../../src/pacing/pacer.js';
+import { pacedSource } from '../../src/indexing/reconciler/paced-source.js';
 
 /** The first pass waits a moment, so that start-up (and the supervisor's channel) settles first. */
 const FIRST_PASS_DELAY_MS = 1_000;
@@ -121,7 +124,8 @@ async function withoutIndex(socketPath: string, log: Logger) {
     cancel: () => undefined,
   };
   const channel = await openAdminChannel(socketPath, refuse, log);
-  const handlers: ReconcilerProtocol = { pageChanged: async () => undefined };
+  const board = createLoopDelayBoard();
+  const handlers: ReconcilerProtocol = { pageChanged: async () => undefined, loopDelayBoard: async () => board };
   return {
     handlers: servingMetrics(handlers, new Registry()),
     health: () => ({ wiki: 'disabled (elasticsearch.enabled is false)' }),
@@ -197,14 +201,15 @@ interface Pipeline {
  */
 function startPipeline(
   config: Config,
-  { pools, client, log }: { pools: Pools; client: Client; log: Logger },
+  { pools, pacer, client, log }: { pools: Pools; pacer: Pacer; client: Client; log: Logger },
   onPassFinished: (pass: JobInfo, folders: readonly string[] | null) => void,
 ): Pipeline {
   const bulk = poolBulk(pools.indexers, pools.pushBack);
   const { index_prefix: alias, index: settings } = config.elasticsearch;
   const layout = { shards: settings.number_of_shards, replicas: settings.number_of_replicas, refreshIntervalMs: settings.refresh_interval };
   const shares = config.smb.shares.map((share) => ({ server: (share.server ?? config.smb.server)!, share: share.name }));
-  const source = (share: ReconcilerShare) => poolSource(pools.readers, share);
+  // Passes, reindexes and rebuilds read at the pace the request path allows; a save (the hook) is not held back.
+  const source = (share: ReconcilerShare) => pacedSource(poolSource(pools.readers, share), pacer);
   const index = new WikiIndex({ client, bulk, alias, layout, shares, source, log });
   const pageChanges = new PageChanges({
     bulk,
@@ -268,8 +273,14 @@ runActor(async (ctx: ActorContextOf<'reconciler'>) => {
   let stopping = false;
   const pools = startPools(config, ctx.secrets, () => stopping);
   const client = indexingSearchClient(config, ctx.secrets);
+  const board = createLoopDelayBoard();
+  const boardView = new Int32Array(board);
+  const pacer = new Pacer(config.reconciler.pace, {
+    takeWorstDelayUs: () => takeWorstLoopDelay(boardView),
+    listen: (on) => setListening(boardView, on),
+  });
   let watches: ShareWatch[] = [];
-  const pipeline = startPipeline(config, { pools, client, log }, (pass, folders) => {
+  const pipeline = startPipeline(config, { pools, pacer, client, log }, (pass, folders) => {
     watches.filter((w) => pass.shares.includes(w.share)).forEach((w) => void w.reloadFolders(folders ?? ['']));
   });
   const { index, pageChanges, hook, reconciler } = pipeline;
@@ -282,6 +293,7 @@ runActor(async (ctx: ActorContextOf<'reconciler'>) => {
     pageChanged: async (change) => {
       hook.pageChanged(change);
     },
+    loopDelayBoard: async () => board,
   };
   const { registry, refreshPoolHeaps } = pipelineMetrics(pipeline, pools, watchStats);
   return {
@@ -290,6 +302,7 @@ runActor(async (ctx: ActorContextOf<'reconciler'>) => {
       ...index.stats(),
       ...pageChanges.stats(),
       ...reconciler.status(),
+      pace: pacer.stats(),
       watch: watchClient === null ? 'disabled (reconciler.watch is false)' : watchStats(),
       // The thread's OS id (top -H, /proc/<pid>/task/<tid>): the watch's and the hook's CPU is this thread's.
       osThreadId: threadId,

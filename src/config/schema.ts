@@ -18,6 +18,7 @@ import {
 } from './fields.js';
 import { DIALECT_NAMES } from '../smb/header.js';
 import { parseDnsServer } from '../kerberos/kdc-dns.js';
+import { PACES } from '../pacing/pacer.js';
 
 export const DEFAULT_INDEXER_PASSWORD_FILE = '/etc/edu-fileproxy/indexer.secret';
 const SMB_AUTH_MODES = ['negotiate', 'kerberos', 'ntlm'] as const;
@@ -299,7 +300,11 @@ export const configSchema = z
     auth: authSection.prefault({}),
     elasticsearch: elasticsearchSection.prefault({}),
     wiki: wikiSection.prefault({}),
-    reconciler: z.strictObject({ interval: duration().prefault('15m'), watch: z.boolean().default(true) }).prefault({}),
+    reconciler: z.strictObject({
+      interval: duration().prefault('15m'),
+      watch: z.boolean().default(true),
+      pace: z.enum(PACES, { error: `must be one of: ${PACES.join(', ')}` }).default('balanced'),
+    }).prefault({}),
     webhooks: webhooksSection.prefault({}),
     storage: z.strictObject({ data_dir: absolutePath().default('/var/lib/edu-fileproxy') }).prefault({}),
     webdav: webdavSection.prefault({}),

@@ -1,9 +1,14 @@
 // What other actors tell the reconciler: the post-write hook. WebDAV sends
 // one message per successful change that touches a `.wiki/*.md` file; the
 // reconciler reads, renders and indexes the page off the request thread.
+// And how busy the request path is: every front reports its event-loop delay
+// on the reconciler's loop-delay board (src/pacing/loop-delay-board.ts), which
+// paces the background work.
 import type { PageChange } from '../wiki/page-change.js';
 
 export interface ReconcilerProtocol {
   /** Queue the change; resolves once it is queued, not when it is indexed. */
   pageChanged(change: PageChange): Promise<void>;
+  /** The loop-delay board of this incarnation, fetched once per incarnation by each front. */
+  loopDelayBoard(): Promise<SharedArrayBuffer>;
 }

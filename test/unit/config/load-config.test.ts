@@ -49,7 +49,7 @@ test('a minimal config gets every default, durations in ms and sizes in bytes', 
       index: { number_of_shards: 1, number_of_replicas: 0, refresh_interval: 1_000 },
     },
     wiki: { trusted_callers: [], trusted_callers_may_name_admins: false, live_acl: { enabled: true, max_age: 1_000 } },
-    reconciler: { interval: 900_000, watch: true },
+    reconciler: { interval: 900_000, watch: true, pace: 'balanced' },
     webhooks: {
       supported_user_agents: ['service-eventhandler', 'platform-api'],
       dedupe_size: 100,
