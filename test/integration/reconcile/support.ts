@@ -6,6 +6,7 @@
  * security descriptor it may read), with the documented id, version token and ACL rules (src/wiki/document.ts,
  * src/wiki/acl.ts, unit-tested on their own): what indexing every page from scratch would give.
  */
+import type { Pace } from '../../../src/pacing/pacer.js';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -52,11 +53,12 @@ export interface ScratchService {
  * Registers before/after hooks: the scratch folder is created (and `prepare` run) before the service starts and
  * its first pass ends; afterwards the folder is removed and a pass takes its pages out of the index again.
  * `watch: false` turns the change watch off, for tests of what a pass does with changes made behind its back.
+ * `pace`: the service's `reconciler.pace` (default: the service's).
  */
 export function scratchService(
   prefix: string,
   prepare: (fixture: ScratchService) => Promise<void> = async () => undefined,
-  { watch = true }: { watch?: boolean } = {},
+  { watch = true, pace }: { watch?: boolean; pace?: Pace } = {},
 ): ScratchService {
   const fixture = { scratch: `${prefix}-${randomBytes(4).toString('hex')}` } as ScratchService;
   before(async () => {
@@ -67,7 +69,7 @@ export function scratchService(
     await fixture.admin.mkdir(fixture.scratch);
     await prepare(fixture);
     const started = Date.now();
-    fixture.service = await startService({ reconciler: { interval: '1h', watch } });
+    fixture.service = await startService({ reconciler: { interval: '1h', watch, ...(pace === undefined ? {} : { pace }) } });
     await passAfter(fixture.service, started);
   });
   after(async () => {

@@ -195,6 +195,11 @@ elasticsearch:
     issues: ['config.yml:17 log.level: must be one of: fatal, error, warn, info, debug, trace, silent'],
   },
   {
+    name: 'unknown pace of background work',
+    yaml: withSection('reconciler:\n  pace: slow\n'),
+    issues: ['config.yml:17 reconciler.pace: must be one of: fast, balanced, gentle'],
+  },
+  {
     name: 'base DN that is not a DN',
     yaml: MINIMAL_CONFIG.replace('base_dn: DC=schule,DC=local', 'base_dn: schule.local'),
     issues: ['config.yml:10 ldap.base_dn: must be a DN like DC=schule,DC=local'],
