@@ -1,7 +1,7 @@
 // What background work knows of the request path: the worst event-loop delay any http-front thread saw since the
 // reconciler's pacer last looked (pacer.ts). A few Int32 words in a SharedArrayBuffer the reconciler owns and hands
 // out once (ReconcilerProtocol.loopDelayBoard), so a report costs no message. The fronts measure only while the
-// pacer says it is listening: a service with no background work running spends nothing on it.
+// pacer says it is listening: with no background work running, a front only reads that flag every 100 ms.
 
 const WORST_DELAY_US = 0;
 const LISTENING = 1;

@@ -105,7 +105,7 @@ export class Pacer {
     }
   }
 
-  /** Starts the windows with the first paced page; they stop after a window with none. */
+  /** Starts the windows with the first paced page; they stop once a whole window has passed with none asked for. */
   private watch(): void {
     this.idleWindows = 0;
     if (this.windowTimer !== undefined) return;
