@@ -4,9 +4,11 @@
  * handed to the pass's bulk writer (src/indexing/reconciler/index-writer.ts), whose batches the indexer pool renders and writes.
  *
  * Changes wait in a bounded queue; a change that finds the index not writable or the queue full is dropped and
- * counted, so a request never waits on the index. Operations collect in one writer for up to `flushIntervalMs`
- * (or until a batch is full); a batch Elasticsearch does not take is dropped and counted, not buffered. The next
- * pass repairs whatever was dropped.
+ * counted, so a request never waits on the index. Operations are sent as a group commit: the first operation while
+ * no batch is on its way waits `gatherMs` for the ones that come with it; operations that come while a batch is on
+ * its way collect in the next one, which leaves as soon as that batch is answered (or when it is full). So one save
+ * is sent within milliseconds, and many saves share batches that grow with Elasticsearch's answer time. A batch
+ * Elasticsearch does not take is dropped and counted, not buffered. The next pass repairs whatever was dropped.
  *
  * A page written over WebDAV is reported twice: by the save itself, and moments later by the share's change watch
  * (share-watch.ts), which sees the same save on the file server. So the hook remembers for a while the version token
@@ -39,8 +41,8 @@ export interface PageChangesOptions {
   maxQueued?: number;
   /** Pages loaded at once. Default 4. */
   concurrency?: number;
-  /** Longest time an operation waits for its batch to be sent. Default 500 ms. */
-  flushIntervalMs?: number;
+  /** How long the first operation while no batch is on its way waits for others to join its batch. Default 20 ms. */
+  gatherMs?: number;
   /** How long the version token of an indexed page is remembered (the change watch's echo of a save comes within about 2 s). Default 10 s. */
   echoWindowMs?: number;
   log: Logger;
@@ -83,6 +85,8 @@ export class PageChanges {
   /** Operations handed to the current writer. */
   private written = 0;
   private timer: NodeJS.Timeout | undefined;
+  /** Batches handed to flush() and not yet answered. */
+  private sending = 0;
   private flushing: Promise<void> = Promise.resolve();
   private closed = false;
 
@@ -208,7 +212,8 @@ export class PageChanges {
 
   private async write(operation: (writer: IndexWriter) => Promise<void>): Promise<void> {
     this.written++;
-    this.timer ??= setTimeout(() => void this.flush(), this.options.flushIntervalMs ?? 500);
+    // While a batch is on its way, its answer sends this one (flush()).
+    if (this.sending === 0) this.timer ??= setTimeout(() => void this.flush(), this.options.gatherMs ?? 20);
     try {
       await operation(this.writer);
     } catch {
@@ -216,7 +221,10 @@ export class PageChanges {
     }
   }
 
-  /** Sends the current writer's batch and starts a new writer; one flush at a time. */
+  /**
+   * Sends the current writer's batch and starts a new writer; one flush at a time. When the batch is answered, the
+   * operations that came meanwhile are sent at once.
+   */
   private flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
@@ -224,6 +232,7 @@ export class PageChanges {
     const written = this.written;
     this.writer = this.newWriter();
     this.written = 0;
+    this.sending++;
     this.flushing = this.flushing.then(async () => {
       try {
         await writer.flush();
@@ -232,6 +241,9 @@ export class PageChanges {
         const dropped = written - upserted - deleted - rejected - notRendered;
         this.bulk.dropped += dropped;
         this.options.log.warn({ index: this.options.alias, dropped, ...describeError(error) }, 'search index unavailable, batch dropped');
+      } finally {
+        this.sending--;
+        if (this.sending === 0 && this.written > 0) void this.flush();
       }
     });
     return this.flushing;

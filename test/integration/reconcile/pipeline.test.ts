@@ -58,7 +58,7 @@ describe('the indexing pipeline on the testbed', () => {
       alias,
       readPage: (page) => source(page).readPage(page.path),
       writable: () => index.writable,
-      flushIntervalMs: 50,
+      gatherMs: 50,
       log: silentLog,
     });
     const reconciler = new Reconciler({

@@ -42,7 +42,7 @@ describe('Elasticsearch unreachable', () => {
         page: { page, id: page.path, version: 'v1', facts: { size: 3, modified: 0, securityDescriptor: { revision: 1, control: 0, owner: null, group: null, dacl: null, sacl: null } }, content: new TextEncoder().encode('# a') },
       }),
       writable: () => true,
-      flushIntervalMs: 10,
+      gatherMs: 10,
       log,
     });
     const page = (path: string) => ({ server: 'dc1', share: 'schule', path });

@@ -231,7 +231,7 @@ describe('live index of changes made over SMB behind the service\'s back', () =>
     assert.equal((await dav.put(path, '# Gespeichert\n\nLivewortdelta.\n')).status, 201);
     await liveWithin('saved over WebDAV', [[ANNA, 'Livewortdelta', `schule:${path}`]]);
     // The hook's change and the watch's report of the same save: whichever comes second settles as unchanged (stat
-    // and ACL only). A second upsert would be delivered within the hook's flush interval after it.
+    // and ACL only). A second upsert would be delivered within moments after it.
     await waitFor(async () => {
       const now = await counts();
       return now.hook.unchanged > before.hook.unchanged && now.bulk.upserted > before.bulk.upserted;

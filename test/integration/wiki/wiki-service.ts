@@ -182,7 +182,7 @@ export async function reconcilerDetails(service: RunningService): Promise<Reconc
 }
 
 /**
- * Waits until the post-write hook has nothing left to do or deliver (its batches go within 500 ms): nothing queued
+ * Waits until the post-write hook has nothing left to do or deliver (its batches go within moments: a group commit): nothing queued
  * or running, and its delivered counts unchanged over 700 ms. Returns the details then.
  */
 export async function hookSettled(service: RunningService): Promise<ReconcilerDetails> {

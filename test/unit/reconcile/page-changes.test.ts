@@ -67,7 +67,7 @@ const pages = (versions: Record<string, string> = {}) => async (address: PageAdd
 };
 
 function hookOf(client: Client, options: Partial<PageChangesOptions> = {}): PageChanges {
-  return new PageChanges({ bulk: bulkWriterOn(client), alias: 'test-alias', readPage: pages(), writable: () => true, flushIntervalMs: 60_000, log: silentLog, ...options });
+  return new PageChanges({ bulk: bulkWriterOn(client), alias: 'test-alias', readPage: pages(), writable: () => true, gatherMs: 60_000, log: silentLog, ...options });
 }
 
 /** Lets queued changes be loaded and handed to the writer. */
@@ -78,7 +78,7 @@ describe('post-write hook (PageChanges)', () => {
     const { client, calls } = fakeClient(okResponse);
     const versions: Record<string, string> = { a: 'saved' };
     const asked: (string | undefined)[] = [];
-    const options = { concurrency: 1, flushIntervalMs: 5 };
+    const options = { concurrency: 1, gatherMs: 5 };
     const hook = hookOf(client, { ...options, readPage: async (p, v) => (asked.push(v), pages(versions)(p, v)) });
     hook.pageChanged({ type: 'page-written', page: page('a') }); // the WebDAV save
     await settle();
@@ -109,7 +109,7 @@ describe('post-write hook (PageChanges)', () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
       return pages({ a: 'saved' })(p, v);
     };
-    const hook = hookOf(client, { concurrency: 4, flushIntervalMs: 5, readPage: slow });
+    const hook = hookOf(client, { concurrency: 4, gatherMs: 5, readPage: slow });
     hook.pageChanged({ type: 'page-written', page: page('a') });
     hook.pageChanged({ type: 'page-written', page: page('a') });
     await hook.close(1_000);
@@ -127,7 +127,7 @@ describe('post-write hook (PageChanges)', () => {
     hook.pageChanged({ type: 'page-written', page: page('a') });
     hook.pageChanged({ type: 'page-deleted', page: page('c') });
     await settle();
-    assert.equal(calls.length, 0, 'nothing is sent before the flush interval');
+    assert.equal(calls.length, 0, 'nothing is sent before the gathering time');
     await hook.close(1_000);
     assert.equal(calls.length, 1);
     assert.equal(calls[0]!.path, '/test-alias/_bulk');
@@ -144,9 +144,9 @@ describe('post-write hook (PageChanges)', () => {
     assert.deepEqual(hook.stats().bulk, { upserted: 3, deleted: 1, failed: 0, dropped: 0 });
   });
 
-  it('sends a partial batch after the flush interval', async () => {
+  it('sends a partial batch after the gathering time', async () => {
     const { client, calls } = fakeClient(okResponse);
-    const hook = hookOf(client, { flushIntervalMs: 30 });
+    const hook = hookOf(client, { gatherMs: 30 });
     hook.pageChanged({ type: 'page-written', page: page('a') });
     await settle();
     assert.equal(calls.length, 0);
@@ -154,6 +154,29 @@ describe('post-write hook (PageChanges)', () => {
     assert.equal(calls.length, 1);
     await hook.close(1_000);
     assert.equal(calls.length, 1, 'nothing was left pending');
+  });
+
+  it('operations that come while a batch is on its way go together as soon as it is answered, without waiting to gather', async () => {
+    let answer!: () => void;
+    const gate = () => new Promise<void>((resolve) => (answer = resolve));
+    const { client, calls } = fakeClient(okResponse, gate);
+    const gatherMs = 200;
+    const hook = hookOf(client, { gatherMs });
+    hook.pageChanged({ type: 'page-written', page: page('a') });
+    await new Promise((resolve) => setTimeout(resolve, gatherMs + 50));
+    assert.equal(calls.length, 1, 'the first batch left after gathering');
+    for (const name of ['b', 'c', 'd']) hook.pageChanged({ type: 'page-written', page: page(name) });
+    await new Promise((resolve) => setTimeout(resolve, gatherMs + 50));
+    assert.equal(calls.length, 1, 'nothing more is sent while the first batch is unanswered, however long it takes');
+    hook.pageChanged({ type: 'page-written', page: page('e') });
+    await settle();
+    answer();
+    await new Promise((resolve) => setTimeout(resolve, gatherMs / 4));
+    assert.equal(calls.length, 2, 'the answer sends the next batch at once, not after gathering');
+    assert.deepEqual(calls[1]!.lines.filter((l) => 'index' in l), ['b', 'c', 'd', 'e'].map((name) => ({ index: { _id: idOf(name) } })), 'one batch, the last change just before the answer included');
+    answer();
+    await hook.close(1_000);
+    assert.equal(calls.length, 2);
   });
 
   it('counts documents Elasticsearch rejects one by one', async () => {
@@ -177,7 +200,7 @@ describe('post-write hook (PageChanges)', () => {
   it('drops and counts a batch Elasticsearch does not take, never sends it again, and writes the next one', async () => {
     let down = true;
     const { client, calls } = fakeClient((call) => (down ? new Error('connect ECONNREFUSED 127.0.0.1:9200') : okResponse(call)));
-    const hook = hookOf(client, { flushIntervalMs: 20 });
+    const hook = hookOf(client, { gatherMs: 20 });
     hook.pageChanged({ type: 'page-written', page: page('a') });
     hook.pageChanged({ type: 'page-deleted', page: page('b') });
     await new Promise((resolve) => setTimeout(resolve, 60));
