@@ -17,15 +17,25 @@ export const BULK_BATCH = 500;
 export const BULK_IN_FLIGHT = 2;
 export const RAW_INDEX = 'indexbench-raw';
 
-export function reindexAll(service: RunningService, cli = FILEPROXY_CLI): Promise<{ report: JobInfo; wallMs: number }> {
+/** What `fileproxy reindex` exits with when Ctrl-C stopped the job. */
+const STOPPED_EXIT = 130;
+
+/**
+ * `stopAfterMs`: stop the reindex as an operator's Ctrl-C would once it has run that long; the report then has state
+ * `cancelled` and the counts of the pages done.
+ */
+export function reindexAll(service: RunningService, cli = FILEPROXY_CLI, stopAfterMs?: number): Promise<{ report: JobInfo; wallMs: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, [cli, 'reindex', '--all', '--json', '--config', service.configFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const stopper = stopAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGINT'), stopAfterMs);
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.on('error', reject);
     child.on('exit', (code) => {
-      if (code !== 0) reject(new Error(`reindex exited with ${code}: ${out}`));
+      clearTimeout(stopper);
+      const stopped = code === STOPPED_EXIT && stopper !== undefined;
+      if (code !== 0 && !stopped) reject(new Error(`reindex exited with ${code}: ${out}`));
       else resolve({ report: JSON.parse(out) as JobInfo, wallMs: performance.now() - started });
     });
   });

@@ -6,8 +6,8 @@
  * appending the folders of each size to those of the last); after each size is seeded a service of its own (change
  * watch on, no timed pass) is measured (size.ts). At the first size, for each pace of SCALEBENCH_PACES (default
  * fast,balanced,gentle; `default` sets no `reconciler.pace`), another service measures request latency idle and
- * during a full reindex (isolation.ts). SCALEBENCH_IDLE_MS (default 65 s) is the settled idle window,
- * SCALEBENCH_SAVES (default 100) the saves timed until searchable.
+ * during a full reindex (isolation.ts), for at most SCALEBENCH_WINDOW_MS (default 300 s) of it. SCALEBENCH_IDLE_MS
+ * (default 65 s) is the settled idle window, SCALEBENCH_SAVES (default 100) the saves timed until searchable.
  * Writes its section "## Scale" of bench/RESULTS.md and the plot bench/scale.svg (plot.ts), and removes the pages
  * and their documents afterwards, also when it fails.
  */
@@ -21,7 +21,7 @@ import { judged, loadAverage, ratioRow, report, RESULTS, runAlone, runLine, Unex
 import { removeSeed, removeSeedDocuments, seedClients, seedWiki } from '../index/seed.js';
 import { countSmbRequests, cpuPer, requestsPer, type WorkCost } from '../index/work-cost.js';
 import type { Latency } from '../fixed-rate.js';
-import { IDLE_MS as ISOLATION_IDLE_MS, isolation, RATE, type Isolation } from './isolation.js';
+import { IDLE_MS as ISOLATION_IDLE_MS, isolation, RATE, REINDEX_WINDOW_MS, type Isolation } from './isolation.js';
 import { scalePlot } from './plot.js';
 import { QUERIES, REQUESTS, WARMUP } from './search-latency.js';
 import { measureSize, type SizeFigures } from './size.js';
@@ -155,6 +155,17 @@ function costTable(all: SizeFigures[]): string[] {
   ];
 }
 
+/**
+ * Where search's time goes, from Elasticsearch's answers: its own time (`took`) against the pages the queries
+ * matched; a steady time per matched page means the time grows with the matches, not with the index as such.
+ */
+function searchBudget(first: SizeFigures, last: SizeFigures): string {
+  const matched = (s: SizeFigures) => Object.values(s.search.work.matched).reduce((a, b) => a + b, 0) / Object.keys(s.search.work.matched).length;
+  const perMatched = (s: SizeFigures) => ((s.search.work.tookP50 / matched(s)) * 1000).toFixed(2);
+  const byQuery = Object.keys(last.search.work.matched).map((q) => `\`${q}\` ${first.search.work.matched[q]} → ${last.search.work.matched[q]}`).join(', ');
+  return `Elasticsearch's own time (\`took\`) p50 / p99 ${first.search.work.tookP50} / ${first.search.work.tookP99} → ${last.search.work.tookP50} / ${last.search.work.tookP99} ms; pages matched per query, as anna: ${byQuery} (mean ${matched(first).toFixed(0)} → ${matched(last).toFixed(0)}, ${(matched(last) / matched(first)).toFixed(2)} ×); \`took\` p50 per 1,000 matched pages ${perMatched(first)} → ${perMatched(last)} ms.`;
+}
+
 /** For each missed growth target, what grew: the per-page cost of each process, or where the memory is held. */
 function whereItGoes(all: SizeFigures[]): string[] {
   const first = all[0]!;
@@ -176,7 +187,7 @@ function whereItGoes(all: SizeFigures[]): string[] {
     else if (figure.name.includes('peak RSS')) {
       lines.push(`Peak RSS MISSED: ${(first.peakRss / MiB).toFixed(0)} → ${(last.peakRss / MiB).toFixed(0)} MiB while working, ${(first.settledRss / MiB).toFixed(0)} → ${(last.settledRss / MiB).toFixed(0)} MiB settled: memory still held at settled idle grows with what the service keeps per page or folder (watch handles ${first.idle.handles} → ${last.idle.handles}); memory only held while working is the passes' and the reindex's own. This bench takes no heap profile; bench/memory maps the service's memory by region.`);
     } else if (figure.name.includes('search p99')) {
-      lines.push(`Search p99 MISSED: through the service ${first.search.service.p99.toFixed(1)} → ${last.search.service.p99.toFixed(1)} ms, straight to Elasticsearch ${first.search.direct.p99.toFixed(1)} → ${last.search.direct.p99.toFixed(1)} ms: the part that grows in both is Elasticsearch's.`);
+      lines.push(`Search p99 MISSED: through the service ${first.search.service.p99.toFixed(1)} → ${last.search.service.p99.toFixed(1)} ms, straight to Elasticsearch ${first.search.direct.p99.toFixed(1)} → ${last.search.direct.p99.toFixed(1)} ms: the part that grows in both is Elasticsearch's. ${searchBudget(first, last)}`);
     } else if (figure.ceiling !== undefined) {
       lines.push(`Save → searchable MISSED at ${all.filter((s) => figure.value(s) > figure.ceiling! || s.saves.lost > 0).map((s) => `${s.pages} pages (p99 ${s.saves.p99.toFixed(0)} ms, ${s.saves.lost} lost)`).join(', ')}.`);
     }
@@ -198,9 +209,11 @@ function isolationTable(runs: PaceRun[]): string[] {
     `| pace | full reindex, s | × ${paceName(fast.pace)} | reindex CPU per page | cores busy | ${kinds.map((k) => `${k}: p99 ms idle | during reindex | ratio`).join(' | ')} |`,
     `|---|---:|---:|---|---:|${kinds.map(() => '---:|---:|---:|').join('')}`,
     ...runs.map(({ pace, result }) => {
-      const seconds = result.reindex.job.durationMs / 1000;
+      const { job, stopped, projectedMs } = result.reindex;
+      const seconds = projectedMs / 1000;
+      const time = stopped ? `${seconds.toFixed(1)} projected (stopped after ${(job.durationMs / 1000).toFixed(0)} s, ${job.indexed} pages written)` : seconds.toFixed(1);
       const cells = result.kinds.map((k) => `${ms(k.idle)} | ${ms(k.busy)} | ${(k.busy.p99 / k.idle.p99).toFixed(2)} × ${verdict(k.busy.p99 / k.idle.p99 <= TARGET.isolation && k.idle.failures + k.busy.failures === 0)}`);
-      return `| ${paceName(pace)} | ${seconds.toFixed(1)} | ${(seconds / (fast.result.reindex.job.durationMs / 1000)).toFixed(2)} × | ${cpuPer(result.reindex.cost, result.reindex.job.indexed)} | ${coresBusy(result.reindex.cost, result.reindex.wallMs)} | ${cells.join(' | ')} |`;
+      return `| ${paceName(pace)} | ${time} | ${(projectedMs / fast.result.reindex.projectedMs).toFixed(2)} × | ${cpuPer(result.reindex.cost, result.reindex.job.indexed)} | ${coresBusy(result.reindex.cost, result.reindex.wallMs)} | ${cells.join(' | ')} |`;
     }),
   ];
 }
@@ -259,7 +272,7 @@ async function run(): Promise<BenchReport> {
           await passAfter(service, started, 600_000);
           return isolation(service, env, SHARE, `${ROOT}/Schule-00/Klasse-0000/.wiki/index.md`);
         });
-        console.log(`pace ${paceName(pace)}: reindex ${(result.reindex.job.durationMs / 1000).toFixed(1)} s; ${result.kinds.map((k) => `${k.name} p99 ${k.idle.p99.toFixed(1)} → ${k.busy.p99.toFixed(1)} ms`).join('; ')}`);
+        console.log(`pace ${paceName(pace)}: reindex ${(result.reindex.projectedMs / 1000).toFixed(1)} s${result.reindex.stopped ? ' (projected)' : ''}; ${result.kinds.map((k) => `${k.name} p99 ${k.idle.p99.toFixed(1)} → ${k.busy.p99.toFixed(1)} ms`).join('; ')}`);
         runs.push({ pace, result });
       }
     }
@@ -280,7 +293,7 @@ async function run(): Promise<BenchReport> {
       ...costTable(all),
       '',
       ...whereItGoes(all),
-      `Isolation at ${pages[0]} pages: for each pace a service of its own (as above, with \`reconciler.pace\`); search through the service (the queries above, as anna), WebDAV GET of \`${ROOT}/Schule-00/Klasse-0000/.wiki/index.md\` as anna and webhook POST (\`platform-api\`), each at ${RATE}/s open loop (a request leaves on its schedule whether or not the last was answered), all three at once, for ${ISOLATION_IDLE_MS / 1000} s idle and then from the start to the end of a full \`reindex --all\`; p99 during ÷ p99 idle, target ≤ ${TARGET.isolation} ×. Cores busy: the service, smbd and Elasticsearch together over the reindex's wall time, the sampled requests' work included.`,
+      `Isolation at ${pages[0]} pages: for each pace a service of its own (as above, with \`reconciler.pace\`); search through the service (the queries above, as anna), WebDAV GET of \`${ROOT}/Schule-00/Klasse-0000/.wiki/index.md\` as anna and webhook POST (\`platform-api\`), each at ${RATE}/s open loop (a request leaves on its schedule whether or not the last was answered), all three at once, for ${ISOLATION_IDLE_MS / 1000} s idle and then from the start to the end of a full \`reindex --all\`, or for its first ${REINDEX_WINDOW_MS / 1000} s: a reindex still running then is stopped (as Ctrl-C stops it) and its whole time projected from the pages it wrote in them, of the pages the index held at its start; p99 during ÷ p99 idle, target ≤ ${TARGET.isolation} ×. Cores busy: the service, smbd and Elasticsearch together over the reindex's wall time, the sampled requests' work included.`,
       '',
       ...isolationTable(runs),
       '',

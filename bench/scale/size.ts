@@ -18,7 +18,7 @@ import type { ChangeToSearch } from '../index/until-found.js';
 import { settledIdleCpu, type IdleCpu } from '../index/watch-idle.js';
 import { measureCost, type WorkCost } from '../index/work-cost.js';
 import { residentBytes, rssSampler } from '../stats.js';
-import { searchLatencies, type SearchLatency } from './search-latency.js';
+import { searchLatencies, type SearchLatency, type SearchWork } from './search-latency.js';
 
 export interface SizeFigures {
   pages: number;
@@ -28,7 +28,7 @@ export interface SizeFigures {
   /** Bytes: the peak over the reindex and the pass, and after settled idle. */
   peakRss: number;
   settledRss: number;
-  search: { service: SearchLatency; direct: SearchLatency };
+  search: { service: SearchLatency; direct: SearchLatency; work: SearchWork };
   saves: ChangeToSearch;
   idle: IdleCpu;
 }
