@@ -33,6 +33,7 @@ import { transferListOf, type BulkWriter } from '../../src/indexing/operations.j
 import { indexingSearchClient } from '../../src/indexing/search-client.js';
 import type { JobInfo } from '../../src/indexing/reconciler/jobs.js';
 import { PageChanges } from '../../src/indexing/reconciler/page-changes.js';
+import { RefreshThrottle } from '../../src/indexing/reconciler/refresh-throttle.js';
 import type { PageChange } from '../../src/wiki/page-change.js';
 import { ShareWatch, type ShareWatchStats } from '../../src/indexing/reconciler/share-watch.js';
 import { indexedFolders } from '../../src/indexing/reconciler/inventory.js';
@@ -190,6 +191,8 @@ interface Pipeline {
   shares: ReconcilerShare[];
   index: WikiIndex;
   pageChanges: PageChanges;
+  /** Makes the hook's batches searchable (its refresh). */
+  saveRefresh: RefreshThrottle;
   /** The hook as the change watches and other actors call it. */
   hook: Pick<PageChanges, 'pageChanged'>;
   reconciler: Reconciler;
@@ -211,6 +214,14 @@ function startPipeline(
   // Passes, reindexes and rebuilds read at the pace the request path allows; a save (the hook) is not held back.
   const source = (share: ReconcilerShare) => pacedSource(poolSource(pools.readers, share), pacer);
   const index = new WikiIndex({ client, bulk, alias, layout, shares, source, log });
+  // A save is searchable within half a refresh interval, not a whole one: at most two more refreshes per interval.
+  const saveRefresh = new RefreshThrottle({
+    refresh: async () => {
+      await client.indices.refresh({ index: index.alias });
+    },
+    minGapMs: settings.refresh_interval / 2,
+    log,
+  });
   const pageChanges = new PageChanges({
     bulk,
     alias: index.alias,
@@ -219,6 +230,7 @@ function startPipeline(
       return resultOf(await pools.readers.run(task), 'changed-page').outcome;
     },
     writable: () => index.writable,
+    refresh: () => saveRefresh.request(),
     log,
   });
   // A save waits for a reader and then an indexer thread: after a quiet spell both start at once, not one after the other.
@@ -243,7 +255,7 @@ function startPipeline(
     log,
   });
   reconciler.start();
-  return { shares, index, pageChanges, hook, reconciler };
+  return { shares, index, pageChanges, saveRefresh, hook, reconciler };
 }
 
 /** The reconciler's metrics (index, hook, passes, watches, back-offs) and its pool threads' heaps, read before each scrape. */
@@ -283,7 +295,7 @@ runActor(async (ctx: ActorContextOf<'reconciler'>) => {
   const pipeline = startPipeline(config, { pools, pacer, client, log }, (pass, folders) => {
     watches.filter((w) => pass.shares.includes(w.share)).forEach((w) => void w.reloadFolders(folders ?? ['']));
   });
-  const { index, pageChanges, hook, reconciler } = pipeline;
+  const { index, pageChanges, saveRefresh, hook, reconciler } = pipeline;
   const { watchClient, ...started } = startWatches(config, ctx.secrets, { ...pipeline, client, alias: index.alias, log });
   watches = started.watches;
   const watchStats = () => Object.fromEntries(watches.map((w) => [w.share, w.stats()]));
@@ -317,6 +329,7 @@ runActor(async (ctx: ActorContextOf<'reconciler'>) => {
       await watchClient?.close();
       await reconciler.stop(timeoutMs);
       await pageChanges.close(timeoutMs);
+      saveRefresh.close();
       await pools.readers.close(timeoutMs);
       await pools.indexers.close(timeoutMs);
       await client.close();

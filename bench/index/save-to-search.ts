@@ -1,9 +1,9 @@
 /**
  * Save → searchable: a teacher saves a wiki page over WebDAV, and the time until `POST /wiki/search` finds its new
  * word is taken, from the moment the PUT is sent (until-found.ts: 4 writers, each its own page).
- * What bounds it: Elasticsearch's refresh interval (1 s: a written document is searchable after the next refresh),
- * plus the page's read and render and the post-write hook's batch (a group commit: 20 ms to gather when no batch is
- * on its way, else until the one on its way is answered).
+ * What bounds it: the page's read and render, the post-write hook's batch (a group commit: 20 ms to gather when no
+ * batch is on its way, else until the one on its way is answered) and the refresh the service asks for after it (at
+ * most every half refresh interval: 500 ms by default), plus the polling search itself.
  */
 import { randomBytes } from 'node:crypto';
 import type { RunningService } from '../../test/support/service.js';

@@ -7,8 +7,10 @@
  * counted, so a request never waits on the index. Operations are sent as a group commit: the first operation while
  * no batch is on its way waits `gatherMs` for the ones that come with it; operations that come while a batch is on
  * its way collect in the next one, which leaves as soon as that batch is answered (or when it is full). So one save
- * is sent within milliseconds, and many saves share batches that grow with Elasticsearch's answer time. A batch
- * Elasticsearch does not take is dropped and counted, not buffered. The next pass repairs whatever was dropped.
+ * is sent within milliseconds, and many saves share batches that grow with Elasticsearch's answer time. After a
+ * batch Elasticsearch took, `refresh` is asked to make it searchable (the service throttles it, refresh-throttle.ts),
+ * rather than leaving it to the index's refresh interval. A batch Elasticsearch does not take is dropped and
+ * counted, not buffered. The next pass repairs whatever was dropped.
  *
  * A page written over WebDAV is reported twice: by the save itself, and moments later by the share's change watch
  * (share-watch.ts), which sees the same save on the file server. So the hook remembers for a while the version token
@@ -37,6 +39,8 @@ export interface PageChangesOptions {
   readPage(page: PageAddress, indexedVersion?: string): Promise<ChangedPageOutcome>;
   /** Whether the index may be written now (prepared, and not owned by a newer build). */
   writable(): boolean;
+  /** Asked after each batch Elasticsearch took, so that its pages become searchable (RefreshThrottle.request in the service). */
+  refresh?(): void;
   /** Changes that may wait; more are dropped and counted. Default 1000. */
   maxQueued?: number;
   /** Pages loaded at once. Default 4. */
@@ -236,6 +240,8 @@ export class PageChanges {
     this.flushing = this.flushing.then(async () => {
       try {
         await writer.flush();
+        const { upserted, deleted } = writer.counts;
+        if (upserted + deleted > 0) this.options.refresh?.();
       } catch (error) {
         const { upserted, deleted, rejected, notRendered } = writer.counts;
         const dropped = written - upserted - deleted - rejected - notRendered;

@@ -179,6 +179,20 @@ describe('post-write hook (PageChanges)', () => {
     assert.equal(calls.length, 2);
   });
 
+  it('asks for a refresh after each batch Elasticsearch took, not after one it did not take', async () => {
+    let down = false;
+    const { client } = fakeClient((call) => (down ? new Error('connect ECONNREFUSED 127.0.0.1:9200') : okResponse(call)));
+    let refreshes = 0;
+    const hook = hookOf(client, { gatherMs: 5, refresh: () => refreshes++ });
+    hook.pageChanged({ type: 'page-written', page: page('a') });
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    assert.equal(refreshes, 1);
+    down = true;
+    hook.pageChanged({ type: 'page-written', page: page('b') });
+    await hook.close(1_000);
+    assert.equal(refreshes, 1, 'a dropped batch has nothing to show');
+  });
+
   it('counts documents Elasticsearch rejects one by one', async () => {
     const { client } = fakeClient(() => ({
       took: 1,
