@@ -6,16 +6,19 @@
  * most every half refresh interval: 500 ms by default), plus the polling search itself.
  */
 import { randomBytes } from 'node:crypto';
+import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
+import { documentId } from '../../src/wiki/document-id.js';
 import type { RunningService } from '../../test/support/service.js';
 import type { TestbedEnv } from '../../test/testbed/env.js';
 import { account, DavClient } from '../../test/integration/webdav/dav-client.js';
 import { TEACHER, timeUntilFound, type ChangeToSearch } from './until-found.js';
 
-const WRITERS = 4;
+export const WRITERS = 4;
 
 export async function saveToSearch(service: RunningService, env: TestbedEnv, saves: number): Promise<ChangeToSearch> {
   const dav = new DavClient(service, account(env, TEACHER.user));
   const dir = `zz-savebench-${randomBytes(4).toString('hex')}`;
+  const pageOf = (n: number) => `${dir}/.wiki/seite-${n}.md`;
   try {
     for (const folder of [dir, `${dir}/.wiki`]) {
       const status = await dav.mkcol(folder);
@@ -25,9 +28,13 @@ export async function saveToSearch(service: RunningService, env: TestbedEnv, sav
       writers: WRITERS,
       changes: saves,
       change: async (n, word) => {
-        const page = `${dir}/.wiki/seite-${n}.md`;
+        const page = pageOf(n);
         const put = await dav.put(page, `# Seite ${n}\n\nNeu gespeichert: ${word}\n`);
         if (put.status !== 201 && put.status !== 204) throw new Error(`PUT ${page}: ${put.status} ${await put.text()}`);
+      },
+      indexed: async (n, word) => {
+        const res = await fetch(`${env.es.url}/${DEFAULT_ALIAS}/_doc/${documentId(env.smb.host, dav.share, pageOf(n))}?_source_includes=body`);
+        return (await res.text()).includes(word);
       },
     });
   } finally {

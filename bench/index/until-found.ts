@@ -2,7 +2,8 @@
  * Change → searchable, the timing both index benchmarks of it share (save-to-search.ts over WebDAV,
  * smb-write-to-search.ts over SMB): a few writers (as a staff room) each change their own page again and again with
  * a new word, and after each change poll `POST /wiki/search` as the teacher until it finds the word; the time runs
- * from the start of the change.
+ * from the start of the change. With `indexed`, the time until Elasticsearch holds the change (a realtime GET, which
+ * needs no refresh) is taken too: the part before the refresh and the search.
  */
 import { randomBytes } from 'node:crypto';
 import type { TestbedEnv } from '../../test/testbed/env.js';
@@ -22,6 +23,8 @@ export interface ChangeToSearch {
   p50: number;
   p99: number;
   max: number;
+  /** Until Elasticsearch held the change, when `indexed` was given. */
+  indexed?: { p50: number; p99: number };
 }
 
 export interface UntilFoundOptions {
@@ -30,21 +33,28 @@ export interface UntilFoundOptions {
   changes: number;
   /** Writer `writer` changes its page so that it holds `word` (and no earlier word). */
   change(writer: number, word: string): Promise<void>;
+  /** Whether Elasticsearch holds writer `writer`'s page with `word` yet (realtime GET). */
+  indexed?(writer: number, word: string): Promise<boolean>;
 }
 
 export async function timeUntilFound(serviceUrl: string, env: TestbedEnv, options: UntilFoundOptions): Promise<ChangeToSearch> {
   const wiki = new WikiClient(serviceUrl, env);
   const latencies: number[] = [];
+  const indexedAfter: number[] = [];
   let lost = 0;
   const writer = async (n: number, count: number): Promise<void> => {
     for (let i = 0; i < count; i++) {
       const word = `sichtbar${randomBytes(6).toString('hex')}`;
       const started = performance.now();
       await options.change(n, word);
+      let indexed = options.indexed === undefined;
       for (;;) {
+        if (!indexed && (indexed = await options.indexed!(n, word))) indexedAfter.push(performance.now() - started);
         const found = await wiki.search(TEACHER, { q: word, size: 1 });
         if (found.total > 0) {
           latencies.push(performance.now() - started);
+          // Held between the GET and the search: it was held by the time it was found.
+          if (!indexed) indexedAfter.push(latencies.at(-1)!);
           break;
         }
         if (performance.now() - started > GIVE_UP_MS) {
@@ -57,5 +67,13 @@ export async function timeUntilFound(serviceUrl: string, env: TestbedEnv, option
   };
   await Promise.all(Array.from({ length: options.writers }, (_, n) => writer(n, Math.ceil(options.changes / options.writers))));
   latencies.sort((a, b) => a - b);
-  return { changes: latencies.length + lost, lost, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), max: latencies.at(-1) ?? NaN };
+  indexedAfter.sort((a, b) => a - b);
+  return {
+    changes: latencies.length + lost,
+    lost,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    max: latencies.at(-1) ?? NaN,
+    ...(options.indexed === undefined ? {} : { indexed: { p50: percentile(indexedAfter, 0.5), p99: percentile(indexedAfter, 0.99) } }),
+  };
 }

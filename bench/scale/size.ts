@@ -68,7 +68,7 @@ export async function measureSize(service: RunningService, started: number, opti
   const search = await searchLatencies(env, service.url, share);
   console.log(`${pages} pages: search p50/p99 service ${search.service.p50.toFixed(1)}/${search.service.p99.toFixed(1)} ms, direct ${search.direct.p50.toFixed(1)}/${search.direct.p99.toFixed(1)} ms`);
   const saves = await saveToSearch(service, env, options.saves);
-  console.log(`${pages} pages: save → searchable p99 ${saves.p99.toFixed(0)} ms, ${saves.lost} lost`);
+  console.log(`${pages} pages: save → searchable p99 ${saves.p99.toFixed(0)} ms (held by Elasticsearch p99 ${saves.indexed?.p99.toFixed(0)} ms), ${saves.lost} lost`);
 
   const idle = await settledIdleCpu(service, { es, expected: { root, pages }, idleMs: options.idleMs });
   if (options.idleMs < SETTLED_RSS_AFTER_MS) await new Promise((resolve) => setTimeout(resolve, SETTLED_RSS_AFTER_MS - options.idleMs));
