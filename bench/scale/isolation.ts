@@ -33,8 +33,8 @@ export interface KindLatency {
 }
 
 export interface Isolation {
-  /** `projectedMs`: the whole reindex's time, its own when it finished, else from its rate in the window. */
-  reindex: { job: JobInfo; wallMs: number; cost: WorkCost; stopped: boolean; projectedMs: number };
+  /** `projectedMs`: the whole reindex's time, its own when it finished, else (job state `cancelled`) from its rate in the window. */
+  reindex: { job: JobInfo; wallMs: number; cost: WorkCost; projectedMs: number };
   kinds: KindLatency[];
 }
 
@@ -81,7 +81,6 @@ export async function isolation(service: RunningService, env: TestbedEnv, share:
       job: reindexed.result.report,
       wallMs: reindexed.result.wallMs,
       cost: reindexed.cost,
-      stopped: reindexed.result.report.state === 'cancelled',
       projectedMs: projectedMs(reindexed.result.report),
     },
     kinds: kinds.map((kind, i) => ({ name: kind.name, idle: idle[i]!, busy: busy[i]! })),

@@ -214,9 +214,9 @@ function isolationTable(runs: PaceRun[]): string[] {
     `| pace | full reindex, s | × ${paceName(fast.pace)} | reindex CPU per page | cores busy | ${kinds.map((k) => `${k}: p99 ms idle | during reindex | ratio`).join(' | ')} |`,
     `|---|---:|---:|---|---:|${kinds.map(() => '---:|---:|---:|').join('')}`,
     ...runs.map(({ pace, result }) => {
-      const { job, stopped, projectedMs } = result.reindex;
+      const { job, projectedMs } = result.reindex;
       const seconds = projectedMs / 1000;
-      const time = stopped ? `${seconds.toFixed(1)} projected (stopped after ${(job.durationMs / 1000).toFixed(0)} s, ${job.indexed} pages written)` : seconds.toFixed(1);
+      const time = job.state === 'cancelled' ? `${seconds.toFixed(1)} projected (stopped after ${(job.durationMs / 1000).toFixed(0)} s, ${job.indexed} pages written)` : seconds.toFixed(1);
       const cells = result.kinds.map((k) => `${ms(k.idle)} | ${ms(k.busy)} | ${(k.busy.p99 / k.idle.p99).toFixed(2)} × ${verdict(k.busy.p99 / k.idle.p99 <= TARGET.isolation && k.idle.failures + k.busy.failures === 0)}`);
       return `| ${paceName(pace)} | ${time} | ${(projectedMs / fast.result.reindex.projectedMs).toFixed(2)} × | ${cpuPer(result.reindex.cost, result.reindex.job.indexed)} | ${coresBusy(result.reindex.cost, result.reindex.wallMs)} | ${cells.join(' | ')} |`;
     }),
@@ -277,7 +277,7 @@ async function run(): Promise<BenchReport> {
           await passAfter(service, started, 600_000);
           return isolation(service, env, SHARE, `${ROOT}/Schule-00/Klasse-0000/.wiki/index.md`);
         });
-        console.log(`pace ${paceName(pace)}: reindex ${(result.reindex.projectedMs / 1000).toFixed(1)} s${result.reindex.stopped ? ' (projected)' : ''}; ${result.kinds.map((k) => `${k.name} p99 ${k.idle.p99.toFixed(1)} → ${k.busy.p99.toFixed(1)} ms`).join('; ')}`);
+        console.log(`pace ${paceName(pace)}: reindex ${(result.reindex.projectedMs / 1000).toFixed(1)} s${result.reindex.job.state === 'cancelled' ? ' (projected)' : ''}; ${result.kinds.map((k) => `${k.name} p99 ${k.idle.p99.toFixed(1)} → ${k.busy.p99.toFixed(1)} ms`).join('; ')}`);
         runs.push({ pace, result });
       }
     }
