@@ -418,6 +418,7 @@ describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
         }
       }
     }
+    console.log(`permission oracle: kinds with a writer: ${edits.map(({ page }) => page.kind).join(', ')}`);
     assert.ok(edits.length >= 4, `${edits.length} pages with a writer`);
     const edited = Date.now();
     const refused: string[] = [];

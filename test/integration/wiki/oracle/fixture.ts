@@ -2,7 +2,8 @@
  * The oracle's seeded wiki: folders and pages in a scratch folder of a testbed share, with NT ACLs of every kind a
  * school's file server holds — inherited from the share root, explicit and protected (SE_DACL_PROTECTED), explicit
  * on top of inherited entries, deny before allow, allow before deny (not canonical), Everyone, Authenticated Users,
- * entries that do not bear on reading (inherit-only, write-only), an empty DACL and a NULL DACL.
+ * entries that do not bear on reading (inherit-only, write-only), an empty DACL and a NULL DACL. Every own DACL
+ * ends with the administrators, the indexer and one editor user (modify), so that pages of every kind have a writer.
  *
  * Security descriptors are written with Samba's own `setntacl` on the DC's local path (one Python process per
  * batch): smbcacls sorts entries canonically, so it cannot write an allow-before-deny DACL. Explicit entries put
@@ -144,8 +145,12 @@ export async function buildFixture(options: {
     Array.from({ length: count }, () => ace('A', flags, next() < 0.6 ? Mask.read : Mask.modify, anyPrincipal()));
   const denies = (flags: string, count = Math.floor(next() * 3)) =>
     Array.from({ length: count }, () => ace('D', flags, next() < 0.8 ? Mask.read : Mask.writeOnly, somePrincipal()));
-  /** What every own DACL keeps: the administrators (cleanup) and the indexer (it must read a page to index it). */
-  const keep = (flags: string) => ace('A', flags, Mask.full, 'BA') + ace('A', flags, Mask.read, options.indexerSid);
+  // The class's editor may change every page whose own DACL does not deny them first: without one, a seed could
+  // leave whole ACL kinds without a writer, and the oracle's edits (a save keeps the page's DACL) would not reach them.
+  const editor = directory.users[Math.floor(next() * directory.users.length)]!;
+  /** What every own DACL keeps: the administrators (cleanup), the indexer (it must read a page to index it), the editor. */
+  const keep = (flags: string) =>
+    ace('A', flags, Mask.full, 'BA') + ace('A', flags, Mask.read, options.indexerSid) + ace('A', flags, Mask.modify, editor.sid);
   // AI (auto-inherited), as Windows writes it: Samba then marks what children inherit with ID, as Windows does.
   const protectedSddl = (body: string, flags: string) => `O:BAG:DUD:PAI${body}${keep(flags)}`;
 
