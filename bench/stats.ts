@@ -75,23 +75,29 @@ export function runQueueWaitSeconds(pid: number): number {
  * ended and been waited for: a forking server (Samba starts an smbd per client connection) is measured whole.
  */
 export function treeCpuSeconds(rootPid: number): number {
-  const parent = new Map<number, number>();
-  const ticks = new Map<number, number>();
+  const processes = processTable();
+  let total = 0;
+  for (const [pid, { ticks }] of processes) if (descendsFrom(processes, pid, rootPid)) total += ticks;
+  return total / CLOCK_TICKS_PER_S;
+}
+
+/** Every live process: its parent and its CPU ticks, its reaped children's included. */
+export function processTable(): Map<number, { parent: number; ticks: number }> {
+  const processes = new Map<number, { parent: number; ticks: number }>();
   for (const name of readdirSync('/proc')) {
     const pid = Number(name);
     if (!Number.isInteger(pid)) continue;
     const fields = statFields(pid);
     if (!fields) continue;
-    parent.set(pid, Number(fields[1]));
-    ticks.set(pid, Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]));
+    processes.set(pid, { parent: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]) });
   }
-  const inTree = (pid: number): boolean => {
-    for (let p: number | undefined = pid; p !== undefined && p > 1; p = parent.get(p)) if (p === rootPid) return true;
-    return false;
-  };
-  let total = 0;
-  for (const [pid, t] of ticks) if (inTree(pid)) total += t;
-  return total / CLOCK_TICKS_PER_S;
+  return processes;
+}
+
+/** Whether `pid` is `rootPid` or one of its descendants in `processes`. */
+export function descendsFrom(processes: ReadonlyMap<number, { parent: number }>, pid: number, rootPid: number): boolean {
+  for (let p: number | undefined = pid; p !== undefined && p > 1; p = processes.get(p)?.parent) if (p === rootPid) return true;
+  return false;
 }
 
 /**

@@ -8,6 +8,8 @@
  * fast,balanced,gentle; `default` sets no `reconciler.pace`), another service measures request latency idle and
  * during a full reindex (isolation.ts), for at most SCALEBENCH_WINDOW_MS (default 300 s) of it. SCALEBENCH_IDLE_MS
  * (default 65 s) is the settled idle window, SCALEBENCH_SAVES (default 100) the saves timed until searchable.
+ * Where perf can sample every core (root, Debian's linux-perf), each size's reindex and pass are profiled, and the
+ * functions whose CPU per page grew most from the first size to the last are tabled (bench/system-profile.ts).
  * Writes its section "## Scale" of bench/RESULTS.md and the plot bench/scale.svg (plot.ts), and removes the pages
  * and their documents afterwards, also when it fails.
  */
@@ -26,6 +28,7 @@ import { IDLE_MS as ISOLATION_IDLE_MS, isolation, RATE, REINDEX_WINDOW_MS, type 
 import { scalePlot } from './plot.js';
 import { QUERIES, REQUESTS, WARMUP } from './search-latency.js';
 import { measureSize, type SizeFigures } from './size.js';
+import { grewMost, perKind, systemProfileUnavailable, type SystemProfile } from '../system-profile.js';
 
 const HEADING = '## Scale';
 const SCRIPT = 'dist/bench/scale/run.js';
@@ -37,6 +40,8 @@ const IDLE_MS = Number(process.env['SCALEBENCH_IDLE_MS'] ?? 65_000);
 const SAVES = Number(process.env['SCALEBENCH_SAVES'] ?? 100);
 /** Free disk a page takes, generously: its file with the block slack, and its document in Elasticsearch with room for merges. */
 const DISK_PER_PAGE = { share: 10 * 1024, elasticsearch: 14 * 1024 };
+/** Rows of each table of the functions whose CPU per page grew most. */
+const FUNCTIONS_SHOWN = 12;
 /** Issue 32's targets: growth from the first to the last size (time: linear and 5 % more), and the save's ceiling. */
 const TARGET = { timeGrowthOverLinear: 1.05, peakRssGrowth: 1.15, searchP99Growth: 1.5, saveP99Ms: 1500, isolation: 1.5 };
 
@@ -200,6 +205,27 @@ function whereItGoes(all: SizeFigures[]): string[] {
   return lines.length === 0 ? [] : [...lines, ''];
 }
 
+/**
+ * Functions whose CPU per page grew most from the first size to the last, from the system profiles of the work
+ * (`work`: its profile and the pages it handled at a size); no lines when the run took no profiles.
+ */
+function functionsThatGrew(label: string, all: SizeFigures[], work: (s: SizeFigures) => { pages: number; profile?: SystemProfile }): string[] {
+  const [first, last] = [all[0]!, all.at(-1)!];
+  const [a, b] = [work(first), work(last)];
+  if (a.profile === undefined || b.profile === undefined) return [];
+  const [from, to] = [{ profile: a.profile, units: a.pages }, { profile: b.profile, units: b.pages }];
+  const [kindsFrom, kindsTo] = [perKind(from.profile, from.units), perKind(to.profile, to.units)];
+  const byKind = (Object.keys(kindsFrom) as (keyof typeof kindsFrom)[]).map((k) => `${k} ${kindsFrom[k].toFixed(0)} → ${kindsTo[k].toFixed(0)}`).join(', ');
+  return [
+    '',
+    `${label}: every core sampled over the work (\`perf record -a\`, bench/system-profile.ts), CPU µs per page by process: ${byKind}; the functions whose CPU per page grew most from ${first.pages} to ${last.pages} pages:`,
+    '',
+    `| process | function [object] | µs per page at ${first.pages} | at ${last.pages} | grew by |`,
+    '|---|---|---:|---:|---:|',
+    ...grewMost(from, to, FUNCTIONS_SHOWN).map((g) => `| ${g.kind} | \`${g.fn.replace(/\|/g, '\\|')}\` | ${g.before.toFixed(1)} | ${g.after.toFixed(1)} | ${(g.after - g.before).toFixed(1)} |`),
+  ];
+}
+
 interface PaceRun {
   pace: string | undefined;
   result: Isolation;
@@ -254,6 +280,8 @@ async function run(): Promise<BenchReport> {
   const load = loadAverage();
   const disk = checkDisk(env.smb.shares.find((s) => s.name === SHARE)!.path, pages.at(-1)!);
   console.log(disk);
+  const noProfile = systemProfileUnavailable();
+  if (noProfile !== undefined) console.log(`no system profiles of the reindex and the pass: ${noProfile}`);
   const all: SizeFigures[] = [];
   const runs: PaceRun[] = [];
   removeSeed(env, SHARE, ROOT);
@@ -270,7 +298,7 @@ async function run(): Promise<BenchReport> {
       aclKinds = seed.aclKinds;
       console.log(`seeded ${seed.pages} more pages in ${seed.folders} folders (${size} in all) in ${((performance.now() - seedStart) / 1000).toFixed(0)} s`);
       all.push(await withService(serviceConfig(SIZE_PACE), (service, started) =>
-        measureSize(service, started, { env, es, share: SHARE, root: ROOT, pages: size, saves: SAVES, idleMs: IDLE_MS })));
+        measureSize(service, started, { env, es, share: SHARE, root: ROOT, pages: size, saves: SAVES, idleMs: IDLE_MS, profile: noProfile === undefined })));
       if (i > 0) continue;
       for (const pace of paceList) {
         const result = await withService(serviceConfig(pace), async (service, started) => {
@@ -296,6 +324,8 @@ async function run(): Promise<BenchReport> {
       'Where the reindex\'s and the pass\'s time goes (CPU seconds of the service, smbd with its children and Elasticsearch read from /proc around each; SMB2 requests by Samba\'s profiling counters; cores busy: the three together over the reindex\'s wall time):',
       '',
       ...costTable(all),
+      ...functionsThatGrew('Full reindex', all, (s) => ({ pages: s.reindex.job.indexed, profile: s.reindex.profile })),
+      ...functionsThatGrew('No-change pass', all, (s) => ({ pages: s.pass.job.seen, profile: s.pass.profile })),
       '',
       ...whereItGoes(all),
       `Isolation at ${pages[0]} pages: for each pace a service of its own (as above, with \`reconciler.pace\`); search through the service (the queries above, as anna), WebDAV GET of \`${ROOT}/Schule-00/Klasse-0000/.wiki/index.md\` as anna and webhook POST (\`platform-api\`), each at ${RATE}/s open loop (a request leaves on its schedule whether or not the last was answered), all three at once, for ${ISOLATION_IDLE_MS / 1000} s idle and then from the start to the end of a full \`reindex --all\`, or for its first ${REINDEX_WINDOW_MS / 1000} s: a reindex still running then is stopped (as Ctrl-C stops it) and its whole time projected from the pages it wrote in them, of the pages the index held at its start; p99 during ÷ p99 idle, target ≤ ${TARGET.isolation} ×. Cores busy: the service, smbd and Elasticsearch together over the reindex's wall time, the sampled requests' work included.`,

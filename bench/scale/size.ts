@@ -18,13 +18,15 @@ import type { ChangeToSearch } from '../index/until-found.js';
 import { settledIdleCpu, type IdleCpu } from '../index/watch-idle.js';
 import { measureCost, type WorkCost } from '../index/work-cost.js';
 import { residentBytes, rssSampler } from '../stats.js';
+import { startSystemProfile, type SystemProfile } from '../system-profile.js';
 import { searchLatencies, type SearchLatency, type SearchWork } from './search-latency.js';
 
 export interface SizeFigures {
   pages: number;
   firstPass: PassSummary;
-  reindex: { job: JobInfo; wallMs: number; cost: WorkCost };
-  pass: { job: JobInfo; cost: WorkCost };
+  /** `profile`: every core sampled over the work, when the run takes profiles (system-profile.ts). */
+  reindex: { job: JobInfo; wallMs: number; cost: WorkCost; profile?: SystemProfile };
+  pass: { job: JobInfo; cost: WorkCost; profile?: SystemProfile };
   /** Bytes: the peak over the reindex and the pass, and after settled idle. */
   peakRss: number;
   settledRss: number;
@@ -42,6 +44,8 @@ export interface SizeOptions {
   pages: number;
   saves: number;
   idleMs: number;
+  /** Whether to sample every core over the reindex and the pass. */
+  profile: boolean;
 }
 
 const RSS_SAMPLE_MS = 250;
@@ -58,10 +62,10 @@ export async function measureSize(service: RunningService, started: number, opti
   console.log(`${pages} pages: first pass indexed ${firstPass.indexed} in ${(firstPass.durationMs / 1000).toFixed(1)} s`);
 
   const rss = rssSampler(pid, RSS_SAMPLE_MS);
-  const reindexed = await measureCost(pid, () => reindexAll(service));
-  const reindex = { job: reindexed.result.report, wallMs: reindexed.result.wallMs, cost: reindexed.cost };
-  const passed = await measureCost(pid, async () => (await startJob(socketOf(service), { kind: 'pass' })).finished);
-  const pass = { job: passed.result, cost: passed.cost };
+  const reindexed = await profiled(pid, options.profile, () => measureCost(pid, () => reindexAll(service)));
+  const reindex = { job: reindexed.result.result.report, wallMs: reindexed.result.result.wallMs, cost: reindexed.result.cost, profile: reindexed.profile };
+  const passed = await profiled(pid, options.profile, () => measureCost(pid, async () => (await startJob(socketOf(service), { kind: 'pass' })).finished));
+  const pass = { job: passed.result.result, cost: passed.result.cost, profile: passed.profile };
   const peakRss = rss.stop();
   console.log(`${pages} pages: reindex ${reindex.job.indexed} in ${(reindex.job.durationMs / 1000).toFixed(1)} s, no-change pass ${pass.job.seen} in ${(pass.job.durationMs / 1000).toFixed(1)} s, peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB`);
 
@@ -75,4 +79,18 @@ export async function measureSize(service: RunningService, started: number, opti
   const settledRss = residentBytes(pid);
   console.log(`${pages} pages: ${idle.handles} watch handles, idle CPU ${(idle.service * 100).toFixed(2)} %, settled RSS ${(settledRss / 2 ** 20).toFixed(0)} MiB`);
   return { pages, firstPass, reindex, pass, peakRss, settledRss, search, saves, idle };
+}
+
+/** `work`, with every core sampled over it when `on`. */
+async function profiled<T>(servicePid: number, on: boolean, work: () => Promise<T>): Promise<{ result: T; profile?: SystemProfile }> {
+  if (!on) return { result: await work() };
+  const running = await startSystemProfile(servicePid);
+  let result: T;
+  try {
+    result = await work();
+  } catch (error) {
+    await running.stop().catch(() => undefined);
+    throw error;
+  }
+  return { result, profile: await running.stop() };
 }
