@@ -1,10 +1,11 @@
 /**
  * Where a piece of the index benchmark's work goes on this one machine, where the service, Samba and
- * Elasticsearch share the cores: the CPU seconds of each (Samba with every smbd it forked), and the SMB2 requests
- * Samba counted (its profiling counters, switched on for the run with smbcontrol), read before and after.
+ * Elasticsearch share the cores: the CPU seconds of each (Samba with every smbd it forked), the SMB2 requests
+ * Samba counted (its profiling counters, switched on for the run with smbcontrol), and the bytes read from disk,
+ * read before and after.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { layout } from '../../test/testbed/layout.js';
 import { treeCpuSeconds } from '../stats.js';
@@ -16,6 +17,8 @@ export interface WorkCost {
   elasticsearch: number;
   /** SMB2 requests by command as Samba names them (create, close, find, getinfo, read, ...). */
   smb2: Record<string, number>;
+  /** Bytes read from the machine's disks by anyone meanwhile: what the page cache did not hold. */
+  diskRead: number;
 }
 
 /** Commands a pass or a listing sends, in the order the tables give them. */
@@ -45,7 +48,18 @@ async function smb2Counts(): Promise<Record<string, number>> {
   return counts;
 }
 
-function cpuNow(servicePid: number): Omit<WorkCost, 'smb2'> {
+/** Bytes read so far from every whole disk (/sys/block but loop and RAM devices; /proc/diskstats counts 512-byte sectors). */
+function diskReadBytes(): number {
+  const disks = new Set(readdirSync('/sys/block').filter((name) => !/^(loop|ram|zram)/.test(name)));
+  let sectors = 0;
+  for (const line of readFileSync('/proc/diskstats', 'utf8').split('\n')) {
+    const fields = line.trim().split(/\s+/);
+    if (disks.has(fields[2]!)) sectors += Number(fields[5]);
+  }
+  return sectors * 512;
+}
+
+function cpuNow(servicePid: number): Omit<WorkCost, 'smb2' | 'diskRead'> {
   return {
     service: treeCpuSeconds(servicePid),
     samba: treeCpuSeconds(pidIn(layout.samba.pidFile)),
@@ -60,7 +74,9 @@ function cpuNow(servicePid: number): Omit<WorkCost, 'smb2'> {
 export async function measureCost<T>(servicePid: number, work: () => Promise<T>): Promise<{ result: T; cost: WorkCost }> {
   const countsBefore = await smb2Counts();
   const cpuBefore = cpuNow(servicePid);
+  const diskBefore = diskReadBytes();
   const result = await work();
+  const diskRead = diskReadBytes() - diskBefore;
   const cpuAfter = cpuNow(servicePid);
   const countsAfter = await smb2Counts();
   const smb2: Record<string, number> = {};
@@ -72,6 +88,7 @@ export async function measureCost<T>(servicePid: number, work: () => Promise<T>)
       samba: cpuAfter.samba - cpuBefore.samba,
       elasticsearch: cpuAfter.elasticsearch - cpuBefore.elasticsearch,
       smb2,
+      diskRead,
     },
   };
 }

@@ -153,12 +153,15 @@ function scaleTable(all: SizeFigures[]): string[] {
 
 const coresBusy = (cost: WorkCost, wallMs: number) => ((cost.service + cost.samba + cost.elasticsearch) / (wallMs / 1000)).toFixed(2);
 
-/** Where the reindex's and the pass's time goes at each size: CPU per page of each process, SMB2 requests per page. */
+/** Bytes read from disk per page, in KiB: what the page cache no longer held of the share and of the index. */
+const diskReadPer = (cost: WorkCost, pages: number) => `${(cost.diskRead / 1024 / pages).toFixed(1)} KiB`;
+
+/** Where the reindex's and the pass's time goes at each size: CPU per page of each process, SMB2 requests and disk reads per page. */
 function costTable(all: SizeFigures[]): string[] {
   return [
-    '| pages | reindex: CPU per page | reindex: SMB2 requests per page | reindex: cores busy | no-change pass: CPU per page | no-change pass: SMB2 requests per page |',
-    '|---:|---|---|---:|---|---|',
-    ...all.map((s) => `| ${s.pages} | ${cpuPer(s.reindex.cost, s.reindex.job.indexed)} | ${requestsPer(s.reindex.cost, s.reindex.job.indexed)} | ${coresBusy(s.reindex.cost, s.reindex.wallMs)} | ${cpuPer(s.pass.cost, s.pass.job.seen)} | ${requestsPer(s.pass.cost, s.pass.job.seen)} |`),
+    '| pages | reindex: CPU per page | reindex: SMB2 requests per page | reindex: disk read per page | reindex: cores busy | no-change pass: CPU per page | no-change pass: SMB2 requests per page | no-change pass: disk read per page |',
+    '|---:|---|---|---:|---:|---|---|---:|',
+    ...all.map((s) => `| ${s.pages} | ${cpuPer(s.reindex.cost, s.reindex.job.indexed)} | ${requestsPer(s.reindex.cost, s.reindex.job.indexed)} | ${diskReadPer(s.reindex.cost, s.reindex.job.indexed)} | ${coresBusy(s.reindex.cost, s.reindex.wallMs)} | ${cpuPer(s.pass.cost, s.pass.job.seen)} | ${requestsPer(s.pass.cost, s.pass.job.seen)} | ${diskReadPer(s.pass.cost, s.pass.job.seen)} |`),
   ];
 }
 
@@ -321,7 +324,7 @@ async function run(): Promise<BenchReport> {
       '',
       '![scale](scale.svg)',
       '',
-      'Where the reindex\'s and the pass\'s time goes (CPU seconds of the service, smbd with its children and Elasticsearch read from /proc around each; SMB2 requests by Samba\'s profiling counters; cores busy: the three together over the reindex\'s wall time):',
+      'Where the reindex\'s and the pass\'s time goes (CPU seconds of the service, smbd with its children and Elasticsearch read from /proc around each; SMB2 requests by Samba\'s profiling counters; disk read: bytes read from the machine\'s disks meanwhile, /proc/diskstats; cores busy: the three together over the reindex\'s wall time):',
       '',
       ...costTable(all),
       ...functionsThatGrew('Full reindex', all, (s) => ({ pages: s.reindex.job.indexed, profile: s.reindex.profile })),
