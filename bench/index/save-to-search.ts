@@ -15,7 +15,20 @@ import { TEACHER, timeUntilFound, type ChangeToSearch } from './until-found.js';
 
 export const WRITERS = 4;
 
-export async function saveToSearch(service: RunningService, env: TestbedEnv, saves: number): Promise<ChangeToSearch> {
+export interface SaveToSearch extends ChangeToSearch {
+  /** The refreshes of the index meanwhile (the service's and Elasticsearch's own) and their mean time. */
+  refreshes: { count: number; meanMs: number };
+}
+
+/** Refreshes of the index's primaries so far, and the time they took (`_stats/refresh`). */
+async function refreshStats(env: TestbedEnv): Promise<{ total: number; ms: number }> {
+  const res = await fetch(`${env.es.url}/${DEFAULT_ALIAS}/_stats/refresh`);
+  const stats = (await res.json()) as { _all: { primaries: { refresh: { total: number; total_time_in_millis: number } } } };
+  const { total, total_time_in_millis: ms } = stats._all.primaries.refresh;
+  return { total, ms };
+}
+
+export async function saveToSearch(service: RunningService, env: TestbedEnv, saves: number): Promise<SaveToSearch> {
   const dav = new DavClient(service, account(env, TEACHER.user));
   const dir = `zz-savebench-${randomBytes(4).toString('hex')}`;
   const pageOf = (n: number) => `${dir}/.wiki/seite-${n}.md`;
@@ -24,7 +37,8 @@ export async function saveToSearch(service: RunningService, env: TestbedEnv, sav
       const status = await dav.mkcol(folder);
       if (status !== 201) throw new Error(`MKCOL ${folder}: ${status}`);
     }
-    return await timeUntilFound(service.url, env, {
+    const before = await refreshStats(env);
+    const timed = await timeUntilFound(service.url, env, {
       writers: WRITERS,
       changes: saves,
       change: async (n, word) => {
@@ -37,6 +51,9 @@ export async function saveToSearch(service: RunningService, env: TestbedEnv, sav
         return (await res.text()).includes(word);
       },
     });
+    const after = await refreshStats(env);
+    const count = after.total - before.total;
+    return { ...timed, refreshes: { count, meanMs: count === 0 ? NaN : (after.ms - before.ms) / count } };
   } finally {
     await dav.remove(dir);
   }

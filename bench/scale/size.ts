@@ -13,8 +13,7 @@ import type { TestbedEnv } from '../../test/testbed/env.js';
 import { socketOf } from '../../test/integration/reconcile/support.js';
 import { passAfter } from '../../test/integration/wiki/wiki-service.js';
 import { reindexAll } from '../index/reindex.js';
-import { saveToSearch } from '../index/save-to-search.js';
-import type { ChangeToSearch } from '../index/until-found.js';
+import { saveToSearch, type SaveToSearch } from '../index/save-to-search.js';
 import { settledIdleCpu, type IdleCpu } from '../index/watch-idle.js';
 import { measureCost, type WorkCost } from '../index/work-cost.js';
 import { residentBytes, rssSampler } from '../stats.js';
@@ -31,7 +30,7 @@ export interface SizeFigures {
   peakRss: number;
   settledRss: number;
   search: { service: SearchLatency; direct: SearchLatency; work: SearchWork };
-  saves: ChangeToSearch;
+  saves: SaveToSearch;
   idle: IdleCpu;
 }
 
@@ -72,7 +71,7 @@ export async function measureSize(service: RunningService, started: number, opti
   const search = await searchLatencies(env, service.url, share);
   console.log(`${pages} pages: search p50/p99 service ${search.service.p50.toFixed(1)}/${search.service.p99.toFixed(1)} ms, direct ${search.direct.p50.toFixed(1)}/${search.direct.p99.toFixed(1)} ms`);
   const saves = await saveToSearch(service, env, options.saves);
-  console.log(`${pages} pages: save → searchable p99 ${saves.p99.toFixed(0)} ms (held by Elasticsearch p99 ${saves.indexed?.p99.toFixed(0)} ms), ${saves.lost} lost`);
+  console.log(`${pages} pages: save → searchable p99 ${saves.p99.toFixed(0)} ms (PUT answered p99 ${saves.made.p99.toFixed(0)} ms, held by Elasticsearch p99 ${saves.indexed?.p99.toFixed(0)} ms; ${saves.refreshes.count} refreshes of ${saves.refreshes.meanMs.toFixed(0)} ms; ${saves.polls.count} polling searches p50/p99 ${saves.polls.p50.toFixed(0)}/${saves.polls.p99.toFixed(0)} ms), ${saves.lost} lost`);
 
   const idle = await settledIdleCpu(service, { es, expected: { root, pages }, idleMs: options.idleMs });
   if (options.idleMs < SETTLED_RSS_AFTER_MS) await new Promise((resolve) => setTimeout(resolve, SETTLED_RSS_AFTER_MS - options.idleMs));

@@ -21,15 +21,9 @@ export class RefreshThrottle {
   private running = false;
   /** A refresh was asked for while one ran or waited for its gap. */
   private asked = false;
-  private done = 0;
 
   constructor(options: RefreshThrottleOptions) {
     this.options = options;
-  }
-
-  /** Refreshes done so far. */
-  get refreshes(): number {
-    return this.done;
   }
 
   request(): void {
@@ -56,7 +50,6 @@ export class RefreshThrottle {
     this.lastStart = performance.now();
     try {
       await this.options.refresh();
-      this.done++;
     } catch (error) {
       this.options.log.warn({ ...describeError(error) }, 'search index refresh after a save failed; the index refreshes on its own');
     } finally {
