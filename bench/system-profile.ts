@@ -19,8 +19,7 @@ const FREQUENCY = 99;
 export type ProcessKind = 'service' | 'smbd' | 'Elasticsearch' | 'other';
 
 export interface SystemProfile {
-  /** Seconds sampled (wall) and the samples each process kind and function had. */
-  seconds: number;
+  /** The samples each process kind and function had. */
   samples: Map<string, { kind: ProcessKind; fn: string; count: number }>;
 }
 
@@ -48,15 +47,13 @@ export async function startSystemProfile(servicePid: number): Promise<RunningPro
   // perf prints nothing when it is ready; a short wait keeps the first moments of the work in the profile.
   await new Promise((resolve) => setTimeout(resolve, 500));
   if (perf.exitCode !== null) throw new Error(`perf record ended at once: ${said.trim()}`);
-  const started = performance.now();
   return {
     async stop() {
-      const seconds = (performance.now() - started) / 1000;
       const kindOf = processKinds(servicePid);
       await stopped(perf);
       try {
         const script = execFileSync('perf', ['script', '-i', data, '-F', 'comm,pid,tid,ip,sym,dso'], { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] });
-        return { seconds, samples: foldSamples(script, kindOf) };
+        return { samples: foldSamples(script, kindOf) };
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
@@ -94,9 +91,9 @@ export function foldSamples(script: string, kindOf: (pid: number, comm: string) 
     const match = SAMPLE_LINE.exec(line);
     if (!match) continue;
     const [, comm, pid, sym, dso] = match as unknown as [string, string, string, string, string];
+    if (pid === '0') continue; // the idle task: a core with nothing to do
     const object = /^\/tmp\/perf-\d+\.map$/.test(dso) || dso.startsWith('[JIT]') ? 'JIT code' : basename(dso).replace(/^\[(.*)\]$/, '$1');
     const fn = sym === '[unknown]' ? `(unnamed) [${object}]` : `${sym} [${object}]`;
-    if (pid === '0') continue; // the idle task: a core with nothing to do
     const kind = kindOf(Number(pid), comm);
     const key = `${kind}\u0000${fn}`;
     const entry = samples.get(key);

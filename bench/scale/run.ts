@@ -178,7 +178,7 @@ function searchBudget(first: SizeFigures, last: SizeFigures): string {
 }
 
 /** The saves' stages: when the PUT was answered, when Elasticsearch held them (realtime GET), the refreshes and the polling searches. */
-const heldBy = (s: SizeFigures) =>
+const saveStages = (s: SizeFigures) =>
   `; PUT answered p50 / p99 ${s.saves.made.p50.toFixed(0)} / ${s.saves.made.p99.toFixed(0)} ms${s.saves.indexed === undefined ? '' : `; held by Elasticsearch p50 / p99 ${s.saves.indexed.p50.toFixed(0)} / ${s.saves.indexed.p99.toFixed(0)} ms`}` +
   `; ${s.saves.refreshes.count} refreshes of the index meanwhile, ${s.saves.refreshes.meanMs.toFixed(0)} ms each on average; ${s.saves.polls.count} polling searches, p50 / p99 ${s.saves.polls.p50.toFixed(0)} / ${s.saves.polls.p99.toFixed(0)} ms`;
 
@@ -205,7 +205,7 @@ function whereItGoes(all: SizeFigures[]): string[] {
     } else if (figure.name.includes('search p99')) {
       lines.push(`Search p99 MISSED: through the service ${first.search.service.p99.toFixed(1)} → ${last.search.service.p99.toFixed(1)} ms, straight to Elasticsearch ${first.search.direct.p99.toFixed(1)} → ${last.search.direct.p99.toFixed(1)} ms: the part that grows in both is Elasticsearch's. ${searchBudget(first, last)}`);
     } else if (figure.ceiling !== undefined) {
-      lines.push(`Save → searchable MISSED at ${all.filter((s) => figure.value(s) > figure.ceiling! || s.saves.lost > 0).map((s) => `${s.pages} pages (p99 ${s.saves.p99.toFixed(0)} ms, ${s.saves.lost} lost${heldBy(s)})`).join(', ')}.`);
+      lines.push(`Save → searchable MISSED at ${all.filter((s) => figure.value(s) > figure.ceiling! || s.saves.lost > 0).map((s) => `${s.pages} pages (p99 ${s.saves.p99.toFixed(0)} ms, ${s.saves.lost} lost${saveStages(s)})`).join(', ')}.`);
     }
   }
   return lines.length === 0 ? [] : [...lines, ''];

@@ -23,7 +23,7 @@ function throttleWith(minGapMs: number, refresh: () => Promise<void> = async () 
 
 describe('RefreshThrottle', () => {
   it('refreshes at once when idle, and once more after the gap however many ask meanwhile', async () => {
-    const { throttle, starts } = throttleWith(150);
+    const { throttle, starts, done } = throttleWith(150);
     const asked = performance.now();
     throttle.request();
     await sleep(5);
@@ -37,6 +37,7 @@ describe('RefreshThrottle', () => {
     assert.ok(starts[1]! - starts[0]! >= 145, `gap ${starts[1]! - starts[0]!} ms`);
     await sleep(200);
     assert.equal(starts.length, 2, 'no request, no refresh');
+    assert.equal(done.count, 2);
   });
 
   it('a request while a refresh runs is served after it; a failed refresh is not fatal', async () => {
