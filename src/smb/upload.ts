@@ -8,7 +8,8 @@
  * content in one round trip, which the server carries out whole once it is sent, even if this process dies then.
  * The content is
  * - a body of one block (a wiki page): one WRITE, followed in the same round trip by the file id and the CLOSE;
- *   nothing of it is stored on the server before the commit;
+ *   nothing of it is stored on the server before the commit. A block is BLOCK_SIZE, or less where the server takes
+ *   less in one WRITE (its negotiated MaxWriteSize);
  * - a larger body: a server-side copy (FSCTL_SRV_COPYCHUNK_WRITE) from a staging file that held the body while it
  *   arrived, 16 MiB per round trip. The staging file is private to this upload: created with an empty protected
  *   DACL (only its owner's implicit rights, which do not include reading), no share access for other opens, and
@@ -79,7 +80,7 @@ const SHARING_RETRY_MS = [10, 20, 40, 80, 160, 250, 250, 250, 500, 500, 500];
  */
 export async function upload(tree: Tree, path: string, chunks: AsyncIterable<Buffer>, decide: () => Promise<CommitMode>): Promise<Uploaded> {
   const target = toSmbPath(path);
-  const blocks = inBlocks(chunks);
+  const blocks = inBlocks(chunks, Math.min(BLOCK_SIZE, tree.session.connection.maxWriteSize));
   const first = await blocks.next();
   const second = first.done ? first : await blocks.next();
   if (second.done) {
@@ -232,7 +233,7 @@ class Staging {
     ]);
     if (responses[0]!.header.status === NtStatus.ACCESS_DENIED) {
       // Not the target's verdict: the user may not add files to its folder, which a large body's staging needs.
-      throw new SmbError('STAGING_DENIED', `cannot create the staging file ${tree.shareName}\\${name} for a body over ${BLOCK_SIZE} bytes`);
+      throw new SmbError('STAGING_DENIED', `cannot create the staging file ${tree.shareName}\\${name} for a body over ${firstBlock.length} bytes`);
     }
     assertStatus(responses[0]!, `CREATE ${tree.shareName}\\${name}`);
     const created = parseCreateResponse(responses[0]!.reader);
@@ -248,18 +249,18 @@ class Staging {
   }
 }
 
-/** Regroups a stream of chunks into blocks of BLOCK_SIZE bytes (the last may be shorter). */
-async function* inBlocks(chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+/** Regroups a stream of chunks into blocks of `blockSize` bytes (the last may be shorter). */
+async function* inBlocks(chunks: AsyncIterable<Buffer>, blockSize: number): AsyncGenerator<Buffer> {
   let parts: Buffer[] = [];
   let size = 0;
   for await (const chunk of chunks) {
     parts.push(chunk);
     size += chunk.length;
-    while (size >= BLOCK_SIZE) {
+    while (size >= blockSize) {
       const all = Buffer.concat(parts, size);
-      yield all.subarray(0, BLOCK_SIZE);
-      parts = [all.subarray(BLOCK_SIZE)];
-      size -= BLOCK_SIZE;
+      yield all.subarray(0, blockSize);
+      parts = [all.subarray(blockSize)];
+      size -= blockSize;
     }
   }
   if (size > 0) yield Buffer.concat(parts, size);

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { Access, AceType, Disposition, SmbClient, SmbPool, grantsRead, readAccessSids, type SmbShare } from '../../../src/smb/index.js';
+import { Access, AceType, Dialect, Disposition, SmbClient, SmbPool, grantsRead, readAccessSids, type SmbShare } from '../../../src/smb/index.js';
 import { FileHandle } from '../../../src/smb/open.js';
 import { env, removeTree, scratchName, shareFor, smbcacls, userAccount } from './testbed.js';
 
@@ -32,6 +32,21 @@ describe('SMB facade against the testbed DC (schule, signed SMB 3.1.1)', () => {
     const big = randomBytes(3 * 1024 * 1024 + 12345);
     await share.writeFile(p('big.bin'), big);
     assert.ok((await share.readFile(p('big.bin'))).equals(big));
+  });
+
+  test('writeFile to a server that takes at most 64 KiB in one WRITE (SMB 2.0.2) writes each size whole', async () => {
+    // Samba refuses a WRITE over the negotiated MaxWriteSize with INVALID_PARAMETER: the upload must split its blocks.
+    const small = new SmbClient(new SmbPool({ dialects: [Dialect.SMB202] }));
+    try {
+      const old = shareFor(small, env.admin);
+      for (const size of [64 * 1024, 64 * 1024 + 1, 300_000]) {
+        const body = randomBytes(size);
+        await old.writeFile(p(`smb202-${size}.bin`), body);
+        assert.ok((await share.readFile(p(`smb202-${size}.bin`))).equals(body), `${size} bytes`);
+      }
+    } finally {
+      await small.close();
+    }
   });
 
   test('readers never see a partially written or mixed version', async () => {
