@@ -35,6 +35,7 @@ import type { JobInfo } from '../../src/indexing/reconciler/jobs.js';
 import { PageChanges } from '../../src/indexing/reconciler/page-changes.js';
 import { RefreshThrottle } from '../../src/indexing/reconciler/refresh-throttle.js';
 import type { PageChange } from '../../src/wiki/page-change.js';
+import { isWikiPage } from '../../src/wiki/layout.js';
 import { ShareWatch, type ShareWatchStats } from '../../src/indexing/reconciler/share-watch.js';
 import { indexedFolders } from '../../src/indexing/reconciler/inventory.js';
 import type { SmbClient } from '../../src/smb/index.js';
@@ -233,10 +234,15 @@ function startPipeline(
     refresh: () => saveRefresh.request(),
     log,
   });
-  // A save waits for a reader and then an indexer thread: after a quiet spell both start at once, not one after the other.
+  // A save waits for a reader and then an indexer thread. After a quiet spell both start at once, not one after the
+  // other; then one of each stays for as long as the indexer's SMB session (smb.idle_timeout), so that the saves
+  // that follow (an editing session) do not wait for a thread to start again.
   const hook = {
     pageChanged(change: PageChange): boolean {
-      pools.indexers.warm({ type: 'ping' });
+      if (isWikiPage((change.type === 'page-moved' ? change.to : change.page).path)) {
+        pools.readers.keepWarm({ type: 'ping' }, config.smb.idle_timeout);
+        pools.indexers.keepWarm({ type: 'ping' }, config.smb.idle_timeout);
+      }
       return pageChanges.pageChanged(change);
     },
   };

@@ -3,7 +3,8 @@
 // ours; the owning actor reports their state (ActorBehaviour.pools), and /healthz lists them beside the actors.
 // Threads start as tasks come and end after IDLE_THREAD_MS without one: an idle service holds none (each holds its
 // modules and heap), and the first task after a quiet spell waits for a thread to start (bench/RESULTS.md, Figures
-// from source comments).
+// from source comments). Work whose latency people see (a save becoming searchable) keeps one thread warm for a
+// while after it (keepWarm), so that only the first of a series of saves pays for the start.
 import type { HeapInfo } from 'node:v8';
 import type { ResourceLimits } from 'node:worker_threads';
 import { Piscina } from 'piscina';
@@ -22,7 +23,11 @@ export interface PoolHealth {
 export class WorkerPool<Task, Result> {
   private readonly piscina: Piscina<Task, Result>;
   private readonly maxThreads: number;
+  private readonly idleThreadMs: number;
   private closing = false;
+  /** While keepWarm holds a thread: until when (performance.now()), and the timer that gives it a task. */
+  private warmUntil = 0;
+  private warmTimer: NodeJS.Timeout | undefined;
 
   /**
    * `maxThreads`: threads at most; `tasksPerThread`: tasks a thread runs at once, more than 1 for tasks that mostly
@@ -36,11 +41,12 @@ export class WorkerPool<Task, Result> {
     options: { tasksPerThread?: number; resourceLimits?: ResourceLimits; idleThreadMs?: number } = {},
   ) {
     this.maxThreads = maxThreads;
+    this.idleThreadMs = options.idleThreadMs ?? IDLE_THREAD_MS;
     this.piscina = new Piscina({
       filename: entry.href,
       minThreads: 0,
       maxThreads,
-      idleTimeout: options.idleThreadMs ?? IDLE_THREAD_MS,
+      idleTimeout: this.idleThreadMs,
       concurrentTasksPerWorker: options.tasksPerThread ?? 1,
       ...(options.resourceLimits ? { resourceLimits: options.resourceLimits } : {}),
       workerData,
@@ -64,6 +70,26 @@ export class WorkerPool<Task, Result> {
   warm(task: Task): void {
     if (this.closing || this.piscina.threads.length > 0) return;
     this.piscina.run(task).catch(() => undefined);
+  }
+
+  /**
+   * Starts a thread if none runs (as `warm`) and keeps one running until `forMs` from now, by giving it `task` (a
+   * no-op) before it would end idle; a later call moves the end. Only one thread is kept: the others end as usual.
+   */
+  keepWarm(task: Task, forMs: number): void {
+    this.warm(task);
+    this.warmUntil = performance.now() + forMs;
+    if (this.warmTimer !== undefined || this.closing) return;
+    this.warmTimer = setInterval(() => {
+      if (this.closing || performance.now() >= this.warmUntil) {
+        clearInterval(this.warmTimer);
+        this.warmTimer = undefined;
+        return;
+      }
+      this.piscina.run(task).catch(() => undefined);
+    }, this.idleThreadMs / 2);
+    // A warm thread is no reason to keep the process alive.
+    this.warmTimer.unref();
   }
 
   health(): PoolHealth {
@@ -90,6 +116,8 @@ export class WorkerPool<Task, Result> {
   /** Finish queued tasks, then end the threads; force them after the timeout. */
   async close(timeoutMs: number): Promise<void> {
     this.closing = true;
+    clearInterval(this.warmTimer);
+    this.warmTimer = undefined;
     let timer: NodeJS.Timeout | undefined;
     const overrun = new Promise<void>((resolve) => { timer = setTimeout(resolve, timeoutMs); });
     await Promise.race([this.piscina.close().catch(() => undefined), overrun]);

@@ -1,5 +1,5 @@
 // WorkerPool starts its threads as tasks come (none while idle), at most maxThreads, and ends a thread that has
-// had no task for the idle time; each running thread's V8 heap can be read as `<pool>#<n>`; a task's buffers can be moved.
+// had no task for the idle time unless keepWarm holds one; each running thread's V8 heap can be read as `<pool>#<n>`; a task's buffers can be moved.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { WorkerPool } from '../../src/runtime/worker-pool.js';
@@ -44,6 +44,22 @@ it('warm() starts a thread only when none runs, and says how many threads the po
     pool.warm({ value: 0 });
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.equal(pool.health().details.completed, 1, 'a thread runs already: nothing is started or run');
+  } finally {
+    await pool.close(1_000);
+  }
+});
+
+it('keepWarm() keeps one thread past its idle time until the time given, then lets it end', async () => {
+  const pool = new WorkerPool<{ value: number }, { value: number; threadId: number }>('echo', ENTRY, 2, undefined, { idleThreadMs: 300 });
+  try {
+    const kept = performance.now();
+    pool.keepWarm({ value: 0 }, 1_500);
+    await until(() => pool.health().details.threads === 1);
+    // Three idle times later the thread would long have ended without keepWarm.
+    await new Promise((resolve) => setTimeout(resolve, 900));
+    assert.equal(pool.health().details.threads, 1, 'kept past its idle time');
+    await until(() => pool.health().details.threads === 0);
+    assert.ok(performance.now() - kept >= 1_400, 'ended once the time given had passed (and its idle time)');
   } finally {
     await pool.close(1_000);
   }
