@@ -8,7 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
 import { documentId } from '../../src/wiki/document-id.js';
-import type { RunningService } from '../../test/support/service.js';
+import type { HealthReport } from '../../src/runtime/health.js';
+import { waitFor, type RunningService } from '../../test/support/service.js';
 import type { TestbedEnv } from '../../test/testbed/env.js';
 import { account, DavClient } from '../../test/integration/webdav/dav-client.js';
 import { TEACHER, timeUntilFound, type ChangeToSearch } from './until-found.js';
@@ -26,6 +27,20 @@ async function refreshStats(env: TestbedEnv): Promise<{ total: number; ms: numbe
   const stats = (await res.json()) as { _all: { primaries: { refresh: { total: number; total_time_in_millis: number } } } };
   const { total, total_time_in_millis: ms } = stats._all.primaries.refresh;
   return { total, ms };
+}
+
+/** Longer than a pool thread lives without a task (src/runtime/worker-pool.ts), with room for a busy host. */
+const POOL_THREADS_END_MS = 90_000;
+
+/**
+ * Waits until the reconciler's two pools hold no thread (the smb-reader and indexer threads end 30 s after their last
+ * task), so that the next save is a first save after a quiet spell: it waits for a thread of each pool to start.
+ */
+export async function poolThreadsEnded(service: RunningService): Promise<void> {
+  await waitFor(async () => {
+    const { actors } = (await (await fetch(`${service.url}/healthz`)).json()) as HealthReport;
+    return ['smb-reader', 'indexer'].every((pool) => (actors[pool]?.details as { threads?: number } | undefined)?.threads === 0);
+  }, POOL_THREADS_END_MS);
 }
 
 export async function saveToSearch(service: RunningService, env: TestbedEnv, saves: number): Promise<SaveToSearch> {

@@ -1,8 +1,9 @@
 /**
  * The figures of one size of the scale bench, from one service started after that size was seeded: its first pass
  * (which indexes the pages seeded since the last size), a full reindex, a no-change pass, the service's peak RSS
- * over both, search latency through the service and straight to Elasticsearch, save → searchable, and at settled
- * idle the change watch's handles, the service's CPU and its settled RSS.
+ * over both, search latency through the service and straight to Elasticsearch, save → searchable (the first saves
+ * after the pool threads ended, then the saves that follow), and at settled idle the change watch's handles, the
+ * service's CPU and its settled RSS.
  */
 import type { Client } from '@elastic/elasticsearch';
 import type { PassSummary } from '../../actors/reconciler/metrics.js';
@@ -13,7 +14,7 @@ import type { TestbedEnv } from '../../test/testbed/env.js';
 import { socketOf } from '../../test/integration/reconcile/support.js';
 import { passAfter } from '../../test/integration/wiki/wiki-service.js';
 import { reindexAll } from '../index/reindex.js';
-import { saveToSearch, type SaveToSearch } from '../index/save-to-search.js';
+import { poolThreadsEnded, saveToSearch, WRITERS as SAVE_WRITERS, type SaveToSearch } from '../index/save-to-search.js';
 import { settledIdleCpu, type IdleCpu } from '../index/watch-idle.js';
 import { measureCost, type WorkCost } from '../index/work-cost.js';
 import { residentBytes, rssSampler } from '../stats.js';
@@ -30,6 +31,9 @@ export interface SizeFigures {
   peakRss: number;
   settledRss: number;
   search: { service: SearchLatency; direct: SearchLatency; work: SearchWork };
+  /** One save by each writer once the pool threads had ended: each waits for threads to start. */
+  firstSaves: SaveToSearch;
+  /** The saves that follow them (the hook keeps a thread of each pool meanwhile). */
   saves: SaveToSearch;
   idle: IdleCpu;
 }
@@ -70,6 +74,9 @@ export async function measureSize(service: RunningService, started: number, opti
 
   const search = await searchLatencies(env, service.url, share);
   console.log(`${pages} pages: search p50/p99 service ${search.service.p50.toFixed(1)}/${search.service.p99.toFixed(1)} ms, direct ${search.direct.p50.toFixed(1)}/${search.direct.p99.toFixed(1)} ms`);
+  await poolThreadsEnded(service);
+  const firstSaves = await saveToSearch(service, env, SAVE_WRITERS);
+  console.log(`${pages} pages: the first ${SAVE_WRITERS} saves after the pool threads ended: searchable after at most ${firstSaves.max.toFixed(0)} ms (held by Elasticsearch p99 ${firstSaves.indexed?.p99.toFixed(0)} ms)`);
   const saves = await saveToSearch(service, env, options.saves);
   console.log(`${pages} pages: save → searchable p99 ${saves.p99.toFixed(0)} ms (PUT answered p99 ${saves.made.p99.toFixed(0)} ms, held by Elasticsearch p99 ${saves.indexed?.p99.toFixed(0)} ms; ${saves.refreshes.count} refreshes of ${saves.refreshes.meanMs.toFixed(0)} ms; ${saves.polls.count} polling searches p50/p99 ${saves.polls.p50.toFixed(0)}/${saves.polls.p99.toFixed(0)} ms), ${saves.lost} lost`);
 
@@ -77,7 +84,7 @@ export async function measureSize(service: RunningService, started: number, opti
   if (options.idleMs < SETTLED_RSS_AFTER_MS) await new Promise((resolve) => setTimeout(resolve, SETTLED_RSS_AFTER_MS - options.idleMs));
   const settledRss = residentBytes(pid);
   console.log(`${pages} pages: ${idle.handles} watch handles, idle CPU ${(idle.service * 100).toFixed(2)} %, settled RSS ${(settledRss / 2 ** 20).toFixed(0)} MiB`);
-  return { pages, firstPass, reindex, pass, peakRss, settledRss, search, saves, idle };
+  return { pages, firstPass, reindex, pass, peakRss, settledRss, search, firstSaves, saves, idle };
 }
 
 /** `work`, with every core sampled over it when `on`. */
