@@ -164,7 +164,7 @@ export class SmbShare {
     if (length !== Infinity && (!Number.isSafeInteger(length) || length < 1)) {
       throw new SmbError('INVALID_ARGUMENT', `invalid read length ${length}`);
     }
-    return this.read((tree) => readFileRange(tree, readParams(path, CreateOptions.NON_DIRECTORY_FILE), offset, length));
+    return afterSaves(() => this.read((tree) => readFileRange(tree, readParams(path, CreateOptions.NON_DIRECTORY_FILE), offset, length)));
   }
 
   /**
@@ -173,7 +173,7 @@ export class SmbShare {
    */
   async openRead(path: string, length: number): Promise<{ stat: SmbStat; head: Buffer }> {
     const p = normalizePath(path);
-    return onceMore(() => this.modify(async (tree) => {
+    return afterSaves(() => onceMore(() => this.modify(async (tree) => {
       const { create, responses } = await openDoClose(tree, readParams(p, CreateOptions.NON_DIRECTORY_FILE), [
         internalIdRequest(),
         readRequest(RELATED_FILE_ID, 0, length),
@@ -181,7 +181,7 @@ export class SmbShare {
       const read = responses[1]!;
       const head = read.header.status === NtStatus.END_OF_FILE ? Buffer.alloc(0) : Buffer.from(parseReadResponse(read.reader));
       return { stat: toStat(p, splitPath(p).base, create, create.endOfFile, parseInternalIdResponse(responses[0]!)), head };
-    }));
+    })));
   }
 
   /**
@@ -197,7 +197,7 @@ export class SmbShare {
     try {
       if (changed(await handle.allInfo())) throw new SmbError('NOT_FOUND', `${path} was replaced or written before it could be read`);
       for (let offset = start; offset <= end; offset += BLOCK_SIZE) {
-        yield await handle.read(offset, Math.min(BLOCK_SIZE, end + 1 - offset));
+        yield await afterSaves(() => handle.read(offset, Math.min(BLOCK_SIZE, end + 1 - offset)));
       }
       if (changed(await handle.allInfo())) throw new SmbError('NOT_FOUND', `${path} was written while it was being read`);
     } finally {
@@ -428,6 +428,26 @@ async function onceMore<T>(op: () => Promise<T>): Promise<T> {
     if (!(err instanceof SmbError && (err.code === 'CONNECTION_CLOSED' || err.code === 'SESSION_EXPIRED'))) throw err;
     return op();
   }
+}
+
+/** Waits before each new attempt of a read that met a save's lock: about 2 s in all. */
+const SAVE_LOCK_WAITS_MS = [5, 10, 20, 40, 80, 160, 250, 500, 500, 500];
+
+/**
+ * Runs a read again while it meets a byte-range lock (LOCK_CONFLICT). A save through `upload` locks the whole file
+ * for its two round trips, so that another client's lock is seen before anything is changed; a reader at that
+ * moment waits for the new version rather than failing. A lock another program keeps longer still fails the read.
+ */
+async function afterSaves<T>(read: () => Promise<T>): Promise<T> {
+  for (const wait of SAVE_LOCK_WAITS_MS) {
+    try {
+      return await read();
+    } catch (err) {
+      if (!(err instanceof SmbError && err.code === 'LOCK_CONFLICT')) throw err;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+  return read();
 }
 
 /** A file-system client: shares are opened through one pool of connections and sessions. */

@@ -7,6 +7,8 @@ export type SmbErrorCode =
   | 'NOT_FOUND'
   | 'ACCESS_DENIED'
   | 'SHARING_VIOLATION'
+  /** Another open holds a byte-range lock over the range a read, write or lock needs. */
+  | 'LOCK_CONFLICT'
   | 'LOGON_FAILURE'
   | 'NAME_COLLISION'
   | 'DIRECTORY_NOT_EMPTY'
@@ -58,6 +60,8 @@ export const NtStatus = {
   OBJECT_PATH_NOT_FOUND: 0xc000003a,
   OBJECT_PATH_SYNTAX_BAD: 0xc000003b,
   SHARING_VIOLATION: 0xc0000043,
+  FILE_LOCK_CONFLICT: 0xc0000054,
+  LOCK_NOT_GRANTED: 0xc0000055,
   DELETE_PENDING: 0xc0000056,
   PRIVILEGE_NOT_HELD: 0xc0000061,
   NO_SUCH_USER: 0xc0000064,
@@ -99,6 +103,8 @@ const statusCodes = new Map<number, SmbErrorCode>([
   [NtStatus.PRIVILEGE_NOT_HELD, 'ACCESS_DENIED'],
   [NtStatus.CANNOT_DELETE, 'ACCESS_DENIED'],
   [NtStatus.SHARING_VIOLATION, 'SHARING_VIOLATION'],
+  [NtStatus.FILE_LOCK_CONFLICT, 'LOCK_CONFLICT'],
+  [NtStatus.LOCK_NOT_GRANTED, 'LOCK_CONFLICT'],
   [NtStatus.LOGON_FAILURE, 'LOGON_FAILURE'],
   [NtStatus.NO_SUCH_USER, 'LOGON_FAILURE'],
   [NtStatus.WRONG_PASSWORD, 'LOGON_FAILURE'],

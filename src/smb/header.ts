@@ -16,6 +16,7 @@ export const Command = {
   FLUSH: 0x07,
   READ: 0x08,
   WRITE: 0x09,
+  LOCK: 0x0a,
   IOCTL: 0x0b,
   CANCEL: 0x0c,
   ECHO: 0x0d,

@@ -4,7 +4,7 @@
  * facade's own; a test of a layer imports the layer's module.
  */
 export { SmbClient, SmbShare, type SmbStat, type FileVersion, type WalkOptions, type ShareOptions, type WatchOptions, type WatchChange } from './client.js';
-export { TEMP_NAME, type CommitMode } from './upload.js';
+export { TEMP_NAME, tempNameBeside, type CommitMode } from './upload.js';
 export { SmbPool, Endpoint, type SmbPoolOptions, type SmbServer } from './pool.js';
 export {
   SmbError,

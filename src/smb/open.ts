@@ -20,6 +20,7 @@ import {
   type FileStandardInfo,
 } from './fscc.js';
 import { changeNotifyRequest } from './messages/change-notify.js';
+import { type LockElement, lockRequest } from './messages/lock.js';
 import { closeRequest, type CreateParams, createRequest, type CreateResponse, flushRequest, parseCreateResponse, RELATED_FILE_ID } from './messages/create.js';
 import { InfoType, parseOutputBuffer, QueryDirectoryFlags, queryDirectoryRequest, queryInfoRequest, SecurityInformation, setInfoRequest } from './messages/query.js';
 import { parseReadResponse, parseWriteResponse, readRequest, writeRequest } from './messages/read-write.js';
@@ -95,6 +96,11 @@ export class FileHandle {
       const written = parseWriteResponse(res.reader);
       if (written !== part.length) throw new SmbError('DISK_FULL', `${this.what('WRITE')}: server wrote ${written} of ${part.length} bytes`);
     });
+  }
+
+  /** Takes or releases byte ranges of the file; a range another open holds fails with LOCK_CONFLICT. */
+  async lock(locks: readonly LockElement[]): Promise<void> {
+    await this.tree.request(lockRequest(this.fileId, locks));
   }
 
   async flush(): Promise<void> {

@@ -21,7 +21,8 @@ import { assertStatus, type SmbResponse } from './connection.js';
 import { NtStatus, SmbError } from './errors.js';
 import { Command } from './header.js';
 import { FileInfoClass, endOfFileInfo } from './fscc.js';
-import { Access, type CloseAttributes, closeRequest, CreateOptions, createRequest, Disposition, FileAttributes, parseCloseResponse, parseCreateResponse, READ_ATTRS, RELATED_FILE_ID, ShareAccess } from './messages/create.js';
+import { Access, type CloseAttributes, closeRequest, CreateOptions, createRequest, type CreateResponse, Disposition, FileAttributes, parseCloseResponse, parseCreateResponse, READ_ATTRS, RELATED_FILE_ID, ShareAccess } from './messages/create.js';
+import { type LockElement, LockFlags, lockRequest } from './messages/lock.js';
 import { type CopyChunk, copyChunkWriteRequest, parseCopyChunkResponse, parseResumeKeyResponse, resumeKeyRequest } from './messages/ioctl.js';
 import { InfoType, setInfoRequest } from './messages/query.js';
 import { parseWriteResponse, writeRequest } from './messages/read-write.js';
@@ -68,11 +69,17 @@ const COPY_CHUNK_SIZE = 1024 * 1024;
 const COPY_CHUNKS_PER_REQUEST = 16;
 
 /**
- * Another client has the target open in a way that excludes writing (Windows semantics). Readers hold files
- * briefly, so the commit is tried again for about 2.5 s before the error is returned.
+ * Another client has the target open in a way that excludes writing (Windows semantics), or holds a byte-range lock
+ * on it. Readers hold files briefly, so the reservation is tried again for about 2.5 s before the error is returned.
  */
-const SHARING_RETRY_MS = [10, 20, 40, 80, 160, 250, 250, 250, 500, 500, 500];
+const IN_USE_RETRY_MS = [10, 20, 40, 80, 160, 250, 250, 250, 500, 500, 500];
 
+/**
+ * The byte range the reservation locks: all of the file, whatever its old and new length (2^63, the largest range
+ * every server takes). A write must not meet a range another client locked (Office locks what it reads), and the
+ * end of file must not cut one.
+ */
+const WHOLE_FILE: LockElement = { offset: 0n, length: 1n << 63n, flags: LockFlags.EXCLUSIVE | LockFlags.FAIL_IMMEDIATELY };
 /**
  * Writes `chunks` into the file at `path` in place, once `decide` (which may check preconditions and locks, or
  * throw to abandon the upload) has said how the target may be met; a body larger than one block waits in a private
@@ -89,7 +96,7 @@ export async function upload(tree: Tree, path: string, chunks: AsyncIterable<Buf
     const steps: Step[] = body.length > 0 ? [{ request: (fileId) => writeRequest(fileId, 0, body), bytes: body.length }] : [];
     return commit(tree, target, mode, body.length, { steps, waits: false });
   }
-  const staging = await Staging.create(tree, stagingName(path), first.value);
+  const staging = await Staging.create(tree, toSmbPath(tempNameBeside(path)), first.value);
   try {
     let size = first.value.length;
     for (let next: IteratorResult<Buffer> = second; !next.done; next = await blocks.next()) {
@@ -119,17 +126,50 @@ interface Content {
 }
 
 /**
- * The commit. Its first round trip opens the target as the user, sets the new size and puts the content (all of a
- * WRITE, or the first 16 MiB of a copy): once sent, the server carries all of it out even if this process dies.
- * Nothing of it runs when the CREATE is refused (the server fails the requests related to a failed CREATE), so a
- * refusal leaves the target as it was. A WRITE is followed in the same round trip by the file id and the CLOSE
- * (with the new times); a copy by further copies of 16 MiB, each a round trip, then those.
+ * The commit, in two round trips. The first reserves the target (`reserve`): the user's CREATE and an exclusive lock
+ * over the whole file. Only once the file server has granted both does the second change anything: the new size,
+ * the content (all of a WRITE, or the first 16 MiB of a copy), and for a WRITE the file id and the CLOSE (with the
+ * new times), which also releases the lock; a copy continues with further copies of 16 MiB, each a round trip, then
+ * those. The second round trip is carried out whole once it is sent, even if this process dies then.
+ *
+ * Why not one round trip: Samba carries on with the later requests of a compound after a failed one (it stops only
+ * after a failed CREATE), so a WRITE refused for another client's byte-range lock still let the end of file that
+ * came with it cut the page to the new length. Nothing that changes the file may share a round trip with a step the
+ * file server can refuse for another client's sake.
  */
 async function commit(tree: Tree, target: string, mode: CommitMode, size: number, content: Content): Promise<Uploaded> {
   const what = (op: string): string => `${op} ${tree.shareName}\\${target}`;
   const [firstStep, ...laterSteps] = content.steps;
-  const finish = [internalIdRequest(), closeRequest(RELATED_FILE_ID, true)];
-  const opening = [
+  const opened = await reserve(tree, target, mode);
+  const finish = [internalIdRequest(opened.fileId), closeRequest(opened.fileId, true)];
+  let closed = false;
+  try {
+    const responses = await tree.compound([
+      setInfoRequest(opened.fileId, InfoType.FILE, FileInfoClass.FileEndOfFileInformation, endOfFileInfo(size)),
+      ...(firstStep ? [firstStep.request(opened.fileId)] : []),
+      ...(content.waits ? [] : finish),
+    ]);
+    assertStatus(responses[0]!, what('SET_INFO end of file'));
+    if (firstStep) checkWritten(responses[1]!, firstStep.bytes, what);
+    for (const step of laterSteps) checkWritten((await tree.compound([step.request(opened.fileId)]))[0]!, step.bytes, what);
+    const finished = content.waits ? await tree.compound(finish) : responses.slice(-2);
+    closed = finished[1]!.header.status === NtStatus.SUCCESS;
+    assertStatus(finished[0]!, what('QUERY_INFO'));
+    assertStatus(finished[1]!, what('CLOSE'));
+    return { attributes: parseCloseResponse(finished[1]!.reader), fileId: parseInternalIdResponse(finished[0]!), created: opened.createAction === FILE_CREATED };
+  } finally {
+    if (!closed) await new FileHandle(tree, target, opened.fileId, opened).close().catch(() => undefined);
+  }
+}
+
+/**
+ * Opens the target as the user and locks all of it, in one round trip; nothing of the file changes. Refused while
+ * another client's open excludes writers (SHARING_VIOLATION) or another client holds a byte-range lock on it
+ * (LOCK_CONFLICT), after the retries; refused at once when the user may not write it (ACCESS_DENIED).
+ */
+async function reserve(tree: Tree, target: string, mode: CommitMode): Promise<CreateResponse> {
+  const what = (op: string): string => `${op} ${tree.shareName}\\${target}`;
+  const request = [
     createRequest({
       name: target,
       // FILE_WRITE_DATA alone: what an in-place write needs, and all that is asked of the file server (a deny of
@@ -141,32 +181,28 @@ async function commit(tree: Tree, target: string, mode: CommitMode, size: number
       // Readers may go on reading; other writers wait until this one is done.
       shareAccess: ShareAccess.READ | ShareAccess.DELETE,
     }),
-    setInfoRequest(RELATED_FILE_ID, InfoType.FILE, FileInfoClass.FileEndOfFileInformation, endOfFileInfo(size)),
-    ...(firstStep ? [firstStep.request(RELATED_FILE_ID)] : []),
-    ...(content.waits ? [] : finish),
+    lockRequest(RELATED_FILE_ID, [WHOLE_FILE]),
   ];
-  let responses = await tree.compound(opening);
-  for (const wait of SHARING_RETRY_MS) {
-    if (responses[0]!.header.status !== NtStatus.SHARING_VIOLATION) break;
-    await new Promise((resolve) => setTimeout(resolve, wait));
-    responses = await tree.compound(opening);
-  }
-  assertStatus(responses[0]!, what('CREATE'));
-  const opened = parseCreateResponse(responses[0]!.reader);
-  let closed = false;
-  try {
-    assertStatus(responses[1]!, what('SET_INFO end of file'));
-    if (firstStep) checkWritten(responses[2]!, firstStep.bytes, what);
-    for (const step of laterSteps) checkWritten((await tree.compound([step.request(opened.fileId)]))[0]!, step.bytes, what);
-    const finished = content.waits ? await tree.compound([internalIdRequest(opened.fileId), closeRequest(opened.fileId, true)]) : responses.slice(-2);
-    closed = finished[1]!.header.status === NtStatus.SUCCESS;
-    assertStatus(finished[0]!, what('QUERY_INFO'));
-    assertStatus(finished[1]!, what('CLOSE'));
-    return { attributes: parseCloseResponse(finished[1]!.reader), fileId: parseInternalIdResponse(finished[0]!), created: opened.createAction === FILE_CREATED };
-  } finally {
-    if (!closed) await new FileHandle(tree, target, opened.fileId, opened).close().catch(() => undefined);
+  for (let attempt = 0; ; attempt++) {
+    const [created, locked] = await tree.compound(request);
+    const retry = attempt < IN_USE_RETRY_MS.length;
+    if (created!.header.status === NtStatus.SHARING_VIOLATION && retry) {
+      await sleep(IN_USE_RETRY_MS[attempt]!);
+      continue;
+    }
+    assertStatus(created!, what('CREATE'));
+    const opened = parseCreateResponse(created!.reader);
+    if (locked!.header.status === NtStatus.SUCCESS) return opened;
+    await new FileHandle(tree, target, opened.fileId, opened).close().catch(() => undefined);
+    if (locked!.header.status === NtStatus.LOCK_NOT_GRANTED && retry) {
+      await sleep(IN_USE_RETRY_MS[attempt]!);
+      continue;
+    }
+    assertStatus(locked!, what('LOCK'));
   }
 }
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A WRITE or a server-side copy that the server carried out only in part failed (a full disk, a quota). */
 function checkWritten(response: SmbResponse, bytes: number, what: (op: string) => string): void {
@@ -191,10 +227,14 @@ function copyContent(resumeKey: Buffer, size: number): Content {
   return { steps, waits: true };
 }
 
-/** A hidden name next to the target; shortened so that the name of a 255-character file is still valid. */
-function stagingName(path: string): string {
+/**
+ * A hidden name next to `path` (share path, forward slashes) that listings leave out (TEMP_NAME): where a large body
+ * waits for its commit, and where a WebDAV COPY or MOVE puts what it replaces. Shortened so that the name of a
+ * 255-character file is still valid.
+ */
+export function tempNameBeside(path: string): string {
   const { dir, base } = splitPath(path);
-  return toSmbPath(joinPath(dir, `.${base.slice(0, 200)}.~${randomBytes(6).toString('hex')}.tmp`));
+  return joinPath(dir, `.${base.slice(0, 200)}.~${randomBytes(6).toString('hex')}.tmp`);
 }
 
 /** An empty protected DACL: nobody may open the file for its content; its owner may still change the DACL. */

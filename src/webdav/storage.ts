@@ -79,9 +79,12 @@ export class DavStorage {
     return this.smb.mkdir(path);
   }
 
-  /** Renames within the share; an existing target fails with NAME_COLLISION (a MOVE deletes it first). */
-  rename(from: string, to: string): Promise<void> {
-    return this.smb.rename(from, to);
+  /**
+   * Renames within the share in one step: an existing target fails with NAME_COLLISION, or with `replace` is
+   * replaced (a file only; the file server checks the share modes of both, not the user's right to delete the target).
+   */
+  rename(from: string, to: string, options: { replace?: boolean } = {}): Promise<void> {
+    return this.smb.rename(from, to, options);
   }
 
   removeFile(path: string): Promise<void> {

@@ -12,7 +12,7 @@ export interface MemberFailure {
   error: unknown;
 }
 
-interface TreeResult {
+export interface TreeResult {
   /** Files removed or created (share paths), for the post-write hook. */
   files: string[];
   failures: MemberFailure[];
@@ -99,7 +99,11 @@ export async function copyTree(storage: DavStorage, from: DavEntry, to: string, 
   return result;
 }
 
-function copyFile(storage: DavStorage, from: DavEntry, to: string): Promise<unknown> {
+/**
+ * Copies a file's content to `to` (created or written over in place): the whole source is read before the
+ * destination is touched (a page in memory, a larger file in the upload's staging file).
+ */
+export function copyFile(storage: DavStorage, from: DavEntry, to: string): Promise<unknown> {
   const content = from.size === 0 ? emptyStream() : storage.readBlocks(from, 0, from.size - 1);
   return storage.upload(to, content, async () => 'create-or-replace');
 }

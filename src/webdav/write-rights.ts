@@ -44,6 +44,8 @@ export const WRITE_PROPERTIES: WriteRight = { access: Access.FILE_WRITE_EA, mean
  * folder. So an operation the file server would refuse deletes nothing first.
  */
 export const MOVE_AWAY: WriteRight = { access: Access.DELETE, means: 'move it away (DELETE)' };
+/** Deleting a file or folder: DELETE on it, which the file server also grants for FILE_DELETE_CHILD on its folder. */
+export const DELETE_IT: WriteRight = { access: Access.DELETE, means: 'delete it (DELETE, or FILE_DELETE_CHILD on its folder)' };
 export const READ_FILE: WriteRight = { access: Access.FILE_READ_DATA, means: 'read it (FILE_READ_DATA, of a folder: list it)' };
 export function addMember(isCollection: boolean): WriteRight {
   return isCollection

@@ -7,9 +7,10 @@ import { isWithin, parentPath } from '../../../src/webdav/dav-path.js';
 import type { LockDepth } from '../../../src/webdav/locks.js';
 import type { DavEntry } from '../../../src/webdav/properties.js';
 import { destinationPath, parseLockDepth, parseOverwrite } from '../../../src/webdav/requests.js';
-import { copyTree, membersMapped, removeTree } from '../../../src/webdav/tree-ops.js';
+import { copyOver, moveOver, PartialCopyError, type Replaced } from '../../../src/webdav/replace.js';
+import { copyTree, membersMapped } from '../../../src/webdav/tree-ops.js';
 import { pageDeleted, pageMoved, pageWritten } from '../../../src/webdav/wiki-hook.js';
-import { MOVE_AWAY, READ_FILE, addMember } from '../../../src/webdav/write-rights.js';
+import { DELETE_IT, MOVE_AWAY, READ_FILE, addMember } from '../../../src/webdav/write-rights.js';
 import { isWikiDir } from '../../../src/wiki/layout.js';
 import { checkWikiLayout, forgetResource, parentTarget, sendFailures, type DavCall, type DavService } from './dav-context.js';
 
@@ -31,6 +32,8 @@ async function copyOrMove(call: DavCall, svc: DavService, kind: 'copy' | 'move')
   if (kind === 'move' && depth !== 'infinity') throw new HttpError(400, 'invalid_request', 'MOVE of a collection needs Depth: infinity');
   if (call.path === '' || to === '') throw new HttpError(403, 'share_root', 'the share root cannot be copied, moved or replaced');
   if (to.toLowerCase() === call.path.toLowerCase()) throw new HttpError(403, 'same_resource', 'source and destination are the same');
+  // Replacing a folder that holds the source would delete the source with it.
+  if (isWithin(call.path, to)) throw new HttpError(403, 'onto_ancestor', `the destination ${to} is a folder that holds the source`);
 
   const targets = [{ resource: call.resource(to), depth: 'infinity' as LockDepth }, parentTarget(call, to)];
   if (kind === 'move') targets.push({ resource: call.resource(), depth: 'infinity' }, parentTarget(call, call.path));
@@ -42,36 +45,78 @@ async function copyOrMove(call: DavCall, svc: DavService, kind: 'copy' | 'move')
     await checkDestinationLayout(call, source, to, kind, depth);
     const existing = await call.storage.stat(to);
     if (existing && !overwrite) throw new HttpError(412, 'destination_exists', `${to} exists and Overwrite is F`);
+    // Another spelling of the same file (letter case aside, which is checked above).
+    if (existing?.fileId === source.fileId) throw new HttpError(403, 'same_resource', `${to} is ${call.path} under another name`);
     if (!(await call.storage.stat(parentPath(to)))?.isCollection) {
       throw new HttpError(409, 'no_parent', `the folder of the destination ${to} does not exist`);
     }
-    // RFC 4918 §9.8.4, §9.9.3: the destination is deleted first, as the user. So the file server decides whether
-    // this user may delete what is there (DELETE on it, or FILE_DELETE_CHILD on its folder), as Windows asks of a
-    // rename that replaces a file; Samba would let a rename replace a file its user may not delete.
     if (existing) {
-      await call.requireRight(call.path, kind === 'move' ? MOVE_AWAY : READ_FILE);
-      await call.requireRight(parentPath(to), addMember(source.isCollection));
-      const removed = await removeTree(call.storage, existing);
-      if (removed.failures.length > 0) return sendFailures(call, removed.failures);
-      svc.hook(removed.files.flatMap((f) => pageDeleted(call.server, call.location.share, f)));
+      await checkReplaceRights(call, source, existing, kind);
+      return await replaceExisting(call, svc, source, existing, kind, depth);
     }
     if (kind === 'move') {
       await call.storage.rename(call.path, to);
-      if (existing) await forgetResource(call, svc, to);
-      const counts = await svc.hints.counts();
-      if (counts.locks + counts.propertyResources > 0) await svc.davState.moved(call.resource(), call.resource(to));
+      await movedState(call, svc, to);
       hookMoved(call, svc, source, to);
     } else {
       const copied = await copyTree(call.storage, source, to, depth);
-      if (existing) await forgetResource(call, svc, to);
-      if ((await svc.hints.counts()).propertyResources > 0) await svc.davState.copied(call.resource(), call.resource(to), depth, call.principal);
+      await copiedState(call, svc, to, depth);
       svc.hook(copied.files.flatMap((f) => pageWritten(call.server, call.location.share, f)));
       if (copied.failures.length > 0) return sendFailures(call, copied.failures);
     }
-    ex.send(existing ? 204 : 201);
+    ex.send(201);
   } finally {
     check.release();
   }
+}
+
+/**
+ * RFC 4918 §9.8.4, §9.9.3: an existing destination is deleted, as the user. So the file server decides whether this
+ * user may delete what is there (DELETE on it, or FILE_DELETE_CHILD on its folder), as Windows asks of a rename that
+ * replaces a file — Samba would let a rename replace a file its user may not delete —, and for a folder on each of
+ * its members. It is asked before anything changes, with what the move or copy itself needs, so that an operation
+ * the file server would refuse changes nothing.
+ */
+async function checkReplaceRights(call: DavCall, source: DavEntry, existing: DavEntry, kind: 'copy' | 'move'): Promise<void> {
+  await call.requireRight(call.path, kind === 'move' ? MOVE_AWAY : READ_FILE);
+  await call.requireRight(parentPath(existing.path), addMember(source.isCollection));
+  await call.requireRight(existing.path, DELETE_IT);
+  if (!existing.isCollection) return;
+  for await (const member of call.storage.walk(existing.path)) await call.requireRight(member.path, DELETE_IT);
+}
+
+/** The destination exists and may be replaced: the old one goes only once the new one stands (replace.ts). */
+async function replaceExisting(call: DavCall, svc: DavService, source: DavEntry, existing: DavEntry, kind: 'copy' | 'move', depth: LockDepth): Promise<void> {
+  const to = existing.path;
+  let replaced: Replaced;
+  try {
+    replaced = kind === 'move' ? await moveOver(call.storage, source, existing, to) : await copyOver(call.storage, source, existing, to, depth);
+  } catch (err) {
+    if (err instanceof PartialCopyError) return sendFailures(call, err.result.failures);
+    throw err;
+  }
+  await forgetResource(call, svc, to);
+  svc.hook(replaced.removed.flatMap((f) => pageDeleted(call.server, call.location.share, f)));
+  if (kind === 'move') {
+    await movedState(call, svc, to);
+    hookMoved(call, svc, source, to);
+  } else {
+    await copiedState(call, svc, to, depth);
+    svc.hook(replaced.files.flatMap((f) => pageWritten(call.server, call.location.share, f)));
+  }
+  if (replaced.failures.length > 0) return sendFailures(call, replaced.failures);
+  call.ex.send(204);
+}
+
+/** Locks and dead properties follow a moved resource (dav-state), when there are any. */
+async function movedState(call: DavCall, svc: DavService, to: string): Promise<void> {
+  const counts = await svc.hints.counts();
+  if (counts.locks + counts.propertyResources > 0) await svc.davState.moved(call.resource(), call.resource(to));
+}
+
+/** Dead properties are copied with a resource; locks are not. */
+async function copiedState(call: DavCall, svc: DavService, to: string, depth: LockDepth): Promise<void> {
+  if ((await svc.hints.counts()).propertyResources > 0) await svc.davState.copied(call.resource(), call.resource(to), depth, call.principal);
 }
 
 /** The wiki layout must hold at the destination: no folders in a `.wiki/`, only `*.md` files. */

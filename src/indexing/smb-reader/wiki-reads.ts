@@ -33,6 +33,7 @@ function itemProblem(error: unknown): Unlisted | undefined {
     case 'ACCESS_DENIED':
       return { state: 'denied' };
     case 'SHARING_VIOLATION':
+    case 'LOCK_CONFLICT':
     case 'NOT_A_DIRECTORY':
     case 'IS_A_DIRECTORY':
     case 'INVALID_PARAMETER':
