@@ -11,6 +11,7 @@ import {
   FileHandle,
   internalIdRequest,
   listDirectory,
+  membersNamed,
   openDoClose,
   parseInternalIdResponse,
   queryAllInfo,
@@ -222,6 +223,15 @@ export class SmbShare {
   async readdir(path: string): Promise<SmbStat[]> {
     const dir = normalizePath(path);
     return this.read(async (tree) => (await listDirectory(tree, readParams(dir, CreateOptions.DIRECTORY_FILE))).map((e) => statFromEntry(dir, e)));
+  }
+
+  /**
+   * The long names of the members of folder `dir` that `name` stands for: its own, when a member has that name, or
+   * that of the member whose 8.3 short name it is; the file server matches both (see membersNamed). [] when none.
+   */
+  async longNamesOf(dir: string, name: string): Promise<string[]> {
+    const d = normalizePath(dir);
+    return this.read(async (tree) => (await membersNamed(tree, readParams(d, CreateOptions.DIRECTORY_FILE), name)).map((e) => e.name));
   }
 
   /** Walks the tree below `path` breadth-first with bounded concurrency. */

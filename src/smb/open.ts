@@ -293,3 +293,16 @@ export async function listDirectory(tree: Tree, params: CreateParams): Promise<D
     await handle.close();
   }
 }
+
+/**
+ * The members of a directory that `name` (no wildcards) stands for, in one round trip: CREATE + QUERY_DIRECTORY
+ * with `name` as the search pattern + CLOSE. The server matches a pattern against each member's long name and its
+ * 8.3 short name, and answers with the long name (MS-FSCC 2.1.4.4); [] when nothing matches.
+ */
+export async function membersNamed(tree: Tree, params: CreateParams, name: string): Promise<DirectoryEntry[]> {
+  const query = queryDirectoryRequest(RELATED_FILE_ID, FileInfoClass.FileIdFullDirectoryInformation, name, QueryDirectoryFlags.RESTART_SCANS, QUERY_BUFFER);
+  const { responses } = await openDoClose(tree, params, [query], [[NtStatus.NO_SUCH_FILE, NtStatus.NO_MORE_FILES]]);
+  const answer = responses[0]!;
+  if (answer.header.status === NtStatus.NO_SUCH_FILE) return [];
+  return (directoryPage(answer) ?? []).filter(isRealEntry);
+}

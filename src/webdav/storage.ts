@@ -46,6 +46,19 @@ export class DavStorage {
     return (await this.smb.readdir(path)).filter((s) => !TEMP_NAME.test(s.name)).map((s) => this.entryOf(s));
   }
 
+  /**
+   * The long names of the members of `folder` that `name` stands for, as itself or as their 8.3 short name; [] when
+   * none does, or when `folder` does not exist or is a file.
+   */
+  async longNamesOf(folder: string, name: string): Promise<string[]> {
+    try {
+      return await this.smb.longNamesOf(folder, name);
+    } catch (err) {
+      if (err instanceof SmbError && (err.code === 'NOT_FOUND' || err.code === 'NOT_A_DIRECTORY')) return [];
+      throw err;
+    }
+  }
+
   /** The file and its first bytes, of the same version, in one round trip. A folder fails with IS_A_DIRECTORY. */
   async openRead(path: string): Promise<{ entry: DavEntry; head: Buffer }> {
     const { stat, head } = await this.smb.openRead(path, HEAD_BYTES);

@@ -38,6 +38,8 @@ import { MULTISTATUS_TYPE, multistatus, statusResponse } from '../../../src/webd
 import { hasPreconditions } from '../../../src/webdav/preconditions.js';
 import { LeaseQueue } from '../../../src/webdav/leases.js';
 import type { WriteTarget } from '../../../src/webdav/locks.js';
+import { destinationPath } from '../../../src/webdav/requests.js';
+import { refuseShortNames, type LongNameLookup } from '../../../src/webdav/short-names.js';
 import { DavStateHints } from '../../../src/webdav/state-hint.js';
 import { DavStorage } from '../../../src/webdav/storage.js';
 import type { MemberFailure } from '../../../src/webdav/tree-ops.js';
@@ -116,6 +118,7 @@ export class DavService {
       try {
         call = this.open(ex);
         await call.logon();
+        await call.refuseShortNames();
         await handler(call);
       } catch (err) {
         let answer = davHttpError(err, { server: call?.server ?? '', share: call?.location.share ?? '', path: call?.path ?? ex.path });
@@ -269,6 +272,20 @@ export class DavCall {
     this.share = this.svc.smb.share({ host: this.server, port: this.svc.deps.config.smb.port, ...credentials, share: this.location.share });
     this.storageOfUser = new DavStorage(this.share, this.location.share);
     return { principal: this.principalName, storage: this.storageOfUser };
+  }
+
+  /**
+   * 400 when the request names a file by its 8.3 short name, in its path or in the Destination of a COPY or MOVE:
+   * locks, the wiki's layout rules and the same-resource checks know a file by its long name (short-names.ts).
+   * Runs before every handler, so nothing has changed when it refuses.
+   */
+  async refuseShortNames(): Promise<void> {
+    const longNamesOf: LongNameLookup = (folder, name) => this.storage.longNamesOf(folder, name);
+    await refuseShortNames(this.path, longNamesOf);
+    if (this.ex.method !== 'COPY' && this.ex.method !== 'MOVE') return;
+    const destination = this.svc.locate(destinationPath(this.ex.headers['destination']));
+    // A Destination on another share is refused by the handler, before it is looked at.
+    if (destination?.share === this.location.share) await refuseShortNames(destination.path, longNamesOf);
   }
 
   /**
