@@ -20,9 +20,9 @@ const VALIDATORS = {
 const DAV_ERRORS: Record<string, Json> = {
   '400': error('Malformed path, request or X-Service-User', ['invalid_path', 'invalid_request', 'invalid_name', 'bad_service_user_header']),
   '401': error('Basic credentials missing, or refused by the file server (or, with X-Service-User, by the directory), or a Negotiate token refused', ['unauthorized', 'logon_failure', 'invalid_credentials', ...NEGOTIATE_401_CODES], USER_CHALLENGE),
-  '403': error('The file server or the wiki layout forbids it (LOCK and PROPPATCH ask it for the write right they need), the Destination is on another share, a body over 1 MiB cannot be staged beside its target (staging_denied), or a bound of webdav.locks / webdav.dead_properties would be passed. '
+  '403': error('The file server or the wiki layout forbids it (LOCK and PROPPATCH ask it for the write right they need; a Depth: infinity LOCK on a folder for every member too), the Destination is on another share, a body over 1 MiB cannot be staged beside its target (staging_denied), or a bound of webdav.locks / webdav.dead_properties would be passed. '
     + 'With X-Service-User: the caller is not a trusted caller, the named account is one no trusted caller may act for or cannot log on (service_user_<rule>, as on the wiki), the directory has no such user (service_user_unknown), delegation is not configured, or the KDC refuses it (delegation_<reason>; also with Negotiate)', [
-    'access_denied', 'staging_denied', 'other_share', 'share_root', 'same_resource', 'into_itself', 'propfind_finite_depth', 'not_lock_owner', 'wiki_subfolder', 'wiki_non_markdown', 'too_many_locks', 'lock_owner_too_large', 'too_many_properties', 'properties_too_large', 'user_properties_too_large',
+    'access_denied', 'staging_denied', 'other_share', 'share_root', 'same_resource', 'into_itself', 'propfind_finite_depth', 'not_lock_owner', 'wiki_subfolder', 'wiki_non_markdown', 'too_many_locks', 'lock_owner_too_large', 'lock_too_wide', 'too_many_properties', 'properties_too_large', 'user_properties_too_large',
     'untrusted_caller', ...SERVICE_USER_REFUSALS, 'service_user_unknown',
     'delegation_not_configured', 'delegation_tgt_not_forwardable', 'delegation_user_not_delegable', 'delegation_service_not_allowed',
   ]),
