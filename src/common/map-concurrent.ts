@@ -1,15 +1,15 @@
 /**
- * Applies `work` to the items of `source`, at most `limit` at once, and yields the results as they finish (not
- * in source order). The source is read only as fast as work finishes, so at most `limit` items are in hand.
+ * Applies `work` to the items of `source` (an array too), at most `limit` at once, and yields the results as they
+ * finish (not in source order). The source is read only as fast as work finishes, so at most `limit` items are in hand.
  * The first failure, of the source or of `work`, is thrown once the work still running has settled; a consumer
  * that stops early (break, return) also waits for it. Nothing is left running behind the caller's back.
  */
 export async function* mapConcurrent<T, R>(
-  source: AsyncIterable<T>,
+  source: AsyncIterable<T> | Iterable<T>,
   limit: number,
   work: (item: T) => Promise<R>,
 ): AsyncGenerator<R> {
-  const iterator = source[Symbol.asyncIterator]();
+  const iterator = Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : source[Symbol.iterator]();
   const running = new Map<number, Promise<{ key: number; result: PromiseSettledResult<R> }>>();
   let nextKey = 0;
   let exhausted = false;

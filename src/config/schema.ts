@@ -250,6 +250,9 @@ const webdavSection = z.strictObject({
     .strictObject({
       max_per_user: intBetween(1, 100_000).default(100),
       max_owner_size: size().prefault('4KiB'),
+      // A depth-infinity LOCK asks the file server for the write right on every member it covers while the client
+      // waits (one round trip each, 8 at a time); past this many it is refused rather than keep the client waiting.
+      max_deep_lock_members: intBetween(1, 1_000_000).default(10_000),
     })
     .prefault({}),
   dead_properties: z

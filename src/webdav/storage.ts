@@ -73,9 +73,12 @@ export class DavStorage {
     return this.smb.readBlocks(entry.path, entry, start, end);
   }
 
-  /** Every entry below a folder (not the folder itself), without temporary upload files. */
-  async *walk(path: string): AsyncGenerator<DavEntry> {
-    for await (const s of this.smb.walk(path)) if (!TEMP_NAME.test(s.name)) yield this.entryOf(s);
+  /**
+   * Every entry below a folder (not the folder itself), without temporary upload files. A folder that cannot be
+   * listed ends the walk with its error, or with what `unlisted` throws for it (to name the folder).
+   */
+  async *walk(path: string, unlisted?: (err: unknown, folder: string) => never): AsyncGenerator<DavEntry> {
+    for await (const s of this.smb.walk(path, unlisted ? { onError: unlisted } : {})) if (!TEMP_NAME.test(s.name)) yield this.entryOf(s);
   }
 
   /**

@@ -1,9 +1,11 @@
-// The file-server right each WebDAV state change needs. The dav-state actor
-// keeps locks and dead properties beside the share, so the file server never
-// sees them; without a check of their own, read access would be enough to
-// block every writer (LOCK) or fill the store (PROPPATCH). Each is therefore
-// asked of the file server as the requesting user, as the SMB operation it
-// stands for would ask: an open with that access, closed at once.
+// The file-server right each WebDAV state change needs, and the right to read
+// that state back. The dav-state actor keeps locks and dead properties beside
+// the share, so the file server never sees them; without a check of their
+// own, read access would be enough to block every writer (LOCK) or fill the
+// store (PROPPATCH), and a listing of the folder would show any file's dead
+// properties (PROPFIND). Each is therefore asked of the file server as the
+// requesting user, as the SMB operation it stands for would ask: an open with
+// that access, closed at once.
 import { Access } from '../smb/index.js';
 
 export interface WriteRight {
@@ -23,9 +25,22 @@ const ADD_MEMBERS: WriteRight = {
   means: 'add files and folders to it (FILE_ADD_FILE, FILE_ADD_SUBDIRECTORY)',
 };
 
+/**
+ * The right to lock a resource, and, for a depth-infinity lock on a collection, the right asked of every member it
+ * covers (dav-lock.ts): a lock must not stop writes to a file its holder could not write.
+ */
 export function lockRight(isCollection: boolean): WriteRight {
   return isCollection ? ADD_MEMBERS : WRITE_FILE;
 }
+
+/** A folder whose members a depth-infinity lock would cover must be one the user may list (see dav-lock.ts). */
+export const LIST_FOLDER: WriteRight = { access: Access.FILE_READ_DATA, means: 'list it (FILE_LIST_DIRECTORY)' };
+
+/**
+ * How many of one request's checks of members (one SMB round trip each) are in flight at once: enough to hide the
+ * round trips' latency, as tree-ops.ts handles members, without one request filling the user's connection.
+ */
+export const MEMBER_CHECKS_AT_ONCE = 8;
 
 /** A lock on a name that does not exist yet creates an empty file in its folder. */
 export const CREATE_FILE: WriteRight = { access: Access.FILE_ADD_FILE, means: 'create files in it (FILE_ADD_FILE)' };
@@ -37,6 +52,11 @@ export const CREATE_FILE: WriteRight = { access: Access.FILE_ADD_FILE, means: 'c
  * holds FILE_READ_EA without FILE_WRITE_EA; "Write" and "Modify" hold both.
  */
 export const WRITE_PROPERTIES: WriteRight = { access: Access.FILE_WRITE_EA, means: 'write its extended attributes (FILE_WRITE_EA)' };
+/**
+ * Reading them needs FILE_READ_EA (SMB's QUERY_INFO of FileFullEaInformation): a PROPFIND shows a resource's dead
+ * properties only to a user the file server grants it on that resource, whatever the depth.
+ */
+export const READ_PROPERTIES: WriteRight = { access: Access.FILE_READ_EA, means: 'read its extended attributes (FILE_READ_EA)' };
 
 /**
  * What a MOVE or COPY over an existing destination needs besides deleting it, asked before the destination is

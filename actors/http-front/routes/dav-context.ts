@@ -294,12 +294,23 @@ export class DavCall {
    * undone if a later one were refused.
    */
   async requireRight(path: string, right: WriteRight): Promise<void> {
+    if (!(await this.grants(path, right))) throw this.refused(path, right);
+  }
+
+  /** Whether the file server grants this user `right` on `path`, asked now as that user; other failures throw. */
+  async grants(path: string, right: WriteRight): Promise<boolean> {
     try {
       await this.storage.checkAccess(path, right.access);
+      return true;
     } catch (err) {
-      if (!(err instanceof SmbError && err.code === 'ACCESS_DENIED')) throw err;
-      throw new HttpError(403, 'access_denied', `${this.ex.method} needs the right to ${right.means} on '${path || '/'}', which the file server denies you`);
+      if (err instanceof SmbError && err.code === 'ACCESS_DENIED') return false;
+      throw err;
     }
+  }
+
+  /** The 403 of a request that needs `right` on `path`, which the file server denies this user. */
+  refused(path: string, right: WriteRight): HttpError {
+    return new HttpError(403, 'access_denied', `${this.ex.method} needs the right to ${right.means} on '${path || '/'}', which the file server denies you`);
   }
 
   resource(path = this.path): DavResource {

@@ -1,8 +1,11 @@
 // LOCK and UNLOCK (RFC 4918 §9.10, §9.11): exclusive and shared write locks
 // held by the dav-state actor. A LOCK on a name that does not exist creates
 // an empty file (RFC 4918 §7.3). Taking or refreshing a lock needs the write
-// right it reserves, asked of the file server; the share root is never locked;
-// locks per user and the owner's size are bounded (config webdav.locks).
+// right it reserves, asked of the file server; taking a depth-infinity lock on
+// a folder needs it on every member too; the share root is never locked;
+// locks per user, the owner's size and the members of a depth-infinity lock
+// are bounded (config webdav.locks).
+import { mapConcurrent } from '../../../src/common/map-concurrent.js';
 import { HttpError } from '../../../src/http/http-error.js';
 import type { Router } from '../../../src/http/router.js';
 import { SmbError } from '../../../src/smb/index.js';
@@ -12,7 +15,7 @@ import { isEmpty, parseLockDepth, parseLockInfo, parseLockToken, parseTimeout } 
 import { submittedTokens } from '../../../src/webdav/if-header.js';
 import type { DavEntry } from '../../../src/webdav/properties.js';
 import { pageWritten } from '../../../src/webdav/wiki-hook.js';
-import { CREATE_FILE, lockRight } from '../../../src/webdav/write-rights.js';
+import { CREATE_FILE, LIST_FOLDER, MEMBER_CHECKS_AT_ONCE, lockRight } from '../../../src/webdav/write-rights.js';
 import { storedSize } from '../../../src/webdav/xml.js';
 import { checkWikiLayout, parentTarget, type DavCall, type DavService } from './dav-context.js';
 
@@ -36,6 +39,7 @@ async function lock(call: DavCall, svc: DavService): Promise<void> {
   const existing = await call.storage.stat(call.path);
   if (!existing) checkWikiLayout(call.path, 'file');
   await requireLockRight(call, existing);
+  if (existing?.isCollection && depth === 'infinity') await requireMembersLockRight(call, svc);
   // Locking a name that does not exist creates a member of the parent folder.
   const check = await call.checkWrite(existing ? [] : [parentTarget(call, call.path)], { state: async () => existing });
   try {
@@ -75,6 +79,32 @@ async function requireLockRight(call: DavCall, existing: DavEntry | null): Promi
     if (err instanceof SmbError && err.code === 'NOT_FOUND') throw new HttpError(409, 'no_parent', `the folder of ${call.path} does not exist`);
     throw err;
   }
+}
+
+/**
+ * A depth-infinity lock on a folder stops writes to everything below it, so it needs, at the time it is taken, the
+ * right each member would need to be locked on its own (lockRight), asked as the user while walking the folder, a
+ * few members at a time: a user must not block writes to files they cannot write (a pupil who may add files to a
+ * hand-in folder, the teacher's save of the worksheet in it). The first member refused ends the walk with a 403
+ * naming it; so does a folder below that the user may not list, since the lock would reach what the user cannot
+ * see. A lock that would cover more than webdav.locks.max_deep_lock_members members is refused (lock_too_wide).
+ */
+async function requireMembersLockRight(call: DavCall, svc: DavService): Promise<void> {
+  const max = svc.deps.config.webdav.locks.max_deep_lock_members;
+  const unlisted = (err: unknown, folder: string): never => {
+    throw err instanceof SmbError && err.code === 'ACCESS_DENIED' ? call.refused(folder, LIST_FOLDER) : err;
+  };
+  async function* members(): AsyncGenerator<DavEntry> {
+    let count = 0;
+    for await (const member of call.storage.walk(call.path, unlisted)) {
+      if (++count > max) {
+        throw new HttpError(403, 'lock_too_wide', `${call.path} holds more than ${max} files and folders, as many as webdav.locks.max_deep_lock_members lets a Depth: infinity lock cover; lock a folder further down`);
+      }
+      yield member;
+    }
+  }
+  const checked = mapConcurrent(members(), MEMBER_CHECKS_AT_ONCE, (m) => call.requireRight(m.path, lockRight(m.isCollection)));
+  for await (const _ of checked); // each member passes, or the first refusal ends the walk
 }
 
 /** A LOCK without a body refreshes the lock whose token the If header submits, if its owner may still write. */

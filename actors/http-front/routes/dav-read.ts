@@ -1,5 +1,6 @@
 // WebDAV reads: GET and HEAD (ETag, conditional requests, one byte range)
 // and PROPFIND (depth 0 and 1; infinity is refused).
+import { mapConcurrent } from '../../../src/common/map-concurrent.js';
 import { HttpError } from '../../../src/http/http-error.js';
 import type { Router } from '../../../src/http/router.js';
 import { SmbError } from '../../../src/smb/errors.js';
@@ -10,6 +11,7 @@ import { evaluatePreconditions } from '../../../src/webdav/preconditions.js';
 import { entryEtag, isLiveProperty, liveNames, liveProperty, type DavEntry, type ResourceState } from '../../../src/webdav/properties.js';
 import { ifRangeHolds, requestedRange } from '../../../src/webdav/range.js';
 import { parseDepth, parsePropfind, type PropertyName, type PropfindRequest } from '../../../src/webdav/requests.js';
+import { MEMBER_CHECKS_AT_ONCE, READ_PROPERTIES } from '../../../src/webdav/write-rights.js';
 import { DAV_NS, clarkName, type XmlElement } from '../../../src/webdav/xml.js';
 import type { DavCall, DavService } from './dav-context.js';
 
@@ -87,12 +89,33 @@ async function propfind(call: DavCall, svc: DavService): Promise<void> {
   const wantsDead = request.kind !== 'prop' || request.names.some((n) => !isLiveProperty(n));
   const counts = wantsLocks || wantsDead ? await svc.hints.counts() : { locks: 0, propertyResources: 0 };
   const what = { locks: wantsLocks && counts.locks > 0, properties: wantsDead && counts.propertyResources > 0 };
-  const states = what.locks || what.properties
+  const described = what.locks || what.properties
     ? await svc.davState.describe(entries.map((e) => call.resource(e.path)), what)
     : entries.map(() => null);
+  const states = await withReadableProperties(call, entries, described);
 
   const responses = entries.map((e, i) => propstatResponse(call.href(e.path, e.isCollection), propertiesOf(e, states[i] ?? null, request)));
   call.ex.send(207, multistatus(responses), { 'content-type': MULTISTATUS_TYPE });
+}
+
+/**
+ * The states with the dead properties of each entry left out where the file server does not grant this user
+ * READ_PROPERTIES (FILE_READ_EA) on it, as an SMB client reading the file's extended attributes would be refused.
+ * Asked only of entries that have dead properties (usually none, so a listing costs no extra round trip), a few at
+ * a time. Left out means answered as if it had none (a named one: 404, not 403), so that the answer does not tell
+ * that there are some either. An entry gone since the listing has none to show.
+ */
+async function withReadableProperties(call: DavCall, entries: DavEntry[], states: (ResourceState | null)[]): Promise<(ResourceState | null)[]> {
+  const annotated = entries.filter((_, i) => (states[i]?.properties.length ?? 0) > 0);
+  const hidden = new Set<string>();
+  const mayRead = (e: DavEntry): Promise<boolean> => call.grants(e.path, READ_PROPERTIES).catch((err: unknown) => {
+    if (err instanceof SmbError && err.code === 'NOT_FOUND') return false;
+    throw err;
+  });
+  for await (const { path, readable } of mapConcurrent(annotated, MEMBER_CHECKS_AT_ONCE, async (e) => ({ path: e.path, readable: await mayRead(e) }))) {
+    if (!readable) hidden.add(path);
+  }
+  return states.map((state, i) => (state && hidden.has(entries[i]!.path) ? { ...state, properties: [] } : state));
 }
 
 function propertiesOf(e: DavEntry, state: ResourceState | null, request: PropfindRequest): PropstatGroup[] {

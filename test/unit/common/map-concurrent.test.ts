@@ -56,6 +56,21 @@ describe('mapConcurrent', () => {
     assert.equal(read, 5);
   });
 
+  it('takes an array as its source', async () => {
+    let running = 0;
+    let most = 0;
+    const results: number[] = [];
+    for await (const value of mapConcurrent([1, 2, 3, 4, 5], 2, async (n) => {
+      running++;
+      most = Math.max(most, running);
+      await sleep(n);
+      running--;
+      return n * 10;
+    })) results.push(value);
+    assert.deepEqual(results.sort((a, b) => a - b), [10, 20, 30, 40, 50]);
+    assert.equal(most, 2);
+  });
+
   it('passes a failure of the source on', async () => {
     async function* broken(): AsyncGenerator<number> {
       yield 1;

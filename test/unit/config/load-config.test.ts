@@ -59,7 +59,7 @@ test('a minimal config gets every default, durations in ms and sizes in bytes', 
     },
     storage: { data_dir: '/var/lib/edu-fileproxy' },
     webdav: {
-      locks: { max_per_user: 100, max_owner_size: 4096 },
+      locks: { max_per_user: 100, max_owner_size: 4096, max_deep_lock_members: 10_000 },
       dead_properties: { max_per_resource: 100, max_resource_size: 64 * 1024, max_user_size: 4 * 1024 * 1024, max_total_size: 64 * 1024 * 1024 },
     },
     workers: { http_front: defaultHttpFronts(), smb_readers: 2, indexers: 2 },

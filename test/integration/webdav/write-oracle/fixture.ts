@@ -6,6 +6,8 @@
  * Files of the hand-in folder are saved by their authors (a teacher's worksheet, a pupil's work), so that owner and
  * CREATOR OWNER entries are what a real save leaves.
  */
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import { AceFlags, AceType, FileAttributes, SdControl, type Ace, type SecurityDescriptor, type SmbShare } from '../../../../src/smb/index.js';
 import { DACL_CONTROL_BITS } from '../../../../src/smb/security-descriptor.js';
 import { setFileAttributes } from '../../smb/testbed.js';
@@ -35,7 +37,7 @@ const BUILTIN_ADMINISTRATORS = 'S-1-5-32-544';
 const CREATOR_OWNER = 'S-1-3-0';
 const OICI = AceFlags.OBJECT_INHERIT | AceFlags.CONTAINER_INHERIT;
 
-const allow = (sid: string, mask: number, flags = 0): Ace => ({ type: AceType.ACCESS_ALLOWED, flags, mask, sid });
+export const allow = (sid: string, mask: number, flags = 0): Ace => ({ type: AceType.ACCESS_ALLOWED, flags, mask, sid });
 const deny = (sid: string, mask: number, flags = 0): Ace => ({ type: AceType.ACCESS_DENIED, flags, mask, sid });
 
 /** An own ACL: protected (nothing inherited), or explicit entries put in front of the inherited ones. */
@@ -118,7 +120,7 @@ function keep(env: TestbedEnv, flags: number): Ace[] {
   return [allow(BUILTIN_ADMINISTRATORS, Mask.full, flags), allow(env.users[env.indexer.user]!.sid, Mask.read, flags)];
 }
 
-async function setAcl(env: TestbedEnv, admin: SmbShare, path: string, acl: AclSpec, isFolder: boolean): Promise<void> {
+export async function setAcl(env: TestbedEnv, admin: SmbShare, path: string, acl: AclSpec, isFolder: boolean): Promise<void> {
   // Auto-inherited, as Windows writes it: what a folder passes on is marked inherited (ID) in its children.
   let sd: SecurityDescriptor;
   if ('protect' in acl) {
@@ -165,4 +167,12 @@ export async function buildTree(env: TestbedEnv, as: Authors, root: string, setu
     if (file.readonly) await setFileAttributes(admin, path, FileAttributes.READONLY | FileAttributes.ARCHIVE);
   }));
   if (sources) await Promise.all(setups.files.map((file) => admin.writeFile(`${root}/${sourceOf(file.path)}`, `Quelle für ${file.path}\n`)));
+}
+
+/**
+ * Removes a tree built here (`root`, a path of the `schule` share) on the DC's disk: read-only files, deny entries and
+ * protected ACLs would stop a delete over SMB.
+ */
+export async function removeTree(env: TestbedEnv, root: string): Promise<void> {
+  await rm(path.join(env.smb.shares.find((s) => s.name === 'schule')!.path, root), { recursive: true, force: true });
 }
