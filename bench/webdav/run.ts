@@ -3,7 +3,9 @@
  * `rclone serve webdav` (SMB backend, same share, same user, `--dir-cache-time 0` so that all read fresh metadata)
  * side by side, in one run:
  *   GET of a 4 KiB page, PUT of a 4 KiB page with If-Match (each worker overwrites its own page and sends the ETag
- *   of its current version: from its previous PUT's answer, else read with a HEAD), PROPFIND Depth 1 on a folder of
+ *   of its current version: from its previous PUT's answer, else read with a HEAD), MOVE and COPY over an existing
+ *   4 KiB page with `Overwrite: T` (each worker has its own source and destination; COPY copies over its destination
+ *   again and again, a MOVE worker writes its source anew over SMB before each MOVE), PROPFIND Depth 1 on a folder of
  *   1,000 files.
  * Only the answers each operation asks for count as throughput; every other answer is unexpected and leaves the
  * figure unmet (bench/results.ts, judged()).
@@ -27,8 +29,10 @@ const PAGE = randomBytes(2048).toString('hex'); // 4 KiB of text
 /** An ETag no version of a page has: a PUT with it in If-Match must be refused (412) by a server that honours If-Match. */
 const STALE_ETAG = '"not-the-current-version"';
 
+type OpName = 'GET' | 'PUT' | 'MOVE' | 'COPY' | 'PROPFIND';
+
 interface Op {
-  name: 'GET' | 'PUT' | 'PROPFIND';
+  name: OpName;
   target: string;
   /** Requests in flight. */
   concurrency: number;
@@ -39,7 +43,7 @@ interface Op {
 }
 
 interface Result {
-  /** Every request of the operation sent, answered as asked or not (a PUT worker's HEADs not counted). */
+  /** Every request of the operation sent, answered as asked or not (what a worker does before one, prepare(), not counted). */
   requests: number;
   /** Answers other than the one the operation asks for, by status (0: the connection broke). */
   unexpected: Unexpected;
@@ -51,7 +55,7 @@ interface Result {
 
 interface Server {
   name: string;
-  /** Names the pages its PUT workers overwrite: each server has its own, so that one's failures cannot spoil another's pages. */
+  /** Names the files its workers replace: each server has its own, so that one's failures cannot spoil another's files. */
   key: string;
   base: string;
   headers: Record<string, string>;
@@ -62,12 +66,20 @@ interface Server {
   overwritten: number;
 }
 
-/** The answer each operation asks for. */
+/**
+ * The answer each operation asks for. MOVE and COPY replace an existing destination: 204 (RFC 4918, 9.8.5, 9.9.4),
+ * which rclone answers too (golang.org/x/net/webdav: 201 only when the destination was created).
+ */
 function expected(op: Op, server: Server): number {
-  return op.name === 'GET' ? 200 : op.name === 'PUT' ? server.overwritten : 207;
+  return { GET: 200, PUT: server.overwritten, MOVE: 204, COPY: 204, PROPFIND: 207 }[op.name];
 }
 
-function send(server: Server, agent: Agent, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; etag: string | undefined }> {
+interface Answer {
+  status: number;
+  etag: string | undefined;
+}
+
+function send(server: Server, agent: Agent, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = request(`${server.base}${path}`, { method, agent, headers: { ...server.headers, ...headers } }, (res) => {
       res.resume();
@@ -80,17 +92,72 @@ function send(server: Server, agent: Agent, method: string, path: string, header
 }
 
 /** A connection that breaks answers with status 0. */
-const sendOrBreak = (...args: Parameters<typeof send>) => send(...args).catch(() => ({ status: 0, etag: undefined }));
+const sendOrBreak = (...args: Parameters<typeof send>) => send(...args).catch((): Answer => ({ status: 0, etag: undefined }));
 
-/** The page a PUT worker overwrites: one per server and worker, made before the first round, so that every PUT replaces a file. */
-const putPage = (dir: string, server: Server, worker: number): string => `${dir}/put-${server.key}-${worker}.md`;
+type Role = 'from' | 'to';
 
 /**
- * Runs `op` against a server: each worker sends one request after the other. A PUT worker sends the ETag of its
- * page's current version in If-Match: the one its previous PUT answered with, else (none given, or the PUT failed)
- * the one a HEAD reads, whose time counts in the round's but not in a request's.
+ * A file of one worker of `op` on one server: the page a PUT overwrites (`to`), a MOVE's or COPY's source and
+ * destination. Each worker has its own, so that workers do not wait for each other's opens.
  */
-async function measure(server: Server, op: Op, dir: string): Promise<Result> {
+const workerFile = (dir: string, server: Server, op: OpName, worker: number, role: Role): string => `${dir}/${op.toLowerCase()}-${server.key}-${worker}-${role}.md`;
+
+/** The files that stand before the first round, so that every PUT, MOVE and COPY replaces one. */
+const MADE_BEFORE: Partial<Record<OpName, Role[]>> = { PUT: ['to'], MOVE: ['to'], COPY: ['from', 'to'] };
+
+/** A worker's next request: `prepare()` first, whose time counts in the round's but not in the request's, then `send()`. */
+interface Requests {
+  prepare(): Promise<void>;
+  send(): Promise<Answer>;
+}
+
+/**
+ * What a worker of `op` sends to `server`. A PUT worker sends the ETag of its page's current version in If-Match: the
+ * one its previous PUT answered with, else (none given, or the PUT failed) the one a HEAD reads first. A COPY worker
+ * copies its source over its destination, again and again. A MOVE takes its source away, so a MOVE worker first writes
+ * it anew, over SMB from the driver: the same for every server, and none of it a server's work (a write that fails is
+ * unexpected); the destination is what the previous MOVE left (or was made before the first round).
+ */
+function workerRequests(server: Server, op: Op, w: number, agent: Agent, share: SmbShare, dir: string, unexpected: Unexpected): Requests {
+  const nothing = async () => undefined;
+  const file = (role: Role) => workerFile(dir, server, op.name, w, role);
+  const replace = () => sendOrBreak(server, agent, op.name, file('from'), { destination: `${server.base}${file('to')}`, overwrite: 'T' });
+  switch (op.name) {
+    case 'GET':
+      return { prepare: nothing, send: () => sendOrBreak(server, agent, 'GET', `${dir}/page.md`, {}) };
+    case 'PROPFIND':
+      return { prepare: nothing, send: () => sendOrBreak(server, agent, 'PROPFIND', `${dir}/list/`, { depth: op.depth ?? '1' }) };
+    case 'COPY':
+      return { prepare: nothing, send: replace };
+    case 'MOVE':
+      return {
+        prepare: async () => {
+          await share.writeFile(file('from'), PAGE).catch(() => unexpected.add(server.name, 'source not written'));
+        },
+        send: replace,
+      };
+    case 'PUT': {
+      let etag: string | undefined;
+      return {
+        prepare: async () => {
+          if (etag !== undefined) return;
+          // The page exists unless a failed PUT of this server lost it (rclone removes what it could not write).
+          const head = await sendOrBreak(server, agent, 'HEAD', file('to'), {});
+          if (head.status !== 200) unexpected.add(server.name, `HEAD ${head.status}`);
+          etag = head.etag;
+        },
+        send: async () => {
+          const res = await sendOrBreak(server, agent, 'PUT', file('to'), etag === undefined ? {} : { 'if-match': etag }, PAGE);
+          etag = res.status === expected(op, server) ? res.etag : undefined;
+          return res;
+        },
+      };
+    }
+  }
+}
+
+/** Runs `op` against a server: each worker sends one request after the other (workerRequests). */
+async function measure(server: Server, op: Op, share: SmbShare, dir: string): Promise<Result> {
   const agent = new Agent({ keepAlive: true, maxSockets: op.concurrency });
   const latencies: number[] = [];
   let requests = 0;
@@ -99,25 +166,14 @@ async function measure(server: Server, op: Op, dir: string): Promise<Result> {
   const started = performance.now();
   const deadline = started + op.seconds * 1000;
   const worker = async (w: number) => {
-    const page = putPage(dir, server, w);
-    let etag: string | undefined;
+    const next = workerRequests(server, op, w, agent, share, dir, unexpected);
     do {
-      if (op.name === 'PUT' && etag === undefined) {
-        // The page exists unless a failed PUT of this server lost it (rclone removes what it could not write).
-        const head = await sendOrBreak(server, agent, 'HEAD', page, {});
-        if (head.status !== 200) unexpected.add(server.name, `HEAD ${head.status}`);
-        etag = head.etag;
-      }
+      await next.prepare();
       const t = performance.now();
       requests++;
-      const res = await (op.name === 'GET'
-        ? sendOrBreak(server, agent, 'GET', `${dir}/page.md`, {})
-        : op.name === 'PUT'
-          ? sendOrBreak(server, agent, 'PUT', page, etag === undefined ? {} : { 'if-match': etag }, PAGE)
-          : sendOrBreak(server, agent, 'PROPFIND', `${dir}/list/`, { depth: op.depth ?? '1' }));
+      const res = await next.send();
       if (res.status === ok) latencies.push(performance.now() - t);
       else unexpected.add(server.name, res.status);
-      etag = res.status === ok ? res.etag : undefined;
     } while (performance.now() < deadline);
   };
   await Promise.all(Array.from({ length: op.concurrency }, (_, w) => worker(w)));
@@ -130,7 +186,7 @@ async function measure(server: Server, op: Op, dir: string): Promise<Result> {
 /** What a server answers a PUT whose If-Match names no current version (412 when it honours the header). */
 async function staleIfMatch(server: Server, dir: string): Promise<number> {
   const agent = new Agent({ keepAlive: false });
-  const { status } = await sendOrBreak(server, agent, 'PUT', putPage(dir, server, 0), { 'if-match': STALE_ETAG }, PAGE);
+  const { status } = await sendOrBreak(server, agent, 'PUT', workerFile(dir, server, 'PUT', 0, 'to'), { 'if-match': STALE_ETAG }, PAGE);
   agent.destroy();
   return status;
 }
@@ -146,7 +202,7 @@ const SMB_PORT = 445;
  */
 async function smbMessagesPerSave(server: Server, pid: number, dir: string): Promise<number> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const page = putPage(dir, server, 0);
+  const page = workerFile(dir, server, 'PUT', 0, 'to');
   const head = async () => {
     const before = segmentsSent(pid, SMB_PORT);
     const { etag } = await send(server, agent, 'HEAD', page, {});
@@ -190,13 +246,21 @@ function format(n: number, digits = 1): string {
   return n.toFixed(digits);
 }
 
-/** Operations measured, each against every server; rclone needs minutes for one PROPFIND of the big folder (it stats every member anew), hence one round there. */
+/**
+ * Operations measured, each against every server; rclone needs minutes for one PROPFIND of the big folder (it stats
+ * every member anew), hence one round there. MOVE and COPY over a file aim at not slower than rclone (≥ 1 ×), not at
+ * PUT's 2 ×: the service asks the file server for the right to delete the destination first and never deletes it
+ * before its replacement stands (a COPY writes a whole copy beside it, then renames), where rclone deletes the
+ * destination and then moves or writes (issue 40: what loses the destination when the second step fails); and a MOVE
+ * round also holds the driver's writes of the sources, the same for every server, which brings any ratio nearer 1.
+ */
 const OPS: (Op & { goal: number; rounds: number })[] = [
   { name: 'GET', target: 'GET of a 4 KiB page', concurrency: 8, seconds: 5, goal: 2, rounds: 3 },
   { name: 'PUT', target: 'PUT of a 4 KiB page with If-Match', concurrency: 8, seconds: 5, goal: 2, rounds: 3 },
+  { name: 'MOVE', target: 'MOVE over an existing 4 KiB file (Overwrite: T)', concurrency: 8, seconds: 5, goal: 1, rounds: 3 },
+  { name: 'COPY', target: 'COPY over an existing 4 KiB file (Overwrite: T)', concurrency: 8, seconds: 5, goal: 1, rounds: 3 },
   { name: 'PROPFIND', target: `PROPFIND Depth 1 on ${LISTING_SIZE} files`, concurrency: 2, seconds: 5, goal: 1.5, rounds: 1 },
 ];
-const PUT_WORKERS = Math.max(...OPS.filter((op) => op.name === 'PUT').map((op) => op.concurrency));
 
 async function run(): Promise<BenchReport> {
   const env = await readTestbedEnv();
@@ -228,16 +292,18 @@ async function run(): Promise<BenchReport> {
   try {
     const rcloneServer = servers[servers.length - 1]!;
     await waitFor(async () => (await fetch(`${rcloneServer.base}${dir}/page.md`)).status === 200, 15_000);
-    await Promise.all(servers.flatMap((server) => Array.from({ length: PUT_WORKERS }, (_, w) => share.writeFile(putPage(dir, server, w), PAGE))));
+    const made = servers.flatMap((server) => OPS.flatMap((op) =>
+      Array.from({ length: op.concurrency }, (_, w) => (MADE_BEFORE[op.name] ?? []).map((role) => workerFile(dir, server, op.name, w, role))).flat()));
+    await Promise.all(made.map((file) => share.writeFile(file, PAGE)));
     for (const op of OPS) {
       // Rounds alternate the servers, so that changing load on the machine hits all alike; per service, the round with
       // its median ratio to rclone counts.
       const rounds: Result[][] = [];
-      for (const server of servers) await measure(server, { ...op, seconds: 1, concurrency: 1, depth: '0' }, dir); // warm-up
+      for (const server of servers) await measure(server, { ...op, seconds: 1, concurrency: 1, depth: '0' }, share, dir); // warm-up
       for (let round = 0; round < op.rounds; round++) {
         const results: Result[] = [];
         for (const server of servers) {
-          const r = await measure(server, op, dir);
+          const r = await measure(server, op, share, dir);
           results.push(r);
           process.stdout.write(`${op.name} ${server.name}: ${r.requests} requests, ${format(r.rps)} req/s answered as asked, p50 ${format(r.p50)} ms, p99 ${format(r.p99)} ms, unexpected ${r.unexpected}\n`);
         }
@@ -273,14 +339,19 @@ async function run(): Promise<BenchReport> {
     '`rclone serve webdav :smb:schule --dir-cache-time 0` (rclone 1.60, SMB backend) without HTTP authentication of its own.',
     'The driver is one Node process on the same machine with keep-alive connections; each worker sends its next request when the previous one is answered,',
     'for 5 s after a 1 s warm-up (a PROPFIND worker finishes the request it started; the PROPFIND warm-up asks Depth 0 of the same folder, since',
-    'one Depth 1 request takes rclone minutes). GET and PUT run 3 rounds alternating the servers; the table shows',
+    'one Depth 1 request takes rclone minutes). GET, PUT, MOVE and COPY run 3 rounds alternating the servers; the table shows',
     'the round with the median ratio (all ratios in brackets); PROPFIND runs one round.',
     'PUT: each worker overwrites its own 4 KiB page (one set per server, written before the first round), with the ETag of its current version in If-Match:',
     'the ETag of its previous PUT\'s answer, or one read with a HEAD (first PUT of a round, no ETag in the answer, or a failed PUT; the HEAD\'s time counts in the',
     'round\'s, not in the PUT\'s; a HEAD that does not find the page is unexpected, and the PUT then goes without If-Match).',
+    'MOVE and COPY (`Overwrite: T`): each worker has its own 4 KiB source and destination (one set per server, written before the first round), and every',
+    'request replaces its destination. A COPY worker copies its source over its destination again and again; a MOVE worker writes its source anew over',
+    'SMB from the driver before each MOVE (the same for every server; its time counts in the round\'s, not in the MOVE\'s; a write that fails is',
+    'unexpected), and moves it over the destination the previous MOVE left.',
     `A PUT with an ETag of no version in If-Match was answered: ${stale.join('; ')} (412: the header is honoured; rclone ignores If-Match and overwrites).`,
     'Only the answers an operation asks for count as requests per second and latency: GET 200, PROPFIND 207, PUT 204 (rclone 201, which its',
-    'golang.org/x/net/webdav handler answers to every PUT that succeeds). Every other answer (0: the connection broke) is unexpected, in all rounds',
+    'golang.org/x/net/webdav handler answers to every PUT that succeeds), MOVE and COPY 204 (a destination replaced, RFC 4918; rclone answers the same).',
+    'Every other answer (0: the connection broke) is unexpected, in all rounds',
     'of the server (the warm-up left out); a figure is met only when its ratio is and neither the service nor rclone had an unexpected answer.',
     `SMB cost of a save on the service's side: ${format(perSave)} SMB messages sent by the service process per save (${COUNTED_SAVES} saves one at a time through`,
     'the one-front service, counted as TCP segments to port 445 over all its connections, from `ss -tin`).',
