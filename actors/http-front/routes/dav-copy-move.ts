@@ -10,7 +10,8 @@ import { destinationPath, parseLockDepth, parseOverwrite } from '../../../src/we
 import { copyOver, moveOver, PartialCopyError, type Replaced } from '../../../src/webdav/replace.js';
 import { copyTree, membersMapped } from '../../../src/webdav/tree-ops.js';
 import { pageDeleted, pageMoved, pageWritten } from '../../../src/webdav/wiki-hook.js';
-import { DELETE_IT, MOVE_AWAY, READ_FILE, addMember } from '../../../src/webdav/write-rights.js';
+import { DELETE_IT, MEMBER_CHECKS_AT_ONCE, MOVE_AWAY, READ_FILE, addMember } from '../../../src/webdav/write-rights.js';
+import { mapConcurrent } from '../../../src/common/map-concurrent.js';
 import { isWikiDir } from '../../../src/wiki/layout.js';
 import { checkWikiLayout, forgetResource, parentTarget, sendFailures, type DavCall, type DavService } from './dav-context.js';
 
@@ -82,7 +83,8 @@ async function checkReplaceRights(call: DavCall, source: DavEntry, existing: Dav
   await call.requireRight(parentPath(existing.path), addMember(source.isCollection));
   await call.requireRight(existing.path, DELETE_IT);
   if (!existing.isCollection) return;
-  for await (const member of call.storage.walk(existing.path)) await call.requireRight(member.path, DELETE_IT);
+  const checked = mapConcurrent(call.storage.walk(existing.path), MEMBER_CHECKS_AT_ONCE, (m) => call.requireRight(m.path, DELETE_IT));
+  for await (const _ of checked); // each member passes, or the first refusal ends the walk
 }
 
 /** The destination exists and may be replaced: the old one goes only once the new one stands (replace.ts). */
