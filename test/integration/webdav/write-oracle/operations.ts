@@ -37,9 +37,9 @@ export interface Operation {
 }
 
 /** A page: the service writes it in the round trip that opens the target. */
-const SMALL_BODY = Buffer.from('vom Schreib-Orakel geschrieben\n');
+export const SMALL_BODY = Buffer.from('vom Schreib-Orakel geschrieben\n');
 /** More than one block: the service keeps it in a staging file next to the target until the commit. */
-const LARGE_BODY = Buffer.alloc(BLOCK_SIZE + 1024, 'vom Schreib-Orakel, groß\n');
+export const LARGE_BODY = Buffer.alloc(BLOCK_SIZE + 1024, 'vom Schreib-Orakel, groß\n');
 const LOCK_BODY = '<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype><D:owner>write oracle</D:owner></D:lockinfo>';
 const PROPPATCH_BODY = '<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:"><D:set><D:prop><o:notiz xmlns:o="urn:write-oracle">x</o:notiz></D:prop></D:set></D:propertyupdate>';
 
@@ -50,7 +50,7 @@ const smbPath = (path: string): string => path.replaceAll('/', '\\');
 const quoted = (path: string): string => `"${smbPath(path)}"`;
 
 /** The service's answer as a verdict: allowed only with the status the operation answers on success. */
-async function answered(res: Response, success: number): Promise<Verdict> {
+export async function answered(res: Response, success: number): Promise<Verdict> {
   const body = await res.text();
   let code = '';
   try {
@@ -62,7 +62,7 @@ async function answered(res: Response, success: number): Promise<Verdict> {
 }
 
 /** Runs the SMB steps; a refusal of the file server (any NT status) is a verdict, anything else an error. */
-async function smbVerdict(steps: () => Promise<unknown>): Promise<Verdict> {
+export async function smbVerdict(steps: () => Promise<unknown>): Promise<Verdict> {
   try {
     await steps();
     return { allowed: true, status: 'SUCCESS' };
@@ -84,10 +84,14 @@ async function withOpen(share: SmbShare, path: string, access: number, dispositi
   });
 }
 
-/** What a program does to write a file in place: open with FILE_WRITE_DATA, write, set the end of file. */
-function writeInPlace(share: SmbShare, path: string, disposition: number, data: Buffer): Promise<void> {
+/**
+ * What a program does to write a file in place: open with FILE_WRITE_DATA, write from the start in order (one
+ * block at a time, so that a write another client's byte-range lock refuses stops it there), set the end of file.
+ */
+export function writeInPlace(share: SmbShare, path: string, disposition: number, data: Buffer): Promise<void> {
   return withOpen(share, path, Access.FILE_WRITE_DATA, disposition, async (handle) => {
-    await handle.write(0, data);
+    const block = handle.tree.session.connection.maxWriteSize;
+    for (let offset = 0; offset < data.length; offset += block) await handle.write(offset, data.subarray(offset, offset + block));
     await handle.setInfo(FileInfoClass.FileEndOfFileInformation, endOfFileInfo(data.length));
   });
 }
