@@ -51,6 +51,7 @@ import {
 } from './header.js';
 import { Cipher, PreauthHash, decryptMessage, encryptMessage, signMessage, verifySignature, type CipherId } from './crypto.js';
 import { Capabilities, negotiateRequest, parseNegotiateResponse, SecurityMode } from './messages/negotiate.js';
+import { type BreakNotice, parseBreakNotice, UNSOLICITED_MESSAGE_ID } from './messages/oplock.js';
 import type { SmbRequest } from './messages/request.js';
 import { emptyRequest } from './messages/session.js';
 import { Transport } from './transport.js';
@@ -174,6 +175,7 @@ export class Connection {
   private creditWaiters: { charge: number; resolve(): void; reject(e: Error): void; timer: NodeJS.Timeout }[] = [];
   private closeError: Error | null = null;
   private readonly closeListeners: ((e: Error) => void)[] = [];
+  private readonly breakListeners = new Set<(notice: BreakNotice) => void>();
 
   private constructor(opts: ConnectionOptions) {
     this.host = opts.host;
@@ -213,6 +215,16 @@ export class Connection {
 
   onceClosed(listener: (e: Error) => void): void {
     this.closeListeners.push(listener);
+  }
+
+  /**
+   * Calls `listener` with each oplock or lease break the server sends on this connection, until the returned function
+   * is called. Only opens that asked for an oplock or a lease (CreateParams.oplockLevel) get breaks; the server holds
+   * the conflicting open of another client until the holder acknowledges (messages/oplock.ts) or its timeout ends.
+   */
+  onBreak(listener: (notice: BreakNotice) => void): () => void {
+    this.breakListeners.add(listener);
+    return () => this.breakListeners.delete(listener);
   }
 
   registerSession(s: SessionCrypto): void {
@@ -499,8 +511,14 @@ export class Connection {
       const reader = new WireReader(raw, 'SMB2 response');
       const header = parseHeader(reader);
       if (!(header.flags & HeaderFlags.SERVER_TO_REDIR)) throw new SmbProtocolError('received a request instead of a response');
+      if (header.messageId === UNSOLICITED_MESSAGE_ID && header.command === Command.OPLOCK_BREAK) {
+        // Unsigned by design (MS-SMB2 3.2.5.1.3 exempts it from verification): it can only ask a holder to give up a cache.
+        const notice = parseBreakNotice(reader);
+        for (const listener of this.breakListeners) listener(notice);
+        continue;
+      }
       const p = this.pending.get(header.messageId);
-      if (!p) continue; // unsolicited (no oplocks or leases are requested): nothing in it can be verified or used
+      if (!p) continue; // an answer to nothing we sent: nothing in it can be verified or used
       const forged = this.authenticityProblem(p, header, raw, decrypted);
       if (forged) throw forged; // onFrame drops the connection
       this.grantCredits(header.credits);

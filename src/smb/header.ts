@@ -24,6 +24,7 @@ export const Command = {
   CHANGE_NOTIFY: 0x0f,
   QUERY_INFO: 0x10,
   SET_INFO: 0x11,
+  OPLOCK_BREAK: 0x12,
 } as const;
 export type CommandCode = (typeof Command)[keyof typeof Command];
 

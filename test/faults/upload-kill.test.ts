@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
-import { SmbClient, type SmbStat } from '../../src/smb/index.js';
+import { SmbClient, TEMP_NAME, type SmbStat } from '../../src/smb/index.js';
 import { runService, startService, type RunningService } from '../support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../testbed/env.js';
 import { removeTree } from '../integration/smb/testbed.js';
@@ -122,8 +122,11 @@ describe('the service killed (SIGKILL) during a save', () => {
   }
 
   it('SIGKILL mid-upload leaves the old content and no readable temporary file', async () => {
-    // Once the service has written what it got.
-    const save = await killDuringSave('mitte.md', 2 * MiB, () => settledEntries(folder));
+    // Once the service has written what it got: the first blocks wait in a staging file, which the kill must meet.
+    let during: SmbStat[] = [];
+    const save = await killDuringSave('mitte.md', 2 * MiB, async () => (during = await settledEntries(folder)));
+    const staging = during.filter((e) => TEMP_NAME.test(e.name) && !save.before.has(e.path));
+    assert.equal(staging.length, 1, `one staging file when the kill came: ${staging.map((e) => e.path).join(', ') || 'none'}`);
     const content = await folder.admin.readFile(save.page);
     assert.ok(content.equals(save.old), `${save.page} holds ${content.length} bytes, not its old ${save.old.length}`);
     await assertNoLeftover(save);
@@ -135,6 +138,7 @@ describe('the service killed (SIGKILL) during a save', () => {
     let beforeAnswerMs = 0;
     let afterAnswerMs = await saveMs();
     console.log(`a save of ${SIZE} bytes answered ${afterAnswerMs} ms after its last byte`);
+    const seen = new Set<string>();
     for (let kill = 0; kill < KILLS_AFTER_BODY; kill++) {
       const delayMs = kill === 0 ? 0 : Math.round((beforeAnswerMs + afterAnswerMs) / 2);
       const save = await killDuringSave(`ende-${kill}.md`, SIZE, () => new Promise((resolve) => setTimeout(resolve, delayMs)));
@@ -142,9 +146,12 @@ describe('the service killed (SIGKILL) during a save', () => {
       const which = content.equals(save.old) ? 'the old content' : content.equals(save.body) ? 'the new content' : undefined;
       console.log(`killed ${delayMs} ms after the body: ${save.page} holds ${content.length} bytes, ${which ?? 'neither the old nor the new content'}`);
       assert.ok(which, `${save.page} holds ${content.length} bytes, neither the old ${save.old.length} nor the new ${save.body.length}`);
+      seen.add(which);
       await assertNoLeftover(save);
       if (save.answered) afterAnswerMs = delayMs;
       else beforeAnswerMs = delayMs;
     }
+    // The kills must have fallen on both sides of the commit, or they did not test the moment it happens.
+    assert.deepEqual([...seen].sort(), ['the new content', 'the old content'], 'kills before and after the commit');
   });
 });

@@ -4,6 +4,7 @@ import { SmbProtocolError } from '../errors.js';
 import { type FileTimes, readFileTimes } from '../fscc.js';
 import { Command, HEADER_SIZE } from '../header.js';
 import { align8, utf16, WireReader } from '../wire.js';
+import { grantedLeaseState, LEASE_CONTEXT, leaseContextData, OplockLevel, type LeaseRequest } from './oplock.js';
 import { expectStructureSize, fixedBody, type SmbRequest } from './request.js';
 
 export const Access = {
@@ -59,6 +60,10 @@ export interface CreateParams {
    * this CREATE creates (an existing file keeps its own).
    */
   securityDescriptor?: Buffer;
+  /** RequestedOplockLevel (OplockLevel, messages/oplock.ts); none by default. LEASE needs `lease`. */
+  oplockLevel?: number;
+  /** SMB2_CREATE_REQUEST_LEASE: the lease to ask for, with oplockLevel LEASE. */
+  lease?: LeaseRequest;
 }
 
 /** Name of the SMB2_CREATE_SD_BUFFER create context. */
@@ -67,11 +72,15 @@ const SD_BUFFER_CONTEXT = Buffer.from('SecD', 'latin1');
 export function createRequest(p: CreateParams): SmbRequest {
   const name = utf16(p.name);
   const fixedAndName = 56 + Math.max(name.length, 1);
-  const context = p.securityDescriptor ? createContext(SD_BUFFER_CONTEXT, p.securityDescriptor) : undefined;
+  const contexts: [Buffer, Buffer][] = [];
+  if (p.securityDescriptor) contexts.push([SD_BUFFER_CONTEXT, p.securityDescriptor]);
+  if (p.lease) contexts.push([LEASE_CONTEXT, leaseContextData(p.lease)]);
+  const context = contexts.length > 0 ? createContexts(contexts) : undefined;
   // Create contexts start 8-byte aligned after the name (offsets count from the SMB2 header, itself aligned).
   const contextAt = align8(fixedAndName);
   const b = Buffer.alloc(context ? contextAt + context.length : fixedAndName);
   b.writeUInt16LE(57, 0);
+  b.writeUInt8(p.oplockLevel ?? 0, 3);
   b.writeUInt32LE(2, 4); // ImpersonationLevel: Impersonation
   b.writeUInt32LE(p.desiredAccess >>> 0, 24);
   b.writeUInt32LE(p.fileAttributes ?? 0, 28);
@@ -89,17 +98,39 @@ export function createRequest(p: CreateParams): SmbRequest {
   return { command: Command.CREATE, body: b };
 }
 
-/** One SMB2_CREATE_CONTEXT (MS-SMB2 2.2.13.2), the last of its chain: header, name, data at an 8-byte boundary. */
-function createContext(name: Buffer, data: Buffer): Buffer {
-  const dataAt = align8(16 + name.length);
-  const b = Buffer.alloc(dataAt + data.length);
-  b.writeUInt16LE(16, 4); // NameOffset
-  b.writeUInt16LE(name.length, 6);
-  b.writeUInt16LE(dataAt, 10); // DataOffset
-  b.writeUInt32LE(data.length, 12);
-  name.copy(b, 16);
-  data.copy(b, dataAt);
-  return b;
+/**
+ * A chain of SMB2_CREATE_CONTEXTs (MS-SMB2 2.2.13.2), each (name, data): header, name, data at an 8-byte boundary;
+ * every one but the last starts the next at an 8-byte boundary (NextEntryOffset).
+ */
+function createContexts(contexts: readonly [Buffer, Buffer][]): Buffer {
+  const entries = contexts.map(([name, data], i) => {
+    const dataAt = align8(16 + name.length);
+    const size = dataAt + data.length;
+    const b = Buffer.alloc(i < contexts.length - 1 ? align8(size) : size);
+    if (i < contexts.length - 1) b.writeUInt32LE(b.length, 0); // NextEntryOffset
+    b.writeUInt16LE(16, 4); // NameOffset
+    b.writeUInt16LE(name.length, 6);
+    b.writeUInt16LE(dataAt, 10); // DataOffset
+    b.writeUInt32LE(data.length, 12);
+    name.copy(b, 16);
+    data.copy(b, dataAt);
+    return b;
+  });
+  return Buffer.concat(entries);
+}
+
+/** The data of the response's create context named `name`, if the server sent one. */
+function responseContext(r: WireReader, name: Buffer): Buffer | undefined {
+  const offset = r.u32(HEADER_SIZE + 80);
+  const length = r.u32(HEADER_SIZE + 84);
+  if (offset === 0 || length === 0) return undefined;
+  const chain = r.sub(offset, length, 'CREATE response contexts');
+  for (let at = 0; ; ) {
+    if (chain.bytes(at + chain.u16(at + 4), chain.u16(at + 6)).equals(name)) return chain.bytes(at + chain.u16(at + 10), chain.u32(at + 12));
+    const next = chain.u32(at);
+    if (next === 0) return undefined;
+    at += next;
+  }
 }
 
 export interface CreateResponse extends FileTimes {
@@ -108,12 +139,20 @@ export interface CreateResponse extends FileTimes {
   endOfFile: number;
   fileAttributes: number;
   fileId: Buffer;
+  /** OplockLevel granted (LEASE when a lease was). */
+  oplockLevel: number;
+  /** LeaseState granted, when the request asked for a lease and the server sent its answer. */
+  leaseState?: number;
 }
 
 export function parseCreateResponse(r: WireReader): CreateResponse {
   expectStructureSize(r, 89, 'CREATE');
   const b = HEADER_SIZE;
+  const oplockLevel = r.u8(b + 2);
+  const lease = oplockLevel === OplockLevel.LEASE ? responseContext(r, LEASE_CONTEXT) : undefined;
   return {
+    oplockLevel,
+    ...(lease ? { leaseState: grantedLeaseState(lease) } : {}),
     createAction: r.u32(b + 4),
     ...readFileTimes(r, b + 8),
     allocationSize: r.u64n(b + 40),

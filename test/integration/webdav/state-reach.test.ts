@@ -13,7 +13,7 @@ import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { startService, type RunningService } from '../../support/service.js';
 import { testbedShare } from '../../support/smb-logons.js';
 import { DavClient, account } from './dav-client.js';
-import { allow, buildTree, Mask, removeTree, scenario, setAcl, type Scenario } from './write-oracle/fixture.js';
+import { allow, buildTree, Mask, removeOnDisk, scenario, setAcl, type Scenario } from './write-oracle/fixture.js';
 
 const SHARE = 'schule';
 /** The members a depth-infinity lock may cover here (webdav.locks.max_deep_lock_members): the hand-in folder's three files. */
@@ -102,7 +102,7 @@ describe('dead properties and depth-infinity locks reach only as far as the file
     try {
       await service?.stop();
     } finally {
-      await removeTree(env, root);
+      await removeOnDisk(env, 'schule', root);
       await smb.close();
     }
   });

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { SmbClient } from '../../../src/smb/index.js';
+import { SmbClient, TEMP_NAME } from '../../../src/smb/index.js';
 import { startService, type RunningService } from '../../support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { removeTree } from '../smb/testbed.js';
@@ -40,10 +40,11 @@ describe('a save paused mid-body exposes no readable entry', () => {
     }
   });
 
-  // One block of the service's upload is 1 MiB: a page fits in one, a large file does not.
-  for (const { what, size, pauseAt } of [
-    { what: 'a 4 KiB page', size: 4 * KiB, pauseAt: 2 * KiB },
-    { what: 'a 3 MiB file', size: 3 * MiB, pauseAt: 2 * MiB },
+  // One block of the service's upload is 1 MiB: a page fits in one, a large file does not, and its first blocks wait
+  // in a staging file beside the target while the rest comes: the probe must meet that file, or it proves nothing.
+  for (const { what, size, pauseAt, staged } of [
+    { what: 'a 4 KiB page', size: 4 * KiB, pauseAt: 2 * KiB, staged: false },
+    { what: 'a 3 MiB file', size: 3 * MiB, pauseAt: 2 * MiB, staged: true },
   ]) {
     it(`${what}, paused after ${pauseAt} bytes: the pupil reads no new byte, and the save keeps owner and DACL`, async () => {
       // anna's own page: the owner check is then not about who saves (ReplaceFile hands the owner to the editor).
@@ -56,6 +57,8 @@ describe('a save paused mid-body exposes no readable entry', () => {
       try {
         await put.paused;
         const during = await settledEntries(folder);
+        const staging = during.filter((e) => TEMP_NAME.test(e.name) && !before.has(e.path));
+        assert.equal(staging.length, staged ? 1 : 0, `staging files while the save is paused: ${staging.map((e) => e.path).join(', ') || 'none'}`);
         await assertPupilReadsNothingNew(folder, during, before, marker, `paused after ${pauseAt} of ${size} bytes`);
       } finally {
         await put.resume();

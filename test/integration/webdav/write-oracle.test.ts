@@ -31,7 +31,7 @@ import { smbclientStatus } from '../smb/testbed.js';
 import { seededRandom } from '../search/seeded-random.js';
 import { DavClient, account, type Account } from './dav-client.js';
 import { rightNames, rightsOf, stateOf, type PathState } from './write-oracle/effects.js';
-import { buildTree, removeTree, scenario, type Scenario } from './write-oracle/fixture.js';
+import { buildTree, removeOnDisk, scenario, type Scenario } from './write-oracle/fixture.js';
 import { OPERATIONS, type Operation, type Verdict } from './write-oracle/operations.js';
 import { DOCUMENTED_MISSES, findingOf, isDocumented, type Finding } from './write-oracle/verdicts.js';
 
@@ -157,7 +157,7 @@ describe(`write oracle (ORACLE_SEED=${SEED})`, () => {
     try {
       await service?.stop();
     } finally {
-      await removeTree(env, root);
+      await removeOnDisk(env, SHARE, root);
       await smb.close();
       await accounts?.removeAll();
       if (keytabDir) await rm(keytabDir, { recursive: true, force: true });

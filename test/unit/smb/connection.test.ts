@@ -12,7 +12,7 @@ import { changeNotifyRequest } from '../../../src/smb/messages/change-notify.js'
 import { readRequest } from '../../../src/smb/messages/read-write.js';
 import { FrameDecoder } from '../../../src/smb/transport.js';
 import { NtStatus, SmbError } from '../../../src/smb/errors.js';
-import { negotiateResponse, prng, readResponse, responseHeader } from './frames.js';
+import { breakNotice, negotiateResponse, prng, readResponse, responseHeader } from './frames.js';
 
 interface Request {
   command: number;
@@ -192,6 +192,25 @@ test('signed sessions: unsigned interim responses and an unsigned failed SESSION
     await signedEcho(conn);
     const setup = { command: Command.SESSION_SETUP, body: Buffer.alloc(24) } as const;
     await assert.rejects(conn.request(setup, { session: session(key) }), { code: 'LOGON_FAILURE' });
+    assert.equal(conn.isClosed, false);
+  } finally {
+    conn.close();
+  }
+});
+
+test('an oplock or lease break notice reaches the listeners until they stop listening; it neither answers a request nor drops the connection', async () => {
+  const key = Buffer.alloc(16, 0x42);
+  const conn = await peer((req, socket) => {
+    send(socket, breakNotice({ key, from: 7, to: 3 }));
+    send(socket, echoResponse(req));
+  });
+  try {
+    const notices: unknown[] = [];
+    const stop = conn.onBreak((notice) => notices.push(notice));
+    await conn.echo();
+    stop();
+    await conn.echo();
+    assert.deepEqual(notices, [{ kind: 'lease', key, from: 7, to: 3, ackRequired: true }]);
     assert.equal(conn.isClosed, false);
   } finally {
     conn.close();

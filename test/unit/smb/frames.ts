@@ -50,6 +50,42 @@ export function createResponse(messageId: bigint): Buffer {
   return Buffer.concat([responseHeader(5, messageId), body]);
 }
 
+/** A CREATE answer that granted a lease: OplockLevel LEASE and an RqLs context with `key` and `state`. */
+export function createResponseWithLease(messageId: bigint, key: Buffer, state: number): Buffer {
+  const base = createResponse(messageId);
+  base.writeUInt8(0xff, 64 + 2);
+  const context = Buffer.alloc(24 + 32);
+  context.writeUInt16LE(16, 4);
+  context.writeUInt16LE(4, 6);
+  context.writeUInt16LE(24, 10);
+  context.writeUInt32LE(32, 12);
+  context.write('RqLs', 16, 'latin1');
+  key.copy(context, 24);
+  context.writeUInt32LE(state, 24 + 16);
+  base.writeUInt32LE(base.length, 64 + 80); // right after the fixed body (which ends 8-byte aligned)
+  base.writeUInt32LE(context.length, 64 + 84);
+  return Buffer.concat([base, context]);
+}
+
+/** An OPLOCK_BREAK notification (MessageId all ones): an oplock's by file id, or a lease's (acknowledgment required). */
+export function breakNotice(notice: { fileId: Buffer; level: number } | { key: Buffer; from: number; to: number }): Buffer {
+  let body: Buffer;
+  if ('fileId' in notice) {
+    body = Buffer.alloc(24);
+    body.writeUInt16LE(24, 0);
+    body.writeUInt8(notice.level, 2);
+    notice.fileId.copy(body, 8);
+  } else {
+    body = Buffer.alloc(44);
+    body.writeUInt16LE(44, 0);
+    body.writeUInt32LE(1, 4);
+    notice.key.copy(body, 8);
+    body.writeUInt32LE(notice.from, 24);
+    body.writeUInt32LE(notice.to, 28);
+  }
+  return Buffer.concat([responseHeader(0x12, 0xffffffffffffffffn, 0, { credits: 0 }), body]);
+}
+
 export function readResponse(messageId: bigint, data: Buffer): Buffer {
   const body = Buffer.alloc(16);
   body.writeUInt16LE(17, 0);

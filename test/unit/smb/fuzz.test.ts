@@ -5,6 +5,7 @@ import { parseHeader, parseTransform, splitCompound } from '../../../src/smb/hea
 import { parseCloseResponse, parseCreateResponse } from '../../../src/smb/messages/create.js';
 import { parseCopyChunkResponse, parseResumeKeyResponse, parseValidateNegotiateResponse } from '../../../src/smb/messages/ioctl.js';
 import { parseNegotiateResponse } from '../../../src/smb/messages/negotiate.js';
+import { parseBreakNotice } from '../../../src/smb/messages/oplock.js';
 import { parseOutputBuffer } from '../../../src/smb/messages/query.js';
 import { parseReadResponse, parseWriteResponse } from '../../../src/smb/messages/read-write.js';
 import { parseSessionSetupResponse, parseTreeConnectResponse } from '../../../src/smb/messages/session.js';
@@ -17,6 +18,8 @@ import {
   closeResponse,
   copyChunkResponse,
   createResponse,
+  createResponseWithLease,
+  breakNotice,
   directoryEntries,
   negotiateResponse,
   notifyEntries,
@@ -43,6 +46,7 @@ const messageParsers: ((r: WireReader) => unknown)[] = [
   parseResumeKeyResponse,
   parseCopyChunkResponse,
   (r) => parseOutputBuffer(r, 'fuzz'),
+  parseBreakNotice,
 ];
 const bufferParsers: ((b: Buffer) => unknown)[] = [
   splitCompound,
@@ -57,6 +61,9 @@ const bufferParsers: ((b: Buffer) => unknown)[] = [
 const seeds: Buffer[] = [
   negotiateResponse(0n),
   createResponse(3n),
+  createResponseWithLease(3n, Buffer.alloc(16, 0x42), 7),
+  breakNotice({ key: Buffer.alloc(16, 0x42), from: 7, to: 3 }),
+  breakNotice({ fileId: Buffer.alloc(16, 0x11), level: 1 }),
   closeResponse(7n),
   validateNegotiateResponse(8n),
   resumeKeyResponse(9n),

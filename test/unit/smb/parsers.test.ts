@@ -7,10 +7,11 @@ import { changeNotifyRequest } from '../../../src/smb/messages/change-notify.js'
 import { createRequest, parseCloseResponse, parseCreateResponse } from '../../../src/smb/messages/create.js';
 import { copyChunkWriteRequest, parseCopyChunkResponse, parseResumeKeyResponse, parseValidateNegotiateResponse } from '../../../src/smb/messages/ioctl.js';
 import { parseNegotiateResponse } from '../../../src/smb/messages/negotiate.js';
+import { LeaseState, leaseBreakAck, OplockLevel, oplockBreakAck, parseBreakNotice } from '../../../src/smb/messages/oplock.js';
 import { parseOutputBuffer } from '../../../src/smb/messages/query.js';
 import { normalizePath, toSmbPath } from '../../../src/smb/paths.js';
 import { WireReader } from '../../../src/smb/wire.js';
-import { closeResponse, copyChunkResponse, createResponse, resumeKeyResponse, directoryEntries, negotiateResponse, notifyEntries, outputBufferResponse, securityDescriptor, validateNegotiateResponse } from './frames.js';
+import { breakNotice, closeResponse, copyChunkResponse, createResponse, createResponseWithLease, resumeKeyResponse, directoryEntries, negotiateResponse, notifyEntries, outputBufferResponse, securityDescriptor, validateNegotiateResponse } from './frames.js';
 
 test('security descriptor: owner, group, ACE types, flags, masks and SIDs', () => {
   const sd = parseSecurityDescriptor(securityDescriptor());
@@ -64,6 +65,36 @@ test('CREATE with SMB2_CREATE_SD_BUFFER: the context follows the name at an 8-by
   assert.equal(dataAt % 8, 0);
   assert.deepEqual(context.subarray(dataAt, dataAt + context.readUInt32LE(12)), sd);
   assert.equal(createRequest({ name: 'x', desiredAccess: 1, disposition: 1 }).body.readUInt32LE(48), 0, 'no context, no offset');
+});
+
+test('CREATE with a lease after an SD: RequestedOplockLevel LEASE, the two contexts chained, the granted lease state read back', () => {
+  const key = Buffer.alloc(16, 0x42);
+  const sd = Buffer.alloc(20, 1);
+  const body = createRequest({ name: 'f.txt', desiredAccess: 1, disposition: 1, securityDescriptor: sd, oplockLevel: OplockLevel.LEASE, lease: { key, state: LeaseState.READ | LeaseState.HANDLE } }).body;
+  assert.equal(body.readUInt8(3), 0xff);
+  const chain = body.subarray(body.readUInt32LE(48) - 64);
+  const next = chain.readUInt32LE(0);
+  assert.ok(next > 0 && next % 8 === 0, 'the SD context points at the next one, 8-byte aligned');
+  const lease = chain.subarray(next);
+  assert.equal(lease.readUInt32LE(0), 0, 'the lease context ends the chain');
+  assert.equal(lease.subarray(lease.readUInt16LE(4), lease.readUInt16LE(4) + 4).toString('latin1'), 'RqLs');
+  const data = lease.subarray(lease.readUInt16LE(10), lease.readUInt16LE(10) + lease.readUInt32LE(12));
+  assert.deepEqual([data.length, data.subarray(0, 16), data.readUInt32LE(16)], [32, key, 3]);
+  assert.equal(body.readUInt32LE(52), next + lease.length);
+  const granted = parseCreateResponse(new WireReader(createResponseWithLease(7n, key, LeaseState.READ), 'test'));
+  assert.deepEqual([granted.oplockLevel, granted.leaseState], [OplockLevel.LEASE, LeaseState.READ]);
+  assert.deepEqual([parseCreateResponse(new WireReader(createResponse(7n), 'test')).leaseState], [undefined], 'no lease asked, none read');
+});
+
+test('OPLOCK_BREAK: the notices of an oplock and of a lease parse; the acknowledgments name the file or the lease', () => {
+  const fileId = Buffer.alloc(16, 0x11);
+  const key = Buffer.alloc(16, 0x42);
+  assert.deepEqual(parseBreakNotice(new WireReader(breakNotice({ fileId, level: OplockLevel.II }), 'test')), { kind: 'oplock', fileId, level: OplockLevel.II });
+  assert.deepEqual(parseBreakNotice(new WireReader(breakNotice({ key, from: 7, to: 3 }), 'test')), { kind: 'lease', key, from: 7, to: 3, ackRequired: true });
+  const ack = oplockBreakAck(fileId, OplockLevel.II).body;
+  assert.deepEqual([ack.readUInt16LE(0), ack.readUInt8(2), ack.subarray(8, 24)], [24, 1, fileId]);
+  const leaseAck = leaseBreakAck(key, 3).body;
+  assert.deepEqual([leaseAck.length, leaseAck.readUInt16LE(0), leaseAck.subarray(8, 24), leaseAck.readUInt32LE(24)], [36, 36, key, 3]);
 });
 
 test('server-side copy: the resume key and the chunks are laid out as SRV_COPYCHUNK_COPY; the answers parse', () => {

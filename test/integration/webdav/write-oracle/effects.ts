@@ -33,7 +33,7 @@ export async function stateOf(admin: SmbShare, path: string, name: (sid: string)
 }
 
 /** A file's content, short enough to print: its size and the start of its SHA-256. */
-function digest(content: Buffer): string {
+export function digest(content: Buffer): string {
   return `${content.length} bytes, sha256 ${createHash('sha256').update(content).digest('hex').slice(0, 16)}`;
 }
 

@@ -149,30 +149,41 @@ export interface Authors {
 }
 
 /**
+ * Removes a scratch tree (`root`, a path of `share`) on the DC's disk: read-only files, deny entries and protected
+ * DACLs may keep even the administrator from deleting it over SMB.
+ */
+export async function removeOnDisk(env: TestbedEnv, share: string, root: string): Promise<void> {
+  await rm(path.join(env.smb.shares.find((s) => s.name === share)!.path, root), { recursive: true, force: true });
+}
+
+/** A tree root at `root` (a share path), with its protected ACL. */
+export async function buildRoot(env: TestbedEnv, admin: SmbShare, root: string): Promise<void> {
+  await admin.mkdir(root);
+  await setAcl(env, admin, root, rootAcl(env), true);
+}
+
+/** `folder` below `root`, with its ACL before anything is created in it (so that its files inherit as on a real server). */
+export async function buildFolder(env: TestbedEnv, admin: SmbShare, root: string, folder: FixtureFolder): Promise<void> {
+  await admin.mkdir(`${root}/${folder.name}`);
+  await setAcl(env, admin, `${root}/${folder.name}`, folder.acl, true);
+}
+
+/** `file` below `root`, saved by its author with `content`, then given its own ACL and attributes. */
+export async function buildFile(env: TestbedEnv, as: Authors, root: string, file: FixtureFile, content = initialContent(file.path)): Promise<void> {
+  const path = `${root}/${file.path}`;
+  await as[file.author ?? 'admin'].writeFile(path, content);
+  if (file.acl) await setAcl(env, as.admin, path, file.acl, false);
+  if (file.readonly) await setFileAttributes(as.admin, path, FileAttributes.READONLY | FileAttributes.ARCHIVE);
+}
+
+/**
  * Builds one tree at `root` (a share path): the root with its protected ACL, the folders with theirs, the files
  * (and, with `sources`, a MOVE/COPY source for each file in `ablage/`), then the files' own ACLs and attributes.
  */
 export async function buildTree(env: TestbedEnv, as: Authors, root: string, setups: Scenario, sources: boolean): Promise<void> {
   const { admin } = as;
-  await admin.mkdir(root);
-  await setAcl(env, admin, root, rootAcl(env), true);
-  await Promise.all(setups.folders.map(async (folder) => {
-    await admin.mkdir(`${root}/${folder.name}`);
-    await setAcl(env, admin, `${root}/${folder.name}`, folder.acl, true);
-  }));
-  await Promise.all(setups.files.map(async (file) => {
-    const path = `${root}/${file.path}`;
-    await as[file.author ?? 'admin'].writeFile(path, initialContent(file.path));
-    if (file.acl) await setAcl(env, admin, path, file.acl, false);
-    if (file.readonly) await setFileAttributes(admin, path, FileAttributes.READONLY | FileAttributes.ARCHIVE);
-  }));
+  await buildRoot(env, admin, root);
+  await Promise.all(setups.folders.map((folder) => buildFolder(env, admin, root, folder)));
+  await Promise.all(setups.files.map((file) => buildFile(env, as, root, file)));
   if (sources) await Promise.all(setups.files.map((file) => admin.writeFile(`${root}/${sourceOf(file.path)}`, `Quelle für ${file.path}\n`)));
-}
-
-/**
- * Removes a tree built here (`root`, a path of the `schule` share) on the DC's disk: read-only files, deny entries and
- * protected ACLs would stop a delete over SMB.
- */
-export async function removeTree(env: TestbedEnv, root: string): Promise<void> {
-  await rm(path.join(env.smb.shares.find((s) => s.name === 'schule')!.path, root), { recursive: true, force: true });
 }

@@ -9,6 +9,7 @@ import { endOfFileInfo } from '../../../../src/smb/fscc.js';
 import { BLOCK_SIZE } from '../../../../src/smb/upload.js';
 import { Access, CreateOptions, Disposition, FileInfoClass, SmbStatusError, type SmbShare } from '../../../../src/smb/index.js';
 import { FileHandle } from '../../../../src/smb/open.js';
+import { childElements, is, parseXml, textOf, type XmlElement } from '../../../../src/webdav/xml.js';
 import type { DavClient } from '../dav-client.js';
 import { sourceOf } from './fixture.js';
 
@@ -37,11 +38,14 @@ export interface Operation {
 }
 
 /** A page: the service writes it in the round trip that opens the target. */
-const SMALL_BODY = Buffer.from('vom Schreib-Orakel geschrieben\n');
+export const SMALL_BODY = Buffer.from('vom Schreib-Orakel geschrieben\n');
 /** More than one block: the service keeps it in a staging file next to the target until the commit. */
-const LARGE_BODY = Buffer.alloc(BLOCK_SIZE + 1024, 'vom Schreib-Orakel, groß\n');
+export const LARGE_BODY = Buffer.alloc(BLOCK_SIZE + 1024, 'vom Schreib-Orakel, groß\n');
 const LOCK_BODY = '<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype><D:owner>write oracle</D:owner></D:lockinfo>';
-const PROPPATCH_BODY = '<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:"><D:set><D:prop><o:notiz xmlns:o="urn:write-oracle">x</o:notiz></D:prop></D:set></D:propertyupdate>';
+const DAV = 'DAV:';
+/** The namespace of the dead property a PROPPATCH sets. */
+const ORACLE_NS = 'urn:write-oracle';
+const PROPPATCH_BODY = `<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:"><D:set><D:prop><o:notiz xmlns:o="${ORACLE_NS}">x</o:notiz></D:prop></D:set></D:propertyupdate>`;
 
 const renamedOf = (target: string): string => `${posix.dirname(target)}/umbenannt-${posix.basename(target)}`;
 /** `target` is `<tree>/<folder>/<file>`; its source is in the same tree. */
@@ -50,7 +54,7 @@ const smbPath = (path: string): string => path.replaceAll('/', '\\');
 const quoted = (path: string): string => `"${smbPath(path)}"`;
 
 /** The service's answer as a verdict: allowed only with the status the operation answers on success. */
-async function answered(res: Response, success: number): Promise<Verdict> {
+export async function answered(res: Response, success: number): Promise<Verdict> {
   const body = await res.text();
   let code = '';
   try {
@@ -61,8 +65,25 @@ async function answered(res: Response, success: number): Promise<Verdict> {
   return { allowed: res.status === success, status: code ? `${res.status} ${code}` : `${res.status}` };
 }
 
+/**
+ * A PROPPATCH's answer as a verdict: a 207 says in a propstat whether the property was set, so allowed only with
+ * status 200 for the one property the body sets (`207 <its status>` otherwise); any other answer as `answered` says.
+ */
+async function proppatched(res: Response): Promise<Verdict> {
+  if (res.status !== 207) return answered(res, 207);
+  const propstats = childElements(parseXml(await res.text()))
+    .filter((r) => is(r, DAV, 'response'))
+    .flatMap((r) => childElements(r).filter((p) => is(p, DAV, 'propstat')));
+  const sets = (p: XmlElement): boolean => childElements(p).some((prop) => is(prop, DAV, 'prop') && childElements(prop).some((e) => is(e, ORACLE_NS, 'notiz')));
+  const mine = propstats.filter(sets);
+  if (mine.length !== 1) throw new Error(`PROPPATCH answered ${mine.length} propstats for the property it sets`);
+  const status = childElements(mine[0]!).find((e) => is(e, DAV, 'status'));
+  const code = status ? textOf(status).split(' ')[1] : undefined;
+  return { allowed: code === '200', status: `207 ${code ?? 'without a status'}` };
+}
+
 /** Runs the SMB steps; a refusal of the file server (any NT status) is a verdict, anything else an error. */
-async function smbVerdict(steps: () => Promise<unknown>): Promise<Verdict> {
+export async function smbVerdict(steps: () => Promise<unknown>): Promise<Verdict> {
   try {
     await steps();
     return { allowed: true, status: 'SUCCESS' };
@@ -84,10 +105,14 @@ async function withOpen(share: SmbShare, path: string, access: number, dispositi
   });
 }
 
-/** What a program does to write a file in place: open with FILE_WRITE_DATA, write, set the end of file. */
-function writeInPlace(share: SmbShare, path: string, disposition: number, data: Buffer): Promise<void> {
+/**
+ * What a program does to write a file in place: open with FILE_WRITE_DATA, write from the start in order (one
+ * block at a time, so that a write another client's byte-range lock refuses stops it there), set the end of file.
+ */
+export function writeInPlace(share: SmbShare, path: string, disposition: number, data: Buffer): Promise<void> {
   return withOpen(share, path, Access.FILE_WRITE_DATA, disposition, async (handle) => {
-    await handle.write(0, data);
+    const block = handle.tree.session.connection.maxWriteSize;
+    for (let offset = 0; offset < data.length; offset += block) await handle.write(offset, data.subarray(offset, offset + block));
     await handle.setInfo(FileInfoClass.FileEndOfFileInformation, endOfFileInfo(data.length));
   });
 }
@@ -177,7 +202,7 @@ export const OPERATIONS: readonly Operation[] = [
     on: 'file',
     touched: (t) => [t],
     leavesFile: true,
-    proxy: async (dav, t) => answered(await dav.request('PROPPATCH', t, { body: PROPPATCH_BODY }), 207),
+    proxy: async (dav, t) => proppatched(await dav.request('PROPPATCH', t, { body: PROPPATCH_BODY })),
     direct: (share, t) => smbVerdict(() => withOpen(share, t, Access.FILE_WRITE_EA, Disposition.OPEN)),
   },
   {
