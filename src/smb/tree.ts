@@ -70,8 +70,16 @@ export class Tree {
 
   /** A request the server may hold open until something happens (CHANGE_NOTIFY); the answer is returned unchecked. */
   async held(req: SmbRequest, options: HeldRequestOptions): Promise<SmbResponse> {
-    const [res] = await this.session.connection.compound([req], this.ctx, { ...options, held: true });
+    const [res] = await this.heldCompound([req], options);
     return res!;
+  }
+
+  /**
+   * A related compound chain the server may hold (an open that waits until another client gives up its oplock or
+   * lease); `options.signal` ends the wait with CANCEL. Responses are returned unchecked.
+   */
+  heldCompound(reqs: readonly SmbRequest[], options: HeldRequestOptions): Promise<SmbResponse[]> {
+    return this.session.connection.compound(reqs, this.ctx, { ...options, held: true });
   }
 
   /** Related compound chain; responses are returned unchecked. */

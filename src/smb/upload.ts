@@ -75,6 +75,15 @@ const COPY_CHUNKS_PER_REQUEST = 16;
 const IN_USE_RETRY_MS = [10, 20, 40, 80, 160, 250, 250, 250, 500, 500, 500];
 
 /**
+ * How long the reservation waits while the file server breaks another client's oplock or lease (its CREATE is
+ * pending until that client acknowledges). SMB clients acknowledge within milliseconds (2 ms on the testbed's Samba);
+ * one that has not after 15 s is not going to, and Samba itself would wait 35 s, past the 30 s after which the HTTP
+ * client's idle connection is cut (http.body_timeout). So the open is cancelled and the save refused (in use) with
+ * nothing changed, rather than left to finish after its client is gone.
+ */
+const BREAK_WAIT_MS = 15_000;
+
+/**
  * The byte range the reservation locks: all of the file, whatever its old and new length (2^63, the largest range
  * every server takes). A write must not meet a range another client locked (Office locks what it reads), and the
  * end of file must not cut one.
@@ -184,7 +193,10 @@ async function reserve(tree: Tree, target: string, mode: CommitMode): Promise<Cr
     lockRequest(RELATED_FILE_ID, [WHOLE_FILE]),
   ];
   for (let attempt = 0; ; attempt++) {
-    const [created, locked] = await tree.compound(request);
+    const [created, locked] = await tree.heldCompound(request, { signal: AbortSignal.timeout(BREAK_WAIT_MS) });
+    if (created!.header.status === NtStatus.CANCELLED) {
+      throw new SmbError('SHARING_VIOLATION', `${what('CREATE')}: another program did not give up its oplock or lease within ${BREAK_WAIT_MS / 1000} s`);
+    }
     const retry = attempt < IN_USE_RETRY_MS.length;
     if (created!.header.status === NtStatus.SHARING_VIOLATION && retry) {
       await sleep(IN_USE_RETRY_MS[attempt]!);

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Access, Disposition, ShareAccess, SmbClient, type SmbShare } from '../../../src/smb/index.js';
 import { LockFlags } from '../../../src/smb/messages/lock.js';
+import { LeaseState, OplockLevel } from '../../../src/smb/messages/oplock.js';
 import { FileHandle } from '../../../src/smb/open.js';
 import { startService, type RunningService } from '../../support/service.js';
 import { testbedShare } from '../../support/smb-logons.js';
@@ -127,6 +128,28 @@ describe('writes while another SMB client holds the file end whole or change not
       assert.equal(await content(page), body);
     });
   }
+
+  it('a save while another client holds a lease it never gives up: 423 after 15 s, the page as it was, nothing left open', async () => {
+    const page = `${dir}/gepachtet.md`;
+    await admin.writeFile(page, 'alt');
+    const lease = { key: randomBytes(16), state: LeaseState.READ | LeaseState.WRITE | LeaseState.HANDLE };
+    // This holder acknowledges no break: Samba would hold the save's open for 35 s.
+    const handle = await other.withTree((tree) => FileHandle.open(tree, {
+      name: page.replaceAll('/', '\\'), desiredAccess: Access.FILE_READ_DATA | Access.FILE_READ_ATTRIBUTES, disposition: Disposition.OPEN,
+      shareAccess: ShareAccess.ALL, oplockLevel: OplockLevel.LEASE, lease,
+    }));
+    try {
+      assert.equal(handle.info.leaseState, lease.state);
+      const started = Date.now();
+      const res = await anna.put(page, 'neu');
+      assert.deepEqual([res.status, (await res.json() as { error: string }).error], [423, 'in_use']);
+      assert.ok(Date.now() - started < 25_000, `answered after ${Date.now() - started} ms`);
+    } finally {
+      await handle.close();
+    }
+    assert.equal(await content(page), 'alt');
+    assert.equal((await anna.put(page, 'neu')).status, 204, 'the cancelled open left nothing that holds the page');
+  });
 
   it('MOVE of a file onto a folder that holds it: 403, the folder and the file stay', async () => {
     await admin.mkdir(`${dir}/d/sub`, { recursive: true });
