@@ -64,6 +64,11 @@ export interface LookedUpUser {
   readonly computer: boolean;
   /** "Account is sensitive and cannot be delegated" (`userAccountControl` NOT_DELEGATED). */
   readonly notDelegated: boolean;
+  /**
+   * `adminCount` is set (adminCountSet): the directory (AdminSDHolder) marks so every member of a protected group —
+   * Domain Admins, Administrators, the Operators and others — and keeps the mark after the account leaves the group.
+   */
+  readonly adminCount: boolean;
 }
 
 /** What `doctor` checks of a Kerberos account: its SPNs, key version and delegation settings. */
@@ -175,13 +180,15 @@ export class Directory implements UserAuthenticator, UserLookup, GroupSidResolve
   }
 
   /**
-   * Reads the user named `name` with the service account: SID, `tokenGroups` and whether the account may log on.
+   * Reads the user named `name` with the service account: SID, `tokenGroups`, whether the account may log on and
+   * its `adminCount`, all but `tokenGroups` (a constructed attribute AD gives only on a base search) from the search
+   * that finds the entry.
    * An invalid name is a DirectoryError (`invalid_credentials`); an unknown or ambiguous one is null.
    */
   async lookupUser(name: string): Promise<LookedUpUser | null> {
     const login = parseLoginName(name, this.realm);
     return this.asServiceAccount('looking up a user', async (client) => {
-      const entry = await this.findUserEntry(client, login, [...ACCOUNT_STATE_ATTRIBUTES, 'objectClass']);
+      const entry = await this.findUserEntry(client, login, [...ACCOUNT_STATE_ATTRIBUTES, 'objectClass', 'adminCount']);
       if (typeof entry === 'string') return null;
       return {
         account: text(single(entry, 'sAMAccountName')),
@@ -190,6 +197,7 @@ export class Directory implements UserAuthenticator, UserLookup, GroupSidResolve
         state: accountState(entry, Date.now()),
         computer: values(entry, 'objectClass').some((v) => text(v).toLowerCase() === 'computer'),
         notDelegated: (flags(entry, 'userAccountControl') & UF_NOT_DELEGATED) !== 0,
+        adminCount: adminCountSet(entry),
       };
     });
   }
@@ -408,6 +416,15 @@ export function accountState(entry: Entry, now: number): AccountState {
   if (expires !== 0n && expires !== NEVER && expires <= BigInt(now) * 10_000n + FILETIME_UNIX_EPOCH) return 'expired';
   if (computed & UF_PASSWORD_EXPIRED) return 'password_expired';
   return 'active';
+}
+
+/**
+ * Whether the entry's `adminCount` is set. Any value but 0 counts: AD writes 1, and a value this cannot read is no
+ * reason to think the account unprivileged.
+ */
+export function adminCountSet(entry: Entry): boolean {
+  const [value] = values(entry, 'adminCount');
+  return value !== undefined && text(value).trim() !== '0';
 }
 
 /** A bit-field attribute (`userAccountControl`) as a number; 0 when absent. */

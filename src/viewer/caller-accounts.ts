@@ -13,7 +13,7 @@
 import { DirectoryError } from '../ldap/connection.js';
 import type { LookedUpUser } from '../ldap/directory.js';
 import { type LoginDomain, namesAccount, parseLoginName } from '../ldap/login-name.js';
-import { CallerRoles } from './service-user.js';
+import { CallerRoles, DNS_ADMINS_GROUP } from './service-user.js';
 
 /** What config.yml says of the callers (the names as written). */
 export interface CallerConfig {
@@ -44,8 +44,12 @@ export class CallerAccounts {
     private readonly now: () => number = Date.now,
   ) {}
 
-  get adminGroups(): readonly string[] {
-    return this.config.adminGroups;
+  /**
+   * The admin groups a trusted caller may not name a member of that are known by name, not by a well-known SID:
+   * `admin.groups` and the domain's DnsAdmins (service-user.ts).
+   */
+  get namedAdminGroups(): readonly string[] {
+    return [...this.config.adminGroups, DNS_ADMINS_GROUP];
   }
 
   /** The roles, by SID; throws the directory's error only when it has never answered. */

@@ -14,12 +14,13 @@
  * (`CallerRoles.serviceUserRefusal`): an enabled user account that is not a computer, not `krbtgt`, not the indexer
  * account (whose SID is on every indexed page), not an account of `wiki.trusted_callers`, not marked "sensitive and
  * cannot be delegated" (`userAccountControl` NOT_DELEGATED), not in Protected Users, not in an admin group (the
- * domain's privileged groups or `admin.groups`) unless `wiki.trusted_callers_may_name_admins` allows it, and one the
- * directory would let log on now: not disabled, locked out, expired, nor with an expired password. Each is a rule of
- * its own, because each has its own remedy (enable the account; wait for the lockout to pass or unlock it; extend
- * `accountExpires`; the user sets a new password) and /dav/ has always answered them so. Each refusal is a 403
- * naming the rule. A name the directory does not know is no account, so no rule: the user sees nothing
- * (`no_access: user_unknown`, viewer.ts).
+ * domain's privileged groups or `admin.groups`) nor marked by the directory as one that is or was (`adminCount`)
+ * unless `wiki.trusted_callers_may_name_admins` allows it, and one the directory would let log on now: not disabled,
+ * locked out, expired, nor with an expired password. Each is a rule of its own, because each has its own remedy
+ * (enable the account; wait for the lockout to pass or unlock it; extend `accountExpires`; the user sets a new
+ * password) and /dav/ has always answered them so; `adminCount` without an admin group is one too (clear it once the
+ * account is in none). Each refusal is a 403 naming the rule. A name the directory does not know is no account, so
+ * no rule: the user sees nothing (`no_access: user_unknown`, viewer.ts).
  *
  * The rules compare accounts, not names: the accounts of the config are resolved to their SIDs (caller-accounts.ts),
  * so that no spelling of an account (`DOMAIN\name`, `name@realm`, an explicit UPN with another suffix or user part)
@@ -88,10 +89,12 @@ type TechnicalRole = 'trusted_caller' | 'indexer';
 
 /** Why a trusted caller may not call on behalf of an account; each is a 403 `service_user_<rule>`. */
 export type ServiceUserRule =
-  | 'computer' | 'krbtgt' | 'indexer' | 'trusted_caller' | 'not_delegated' | 'protected_user' | 'admin' | Exclude<AccountState, 'active'>;
+  | 'computer' | 'krbtgt' | 'indexer' | 'trusted_caller' | 'not_delegated' | 'protected_user' | 'admin' | 'admin_count'
+  | Exclude<AccountState, 'active'>;
 
 export const SERVICE_USER_RULES: readonly ServiceUserRule[] = [
-  'computer', 'krbtgt', 'indexer', 'trusted_caller', 'not_delegated', 'protected_user', 'admin', 'disabled', 'locked', 'expired', 'password_expired',
+  'computer', 'krbtgt', 'indexer', 'trusted_caller', 'not_delegated', 'protected_user', 'admin', 'admin_count',
+  'disabled', 'locked', 'expired', 'password_expired',
 ];
 
 const RULE_MESSAGES: Record<ServiceUserRule, string> = {
@@ -102,6 +105,8 @@ const RULE_MESSAGES: Record<ServiceUserRule, string> = {
   not_delegated: 'is marked "sensitive and cannot be delegated" (userAccountControl NOT_DELEGATED)',
   protected_user: 'is a member of Protected Users',
   admin: 'is a member of an admin group (the domain\'s privileged groups or admin.groups), and wiki.trusted_callers_may_name_admins is off',
+  admin_count: 'has adminCount set, which the directory gives every member of a protected group (AdminSDHolder) and '
+    + 'keeps after it leaves the group, and wiki.trusted_callers_may_name_admins is off; clear adminCount once the account is in none',
   disabled: 'is disabled, so the file server would not let it log on',
   locked: 'is locked out after too many wrong passwords, so the file server would not let it log on until the lockout ends',
   expired: 'has expired (accountExpires has passed), so the file server would not let it log on',
@@ -122,10 +127,22 @@ export function serviceUserRefusalMessage(account: string, rule: ServiceUserRule
 const ADMINISTRATOR_RID = 500;
 const KRBTGT_RID = 502;
 const PROTECTED_USERS_RID = 525;
-/** Domain Admins, Schema Admins, Enterprise Admins. */
-const PRIVILEGED_GROUP_RIDS = [512, 518, 519];
-/** Builtin Administrators, Account, Server, Print and Backup Operators. */
-const PRIVILEGED_BUILTIN_SIDS = ['S-1-5-32-544', 'S-1-5-32-548', 'S-1-5-32-549', 'S-1-5-32-550', 'S-1-5-32-551'];
+/**
+ * Domain Admins, Schema Admins, Enterprise Admins; Group Policy Creator Owners (520), who write the policies every
+ * computer of the domain runs; Key Admins and Enterprise Key Admins (526, 527), who may give any account a key to
+ * log on with (`msDS-KeyCredentialLink`).
+ */
+const PRIVILEGED_GROUP_RIDS = [512, 518, 519, 520, 526, 527];
+/** Builtin Administrators, Account, Server, Print and Backup Operators, Replicator. */
+const PRIVILEGED_BUILTIN_SIDS = ['S-1-5-32-544', 'S-1-5-32-548', 'S-1-5-32-549', 'S-1-5-32-550', 'S-1-5-32-551', 'S-1-5-32-552'];
+/**
+ * DnsAdmins, whose members change the domain's DNS records (and make a Windows DC's DNS service load a DLL of
+ * theirs). It has no well-known RID: the DC creates it with the DNS role, under a RID of its own. So it is known by
+ * the name the directory gives it, its sAMAccountName, and resolved to its SID together with `admin.groups` (below
+ * `ldap.base_dn`, case-insensitively as the directory matches names; CallerAccounts.namedAdminGroups). A domain
+ * without it has no member of it to refuse.
+ */
+export const DNS_ADMINS_GROUP = 'DnsAdmins';
 
 /** The directory's two reasons why no service may obtain a ticket in this user's name. */
 export type DelegationBarrier = Extract<ServiceUserRule, 'not_delegated' | 'protected_user'>;
@@ -153,8 +170,12 @@ export class CallerRoles {
 
   /**
    * Why a trusted caller may not call on behalf of `user` (see the module comment), or null when it may.
-   * `adminGroupSids`: the SIDs of `admin.groups`. The rules of what the account is come before its state: enabling
-   * an account must not make one that no trusted caller may ever name appear nameable.
+   * `adminGroupSids`: the SIDs of the admin groups known by name, `admin.groups` and DnsAdmins. A member of an admin
+   * group is `admin`; `admin_count` is for an account the directory marks as a protected group's member that is in
+   * none this knows (a former member, or a member of a protected group not listed here). Both give way to
+   * `wiki.trusted_callers_may_name_admins` alike: where admins may be named, an account that was one may be too. The
+   * rules of what the account is come before its state: enabling an account must not make one that no trusted caller
+   * may ever name appear nameable.
    */
   serviceUserRefusal(user: LookedUpUser, adminGroupSids: ReadonlySet<string>): ServiceUserRule | null {
     const { indexer, mayNameAdmins } = this.options;
@@ -172,7 +193,10 @@ export class CallerRoles {
       || PRIVILEGED_BUILTIN_SIDS.some((sid) => groups.has(sid))
       || (account !== null && PRIVILEGED_GROUP_RIDS.some((r) => groups.has(ofDomain(r))))
       || [...adminGroupSids].some((sid) => groups.has(sid));
-    if (admin && !mayNameAdmins) return 'admin';
+    if (!mayNameAdmins) {
+      if (admin) return 'admin';
+      if (user.adminCount) return 'admin_count';
+    }
     if (user.state !== 'active') return user.state;
     return null;
   }

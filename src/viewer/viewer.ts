@@ -310,7 +310,7 @@ export class ViewerResolver {
     let adminGroupSids: Map<string, string>;
     try {
       user = await this.lookUp(directory, serviceUser);
-      adminGroupSids = 'none' in user || callers.adminGroups.length === 0 ? new Map() : await this.groups!.resolveGroupSids(callers.adminGroups);
+      adminGroupSids = 'none' in user ? new Map() : await this.groups!.resolveGroupSids(callers.namedAdminGroups);
     } catch (error) {
       if (!(error instanceof DirectoryError)) throw error;
       // parseServiceUserHeader applies the login-name rules, so this is a safety net, not a path.

@@ -131,7 +131,7 @@ describe('Directory.lookupUser (as the indexer account)', () => {
         const looked = await directory.lookupUser(form);
         assert.deepEqual(
           looked && { ...looked, groupSids: [...looked.groupSids].sort() },
-          { account: own.account, sid: own.sid, groupSids: [...own.groupSids].sort(), state: 'active', computer: false, notDelegated: false },
+          { account: own.account, sid: own.sid, groupSids: [...own.groupSids].sort(), state: 'active', computer: false, notDelegated: false, adminCount: false },
           form,
         );
       }

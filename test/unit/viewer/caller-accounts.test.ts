@@ -20,7 +20,7 @@ function lookup() {
     if (state.down) throw new DirectoryError('directory_unavailable', 'connect ECONNREFUSED');
     // The directory finds `DOMAIN\name` by the name alone, whatever the domain.
     const sid = SIDS[name.replace(/^[^\\]*\\/, '')];
-    return sid === undefined ? null : { account: name, sid, groupSids: [], state: 'active', computer: false, notDelegated: false };
+    return sid === undefined ? null : { account: name, sid, groupSids: [], state: 'active', computer: false, notDelegated: false, adminCount: false };
   };
   return { state, lookUp };
 }

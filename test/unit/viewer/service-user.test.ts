@@ -14,7 +14,7 @@ function roles(mayNameAdmins = false): CallerRoles {
 }
 
 function user(account: string, rid: number, more: Partial<LookedUpUser> = {}): LookedUpUser {
-  return { account, sid: `${DOMAIN}-${rid}`, groupSids: [`${DOMAIN}-513`], state: 'active', computer: false, notDelegated: false, ...more };
+  return { account, sid: `${DOMAIN}-${rid}`, groupSids: [`${DOMAIN}-513`], state: 'active', computer: false, notDelegated: false, adminCount: false, ...more };
 }
 
 describe('CallerRoles.serviceUserRefusal', () => {
@@ -34,7 +34,14 @@ describe('CallerRoles.serviceUserRefusal', () => {
     ['a Domain Admin', user('dora', 1108, { groupSids: [`${DOMAIN}-512`] }), 'admin'],
     ['a builtin Administrator', user('erik', 1109, { groupSids: ['S-1-5-32-544'] }), 'admin'],
     ['a Backup Operator', user('frida', 1110, { groupSids: ['S-1-5-32-551'] }), 'admin'],
+    ['a Replicator', user('frida', 1110, { groupSids: ['S-1-5-32-552'] }), 'admin'],
+    ['a Group Policy Creator Owner', user('frida', 1110, { groupSids: [`${DOMAIN}-520`] }), 'admin'],
+    ['a Key Admin', user('frida', 1110, { groupSids: [`${DOMAIN}-526`] }), 'admin'],
+    ['an Enterprise Key Admin', user('frida', 1110, { groupSids: [`${DOMAIN}-527`] }), 'admin'],
     ['a member of admin.groups', user('fpadmin', 1203, { groupSids: [SCHUL_ADMINS] }), 'admin'],
+    ['an account marked adminCount, in no admin group', user('hanna', 1112, { adminCount: true }), 'admin_count'],
+    ['a Domain Admin marked adminCount: the admin rule first', user('dora', 1108, { groupSids: [`${DOMAIN}-512`], adminCount: true }), 'admin'],
+    ['a disabled account marked adminCount: what it is first', user('hanna', 1112, { adminCount: true, state: 'disabled' }), 'admin_count'],
     ['a disabled account', user('gerd', 1111, { state: 'disabled' }), 'disabled'],
     ['a locked-out account', user('gerd', 1111, { state: 'locked' }), 'locked'],
     ['an expired account', user('gerd', 1111, { state: 'expired' }), 'expired'],
@@ -48,6 +55,7 @@ describe('CallerRoles.serviceUserRefusal', () => {
   it('admits members of admin groups only where wiki.trusted_callers_may_name_admins allows it, and nothing else', () => {
     assert.equal(roles(true).serviceUserRefusal(user('dora', 1108, { groupSids: [`${DOMAIN}-512`] }), admins), null);
     assert.equal(roles(true).serviceUserRefusal(user('fpadmin', 1203, { groupSids: [SCHUL_ADMINS] }), admins), null);
+    assert.equal(roles(true).serviceUserRefusal(user('hanna', 1112, { adminCount: true }), admins), null);
     assert.equal(roles(true).serviceUserRefusal(user('portal', 1201), admins), 'trusted_caller');
     assert.equal(roles(true).serviceUserRefusal(user('ben', 1106, { notDelegated: true, groupSids: [`${DOMAIN}-512`] }), admins), 'not_delegated');
   });

@@ -10,7 +10,9 @@ import { ViewerResolver, type ViewerAnswer } from '../../../src/viewer/viewer.js
 const DOMAIN = 'S-1-5-21-10-20-30';
 const ANNA = `${DOMAIN}-1105`;
 const DOMAIN_USERS = `${DOMAIN}-513`;
-const GROUPS: Record<string, string> = { Lehrer: `${DOMAIN}-1101`, 'Lehrkräfte Mathe': `${DOMAIN}-1102`, Verwaltung: `${DOMAIN}-1104` };
+const GROUPS: Record<string, string> = {
+  Lehrer: `${DOMAIN}-1101`, 'Lehrkräfte Mathe': `${DOMAIN}-1102`, Verwaltung: `${DOMAIN}-1104`, DnsAdmins: `${DOMAIN}-1110`,
+};
 /** A group anna is in only through Lehrer (nested); tokenGroups lists it, no header names it. */
 const KOLLEGIUM = `${DOMAIN}-1103`;
 /** anna's whole token: what deny entries are always matched with. */
@@ -52,9 +54,9 @@ function scriptedDirectory() {
       const sid = SERVICE_ACCOUNTS[service];
       (sid === undefined ? calls.users : calls.accounts).push(name);
       if (state.down) throw unavailable();
-      if (sid !== undefined) return { account: service, sid, groupSids: [DOMAIN_USERS], state: 'active', computer: false, notDelegated: false };
+      if (sid !== undefined) return { account: service, sid, groupSids: [DOMAIN_USERS], state: 'active', computer: false, notDelegated: false, adminCount: false };
       if (!['anna', 'anna@schule.local'].includes(name.toLowerCase())) return null;
-      return { account: 'anna', sid: ANNA, groupSids: state.annaGroups, state: state.annaState, computer: false, notDelegated: false };
+      return { account: 'anna', sid: ANNA, groupSids: state.annaGroups, state: state.annaState, computer: false, notDelegated: false, adminCount: false };
     },
     async resolveGroupSids(names: readonly string[]): Promise<Map<string, string>> {
       calls.lookups.push([...names]);
@@ -235,6 +237,15 @@ describe('ViewerResolver', () => {
         assert.match(answer.message, /^X-Service-User: anna .*; a trusted caller may not call on behalf of it$/);
         assert.equal(named.stats.serviceUserRefusals[accountState], 1);
       }
+    });
+
+    it('refuses a member of DnsAdmins (403 service_user_admin), a group the directory knows by name only', async () => {
+      const { directory, state } = scriptedDirectory();
+      state.annaGroups = [...state.annaGroups, GROUPS['DnsAdmins']!];
+      const viewers = resolver(directory);
+      const answer = await viewers.resolve(onBehalf('portal', 'anna', 'Lehrer'));
+      assert.ok(!answer.ok && answer.status === 403 && answer.error === 'service_user_admin', JSON.stringify(answer));
+      assert.equal(viewers.stats.serviceUserRefusals.admin, 1);
     });
 
     it('tells the configured accounts by their SIDs, whatever spelling the config or the header uses', async () => {
