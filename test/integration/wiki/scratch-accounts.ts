@@ -34,6 +34,8 @@ export interface ScratchUserOptions {
   userPrincipalName?: string | null;
   /** userAccountControl; default a normal enabled account (512). */
   userAccountControl?: number;
+  /** adminCount, the mark AdminSDHolder leaves on a protected group's members; default none. */
+  adminCount?: number;
 }
 
 export class ScratchAccounts {
@@ -54,6 +56,7 @@ export class ScratchAccounts {
       }
       return [attribute];
     });
+    if (options.adminCount !== undefined) attributes.push(new Attribute({ type: 'adminCount', values: [String(options.adminCount)] }));
     return this.withAdmin(async (client) => {
       await client.add(newDn(name), attributes);
       this.created.push(newDn(name));

@@ -159,6 +159,10 @@ describe('wiki calls on behalf of a user (trusted callers)', () => {
     const notDelegated = await accounts.createUser(`${prefix}-nodel`, ['Lehrer'], { userAccountControl: 0x200 | 0x100000 });
     const protectedUser = await accounts.createUser(`${prefix}-prot`, ['Lehrer', 'Protected Users']);
     const domainAdmin = await accounts.createUser(`${prefix}-da`, ['Lehrer', 'Domain Admins']);
+    // main at 97bc735 answered these three with 200: the groups were missing from the list, adminCount was not read.
+    const policyOwner = await accounts.createUser(`${prefix}-gpo`, ['Lehrer', 'Group Policy Creator Owners']);
+    const dnsAdmin = await accounts.createUser(`${prefix}-dns`, ['Lehrer', 'DnsAdmins']);
+    const formerAdmin = await accounts.createUser(`${prefix}-ac`, ['Lehrer'], { adminCount: 1 });
     const computer = await accounts.createComputer(`${prefix}-ws`);
     const cases = [
       [computer.name, 'computer'],
@@ -168,6 +172,9 @@ describe('wiki calls on behalf of a user (trusted callers)', () => {
       [notDelegated.name, 'not_delegated'],
       [protectedUser.name, 'protected_user'],
       [domainAdmin.name, 'admin'],
+      [policyOwner.name, 'admin'],
+      [dnsAdmin.name, 'admin'],
+      [formerAdmin.name, 'admin_count'],
       [env.dc_admin.user, 'admin'],
       [env.admin.user, 'admin'], // a member of admin.groups
     ] as const;
