@@ -116,7 +116,7 @@ describe('a secured Elasticsearch (HTTPS with its own CA, user or API key)', () 
 
   /**
    * A service whose login or certificate check fails keeps running and says `problem` (one line, no stack) in its
-   * readiness and its first pass; searches answer degraded. Doctor names it with a fix.
+   * readiness log and its first pass; searches answer degraded. Doctor names it with a fix.
    */
   async function namesTheProblem(auth: Auth, caFile: string, problem: RegExp): Promise<void> {
     const since = Date.now();
