@@ -48,7 +48,7 @@ export class Supervisor {
   private readonly replays = new ReplayCache(MAX_SKEW_SECONDS * 1000, REPLAY_CACHE_ENTRIES);
 
   constructor(private readonly config: Config, secrets: ServiceSecrets, private readonly log: Logger) {
-    this.readiness = new Readiness(dependencyProbes(config, secrets));
+    this.readiness = new Readiness(dependencyProbes(config, secrets), log);
 
     const events: CellEvents = {
       ready: (cell) => this.wire(cell),

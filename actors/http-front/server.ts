@@ -172,6 +172,7 @@ export class HttpServer {
     ex.commonHeaders['x-request-id'] = request.requestId;
     const fail = (err: HttpError) => {
       request.errorCode = err.code;
+      if (err.logDetail !== undefined) this.log.warn({ req_id: request.requestId, outcome: err.code, detail: err.logDetail }, 'request refused');
       ex.fail(err);
     };
     if (this.draining) {

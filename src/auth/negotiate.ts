@@ -3,7 +3,9 @@
  * for the service's `kerberos.delegation.http_spn` (curl --negotiate, browsers, the Windows WebDAV redirector).
  * The ticket is checked with the keytab of kerberos.delegation (src/kerberos/acceptor.ts), each authenticator is
  * seen once by the service's one replay cache (the supervisor's), and the accepted ticket is the evidence with which
- * S4U2Proxy reaches SMB as the ticket's client. Every refusal is a 401 with a JSON error naming the reason.
+ * S4U2Proxy reaches SMB as the ticket's client. Every refusal is a 401 with a JSON error naming the reason in terms
+ * the client can act on; the Kerberos text, which names the service's principal, its realm and how to export its
+ * keytab, goes to the log: a refused token is all an anonymous caller needs to send.
  */
 import type { Config } from '../config/schema.js';
 import { challengeHeader } from '../http/challenges.js';
@@ -63,17 +65,33 @@ export class NegotiateAuth {
     } catch (err) {
       if (!(err instanceof KerberosError)) throw err;
       if (err.code === 'REPLAY_CACHE_FULL') throw new HttpError(503, 'negotiate_busy', `Negotiate: ${err.message}`, { 'retry-after': '5' });
-      throw new HttpError(401, negotiateErrorCode(err), `Negotiate: ${err.message}`, challengeHeader(challenge));
+      const code = negotiateErrorCode(err);
+      throw new HttpError(401, code, `Negotiate: ${CLIENT_MESSAGES[code] ?? REFUSED}`, challengeHeader(challenge), err.message);
     }
     const { client, evidence } = accepted.context;
     const { names } = evidence.client;
     // A user of another realm, or a service principal (host/…), is no account this realm's file servers know.
     if (evidence.crealm.toUpperCase() !== this.realm || names.length !== 1) {
-      throw new HttpError(401, 'negotiate_foreign_principal', `Negotiate: ${client} is not a user of the realm ${this.realm}`, challengeHeader(challenge));
+      throw new HttpError(401, 'negotiate_foreign_principal', `Negotiate: ${CLIENT_MESSAGES['negotiate_foreign_principal']}`, challengeHeader(challenge),
+        `${client} is not a user of the realm ${this.realm}`);
     }
     return { user: names[0]!, evidence, wwwAuthenticate: accepted.wwwAuthenticate };
   }
 }
+
+/** What the client of a refused token is told, by error code: what it can do, naming nothing of the deployment. */
+const CLIENT_MESSAGES: Partial<Record<string, string>> = {
+  negotiate_malformed: 'the token is not a Kerberos token this service reads; send a Kerberos ticket for this service, or Basic credentials',
+  negotiate_ntlm: 'the client sent NTLM (it holds no Kerberos ticket for this service); only Kerberos is accepted: send Basic credentials',
+  negotiate_replay: 'this token was presented before (a replayed Negotiate token); send a new one',
+  negotiate_ticket_invalid: 'the Kerberos ticket is not for this service, or not valid now; get a new ticket for the host name in the URL',
+  negotiate_integrity: 'the Kerberos ticket does not open with this service\'s key; get a new ticket',
+  negotiate_clock_skew: `the clocks of the client and this service differ by more than ${MAX_SKEW_SECONDS} seconds: synchronise the client with the domain's time (NTP)`,
+  negotiate_keytab: 'this service holds no key for the Kerberos ticket; send Basic credentials (the administrator finds why in the log)',
+  negotiate_unsupported_etype: 'the Kerberos ticket is sealed with an encryption type this service does not accept (it accepts AES); send Basic credentials',
+  negotiate_foreign_principal: 'the Kerberos ticket names no user of this service\'s domain',
+};
+const REFUSED = 'the Kerberos ticket was refused; send Basic credentials';
 
 /** The JSON error code of a refused token: the replay and NTLM cases by name, the rest as what failed. */
 function negotiateErrorCode(err: KerberosError): string {

@@ -7,6 +7,11 @@ export class HttpError extends Error {
     readonly code: string,
     message: string,
     readonly headers: Record<string, string> = {},
+    /**
+     * What the operator needs and the client must not see (a principal, the realm, a config key): the http-front
+     * logs it with the request's id; the answer carries `message` only.
+     */
+    readonly logDetail?: string,
   ) {
     super(message);
     this.name = 'HttpError';

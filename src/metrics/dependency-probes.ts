@@ -2,9 +2,8 @@
 // health), the directory (an LDAPS bind as the indexer account) and each SMB
 // backend (a session setup as the indexer account). Without the indexer
 // password (wiki off) there is no account to log on with: the directory is
-// only connected to, a file server asked for an anonymous session. /readyz answers
-// without authentication, so a detail names no account: only "the indexer
-// account".
+// only connected to, a file server asked for an anonymous session. A result's
+// detail goes to the log only (src/metrics/readiness.ts): /readyz shows states.
 import type { Client } from '@elastic/elasticsearch';
 import type { Config } from '../config/index.js';
 import { toDirectoryError, withLdapClient } from '../ldap/connection.js';
@@ -86,7 +85,8 @@ function smbProbes(config: Config, secrets: ServiceSecrets): DependencyProbe[] {
   const logons = new SmbLogons(config);
   const shareOf = new Map(smb.shares.map((share) => [(share.server ?? smb.server)!, share.name]));
   return [...shareOf].map(([host, shareName]) => ({
-    name: `smb://${host}:${smb.port}`,
+    name: 'smb',
+    server: `smb://${host}:${smb.port}`,
     async run(): Promise<ProbeResult> {
       const timeoutMs = Math.min(smb.request_timeout, PROBE_TIMEOUT_MS);
       const client = smbClientFromConfig(smb, { connectTimeoutMs: timeoutMs, requestTimeoutMs: timeoutMs });

@@ -19,7 +19,8 @@ export const operationsPaths = {
     get: operation({
       operationId: 'getReadiness',
       summary: 'Readiness: Elasticsearch (when enabled), the directory (LDAPS bind as the indexer account) and each SMB backend',
-      description: 'Results are reused for 5 seconds, so that frequent probes do not load the directory or the file servers.',
+      description: 'Results are reused for 5 seconds, so that frequent probes do not load the directory or the file servers. '
+        + 'Answered without authentication, so a check is a state only: the reason of a change is in the log, and `fileproxy doctor` prints the checks with their fixes.',
       tags: ['Operations'],
       responses: {
         '200': ok('Every needed dependency answers', ref('ReadinessReport')),
@@ -76,16 +77,20 @@ export const operationsSchemas = {
       status: { enum: ['ready', 'not_ready'] },
       checks: {
         type: 'object',
-        description: 'By dependency: elasticsearch, ldap, smb://<host>:<port> per SMB backend',
+        description: 'By dependency: elasticsearch, ldap, smb (every SMB backend together)',
         additionalProperties: ref('DependencyCheck'),
       },
     },
   },
   DependencyCheck: {
-    type: 'object', required: ['status', 'detail', 'checked_at', 'duration_ms'], additionalProperties: false,
+    type: 'object', required: ['status', 'checked_at', 'duration_ms'], additionalProperties: false,
     properties: {
-      status: { enum: ['up', 'down', 'disabled'] },
-      detail: { type: 'string' },
+      status: { enum: ['up', 'down', 'degraded', 'disabled'], description: 'degraded: some of the SMB backends answer, not all' },
+      servers: {
+        type: 'object', required: ['up', 'total'], additionalProperties: false,
+        description: 'smb: how many backends answer, of how many',
+        properties: { up: { type: 'integer', minimum: 0 }, total: { type: 'integer', minimum: 1 } },
+      },
       checked_at: { type: 'string', format: 'date-time' },
       duration_ms: { type: 'number', minimum: 0 },
     },

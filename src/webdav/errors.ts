@@ -41,7 +41,8 @@ function smbHttpError(err: SmbError, at: FailureContext): HttpError {
     case 'ACCESS_DENIED': return new HttpError(403, 'access_denied', `the file server denies access to ${where}`);
     case 'STAGING_DENIED':
       return new HttpError(403, 'staging_denied', `a body over 1 MiB (or over the file server's largest write, where that is less) for ${where} waits in a file beside it until it is whole, and the file server does not let you create files in that folder; save it over SMB, or ask for the right to add files there`);
-    case 'LOGON_FAILURE': return new HttpError(401, 'logon_failure', `the file server ${at.server} refused the credentials`, DAV_CHALLENGE_HEADER);
+    // A wrong password is all it takes to get this answer: it names no server.
+    case 'LOGON_FAILURE': return new HttpError(401, 'logon_failure', 'the file server refused the credentials', DAV_CHALLENGE_HEADER);
     case 'SHARING_VIOLATION': return new HttpError(423, 'in_use', `${where} is in use by another program`);
     case 'LOCK_CONFLICT': return new HttpError(423, 'in_use', `another program holds a byte-range lock on ${where}`);
     case 'DELETE_PENDING': return new HttpError(409, 'delete_pending', `${where} is being deleted`);

@@ -124,7 +124,7 @@ export class DavService {
         let answer = davHttpError(err, { server: call?.server ?? '', share: call?.location.share ?? '', path: call?.path ?? ex.path });
         if (!answer) throw err;
         // Every 401 offers Negotiate where it is configured, whichever layer made it.
-        if (answer.status === 401 && this.deps.negotiate) answer = new HttpError(401, answer.code, answer.message, { ...answer.headers, ...challengeHeader(this.challenge) });
+        if (answer.status === 401 && this.deps.negotiate) answer = new HttpError(401, answer.code, answer.message, { ...answer.headers, ...challengeHeader(this.challenge) }, answer.logDetail);
         if (answer.status >= 500) this.deps.log.warn({ err: errorWithoutMessage(err), method: ex.method, outcome: answer.code }, 'WebDAV request failed');
         throw answer;
       }
@@ -217,7 +217,8 @@ export class DavCall {
     const { svc } = this;
     const { negotiate } = svc.deps;
     if (!negotiate) {
-      throw new HttpError(401, 'negotiate_not_configured', 'this service does not accept Negotiate (kerberos.delegation.http_spn is not set); send Basic credentials', DAV_CHALLENGE_HEADER);
+      throw new HttpError(401, 'negotiate_not_configured', 'this service does not accept Negotiate; send Basic credentials', DAV_CHALLENGE_HEADER,
+        'a client sent Negotiate, which needs kerberos.delegation.http_spn (not set)');
     }
     const client = await negotiate.authenticate(authorization, svc.challenge);
     if (client.wwwAuthenticate) this.ex.commonHeaders['www-authenticate'] = client.wwwAuthenticate;

@@ -1,6 +1,7 @@
 // GET /readyz: 200 when every dependency the service needs answers
 // (Elasticsearch when enabled, the directory, each SMB backend), else 503;
-// the body has the details per dependency. /healthz is liveness.
+// the body has a state per dependency, the reasons are in the log
+// (src/metrics/readiness.ts). /healthz is liveness.
 import type { Router } from '../../../src/http/router.js';
 import type { SupervisorProtocol } from '../../../src/messages/supervisor.js';
 import type { Remote } from '../../../src/runtime/rpc.js';

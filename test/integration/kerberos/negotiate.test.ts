@@ -16,6 +16,7 @@ import { initiateContext, type InitiatorContext } from '../../../src/kerberos/gs
 import { KERBEROS_MECH_TYPES, NegState, negTokenInit, parseNegTokenResp } from '../../../src/kerberos/spnego.js';
 import type { HealthReport } from '../../../src/runtime/health.js';
 import { SmbClient, SmbError } from '../../../src/smb/index.js';
+import { assertNamesNone, deploymentNames } from '../../support/anonymous-answers.js';
 import { startService, type RunningService } from '../../support/service.js';
 import { testbedShare } from '../../support/smb-logons.js';
 import { dcAddress, realm } from '../../testbed/domain.js';
@@ -58,6 +59,7 @@ function send(url: string, method: string, headers: Record<string, string>, body
 describe('HTTP Negotiate on /dav/ and the wiki (Kerberos tickets for HTTP/proxy.edu.test)', () => {
   let env: TestbedEnv;
   let dir: string;
+  let keytab: string;
   let service: RunningService;
   let carla: KerberosClient;
   let smb: SmbClient;
@@ -77,7 +79,7 @@ describe('HTTP Negotiate on /dav/ and the wiki (Kerberos tickets for HTTP/proxy.
     env = await readTestbedEnv();
     await ensureDelegationAccounts();
     dir = await mkdtemp(join(tmpdir(), 'negotiate-'));
-    const keytab = join(dir, 'proxy.keytab');
+    keytab = join(dir, 'proxy.keytab');
     // The account's keys and those of its HTTP/ principal in one file, as README says to export them.
     await exportKeytab(delegationAccount.user, keytab);
     await exportKeytab(delegationAccount.spn, keytab);
@@ -152,8 +154,11 @@ describe('HTTP Negotiate on /dav/ and the wiki (Kerberos tickets for HTTP/proxy.
     assert.fail(`the replays did not reach both threads: ${JSON.stringify(await servedPerFront())}`);
   });
 
-  it('answers 401 naming the reason for an NTLM token, a malformed token, and advertises Negotiate in its challenges', async () => {
+  it('answers 401 naming the reason for an NTLM token, a malformed token, a ticket for another service, and advertises Negotiate in its challenges; none names the deployment', async () => {
     const ntlm = Buffer.from('NTLMSSP\0\x01\0\0\0\x07\x82\x08\xa2', 'latin1').toString('base64');
+    // carla's ticket for the file server, not for this service: the refusal used to name this service's principal.
+    const elsewhere = `Negotiate ${negTokenInit(initiateContext(await carla.serviceTicket(fileServerSpn)).token, KERBEROS_MECH_TYPES).toString('base64')}`;
+    const secret = deploymentNames(env, [delegationAccount.spn, delegationAccount.user, fileServerSpn, keytab, 'http_spn', 'exportkeytab']);
     for (const [path, method] of [[`dav/schule/${READABLE}`, 'GET'], ['wiki/roots', 'GET']] as const) {
       const url = `${service.url}/${path}`;
       const refusedNtlm = await send(url, method, { authorization: `Negotiate ${ntlm}` });
@@ -162,10 +167,16 @@ describe('HTTP Negotiate on /dav/ and the wiki (Kerberos tickets for HTTP/proxy.
       const malformed = await send(url, method, { authorization: 'Negotiate YWJj' });
       assert.equal(malformed.status, 401, malformed.body);
       assert.equal(JSON.parse(malformed.body).error, 'negotiate_malformed');
+      const wrongService = await send(url, method, { authorization: elsewhere });
+      assert.equal(wrongService.status, 401, wrongService.body);
+      assert.equal(JSON.parse(wrongService.body).error, 'negotiate_ticket_invalid');
       const none = await send(url, method, {});
       assert.equal(none.status, 401, none.body);
       assert.match(String(none.headers['www-authenticate']), /^Negotiate, Basic realm="edu-fileproxy"/);
+      for (const [what, answer] of Object.entries({ refusedNtlm, malformed, wrongService, none })) assertNamesNone(`${what} at ${path}`, answer, secret);
     }
+    // The operator learns which principal the ticket was for, in the log.
+    assert.match(service.output(), new RegExp(`"detail":"the ticket is for ${fileServerSpn}@${realm}, this service is ${delegationAccount.spn}@${realm}"`, 'i'));
   });
 
   it('refuses, naming why, users the directory will not let be delegated (marked sensitive; in Protected Users, which Samba 4.17\'s KDC would delegate): 403, not a 5xx', async () => {

@@ -15,7 +15,7 @@ const password = readIndexerPassword(config);
 
 async function probeSmb(smb: Partial<Config['smb']>, secrets: ServiceSecrets) {
   const probes = dependencyProbes({ ...config, smb: { ...config.smb, ...smb } }, secrets);
-  const probe = probes.find((p) => p.name.startsWith('smb://'))!;
+  const probe = probes.find((p) => p.name === 'smb')!;
   return probe.run();
 }
 

@@ -2,7 +2,7 @@
 // its own CA, and an account with only the role the README names. Through the real service and `fileproxy doctor`:
 // a user with a password file, and an API key made through Elasticsearch's API, each with elasticsearch.tls.ca_file,
 // index, reindex and search, and doctor passes; a CA that did not sign the node's certificate, and a wrong password,
-// are named as such by doctor, readiness and the pass, while the service keeps running; a secret file others may
+// are named as such by doctor, the readiness log and the pass, while the service keeps running; a secret file others may
 // read is refused by the same rule as the indexer secret. The node is the testbed's (`npm run testbed -- secure up`);
 // started here when it is not up, and then stopped.
 import assert from 'node:assert/strict';
@@ -17,6 +17,7 @@ import { DEFAULT_ALIAS } from '../../../src/search/mapping.js';
 import { doctor, failLine } from '../../support/doctor.js';
 import { assertNothingCrashed } from '../../support/health.js';
 import { noteSecret } from '../../support/log-audit.js';
+import { loggedReadiness } from '../../support/readiness-log.js';
 import { startService, writeServiceConfig, type RunningService } from '../../support/service.js';
 import { ensureSecureNodeRunning, SERVICE_ROLE, stopSecureNode, type SecureNode } from '../../testbed/elasticsearch-secure.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
@@ -31,7 +32,7 @@ type Auth = { username: string; password_file: string } | { api_key_file: string
 
 interface Readiness {
   status: string;
-  checks: Record<string, { status: string; detail: string }>;
+  checks: Record<string, { status: string }>;
 }
 
 describe('a secured Elasticsearch (HTTPS with its own CA, user or API key)', () => {
@@ -115,7 +116,7 @@ describe('a secured Elasticsearch (HTTPS with its own CA, user or API key)', () 
 
   /**
    * A service whose login or certificate check fails keeps running and says `problem` (one line, no stack) in its
-   * readiness and its first pass; searches answer degraded. Doctor names it with a fix.
+   * readiness log and its first pass; searches answer degraded. Doctor names it with a fix.
    */
   async function namesTheProblem(auth: Auth, caFile: string, problem: RegExp): Promise<void> {
     const since = Date.now();
@@ -125,7 +126,8 @@ describe('a secured Elasticsearch (HTTPS with its own CA, user or API key)', () 
       assert.match(pass.errors.join(' '), problem, JSON.stringify(pass));
       const ready = await readiness(service);
       assert.equal(ready.status, 503);
-      const detail = ready.body.checks['elasticsearch']?.detail ?? '';
+      assert.equal(ready.body.checks['elasticsearch']?.status, 'down');
+      const detail = (await loggedReadiness(service, ['elasticsearch']))['elasticsearch']!;
       assert.match(detail, problem);
       for (const text of [detail, ...pass.errors]) assert.doesNotMatch(text, /\n/, 'one line, not a dump');
       const search = await new WikiClient(service.url, env).request<{ degraded?: boolean }>('/wiki/search', { caller: ADMIN, body: { q: 'Vertretungsplan' } });

@@ -9,6 +9,7 @@ import { dirname } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SmbClient } from '../../../src/smb/index.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
+import { assertNamesNone, deploymentNames } from '../../support/anonymous-answers.js';
 import { startService, type RunningService } from '../../support/service.js';
 import { testbedShare } from '../../support/smb-logons.js';
 import { DavClient, account } from './dav-client.js';
@@ -32,14 +33,25 @@ describe('WebDAV access as the requesting user', () => {
     await service.stop();
   });
 
-  it('answers 401 with a Basic challenge without or with wrong credentials', async () => {
+  it('answers 401 with a Basic challenge without or with wrong credentials, or with Negotiate (not configured here), naming nothing of the deployment', async () => {
     const anonymous = await new DavClient(service, undefined).request('PROPFIND', '', { headers: { depth: '0' } });
     assert.equal(anonymous.status, 401);
     assert.equal(anonymous.headers.get('www-authenticate'), 'Basic realm="edu-fileproxy", charset="UTF-8"');
     const wrong = await new DavClient(service, { user: 'anna', password: 'not her password' }).request('GET', 'Aushang.txt');
     assert.equal(wrong.status, 401);
     assert.match(wrong.headers.get('www-authenticate') ?? '', /^Basic realm="edu-fileproxy"/);
-    assert.equal(((await wrong.json()) as { error: string }).error, 'logon_failure');
+    const negotiate = await new DavClient(service, undefined, 'schule', { authorization: 'Negotiate YWJj' }).request('GET', 'Aushang.txt');
+    assert.equal(negotiate.status, 401);
+    const answers = { anonymous, wrong, negotiate };
+    const errors: Record<string, string> = {};
+    for (const [what, res] of Object.entries(answers)) {
+      const body = await res.text();
+      errors[what] = (JSON.parse(body) as { error: string }).error;
+      assertNamesNone(what, { headers: res.headers, body }, deploymentNames(env, ['kerberos.delegation', 'http_spn']));
+    }
+    assert.deepEqual([errors['wrong'], errors['negotiate']], ['logon_failure', 'negotiate_not_configured']);
+    // The setting the operator lacks is in the log.
+    assert.match(service.output(), /"outcome":"negotiate_not_configured","detail":"[^"]*kerberos\.delegation\.http_spn/);
   });
 
   it('lets the NT ACLs decide: a pupil is denied the staff room (403), a teacher is not', async () => {

@@ -1,6 +1,7 @@
 // The http-front's per-request record on both transports: one JSON log line per
 // request (id, method, route pattern, status, duration, outcome; never the path
-// or a header), X-Request-Id echoed, the request metrics.
+// or a header), X-Request-Id echoed, the request metrics; what an error holds for the operator only, logged beside
+// it and never answered.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pino } from 'pino';
@@ -23,12 +24,13 @@ async function serve(transport: HttpTransport) {
   router.add('GET', '/users/:name/events', (ex) => ex.json(200, { ok: true }));
   router.add('POST', '/edu-api/webhook', () => { throw new HttpError(401, 'invalid_key', 'unknown key'); });
   router.add('GET', '/broken', () => { throw new Error('bug with secret-looking text'); });
+  router.add('GET', '/negotiate', () => { throw new HttpError(401, 'negotiate_keytab', 'send Basic credentials', {}, 'no key for HTTP/files.edu.test@EDU.TEST'); });
   const registry = new Registry();
   const port = await freePort();
   const http = { host: '127.0.0.1', port, max_body: 1024, header_timeout: 10_000, body_timeout: 30_000 };
   const server = await HttpServer.listen(http, router, log, transport, { metrics: new HttpRequestMetrics(registry) });
   const requests = () => lines.filter((l) => l.msg === 'request');
-  return { url: `http://127.0.0.1:${port}`, server, registry, requests };
+  return { url: `http://127.0.0.1:${port}`, server, registry, requests, lines };
 }
 
 describe('requestIdFrom', () => {
@@ -78,6 +80,19 @@ for (const transport of transportsUnderTest(import.meta.url)) {
         assert.equal(sampleValue(samples, 'fileproxy_http_request_duration_seconds_count', { route: '/users/:name/events', method: 'GET', status: '200' }), 1);
         assert.equal(sampleValue(samples, 'fileproxy_http_request_duration_seconds_count', { route: 'unmatched', status: '404' }), 1);
         assert.equal(sampleValue(samples, 'fileproxy_webhook_requests_total', { status: '401', outcome: 'invalid_key' }), 1);
+      } finally {
+        await server.drain(1_000);
+      }
+    });
+
+    it('logs an error\'s detail for the operator with the request\'s id, and answers its message only', async () => {
+      const { url, server, lines } = await serve(transport);
+      try {
+        const refused = await fetch(`${url}/negotiate`, { headers: { 'x-request-id': 'trace-43' } });
+        assert.equal(refused.status, 401);
+        assert.deepEqual(await refused.json(), { status: 'error', error: 'negotiate_keytab', message: 'send Basic credentials' });
+        const logged = lines.find((l) => l.msg === 'request refused');
+        assert.deepEqual([logged?.['req_id'], logged?.['outcome'], logged?.['detail']], ['trace-43', 'negotiate_keytab', 'no key for HTTP/files.edu.test@EDU.TEST']);
       } finally {
         await server.drain(1_000);
       }
