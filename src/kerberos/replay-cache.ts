@@ -36,16 +36,16 @@ export function remoteReplayGuard(ask: (client: string, ctime: Date, cusec: numb
  * the cache for everyone: every other user's token was refused until its authenticators aged out. A tenth: 5,000 in
  * the five minutes an entry is kept is 17 a second, sustained, more than even a client that answers the 401 of
  * every request of a bulk copy with a new authenticator makes; ten accounts together can still fill the cache, one
- * cannot. Full, the cache takes 9 MB of heap as ten clients at their quota
- * and 19 MB as 50,000 clients with one authenticator each, its worst shape (test/unit/kerberos/replay-cache-memory).
+ * cannot. Full, the cache takes 9 MB of heap as ten clients at their quota and 19 MB as 50,000 clients with one
+ * authenticator each, its worst shape (test/unit/kerberos/replay-cache-memory.test.ts).
  */
 export const REPLAY_CACHE_ENTRIES = 50_000;
 export const REPLAY_CACHE_PER_CLIENT = 5_000;
 
 /**
- * How often, at most, every client's expired entries are dropped: one pass over the cache a second under load, so a
- * full cache may refuse for up to a second after its oldest entries expired (a client at its quota looks at its own
- * entries at once).
+ * How often, at most, expired entries are dropped: one pass over the cache a second under load, rather than one over a
+ * client's entries with each of its requests once it is at its quota. A client at its quota, or a full cache, may so
+ * be refused for up to a second after its oldest entries expired.
  */
 const SWEEP_INTERVAL_MS = 1000;
 
@@ -86,14 +86,13 @@ export class ReplayCache implements ReplayGuard {
     if (until !== undefined && until >= at) {
       throw new KerberosError('REPLAY', `the authenticator of ${client} made at ${ctime.toISOString()} was presented before (a replayed Negotiate token)`);
     }
-    if (seen.size >= this.perClient) this.dropExpired(client, seen, at);
     if (seen.size >= this.perClient) {
       throw new KerberosError('REPLAY_CACHE_FULL', `${client} has made ${seen.size} authenticators within the clock skew window, as many as one client may; try again shortly`);
     }
     if (this.entries >= this.capacity) {
       throw new KerberosError('REPLAY_CACHE_FULL', `the replay cache holds ${this.capacity} authenticators still within the clock skew window; try again shortly`);
     }
-    // An expired entry of the same authenticator (dropExpired had not reached it) is replaced, not counted twice.
+    // An expired entry of the same authenticator (not swept yet) is replaced, not counted twice.
     if (!seen.delete(key)) this.entries++;
     seen.set(key, authenticatorTime({ ctime, cusec }) + this.skewMs);
     this.byClient.set(client, seen);
