@@ -11,7 +11,7 @@ import { RpcChannel } from '../src/runtime/rpc.js';
 import type { ActorKind } from '../src/messages/peers.js';
 import type { SupervisorProtocol } from '../src/messages/supervisor.js';
 import { MAX_SKEW_SECONDS } from '../src/kerberos/acceptor.js';
-import { ReplayCache } from '../src/kerberos/replay-cache.js';
+import { REPLAY_CACHE_ENTRIES, REPLAY_CACHE_PER_CLIENT, ReplayCache } from '../src/kerberos/replay-cache.js';
 import { dependencyProbes } from '../src/metrics/dependency-probes.js';
 import { Readiness } from '../src/metrics/readiness.js';
 import { mergeSnapshots, type MetricSnapshot, type MetricsSource } from '../src/metrics/snapshot.js';
@@ -23,8 +23,6 @@ import { actorPlans, linked } from './topology.js';
 const STARTUP_TIMEOUT_MS = 30_000;
 /** An actor that does not hand over its metrics this fast is left out of a scrape (its actor_up says why). */
 const METRICS_TIMEOUT_MS = 2_000;
-/** Authenticators kept within the skew window (a burst of 50,000 Negotiate requests in 5 minutes); a few MB at most. */
-const REPLAY_CACHE_ENTRIES = 50_000;
 
 export class Supervisor {
   private readonly cells: ActorCell[] = [];
@@ -45,7 +43,7 @@ export class Supervisor {
    * Map behind one channel needs no lock-free table of its own. The cost is one round trip per Negotiate request,
    * next to the two AES decryptions of the ticket and authenticator (measured: bench/negotiate/run.ts, bench/RESULTS.md).
    */
-  private readonly replays = new ReplayCache(MAX_SKEW_SECONDS * 1000, REPLAY_CACHE_ENTRIES);
+  private readonly replays = new ReplayCache(MAX_SKEW_SECONDS * 1000, REPLAY_CACHE_ENTRIES, REPLAY_CACHE_PER_CLIENT);
 
   constructor(private readonly config: Config, secrets: ServiceSecrets, private readonly log: Logger) {
     this.readiness = new Readiness(dependencyProbes(config, secrets), log);

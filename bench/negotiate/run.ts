@@ -16,7 +16,7 @@ import { KerberosClient } from '../../src/kerberos/client.js';
 import { initiateContext } from '../../src/kerberos/gss.js';
 import { parseKeytab } from '../../src/kerberos/keytab.js';
 import { acceptNegotiate } from '../../src/kerberos/negotiate.js';
-import { ReplayCache, remoteReplayGuard, type ReplayGuard, type ReplayVerdict } from '../../src/kerberos/replay-cache.js';
+import { REPLAY_CACHE_ENTRIES, REPLAY_CACHE_PER_CLIENT, ReplayCache, remoteReplayGuard, type ReplayGuard, type ReplayVerdict } from '../../src/kerberos/replay-cache.js';
 import { KERBEROS_MECH_TYPES, negTokenInit } from '../../src/kerberos/spnego.js';
 import type { SupervisorProtocol } from '../../src/messages/supervisor.js';
 import { RpcChannel } from '../../src/runtime/rpc.js';
@@ -67,12 +67,12 @@ async function run(): Promise<BenchReport> {
 
   const { port1, port2 } = new MessageChannel();
   const worker = new Worker(new URL('./replay-worker.js', import.meta.url), {
-    workerData: { port: port2, skewMs: MAX_SKEW_SECONDS * 1000, capacity: 50_000 }, transferList: [port2],
+    workerData: { port: port2, skewMs: MAX_SKEW_SECONDS * 1000 }, transferList: [port2],
   });
   const channel = new RpcChannel(port1, 'replay-worker', undefined);
   const supervisor = channel.remote<Pick<SupervisorProtocol, 'admitAuthenticator'>>();
   const remote = remoteReplayGuard((...seen): Promise<ReplayVerdict> => supervisor.admitAuthenticator(...seen));
-  const local = new ReplayCache(MAX_SKEW_SECONDS * 1000, 50_000);
+  const local = new ReplayCache(MAX_SKEW_SECONDS * 1000, REPLAY_CACHE_ENTRIES, REPLAY_CACHE_PER_CLIENT);
   // Interleaved halves, so that a busy spell of the shared host hits both alike; the first of each warms up.
   const inThread: number[] = [];
   const overChannel: number[] = [];

@@ -121,7 +121,9 @@ export interface EncryptionType {
   readonly keyLength: number;
   /** The checksum type (RFC 3961 8) keyed with this type's keys. */
   readonly checksumType: number;
-  stringToKey(password: string, salt: string, params?: Buffer): Buffer;
+  /** The PBKDF2 iteration count of string-to-key when the KDC names none (RFC 3962: 4096, RFC 8009: 32768). */
+  readonly defaultIterations: number;
+  stringToKey(password: string, salt: string, iterations?: number): Buffer;
   encrypt(key: Buffer, usage: number, plain: Buffer, confounder?: Buffer): Buffer;
   /** Throws KerberosError INTEGRITY when the tag does not verify. */
   decrypt(key: Buffer, usage: number, cipher: Buffer): Buffer;
@@ -137,6 +139,7 @@ function verifyTag(expected: Buffer, got: Buffer, what: string): void {
 /** RFC 3962: aes-cts-hmac-sha1-96 on the simplified profile of RFC 3961. */
 class AesSha1 implements EncryptionType {
   readonly checksumType: number;
+  readonly defaultIterations = 4096;
   constructor(
     readonly etype: number,
     readonly name: string,
@@ -157,8 +160,7 @@ class AesSha1 implements EncryptionType {
     return Buffer.concat(out).subarray(0, this.keyLength);
   }
 
-  stringToKey(password: string, salt: string, params?: Buffer): Buffer {
-    const iterations = params && params.length === 4 ? params.readUInt32BE(0) : 4096;
+  stringToKey(password: string, salt: string, iterations = this.defaultIterations): Buffer {
     const tkey = pbkdf2Sync(Buffer.from(password, 'utf8'), Buffer.from(salt, 'utf8'), iterations, this.keyLength, 'sha1');
     return this.derive(tkey, Buffer.from('kerberos', 'latin1'));
   }
@@ -187,6 +189,7 @@ class AesSha1 implements EncryptionType {
 /** RFC 8009: AES-CTS with HMAC-SHA256/384, keys from the SP800-108 counter-mode KDF. */
 class AesSha2 implements EncryptionType {
   readonly checksumType: number;
+  readonly defaultIterations = 32768;
   private readonly hash: 'sha256' | 'sha384';
   /** Length of the integrity tag and of Ki/Kc, in bytes. */
   private readonly macLength: number;
@@ -210,8 +213,7 @@ class AesSha2 implements EncryptionType {
       .subarray(0, bytes);
   }
 
-  stringToKey(password: string, salt: string, params?: Buffer): Buffer {
-    const iterations = params && params.length === 4 ? params.readUInt32BE(0) : 32768;
+  stringToKey(password: string, salt: string, iterations = this.defaultIterations): Buffer {
     const saltp = Buffer.concat([Buffer.from(this.name, 'latin1'), Buffer.from([0]), Buffer.from(salt, 'utf8')]);
     return this.stringToKeyRaw(Buffer.from(password, 'utf8'), saltp, iterations);
   }
@@ -268,6 +270,33 @@ export function encryptionType(etype: number): EncryptionType {
   const t = TYPES.get(etype);
   if (!t) throw new KerberosError('UNSUPPORTED_ETYPE', `encryption type ${etype} is not supported (only AES: 17, 18, 19, 20)`);
   return t;
+}
+
+/**
+ * The iteration counts a KDC may ask string-to-key for (its s2kparams in ETYPE-INFO2): from RFC 3962's default, the
+ * count Windows and Samba DCs use, up to MIT krb5's limit, fewer than 2^24. The count comes unprotected in the
+ * KDC's first answer, so a forged reply (or a forged DNS answer naming another KDC) could otherwise ask for 2^32
+ * (an hour of PBKDF2 here, the thread blocked), for 1 (the password's key as cheap to guess from the logon as can
+ * be), or for 0 (a RangeError). 2^24 itself took 14 s for an aes256 key on one core of the loaded test host.
+ */
+const MIN_ITERATIONS = 4096;
+const ITERATIONS_LIMIT = 2 ** 24;
+
+/**
+ * The iteration count of a KDC's s2kparams for `type` (RFC 3962 4, RFC 8009 4: four octets, big-endian, 0 meaning
+ * 2^32), or the type's default when the KDC names none. A count out of bounds is a PROTOCOL_ERROR naming it.
+ */
+export function s2kIterations(type: EncryptionType, params: Buffer | undefined): number {
+  if (params === undefined) return type.defaultIterations;
+  if (params.length !== 4) throw new KerberosError('PROTOCOL_ERROR', `the KDC's string-to-key parameters for ${type.name} are ${params.length} bytes, not 4`);
+  const iterations = params.readUInt32BE(0) || 2 ** 32;
+  if (iterations < MIN_ITERATIONS || iterations >= ITERATIONS_LIMIT) {
+    throw new KerberosError(
+      'PROTOCOL_ERROR',
+      `the KDC asks for ${iterations} string-to-key iterations of ${type.name}; accepted are ${MIN_ITERATIONS} (RFC 3962's default) to ${ITERATIONS_LIMIT - 1} (MIT krb5's limit): a KDC of the domain does not send this, the reply may be forged`,
+    );
+  }
+  return iterations;
 }
 
 /** A fresh random key of the given type (for AP-REQ subkeys): random-to-key is the identity for AES. */

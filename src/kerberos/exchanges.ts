@@ -4,7 +4,7 @@
  * for the holder of a TGT). KDC refusals become KerberosErrors that say what to do.
  */
 import { randomInt } from 'node:crypto';
-import { SUPPORTED_ETYPES, encryptionType, type EncryptionKey } from './crypto.js';
+import { SUPPORTED_ETYPES, encryptionType, s2kIterations, type EncryptionKey } from './crypto.js';
 import { KerberosError } from './errors.js';
 import {
   KdcErrorCode,
@@ -127,7 +127,8 @@ function clientKey(secret: ClientSecret, padata: PaData[], realm: string, client
   const chosen = offered[0];
   if (!chosen) throw new KerberosError('UNSUPPORTED_ETYPE', `${who}: the KDC offers no AES key for this account (etypes ${entries.map((e) => e.etype).join(', ') || 'none'}); set a new password so that AES keys are made`);
   const salt = chosen.salt ?? realm + client.names.join('');
-  return { etype: chosen.etype, value: encryptionType(chosen.etype).stringToKey(secret.password, salt, chosen.s2kparams) };
+  const type = encryptionType(chosen.etype);
+  return { etype: chosen.etype, value: type.stringToKey(secret.password, salt, s2kIterations(type, chosen.s2kparams)) };
 }
 
 interface AsOptions {

@@ -42,7 +42,11 @@ function systemServers(): DnsServer[] {
   return getServers().map(parseDnsServer);
 }
 
-/** One question to one server; the answer must carry the question's id and name. */
+/**
+ * One question to one server; the answer must come from that server's address and port and carry the question's id
+ * and name. The socket is connected to the server, so the kernel hands it no datagram from anyone else: a forged
+ * answer naming another KDC must then come from the server's own address, not merely guess a 16-bit id.
+ */
 function ask(server: DnsServer, name: string, type: 'SRV' | 'A' | 'AAAA', timeoutMs: number): Promise<DecodedPacket> {
   return new Promise((resolve, reject) => {
     const socket = createSocket(isIP(server.address) === 6 ? 'udp6' : 'udp4');
@@ -68,7 +72,10 @@ function ask(server: DnsServer, name: string, type: 'SRV' | 'A' | 'AAAA', timeou
       if (rcode !== RCODE_NOERROR && rcode !== RCODE_NXDOMAIN) done(new Error(`answered with ${RCODE_NAMES[rcode] ?? `error code ${rcode}`}`));
       else done(null, packet);
     });
-    socket.send(encode({ type: 'query', id, flags: RECURSION_DESIRED, questions: [{ type, name }] }), server.port, server.address);
+    socket.connect(server.port, server.address, (err?: Error) => {
+      if (err) done(err);
+      else socket.send(encode({ type: 'query', id, flags: RECURSION_DESIRED, questions: [{ type, name }] }));
+    });
   });
 }
 

@@ -19,22 +19,23 @@ const now = new Date(Date.UTC(2026, 10, 26, 16, 0, 7, 125));
 const serviceKey = randomKey(18);
 const keytab: KeytabEntry[] = [{ realm: 'EDU.TEST', names: SERVICE.split('/'), kvno: 3, key: serviceKey }];
 
-/** What a KDC would hand carla for `service`: a ticket sealed with the service's key (usage 2), and its session key. */
-function issue(o: { service?: string; key?: Buffer; flags?: number; endtime?: Date; etype?: number } = {}): Credential {
+/** What a KDC would hand carla (or `client`) for `service`: a ticket sealed with the service's key (usage 2), and its session key. */
+function issue(o: { client?: string; service?: string; key?: Buffer; flags?: number; endtime?: Date; etype?: number } = {}): Credential {
+  const client = o.client ?? 'carla';
   const sessionKey = randomKey(18);
   const authtime = new Date(now.getTime() - 60_000);
   const endtime = o.endtime ?? new Date(now.getTime() + 3600_000);
   const flags = o.flags ?? TicketFlag.FORWARDABLE;
-  const part = encTicketPart({ flags, key: sessionKey.value, client: 'carla', authtime, endtime });
+  const part = encTicketPart({ flags, key: sessionKey.value, client, authtime, endtime });
   const cipher = aes256Sha1.encrypt(o.key ?? serviceKey.value, KeyUsage.TICKET, part);
   const service = o.service ?? SERVICE;
   const etype = o.etype ?? 18;
   const ticket: Ticket = { realm: 'EDU.TEST', sname: { type: 2, names: service.split('/') }, encPart: { etype, kvno: 3, cipher }, der: serviceTicket(service, cipher, 3, etype) };
-  return { client: { type: 1, names: ['carla'] }, crealm: 'EDU.TEST', ticket, key: sessionKey, flags, authtime, endtime };
+  return { client: { type: 1, names: [client] }, crealm: 'EDU.TEST', ticket, key: sessionKey, flags, authtime, endtime };
 }
 
-function acceptor(o: { keys?: KeytabEntry[] } = {}): KerberosAcceptor {
-  return new KerberosAcceptor({ service: SERVICE, realm: 'EDU.TEST', keytab: o.keys ?? keytab, maxSkewSeconds: 300, replays: new ReplayCache(300_000, 1000) });
+function acceptor(o: { keys?: KeytabEntry[]; replays?: ReplayCache } = {}): KerberosAcceptor {
+  return new KerberosAcceptor({ service: SERVICE, realm: 'EDU.TEST', keytab: o.keys ?? keytab, maxSkewSeconds: 300, replays: o.replays ?? new ReplayCache(300_000, 1000, 1000) });
 }
 
 /** The header a browser sends: the client's AP-REQ in a SPNEGO NegTokenInit offering Kerberos. */
@@ -84,7 +85,7 @@ test('a replayed Negotiate header is refused; a new authenticator on the same ti
 });
 
 test('a cache behind a channel (its verdicts cross as plain data) refuses a replay as one in the thread does', async () => {
-  const shared = new ReplayCache(300_000, 1000);
+  const shared = new ReplayCache(300_000, 1000, 1000);
   const overChannel = () => remoteReplayGuard(async (...seen) => structuredClone(shared.verdict(...seen)));
   const front = (replays: ReturnType<typeof overChannel>) => new KerberosAcceptor({ service: SERVICE, realm: 'EDU.TEST', keytab, maxSkewSeconds: 300, replays });
   const header = negotiateHeader(initiateContext(issue(), now).token);
@@ -129,14 +130,42 @@ test('a client that offers NTLM, or a header that is not Negotiate, is refused b
 });
 
 test('the replay cache keeps an authenticator for the skew window only, and refuses rather than forget when full', () => {
-  const cache = new ReplayCache(300_000, 2);
+  const cache = new ReplayCache(300_000, 2, 2);
   cache.admit('a@EDU.TEST', now, 1, now);
   cache.admit('a@EDU.TEST', now, 2, now);
   assert.throws(() => cache.admit('a@EDU.TEST', now, 1, now), refused('REPLAY'));
-  assert.throws(() => cache.admit('b@EDU.TEST', now, 1, now), refused('REPLAY_CACHE_FULL'));
+  assert.throws(() => cache.admit('b@EDU.TEST', now, 1, now), refused('REPLAY_CACHE_FULL', /holds 2 authenticators/));
   const later = new Date(now.getTime() + 300_001);
   cache.admit('b@EDU.TEST', later, 1, later);
   assert.equal(cache.size, 1, 'the expired entries are gone');
+});
+
+test('one user cannot fill the replay cache for everyone: past its quota only its own tokens are refused, until they age out', async () => {
+  const a = acceptor({ replays: new ReplayCache(300_000, 30, 10) });
+  // Real tokens, each a new authenticator (one millisecond apart), as a client that authenticates every request.
+  const token = (cred: Credential, i: number, at = now) => negotiateHeader(initiateContext(cred, new Date(at.getTime() + i)).token);
+  const carla = issue();
+  for (let i = 0; i < 10; i++) await acceptNegotiate(a, token(carla, i), now);
+  await assert.rejects(acceptNegotiate(a, token(carla, 10), now), refused('REPLAY_CACHE_FULL', /carla@EDU\.TEST has made 10 authenticators/));
+  for (const user of ['dora', 'emil']) {
+    const cred = issue({ client: user });
+    for (let i = 0; i < 10; i++) await acceptNegotiate(a, token(cred, i), now);
+  }
+  // Three users at their quota fill the cache's total: a fourth is refused by the total, not by its quota.
+  await assert.rejects(acceptNegotiate(a, token(issue({ client: 'fritz' }), 0), now), refused('REPLAY_CACHE_FULL', /holds 30 authenticators/));
+  // Once carla's first authenticators are outside the skew window they make room for her, and for fritz.
+  const later = new Date(now.getTime() + 300_002);
+  await acceptNegotiate(a, token(carla, 0, later), later);
+  await acceptNegotiate(a, token(issue({ client: 'fritz' }), 0, later), later);
+});
+
+test('the replay cache drops every client\'s expired entries, not only those of the client asking', () => {
+  const cache = new ReplayCache(300_000, 100, 10);
+  for (const client of ['a', 'b', 'c']) for (let i = 0; i < 5; i++) cache.admit(`${client}@EDU.TEST`, now, i, now);
+  assert.equal(cache.size, 15);
+  const later = new Date(now.getTime() + 300_001);
+  cache.admit('d@EDU.TEST', later, 0, later);
+  assert.equal(cache.size, 1, 'a, b and c are gone with their last entries');
 });
 
 test('10,000 malformed and mutated Negotiate tokens get only KerberosErrors', async () => {

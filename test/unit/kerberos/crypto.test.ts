@@ -9,15 +9,11 @@ import {
   ctsEncrypt,
   encryptionType,
   nfold,
+  s2kIterations,
 } from '../../../src/kerberos/crypto.js';
 import { KerberosError } from '../../../src/kerberos/errors.js';
 
 const hex = (s: string): Buffer => Buffer.from(s.replace(/\s+/g, ''), 'hex');
-const iterations = (n: number): Buffer => {
-  const b = Buffer.alloc(4);
-  b.writeUInt32BE(n);
-  return b;
-};
 
 // RFC 3961 A.1, n-fold.
 test('n-fold matches the RFC 3961 vectors', () => {
@@ -49,9 +45,27 @@ test('AES string-to-key matches the RFC 3962 vectors', () => {
     ['\u{1d11e}', 'EXAMPLE.COMpianist', 50, 'f149c1f2e154a73452d43e7fe62a56e5', '4b6d9839f84406df1f09cc166db4b83c571848b784a3d6bdc346589a3e393f9e'],
   ];
   for (const [password, salt, n, k128, k256] of cases) {
-    assert.equal(aes128Sha1.stringToKey(password, salt, iterations(n)).toString('hex'), k128, `aes128 ${salt} ${n}`);
-    assert.equal(aes256Sha1.stringToKey(password, salt, iterations(n)).toString('hex'), k256, `aes256 ${salt} ${n}`);
+    assert.equal(aes128Sha1.stringToKey(password, salt, n).toString('hex'), k128, `aes128 ${salt} ${n}`);
+    assert.equal(aes256Sha1.stringToKey(password, salt, n).toString('hex'), k256, `aes256 ${salt} ${n}`);
   }
+});
+
+test('the KDC\'s string-to-key iteration count is taken from 4096 (RFC 3962) to below 2^24 (MIT krb5), else refused naming it', () => {
+  const params = (n: number): Buffer => {
+    const b = Buffer.alloc(4);
+    b.writeUInt32BE(n);
+    return b;
+  };
+  for (const n of [4096, 32768, 2 ** 24 - 1]) assert.equal(s2kIterations(aes256Sha1, params(n)), n);
+  assert.equal(s2kIterations(aes256Sha1, undefined), 4096);
+  assert.equal(s2kIterations(aes256Sha384, undefined), 32768);
+  const refused = (text: RegExp) => (e: unknown) => e instanceof KerberosError && e.code === 'PROTOCOL_ERROR' && text.test(e.message);
+  for (const n of [1, 4095, 2 ** 24, 2 ** 32 - 1]) {
+    assert.throws(() => s2kIterations(aes128Sha256, params(n)), refused(new RegExp(`asks for ${n} string-to-key iterations of aes128-cts-hmac-sha256-128`)));
+  }
+  // Zero stands for 2^32 (RFC 3962 4).
+  assert.throws(() => s2kIterations(aes256Sha1, params(0)), refused(/asks for 4294967296 string-to-key iterations/));
+  assert.throws(() => s2kIterations(aes256Sha1, Buffer.from([0, 16, 0])), refused(/are 3 bytes, not 4/));
 });
 
 // RFC 3962 Appendix B, CBC with ciphertext stealing under the key "chicken teriyaki" and a zero IV.

@@ -32,12 +32,18 @@ export function krbError(code: number, eData?: Buffer, eText?: string): Buffer {
   );
 }
 
-export function etypeInfo2(): Buffer {
-  return encode(seq([fields([0, int(18)], [1, str('EDU.TESTanna')]), fields([0, int(17)], [1, str('EDU.TESTanna')], [2, octets(Buffer.from([0, 0, 16, 0]))])]));
+/** The salts of anna's keys, aes256 first (with `aes256Params` as its s2kparams, if given). */
+export function etypeInfo2(aes256Params?: Buffer): Buffer {
+  return encode(
+    seq([
+      fields([0, int(18)], [1, str('EDU.TESTanna')], [2, aes256Params && octets(aes256Params)]),
+      fields([0, int(17)], [1, str('EDU.TESTanna')], [2, octets(Buffer.from([0, 0, 16, 0]))]),
+    ]),
+  );
 }
 
-export function methodData(): Buffer {
-  return encode(seq([fields([1, int(19)], [2, octets(etypeInfo2())]), fields([1, int(2)], [2, octets(Buffer.alloc(0))])]));
+export function methodData(info: Buffer = etypeInfo2()): Buffer {
+  return encode(seq([fields([1, int(19)], [2, octets(info)]), fields([1, int(2)], [2, octets(Buffer.alloc(0))])]));
 }
 
 export function kdcRep(msgType: 11 | 13): Buffer {
