@@ -21,6 +21,7 @@ import {
   setSecurityByPath,
 } from './open.js';
 import { normalizePath, splitPath, toSmbPath } from './paths.js';
+import { retryWhileRefused } from './retry.js';
 import { SmbPool, type Endpoint, type SmbServer } from './pool.js';
 import type { SecurityDescriptor } from './security-descriptor.js';
 import type { Credentials } from './session.js';
@@ -448,16 +449,8 @@ const SAVE_LOCK_WAITS_MS = [5, 10, 20, 40, 80, 160, 250, 500, 500, 500];
  * for its two round trips, so that another client's lock is seen before anything is changed; a reader at that
  * moment waits for the new version rather than failing. A lock another program keeps longer still fails the read.
  */
-async function afterSaves<T>(read: () => Promise<T>): Promise<T> {
-  for (const wait of SAVE_LOCK_WAITS_MS) {
-    try {
-      return await read();
-    } catch (err) {
-      if (!(err instanceof SmbError && err.code === 'LOCK_CONFLICT')) throw err;
-      await new Promise((resolve) => setTimeout(resolve, wait));
-    }
-  }
-  return read();
+function afterSaves<T>(read: () => Promise<T>): Promise<T> {
+  return retryWhileRefused(read, 'LOCK_CONFLICT', SAVE_LOCK_WAITS_MS);
 }
 
 /** A file-system client: shares are opened through one pool of connections and sessions. */

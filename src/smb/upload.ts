@@ -17,6 +17,7 @@
  * A caller's `decide` (preconditions, locks) runs after the body has arrived and right before the commit.
  */
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { assertStatus, type SmbResponse } from './connection.js';
 import { NtStatus, SmbError } from './errors.js';
 import { Command } from './header.js';
@@ -89,6 +90,7 @@ const BREAK_WAIT_MS = 15_000;
  * end of file must not cut one.
  */
 const WHOLE_FILE: LockElement = { offset: 0n, length: 1n << 63n, flags: LockFlags.EXCLUSIVE | LockFlags.FAIL_IMMEDIATELY };
+
 /**
  * Writes `chunks` into the file at `path` in place, once `decide` (which may check preconditions and locks, or
  * throw to abandon the upload) has said how the target may be met; a body larger than one block waits in a private
@@ -147,7 +149,7 @@ interface Content {
  * file server can refuse for another client's sake.
  */
 async function commit(tree: Tree, target: string, mode: CommitMode, size: number, content: Content): Promise<Uploaded> {
-  const what = (op: string): string => `${op} ${tree.shareName}\\${target}`;
+  const what = operationOn(tree, target);
   const [firstStep, ...laterSteps] = content.steps;
   const opened = await reserve(tree, target, mode);
   const finish = [internalIdRequest(opened.fileId), closeRequest(opened.fileId, true)];
@@ -177,7 +179,7 @@ async function commit(tree: Tree, target: string, mode: CommitMode, size: number
  * (LOCK_CONFLICT), after the retries; refused at once when the user may not write it (ACCESS_DENIED).
  */
 async function reserve(tree: Tree, target: string, mode: CommitMode): Promise<CreateResponse> {
-  const what = (op: string): string => `${op} ${tree.shareName}\\${target}`;
+  const what = operationOn(tree, target);
   const request = [
     createRequest({
       name: target,
@@ -214,7 +216,10 @@ async function reserve(tree: Tree, target: string, mode: CommitMode): Promise<Cr
   }
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** Names an operation on the target for an error message: `CREATE share\\path`. */
+function operationOn(tree: Tree, target: string): (op: string) => string {
+  return (op) => `${op} ${tree.shareName}\\${target}`;
+}
 
 /** A WRITE or a server-side copy that the server carried out only in part failed (a full disk, a quota). */
 function checkWritten(response: SmbResponse, bytes: number, what: (op: string) => string): void {

@@ -1,7 +1,7 @@
 // Recursive DELETE and COPY on top of single-file SMB operations: SMB has no
 // recursive delete and no server-side copy through our client. Failures of
 // single members are collected (RFC 4918 answers them in a 207).
-import { SmbError } from '../smb/index.js';
+import { retryWhileRefused, SmbError } from '../smb/index.js';
 import type { LockDepth } from './locks.js';
 import type { DavEntry } from './properties.js';
 import type { DavStorage } from './storage.js';
@@ -55,16 +55,8 @@ const NOT_YET_EMPTY_WAITS_MS = [10, 20, 50, 100, 200, 400, 800, 1500];
  * window or a virus scanner); the server tells that client at once, and until it closes, the parent is reported
  * not empty. A moment later it is.
  */
-async function removeEmptiedFolder(storage: DavStorage, path: string): Promise<void> {
-  for (const wait of NOT_YET_EMPTY_WAITS_MS) {
-    try {
-      return await storage.removeFolder(path);
-    } catch (err) {
-      if (!(err instanceof SmbError && err.code === 'DIRECTORY_NOT_EMPTY')) throw err;
-      await new Promise((resolve) => setTimeout(resolve, wait));
-    }
-  }
-  return storage.removeFolder(path);
+function removeEmptiedFolder(storage: DavStorage, path: string): Promise<void> {
+  return retryWhileRefused(() => storage.removeFolder(path), 'DIRECTORY_NOT_EMPTY', NOT_YET_EMPTY_WAITS_MS);
 }
 
 /** Every member below `root` with the path it gets under `to`. */

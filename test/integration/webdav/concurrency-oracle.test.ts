@@ -26,7 +26,7 @@ import { DavClient, account } from './dav-client.js';
 import { CONDITIONS, conditionName, hold, type Condition } from './concurrency-oracle/holder.js';
 import { OPERATIONS, type CellPaths, type ConcurrentOperation, type Place } from './concurrency-oracle/operations.js';
 import { cellState, describe as describeState, findingsOf, refusalKind, type CellState, type Finding, type FindingKind, type Ids } from './concurrency-oracle/verdicts.js';
-import { buildFile, buildFolder, buildRoot, removeOnDisk, scenario, type Authors, type FixtureFile } from './write-oracle/fixture.js';
+import { buildFile, buildFolder, buildRoot, removeOnDisk, scenario, sidNamer, type Authors, type FixtureFile } from './write-oracle/fixture.js';
 import type { Verdict } from './write-oracle/operations.js';
 
 const SHARE = 'schule';
@@ -85,9 +85,8 @@ describe(`concurrency oracle (ORACLE_SEED=${SEED})`, () => {
   let authors: Authors;
   let targets: FixtureFile[];
   let service: RunningService | undefined;
-  let sidNames: Map<string, string>;
   const results: Result[] = [];
-  const nameOf = (sid: string): string => sidNames.get(sid) ?? sid;
+  let nameOf: (sid: string) => string;
   const cellRoot = (side: 'proxy' | 'direct', cell: Cell): string => `${root}/${side}/c${cell.id}`;
 
   before(async () => {
@@ -99,7 +98,7 @@ describe(`concurrency oracle (ORACLE_SEED=${SEED})`, () => {
     authors = { admin, ben: as('ben'), carla: users.carla };
     const setups = scenario(env);
     targets = TARGETS.map((p) => setups.files.find((f) => f.path === p)!);
-    sidNames = new Map([...Object.entries(env.users).map(([n, u]) => [u.sid, n] as const), ...Object.entries(env.groups).map(([n, sid]) => [sid, n] as const)]);
+    nameOf = sidNamer(env);
     await admin.mkdir(root);
     await Promise.all(['proxy', 'direct'].map((side) => buildRoot(env, admin, `${root}/${side}`)));
     service = await startService();

@@ -15,6 +15,7 @@ import { testbedShare } from '../../support/smb-logons.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { smbcacls } from '../smb/testbed.js';
 import { DavClient, account } from './dav-client.js';
+import { removeOnDisk } from './write-oracle/fixture.js';
 
 /** FILE_GENERIC_READ | FILE_GENERIC_WRITE | DELETE | EXECUTE: "Change" in the Windows dialog. */
 const CHANGE = '0x1301bf';
@@ -70,11 +71,7 @@ describe('writes while another SMB client holds the file end whole or change not
   after(async () => {
     await service.stop();
     try {
-      const entries: { path: string; isDirectory: boolean }[] = [];
-      for await (const e of admin.walk(dir)) entries.push(e);
-      for (const e of entries.filter((x) => !x.isDirectory)) await admin.unlink(e.path);
-      for (const e of entries.filter((x) => x.isDirectory).sort((a, b) => b.path.length - a.path.length)) await admin.rmdir(e.path);
-      await admin.rmdir(dir);
+      await removeOnDisk(env, 'schule', dir);
     } finally {
       await Promise.all([smb.close(), otherSmb.close()]);
     }

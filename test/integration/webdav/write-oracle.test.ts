@@ -31,7 +31,7 @@ import { smbclientStatus } from '../smb/testbed.js';
 import { seededRandom } from '../search/seeded-random.js';
 import { DavClient, account, type Account } from './dav-client.js';
 import { rightNames, rightsOf, stateOf, type PathState } from './write-oracle/effects.js';
-import { buildTree, removeOnDisk, scenario, type Scenario } from './write-oracle/fixture.js';
+import { buildTree, removeOnDisk, scenario, sidNamer, type Scenario } from './write-oracle/fixture.js';
 import { OPERATIONS, type Operation, type Verdict } from './write-oracle/operations.js';
 import { DOCUMENTED_MISSES, findingOf, isDocumented, type Finding } from './write-oracle/verdicts.js';
 
@@ -77,7 +77,6 @@ describe(`write oracle (ORACLE_SEED=${SEED})`, () => {
   let users: Record<User, SmbShare>;
   let setups: Scenario;
   let service: RunningService | undefined;
-  let sidNames: Map<string, string>;
   let accounts: ScratchAccounts | undefined;
   /** The portal's account (wiki.trusted_callers) that names the user in the delegated mode. */
   let portal: Account;
@@ -86,7 +85,7 @@ describe(`write oracle (ORACLE_SEED=${SEED})`, () => {
   const treeOf = (side: 'proxy' | 'direct', mode: Mode, user: User, op: Operation): string => `${root}/${mode}/${side}/${user}/${slug(op)}`;
   const smbclientTree = (user: User): string => `${root}/smbclient/${user}`;
   const targetsOf = (op: Operation): string[] => (op.on === 'file' ? setups.files.map((f) => f.path) : setups.folders.map((f) => f.name));
-  const nameOf = (sid: string): string => sidNames.get(sid) ?? sid;
+  let nameOf: (sid: string) => string;
   const states = (paths: string[]): Promise<PathState[]> => Promise.all(paths.map((p) => stateOf(admin, p, nameOf)));
 
   /** Every path of a tree (relative) with its state: two trees are identical when these are. */
@@ -106,12 +105,7 @@ describe(`write oracle (ORACLE_SEED=${SEED})`, () => {
     admin = as('admin');
     users = Object.fromEntries(USERS.map((u) => [u, as(u)])) as Record<User, SmbShare>;
     setups = scenario(env);
-    sidNames = new Map([
-      ...Object.entries(env.users).map(([n, u]) => [u.sid, n] as const),
-      ...Object.entries(env.groups).map(([n, sid]) => [sid, n] as const),
-      ['S-1-5-32-544', 'BA'],
-      ['S-1-3-0', 'CREATOR OWNER'],
-    ]);
+    nameOf = sidNamer(env);
     const built = Date.now();
     await admin.mkdir(root);
     await admin.mkdir(`${root}/smbclient`);

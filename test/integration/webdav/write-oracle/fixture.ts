@@ -148,6 +148,17 @@ export interface Authors {
   carla: SmbShare;
 }
 
+/** Names the testbed's users, groups and the well-known SIDs of the fixture's ACLs in compared states; others stay SIDs. */
+export function sidNamer(env: TestbedEnv): (sid: string) => string {
+  const names = new Map([
+    ...Object.entries(env.users).map(([n, u]) => [u.sid, n] as const),
+    ...Object.entries(env.groups).map(([n, sid]) => [sid, n] as const),
+    ['S-1-5-32-544', 'BA'],
+    ['S-1-3-0', 'CREATOR OWNER'],
+  ]);
+  return (sid) => names.get(sid) ?? sid;
+}
+
 /**
  * Removes a scratch tree (`root`, a path of `share`) on the DC's disk: read-only files, deny entries and protected
  * DACLs may keep even the administrator from deleting it over SMB.
