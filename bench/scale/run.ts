@@ -165,10 +165,10 @@ function whereItGoes(all: SizeFigures[]): string[] {
       lines.push(`Search p99 MISSED: through the service ${first.search.service.p99.toFixed(1)} → ${last.search.service.p99.toFixed(1)} ms, straight to Elasticsearch ${first.search.direct.p99.toFixed(1)} → ${last.search.direct.p99.toFixed(1)} ms: the part that grows in both is Elasticsearch's. ${searchBudget(first, last)}`);
     } else if (figure.ceiling !== undefined) {
       // The first saves after the pool threads ended wait for a thread of each pool to start; the others do not.
-      const first = figure === FIGURES.find((f) => f.name.includes('the first after the pool threads ended'));
-      const savesOf = (s: SizeFigures) => (first ? s.firstSaves : s.saves);
+      const quietSpell = figure === FIGURES.find((f) => f.name.includes('the first after the pool threads ended'));
+      const savesOf = (s: SizeFigures) => (quietSpell ? s.firstSaves : s.saves);
       const missedAt = all.filter((s) => figure.value(s) > figure.ceiling! || savesOf(s).lost > 0);
-      lines.push(`${first ? 'The first saves after the pool threads ended' : 'Save → searchable'} MISSED at ${missedAt.map((s) => `${s.pages} pages (${first ? 'slowest' : 'p99'} ${figure.value(s).toFixed(0)} ms, ${savesOf(s).lost} lost${saveStages(savesOf(s))})`).join(', ')}.`);
+      lines.push(`${quietSpell ? 'The first saves after the pool threads ended' : 'Save → searchable'} MISSED at ${missedAt.map((s) => `${s.pages} pages (${quietSpell ? 'slowest' : 'p99'} ${figure.value(s).toFixed(0)} ms, ${savesOf(s).lost} lost${saveStages(savesOf(s))})`).join(', ')}.`);
     }
   }
   return lines.length === 0 ? [] : [...lines, ''];
