@@ -213,7 +213,8 @@ describe('HTTP Negotiate on /dav/ and the wiki (Kerberos tickets for HTTP/proxy.
   it('reaches the file server\'s cifs/ SPN only through the delegation account (the ticket names carla)', async () => {
     // The service account's own ticket for the file server, for contrast: S4U2Proxy on carla's evidence names carla.
     const service = new KerberosClient(kdcSettings(), delegationAccount.user, { password: delegationAccount.password }, { forwardable: true });
-    const ticket = await service.onBehalfOf('carla', (await carla.serviceTicket(delegationAccount.spn))).serviceTicket(fileServerSpn);
+    const presented = { evidence: await carla.serviceTicket(delegationAccount.spn), sid: env.users['carla']!.sid };
+    const ticket = await service.onBehalfOf('carla', presented).serviceTicket(fileServerSpn);
     assert.deepEqual(ticket.client.names, ['carla']);
   });
 });
