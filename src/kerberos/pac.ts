@@ -3,7 +3,7 @@
  * name, above all its SID. The client's name in a ticket is a spelling the KDC resolved once; the SID is the
  * account, whatever it is called now or whatever another account's implicit UPN collides with. The PAC travels in
  * the ticket's authorization-data as AD-WIN2K-PAC (ad-type 128) inside AD-IF-RELEVANT (ad-type 1) (RFC 4120 5.2.6,
- * MS-KILE 3.3.5.6.3); its buffers (PACTYPE, MS-PAC 2.3–2.4) are read here: the logon information (an NDR
+ * MS-PAC 2.3); its buffers (PACTYPE, MS-PAC 2.3–2.4) are read here: the logon information (an NDR
  * KERB_VALIDATION_INFO, 2.5), the client information (2.7) and the server signature (2.8).
  *
  * The server signature is checked with the service key the ticket was opened with. The KDC signature beside it
@@ -147,9 +147,8 @@ function verifyServerSignature(pac: Buffer, buffers: readonly PacBuffer[], servi
 }
 
 /**
- * PAC_CLIENT_INFO (MS-PAC 2.7): ClientId (a FILETIME), NameLength in bytes, Name in UTF-16LE. MS-PAC 3.3 has the
- * service check that it names the ticket's client and logon time (authtime): a PAC copied into another ticket
- * does not.
+ * PAC_CLIENT_INFO (MS-PAC 2.7): ClientId (a FILETIME), NameLength in bytes, Name in UTF-16LE, which must be the
+ * ticket's client and logon time (authtime): a PAC copied into another ticket is not.
  */
 function checkClientInfo(pac: Buffer, buffers: readonly PacBuffer[], part: EncTicketPart): void {
   const info = bufferBytes(pac, only(buffers, PacBufferType.CLIENT_INFO, 'PAC_CLIENT_INFO'));
@@ -229,7 +228,7 @@ interface ArrayHeader {
   pointer: number;
 }
 
-/** MS-PAC 2.5 allows at most this many sub-authorities in an RPC_SID (MS-DTYP 2.4.2.3: 15). */
+/** An RPC_SID has at most 15 sub-authorities (MS-DTYP 2.4.2.3). */
 const MAX_SUB_AUTHORITIES = 15;
 
 /** Little-endian NDR (MS-RPCE 2.2.5 on C706 14) as KERB_VALIDATION_INFO needs it: primitives aligned to their size. */
