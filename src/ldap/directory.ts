@@ -9,7 +9,7 @@ import {
 } from './connection.js';
 import { BoundConnections } from './bound-connections.js';
 import { type LoginName, parseLoginName, realmFromBaseDn } from './login-name.js';
-import { decodeSid, encodeSid } from './sid.js';
+import { decodeSid, encodeSid, SidFormatError } from './sid.js';
 import type { GroupSidResolver } from './group-sid-cache.js';
 
 interface DirectoryOptions {
@@ -90,6 +90,8 @@ export interface KerberosAccount {
 export interface UserLookup {
   /** The user named `name` (sAMAccountName or UPN) under `baseDn`; null when there is no such user. */
   lookupUser(name: string): Promise<LookedUpUser | null>;
+  /** The user whose `objectSid` is `sid` under `baseDn` (whatever it is called now); null when there is none. */
+  lookupUserBySid(sid: string): Promise<LookedUpUser | null>;
 }
 
 const DEFAULT_BATCH_SIZE = 200;
@@ -188,18 +190,48 @@ export class Directory implements UserAuthenticator, UserLookup, GroupSidResolve
   async lookupUser(name: string): Promise<LookedUpUser | null> {
     const login = parseLoginName(name, this.realm);
     return this.asServiceAccount('looking up a user', async (client) => {
-      const entry = await this.findUserEntry(client, login, [...ACCOUNT_STATE_ATTRIBUTES, 'objectClass', 'adminCount']);
-      if (typeof entry === 'string') return null;
-      return {
-        account: text(single(entry, 'sAMAccountName')),
-        sid: decodeSid(asBuffer(single(entry, 'objectSid'))),
-        groupSids: await this.tokenGroups(client, entry),
-        state: accountState(entry, Date.now()),
-        computer: values(entry, 'objectClass').some((v) => text(v).toLowerCase() === 'computer'),
-        notDelegated: (flags(entry, 'userAccountControl') & UF_NOT_DELEGATED) !== 0,
-        adminCount: adminCountSet(entry),
-      };
+      const entry = await this.findUserEntry(client, login, LOOKED_UP_ATTRIBUTES);
+      return typeof entry === 'string' ? null : this.lookedUp(client, entry);
     });
+  }
+
+  /**
+   * Reads the user whose SID is `sid` with the service account, as lookupUser does: the account a Kerberos ticket's
+   * PAC names, found by what does not change when the account is renamed or another one takes its old name.
+   * A malformed SID is a DirectoryError (`invalid_credentials`); an unknown one is null.
+   */
+  async lookupUserBySid(sid: string): Promise<LookedUpUser | null> {
+    let encoded: Buffer;
+    try {
+      encoded = encodeSid(sid);
+    } catch (error) {
+      if (!(error instanceof SidFormatError)) throw error;
+      throw new DirectoryError('invalid_credentials', error.message);
+    }
+    return this.asServiceAccount('looking up a user by SID', async (client) => {
+      const { searchEntries } = await client.search(this.options.baseDn, {
+        scope: 'sub',
+        filter: allOf(equals('objectClass', 'user'), equals('objectSid', encoded)),
+        attributes: ['objectSid', 'sAMAccountName', ...LOOKED_UP_ATTRIBUTES],
+        explicitBufferAttributes: ['objectSid'],
+        sizeLimit: 2,
+      });
+      // A SID names one account in a domain; two entries would be a broken directory, trusted with neither.
+      return searchEntries.length === 1 ? this.lookedUp(client, searchEntries[0]!) : null;
+    });
+  }
+
+  /** A user entry found with LOOKED_UP_ATTRIBUTES as LookedUpUser (its `tokenGroups` read with a base search). */
+  private async lookedUp(client: Client, entry: Entry): Promise<LookedUpUser> {
+    return {
+      account: text(single(entry, 'sAMAccountName')),
+      sid: decodeSid(asBuffer(single(entry, 'objectSid'))),
+      groupSids: await this.tokenGroups(client, entry),
+      state: accountState(entry, Date.now()),
+      computer: values(entry, 'objectClass').some((v) => text(v).toLowerCase() === 'computer'),
+      notDelegated: (flags(entry, 'userAccountControl') & UF_NOT_DELEGATED) !== 0,
+      adminCount: adminCountSet(entry),
+    };
   }
 
   /**
@@ -396,7 +428,8 @@ export function authzIdFilter(authzId: string): Filter {
   throw new DirectoryError('directory_unavailable', `the directory did not say whom it authenticated (Who am I? answered '${authzId}')`);
 }
 
-const ACCOUNT_STATE_ATTRIBUTES = ['userAccountControl', 'msDS-User-Account-Control-Computed', 'accountExpires'];
+/** What a LookedUpUser is read from besides the SID and name: the account's state, its object class, `adminCount`. */
+const LOOKED_UP_ATTRIBUTES = ['userAccountControl', 'msDS-User-Account-Control-Computed', 'accountExpires', 'objectClass', 'adminCount'];
 /** Bits of `userAccountControl` and `msDS-User-Account-Control-Computed` (MS-ADTS 2.2.16). */
 const UF_ACCOUNTDISABLE = 0x2;
 const UF_LOCKOUT = 0x10;

@@ -222,11 +222,11 @@ export class DavCall {
     }
     const client = await negotiate.authenticate(authorization, svc.challenge);
     if (client.wwwAuthenticate) this.ex.commonHeaders['www-authenticate'] = client.wwwAuthenticate;
-    const account = await delegableTicketHolder(svc.viewers, client.user, this.ex.clientAddress).catch((err: unknown) => {
+    const account = await delegableTicketHolder(svc.viewers, client, this.ex.clientAddress).catch((err: unknown) => {
       throw unavailableAs503(err);
     });
     try {
-      this.open({ domain: svc.names.domain, user: account }, svc.logons.delegated(this.server, account, client.evidence));
+      this.open({ domain: svc.names.domain, user: account }, svc.logons.delegated(this.server, account, { evidence: client.evidence, sid: client.sid }));
       await this.share!.logon((setup) => setup());
     } catch (err) {
       throw delegationHttpError(err, 'Negotiate') ?? err;

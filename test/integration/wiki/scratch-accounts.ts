@@ -92,6 +92,11 @@ export class ScratchAccounts {
     await promisify(execFile)('/usr/bin/python3', ['-c', script, partition, newDn(name), userPrincipalName]);
   }
 
+  /** Gives `name` the sAMAccountName `newName`; its DN stays (CN=`name`), and with it what removeAll deletes. */
+  async rename(name: string, newName: string): Promise<void> {
+    await this.withAdmin((client) => client.modify(newDn(name), replace('sAMAccountName', newName)));
+  }
+
   async disable(name: string): Promise<void> {
     await this.withAdmin((client) => client.modify(newDn(name), replace('userAccountControl', DISABLED_ACCOUNT)));
   }
