@@ -8,7 +8,12 @@
  * and the session is retired and the request answered 401.
  *
  * A fresh session passes without waiting for anything: the request path stays as fast as before (bench/webdav).
+ *
+ * Credentials whose session ended with a new password are refused until the password changes again: the DC itself
+ * would take the old password for a new NTLM logon for a while (Samba's `old password allowed period`, 60 minutes
+ * by default; Windows's OldPasswordAllowedPeriod), which would let a stolen password that was changed serve on.
  */
+import { LRUCache } from 'lru-cache';
 import { HttpError } from '../http/http-error.js';
 import { SmbError, type PooledSession } from '../smb/index.js';
 
@@ -33,10 +38,15 @@ interface SessionAccount {
   checking?: Promise<string>;
 }
 
+/** Credentials remembered as superseded by a new password; beyond that the least recently ended are forgotten. */
+const MAX_SUPERSEDED = 10_000;
+
 const SESSION_ENDED_MESSAGE = 'the account of this session can no longer log on, or its password was changed; log on again';
 
 export class AccountSessions {
   private readonly sessions = new WeakMap<PooledSession, SessionAccount>();
+  /** By PooledSession.key: the `pwdLastSet` that replaced the password of credentials whose session it ended. */
+  private readonly superseded = new LRUCache<string, string>({ max: MAX_SUPERSEDED });
 
   constructor(
     private readonly ask: AccountQuestion,
@@ -58,6 +68,7 @@ export class AccountSessions {
     const standing = await this.ask({ name: login });
     if (standing === null) throw new SmbError('LOGON_FAILURE', 'the directory has no account of this login name');
     if (standing.state !== 'active') throw new SmbError('LOGON_FAILURE', `the directory says the account is ${standing.state.replace('_', ' ')}`);
+    if (this.superseded.get(session.key) === standing.passwordSetAt) throw new SmbError('LOGON_FAILURE', 'the password of these credentials was changed');
     session.claim(standing.sid);
     await setup();
     this.sessions.set(session, { sid: standing.sid, passwordSetAt: standing.passwordSetAt, checkedAt: this.now() });
@@ -80,6 +91,7 @@ export class AccountSessions {
   private async recheck(session: PooledSession, known: SessionAccount): Promise<string> {
     const standing = await this.ask({ sid: known.sid });
     if (standing === null || standing.state !== 'active' || standing.passwordSetAt !== known.passwordSetAt) {
+      if (standing !== null && standing.passwordSetAt !== known.passwordSetAt) this.superseded.set(session.key, standing.passwordSetAt);
       this.sessions.delete(session);
       session.retire();
       throw new HttpError(401, 'session_ended', SESSION_ENDED_MESSAGE, this.challengeHeaders);

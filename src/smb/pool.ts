@@ -47,6 +47,8 @@ export interface RefusedClaims {
  * since the pool makes a new one when this one is evicted, dropped or retired.
  */
 export interface PooledSession {
+  /** The same for every session of one server and set of credentials (a password by its hash). */
+  readonly key: string;
   /** Whether the server accepted the credentials (a session was set up); false again after `retire`. */
   readonly loggedOn: boolean;
   /**

@@ -11,6 +11,7 @@ const MAX_AGE_MS = 60_000;
 const ANNA: AccountStanding = { sid: 'S-1-5-21-1-2-3-1104', state: 'active', passwordSetAt: '134000000000000000' };
 
 class FakeSession implements PooledSession {
+  readonly key = 'dc1|445|EDU|anna|<hash of the password>|ntlm';
   loggedOn = false;
   claimedFor: string | undefined;
   retired = false;
@@ -100,6 +101,22 @@ describe('AccountSessions', () => {
       assert.equal(f.session.retired, true);
     });
   }
+
+  it('refuses the credentials of a session a new password ended until the password changes again', async () => {
+    // The DC would take the old password for a new NTLM logon for an hour (Samba's old password allowed period).
+    const f = fixture();
+    await f.logon();
+    const changed = { ...ANNA, passwordSetAt: '134000000099999999' };
+    f.directory.answer = changed;
+    f.advance(MAX_AGE_MS);
+    await assert.rejects(Promise.resolve(f.sessions.account(f.session, 'EDU\\anna')), isSessionEnded);
+    const again = new FakeSession();
+    await assert.rejects(f.sessions.logon(again, 'EDU\\anna', async () => { again.loggedOn = true; }), isLogonFailure);
+    assert.equal(again.loggedOn, false, 'the DC is not asked');
+    f.directory.answer = { ...ANNA, passwordSetAt: '134000000111111111' };
+    await f.sessions.logon(again, 'EDU\\anna', async () => { again.loggedOn = true; });
+    assert.equal(again.loggedOn, true, 'after another change the DC decides again');
+  });
 
   it('asks once for all the requests of a stale session meanwhile', async () => {
     const f = fixture();
