@@ -92,7 +92,7 @@ runActor(async (ctx: ActorContextOf<'ldap-resolver'>) => {
       return changed;
     },
     logonAccount: async (query) => {
-      if (directory === null) return { unavailable: 'the directory is not configured (ldap.base_dn and the indexer password), so no account can be checked' };
+      if (directory === null) return { unconfigured: 'no directory to ask (ldap.base_dn and the indexer account\'s password are needed)' };
       try {
         return { account: await directory.logonAccount(query) };
       } catch (err) {

@@ -15,9 +15,10 @@ export interface LdapResolverProtocol extends LoginGuardProtocol {
   viewerEpoch(): Promise<SharedArrayBuffer>;
   /**
    * The account a logon with this login name reaches, or the account with this SID, and whether it may log on;
-   * `account: null` when there is none, `unavailable` (why) when the directory cannot answer. Never cached.
+   * `account: null` when there is none, `unavailable` (why) when the directory cannot answer, `unconfigured` (why)
+   * when the service has no directory to ask (no `ldap.base_dn` or no indexer password). Never cached.
    */
-  logonAccount(query: LogonAccountQuery): Promise<{ account: LogonAccount | null } | { unavailable: string }>;
+  logonAccount(query: LogonAccountQuery): Promise<{ account: LogonAccount | null } | { unavailable: string } | { unconfigured: string }>;
   /** Every configured share with its settings (defaults filled in), in config order. */
   listVisibility(): Promise<ShareVisibility[]>;
   /** Stores the settings durably; null when `share` is not a configured share. */

@@ -107,7 +107,7 @@ export class DavService {
     this.shares = smb.shares.map((s) => s.name);
     this.logins = remoteLoginGuard(deps.resolver, deps.log);
     this.names = loginDomain(deps.config);
-    this.accounts = new AccountSessions(resolverAccounts(deps.resolver), smb.session_max_age, DAV_CHALLENGE_HEADER);
+    this.accounts = new AccountSessions(resolverAccounts(deps.resolver, deps.log), smb.session_max_age, DAV_CHALLENGE_HEADER);
   }
 
   get davState(): Remote<DavStateProtocol> {
@@ -370,12 +370,23 @@ export function parentTarget(call: DavCall, path: string): WriteTarget {
   return { resource: call.resource(parentPath(path)), depth: '0' };
 }
 
-/** The ldap-resolver's answers about a logon's account; a directory it cannot reach is a 503. */
-function resolverAccounts(resolver: Remote<LdapResolverProtocol>): AccountQuestion {
+/**
+ * The ldap-resolver's answers about a logon's account; a directory it cannot reach is a 503. A service without a
+ * directory (WebDAV only: no indexer password, or no ldap.base_dn) keys a session by the login name's failure budget
+ * (every spelling of an account name alike, a principal name apart) and cannot tell when an account ends: said once
+ * in the log.
+ */
+function resolverAccounts(resolver: Remote<LdapResolverProtocol>, log: Logger): AccountQuestion {
+  let warned = false;
   return async (query) => {
     const answer = await resolver.logonAccount(query);
     if ('unavailable' in answer) {
       throw new HttpError(503, 'directory_unavailable', 'the directory cannot say whether the account may log on; try again', { 'retry-after': '5' }, answer.unavailable);
+    }
+    if ('unconfigured' in answer) {
+      if (!warned) log.warn(`WebDAV sessions are keyed by login name and not checked against the directory: ${answer.unconfigured}`);
+      warned = true;
+      return { sid: 'name' in query ? `name:${loginBudget(query.name)}` : query.sid, state: 'active', passwordSetAt: '' };
     }
     return answer.account;
   };
