@@ -54,6 +54,8 @@ function smbHttpError(err: SmbError, at: FailureContext): HttpError {
     case 'INVALID_PARAMETER': return new HttpError(400, 'invalid_name', `the file server does not accept the name ${where}`);
     case 'INVALID_ARGUMENT': return new HttpError(400, 'invalid_path', err.message);
     case 'DISK_FULL': return new HttpError(507, 'disk_full', `the file server has no space left for ${where}`);
+    // Which bound (the account's or the service's) is in the message; both pass as sessions go idle.
+    case 'TOO_MANY_SESSIONS': return new HttpError(503, 'too_many_sessions', `${err.message}; try again shortly`, { 'retry-after': '5' });
     case 'BAD_NETWORK_NAME':
       return new HttpError(502, 'share_unavailable', `the file server of share ${at.share} does not have it`, {}, `SMB server ${at.server} has no share ${at.share}`);
     case 'TIMEOUT':

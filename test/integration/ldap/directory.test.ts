@@ -23,6 +23,7 @@ let directory: Directory;
 function directoryAt(options: LdapConnectionOptions, factory: LdapClientFactory = createLdapClientFactory(options), batchSize?: number) {
   return new Directory(factory, {
     baseDn: env.ldap.base_dn,
+    domain: env.smb.domain,
     serviceAccount: { user: env.indexer.user, password: env.indexer.password },
     batchSize,
   });

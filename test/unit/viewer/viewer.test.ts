@@ -38,7 +38,7 @@ function scriptedDirectory() {
   };
   const unavailable = () => new DirectoryError('directory_unavailable', 'connect ECONNREFUSED');
   const directory = {
-    loginName: (user: string) => parseLoginName(user, 'schule.local'),
+    loginName: (user: string) => parseLoginName(user, { realm: 'schule.local', domain: 'SCHULE' }),
     async authenticateUser(user: string, password: string): Promise<DirectoryUser> {
       calls.logins++;
       if (state.down) throw unavailable();
