@@ -19,7 +19,7 @@ import { ClusterEventIds } from '../../src/webhooks/cluster-event-ids.js';
 import { clusterIndices, clusterStateClient } from '../../src/webhooks/cluster-state.js';
 import { DedupeRing } from '../../src/webhooks/dedupe-ring.js';
 
-/** How often the ids beyond the window are deleted from the shared index. */
+/** How often the ids beyond the window are deleted from the shared index (by one of the proxies). */
 const PRUNE_INTERVAL_MS = 1_000;
 
 runActor(async (ctx: ActorContextOf<'dedupe'>) => {
@@ -59,7 +59,7 @@ const refusedWhenAlone: SharedEventIdProtocol = { admitShared: notShared, seenSh
 /** The event ids in Elasticsearch: the index is made on first use (the cluster may be down at start). */
 function sharedEventIds(ctx: ActorContextOf<'dedupe'>) {
   const { config, log } = ctx;
-  const ids = new ClusterEventIds(clusterStateClient(config, ctx.secrets), clusterIndices(config).events, config.webhooks.dedupe_size);
+  const ids = new ClusterEventIds(clusterStateClient(config, ctx.secrets), clusterIndices(config).events, config.webhooks.dedupe_size, PRUNE_INTERVAL_MS);
   let opened: Promise<void> | undefined;
   const ready = () => opened ??= ids.open(config.elasticsearch.index.number_of_replicas).catch((err: unknown) => {
     opened = undefined;

@@ -4,6 +4,10 @@ import { answeredWith, ensureIndex } from './cluster-state.js';
 
 /** At most this many ids are pruned per call (Elasticsearch's default limit of one search's hits). */
 const PRUNE_BATCH = 10_000;
+/** The document that says when the ids were last pruned, and by compare-and-set which proxy prunes next. */
+const PRUNE_LEASE_ID = 'prune-lease';
+/** Event id documents, not the lease. */
+const EVENT_IDS = { exists: { field: 'accepted_at' } };
 
 /**
  * The accepted event ids of every proxy that shares state (cluster.shared_state: elasticsearch), kept as one
@@ -15,14 +19,16 @@ const PRUNE_BATCH = 10_000;
  * The creates of one turn of the event loop go as one _bulk; each item answers for itself.
  *
  * The window keeps the ring's meaning: the last `window` accepted ids across all proxies (the ring is global, not
- * per client). `prune` deletes what lies beyond the newest `window` by acceptance time; it runs every second, so
- * an id stays a duplicate at least as long as the ring would keep it, and about a second's worth of events longer.
+ * per client). `prune` deletes what lies beyond the newest `window` by acceptance time; every proxy calls it every
+ * `pruneEveryMs`, and one of them does it then (a lease taken by compare-and-set), so an id stays a duplicate at
+ * least as long as the ring would keep it, and about that interval's worth of events longer.
  */
 export class ClusterEventIds {
   constructor(
     private readonly client: Client,
     readonly index: string,
     readonly window: number,
+    readonly pruneEveryMs: number,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -36,6 +42,7 @@ export class ClusterEventIds {
           event_id: { type: 'keyword', index: false, doc_values: false },
           client_id: { type: 'keyword', index: false, doc_values: false },
           accepted_at: { type: 'date', format: 'epoch_millis' },
+          pruned_at: { type: 'date', format: 'epoch_millis', index: false },
         },
       },
     });
@@ -68,20 +75,42 @@ export class ClusterEventIds {
 
   /**
    * Deletes the oldest ids beyond the newest `window` (as far as searches see them, i.e. up to one refresh behind),
-   * at most PRUNE_BATCH per call. Answers how many it deleted. Several proxies may prune at once: an id another one
-   * deleted first is skipped. (A search and a _bulk of deletes, not _delete_by_query: that needs the cluster's
-   * reindex module, which a minimal node lacks.)
+   * at most PRUNE_BATCH per call, unless another proxy pruned less than `pruneEveryMs` ago: the proxies take turns
+   * through the lease document (compare-and-set), so that each id is deleted once, not once per proxy. Answers how
+   * many it deleted. (A search and a _bulk of deletes, not _delete_by_query: that needs the cluster's reindex
+   * module, which a minimal node lacks.)
    */
   async prune(): Promise<number> {
-    const { count } = await this.client.count({ index: this.index });
+    if (!(await this.takePruneLease())) return 0;
+    const { count } = await this.client.count({ index: this.index, query: EVENT_IDS });
     if (count <= this.window) return 0;
     const oldest = await this.client.search<unknown>({
-      index: this.index, size: Math.min(count - this.window, PRUNE_BATCH), sort: [{ accepted_at: 'asc' }], _source: false, track_total_hits: false,
+      index: this.index, query: EVENT_IDS, size: Math.min(count - this.window, PRUNE_BATCH), sort: [{ accepted_at: 'asc' }],
+      _source: false, track_total_hits: false,
     });
     const ids = oldest.hits.hits.map((hit) => hit._id!);
     if (ids.length === 0) return 0;
     const response = await this.client.bulk({ operations: ids.map((_id) => ({ delete: { _index: this.index, _id } })), refresh: false });
     return response.items.filter((item) => item.delete?.status === 200).length;
+  }
+
+  /** True if this proxy is the one to prune now: the lease is older than the interval, and this proxy renewed it first. */
+  private async takePruneLease(): Promise<boolean> {
+    const now = this.now();
+    const lease = await this.client.get<{ pruned_at: number }>({ index: this.index, id: PRUNE_LEASE_ID }).catch((err: unknown) => {
+      if (answeredWith(err, 404)) return undefined;
+      throw err;
+    });
+    if (lease !== undefined && now - lease._source!.pruned_at < this.pruneEveryMs) return false;
+    const document = { pruned_at: now };
+    try {
+      if (lease === undefined) await this.client.create({ index: this.index, id: PRUNE_LEASE_ID, document, refresh: false });
+      else await this.client.index({ index: this.index, id: PRUNE_LEASE_ID, document, refresh: false, if_seq_no: lease._seq_no!, if_primary_term: lease._primary_term! });
+      return true;
+    } catch (err) {
+      if (answeredWith(err, 409)) return false;
+      throw err;
+    }
   }
 }
 

@@ -11,6 +11,7 @@ import { waitFor } from './service.js';
 
 export interface RunningBalancer {
   url: string;
+  pid: number;
   /** Stops this haproxy (by its pid) and removes its config. */
   stop(): Promise<void>;
 }
@@ -58,6 +59,7 @@ export async function startHaproxy(backends: readonly string[]): Promise<Running
   });
   return {
     url,
+    pid: child.pid!,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         process.kill(child.pid!, 'SIGTERM');

@@ -28,8 +28,8 @@ describe('webhook state in Elasticsearch, shared by two proxies', () => {
     const index = `${PREFIX}-webhook-events`;
 
     it('an id admitted through one proxy is a duplicate at the other at once, also within one batch', async () => {
-      const a = new ClusterEventIds(es, index, 100);
-      const b = new ClusterEventIds(es, index, 100);
+      const a = new ClusterEventIds(es, index, 100, 1_000);
+      const b = new ClusterEventIds(es, index, 100, 1_000);
       await Promise.all([a.open(0), b.open(0)]);
       const id = randomUUID();
       assert.deepEqual(await a.admitAll([{ eventId: id, clientId: 'c1' }]), ['admitted']);
@@ -40,15 +40,15 @@ describe('webhook state in Elasticsearch, shared by two proxies', () => {
     });
 
     it('of 20 simultaneous admits of one id through two proxies exactly one wins', async () => {
-      const a = new ClusterEventIds(es, index, 100);
-      const b = new ClusterEventIds(es, index, 100);
+      const a = new ClusterEventIds(es, index, 100, 1_000);
+      const b = new ClusterEventIds(es, index, 100, 1_000);
       const id = randomUUID();
       const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a : b).admitAll([{ eventId: id, clientId: 'c' }])));
       assert.equal(results.flat().filter((a) => a === 'admitted').length, 1);
     });
 
     it('a forgotten id may be admitted again', async () => {
-      const ids = new ClusterEventIds(es, index, 100);
+      const ids = new ClusterEventIds(es, index, 100, 1_000);
       const id = randomUUID();
       assert.deepEqual(await ids.admitAll([{ eventId: id, clientId: 'c' }]), ['admitted']);
       await ids.forget(id);
@@ -57,19 +57,28 @@ describe('webhook state in Elasticsearch, shared by two proxies', () => {
       assert.deepEqual(await ids.admitAll([{ eventId: id, clientId: 'c' }]), ['admitted']);
     });
 
-    it('prune keeps the newest `window` ids of all proxies and forgets the older ones', async () => {
+    it('prune keeps the newest `window` ids of all proxies and forgets the older ones; one proxy prunes per interval', async () => {
       const windowIndex = `${PREFIX}-window-webhook-events`;
       let clock = 1_000_000;
-      const ids = new ClusterEventIds(es, windowIndex, 5, () => clock++);
-      await ids.open(0);
+      const tick = () => clock++;
+      const a = new ClusterEventIds(es, windowIndex, 5, 1_000, tick);
+      const b = new ClusterEventIds(es, windowIndex, 5, 1_000, tick);
+      await a.open(0);
       const sent = Array.from({ length: 8 }, () => randomUUID());
-      for (const id of sent) await ids.admitAll([{ eventId: id, clientId: 'c' }]);
+      for (const [i, id] of sent.entries()) await (i % 2 === 0 ? a : b).admitAll([{ eventId: id, clientId: 'c' }]);
       await es.indices.refresh({ index: windowIndex });
-      assert.equal(await ids.prune(), 3);
-      const remembered = await Promise.all(sent.map((id) => ids.seen(id)));
-      assert.deepEqual(remembered, [false, false, false, true, true, true, true, true]);
+      assert.equal(await a.prune(), 3);
+      assert.deepEqual(await Promise.all(sent.map((id) => b.seen(id))), [false, false, false, true, true, true, true, true]);
+      const more = Array.from({ length: 2 }, () => randomUUID());
+      for (const id of more) await b.admitAll([{ eventId: id, clientId: 'c' }]);
       await es.indices.refresh({ index: windowIndex });
-      assert.equal(await ids.prune(), 0);
+      assert.equal(await b.prune(), 0, 'a pruned less than the interval ago');
+      clock += 1_000;
+      assert.equal(await b.prune(), 2, 'the interval is over: b takes the lease');
+      assert.deepEqual(await Promise.all([...sent, ...more].map((id) => a.seen(id))), [false, false, false, false, false, true, true, true, true, true]);
+      clock += 1_000;
+      await es.indices.refresh({ index: windowIndex });
+      assert.equal(await a.prune(), 0, 'nothing beyond the window (the lease document is no event id)');
     });
   });
 
