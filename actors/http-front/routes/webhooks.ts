@@ -92,7 +92,7 @@ function sharedEventIds(deps: WebhookRouteDeps): AcceptedEventIds {
  * failure of the cluster is a 503 naming no node (the dedupe actor logs it): the sender retries, and no id counts
  * as taken that Elasticsearch does not hold.
  */
-function clusterEventIds(dedupe: Remote<DedupeProtocol>): AcceptedEventIds {
+export function clusterEventIds(dedupe: Pick<Remote<DedupeProtocol>, 'admitShared' | 'seenShared' | 'forgetShared'>): AcceptedEventIds {
   const admits = new CallBatcher((events: { eventId: string; clientId: string }[]) => dedupe.admitShared(events));
   const admitted = async (eventId: string, clientId: string) => {
     const admission = await admits.call({ eventId, clientId });
