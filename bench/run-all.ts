@@ -22,8 +22,9 @@ import { negotiateBench } from './negotiate/run.js';
 import { sessionSetupBench } from './smb/session-setup.js';
 import { webdavBench } from './webdav/run.js';
 import { webhookBench } from './webhook/run.js';
+import { severalProxiesBench } from './webhook/several-proxies.js';
 
-const BENCHMARKS: Benchmark[] = [smbBench, sessionSetupBench, negotiateBench, webhookBench, searchBench, relevanceBench, liveAclBench, webdavBench, indexBench, poolsBench, folderDeletesBench, memoryBench];
+const BENCHMARKS: Benchmark[] = [smbBench, sessionSetupBench, negotiateBench, webhookBench, severalProxiesBench, searchBench, relevanceBench, liveAclBench, webdavBench, indexBench, poolsBench, folderDeletesBench, memoryBench];
 /** Run only when named: each alone takes longer than all the others together. */
 const BY_NAME_ONLY: Benchmark[] = [scaleBench];
 /** How often a running benchmark is reported as still running. */

@@ -1,20 +1,30 @@
-// The dedupe actor: owns the ring of recently accepted webhook event ids, as
-// memory every HTTP thread reads and writes with Atomics (check-and-insert
+// The dedupe actor: decides which webhook event ids were accepted before.
+// Alone (cluster.shared_state: none) it owns the ring of recently accepted ids,
+// as memory every HTTP thread reads and writes with Atomics (check-and-insert
 // under the ring's lock word; src/webhooks/dedupe-ring.ts). It is memory only:
 // a restart forgets the ids, as the spec says (the fronts attach to the new
 // incarnation's ring). A front that dies holding the lock leaves the ring
 // half-written, so that ring is replaced by an empty one, as a restart would.
+// With proxies that share state (cluster.shared_state: elasticsearch) the ids
+// live in Elasticsearch (src/webhooks/cluster-event-ids.ts): the fronts ask
+// this actor, it asks the cluster, and prunes the ids beyond the window.
 import { Registry } from 'prom-client';
-import type { DedupeProtocol } from '../../src/messages/dedupe.js';
+import type { DedupeProtocol, SharedEventIdProtocol } from '../../src/messages/dedupe.js';
 import { dedupeMetrics } from './metrics.js';
 import type { ActorContextOf } from '../../src/messages/peers.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { runActor } from '../../src/runtime/actor.js';
+import { ClusterEventIds } from '../../src/webhooks/cluster-event-ids.js';
+import { clusterIndices, clusterStateClient } from '../../src/webhooks/cluster-state.js';
 import { DedupeRing } from '../../src/webhooks/dedupe-ring.js';
+
+/** How often the ids beyond the window are deleted from the shared index (by one of the proxies). */
+const PRUNE_INTERVAL_MS = 1_000;
 
 runActor(async (ctx: ActorContextOf<'dedupe'>) => {
   const capacity = ctx.config.webhooks.dedupe_size;
+  const shared = ctx.config.cluster.shared_state === 'elasticsearch' ? sharedEventIds(ctx) : undefined;
   let ring = new DedupeRing(capacity);
   /** Each front's lock tag; 1 is the ring's creator (this thread). */
   const holders = new Map<string, number>();
@@ -24,6 +34,7 @@ runActor(async (ctx: ActorContextOf<'dedupe'>) => {
       if (holder === undefined) holders.set(front, holder = holders.size + 2);
       return { memory: ring.memory, holder };
     },
+    ...(shared?.handlers ?? refusedWhenAlone),
   };
   const peerDisconnected = (peer: string) => {
     if (ring.lockHolder === 0 || ring.lockHolder !== holders.get(peer)) return;
@@ -31,8 +42,66 @@ runActor(async (ctx: ActorContextOf<'dedupe'>) => {
     ring.retire();
     ring = new DedupeRing(capacity);
   };
-  const health = () => ({ rememberedEventIds: ring.size, capacity: ring.capacity });
+  const health = () => ({
+    rememberedEventIds: shared === undefined ? ring.size : 0,
+    capacity,
+    ...(shared === undefined ? {} : { sharedState: shared.status() }),
+  });
   const registry = new Registry();
   registerStatMetrics(registry, health, dedupeMetrics);
-  return { handlers: servingMetrics(handlers, registry), health, peerDisconnected };
+  return { handlers: servingMetrics(handlers, registry), health, peerDisconnected, stop: async () => shared?.stop() };
 });
+
+/** The fronts ask these only when the proxies share state; a front that asks otherwise is a bug. */
+const notShared = () => Promise.reject(new Error('cluster.shared_state is none: the event ids are in the shared ring'));
+const refusedWhenAlone: SharedEventIdProtocol = { admitShared: notShared, seenShared: notShared, forgetShared: notShared };
+
+/** The event ids in Elasticsearch: the index is made on first use (the cluster may be down at start). */
+function sharedEventIds(ctx: ActorContextOf<'dedupe'>) {
+  const { config, log } = ctx;
+  const ids = new ClusterEventIds(clusterStateClient(config, ctx.secrets), clusterIndices(config).events, config.webhooks.dedupe_size, PRUNE_INTERVAL_MS);
+  let opened: Promise<void> | undefined;
+  const ready = () => opened ??= ids.open(config.elasticsearch.index.number_of_replicas).catch((err: unknown) => {
+    opened = undefined;
+    throw err;
+  });
+  /** Logs the first failure of a streak, with what it was doing; the fronts answer 503 without the details. */
+  let failing = false;
+  const logged = async <T>(what: string, work: () => Promise<T>): Promise<T> => {
+    try {
+      await ready();
+      const result = await work();
+      failing = false;
+      return result;
+    } catch (err) {
+      if (!failing) log.error({ err, index: ids.index }, `the shared event ids in Elasticsearch failed (${what}); webhook events get 503 until they answer`);
+      failing = true;
+      throw err;
+    }
+  };
+  let pruned = 0;
+  let pruning = false;
+  const timer = setInterval(() => {
+    if (pruning) return;
+    pruning = true;
+    logged('prune', () => ids.prune())
+      .then((deleted) => { pruned += deleted; }, () => undefined)
+      .finally(() => { pruning = false; });
+  }, PRUNE_INTERVAL_MS);
+  timer.unref();
+  const handlers: SharedEventIdProtocol = {
+    admitShared: (events) => logged('admit', async () => {
+      const admissions = await ids.admitAll(events);
+      const failed = admissions.find((a) => typeof a === 'object');
+      if (failed !== undefined) log.warn({ index: ids.index, reason: failed.failed }, 'Elasticsearch did not take an event id; its sender gets 503');
+      return admissions;
+    }),
+    seenShared: (eventId) => logged('seen', () => ids.seen(eventId)),
+    forgetShared: (eventId) => logged('forget', () => ids.forget(eventId)),
+  };
+  return {
+    handlers,
+    status: () => ({ store: 'elasticsearch', index: ids.index, window: ids.window, failing, prunedEventIds: pruned }),
+    stop: () => clearInterval(timer),
+  };
+}

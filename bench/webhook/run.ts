@@ -8,125 +8,20 @@
  * register the bench client). Prints a table and writes it under "## Webhook intake" in
  * bench/RESULTS.md. Takes about 2 minutes.
  */
-import { execFile, execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { startService } from '../../test/support/service.js';
 import { nodeForUws } from '../../test/support/transports.js';
 import { readTestbedEnv } from '../../test/testbed/env.js';
 import { AdminApi } from '../../test/integration/webhooks/api.js';
 import { startBare, type BareServer } from '../bare-server.js';
-import { loadAverage, ratioRow, runAlone, runLine, report, Unexpected, verdictLine, type BenchReport, type Benchmark } from '../results.js';
+import { loadAverage, ratioRow, runAlone, runLine, report, verdictLine, type BenchReport, type Benchmark } from '../results.js';
+import { AGENT, measureRounds, median, ROUNDS, unexpectedIn, WARMUP_ARGS, WRK_ARGS, type Measurement, type Target } from './wrk-rounds.js';
 
-const DURATION_S = 4;
-const ROUNDS = 3;
-const WRK_ARGS = ['-t1', '-c50', `-d${DURATION_S}s`, '--latency'];
-const WARMUP_ARGS = ['-t1', '-c50', '-d2s'];
-const LUA = fileURLToPath(new URL('../../../bench/webhook/webhook.lua', import.meta.url));
-/** webhook.lua with every answer's status counted: for the targets that are to answer other than 2xx. */
-const LUA_STATUSES = fileURLToPath(new URL('../../../bench/webhook/statuses.lua', import.meta.url));
 const HEADING = '## Webhook intake';
-const AGENT = 'service-eventhandler/1.0';
-const CLOCK_TICKS_PER_S = 100; // USER_HZ of /proc/<pid>/stat on Linux
-
-interface Target {
-  name: string;
-  /**
-   * The answer every request is to get; any other is unexpected. A 409 target's first request may be accepted
-   * (200): the dedupe ring has forgotten its id once other targets' events pushed it out.
-   */
-  expect: 200 | 401 | 409;
-  url: string;
-  luaArgs: string[];
-  /** The server process, whose CPU time per request is measured. */
-  pid: number;
-}
-
-interface Measurement {
-  requests: number;
-  unexpected: Unexpected;
-  /** Answers as expected per second: an error is no throughput. */
-  rps: number;
-  p50ms: number;
-  p99ms: number;
-  /** CPU time (user + system, all threads) the server process spent per request, in µs. */
-  cpuUsPerRequest: number;
-}
-
-/** wrk's output; run asynchronously, so that the driver's progress timer keeps ticking. */
-async function wrk(args: string[], target: Target): Promise<string> {
-  const script = target.expect === 200 ? LUA : LUA_STATUSES;
-  return (await promisify(execFile)('wrk', [...args, '-s', script, target.url, '--', ...target.luaArgs], { encoding: 'utf8' })).stdout;
-}
-
-/**
- * The answers of one wrk run that were not the target's: for a 200 target wrk's count of answers ≥ 400 (the
- * service answers no 3xx), for the others every status but the expected one (statuses.lua); broken requests
- * (wrk's socket errors) for all.
- */
-function unexpectedAnswers(target: Target, output: string, requests: number): Unexpected {
-  const unexpected = new Unexpected();
-  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output);
-  unexpected.add(target.name, 'socket error', socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0);
-  if (target.expect === 200) return unexpected.add(target.name, 'status ≥ 400', Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0));
-  const line = /^WRK_STATUSES (.*)$/m.exec(output);
-  if (!line) throw new Error(`wrk output for ${target.name} lacks WRK_STATUSES:\n${output}`);
-  const statuses = JSON.parse(line[1]!) as Record<string, number>;
-  // The answers wrk read but statuses.lua did not see (none expected) are unexpected too.
-  const counted = Object.values(statuses).reduce((sum, n) => sum + n, 0);
-  unexpected.add(target.name, 'uncounted', requests - counted);
-  for (const [status, n] of Object.entries(statuses)) {
-    if (Number(status) === target.expect) continue;
-    unexpected.add(target.name, status, target.expect === 409 && status === '200' ? n - 1 : n);
-  }
-  return unexpected;
-}
-
-/** utime + stime of a process, in seconds. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
-}
-
-function toMs(value: string): number {
-  const match = /^([\d.]+)(us|ms|s)$/.exec(value);
-  if (!match) throw new Error(`unexpected wrk latency ${value}`);
-  const n = Number(match[1]);
-  return match[2] === 'us' ? n / 1000 : match[2] === 's' ? n * 1000 : n;
-}
-
-async function measure(target: Target): Promise<Measurement> {
-  const cpuBefore = cpuSeconds(target.pid);
-  const output = await wrk(WRK_ARGS, target);
-  const cpu = cpuSeconds(target.pid) - cpuBefore;
-  const field = (re: RegExp) => {
-    const m = re.exec(output);
-    if (!m) throw new Error(`wrk output for ${target.name} lacks ${re}:\n${output}`);
-    return m[1]!;
-  };
-  const requests = Number(field(/(\d+) requests in/));
-  const unexpected = unexpectedAnswers(target, output, requests);
-  return {
-    requests,
-    unexpected,
-    rps: (Number(field(/Requests\/sec:\s+([\d.]+)/)) * Math.max(0, requests - unexpected.total)) / requests,
-    p50ms: toMs(field(/\s50%\s+(\S+)/)),
-    p99ms: toMs(field(/\s99%\s+(\S+)/)),
-    cpuUsPerRequest: (cpu * 1e6) / requests,
-  };
-}
 
 /** A peer server's script beside this one. */
 const bareScript = (name: string): string => fileURLToPath(new URL(`./${name}.js`, import.meta.url));
-
-/** The round with the median req/s. */
-function median(rounds: Measurement[]): Measurement {
-  return [...rounds].sort((a, b) => a.rps - b.rps)[Math.floor(rounds.length / 2)]!;
-}
-
-/** The unexpected answers of all rounds of a target (the warm-up left out). */
-const unexpectedIn = (rounds: Measurement[]): Unexpected => rounds.reduce((all, m) => all.with(m.unexpected), new Unexpected());
 
 function table(targets: Target[], results: Measurement[][], uws: Measurement, node: Measurement): string {
   const lines = [
@@ -164,29 +59,21 @@ async function run(): Promise<BenchReport> {
     const key = (await AdminApi.asAdmin(service.url, env).register('service-eventhandler')).api_key;
     const keyOfTwo = (await AdminApi.asAdmin(twoFronts.url, env).register('service-eventhandler')).api_key;
     const keyOfQuiet = (await AdminApi.asAdmin(quiet.url, env).register('service-eventhandler')).api_key;
-    const pid = service.process.pid!;
+    const pids = [service.process.pid!];
     const helloWorld = (name: string, server: BareServer): Target =>
-      ({ name, expect: 200, url: server.url, luaArgs: ['fresh', 'unused', AGENT], pid: server.child.pid! });
+      ({ name, expect: 200, url: server.url, luaArgs: ['fresh', 'unused', AGENT], pids: [server.child.pid!] });
     targets = [
-      { name: 'service: accepted (cached for a user)', expect: 200, url: service.url, luaArgs: ['fresh', key, AGENT], pid },
-      { name: 'service: 401 unknown key', expect: 401, url: service.url, luaArgs: ['fresh', 'not-a-registered-key', AGENT], pid },
-      { name: 'service: 409 duplicate id', expect: 409, url: service.url, luaArgs: ['same', key, AGENT], pid },
-      { name: 'service, 2 http-fronts on one port: accepted', expect: 200, url: twoFronts.url, luaArgs: ['fresh', keyOfTwo, AGENT], pid: twoFronts.process.pid! },
-      { name: 'service without the request log line (log.level: warn): accepted', expect: 200, url: quiet.url, luaArgs: ['fresh', keyOfQuiet, AGENT], pid: quiet.process.pid! },
+      { name: 'service: accepted (cached for a user)', expect: 200, url: service.url, luaArgs: ['fresh', key, AGENT], pids },
+      { name: 'service: 401 unknown key', expect: 401, url: service.url, luaArgs: ['fresh', 'not-a-registered-key', AGENT], pids },
+      { name: 'service: 409 duplicate id', expect: 409, url: service.url, luaArgs: ['same', key, AGENT], pids },
+      { name: 'service, 2 http-fronts on one port: accepted', expect: 200, url: twoFronts.url, luaArgs: ['fresh', keyOfTwo, AGENT], pids: [twoFronts.process.pid!] },
+      { name: 'service without the request log line (log.level: warn): accepted', expect: 200, url: quiet.url, luaArgs: ['fresh', keyOfQuiet, AGENT], pids: [quiet.process.pid!] },
       helloWorld(`bare uWebSockets.js hello-world${uwsOn}`, bare.uws),
       helloWorld('bare node:http hello-world', bare.node),
       helloWorld('HTTP layer alone on node:http (no webhook logic)', bare.frontNode),
       helloWorld(`HTTP layer alone on uWS (no webhook logic)${uwsOn}`, bare.frontUws),
     ];
-    for (const target of targets) await wrk(WARMUP_ARGS, target);
-    // Rounds interleave the targets, so that load from elsewhere on the machine hits all of them alike.
-    for (let round = 1; round <= ROUNDS; round++) {
-      for (const [i, target] of targets.entries()) {
-        const m = await measure(target);
-        (results[i] ??= []).push(m);
-        console.log(`round ${round} ${target.name}: ${m.rps.toFixed(0)} req/s, ${m.cpuUsPerRequest.toFixed(1)} µs CPU/request`);
-      }
-    }
+    results.push(...(await measureRounds(targets)));
   } finally {
     await Promise.all([service.stop(), twoFronts.stop(), quiet.stop()]);
     for (const server of Object.values(bare)) server.child.kill('SIGTERM');

@@ -261,6 +261,17 @@ const webhooksSection = z.strictObject({
     .prefault({}),
 });
 
+// Several proxies behind a load balancer share their webhook state (event ids, client registry) through the
+// Elasticsearch cluster; 'none' keeps it in each proxy (the dedupe ring in memory, the registry in a file).
+const SHARED_STATE_STORES = ['none', 'elasticsearch'] as const;
+const clusterSection = z.strictObject({
+  shared_state: z.enum(SHARED_STATE_STORES, { error: `must be one of: ${SHARED_STATE_STORES.join(', ')}` }).default('none'),
+  /** The shared indices are `<index_prefix>-webhook-events` and `-webhook-clients`; default `<elasticsearch.index_prefix>-shared`. */
+  index_prefix: nonEmptyString()
+    .regex(/^[a-z0-9][a-z0-9_-]*$/, 'must be an index name: lower-case letters, digits, - and _ (e.g. wiki-md-nord-shared)')
+    .optional(),
+});
+
 // Bounds of the WebDAV state the dav-state actor keeps in memory (locks) and on disk (dead properties).
 const webdavSection = z.strictObject({
   locks: z
@@ -326,6 +337,7 @@ export const configSchema = z
       pace: z.enum(PACES, { error: `must be one of: ${PACES.join(', ')}` }).default('balanced'),
     }).prefault({}),
     webhooks: webhooksSection.prefault({}),
+    cluster: clusterSection.prefault({}),
     storage: z.strictObject({ data_dir: absolutePath().default('/var/lib/edu-fileproxy') }).prefault({}),
     webdav: webdavSection.prefault({}),
     workers: workersSection.prefault({}),
@@ -341,10 +353,14 @@ export const configSchema = z
     if (config.smb.indexer_service_account.keytab_file && !config.kerberos) {
       ctx.addIssue({ code: 'custom', path: ['smb', 'indexer_service_account', 'keytab_file'], message: 'needs the kerberos section (its realm)' });
     }
+    if (config.cluster.shared_state === 'elasticsearch' && !config.elasticsearch.enabled) {
+      ctx.addIssue({ code: 'custom', path: ['cluster', 'shared_state'], message: 'elasticsearch needs elasticsearch.enabled: true (the cluster the proxies share)' });
+    }
   })
   // The indexer reads SMB with the global-admin account unless another one is configured.
   .transform((config) => ({
     ...config,
+    cluster: { ...config.cluster, index_prefix: config.cluster.index_prefix ?? `${config.elasticsearch.index_prefix}-shared` },
     smb: {
       ...config.smb,
       indexer_service_account: {

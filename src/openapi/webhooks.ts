@@ -36,7 +36,7 @@ export const webhookPaths = {
         '409': error('The event id was already processed', ['duplicate_event']),
         '413': error('Request body over http.max_body, or a service-eventhandler event over webhooks.user_events.max_event_size', ['body_too_large', 'event_too_large']),
         '415': BODY_415,
-        '503': error('An actor the intake needs is restarting, or this thread\'s copy of the webhook clients is not loaded or not confirmed as current by the webhook-store (webhooks.replica_lease); retry', ['service_unavailable', 'registry_unavailable'], RETRY_AFTER),
+        '503': error('An actor the intake needs is restarting, this thread\'s copy of the webhook clients is not loaded or not confirmed as current by the webhook-store (webhooks.replica_lease), or (cluster.shared_state: elasticsearch) the event ids the proxies share cannot be checked; retry', ['service_unavailable', 'registry_unavailable', 'shared_state_unavailable'], RETRY_AFTER),
       },
     }),
   },

@@ -17,8 +17,8 @@ export interface WebhookRequest {
 export interface AcceptedEventIds {
   /** Whether the id was accepted before. */
   seen(eventId: string): Promise<boolean>;
-  /** Atomic check-and-insert: true if the id was new and is now remembered. */
-  admit(eventId: string): Promise<boolean>;
+  /** Atomic check-and-insert: true if the id was new and is now remembered (with the client that sent it). */
+  admit(eventId: string, clientId: string): Promise<boolean>;
   /** Drops an admitted id again (its processing failed, so the sender must be able to retry). */
   forget(eventId: string): Promise<void>;
 }
@@ -49,7 +49,7 @@ export async function handleWebhookRequest(request: WebhookRequest, deps: Webhoo
     if (await deps.eventIds.seen(eventId)) throw DUPLICATE_EVENT;
     throw body.error;
   }
-  if (!(await deps.eventIds.admit(eventId))) throw DUPLICATE_EVENT;
+  if (!(await deps.eventIds.admit(eventId, client.id))) throw DUPLICATE_EVENT;
   try {
     await deps.process({ client, eventId, payload: body.object, payloadJson: body.text });
   } catch (err) {

@@ -6,7 +6,10 @@ import {
   maskClient,
 } from './client.js';
 import { ClientKeyIndex, type WebhookClientLookup } from './key-index.js';
-import type { WebhookClientStore } from './store.js';
+import { ClientListChangedError, type WebhookClientStore } from './store.js';
+
+/** How often a change is redone on a list another proxy changed meanwhile before it fails. */
+const CHANGE_ATTEMPTS = 5;
 
 export class UnsupportedUserAgentError extends Error {
   override readonly name = 'UnsupportedUserAgentError';
@@ -100,21 +103,59 @@ export class WebhookClientRegistry implements WebhookClientLookup {
     });
   }
 
-  /** Runs one change after the previous ones; `clients: undefined` means nothing changed. */
+  /**
+   * Reads the store again (a store several proxies share, polled): answers whether the list differs from the one
+   * held, which it then replaces. Runs between changes, like one.
+   */
+  reload(): Promise<boolean> {
+    return this.serialised(async () => {
+      const loaded = await this.store.load();
+      if (sameClients(loaded, this.clients)) return false;
+      this.replace(loaded);
+      return true;
+    });
+  }
+
+  /**
+   * Runs one change after the previous ones; `clients: undefined` means nothing changed. When another proxy changed
+   * the shared list first, the change is applied again to that list (a create stays a create, a delete deletes
+   * what is still there).
+   */
   private change<T>(
     apply: (clients: readonly WebhookClient[]) => { clients: WebhookClient[] | undefined; result: T },
   ): Promise<T> {
-    const run = async (): Promise<T> => {
-      const next = apply(this.clients);
-      if (next.clients !== undefined) {
-        await this.store.save(next.clients);
-        this.clients = next.clients;
-        this.index = new ClientKeyIndex(next.clients);
+    return this.serialised(async () => {
+      for (let attempt = 1; ; attempt++) {
+        const next = apply(this.clients);
+        if (next.clients === undefined) return next.result;
+        try {
+          await this.store.save(next.clients);
+        } catch (err) {
+          if (!(err instanceof ClientListChangedError) || attempt === CHANGE_ATTEMPTS) throw err;
+          this.replace(await this.store.load());
+          continue;
+        }
+        this.replace(next.clients);
+        return next.result;
       }
-      return next.result;
-    };
+    });
+  }
+
+  private replace(clients: readonly WebhookClient[]): void {
+    this.clients = clients;
+    this.index = new ClientKeyIndex(clients);
+  }
+
+  private serialised<T>(run: () => Promise<T>): Promise<T> {
     const result = this.pending.then(run, run);
     this.pending = result.catch(() => undefined);
     return result;
   }
+}
+
+/** Clients are created and deleted, never changed: the same ids are the same list. */
+function sameClients(a: readonly WebhookClient[], b: readonly WebhookClient[]): boolean {
+  if (a.length !== b.length) return false;
+  const ids = new Set(a.map((c) => c.id));
+  return b.every((c) => ids.has(c.id));
 }

@@ -8,6 +8,7 @@ import type { WebhookClient } from './client.js';
 /** Where webhook clients live between restarts. */
 export interface WebhookClientStore {
   load(): Promise<WebhookClient[]>;
+  /** Replaces the list; a store shared by several proxies throws ClientListChangedError if it changed since `load`. */
   save(clients: readonly WebhookClient[]): Promise<void>;
 }
 
@@ -15,9 +16,15 @@ export class WebhookStoreError extends Error {
   override readonly name = 'WebhookStoreError';
 }
 
+/** Another proxy changed the shared list since this one loaded it: load again and redo the change. */
+export class ClientListChangedError extends Error {
+  override readonly name = 'ClientListChangedError';
+}
+
 const FILE_VERSION = 1;
 
-const fileSchema = z.object({
+/** The stored client list, in the file and in the shared store's document alike. */
+export const storedClientsSchema = z.object({
   version: z.literal(FILE_VERSION),
   clients: z.array(
     z.object({
@@ -58,7 +65,7 @@ export class FileWebhookClientStore implements WebhookClientStore {
     } catch (err) {
       throw new WebhookStoreError(`webhook clients file ${this.path} is not valid JSON: ${(err as Error).message}`);
     }
-    const parsed = fileSchema.safeParse(data);
+    const parsed = storedClientsSchema.safeParse(data);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
@@ -71,7 +78,7 @@ export class FileWebhookClientStore implements WebhookClientStore {
 
   async save(clients: readonly WebhookClient[]): Promise<void> {
     await mkdir(this.dataDir, { recursive: true, mode: 0o700 });
-    const content = `${JSON.stringify({ version: FILE_VERSION, clients }, null, 2)}\n`;
+    const content = `${JSON.stringify(storedClients(clients), null, 2)}\n`;
     const tmp = `${this.path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
     try {
       const file = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
@@ -89,6 +96,10 @@ export class FileWebhookClientStore implements WebhookClientStore {
     }
     await syncDirectory(this.dataDir);
   }
+}
+
+export function storedClients(clients: readonly WebhookClient[]): z.infer<typeof storedClientsSchema> {
+  return { version: FILE_VERSION, clients: [...clients] };
 }
 
 /** Makes the rename durable: the directory entry itself must reach the disk. */

@@ -6,6 +6,8 @@ import { note } from './progress.js';
 const requiredPackages = [
   'samba', 'samba-ad-dc', 'samba-ad-provision', 'smbclient', 'ldap-utils', 'winbind', 'krb5-user',
   'rclone', 'litmus', 'wrk', 'hyperfine',
+  // The load balancer in front of several proxies (test/support/haproxy.ts).
+  'haproxy',
   // getfattr/setfattr: bench/index copies Samba-made NT ACLs onto the pages it seeds.
   'attr',
   // Headless browser and a font for the admin page's end-to-end test and its screenshots.
@@ -59,7 +61,15 @@ async function withServiceStartsBlocked(work: () => Promise<void>): Promise<void
 }
 
 export async function ensurePackages(): Promise<void> {
-  const missing = await missingPackages();
+  await install(await missingPackages());
+}
+
+/** Installs those of `names` that are missing; for a test that needs a tool a testbed made before it lacks. */
+export async function ensureDebianPackages(names: readonly string[]): Promise<void> {
+  await install(await uninstalledPackages(names));
+}
+
+async function install(missing: readonly string[]): Promise<void> {
   if (missing.length === 0) return;
   if (process.getuid?.() !== 0) {
     throw new Error(`missing packages ${missing.join(' ')}; run the testbed as root so it can install them`);

@@ -1,7 +1,9 @@
 // POST /edu-api/webhook: the webhook intake. Key checks use this thread's
 // replica of the clients; the event id is checked and inserted in the dedupe
-// actor's shared ring right here (no message per event); service-eventhandler
-// events go to the webhook-store, batched per event-loop turn.
+// actor's shared ring right here (no message per event), or, when the proxies
+// share state, by the dedupe actor in Elasticsearch (one call per event-loop
+// turn); service-eventhandler events go to the webhook-store, batched per
+// event-loop turn.
 import type { Logger } from 'pino';
 import { CallBatcher } from '../../../src/common/call-batcher.js';
 import type { Config } from '../../../src/config/index.js';
@@ -9,8 +11,9 @@ import type { Router } from '../../../src/http/router.js';
 import type { DedupeProtocol } from '../../../src/messages/dedupe.js';
 import type { WebhookStoreProtocol } from '../../../src/messages/webhook-store.js';
 import type { PeerLink } from '../../../src/runtime/actor.js';
+import { HttpError } from '../../../src/http/http-error.js';
 import { PeerMemory } from '../../../src/runtime/peer-memory.js';
-import type { Remote } from '../../../src/runtime/rpc.js';
+import { ActorUnavailableError, type Remote } from '../../../src/runtime/rpc.js';
 import { DedupeRing, DedupeRingRetiredError } from '../../../src/webhooks/dedupe-ring.js';
 import { dispatchWebhookEvent, type WebhookDispatchDeps } from '../../../src/webhooks/dispatch.js';
 import { WEBHOOK_OK_JSON } from '../../../src/webhooks/errors.js';
@@ -20,7 +23,7 @@ import type { NewUserEvent } from '../../../src/webhooks/user-events.js';
 import { unavailableAs503 } from './api-calls.js';
 
 interface WebhookRouteDeps {
-  readonly config: Pick<Config, 'http' | 'webhooks'>;
+  readonly config: Pick<Config, 'http' | 'webhooks' | 'cluster'>;
   /** This front's instance name (its lock tag in the dedupe ring is per front). */
   readonly front: string;
   readonly clients: WebhookClientLookup;
@@ -46,7 +49,7 @@ export function registerWebhookRoutes(router: Router, deps: WebhookRouteDeps): v
   const intake: WebhookHandlerDeps = {
     registry: deps.clients,
     intake: { maxTimestampAgeMs: deps.config.webhooks.max_timestamp_age },
-    eventIds: sharedEventIds(deps),
+    eventIds: deps.config.cluster.shared_state === 'elasticsearch' ? clusterEventIds(deps.dedupe) : sharedEventIds(deps),
     process: (event) => dispatchWebhookEvent(event, dispatch),
   };
   router.add('POST', '/edu-api/webhook', async (ex) => {
@@ -83,3 +86,33 @@ function sharedEventIds(deps: WebhookRouteDeps): AcceptedEventIds {
     forget: (id) => withRing((view) => view.forget(id)),
   };
 }
+
+/**
+ * The event ids every proxy shares, through the dedupe actor: the admits of one turn in one call (one _bulk). A
+ * failure of the cluster is a 503 naming no node (the dedupe actor logs it): the sender retries, and no id counts
+ * as taken that Elasticsearch does not hold.
+ */
+export function clusterEventIds(dedupe: Pick<Remote<DedupeProtocol>, 'admitShared' | 'seenShared' | 'forgetShared'>): AcceptedEventIds {
+  const admits = new CallBatcher((events: { eventId: string; clientId: string }[]) => dedupe.admitShared(events));
+  const admitted = async (eventId: string, clientId: string) => {
+    const admission = await admits.call({ eventId, clientId });
+    if (typeof admission === 'object') throw SHARED_STATE_UNAVAILABLE;
+    return admission === 'admitted';
+  };
+  const asked = async <T>(call: () => Promise<T>): Promise<T> => {
+    try {
+      return await call();
+    } catch (err) {
+      if (err instanceof ActorUnavailableError) throw err;
+      throw SHARED_STATE_UNAVAILABLE;
+    }
+  };
+  return {
+    seen: (eventId) => asked(() => dedupe.seenShared(eventId)),
+    admit: (eventId, clientId) => asked(() => admitted(eventId, clientId)),
+    forget: (eventId) => asked(() => dedupe.forgetShared(eventId)),
+  };
+}
+
+const SHARED_STATE_UNAVAILABLE = new HttpError(503, 'shared_state_unavailable',
+  'the event ids the proxies share (cluster.shared_state) cannot be checked now; try again shortly', { 'retry-after': '1' });

@@ -8,22 +8,23 @@ import type { MetricSnapshot } from '../../../src/metrics/snapshot.js';
 
 const metrics = async (): Promise<MetricSnapshot> => [];
 const sharedRing = async () => ({ memory: new SharedArrayBuffer(8), holder: 1 });
+const shared = { admitShared: async () => [], seenShared: async () => false, forgetShared: async () => undefined };
 
 const typeChecks = [
   // The dedupe actor serving its protocol: compiles.
-  () => runActor(async (_ctx: ActorContextOf<'dedupe'>) => ({ handlers: { sharedRing, metrics } })),
+  () => runActor(async (_ctx: ActorContextOf<'dedupe'>) => ({ handlers: { sharedRing, ...shared, metrics } })),
   // A method besides the protocol (as dav-state's stats, publish and retire were).
   // @ts-expect-error stats is no method of DedupeProtocol
-  () => runActor(async (_ctx: ActorContextOf<'dedupe'>) => ({ handlers: { sharedRing, metrics, stats: () => ({}) } })),
+  () => runActor(async (_ctx: ActorContextOf<'dedupe'>) => ({ handlers: { sharedRing, ...shared, metrics, stats: () => ({}) } })),
   // The same, on an instance of a class with an extra public method.
   () => {
-    class DedupeService { sharedRing = sharedRing; metrics = metrics; retire(): void {} }
+    class DedupeService { sharedRing = sharedRing; admitShared = shared.admitShared; seenShared = shared.seenShared; forgetShared = shared.forgetShared; metrics = metrics; retire(): void {} }
     // @ts-expect-error retire is no method of DedupeProtocol
     runActor(async (_ctx: ActorContextOf<'dedupe'>) => ({ handlers: new DedupeService() }));
   },
   // A protocol method left out.
   // @ts-expect-error sharedRing is missing
-  () => runActor(async (_ctx: ActorContextOf<'dedupe'>) => ({ handlers: { metrics } })),
+  () => runActor(async (_ctx: ActorContextOf<'dedupe'>) => ({ handlers: { ...shared, metrics } })),
   // Peers: the kinds linked to the actor's own, and the supervisor.
   () => runActor(async (ctx: ActorContextOf<'webhook-store'>) => {
     void ctx.peer('ldap-resolver').viewerEpoch;

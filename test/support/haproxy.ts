@@ -1,0 +1,71 @@
+// A real load balancer (Debian's haproxy) on loopback in front of several services under test: round robin per
+// request, each server health-checked on /readyz, as README "More than one machine" configures it. Installed on
+// first use when the testbed was made before it was one of its packages.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ensureDebianPackages } from '../testbed/packages.js';
+import { freePort } from './ports.js';
+import { waitFor } from './service.js';
+
+export interface RunningBalancer {
+  url: string;
+  pid: number;
+  /** Stops this haproxy (by its pid) and removes its config. */
+  stop(): Promise<void>;
+}
+
+/** The balancer config for `backends` (service URLs); the README's example is this with the proxies' addresses. */
+export function haproxyConfig(port: number, backends: readonly string[]): string {
+  const servers = backends.map((url, i) => `  server proxy${i + 1} ${new URL(url).host} check`);
+  return [
+    'defaults',
+    '  mode http',
+    '  timeout connect 2s',
+    '  timeout client 60s',
+    '  timeout server 60s',
+    '  # a request the balancer could not deliver (the proxy died before answering) goes to another proxy',
+    '  retries 2',
+    '  option redispatch',
+    'frontend fileproxy',
+    `  bind 127.0.0.1:${port}`,
+    '  default_backend proxies',
+    'backend proxies',
+    '  balance roundrobin',
+    '  option httpchk GET /readyz',
+    '  http-check expect status 200',
+    '  default-server inter 500ms fall 2 rise 2',
+    ...servers,
+    '',
+  ].join('\n');
+}
+
+export async function startHaproxy(backends: readonly string[]): Promise<RunningBalancer> {
+  await ensureDebianPackages(['haproxy']);
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'haproxy-test-'));
+  const file = join(dir, 'haproxy.cfg');
+  writeFileSync(file, haproxyConfig(port, backends));
+  // -db: stay in the foreground, so that this child is haproxy itself and its pid is the one to stop.
+  const child: ChildProcess = spawn('haproxy', ['-db', '-f', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => { output += d.toString(); });
+  child.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, 15_000, () => {
+    if (child.exitCode !== null) throw new Error(`haproxy exited with ${child.exitCode}:\n${output}`);
+  });
+  return {
+    url,
+    pid: child.pid!,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        process.kill(child.pid!, 'SIGTERM');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
