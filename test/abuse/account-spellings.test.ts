@@ -64,6 +64,8 @@ type Intent =
   | { kind: 'read'; spelt: string; expected: number };
 
 const intents = new WeakMap<RawRequest, Intent>();
+/** 503s (with Retry-After, or answerProblem would have refused them) by their error code, for the log. */
+const shedByCode = new Map<string, number>();
 let tallies: Tally[] = [];
 let accounts: ScratchAccounts | undefined;
 let sampler: SessionSampler | undefined;
@@ -220,6 +222,7 @@ abuseSuite({
   },
   check(req, answer) {
     const intent = intents.get(req)!;
+    if (answer.status === 503) shedByCode.set(errorCode(answer) ?? '', (shedByCode.get(errorCode(answer) ?? '') ?? 0) + 1);
     if (intent.kind === 'foreign') return answer.status === 401 ? undefined : `${req.method} as ${JSON.stringify(intent.spelt)}: status ${answer.status} (401 expected: not the domain's name)`;
     return checkIntent(intent, answer);
   },
@@ -228,7 +231,8 @@ abuseSuite({
     async run() {
       const most = await sampler!.stop();
       const seen = tallies.map(({ account }) => `${account.name}: ${most.get(account.sid)}`).join(', ');
-      console.log(`abuse: one account, many domain spellings: most sessions of each account at once in smbd: ${seen}`);
+      console.log(`abuse: one account, many domain spellings: most sessions of each account at once in smbd: ${seen}; `
+        + `503s with Retry-After by code: ${JSON.stringify(Object.fromEntries(shedByCode))}`);
       for (const { account } of tallies) {
         const sessions = most.get(account.sid)!;
         // Every account did work over SMB: none seen means the sampling did not find the account's sessions.
