@@ -10,7 +10,8 @@
 //  - dead properties: what an account's properties hold never passes dead_properties.max_user_size (403
 //    user_properties_too_large beyond);
 //  - SMB: smbd never holds more sessions of one account than smb.max_connections_per_account (smbstatus, sampled
-//    through both campaigns); beyond the service's total a 503 with Retry-After is a right answer.
+//    through both campaigns, every 500 ms); while every connection the account (or the service) may have is busy,
+//    a 503 with Retry-After is a right answer.
 // The tallies are lower bounds of what the service holds (a lock counts from its 200 until its UNLOCK is sent, a
 // property's value from its 207 until its removal is sent; the service counts more than the value's bytes), so a
 // count past the bound is the service's, whatever the order in which concurrent requests reached it.
