@@ -1,10 +1,13 @@
 /**
  * What every benchmark reports and where it goes: its section of bench/RESULTS.md (one shared writer), its summary
- * rows for the table of `npm run bench`, and the machine it ran on. A run.ts exports its benchmark and calls
- * runAlone() so that `node dist/bench/<name>/run.js` still works on its own and updates only its own section.
+ * rows (kept in the section, machine-readable), the Summary table generated from every section's rows, and the run
+ * (commit, machine, load). A run.ts exports its benchmark and calls runAlone() so that `node dist/bench/<name>/run.js`
+ * still works on its own: it replaces its own section, and the Summary is generated anew from all sections.
  */
 import { readFileSync, realpathSync, writeFileSync, existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
+import { dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const RESULTS = fileURLToPath(new URL('../../bench/RESULTS.md', import.meta.url));
@@ -75,9 +78,32 @@ export interface BenchReport {
   rows: SummaryRow[];
 }
 
-/** A report from the lines of a section (below its heading) and the summary rows. */
+/**
+ * A summary row as a section of bench/RESULTS.md keeps it: `unexpected` as written (`0`, `service: degraded ×3`), or
+ * what stands in its place in rows transcribed from runs that did not count it (`not counted`).
+ */
+export type RecordedRow = Omit<SummaryRow, 'unexpected'> & { unexpected?: string };
+
+/**
+ * The line that holds a section's summary rows, machine-readable, at the section's end: an HTML comment, which
+ * Markdown does not show. The Summary table is generated from these lines alone (summaryOf()), never edited by hand.
+ */
+const ROWS_LINE = /^<!-- summary rows: (.*) -->$/m;
+
+export function rowsLine(rows: (SummaryRow | RecordedRow)[]): string {
+  const recorded: RecordedRow[] = rows.map((row) => ({ ...row, unexpected: row.unexpected === undefined ? undefined : String(row.unexpected) }));
+  return `<!-- summary rows: ${JSON.stringify(recorded)} -->`;
+}
+
+/** The rows a section keeps (none when it has no rows line). */
+export function rowsOf(section: string): RecordedRow[] {
+  const line = ROWS_LINE.exec(section);
+  return line === null ? [] : (JSON.parse(line[1]!) as RecordedRow[]);
+}
+
+/** A report from the lines of a section (below its heading) and the summary rows, which the section keeps at its end. */
 export function report(heading: string, lines: string[], rows: SummaryRow[]): BenchReport {
-  return { heading, section: [heading, '', ...lines].join('\n'), rows };
+  return { heading, section: [heading, '', ...lines, '', rowsLine(rows)].join('\n'), rows };
 }
 
 export interface Benchmark {
@@ -123,9 +149,20 @@ export function machine(): string {
   return `${cores.length} × ${cores[0]?.model.trim() ?? 'CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}`;
 }
 
-/** The first line of a section: which script, how, when, on what, under which load (taken when the benchmark started). */
+/** The commit checked out (with `+ uncommitted changes` when the work tree differs), or why it is not known. */
+export function commit(): string {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: dirname(RESULTS), encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: dirname(RESULTS), encoding: 'utf8' }).trim() !== '';
+    return dirty ? `${head} + uncommitted changes` : head;
+  } catch {
+    return 'not known (no git checkout)';
+  }
+}
+
+/** The first line of a section: which script, how, when, at which commit, on what, under which load (taken when the benchmark started). */
 export function runLine(script: string, load: string, how = 'alone, or within `npm run bench`'): string {
-  return `Run by \`node ${script}\` (${how}) on ${today()}, ${machine()}; load average at the start ${load}.`;
+  return `Run by \`node ${script}\` (${how}) on ${today()} at commit ${commit()}, ${machine()}; load average at the start ${load}.`;
 }
 
 /** The sections of a RESULTS.md text by heading, in order (the title and anything before the first `## ` left out). */
@@ -154,11 +191,11 @@ export function writeSection(heading: string, section: string): void {
 }
 
 /** The summary table: one row per figure, benchmark named by its heading; `–` where a figure is not made of answers. */
-export function summaryTable(reports: { heading: string; rows: SummaryRow[] }[]): string {
+export function summaryTable(reports: { heading: string; rows: (SummaryRow | RecordedRow)[] }[]): string {
   const lines = ['| benchmark | figure | this service | peer | ratio | target | unexpected answers | |', '|---|---|---|---|---|---|---|---|'];
   for (const report of reports) {
     for (const row of report.rows) {
-      lines.push(`| ${report.heading.replace(/^## /, '')} | ${row.figure} | ${row.service} | ${row.peer} | ${row.ratio} | ${row.target} | ${row.unexpected?.toString() ?? '–'} | ${verdict(row.met)} |`);
+      lines.push(`| ${report.heading.replace(/^## /, '')} | ${row.figure} | ${row.service} | ${row.peer} | ${row.ratio} | ${row.target} | ${String(row.unexpected ?? '–')} | ${verdict(row.met)} |`);
     }
   }
   return lines.join('\n');
@@ -166,29 +203,40 @@ export function summaryTable(reports: { heading: string; rows: SummaryRow[] }[])
 
 export const SUMMARY_HEADING = '## Summary';
 
-/** The benchmark a line of the summary table is a row of (its first cell), '' for any other line. */
-function rowBenchmark(line: string): string {
-  return line.startsWith('| ') && !line.startsWith('|---') ? line.split('|')[1]!.trim() : '';
-}
-
-/** The rows that a Summary section holds for the benchmarks headed `headings` (`## ...`). */
-export function summaryRowsOf(summary: string, headings: Set<string>): string[] {
-  return summary.split('\n').filter((line) => headings.has(`## ${rowBenchmark(line)}`));
-}
-
 /**
- * Puts the rows of `reports` into the summary table of bench/RESULTS.md in place of their earlier rows, the other
- * benchmarks' rows left as they are (a benchmark run by name alone: `npm run bench -- scale`).
+ * The head of bench/RESULTS.md: what the file is and how its summary is made. Which run each section's figures
+ * come from (commit, machine, load) is said in the section itself.
  */
-export function writeSummaryRows(reports: BenchReport[]): void {
-  const table = summaryTable(reports).split('\n');
-  const headings = new Set(reports.map((r) => r.heading));
-  const previous = sections(readResults()).get(SUMMARY_HEADING);
-  const lines = (previous ?? `${SUMMARY_HEADING}\n`).trimEnd().split('\n').filter((line) => !headings.has(`## ${rowBenchmark(line)}`));
-  const tableEnd = lines.findLastIndex((line) => line.startsWith('|')) + 1;
-  if (tableEnd === 0) lines.push('', ...table);
-  else lines.splice(tableEnd, 0, ...table.slice(2));
-  writeSection(SUMMARY_HEADING, `${lines.join('\n')}\n`);
+export const HEAD = [
+  TITLE,
+  '',
+  'Each section below is one benchmark\'s run, and its first lines name that run: the command, the date, the commit, the machine and the load average at its start. Figures side by side in one section were measured in the same run; figures of different sections may come from different runs and machines.',
+  'The Summary is generated from the rows each section keeps at its end (an HTML comment, `<!-- summary rows: ... -->`, written by the benchmark\'s run), never edited by hand: a benchmark run rewrites it, and so does `npm run bench:summary`, which runs nothing (bench/results.ts summaryOf()).',
+  'A figure is met only when it meets its target and nothing behind it went wrong: no answer other than the one the benchmark asked for, from the service or its peer (a search answered 200 with `degraded: true` included), and every indexing job it was measured over finished with every page done (column "unexpected answers"; `–` where a figure is not made of answers or jobs).',
+  '',
+].join('\n');
+
+/** The Summary section of a RESULTS.md text, generated from the rows its other sections keep, in their order. */
+export function summaryOf(text: string): string {
+  const reports = [...sections(text)].filter(([heading]) => heading !== SUMMARY_HEADING).map(([heading, section]) => ({ heading, rows: rowsOf(section) }));
+  return `${SUMMARY_HEADING}\n\n${summaryTable(reports)}\n`;
+}
+
+/** RESULTS.md text with its head and Summary made anew from its sections (the sections themselves unchanged). */
+export function withSummary(text: string): string {
+  const kept = [...sections(text)].filter(([heading]) => heading !== SUMMARY_HEADING).map(([, section]) => section.trimEnd());
+  return `${[HEAD.trimEnd(), summaryOf(text).trimEnd(), ...kept].join('\n\n')}\n`;
+}
+
+/** Removes the section under `heading` from bench/RESULTS.md, if it has one; the Summary is made anew. */
+export function removeSection(heading: string): void {
+  const kept = [...sections(readResults())].filter(([h]) => h !== heading).map(([, section]) => section);
+  writeFileSync(RESULTS, withSummary(kept.join('\n')));
+}
+
+/** Regenerates the head and the Summary of bench/RESULTS.md from its sections. */
+export function writeSummary(): void {
+  writeFileSync(RESULTS, withSummary(readResults()));
 }
 
 /** Whether this module URL is the script node was started with. */
@@ -203,4 +251,5 @@ export async function runAlone(moduleUrl: string, benchmark: Benchmark): Promise
   const report = await benchmark.run();
   console.log(`\n${report.section}\n${summaryTable([report])}`);
   writeSection(report.heading, report.section);
+  writeSummary();
 }

@@ -34,11 +34,13 @@ runActor(async (ctx: ActorContextOf<'http-front'>) => {
   const registry = new Registry();
   const server = await HttpServer.listen(config.http, router, log, transport,
     { sharedPort: config.workers.http_front > 1, metrics: new HttpRequestMetrics(registry) });
-  registerStatMetrics(registry, () => ({ ...server.stats(), smbSessions: dav.smb.pool.size }), httpFrontMetrics);
+  const smbStats = () => ({ smbSessions: dav.smb.pool.size, smbSessionsRefused: dav.smb.pool.refusedClaims });
+  registerStatMetrics(registry, () => ({ ...server.stats(), ...smbStats() }), httpFrontMetrics);
   return {
     handlers: servingMetrics(handlers, registry),
     health: () => ({
       ...server.stats(),
+      ...smbStats(),
       webhookClients: webhookClients.size ?? 'not loaded',
       webhookClientList: webhookClients.state,
       liveAcl: wiki.liveAcl() ?? 'off (wiki.live_acl.enabled is false)',

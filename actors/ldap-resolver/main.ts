@@ -9,7 +9,7 @@ import { LoginAccounts } from '../../src/auth/login-accounts.js';
 import { localLoginGuard } from '../../src/auth/login-guard.js';
 import { LoginThrottle } from '../../src/auth/login-throttle.js';
 import type { Config } from '../../src/config/index.js';
-import { LdapConfigError } from '../../src/ldap/connection.js';
+import { DirectoryError, LdapConfigError } from '../../src/ldap/connection.js';
 import type { Directory } from '../../src/ldap/directory.js';
 import { directoryFromConfig, loginDomain } from '../../src/ldap/from-config.js';
 import type { LdapResolverProtocol } from '../../src/messages/ldap-resolver.js';
@@ -90,6 +90,16 @@ runActor(async (ctx: ActorContextOf<'ldap-resolver'>) => {
       const changed = await visibility.set(share, settings);
       Atomics.add(new Int32Array(epoch), VISIBILITY_GENERATION, 1);
       return changed;
+    },
+    logonAccount: async (query) => {
+      if (directory === null) return { unconfigured: 'no directory to ask (ldap.base_dn and the indexer account\'s password are needed)' };
+      try {
+        return { account: await directory.logonAccount(query) };
+      } catch (err) {
+        if (err instanceof DirectoryError && err.kind === 'invalid_credentials') return { account: null };
+        if (err instanceof DirectoryError) return { unavailable: err.message };
+        throw err;
+      }
     },
     admitLogin: (attempt) => guard.admit(attempt),
     settleLogin: async (counted, outcome) => guard.settle(counted, outcome),

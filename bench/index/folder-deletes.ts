@@ -15,6 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { startJob } from '../../src/control-socket/client.js';
+import { jobShortfalls } from '../job-outcome.js';
 import type { JobInfo } from '../../src/indexing/reconciler/jobs.js';
 import { createSearchClient } from '../../src/search/client.js';
 import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
@@ -95,6 +96,9 @@ async function run(): Promise<BenchReport> {
     const seed = await seedWiki({ env, admin, share: SHARE, root: ROOT, folders: FOLDERS, pages: PAGES });
     // Written on the disk, behind the watch's back: one pass indexes them.
     const seeding = await (await startJob(socketOf(service), { kind: 'pass' })).finished;
+    // Every figure below stands on this pass: one that did not walk every seeded page measures another share.
+    const seedingShortfalls = jobShortfalls('seeding pass', seeding, { pages: seed.pages, count: 'seen' });
+    if (seedingShortfalls.total > 0) throw new Error(`the pass over the seeded pages did not do all its work: ${seedingShortfalls}`);
     await settled(service);
     const sharePages = seeding.seen;
     const handles = Object.values((await details(service)).watch).map((w) => w.handles);

@@ -51,7 +51,7 @@ export async function isolation(service: RunningService, env: TestbedEnv, share:
   const webhookKey = (await AdminApi.asAdmin(service.url, env).register('platform-api')).api_key;
   let searches = 0;
   const kinds: { name: string; send: () => Promise<boolean> }[] = [
-    { name: 'search `POST /wiki/search`', send: () => serviceSearch(env, service.url, searches++) },
+    { name: 'search `POST /wiki/search`', send: async () => (await serviceSearch(env, service.url, searches++)) === undefined },
     {
       name: 'WebDAV GET of a seeded page',
       send: async () => {

@@ -8,6 +8,7 @@
 import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
 import type { TestbedEnv } from '../../test/testbed/env.js';
 import { Unexpected } from '../results.js';
+import { searchAnswerProblem } from '../search/answer.js';
 import { callerHeaders, callerSearchBody } from '../search/caller.js';
 import { percentile } from '../stats.js';
 
@@ -31,19 +32,18 @@ export interface SearchWork {
   matched: Record<string, number>;
 }
 
-/** The `n`-th query (QUERIES in turn) through the service; resolves to whether it answered 200. */
-export async function serviceSearch(env: TestbedEnv, serviceUrl: string, n: number): Promise<boolean> {
+/** The `n`-th query (QUERIES in turn) through the service; resolves to what was wrong with its answer (answer.ts), if anything. */
+export async function serviceSearch(env: TestbedEnv, serviceUrl: string, n: number): Promise<string | undefined> {
   const { authorization, groups } = callerHeaders(env);
   const res = await fetch(`${serviceUrl}/wiki/search`, {
     method: 'POST',
     headers: { authorization, 'x-service-groups': groups, 'content-type': 'application/json' },
     body: JSON.stringify({ q: QUERIES[n % QUERIES.length]! }),
   });
-  await res.arrayBuffer();
-  return res.status === 200;
+  return searchAnswerProblem(res.status, await res.text());
 }
 
-async function directSearch(env: TestbedEnv, share: string, n: number, work: { took: number[]; matched: Record<string, number> }): Promise<boolean> {
+async function directSearch(env: TestbedEnv, share: string, n: number, work: { took: number[]; matched: Record<string, number> }): Promise<string | undefined> {
   const q = QUERIES[n % QUERIES.length]!;
   const res = await fetch(`${env.es.url}/${DEFAULT_ALIAS}/_search`, {
     method: 'POST',
@@ -51,19 +51,21 @@ async function directSearch(env: TestbedEnv, share: string, n: number, work: { t
     body: callerSearchBody(env, { q }, share),
   });
   const text = await res.text();
-  if (res.status !== 200) return false;
-  const answer = JSON.parse(text) as { took: number; hits: { total: { value: number } } };
+  if (res.status !== 200) return `status ${res.status}`;
+  const answer = JSON.parse(text) as { took: number; timed_out: boolean; _shards: { failed: number }; hits: { total: { value: number } } };
+  // Elasticsearch's own degraded answer: 200 with the hits of only some shards.
+  if (answer.timed_out || answer._shards.failed > 0) return 'partial (timed out or shards failed)';
   work.took.push(answer.took);
   work.matched[q] = answer.hits.total.value;
-  return true;
+  return undefined;
 }
 
-/** Times one request; an answer other than 200, or none, counts as unexpected. */
-async function timed(send: () => Promise<boolean>, latencies: number[], unexpected: Unexpected, target: string): Promise<void> {
+/** Times one request; an answer other than 200, a degraded one, or none counts as unexpected. */
+async function timed(send: () => Promise<string | undefined>, latencies: number[], unexpected: Unexpected, target: string): Promise<void> {
   const started = performance.now();
-  const ok = await send().catch(() => false);
+  const problem = await send().catch(() => 'no answer');
   latencies.push(performance.now() - started);
-  if (!ok) unexpected.add(target, 'not 200');
+  if (problem !== undefined) unexpected.add(target, problem);
 }
 
 export async function searchLatencies(env: TestbedEnv, serviceUrl: string, share: string): Promise<{ service: SearchLatency; direct: SearchLatency; work: SearchWork }> {

@@ -39,6 +39,7 @@ import { passAfter } from '../../test/integration/wiki/wiki-service.js';
 import { seededRandom } from '../../test/integration/search/seeded-random.js';
 import { startBare, type BareServer } from '../bare-server.js';
 import { runQueueWaitSeconds } from '../stats.js';
+import { wrkAnswers, type WrkSummary } from './answer.js';
 import { CALLER, callerHeaders, callerSearchBody } from './caller.js';
 import { judged, loadAverage, ratioRow, runAlone, runLine, verdict as verdictOf, report, Unexpected, type BenchReport, type Benchmark } from '../results.js';
 
@@ -153,7 +154,7 @@ export interface Measurement {
   /** Time per request the threads of the service (or the forwarder) and of Elasticsearch spent waiting for a core, µs. */
   serviceWaitUs: number;
   esWaitUs: number;
-  /** Answers other than 200 (wrk counts those ≥ 400) and requests that broke; every search asks for a 200. */
+  /** Answers other than 200 (wrk counts those ≥ 400), degraded answers (search.lua) and requests that broke; every search asks for a 200 with hits. */
   unexpected: Unexpected;
   /** Searches answered 200 per second: an error is no throughput. */
   rps: number;
@@ -193,7 +194,8 @@ export async function wrk(args: string[], target: Target, pids: Processes): Prom
   const { stdout: out } = await promisify(execFile)('wrk', [...args, '-s', LUA, target.url, '--', ...target.luaArgs], { encoding: 'utf8' });
   const line = out.split('\n').find((l) => l.startsWith('WRK_JSON '));
   if (!line) throw new Error(`wrk printed no summary:\n${out}`);
-  const s = JSON.parse(line.slice('WRK_JSON '.length)) as { requests: number; duration_us: number; non2xx: number; socket_errors: number; p50_us: number; p99_us: number };
+  const s = JSON.parse(line.slice('WRK_JSON '.length)) as WrkSummary;
+  const { unexpected, answered } = wrkAnswers(target.name, s);
   const perRequestUs = (ticks: number) => (ticks * 10_000) / s.requests;
   return {
     requests: s.requests,
@@ -201,8 +203,8 @@ export async function wrk(args: string[], target: Target, pids: Processes): Prom
     esCpuUs: perRequestUs(esTicks() - before.es),
     serviceWaitUs: ((runQueueWaitSeconds(hop) - before.serviceWait) * 1e6) / s.requests,
     esWaitUs: ((esWait() - before.esWait) * 1e6) / s.requests,
-    unexpected: new Unexpected().add(target.name, 'status ≥ 400', s.non2xx).add(target.name, 'socket error', s.socket_errors),
-    rps: (s.requests - s.non2xx) / (s.duration_us / 1e6),
+    unexpected,
+    rps: answered / (s.duration_us / 1e6),
     p50ms: s.p50_us / 1000,
     p99ms: s.p99_us / 1000,
   };

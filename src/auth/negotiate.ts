@@ -2,8 +2,9 @@
  * `Authorization: Negotiate` (RFC 4559) on /dav/ and the wiki endpoints, for clients that hold a Kerberos ticket
  * for the service's `kerberos.delegation.http_spn` (curl --negotiate, browsers, the Windows WebDAV redirector).
  * The ticket is checked with the keytab of kerberos.delegation (src/kerberos/acceptor.ts), each authenticator is
- * seen once by the service's one replay cache (the supervisor's), and the accepted ticket is the evidence with which
- * S4U2Proxy reaches SMB as the ticket's client. Every refusal is a 401 with a JSON error naming the reason in terms
+ * seen once by the service's one replay cache (the supervisor's), the client is the account of the SID its PAC
+ * names (src/kerberos/pac.ts: a ticket without a valid PAC is refused), and the accepted ticket is the evidence
+ * with which S4U2Proxy reaches SMB as the ticket's client. Every refusal is a 401 with a JSON error naming the reason in terms
  * the client can act on; the Kerberos text, which names the service's principal, its realm and how to export its
  * keytab, goes to the log: a refused token is all an anonymous caller needs to send.
  */
@@ -19,8 +20,15 @@ import { remoteReplayGuard, type ReplayVerdict } from '../kerberos/replay-cache.
 
 /** A client authenticated by its ticket. */
 interface NegotiatedUser {
-  /** The sAMAccountName the ticket names (its client, in the service's realm). */
+  /** The name the ticket's client has (in the service's realm): what messages call the client, not who it is. */
   user: string;
+  /** Who the client is: the account's SID from the ticket's PAC, which the directory is asked by. */
+  sid: string;
+  /**
+   * The SIDs of the client's groups as the PAC has them, from when the KDC issued the ticket; the service's
+   * decisions use the directory's `tokenGroups` of `sid`, as of now.
+   */
+  groupSids: string[];
   /** The client's ticket to this service: the evidence S4U2Proxy presents. */
   evidence: Credential;
   /** The `WWW-Authenticate: Negotiate <AP-REP>` of the answer (mutual authentication), if the client asked for it. */
@@ -75,7 +83,8 @@ export class NegotiateAuth {
       throw new HttpError(401, 'negotiate_foreign_principal', `Negotiate: ${CLIENT_MESSAGES['negotiate_foreign_principal']}`, challengeHeader(challenge),
         `${client} is not a user of the realm ${this.realm}`);
     }
-    return { user: names[0]!, evidence, wwwAuthenticate: accepted.wwwAuthenticate };
+    const { userSid, groupSids } = accepted.context.pac;
+    return { user: names[0]!, sid: userSid, groupSids, evidence, wwwAuthenticate: accepted.wwwAuthenticate };
   }
 }
 
@@ -90,6 +99,7 @@ const CLIENT_MESSAGES: Partial<Record<string, string>> = {
   negotiate_keytab: 'this service holds no key for the Kerberos ticket; send Basic credentials (the administrator finds why in the log)',
   negotiate_unsupported_etype: 'the Kerberos ticket is sealed with an encryption type this service does not accept (it accepts AES); send Basic credentials',
   negotiate_foreign_principal: 'the Kerberos ticket names no user of this service\'s domain',
+  negotiate_pac_invalid: 'the Kerberos ticket carries no valid account data (PAC) signed for this service; get a new ticket from a domain controller, or send Basic credentials',
 };
 const REFUSED = 'the Kerberos ticket was refused; send Basic credentials';
 

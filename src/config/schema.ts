@@ -74,9 +74,18 @@ const smbSection = z
     // Why these defaults: README, "SMB security".
     min_dialect: z.enum(DIALECT_NAMES).default('3.0'),
     require_encryption: z.boolean().default(true),
+    /** How long a pooled user session serves before its account is asked again (README, Security). */
+    session_max_age: duration().prefault('60s'),
+    /** Pooled SMB connections of one account (by SID) per http-front thread; one more is a 503 (README, Security). */
+    max_connections_per_account: intBetween(1, 10_000).default(4),
+    /** Pooled SMB connections of all users per http-front thread. */
+    max_connections: intBetween(1, 1_000_000).default(512),
   })
   // Runs even when other smb keys are invalid (so all problems show at once); hence the defensive reads.
-  .superRefine((smb, ctx) => checkShares(smb, ctx), { when: () => true });
+  .superRefine((smb, ctx) => {
+    checkShares(smb, ctx);
+    checkConnectionBounds(smb, ctx);
+  }, { when: () => true });
 
 /** A KDC as host or host:port (port 88 by default). */
 const kdcAddress = z.string().regex(/^[A-Za-z0-9.-]+(:\d{1,5})?$/, 'must be a host name or address, optionally with :port');
@@ -138,6 +147,14 @@ function checkShares(smb: { server?: unknown; shares?: unknown }, ctx: z.Refinem
       ctx.addIssue({ code: 'custom', path: ['shares', index, 'server'], message: 'required because smb.server is not set' });
     }
   });
+}
+
+/** One account's connections cannot be allowed more than everyone's. */
+function checkConnectionBounds(smb: { max_connections_per_account?: unknown; max_connections?: unknown }, ctx: z.RefinementCtx): void {
+  const { max_connections_per_account: perAccount, max_connections: total } = smb;
+  if (typeof perAccount === 'number' && typeof total === 'number' && perAccount > total) {
+    ctx.addIssue({ code: 'custom', path: ['max_connections_per_account'], message: `must not be more than smb.max_connections (${total})` });
+  }
 }
 
 const ldapSection = z.strictObject({

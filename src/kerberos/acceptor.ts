@@ -3,6 +3,7 @@
  * AP-REQ with its own keys from a keytab, so that a client holding a ticket for `HTTP/<name>` is authenticated
  * without a password. The ticket proves what the KDC says of the client; the authenticator, sealed with the ticket's
  * session key, proves the sender holds that key now (its time within the allowed skew, seen once: the replay cache).
+ * The ticket's PAC (pac.ts), signed with the same service key, says who the client is: its SID and groups.
  * The accepted ticket is kept whole: S4U2Proxy presents it to the KDC as the evidence ticket to reach SMB in the
  * client's name.
  */
@@ -12,6 +13,7 @@ import { KerberosError, KerberosProtocolError } from './errors.js';
 import type { Credential } from './exchanges.js';
 import { GSS_CHECKSUM, GssFlag, TokId, frame, unframe } from './gss.js';
 import { entriesFor, type KeytabEntry } from './keytab.js';
+import { ticketPacIdentity, type PacIdentity } from './pac.js';
 import {
   ApOption,
   KeyUsage,
@@ -47,6 +49,8 @@ interface AcceptorSettings {
 export interface AcceptedContext {
   /** The ticket's client, e.g. `carla@EDU.TEST`. */
   client: string;
+  /** What the ticket's PAC, its server signature verified, says of the client: the account's SID and groups. */
+  pac: PacIdentity;
   /**
    * The client's ticket to this service with its session key, in the shape `s4u2proxy` takes as its evidence.
    * The KDC grants S4U2Proxy on it only if it is forwardable (`flags & TicketFlag.FORWARDABLE`) or the target
@@ -76,7 +80,8 @@ export class KerberosAcceptor {
     const { tokId, inner } = unframe(token);
     if (tokId !== TokId.AP_REQ) throw new KerberosProtocolError(`GSS token: expected AP-REQ, got token id 0x${tokId.toString(16)}`);
     const apReq = parseApReq(inner);
-    const part = this.openTicket(apReq.ticket, now);
+    const { part, serviceKey } = this.openTicket(apReq.ticket, now);
+    const pac = ticketPacIdentity(part, serviceKey);
     const client = principalText(part.cname, part.crealm);
     if (apReq.authenticator.etype !== part.key.etype) throw new KerberosProtocolError('AP-REQ: the authenticator is not sealed with the session key\'s type');
     const auth = parseAuthenticator(encryptionType(part.key.etype).decrypt(part.key.value, KeyUsage.AP_REQ_AUTHENTICATOR, apReq.authenticator.cipher));
@@ -96,6 +101,7 @@ export class KerberosAcceptor {
     const mutual = (apReq.options & ApOption.MUTUAL_REQUIRED) !== 0 || (gssFlags & GssFlag.MUTUAL) !== 0;
     return {
       client,
+      pac,
       evidence: {
         client: part.cname,
         crealm: part.crealm,
@@ -112,8 +118,8 @@ export class KerberosAcceptor {
     };
   }
 
-  /** The ticket's enc-part under the service key of its etype and key version, its times checked. */
-  private openTicket(ticket: Ticket, now: Date): EncTicketPart {
+  /** The ticket's enc-part under the service key of its etype and key version (returned too), its times checked. */
+  private openTicket(ticket: Ticket, now: Date): { part: EncTicketPart; serviceKey: EncryptionKey } {
     const named = `${principalText(ticket.sname)}@${ticket.realm}`;
     if (named.toLowerCase() !== this.principal.toLowerCase()) {
       throw new KerberosError('TICKET_INVALID', `the ticket is for ${named}, this service is ${this.principal}`);
@@ -133,7 +139,7 @@ export class KerberosAcceptor {
     if (part.flags & TicketFlag.INVALID) throw new KerberosError('TICKET_INVALID', 'the ticket is marked invalid (postdated, not yet validated by the KDC)');
     if (start.getTime() - skew > now.getTime()) throw new KerberosError('TICKET_INVALID', `the ticket is not valid before ${start.toISOString()}`);
     if (part.endtime.getTime() + skew < now.getTime()) throw new KerberosError('TICKET_INVALID', `the ticket expired at ${part.endtime.toISOString()}`);
-    return part;
+    return { part, serviceKey: entry.key };
   }
 }
 

@@ -59,6 +59,12 @@ export interface TicketSource {
   serviceTicket(spn: string): Promise<Credential>;
 }
 
+/** A user's own ticket to this service (HTTP Negotiate), the evidence S4U2Proxy presents, and the SID its PAC names. */
+export interface PresentedTicket {
+  evidence: Credential;
+  sid: string;
+}
+
 /** A credential being fetched (state 'pending'), held, or whose exchange failed (fetched again on next use). */
 interface Entry {
   promise: Promise<Credential>;
@@ -131,16 +137,18 @@ export class KerberosClient implements TicketSource {
   /**
    * Service tickets in `user`'s name, through this principal's constrained delegation (this client must be made
    * with `forwardable`): S4U2Proxy on the evidence ticket, which is the user's own ticket to this service when the
-   * user presented one (HTTP Negotiate), else one S4U2Self obtains (protocol transition). Cached like the client's
-   * own: the user's ticket vouched for the same name either way.
+   * user presented one (HTTP Negotiate, `presented`), else one S4U2Self obtains (protocol transition). Cached like
+   * the client's own: a presented ticket's under the SID of its PAC (the account, whatever the ticket's name
+   * spells), a named user's under the name.
    */
-  onBehalfOf(user: string, evidence?: Credential): TicketSource {
+  onBehalfOf(user: string, presented?: PresentedTicket): TicketSource {
+    const holder = presented ? `sid:${presented.sid}` : `name:${user.toLowerCase()}`;
     return {
       serviceTicket: (spn) =>
-        this.cached(`s4u:${user.toLowerCase()}:${spn.toLowerCase()}`, async () => {
+        this.cached(`s4u:${holder}:${spn.toLowerCase()}`, async () => {
           const tgt = await this.ticketGrantingTicket();
           const now = new Date(this.now());
-          return s4u2proxy(this.kdc, tgt, evidence ?? (await s4u2self(this.kdc, tgt, user, now)), spn, now);
+          return s4u2proxy(this.kdc, tgt, presented?.evidence ?? (await s4u2self(this.kdc, tgt, user, now)), spn, now);
         }),
     };
   }

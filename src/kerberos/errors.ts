@@ -20,6 +20,11 @@ export type KerberosErrorCode =
   | 'KEYTAB'
   /** The acceptor refused a ticket: not for this service, not yet valid, expired, or its authenticator names another client. */
   | 'TICKET_INVALID'
+  /**
+   * The acceptor refused a ticket's PAC: none, malformed, its server signature not verifying with the service key,
+   * or its client information not the ticket's client (pac.ts).
+   */
+  | 'PAC_INVALID'
   /** The acceptor has seen this authenticator before (RFC 4120 3.2.3: a replayed AP-REQ). */
   | 'REPLAY'
   /** The replay cache is full of authenticators still within the skew window: refused rather than forgetting one. */

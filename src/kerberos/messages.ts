@@ -365,7 +365,25 @@ export function parseApReq(buf: Buffer): ApReq {
   return { options: f.flags(2), ticket: parseTicket(f.block(3), 'AP-REQ ticket'), authenticator: parseEncryptedData(f.block(4), 'AP-REQ authenticator') };
 }
 
-/** The decrypted enc-part of a ticket (RFC 4120 5.3); its authorization-data (the PAC) stays in the ticket unread. */
+/** One element of AuthorizationData (RFC 4120 5.2.6): its ad-type and the ad-data as sent. */
+export interface AuthorizationDataEntry {
+  type: number;
+  data: Buffer;
+}
+
+/** AuthorizationData, as a ticket carries it and as AD-IF-RELEVANT (ad-type 1) wraps it in its ad-data. */
+export function parseAuthorizationData(buf: Buffer, what = 'AuthorizationData'): AuthorizationDataEntry[] {
+  return parseAuthorizationDataBlocks(sequenceOf(decode(buf, what), what), what);
+}
+
+function parseAuthorizationDataBlocks(blocks: Block[], what: string): AuthorizationDataEntry[] {
+  return blocks.map((b, i) => {
+    const f = new Fields(b, `${what} ${i}`);
+    return { type: f.int(0), data: f.octets(1) };
+  });
+}
+
+/** The decrypted enc-part of a ticket (RFC 4120 5.3); its authorization-data is read by pac.ts. */
 export interface EncTicketPart {
   flags: number;
   key: EncryptionKey;
@@ -375,6 +393,8 @@ export interface EncTicketPart {
   starttime?: Date;
   endtime: Date;
   renewTill?: Date;
+  /** The KDC's authorization-data, in the order sent; empty when the ticket has none. */
+  authorizationData: AuthorizationDataEntry[];
 }
 
 export function parseEncTicketPart(buf: Buffer): EncTicketPart {
@@ -388,6 +408,7 @@ export function parseEncTicketPart(buf: Buffer): EncTicketPart {
     ...(f.has(6) ? { starttime: f.time(6) } : {}),
     endtime: f.time(7),
     ...(f.has(8) ? { renewTill: f.time(8) } : {}),
+    authorizationData: f.has(10) ? parseAuthorizationDataBlocks(f.list(10), 'EncTicketPart authorization-data') : [],
   };
 }
 

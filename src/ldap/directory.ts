@@ -8,8 +8,8 @@ import {
   withLdapClient,
 } from './connection.js';
 import { BoundConnections } from './bound-connections.js';
-import { type LoginName, parseLoginName, realmFromBaseDn } from './login-name.js';
-import { decodeSid, encodeSid } from './sid.js';
+import { type LoginDomain, type LoginName, parseLoginName, realmFromBaseDn } from './login-name.js';
+import { decodeSid, encodeSid, SidFormatError } from './sid.js';
 import type { GroupSidResolver } from './group-sid-cache.js';
 
 interface DirectoryOptions {
@@ -17,6 +17,8 @@ interface DirectoryOptions {
   readonly baseDn: string;
   /** UPN suffix for bare user names; derived from the DC= parts of `baseDn` when absent. */
   readonly realm?: string | undefined;
+  /** NetBIOS name of the domain (`smb.domain`): with the realm, the only DOMAIN a `DOMAIN\user` login may name. */
+  readonly domain: string;
   /** The indexer service account, used to resolve group names to SIDs. */
   readonly serviceAccount?: { readonly user: string; readonly password: string } | undefined;
   /** Names or SIDs per search; each batch is one LDAP search. */
@@ -71,6 +73,23 @@ export interface LookedUpUser {
   readonly adminCount: boolean;
 }
 
+/**
+ * The account a logon reaches and whether it may still log on, as a pooled SMB session is checked against it
+ * (src/logon/account-sessions.ts): read with the service account, never cached.
+ */
+export interface LogonAccount {
+  /** sAMAccountName as stored in the directory. */
+  readonly account: string;
+  /** objectSid: the one key of the account, whichever name it logged on with. */
+  readonly sid: string;
+  readonly state: AccountState;
+  /** `pwdLastSet` as the directory gives it (100 ns ticks since 1601): a change means a new password. */
+  readonly passwordSetAt: string;
+}
+
+/** Which account `logonAccount` reads: the one a login name binds as, or the one with this SID. */
+export type LogonAccountQuery = { readonly name: string } | { readonly sid: string };
+
 /** What `doctor` checks of a Kerberos account: its SPNs, key version and delegation settings. */
 export interface KerberosAccount {
   /** sAMAccountName as stored in the directory. */
@@ -90,6 +109,8 @@ export interface KerberosAccount {
 export interface UserLookup {
   /** The user named `name` (sAMAccountName or UPN) under `baseDn`; null when there is no such user. */
   lookupUser(name: string): Promise<LookedUpUser | null>;
+  /** The user whose `objectSid` is `sid` under `baseDn` (whatever it is called now); null when there is none. */
+  lookupUserBySid(sid: string): Promise<LookedUpUser | null>;
 }
 
 const DEFAULT_BATCH_SIZE = 200;
@@ -107,7 +128,7 @@ const WHO_AM_I_OID = '1.3.6.1.4.1.4203.1.11.3';
  * Errors are DirectoryErrors: `invalid_credentials` (answer 401) or `directory_unavailable` (503).
  */
 export class Directory implements UserAuthenticator, UserLookup, GroupSidResolver {
-  private readonly realm: string;
+  private readonly names: LoginDomain;
   private readonly batchSize: number;
   private readonly serviceConnections: BoundConnections | undefined;
 
@@ -116,14 +137,14 @@ export class Directory implements UserAuthenticator, UserLookup, GroupSidResolve
     if (realm === undefined) {
       throw new LdapConfigError(`ldap.base_dn '${options.baseDn}' has no DC= parts to derive the realm from`);
     }
-    this.realm = realm;
+    this.names = { realm, domain: options.domain };
     this.batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
     if (!Number.isInteger(this.batchSize) || this.batchSize < 1) {
       throw new LdapConfigError(`batch size must be a positive integer, got ${this.batchSize}`);
     }
     const account = options.serviceAccount;
     if (account !== undefined) {
-      const { bindName } = parseLoginName(account.user, realm);
+      const { bindName } = parseLoginName(account.user, this.names);
       this.serviceConnections = new BoundConnections(
         connect,
         (client) => this.bind(client, bindName, account.password, 'binding as the service account'),
@@ -134,7 +155,7 @@ export class Directory implements UserAuthenticator, UserLookup, GroupSidResolve
 
   /** The login name as every part of the service reads it (login-name.ts); a malformed one is `invalid_credentials`. */
   loginName(user: string): LoginName {
-    return parseLoginName(user, this.realm);
+    return parseLoginName(user, this.names);
   }
 
   /** Service-account connections opened since the start (each a TCP + TLS handshake and a bind at the DC). */
@@ -155,7 +176,7 @@ export class Directory implements UserAuthenticator, UserLookup, GroupSidResolve
    * and the authenticated account can differ; the groups must be those of the account the password was for.
    */
   async authenticateUser(user: string, password: string): Promise<DirectoryUser> {
-    const login = parseLoginName(user, this.realm);
+    const login = parseLoginName(user, this.names);
     // An empty password would make the simple bind an unauthenticated one, which succeeds.
     if (password === '') throw new DirectoryError('invalid_credentials', 'password is empty');
     return withLdapClient(this.connect, async (client) => {
@@ -186,20 +207,37 @@ export class Directory implements UserAuthenticator, UserLookup, GroupSidResolve
    * An invalid name is a DirectoryError (`invalid_credentials`); an unknown or ambiguous one is null.
    */
   async lookupUser(name: string): Promise<LookedUpUser | null> {
-    const login = parseLoginName(name, this.realm);
+    const login = parseLoginName(name, this.names);
     return this.asServiceAccount('looking up a user', async (client) => {
-      const entry = await this.findUserEntry(client, login, [...ACCOUNT_STATE_ATTRIBUTES, 'objectClass', 'adminCount']);
-      if (typeof entry === 'string') return null;
-      return {
-        account: text(single(entry, 'sAMAccountName')),
-        sid: decodeSid(asBuffer(single(entry, 'objectSid'))),
-        groupSids: await this.tokenGroups(client, entry),
-        state: accountState(entry, Date.now()),
-        computer: values(entry, 'objectClass').some((v) => text(v).toLowerCase() === 'computer'),
-        notDelegated: (flags(entry, 'userAccountControl') & UF_NOT_DELEGATED) !== 0,
-        adminCount: adminCountSet(entry),
-      };
+      const entry = await this.findUserEntry(client, login, LOOKED_UP_ATTRIBUTES);
+      return typeof entry === 'string' ? null : this.lookedUp(client, entry);
     });
+  }
+
+  /**
+   * Reads the user whose SID is `sid` with the service account, as lookupUser does: the account a Kerberos ticket's
+   * PAC names, found by what does not change when the account is renamed or another one takes its old name.
+   * A malformed SID is a DirectoryError (`invalid_credentials`); an unknown one is null.
+   */
+  async lookupUserBySid(sid: string): Promise<LookedUpUser | null> {
+    const encoded = searchableSid(sid);
+    return this.asServiceAccount('looking up a user by SID', async (client) => {
+      const entry = await this.entryBySid(client, encoded, LOOKED_UP_ATTRIBUTES);
+      return typeof entry === 'string' ? null : this.lookedUp(client, entry);
+    });
+  }
+
+  /** A user entry found with LOOKED_UP_ATTRIBUTES as LookedUpUser (its `tokenGroups` read with a base search). */
+  private async lookedUp(client: Client, entry: Entry): Promise<LookedUpUser> {
+    return {
+      account: text(single(entry, 'sAMAccountName')),
+      sid: decodeSid(asBuffer(single(entry, 'objectSid'))),
+      groupSids: await this.tokenGroups(client, entry),
+      state: accountState(entry, Date.now()),
+      computer: values(entry, 'objectClass').some((v) => text(v).toLowerCase() === 'computer'),
+      notDelegated: (flags(entry, 'userAccountControl') & UF_NOT_DELEGATED) !== 0,
+      adminCount: adminCountSet(entry),
+    };
   }
 
   /**
@@ -208,16 +246,43 @@ export class Directory implements UserAuthenticator, UserLookup, GroupSidResolve
    * user part names. Null when there is none or the name is ambiguous.
    */
   async loginAccount(name: string): Promise<string | null> {
-    const login = parseLoginName(name, this.realm);
+    const login = parseLoginName(name, this.names);
     return this.asServiceAccount('looking up the account of a login name', async (client) => {
       const entry = await this.findUserEntry(client, login);
       return typeof entry === 'string' ? null : text(single(entry, 'sAMAccountName'));
     });
   }
 
+  /**
+   * The account a logon with the login name reaches, or the account with the SID (a deleted account recreated under
+   * its name has another), with its state and password-last-set; null when there is none (or the name is ambiguous).
+   * One search with the service account, no `tokenGroups`. An invalid name is a DirectoryError (`invalid_credentials`).
+   */
+  async logonAccount(query: LogonAccountQuery): Promise<LogonAccount | null> {
+    const attributes = [...ACCOUNT_STATE_ATTRIBUTES, 'pwdLastSet'];
+    let find: (client: Client) => Promise<Entry | string>;
+    if ('name' in query) {
+      const login = parseLoginName(query.name, this.names);
+      find = (client) => this.findUserEntry(client, login, attributes);
+    } else {
+      const encoded = searchableSid(query.sid);
+      find = (client) => this.entryBySid(client, encoded, attributes);
+    }
+    return this.asServiceAccount('reading the state of a logon\'s account', async (client) => {
+      const entry = await find(client);
+      if (typeof entry === 'string') return null;
+      return {
+        account: text(single(entry, 'sAMAccountName')),
+        sid: decodeSid(asBuffer(single(entry, 'objectSid'))),
+        state: accountState(entry, Date.now()),
+        passwordSetAt: text(values(entry, 'pwdLastSet')[0] ?? '0'),
+      };
+    });
+  }
+
   /** The Kerberos settings of the account `name` (sAMAccountName), read with the service account; null when unknown. */
   async kerberosAccount(name: string): Promise<KerberosAccount | null> {
-    const login = parseLoginName(name, this.realm);
+    const login = parseLoginName(name, this.names);
     return this.asServiceAccount('reading an account\'s Kerberos settings', async (client) => {
       const attributes = ['userAccountControl', 'servicePrincipalName', 'msDS-KeyVersionNumber', 'msDS-AllowedToDelegateTo'];
       const entry = await this.findUserEntry(client, login, attributes);
@@ -349,6 +414,19 @@ export class Directory implements UserAuthenticator, UserLookup, GroupSidResolve
     return searchEntries.length === 0 ? 'no user entry for this login under ldap.base_dn' : 'login name is ambiguous';
   }
 
+  /** The user entry with this objectSid (searchableSid), or why there is none. */
+  private async entryBySid(client: Client, sid: Buffer, attributes: readonly string[]): Promise<Entry | string> {
+    const { searchEntries } = await client.search(this.options.baseDn, {
+      scope: 'sub',
+      filter: allOf(equals('objectClass', 'user'), equals('objectSid', sid)),
+      attributes: ['objectSid', 'sAMAccountName', ...attributes],
+      explicitBufferAttributes: ['objectSid'],
+      sizeLimit: 2,
+    });
+    // A SID names one account in a domain; two entries would be a broken directory, trusted with neither.
+    return searchEntries.length === 1 ? searchEntries[0]! : 'no user entry with this SID under ldap.base_dn';
+  }
+
   /** The entry's `tokenGroups` as SIDs. */
   private async tokenGroups(client: Client, entry: Entry): Promise<string[]> {
     const { searchEntries } = await client.search(entry.dn, {
@@ -396,7 +474,20 @@ export function authzIdFilter(authzId: string): Filter {
   throw new DirectoryError('directory_unavailable', `the directory did not say whom it authenticated (Who am I? answered '${authzId}')`);
 }
 
+/** What accountState reads. */
 const ACCOUNT_STATE_ATTRIBUTES = ['userAccountControl', 'msDS-User-Account-Control-Computed', 'accountExpires'];
+/** What a LookedUpUser is read from besides the SID and name: the account's state, its object class, `adminCount`. */
+const LOOKED_UP_ATTRIBUTES = [...ACCOUNT_STATE_ATTRIBUTES, 'objectClass', 'adminCount'];
+
+/** A SID as an objectSid search takes it; a malformed one is a DirectoryError (`invalid_credentials`), asked of no one. */
+function searchableSid(sid: string): Buffer {
+  try {
+    return encodeSid(sid);
+  } catch (error) {
+    if (!(error instanceof SidFormatError)) throw error;
+    throw new DirectoryError('invalid_credentials', error.message);
+  }
+}
 /** Bits of `userAccountControl` and `msDS-User-Account-Control-Computed` (MS-ADTS 2.2.16). */
 const UF_ACCOUNTDISABLE = 0x2;
 const UF_LOCKOUT = 0x10;

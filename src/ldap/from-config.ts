@@ -18,6 +18,7 @@ export function directoryFromConfig(config: Config, indexerPassword: string | un
   const account = config.smb.indexer_service_account;
   return new Directory(ldapClientsFromConfig(ldap), {
     baseDn: ldap.base_dn,
+    domain: config.smb.domain,
     serviceAccount: indexerPassword === undefined ? undefined : { user: account.user, password: indexerPassword },
   });
 }

@@ -2,7 +2,8 @@
 // over SMB (dav-context.ts), the login throttle (src/auth/login-throttle.ts), the wiki's login cache (viewer.ts),
 // event ownership (namesAccount) — goes through parseLoginName, so that a name means the same account and is
 // counted under the same failure budget everywhere. A name it refuses is refused with 401 before the directory,
-// the DC or the file server is asked.
+// the DC or the file server is asked: a malformed one, and a `DOMAIN\user` whose DOMAIN is not this domain's, since
+// Samba logs any NTLM domain name that is not a trusted one on to its own domain (see README, Security).
 import { DirectoryError } from './connection.js';
 
 /** The names of this domain that a login name may carry. */
@@ -21,7 +22,7 @@ export interface LoginName {
   readonly account?: string;
   /** The UPN to prefer when several entries match, if the login was given as one. */
   readonly userPrincipalName?: string;
-  /** The `DOMAIN` of a `DOMAIN\user` login, as written. */
+  /** The `DOMAIN` of a `DOMAIN\user` login, as written: this domain's NetBIOS or DNS name (parseLoginName refuses others). */
   readonly domainPart?: string;
 }
 
@@ -101,47 +102,57 @@ export function budgetUserPart(budget: string): string {
 /**
  * Accepts `user`, `DOMAIN\user` and `user@realm`. AD (and Samba AD) binds `DOMAIN\user` and
  * UPNs directly but not a bare account name, so a bare name is bound as `user@<realm>` (every
- * account has that implicit UPN). Anything else is refused as invalid credentials.
+ * account has that implicit UPN). A DOMAIN that is neither this domain's NetBIOS name nor its DNS name is refused
+ * (Samba would log `FOO\anna` on as this domain's anna, a spelling of one account that nothing here would know as
+ * hers); a UPN may carry any suffix, which the directory maps to the account holding it. Anything else is refused as
+ * invalid credentials.
  */
-export function parseLoginName(input: string, realm: string): LoginName {
+export function parseLoginName(input: string, where: LoginDomain): LoginName {
   const written = readLoginName(input);
   const name = input.trim();
-  if (written.domain !== undefined) return { bindName: name, account: written.user, domainPart: written.domain };
+  if (written.domain !== undefined) {
+    if (!isThisDomain(written.domain, where)) {
+      throw new DirectoryError('invalid_credentials', `invalid user name: the domain '${written.domain}' is not this service's (${where.domain}); use user, ${where.domain}\\user or user@realm`);
+    }
+    return { bindName: name, account: written.user, domainPart: written.domain };
+  }
   if (written.suffix !== undefined) {
-    const inThisDomain = written.suffix.toLowerCase() === realm.toLowerCase();
+    const inThisDomain = written.suffix.toLowerCase() === where.realm.toLowerCase();
     return inThisDomain
       ? { bindName: name, account: written.user, userPrincipalName: name }
       : { bindName: name, userPrincipalName: name };
   }
-  return { bindName: `${name}@${realm}`, account: name };
+  return { bindName: `${name}@${where.realm}`, account: name };
+}
+
+/** Whether `domain` (the DOMAIN of `DOMAIN\user`) names this domain: its NetBIOS or DNS name, case-insensitive. */
+function isThisDomain(domain: string, where: LoginDomain): boolean {
+  const named = domain.toLowerCase();
+  return named === where.domain.toLowerCase() || (where.realm !== '' && named === where.realm.toLowerCase());
 }
 
 /**
- * The SMB (NTLM) logon of a login name: `DOMAIN\user` as written, a UPN with an empty domain (the DC resolves
- * it as it does for the LDAP bind), a bare name in this domain.
+ * The SMB (NTLM) logon of a login name: `DOMAIN\user` and a bare name as this domain's NetBIOS name (so that
+ * `edu.test\anna` and `EDU\anna` share one pooled session), a UPN with an empty domain (the DC resolves it as it
+ * does for the LDAP bind).
  */
 export function ntlmLogon(login: LoginName, where: LoginDomain): { domain: string; user: string } {
-  if (login.domainPart !== undefined) return { domain: login.domainPart, user: login.account! };
-  if (login.userPrincipalName !== undefined) return { domain: '', user: login.userPrincipalName };
+  if (login.domainPart === undefined && login.userPrincipalName !== undefined) return { domain: '', user: login.userPrincipalName };
   return { domain: where.domain, user: login.account! };
 }
 
 /**
  * Whether `name` (user, DOMAIN\user or user@realm, as `parseLoginName` reads it) names the account
  * with sAMAccountName `account` of this domain: `domain` is its NetBIOS name (smb.domain), `realm` its
- * DNS name. Case-insensitive, as the directory is. A foreign domain or UPN suffix, or a UPN whose user
- * part is not the account name, names someone else.
+ * DNS name. Case-insensitive, as the directory is. A foreign domain (which parseLoginName refuses) or UPN suffix,
+ * or a UPN whose user part is not the account name, names someone else.
  */
 export function namesAccount(name: string, account: string, where: LoginDomain): boolean {
   let login: LoginName;
   try {
-    login = parseLoginName(name, where.realm);
+    login = parseLoginName(name, where);
   } catch {
     return false;
-  }
-  if (login.domainPart !== undefined) {
-    const domain = login.domainPart.toLowerCase();
-    if (domain !== where.domain.toLowerCase() && domain !== where.realm.toLowerCase()) return false;
   }
   return login.account?.toLowerCase() === account.toLowerCase();
 }

@@ -12,6 +12,8 @@ export function smbClientFromConfig(smb: Config['smb'], limits: Pick<SmbPoolOpti
     idleTimeoutMs: smb.idle_timeout,
     minDialect: smb.min_dialect,
     requireEncryption: smb.require_encryption,
+    maxConnectionsPerAccount: smb.max_connections_per_account,
+    maxConnections: smb.max_connections,
     ...limits,
   }));
 }

@@ -10,8 +10,8 @@ import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config/schema.js';
 import type { Credentials } from '../smb/session.js';
-import { KerberosClient, type KerberosSettings } from '../kerberos/client.js';
-import type { ClientSecret, Credential } from '../kerberos/exchanges.js';
+import { KerberosClient, type KerberosSettings, type PresentedTicket } from '../kerberos/client.js';
+import type { ClientSecret } from '../kerberos/exchanges.js';
 import { parseDnsServer } from '../kerberos/kdc-dns.js';
 import { keysFor, parseKeytab } from '../kerberos/keytab.js';
 
@@ -90,10 +90,10 @@ export class SmbLogons {
   /**
    * A user reached by constrained delegation: `user` (a sAMAccountName of the realm) has no password here; the
    * delegation account's forwardable TGT obtains the user's ticket for the file server's SPN, with S4U2Self or,
-   * when the user presented a ticket to this service (HTTP Negotiate), on that `evidence`. Throws a
-   * KerberosError (KEYTAB) when the keytab holds no key of the account; call only when `delegates`.
+   * when the user presented a ticket to this service (HTTP Negotiate), on that ticket (`presented`, with the SID of
+   * its PAC). Throws a KerberosError (KEYTAB) when the keytab holds no key of the account; call only when `delegates`.
    */
-  delegated(host: string, user: string, evidence?: Credential): Credentials {
+  delegated(host: string, user: string, presented?: PresentedTicket): Credentials {
     const { kerberos } = this.config;
     const delegation = kerberos?.delegation;
     if (!kerberos || !delegation || !this.secrets.delegationKeytab) throw new Error('kerberos.delegation is not configured');
@@ -107,7 +107,7 @@ export class SmbLogons {
       domain: this.config.smb.domain,
       user,
       password: '',
-      kerberos: { client: this.delegator.onBehalfOf(user, evidence), spn: this.spnFor(host), fallbackToNtlm: false, delegatedBy: delegation.account },
+      kerberos: { client: this.delegator.onBehalfOf(user, presented), spn: this.spnFor(host), fallbackToNtlm: false, delegatedBy: delegation.account },
     };
   }
 

@@ -27,7 +27,7 @@ export const USER_CHALLENGE = { 'WWW-Authenticate': header('Basic realm="edu-fil
 /** Why a Negotiate token was refused (src/auth/negotiate.ts, src/viewer/viewer.ts): always a 401. */
 export const NEGOTIATE_401_CODES = [
   'negotiate_malformed', 'negotiate_ntlm', 'negotiate_replay', 'negotiate_ticket_invalid', 'negotiate_integrity', 'negotiate_clock_skew',
-  'negotiate_keytab', 'negotiate_unsupported_etype', 'negotiate_foreign_principal', 'negotiate_not_configured', 'negotiate_user_unknown',
+  'negotiate_keytab', 'negotiate_unsupported_etype', 'negotiate_foreign_principal', 'negotiate_pac_invalid', 'negotiate_not_configured', 'negotiate_user_unknown',
   'negotiate_user_disabled', 'negotiate_user_locked', 'negotiate_user_expired', 'negotiate_user_password_expired',
 ] as const;
 const ADMIN_CHALLENGE = { 'WWW-Authenticate': header('Basic realm="edu-fileproxy admin" (a realm of its own: a browser keeps these credentials apart from those of /dav/ and the wiki)') };

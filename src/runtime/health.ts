@@ -26,3 +26,40 @@ export interface HealthReport {
 export function withoutPaths(text: string): string {
   return text.replace(/[^\s'"`,;()]*[\\/][^\s'"`,;()]*/g, '…');
 }
+
+/**
+ * URLs; IPv4 addresses and bracketed IPv6 addresses, with or without a port; a dotted host or localhost with a port;
+ * bare IPv6 addresses (matched loosely, kept unless they hold "::" or seven colons, so that times stay).
+ */
+const ADDRESS = /\b[a-z][a-z0-9+.-]*:\/\/\S+|\[[0-9a-f:.]+\](?::\d+)?|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b|\b(?:[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)+|localhost):\d{1,5}\b|(?<![\w:])[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}(?![\w:])/gi;
+
+function redactAddress(match: string): string {
+  const bareIpv6 = /^[0-9a-f:]+$/i.test(match) && !match.includes('.');
+  return !bareIpv6 || match.includes('::') || match.split(':').length === 8 ? '…' : match;
+}
+
+/**
+ * A text as an anonymous caller may see it (/healthz): withoutPaths, and every URL, address, host:port and each of
+ * `names` (the deployment's hosts, domain, realm and accounts) becomes '…'. The log keeps the whole text.
+ */
+export function withoutAddresses(text: string, names: readonly string[]): string {
+  let redacted = withoutPaths(text.replace(ADDRESS, redactAddress));
+  // Longest first, so that a name inside another (the domain EDU in the realm edu.test) does not split it.
+  for (const name of [...names].sort((a, b) => b.length - a.length)) {
+    if (name === '') continue;
+    const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    redacted = redacted.replace(new RegExp(`(?<![\\w.-])${escaped}(?![\\w-])`, 'gi'), '…');
+  }
+  return redacted;
+}
+
+/** The report with every text in it (errors, states) passed through withoutAddresses; numbers and keys stay. */
+export function anonymousHealth(report: HealthReport, names: readonly string[]): HealthReport {
+  const redact = (value: unknown): unknown => {
+    if (typeof value === 'string') return withoutAddresses(value, names);
+    if (Array.isArray(value)) return value.map(redact);
+    if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redact(v)]));
+    return value;
+  };
+  return redact(report) as HealthReport;
+}

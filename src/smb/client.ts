@@ -22,7 +22,7 @@ import {
 } from './open.js';
 import { normalizePath, splitPath, toSmbPath } from './paths.js';
 import { retryWhileRefused } from './retry.js';
-import { SmbPool, type Endpoint, type SmbServer } from './pool.js';
+import { SmbPool, type Endpoint, type PooledSession, type SmbServer } from './pool.js';
 import type { SecurityDescriptor } from './security-descriptor.js';
 import type { Credentials } from './session.js';
 import type { Tree } from './tree.js';
@@ -146,6 +146,11 @@ export class SmbShare {
   /** Sets up the session before the first operation, through `guard` unless one exists (see Endpoint.logon). */
   logon(guard: (setup: () => Promise<void>) => Promise<void>): Promise<void> {
     return this.endpoint().logon(guard);
+  }
+
+  /** The pooled session these credentials use now (a new one after the last was evicted or retired). */
+  session(): PooledSession {
+    return this.endpoint();
   }
 
   /** Local TCP port of the pooled connection, if connected. */

@@ -31,7 +31,9 @@ export type SmbErrorCode =
   | 'SIGNATURE_MISMATCH'
   | 'INVALID_ARGUMENT'
   /** A body over one block could not be staged next to its target: the server refused to create the file there. */
-  | 'STAGING_DENIED';
+  | 'STAGING_DENIED'
+  /** A new session would pass the pool's bound on connections (of one account, or in all): pool.ts. */
+  | 'TOO_MANY_SESSIONS';
 
 export const NtStatus = {
   SUCCESS: 0x00000000,

@@ -6,7 +6,7 @@
 export { SmbClient, SmbShare, type SmbStat, type FileVersion, type WalkOptions, type ShareOptions, type WatchOptions, type WatchChange } from './client.js';
 export { TEMP_NAME, tempNameBeside, type CommitMode } from './upload.js';
 export { retryWhileRefused } from './retry.js';
-export { SmbPool, Endpoint, type SmbPoolOptions, type SmbServer } from './pool.js';
+export { SmbPool, Endpoint, type PooledSession, type RefusedClaims, type SmbPoolOptions, type SmbServer } from './pool.js';
 export {
   SmbError,
   SmbStatusError,

@@ -1,6 +1,9 @@
 /**
  * Connections and sessions pooled by (server, credentials), with lazy (re)connection and idle eviction. A dropped
  * connection fails its in-flight requests; the next operation builds a new connection, session and trees.
+ * An endpoint may be claimed for an account (an opaque key the caller gives, a SID for the WebDAV users): claimed
+ * endpoints are bounded per account and in total (`maxConnectionsPerAccount`, `maxConnections`), and the caller
+ * that knows an account can no longer log on retires its endpoints.
  */
 import { createHash } from 'node:crypto';
 import { SmbError, isConnectionFailure } from './errors.js';
@@ -27,6 +30,41 @@ export interface SmbPoolOptions {
   requireEncryption?: boolean;
   /** Connections per (server, credentials); requests are spread over them (default 1). */
   connectionsPerServer?: number;
+  /** Connections of the endpoints claimed for one account (default: no bound). */
+  maxConnectionsPerAccount?: number;
+  /** Connections of all claimed endpoints (default: no bound). */
+  maxConnections?: number;
+}
+
+/** Claims refused because an account, or the pool, had its most connections and none of them was idle. */
+export interface RefusedClaims {
+  account: number;
+  total: number;
+}
+
+/**
+ * What a caller that keys sessions by account sees of one pooled session (an Endpoint): usable as a WeakMap key,
+ * since the pool makes a new one when this one is evicted, dropped or retired.
+ */
+export interface PooledSession {
+  /** The same for every session of one server and set of credentials (a password by its hash). */
+  readonly key: string;
+  /** Whether the server accepted the credentials (a session was set up); false again after `retire`. */
+  readonly loggedOn: boolean;
+  /**
+   * Counts the session's connections for `account` before its first logon. Beyond a bound the least recently used
+   * idle sessions of that account, then of anyone, are closed; when all are busy, an SmbError TOO_MANY_SESSIONS.
+   */
+  claim(account: string): void;
+  /** Logs off, closes, and leaves the pool: the next request with these credentials logs on anew. */
+  retire(): void;
+}
+
+/** What an endpoint asks of its pool. */
+interface EndpointHost {
+  /** Forgets the endpoint (not a newer one under its key) and closes it. */
+  drop(ep: Endpoint): void;
+  claim(ep: Endpoint, account: string): void;
 }
 
 interface Live {
@@ -136,7 +174,7 @@ class Channel {
  * The connections to one server for one set of credentials. Operations are spread round-robin over
  * `connectionsPerServer` channels (one smbd process serves each connection).
  */
-export class Endpoint {
+export class Endpoint implements PooledSession {
   private readonly channels: Channel[];
   private nextChannel = 0;
   private inFlight = 0;
@@ -144,18 +182,21 @@ export class Endpoint {
   /** Whether the server ever accepted these credentials (a session was set up). */
   loggedOn = false;
   lastUsed = Date.now();
+  /** The account the endpoint was claimed for, if any. */
+  account: string | undefined;
 
-  /** `discard`: the pool forgets this endpoint (the server refused its credentials, or its first logon failed). */
+  /** `host.drop`: the pool forgets this endpoint (the server refused its credentials, its first logon failed, it was retired). */
   constructor(
+    readonly key: string,
     readonly server: SmbServer,
     readonly credentials: Credentials,
     options: SmbPoolOptions,
-    private readonly discard: () => void = () => undefined,
+    private readonly host: EndpointHost,
   ) {
     const count = Math.max(1, Math.floor(options.connectionsPerServer ?? 1));
     const onLogon = (accepted: boolean) => {
       if (accepted) this.loggedOn = true;
-      else this.discard();
+      else this.host.drop(this);
     };
     this.channels = Array.from({ length: count }, () => new Channel(server, credentials, options, onLogon));
   }
@@ -173,11 +214,25 @@ export class Endpoint {
     if (this.loggedOn) return Promise.resolve();
     this.pendingLogon ??= guard(() => this.channels[0]!.ready())
       .catch((err: unknown) => {
-        if (!this.loggedOn) this.discard();
+        if (!this.loggedOn) this.host.drop(this);
         throw err;
       })
       .finally(() => { this.pendingLogon = undefined; });
     return this.pendingLogon;
+  }
+
+  /** Connections this endpoint may open, as the bounds count them. */
+  get connections(): number {
+    return this.channels.length;
+  }
+
+  claim(account: string): void {
+    this.host.claim(this, account);
+  }
+
+  retire(): void {
+    this.loggedOn = false;
+    this.host.drop(this);
   }
 
   /** Local TCP port of the first channel's connection (undefined when not connected). */
@@ -211,10 +266,11 @@ export class Endpoint {
   }
 }
 
-export class SmbPool {
+export class SmbPool implements EndpointHost {
   private readonly endpoints = new Map<string, Endpoint>();
   private readonly timer: NodeJS.Timeout;
   readonly options: SmbPoolOptions;
+  readonly refusedClaims: RefusedClaims = { account: 0, total: 0 };
 
   constructor(options: SmbPoolOptions = {}) {
     this.options = options;
@@ -234,18 +290,48 @@ export class SmbPool {
     const key = [server.host.toLowerCase(), server.port ?? 445, credentials.domain.toUpperCase(), credentials.user.toLowerCase(), secret, mechanism].join('|');
     let ep = this.endpoints.get(key);
     if (!ep) {
-      const created: Endpoint = new Endpoint(server, credentials, this.options, () => this.drop(key, created));
-      this.endpoints.set(key, created);
-      ep = created;
+      ep = new Endpoint(key, server, credentials, this.options, this);
+      this.endpoints.set(key, ep);
     }
     return ep;
   }
 
   /** Forgets an endpoint (not a newer one under the same key) and closes its connections. */
-  private drop(key: string, ep: Endpoint): void {
-    if (this.endpoints.get(key) !== ep) return;
-    this.endpoints.delete(key);
+  drop(ep: Endpoint): void {
+    if (this.endpoints.get(ep.key) !== ep) return;
+    this.endpoints.delete(ep.key);
     void ep.close();
+  }
+
+  /**
+   * Counts `ep` for `account` within the bounds, closing the least recently used idle sessions (of the account, then
+   * of anyone) that are over them. Sessions still logging on count (so that parallel logons cannot pass a bound
+   * together) but are not closed.
+   */
+  claim(ep: Endpoint, account: string): void {
+    const claimed = () => [...this.endpoints.values()].filter((other) => other !== ep && other.account !== undefined);
+    const { maxConnectionsPerAccount = Infinity, maxConnections = Infinity } = this.options;
+    const ofAccount = () => claimed().filter((other) => other.account === account);
+    if (!this.makeRoom(ofAccount, maxConnectionsPerAccount - ep.connections)) {
+      this.refusedClaims.account++;
+      throw new SmbError('TOO_MANY_SESSIONS', `this account has ${maxConnectionsPerAccount} SMB connections in use, the most one account may have`);
+    }
+    if (!this.makeRoom(claimed, maxConnections - ep.connections)) {
+      this.refusedClaims.total++;
+      throw new SmbError('TOO_MANY_SESSIONS', `the service has ${maxConnections} SMB connections in use, the most it keeps`);
+    }
+    ep.account = account;
+  }
+
+  /** Closes idle, logged-on sessions of `among`, least recently used first, until their connections are at most `room`. */
+  private makeRoom(among: () => Endpoint[], room: number): boolean {
+    const inUse = (endpoints: Endpoint[]) => endpoints.reduce((sum, other) => sum + other.connections, 0);
+    const evictable = among().filter((other) => other.idle && other.loggedOn).sort((a, b) => a.lastUsed - b.lastUsed);
+    for (const other of evictable) {
+      if (inUse(among()) <= room) break;
+      this.drop(other);
+    }
+    return inUse(among()) <= room;
   }
 
   get size(): number {

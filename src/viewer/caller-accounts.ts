@@ -12,7 +12,7 @@
  */
 import { DirectoryError } from '../ldap/connection.js';
 import type { LookedUpUser } from '../ldap/directory.js';
-import { type LoginDomain, namesAccount, parseLoginName } from '../ldap/login-name.js';
+import { type LoginDomain, parseLoginName } from '../ldap/login-name.js';
 import { CallerRoles, DNS_ADMINS_GROUP } from './service-user.js';
 
 /** What config.yml says of the callers (the names as written). */
@@ -80,9 +80,8 @@ export class CallerAccounts {
   private async sidOf(name: string): Promise<string | undefined> {
     const { domain } = this.config;
     try {
-      const login = parseLoginName(name, domain.realm);
-      // The directory finds `OTHER\name` by its sAMAccountName alone; an account of another domain is none of ours.
-      if (login.domainPart !== undefined && !namesAccount(name, login.account!, domain)) return undefined;
+      // An account of another domain (`OTHER\name`) is none of ours: parseLoginName refuses it.
+      parseLoginName(name, domain);
       return (await this.lookUp(name))?.sid;
     } catch (error) {
       if (error instanceof DirectoryError && error.kind === 'invalid_credentials') return undefined;

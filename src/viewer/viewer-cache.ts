@@ -51,9 +51,13 @@ export class ViewerAnswerCache {
     return answer;
   }
 
-  /** Everything the answer depends on but the client address (which only the login throttle reads, on a miss). */
+  /**
+   * Everything the answer depends on but the client address (which only the login throttle reads, on a miss). A
+   * ticket holder is the account of its PAC's SID, whatever name the ticket spells: keyed by that SID alone.
+   */
   private keyOf(query: ViewerQuery): string {
-    const identity = JSON.stringify([query.user, query.password, query.negotiated ?? false, query.groupsHeader ?? null, query.serviceUserHeader ?? null]);
+    const caller = query.negotiated ? ['negotiated', query.negotiated.sid] : [query.user, query.password];
+    const identity = JSON.stringify([...caller, query.groupsHeader ?? null, query.serviceUserHeader ?? null]);
     // One hash call (no Hmac object per request); a key is only compared for equality, so a salted hash does.
     return hash('sha256', `${this.secret}${identity}`, 'base64');
   }

@@ -13,7 +13,8 @@
  *     yields the user's SID and `tokenGroups` (transitive membership). Successful logins are cached for a short
  *     time under an HMAC of user name and password, never under the password itself. A client the front
  *     authenticated by its Kerberos ticket (`negotiated`) is read with the indexer account instead (the KDC already
- *     checked the secret), and refused when the directory no longer lets that account log on.
+ *     checked the secret), found by the SID of the ticket's PAC (not by the name in the ticket), and refused when
+ *     the directory no longer lets that account log on.
  *     With `X-Service-User` (service-user.ts) the credentials are a trusted caller's (else 403): the named user's
  *     SID, `tokenGroups` and account state are then read with the indexer account (Directory.lookupUser), cached
  *     as long as a login, and the steps below use that user's token, so the sets are the ones the user's own
@@ -55,10 +56,11 @@ export interface ViewerQuery {
   /** The Basic password; '' with `negotiated`. */
   password: string;
   /**
-   * Set by the front only after it checked a Kerberos ticket naming `user` (a sAMAccountName of the realm): there is
-   * no password to bind with, so the user is read with the indexer account, as a user a trusted caller names is.
+   * Set by the front only after it checked a Kerberos ticket of `user` (the ticket's client name, for messages) and
+   * its PAC, whose `sid` is the account: there is no password to bind with, so the user is read with the indexer
+   * account by that SID, as a user a trusted caller names is read by name.
    */
-  negotiated?: true;
+  negotiated?: { sid: string };
   /** The header value; undefined when the request had none. */
   groupsHeader: string | undefined;
   /** The user a trusted caller calls on behalf of (service-user.ts); undefined when the request had none. */
@@ -181,6 +183,8 @@ export class ViewerResolver {
   private readonly loginsUnderWay = new Map<string, Promise<Identity>>();
   /** Users named by trusted callers, by lower-cased name; `{ none: true }`: the directory has no such user. */
   private readonly namedUsers: LRUCache<string, LookedUpUser | { none: true }>;
+  /** Holders of Kerberos tickets, by the SID of the ticket's PAC; `{ none: true }` as in `namedUsers`. */
+  private readonly ticketHolders: LRUCache<string, LookedUpUser | { none: true }>;
   private readonly groups: CachedGroupSidResolver | null;
   private readonly callers: CallerAccounts | null;
   private readonly now: () => number;
@@ -196,6 +200,7 @@ export class ViewerResolver {
     this.cooldownMs = options.outageCooldownMs ?? DEFAULT_OUTAGE_COOLDOWN_MS;
     this.logins = new LRUCache({ max: 10_000, ttl: options.loginTtlMs, perf: { now: this.now }, ttlResolution: 0 });
     this.namedUsers = new LRUCache({ max: 10_000, ttl: options.loginTtlMs, perf: { now: this.now }, ttlResolution: 0 });
+    this.ticketHolders = new LRUCache({ max: 10_000, ttl: options.loginTtlMs, perf: { now: this.now }, ttlResolution: 0 });
     const directory = options.directory;
     this.groups = directory === null ? null : new CachedGroupSidResolver(
       { resolveGroupSids: (names) => this.askDirectory(() => directory.resolveGroupSids(names)) },
@@ -229,7 +234,9 @@ export class ViewerResolver {
 
     let caller: Identity;
     try {
-      const holder = query.negotiated ? await this.ticketHolder(this.options.directory, query.user) : await this.login(this.options.directory, query);
+      const holder = query.negotiated
+        ? await this.ticketHolder(this.options.directory, query.negotiated.sid, query.user)
+        : await this.login(this.options.directory, query);
       if ('ok' in holder) return { answer: holder };
       caller = holder;
     } catch (error) {
@@ -332,17 +339,25 @@ export class ViewerResolver {
   }
 
   /**
-   * The client of a Kerberos ticket the front accepted: its token read with the indexer account (cached like a named
-   * user). The ticket may outlive a change of the account: one the directory would not let log on now is refused.
+   * The client of a Kerberos ticket the front accepted: the account of its PAC's `sid`, its token read with the
+   * indexer account (cached like a named user, by the SID). The ticket may outlive a change of the account: one the
+   * directory would not let log on now is refused; one renamed since is the same account. `ticketName`, the
+   * ticket's client name, is for the messages only.
    */
-  private async ticketHolder(directory: UserLookup, account: string): Promise<Identity | Refusal> {
-    const user = await this.lookUp(directory, account);
-    if ('none' in user) return { ok: false, status: 401, error: 'negotiate_user_unknown', message: `the directory has no user ${account}, whom the Kerberos ticket names` };
+  private async ticketHolder(directory: UserLookup, sid: string, ticketName: string): Promise<Identity | Refusal> {
+    let user = this.ticketHolders.get(sid);
+    if (user === undefined) {
+      user = (await this.askDirectory(() => directory.lookupUserBySid(sid))) ?? { none: true as const };
+      this.ticketHolders.set(sid, user);
+    }
+    if ('none' in user) {
+      return { ok: false, status: 401, error: 'negotiate_user_unknown', message: `the directory has no account of ${sid}, whom the Kerberos ticket of ${ticketName} names` };
+    }
     if (user.state !== 'active') {
       return { ok: false, status: 401, error: `negotiate_user_${user.state}`, message: `the Kerberos ticket names ${user.account}, whose account is ${user.state.replace('_', ' ')} now` };
     }
     this.counters.negotiatedCalls++;
-    const cachedUntil = this.now() + this.namedUsers.getRemainingTTL(account.toLowerCase());
+    const cachedUntil = this.now() + this.ticketHolders.getRemainingTTL(sid);
     const barrier = delegationBarrier(user);
     return { account: user.account, sid: user.sid, tokenGroupSids: new Set(user.groupSids), cachedUntil, ...(barrier === null ? {} : { notDelegable: barrier }) };
   }

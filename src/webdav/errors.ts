@@ -1,6 +1,7 @@
 // How failures of a WebDAV request become HTTP answers: SMB errors by their
 // code, protocol errors of the request as 400, an unreachable backend or
-// dav-state as a fast 503 that names what is down.
+// dav-state as a fast 503 that says what is down (a file server by its share,
+// never by its address: the log has that).
 import { challengeHeader, DAV_CHALLENGE } from '../http/challenges.js';
 import { HttpError } from '../http/http-error.js';
 import { ActorUnavailableError } from '../runtime/rpc.js';
@@ -52,15 +53,20 @@ function smbHttpError(err: SmbError, at: FailureContext): HttpError {
     case 'IS_A_DIRECTORY': return new HttpError(405, 'is_a_folder', `${where} is a folder`);
     case 'INVALID_PARAMETER': return new HttpError(400, 'invalid_name', `the file server does not accept the name ${where}`);
     case 'INVALID_ARGUMENT': return new HttpError(400, 'invalid_path', err.message);
-    case 'DISK_FULL': return new HttpError(507, 'disk_full', `the file server ${at.server} has no space left for ${where}`);
-    case 'BAD_NETWORK_NAME': return new HttpError(502, 'share_unavailable', `the file server ${at.server} has no share ${at.share}`);
+    case 'DISK_FULL': return new HttpError(507, 'disk_full', `the file server has no space left for ${where}`);
+    // Which bound (the account's or the service's) is in the message; both pass as sessions go idle.
+    case 'TOO_MANY_SESSIONS': return new HttpError(503, 'too_many_sessions', `${err.message}; try again shortly`, { 'retry-after': '5' });
+    case 'BAD_NETWORK_NAME':
+      return new HttpError(502, 'share_unavailable', `the file server of share ${at.share} does not have it`, {}, `SMB server ${at.server} has no share ${at.share}`);
     case 'TIMEOUT':
     case 'CONNECTION_CLOSED':
     case 'SESSION_EXPIRED':
     case 'PROTOCOL_ERROR':
     case 'SIGNATURE_MISMATCH':
-      return new HttpError(503, 'backend_unavailable', `the SMB server ${at.server} (share ${at.share}) is unavailable: ${err.message}`);
+      // Before the logon has succeeded anyone can get this answer: it names no server; the log does.
+      return new HttpError(503, 'backend_unavailable', `the file server of share ${at.share} is unavailable; try again later`, { 'retry-after': '5' },
+        `SMB server ${at.server}: ${err.message}`);
     default:
-      return new HttpError(502, 'backend_error', `the SMB server ${at.server} failed on ${where}: ${err.message}`);
+      return new HttpError(502, 'backend_error', `the file server failed on ${where} (${err.code})`, {}, `SMB server ${at.server}: ${err.message}`);
   }
 }

@@ -16,7 +16,7 @@ export interface ActiveLock {
   depth: LockDepth;
   /** The DAV:owner element the client sent, if any. */
   owner?: XmlElement;
-  /** Who took the lock (lower-case `domain\user`); only they may use its token. */
+  /** Who took the lock: the SID of their account (DavCall.principal), whichever spelling they logged on with; only they may use its token. */
   principal: string;
   /** Seconds until the lock expires. */
   timeoutSeconds: number;

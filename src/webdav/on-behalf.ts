@@ -47,13 +47,16 @@ export async function namedUser(viewers: Pick<ViewerAnswerCache, 'resolve'>, req
 }
 
 /**
- * The account of a Kerberos ticket the front accepted (HTTP Negotiate, flow 4), once the directory would let the
- * service reach SMB as it by delegation; else the HttpError: the ticket holder's 401 (unknown, or an account that
- * cannot log on now), 503, or 403 `delegation_user_not_delegable` for an account marked sensitive or in Protected
- * Users, which the service refuses itself because not every KDC does (service-user.ts, delegationBarrier).
+ * The sAMAccountName of a Kerberos ticket the front accepted (HTTP Negotiate, flow 4): the directory's account of
+ * the SID its PAC names (`holder.sid`; `holder.user`, the ticket's client name, is only for messages), once the
+ * directory would let the service reach SMB as it by delegation; else the HttpError: the ticket holder's 401
+ * (unknown, or an account that cannot log on now), 503, or 403 `delegation_user_not_delegable` for an account
+ * marked sensitive or in Protected Users, which the service refuses itself because not every KDC does
+ * (service-user.ts, delegationBarrier).
  */
-export async function delegableTicketHolder(viewers: Pick<ViewerAnswerCache, 'resolve'>, user: string, clientAddress: string): Promise<string> {
-  const answer = await viewers.resolve({ user, password: '', negotiated: true, groupsHeader: undefined, serviceUserHeader: undefined, clientAddress });
+export async function delegableTicketHolder(viewers: Pick<ViewerAnswerCache, 'resolve'>, holder: { user: string; sid: string }, clientAddress: string): Promise<string> {
+  const query = { user: holder.user, password: '', negotiated: { sid: holder.sid }, groupsHeader: undefined, serviceUserHeader: undefined, clientAddress };
+  const answer = await viewers.resolve(query);
   if (!answer.ok) throw new HttpError(answer.status, answer.error, answer.message, answer.status === 401 ? DAV_CHALLENGE_HEADER : {});
   // No directory (ldap.base_dn, the indexer account): the rules cannot be checked, so no ticket is asked for.
   if (answer.account === null) {

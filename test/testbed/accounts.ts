@@ -34,7 +34,7 @@ export function newDn(name: string): string {
 }
 
 /** AD takes a password as the UTF-16LE encoding of the password in double quotes, and only over TLS. */
-function unicodePwd(password: string): Buffer {
+export function unicodePwd(password: string): Buffer {
   return Buffer.from(`"${password}"`, 'utf16le');
 }
 

@@ -49,6 +49,7 @@ import { wikiWriteViolation } from '../../../src/wiki/layout.js';
 import type { PageChange } from '../../../src/wiki/page-change.js';
 import { smbClientFromConfig } from '../../../src/logon/smb-client.js';
 import { SmbLogons } from '../../../src/logon/smb-logons.js';
+import { AccountSessions, type AccountQuestion } from '../../../src/logon/account-sessions.js';
 import { unavailableAs503 } from './api-calls.js';
 
 /** A refused connection answers at once; a server that does not answer at all is given this long. */
@@ -87,6 +88,8 @@ export class DavService {
   readonly names: LoginDomain;
   /** The SMB credentials of each user's logon (NTLM or Kerberos, as smb.auth says), with their ticket caches. */
   readonly logons: SmbLogons;
+  /** The account (SID) of each pooled user session, asked again every smb.session_max_age. */
+  readonly accounts: AccountSessions;
   /** The ldap-resolver's answers about trusted callers and the users they name, as this thread reuses them. */
   readonly viewers: ViewerAnswerCache;
   /** The WWW-Authenticate challenge of a 401: Negotiate first where it is configured, then Basic. */
@@ -104,6 +107,7 @@ export class DavService {
     this.shares = smb.shares.map((s) => s.name);
     this.logins = remoteLoginGuard(deps.resolver, deps.log);
     this.names = loginDomain(deps.config);
+    this.accounts = new AccountSessions(resolverAccounts(deps.resolver, deps.log), smb.session_max_age, DAV_CHALLENGE_HEADER);
   }
 
   get davState(): Remote<DavStateProtocol> {
@@ -171,14 +175,19 @@ export class DavCall {
     return this.location.path;
   }
 
-  /** Lower-case `domain\user` (or the UPN): who owns the locks this request takes. */
+  /**
+   * The SID of the account the request's session logged on as (account-sessions.ts): who owns the locks this request
+   * takes and whose dead-property budget it spends, whichever spelling of the account's name it logged on with.
+   * Known once `logon` has run with credentials.
+   */
   get principal(): string {
-    return this.principalName ?? this.authenticate().principal;
+    if (this.principalName === undefined) throw new HttpError(401, 'unauthorized', 'this request needs credentials', DAV_CHALLENGE_HEADER);
+    return this.principalName;
   }
 
   /** The share opened with the request's Basic credentials; 401 without them. */
   get storage(): DavStorage {
-    return this.storageOfUser ?? this.authenticate().storage;
+    return this.storageOfUser ?? this.authenticate();
   }
 
   /**
@@ -196,8 +205,10 @@ export class DavCall {
     if (serviceUser !== undefined) return this.logonOnBehalf(auth, serviceUser);
     this.authenticate();
     const attempt = { account: loginBudget(auth.user), address: this.ex.clientAddress };
+    const share = this.share!;
     try {
-      await this.share!.logon((setup) => guardedLogin(this.svc.logins, attempt, () => setup().catch(refusedSetup), isLogonFailure));
+      await share.logon((setup) => guardedLogin(this.svc.logins, attempt, () => this.svc.accounts.logon(share.session(), auth.user, () => setup().catch(refusedSetup)), isLogonFailure));
+      await this.identify(auth.user);
     } catch (err) {
       if (err instanceof LoginThrottledError) throw throttledHttpError(err);
       if (err instanceof ActorUnavailableError) {
@@ -222,14 +233,14 @@ export class DavCall {
     }
     const client = await negotiate.authenticate(authorization, svc.challenge);
     if (client.wwwAuthenticate) this.ex.commonHeaders['www-authenticate'] = client.wwwAuthenticate;
-    const account = await delegableTicketHolder(svc.viewers, client.user, this.ex.clientAddress).catch((err: unknown) => {
+    const account = await delegableTicketHolder(svc.viewers, client, this.ex.clientAddress).catch((err: unknown) => {
       throw unavailableAs503(err);
     });
     try {
-      this.open({ domain: svc.names.domain, user: account }, svc.logons.delegated(this.server, account, client.evidence));
-      await this.share!.logon((setup) => setup());
+      this.open(svc.logons.delegated(this.server, account, { evidence: client.evidence, sid: client.sid }));
+      await this.delegatedLogon(account);
     } catch (err) {
-      throw delegationHttpError(err, 'Negotiate') ?? err;
+      throw unavailableAs503(delegationHttpError(err, 'Negotiate') ?? err);
     }
   }
 
@@ -245,34 +256,46 @@ export class DavCall {
       throw unavailableAs503(err);
     });
     try {
-      this.open({ domain: svc.names.domain, user: account }, svc.logons.delegated(this.server, account));
-      await this.share!.logon((setup) => setup());
+      this.open(svc.logons.delegated(this.server, account));
+      await this.delegatedLogon(account);
     } catch (err) {
-      throw delegationHttpError(err) ?? err;
+      throw unavailableAs503(delegationHttpError(err) ?? err);
     }
   }
 
-  private authenticate(): { principal: string; storage: DavStorage } {
-    if (this.storageOfUser) return { principal: this.principalName!, storage: this.storageOfUser };
+  /** The session of a delegated logon, as `account` (a sAMAccountName), under the same account checks as a password's. */
+  private async delegatedLogon(account: string): Promise<void> {
+    const share = this.share!;
+    await share.logon((setup) => this.svc.accounts.logon(share.session(), account, setup));
+    await this.identify(account);
+  }
+
+  /** Sets `principal` to the SID of the session's account, asking the directory again when the last check is stale. */
+  private async identify(login: string): Promise<void> {
+    const sid = this.svc.accounts.account(this.share!.session(), login);
+    this.principalName = typeof sid === 'string' ? sid : await sid;
+  }
+
+  private authenticate(): DavStorage {
+    if (this.storageOfUser) return this.storageOfUser;
     const auth = parseBasicAuth(this.ex.headers['authorization']);
     if (!auth.ok) throw new HttpError(401, 'unauthorized', auth.message, DAV_CHALLENGE_HEADER);
     let logon: { domain: string; user: string };
     try {
-      logon = ntlmLogon(parseLoginName(auth.user, this.svc.names.realm), this.svc.names);
+      logon = ntlmLogon(parseLoginName(auth.user, this.svc.names), this.svc.names);
     } catch (err) {
       if (!(err instanceof DirectoryError)) throw err;
       throw new HttpError(401, 'unauthorized', err.message, DAV_CHALLENGE_HEADER);
     }
     const { domain, user } = logon;
-    return this.open(logon, this.svc.logons.user(this.server, domain, user, auth.password));
+    return this.open(this.svc.logons.user(this.server, domain, user, auth.password));
   }
 
-  /** The share as `logon` (whose locks the request takes) with these SMB credentials. */
-  private open({ domain, user }: { domain: string; user: string }, credentials: Credentials): { principal: string; storage: DavStorage } {
-    this.principalName = (domain ? `${domain}\\${user}` : user).toLowerCase();
+  /** The share with these SMB credentials. */
+  private open(credentials: Credentials): DavStorage {
     this.share = this.svc.smb.share({ host: this.server, port: this.svc.deps.config.smb.port, ...credentials, share: this.location.share });
     this.storageOfUser = new DavStorage(this.share, this.location.share);
-    return { principal: this.principalName, storage: this.storageOfUser };
+    return this.storageOfUser;
   }
 
   /**
@@ -345,6 +368,28 @@ export class DavCall {
 /** The parent of a path as a depth-0 write target (adding or removing a member changes it). */
 export function parentTarget(call: DavCall, path: string): WriteTarget {
   return { resource: call.resource(parentPath(path)), depth: '0' };
+}
+
+/**
+ * The ldap-resolver's answers about a logon's account; a directory it cannot reach is a 503. A service without a
+ * directory (WebDAV only: no indexer password, or no ldap.base_dn) keys a session by the login name's failure budget
+ * (every spelling of an account name alike, a principal name apart) and cannot tell when an account ends: said once
+ * in the log.
+ */
+function resolverAccounts(resolver: Remote<LdapResolverProtocol>, log: Logger): AccountQuestion {
+  let warned = false;
+  return async (query) => {
+    const answer = await resolver.logonAccount(query);
+    if ('unavailable' in answer) {
+      throw new HttpError(503, 'directory_unavailable', 'the directory cannot say whether the account may log on; try again', { 'retry-after': '5' }, answer.unavailable);
+    }
+    if ('unconfigured' in answer) {
+      if (!warned) log.warn(`WebDAV sessions are keyed by login name and not checked against the directory: ${answer.unconfigured}`);
+      warned = true;
+      return { sid: 'name' in query ? `name:${loginBudget(query.name)}` : query.sid, state: 'active', passwordSetAt: '' };
+    }
+    return answer.account;
+  };
 }
 
 function isLogonFailure(err: unknown): boolean {

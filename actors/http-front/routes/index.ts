@@ -47,7 +47,7 @@ interface FrontRoutes {
 export function registerRoutes(router: Router, deps: FrontRouteDeps): FrontRoutes {
   const { config, secrets, log, peer, link, webhookClients } = deps;
   const supervisor = peer('supervisor');
-  registerHealthRoutes(router, supervisor);
+  registerHealthRoutes(router, supervisor, config);
   registerReadinessRoutes(router, supervisor);
   registerMetricsRoutes(router, supervisor);
   registerOpenApiRoutes(router);

@@ -167,7 +167,7 @@ function callOf(negotiate: NegotiateAuth | null, challenge: string) {
         throw unavailableAs503(err);
       });
       if (client.wwwAuthenticate) ex.commonHeaders['www-authenticate'] = client.wwwAuthenticate;
-      return { user: client.user, password: '', negotiated: true };
+      return { user: client.user, password: '', negotiated: { sid: client.sid } };
     }
     const credentials = parseBasicAuth(authorization);
     if (!credentials.ok) {

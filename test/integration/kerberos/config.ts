@@ -31,6 +31,6 @@ export function kerberosTestConfig(env: TestbedEnv, { auth = 'negotiate', kerber
 export function testbedDirectory(env: TestbedEnv): Directory {
   return new Directory(
     createLdapClientFactory({ url: env.ldap.url, tls: { caFile: env.ldap.ca_file, serverName: env.ldap.server_name }, timeoutMs: 5000 }),
-    { baseDn: env.ldap.base_dn, serviceAccount: { user: env.indexer.user, password: env.indexer.password } },
+    { baseDn: env.ldap.base_dn, domain: env.smb.domain, serviceAccount: { user: env.indexer.user, password: env.indexer.password } },
   );
 }

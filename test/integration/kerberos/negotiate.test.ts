@@ -3,25 +3,29 @@
 // service, with the delegation account's keytab, accepts it on /dav/ and the wiki endpoints. Over WebDAV it reaches
 // SMB as carla by S4U2Proxy on that ticket (the file server refuses NTLM meanwhile), so carla gets what SMB as
 // carla gets; the wiki shows her what her own password would. A token is accepted once, on whichever http-front
-// thread it arrives.
+// thread it arrives. The client is the account of the SID in its ticket's PAC, whatever the ticket's name says.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { request } from 'node:http';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { KerberosAcceptor, MAX_SKEW_SECONDS } from '../../../src/kerberos/acceptor.js';
 import { KerberosClient } from '../../../src/kerberos/client.js';
 import { initiateContext, type InitiatorContext } from '../../../src/kerberos/gss.js';
+import { parseKeytab } from '../../../src/kerberos/keytab.js';
+import { ReplayCache } from '../../../src/kerberos/replay-cache.js';
 import { KERBEROS_MECH_TYPES, NegState, negTokenInit, parseNegTokenResp } from '../../../src/kerberos/spnego.js';
 import type { HealthReport } from '../../../src/runtime/health.js';
 import { SmbClient, SmbError } from '../../../src/smb/index.js';
 import { assertNamesNone, deploymentNames } from '../../support/anonymous-answers.js';
-import { startService, type RunningService } from '../../support/service.js';
+import { startService, waitFor, type RunningService } from '../../support/service.js';
 import { testbedShare } from '../../support/smb-logons.js';
 import { dcAddress, realm } from '../../testbed/domain.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { delegationAccount, ensureDelegationAccounts, exportKeytab, fileServerSpn, kdcSettings, kerberosConfig, protectedUser, refuseNtlm, sensitiveUser } from '../../testbed/kerberos.js';
+import { ScratchAccounts } from '../wiki/scratch-accounts.js';
 import { WikiClient, passAfter, eventually } from '../wiki/wiki-service.js';
 
 const FRONTS = ['http-front#1', 'http-front#2'];
@@ -63,6 +67,7 @@ describe('HTTP Negotiate on /dav/ and the wiki (Kerberos tickets for HTTP/proxy.
   let service: RunningService;
   let carla: KerberosClient;
   let smb: SmbClient;
+  let accounts: ScratchAccounts;
 
   /** A fresh AP-REQ from carla's ticket for the service, as the header value a client sends, and its context. */
   async function negotiate(): Promise<{ header: string; context: InitiatorContext }> {
@@ -90,9 +95,11 @@ describe('HTTP Negotiate on /dav/ and the wiki (Kerberos tickets for HTTP/proxy.
     });
     carla = new KerberosClient(kdcSettings(), 'carla', { password: env.users['carla']!.password }, { forwardable: true });
     smb = new SmbClient();
+    accounts = new ScratchAccounts(env);
     await passAfter(service, started);
   });
   after(async () => {
+    await accounts?.removeAll();
     await refuseNtlm(false);
     await smb?.close();
     await service?.stop();
@@ -175,8 +182,11 @@ describe('HTTP Negotiate on /dav/ and the wiki (Kerberos tickets for HTTP/proxy.
       assert.match(String(none.headers['www-authenticate']), /^Negotiate, Basic realm="edu-fileproxy"/);
       for (const [what, answer] of Object.entries({ refusedNtlm, malformed, wrongService, none })) assertNamesNone(`${what} at ${path}`, answer, secret);
     }
-    // The operator learns which principal the ticket was for, in the log.
-    assert.match(service.output(), new RegExp(`"detail":"the ticket is for ${fileServerSpn}@${realm}, this service is ${delegationAccount.spn}@${realm}"`, 'i'));
+    // The operator learns which principal the ticket was for, in the log (written by the logger's own thread, so a
+    // moment after the answer).
+    const logged = new RegExp(`"detail":"the ticket is for ${fileServerSpn}@${realm}, this service is ${delegationAccount.spn}@${realm}"`, 'i');
+    await waitFor(async () => logged.test(service.output()), 5_000).catch(() => undefined);
+    assert.match(service.output(), logged);
   });
 
   it('refuses, naming why, users the directory will not let be delegated (marked sensitive; in Protected Users, which Samba 4.17\'s KDC would delegate): 403, not a 5xx', async () => {
@@ -210,10 +220,40 @@ describe('HTTP Negotiate on /dav/ and the wiki (Kerberos tickets for HTTP/proxy.
     assert.equal(out, (await asCarla.readFile(READABLE)).toString('utf8'));
   });
 
+  it('reads carla\'s SID and groups from her ticket\'s PAC, its server signature verified with the HTTP/ key', async () => {
+    const acceptor = new KerberosAcceptor({
+      service: delegationAccount.spn, realm, keytab: parseKeytab(await readFile(keytab)), maxSkewSeconds: MAX_SKEW_SECONDS, replays: new ReplayCache(300_000, 100, 100),
+    });
+    const { pac } = await acceptor.accept(initiateContext(await carla.serviceTicket(delegationAccount.spn)).token);
+    assert.equal(pac.userSid, env.users['carla']!.sid);
+    assert.equal(pac.account, 'carla');
+    for (const group of [...env.users['carla']!.groups, 'Domain Users']) assert.ok(pac.groupSids.includes(env.groups[group]!), `${group} is among ${pac.groupSids.join(', ')}`);
+  });
+
+  // On main at 3d1e805, which looked the ticket's name up in the directory, the ticket was refused with 401
+  // negotiate_user_unknown. Over WebDAV the KDC decides: Samba 4.17 refuses S4U2Proxy on an evidence ticket whose
+  // client name no longer exists (KDC_ERR_C_PRINCIPAL_UNKNOWN).
+  it('knows a ticket obtained before its account was renamed as that account (by the PAC\'s SID), not as an unknown name', async () => {
+    const name = `pac-${process.pid % 100_000}`;
+    // No explicit UPN: after the rename, no principal of the old name is left in the directory.
+    const user = await accounts.createUser(name, ['Schueler'], { userPrincipalName: null });
+    const holder = new KerberosClient(kdcSettings(), name, { password: user.password });
+    // The ticket is obtained before the rename and first presented after it: no cache of the service holds the account yet.
+    const ticket = await holder.serviceTicket(delegationAccount.spn);
+    await accounts.rename(name, `${name}-neu`);
+    const url = `${service.url}/wiki/roots`;
+    const byTicket = await send(url, 'GET', { authorization: `Negotiate ${negTokenInit(initiateContext(ticket).token, KERBEROS_MECH_TYPES).toString('base64')}` });
+    assert.equal(byTicket.status, 200, byTicket.body);
+    const byPassword = await send(url, 'GET', { authorization: `Basic ${Buffer.from(`${name}-neu:${user.password}`).toString('base64')}` });
+    assert.equal(byPassword.status, 200, byPassword.body);
+    assert.deepEqual(JSON.parse(byTicket.body), JSON.parse(byPassword.body), 'what the renamed account\'s own password shows');
+  });
+
   it('reaches the file server\'s cifs/ SPN only through the delegation account (the ticket names carla)', async () => {
     // The service account's own ticket for the file server, for contrast: S4U2Proxy on carla's evidence names carla.
     const service = new KerberosClient(kdcSettings(), delegationAccount.user, { password: delegationAccount.password }, { forwardable: true });
-    const ticket = await service.onBehalfOf('carla', (await carla.serviceTicket(delegationAccount.spn))).serviceTicket(fileServerSpn);
+    const presented = { evidence: await carla.serviceTicket(delegationAccount.spn), sid: env.users['carla']!.sid };
+    const ticket = await service.onBehalfOf('carla', presented).serviceTicket(fileServerSpn);
     assert.deepEqual(ticket.client.names, ['carla']);
   });
 });

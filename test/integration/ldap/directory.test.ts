@@ -23,6 +23,7 @@ let directory: Directory;
 function directoryAt(options: LdapConnectionOptions, factory: LdapClientFactory = createLdapClientFactory(options), batchSize?: number) {
   return new Directory(factory, {
     baseDn: env.ldap.base_dn,
+    domain: env.smb.domain,
     serviceAccount: { user: env.indexer.user, password: env.indexer.password },
     batchSize,
   });
@@ -140,6 +141,19 @@ describe('Directory.lookupUser (as the indexer account)', () => {
 
   it('returns null for an unknown user and for filter syntax', async () => {
     for (const name of ['no-such-user', '*', 'a*', `*@${env.smb.realm}`]) assert.equal(await directory.lookupUser(name), null, name);
+  });
+
+  it('finds the same user by its SID (lookupUserBySid); null for a SID no user has; a malformed SID is refused', async () => {
+    for (const name of Object.keys(env.users)) {
+      const byName = await directory.lookupUser(name);
+      const bySid = await directory.lookupUserBySid(byName!.sid);
+      assert.deepEqual(bySid && { ...bySid, groupSids: [...bySid.groupSids].sort() }, { ...byName!, groupSids: [...byName!.groupSids].sort() }, name);
+    }
+    const domainSid = env.users['carla']!.sid.replace(/-\d+$/, '');
+    assert.equal(await directory.lookupUserBySid(`${domainSid}-999999`), null);
+    // Domain Users: a SID the directory has, of a group, not a user.
+    assert.equal(await directory.lookupUserBySid(`${domainSid}-513`), null);
+    assert.equal((await rejection(directory.lookupUserBySid('S-1-*'))).kind, 'invalid_credentials');
   });
 });
 

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { Access, AceType, Dialect, Disposition, SmbClient, SmbPool, grantsRead, readAccessSids, type SmbShare } from '../../../src/smb/index.js';
+import { Access, AceType, Dialect, Disposition, SmbClient, SmbError, SmbPool, grantsRead, readAccessSids, type SmbShare } from '../../../src/smb/index.js';
 import { FileHandle } from '../../../src/smb/open.js';
 import { env, removeTree, scratchName, shareFor, smbcacls, userAccount } from './testbed.js';
 
@@ -321,6 +321,40 @@ describe('connection pool', () => {
       assert.equal(client.pool.size, 0);
       assert.equal((await a.stat('')).isDirectory, true, 'an evicted share reconnects on use');
     } finally {
+      await client.close();
+    }
+  });
+
+  test('claimed sessions are bounded per account and in total: idle ones closed least recently used first, else TOO_MANY_SESSIONS', async () => {
+    const client = new SmbClient(new SmbPool({ maxConnectionsPerAccount: 1, maxConnections: 2 }));
+    const logOn = async (share: SmbShare, account: string) => {
+      share.session().claim(account);
+      await share.logon((setup) => setup());
+    };
+    const releases: (() => void)[] = [];
+    /** Keeps an operation of the share's session running (it cannot be closed for another) until the test ends. */
+    const busy = (share: SmbShare) => new Promise<void>((started) => {
+      void share.withTree(() => new Promise<void>((release) => { releases.push(release); started(); }));
+    });
+    const isTooMany = (bound: RegExp) => (err: unknown) => err instanceof SmbError && err.code === 'TOO_MANY_SESSIONS' && bound.test(err.message);
+    try {
+      const [anna, ben, carla, dora] = ['anna', 'ben', 'carla', 'dora'].map((name) => shareFor(client, userAccount(name))) as [SmbShare, SmbShare, SmbShare, SmbShare];
+      const annas = anna.session();
+      await logOn(anna, 'one');
+      await logOn(ben, 'one');
+      assert.notEqual(anna.session(), annas, "anna's idle session left the pool to make room for ben's under the same account");
+      await busy(ben);
+      assert.throws(() => carla.session().claim('one'), isTooMany(/this account has 1 SMB connections/));
+      await logOn(carla, 'two');
+      const carlas = carla.session();
+      await logOn(dora, 'three');
+      assert.notEqual(carla.session(), carlas, "the idle session (carla's) made room under the total; the busy one stays");
+      await busy(dora);
+      assert.throws(() => carla.session().claim('two'), isTooMany(/the service has 2 SMB connections/));
+      assert.deepEqual(client.pool.refusedClaims, { account: 1, total: 1 });
+      assert.equal((await ben.stat('')).isDirectory, true, 'the busy sessions serve on');
+    } finally {
+      for (const release of releases) release();
       await client.close();
     }
   });

@@ -87,13 +87,15 @@ describe('WebDAV access as the requesting user', () => {
     }
   });
 
-  it('answers 503 naming the backend when its SMB server is down, fast, while other shares keep working', async () => {
+  it('answers 503 naming the share (not its server) when its SMB server is down, fast, while other shares keep working', async () => {
     const started = Date.now();
     const down = await new DavClient(service, account(env, 'anna'), 'offline').request('GET', 'x.md');
     assert.equal(down.status, 503);
     const body = (await down.json()) as { error: string; message: string };
     assert.equal(body.error, 'backend_unavailable');
-    assert.match(body.message, /127\.0\.0\.2/);
+    assert.match(body.message, /share offline/);
+    assert.doesNotMatch(body.message, /127\.0\.0\.2/);
+    assert.ok(down.headers.get('retry-after'));
     assert.ok(Date.now() - started < 3_000, `took ${Date.now() - started} ms`);
     assert.equal((await anna.request('GET', 'Aushang.txt')).status, 200);
   });

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { Attribute, Change, Client, InvalidCredentialsError } from 'ldapts';
 import { baseDn, realm } from '../../testbed/domain.js';
 import { layout } from '../../testbed/layout.js';
-import { dcAdminClient, findByAccountName, newDn, sidOf, userAttributes } from '../../testbed/accounts.js';
+import { dcAdminClient, findByAccountName, newDn, sidOf, unicodePwd, userAttributes } from '../../testbed/accounts.js';
 import type { TestbedEnv } from '../../testbed/env.js';
 
 export interface ScratchAccount {
@@ -92,6 +92,11 @@ export class ScratchAccounts {
     await promisify(execFile)('/usr/bin/python3', ['-c', script, partition, newDn(name), userPrincipalName]);
   }
 
+  /** Gives `name` the sAMAccountName `newName`; its DN stays (CN=`name`), and with it what removeAll deletes. */
+  async rename(name: string, newName: string): Promise<void> {
+    await this.withAdmin((client) => client.modify(newDn(name), replace('sAMAccountName', newName)));
+  }
+
   async disable(name: string): Promise<void> {
     await this.withAdmin((client) => client.modify(newDn(name), replace('userAccountControl', DISABLED_ACCOUNT)));
   }
@@ -130,6 +135,18 @@ export class ScratchAccounts {
         (error: unknown) => { if (!(error instanceof InvalidCredentialsError)) throw error; },
       ).finally(() => client.unbind());
     }
+  }
+
+  /** Gives the account a new password, as an administrator resets it (its `pwdLastSet` changes). */
+  async setPassword(name: string, password: string): Promise<void> {
+    await this.withAdmin((client) => client.modify(newDn(name), new Change({
+      operation: 'replace', modification: new Attribute({ type: 'unicodePwd', values: [unicodePwd(password)] }),
+    })));
+  }
+
+  /** Deletes one account now (removeAll skips it then). */
+  async remove(name: string): Promise<void> {
+    await this.withAdmin((client) => client.del(newDn(name)));
   }
 
   async removeFromGroup(name: string, group: string): Promise<void> {

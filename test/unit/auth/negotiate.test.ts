@@ -12,6 +12,7 @@ import { KeyUsage, TicketFlag, type Ticket } from '../../../src/kerberos/message
 import { KERBEROS_MECH_TYPES, negTokenInit } from '../../../src/kerberos/spnego.js';
 import { HttpError } from '../../../src/http/http-error.js';
 import { encTicketPart, serviceTicket } from '../kerberos/frames.js';
+import { pacAuthorizationData, signedPac } from '../kerberos/pac-frames.js';
 
 const SPN = 'HTTP/files.edu.test';
 const REALM = 'EDU.TEST';
@@ -31,13 +32,22 @@ function keytabFile(): Buffer {
   return Buffer.concat([Buffer.from([5, 2]), u32(entry.length), entry]);
 }
 
-/** The header carla's client sends with a ticket for `service` sealed under key version `kvno`. */
-function negotiateHeader(service: string, kvno = KVNO): string {
+const CARLA_SID = 'S-1-5-21-1-2-3-1110';
+
+/**
+ * The header carla's client sends with a ticket for `service` sealed under key version `kvno`, with a PAC naming
+ * CARLA_SID signed with the service key (`withPac` false: none).
+ */
+function negotiateHeader(service: string, kvno = KVNO, withPac = true): string {
   const now = Date.now();
   const sessionKey = randomKey(18);
-  const authtime = new Date(now - 60_000);
+  const authtime = new Date(Math.floor(now / 1000) * 1000 - 60_000);
   const endtime = new Date(now + 3600_000);
-  const cipher = aes256Sha1.encrypt(serviceKey.value, KeyUsage.TICKET, encTicketPart({ flags: TicketFlag.FORWARDABLE, key: sessionKey.value, client: 'carla', authtime, endtime }));
+  const authorizationData = withPac ? pacAuthorizationData(signedPac({
+    domainSid: 'S-1-5-21-1-2-3', userRid: 1110, groupRids: [513], extraSids: [], account: 'carla', clientName: 'carla', authtime, serviceKey: serviceKey.value,
+  })) : undefined;
+  const part = encTicketPart({ flags: TicketFlag.FORWARDABLE, key: sessionKey.value, client: 'carla', authtime, endtime, ...(authorizationData ? { authorizationData } : {}) });
+  const cipher = aes256Sha1.encrypt(serviceKey.value, KeyUsage.TICKET, part);
   const ticket: Ticket = { realm: REALM, sname: { type: 2, names: service.split('/') }, encPart: { etype: 18, kvno, cipher }, der: serviceTicket(service, cipher, kvno) };
   const cred: Credential = { client: { type: 1, names: ['carla'] }, crealm: REALM, ticket, key: sessionKey, flags: TicketFlag.FORWARDABLE, authtime, endtime };
   return `Negotiate ${negTokenInit(initiateContext(cred).token, KERBEROS_MECH_TYPES).toString('base64')}`;
@@ -58,7 +68,15 @@ async function refusal(header: string): Promise<HttpError> {
 
 describe('NegotiateAuth refusals', () => {
   it('accepts carla\'s ticket for the service (the fixture is sound)', async () => {
-    assert.equal((await negotiate.authenticate(negotiateHeader(SPN), 'Negotiate')).user, 'carla');
+    const client = await negotiate.authenticate(negotiateHeader(SPN), 'Negotiate');
+    assert.deepEqual([client.user, client.sid, client.groupSids], ['carla', CARLA_SID, ['S-1-5-21-1-2-3-513']]);
+  });
+
+  it('a ticket without a PAC: the client is told to get a new ticket; the log says what is wrong with the PAC', async () => {
+    const err = await refusal(negotiateHeader(SPN, KVNO, false));
+    assert.equal(err.code, 'negotiate_pac_invalid');
+    assert.match(err.message, /no valid account data \(PAC\)/);
+    assert.match(err.logDetail ?? '', /the ticket's PAC: the ticket carries none/);
   });
 
   it('a ticket for another service: the client is told to get one for the URL\'s host; the log names both principals', async () => {

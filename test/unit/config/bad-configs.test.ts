@@ -132,6 +132,11 @@ elasticsearch:
     issues: ['config.yml:6 smb.shares[1].server: required because smb.server is not set'],
   },
   {
+    name: 'one account allowed more SMB connections than all accounts together',
+    yaml: MINIMAL_CONFIG.replace('  domain: SCHULE\n', '  domain: SCHULE\n  max_connections_per_account: 8\n  max_connections: 6\n'),
+    issues: ['config.yml:4 smb.max_connections_per_account: must not be more than smb.max_connections (6)'],
+  },
+  {
     name: 'server written as URL',
     yaml: MINIMAL_CONFIG.replace('server: fs1.schule.local', 'server: smb://fs1.schule.local'),
     issues: ['config.yml:2 smb.server: must be a host name or IP address without scheme or path, e.g. fs1.schule.local'],

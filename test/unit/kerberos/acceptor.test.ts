@@ -13,20 +13,32 @@ import { s4u2proxy } from '../../../src/kerberos/s4u.js';
 import { KERBEROS_MECH_TYPES, MECH_TYPES, NegState, negTokenInit, parseNegTokenResp } from '../../../src/kerberos/spnego.js';
 import { mutate, prng } from '../smb/frames.js';
 import { encTicketPart, serviceTicket } from './frames.js';
+import { pacAuthorizationData, signedPac } from './pac-frames.js';
+import { encode, fields, int, octets, seq } from '../../../src/kerberos/der.js';
 
 const SERVICE = 'HTTP/files.edu.test';
 const now = new Date(Date.UTC(2026, 10, 26, 16, 0, 7, 125));
 const serviceKey = randomKey(18);
 const keytab: KeytabEntry[] = [{ realm: 'EDU.TEST', names: SERVICE.split('/'), kvno: 3, key: serviceKey }];
 
-/** What a KDC would hand carla (or `client`) for `service`: a ticket sealed with the service's key (usage 2), and its session key. */
-function issue(o: { client?: string; service?: string; key?: Buffer; flags?: number; endtime?: Date; etype?: number } = {}): Credential {
+/** carla's SID in the PACs of the tickets issued here. */
+const CARLA_SID = 'S-1-5-21-1-2-3-1110';
+
+/**
+ * What a KDC would hand carla (or `client`) for `service`: a ticket sealed with the service's key (usage 2) with a
+ * PAC naming CARLA_SID (`pac`: these authorization-data instead, as DER), and its session key.
+ */
+function issue(o: { client?: string; service?: string; key?: Buffer; flags?: number; endtime?: Date; etype?: number; pac?: (authtime: Date) => Buffer } = {}): Credential {
   const client = o.client ?? 'carla';
   const sessionKey = randomKey(18);
-  const authtime = new Date(now.getTime() - 60_000);
+  const authtime = new Date(Math.floor(now.getTime() / 1000) * 1000 - 60_000);
   const endtime = o.endtime ?? new Date(now.getTime() + 3600_000);
   const flags = o.flags ?? TicketFlag.FORWARDABLE;
-  const part = encTicketPart({ flags, key: sessionKey.value, client, authtime, endtime });
+  const authorizationData = o.pac?.(authtime) ?? pacAuthorizationData(signedPac({
+    domainSid: 'S-1-5-21-1-2-3', userRid: 1110, groupRids: [513, 1105], extraSids: ['S-1-18-1'], account: client, clientName: client, authtime,
+    serviceKey: o.key ?? serviceKey.value,
+  }));
+  const part = encTicketPart({ flags, key: sessionKey.value, client, authtime, endtime, authorizationData });
   const cipher = aes256Sha1.encrypt(o.key ?? serviceKey.value, KeyUsage.TICKET, part);
   const service = o.service ?? SERVICE;
   const etype = o.etype ?? 18;
@@ -119,6 +131,24 @@ test('a ticket under another key, for another service, expired, or marked invali
   // What Samba does for an account without msDS-SupportedEncryptionTypes: the ticket sealed with RC4.
   const rc4Keys = [...keytab, { ...keytab[0]!, key: { etype: 23, value: Buffer.alloc(16, 1) } }];
   await assert.rejects(acceptNegotiate(acceptor({ keys: rc4Keys }), token(issue({ etype: 23 })), now), refused('UNSUPPORTED_ETYPE', /RC4.*msDS-SupportedEncryptionTypes/));
+});
+
+test('the client is who the ticket\'s PAC says: its SID and groups, signed with the service key', async () => {
+  const { context } = await acceptNegotiate(acceptor(), negotiateHeader(initiateContext(issue(), now).token), now);
+  assert.deepEqual(context.pac, { userSid: CARLA_SID, groupSids: ['S-1-5-21-1-2-3-513', 'S-1-5-21-1-2-3-1105', 'S-1-18-1'], account: 'carla' });
+});
+
+test('a ticket without a PAC, with a PAC signed with another key, or whose PAC names another client or logon time is refused', async () => {
+  const token = (cred: Credential) => negotiateHeader(initiateContext(cred, now).token);
+  const pac = (o: { key?: Buffer; clientName?: string; time?: (authtime: Date) => Date }) => (authtime: Date) => pacAuthorizationData(signedPac({
+    domainSid: 'S-1-5-21-1-2-3', userRid: 1110, groupRids: [513], extraSids: [], account: 'carla',
+    clientName: o.clientName ?? 'carla', authtime: o.time?.(authtime) ?? authtime, serviceKey: o.key ?? serviceKey.value,
+  }));
+  const noPac = () => encode(seq([fields([0, int(1)], [1, octets(encode(seq([])))])]));
+  await assert.rejects(acceptNegotiate(acceptor(), token(issue({ pac: noPac })), now), refused('PAC_INVALID', /carries none/));
+  await assert.rejects(acceptNegotiate(acceptor(), token(issue({ pac: pac({ key: randomKey(18).value }) })), now), refused('PAC_INVALID', /server signature does not verify/));
+  await assert.rejects(acceptNegotiate(acceptor(), token(issue({ pac: pac({ clientName: 'dora' }) })), now), refused('PAC_INVALID', /names dora, the ticket carla/));
+  await assert.rejects(acceptNegotiate(acceptor(), token(issue({ pac: pac({ time: (t) => new Date(t.getTime() - 1000) }) })), now), refused('PAC_INVALID', /not the ticket's authtime/));
 });
 
 test('a client that offers NTLM, or a header that is not Negotiate, is refused by name', async () => {

@@ -1,6 +1,6 @@
 // KDC-side messages for the unit tests of the decoders: what a KDC or a file server would send, built with the
 // same DER helpers the client encodes with.
-import { app, encode, fields, flags, int, octets, seq, str, time, type Block } from '../../../src/kerberos/der.js';
+import { app, encode, fields, flags, int, octets, raw, seq, str, time, type Block } from '../../../src/kerberos/der.js';
 
 const principal = (type: number, ...names: string[]): Block => fields([0, int(type)], [1, seq(names.map(str))]);
 const encrypted = (etype: number, cipher: Buffer, kvno?: number): Block =>
@@ -81,8 +81,11 @@ export function encApRepPart(): Buffer {
   return encode(app(27, fields([0, time(stime)], [1, int(999)], [2, key(18, Buffer.alloc(32, 4))], [3, int(77)])));
 }
 
-/** EncTicketPart (RFC 4120 5.3) as a KDC seals it into a service ticket: flags, session key, client, times. */
-export function encTicketPart(p: { flags: number; key: Buffer; client: string; authtime: Date; endtime: Date }): Buffer {
+/**
+ * EncTicketPart (RFC 4120 5.3) as a KDC seals it into a service ticket: flags, session key, client, times, and the
+ * DER of its authorization-data if given (pac-frames.ts builds one with a PAC).
+ */
+export function encTicketPart(p: { flags: number; key: Buffer; client: string; authtime: Date; endtime: Date; authorizationData?: Buffer }): Buffer {
   return encode(
     app(
       3,
@@ -94,6 +97,7 @@ export function encTicketPart(p: { flags: number; key: Buffer; client: string; a
         [4, fields([0, int(1)], [1, octets(Buffer.alloc(0))])],
         [5, time(p.authtime)],
         [7, time(p.endtime)],
+        [10, p.authorizationData && raw(p.authorizationData)],
       ),
     ),
   );

@@ -14,7 +14,7 @@ const GROUPS: Record<string, string[]> = { fpadmin: ['Domain Users', 'Schul-Admi
 function fakeDirectory() {
   const state = { up: true, calls: 0 };
   const directory: UserAuthenticator = {
-    loginName: (user) => parseLoginName(user, 'edu.test'),
+    loginName: (user) => parseLoginName(user, { realm: 'edu.test', domain: 'EDU' }),
     async authenticateUser(user: string, password: string): Promise<DirectoryUser> {
       state.calls++;
       if (!state.up) throw new DirectoryError('directory_unavailable', 'directory service unavailable: ECONNREFUSED');

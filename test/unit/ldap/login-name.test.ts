@@ -3,31 +3,42 @@ import assert from 'node:assert/strict';
 import { DirectoryError } from '../../../src/ldap/connection.js';
 import { boundLoginBudget, budgetUserPart, characterCount, loginBudget, namesAccount, ntlmLogon, parseLoginName, realmFromBaseDn } from '../../../src/ldap/login-name.js';
 
+const EDU = { realm: 'edu.test', domain: 'EDU' };
+
 describe('parseLoginName', () => {
   it('binds a bare name as its implicit UPN', () => {
-    assert.deepEqual(parseLoginName('anna', 'edu.test'), { bindName: 'anna@edu.test', account: 'anna' });
+    assert.deepEqual(parseLoginName('anna', EDU), { bindName: 'anna@edu.test', account: 'anna' });
   });
 
   it('binds DOMAIN\\user as given and looks it up by the account part', () => {
-    assert.deepEqual(parseLoginName('EDU\\anna', 'edu.test'), { bindName: 'EDU\\anna', account: 'anna', domainPart: 'EDU' });
+    assert.deepEqual(parseLoginName('EDU\\anna', EDU), { bindName: 'EDU\\anna', account: 'anna', domainPart: 'EDU' });
   });
 
   it('binds a UPN as given; in this realm it may also be the account name', () => {
-    assert.deepEqual(parseLoginName('anna@EDU.TEST', 'edu.test'), {
+    assert.deepEqual(parseLoginName('anna@EDU.TEST', EDU), {
       bindName: 'anna@EDU.TEST',
       account: 'anna',
       userPrincipalName: 'anna@EDU.TEST',
     });
-    assert.deepEqual(parseLoginName('anna@other.org', 'edu.test'), {
+    assert.deepEqual(parseLoginName('anna@other.org', EDU), {
       bindName: 'anna@other.org',
       userPrincipalName: 'anna@other.org',
     });
   });
 
+  it('refuses a DOMAIN\\user whose DOMAIN is neither the NetBIOS nor the DNS name of this domain', () => {
+    // Samba logs FOO\anna on as EDU\anna: each spelling was a principal of its own (issue 41).
+    for (const name of ['FOO\\anna', 'BAR\\anna', 'EDUX\\anna', 'other.org\\anna', 'test\\anna']) {
+      assert.throws(() => parseLoginName(name, EDU), (err: unknown) => err instanceof DirectoryError && err.kind === 'invalid_credentials' && /not this service's/.test(err.message), name);
+    }
+    for (const name of ['edu\\anna', 'EDU\\anna', 'Edu.Test\\anna']) assert.equal(parseLoginName(name, EDU).account, 'anna', name);
+    assert.deepEqual(parseLoginName('anna@other.org', EDU).userPrincipalName, 'anna@other.org', 'a UPN may carry any suffix');
+  });
+
   for (const bad of ['', '  ', 'a\\b\\c', 'a@b@c', 'EDU\\a@b', '\\anna', 'anna@', 'CN=anna,DC=edu', 'an\u0000na', 'x'.repeat(300)]) {
     it(`refuses ${JSON.stringify(bad.slice(0, 20))} as invalid credentials`, () => {
       assert.throws(
-        () => parseLoginName(bad, 'edu.test'),
+        () => parseLoginName(bad, EDU),
         (err: unknown) => err instanceof DirectoryError && err.kind === 'invalid_credentials',
       );
     });
@@ -48,18 +59,21 @@ describe('one reading of a login name for the logon and the failure budget', () 
   });
 
   it('counts an LDAP login under the name as bound: a bare name as its implicit UPN, for the directory to map', () => {
-    assert.equal(boundLoginBudget(parseLoginName(' Dora ', where.realm)), 'dora@edu.test');
-    assert.equal(boundLoginBudget(parseLoginName('EDU\\Dora', where.realm)), 'dora');
-    assert.equal(boundLoginBudget(parseLoginName('A.Mueller@Schule.DE', where.realm)), 'a.mueller@schule.de');
+    assert.equal(boundLoginBudget(parseLoginName(' Dora ', where)), 'dora@edu.test');
+    assert.equal(boundLoginBudget(parseLoginName('EDU\\Dora', where)), 'dora');
+    assert.equal(boundLoginBudget(parseLoginName('A.Mueller@Schule.DE', where)), 'a.mueller@schule.de');
   });
 
   it('logs on over SMB as the account the budget is counted for', () => {
     for (const name of ['dora', 'EDU\\dora', 'dora@edu.test']) {
-      const logon = ntlmLogon(parseLoginName(name, where.realm), where);
+      const logon = ntlmLogon(parseLoginName(name, where), where);
       assert.equal(logon.user.toLowerCase(), loginBudget(name), name);
     }
-    assert.deepEqual(ntlmLogon(parseLoginName('dora', where.realm), where), { domain: 'EDU', user: 'dora' });
-    assert.deepEqual(ntlmLogon(parseLoginName('dora@edu.test', where.realm), where), { domain: '', user: 'dora@edu.test' });
+    assert.deepEqual(ntlmLogon(parseLoginName('dora', where), where), { domain: 'EDU', user: 'dora' });
+    assert.deepEqual(ntlmLogon(parseLoginName('dora@edu.test', where), where), { domain: '', user: 'dora@edu.test' });
+    for (const name of ['edu.test\\dora', 'edu\\dora', 'EDU\\dora']) {
+      assert.deepEqual(ntlmLogon(parseLoginName(name, where), where), { domain: 'EDU', user: 'dora' }, `${name}: one pooled session with EDU\\dora`);
+    }
   });
 
   it('refuses, before anything is counted, a name the logon could read as another account than the budget', () => {

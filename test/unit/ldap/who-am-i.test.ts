@@ -48,7 +48,7 @@ describe('Directory.authenticateUser after the bind', () => {
         return { searchEntries: [{ dn: 'CN=anna,CN=Users,DC=edu,DC=test', objectSid: encodeSid(ANNA_SID), sAMAccountName: 'anna' }] };
       },
     };
-    const directory = new Directory(() => client as unknown as Client, { baseDn: 'DC=edu,DC=test' });
+    const directory = new Directory(() => client as unknown as Client, { baseDn: 'DC=edu,DC=test', domain: 'EDU' });
     return { directory, searches };
   }
 

@@ -60,6 +60,16 @@ describe('ViewerAnswerCache', () => {
     assert.equal(asked.length, 5);
   });
 
+  it('keys a ticket holder by the SID of the ticket\'s PAC, not by the name the ticket spells', async () => {
+    const { cache, asked } = setup();
+    const byTicket: ViewerQuery = { ...anna, password: '', negotiated: { sid: 'S-1-5-21-1-2-3-1105' } };
+    const first = await cache.resolve(byTicket);
+    assert.equal(await cache.resolve({ ...byTicket, user: 'anna@EDU.TEST' }), first, 'another spelling of the same account');
+    assert.notEqual(await cache.resolve({ ...byTicket, negotiated: { sid: 'S-1-5-21-1-2-3-1106' } }), first, 'the same name, another account');
+    assert.notEqual(await cache.resolve({ ...anna, password: '' }), first, 'a Basic caller with an empty password is no ticket holder');
+    assert.equal(asked.length, 3);
+  });
+
   it('never reuses an answer the resolver did not vouch for', async () => {
     const { cache, asked } = setup(null);
     await cache.resolve(anna);

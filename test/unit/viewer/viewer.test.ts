@@ -30,7 +30,7 @@ const SERVICE_ACCOUNTS: Record<string, string> = { portal: `${DOMAIN}-1201`, 'sv
  */
 function scriptedDirectory() {
   /** `users`: lookups of other users than SERVICE_ACCOUNTS, which go to `accounts`. */
-  const calls = { logins: 0, lookups: [] as string[][], users: [] as string[], accounts: [] as string[] };
+  const calls = { logins: 0, lookups: [] as string[][], users: [] as string[], accounts: [] as string[], sids: [] as string[] };
   const state = {
     down: false,
     annaState: 'active' as AccountState,
@@ -38,7 +38,7 @@ function scriptedDirectory() {
   };
   const unavailable = () => new DirectoryError('directory_unavailable', 'connect ECONNREFUSED');
   const directory = {
-    loginName: (user: string) => parseLoginName(user, 'schule.local'),
+    loginName: (user: string) => parseLoginName(user, { realm: 'schule.local', domain: 'SCHULE' }),
     async authenticateUser(user: string, password: string): Promise<DirectoryUser> {
       calls.logins++;
       if (state.down) throw unavailable();
@@ -57,6 +57,12 @@ function scriptedDirectory() {
       if (sid !== undefined) return { account: service, sid, groupSids: [DOMAIN_USERS], state: 'active', computer: false, notDelegated: false, adminCount: false };
       if (!['anna', 'anna@schule.local'].includes(name.toLowerCase())) return null;
       return { account: 'anna', sid: ANNA, groupSids: state.annaGroups, state: state.annaState, computer: false, notDelegated: false, adminCount: false };
+    },
+    /** Only anna has a SID a test's ticket names. */
+    async lookupUserBySid(sid: string): Promise<LookedUpUser | null> {
+      calls.sids.push(sid);
+      if (state.down) throw unavailable();
+      return sid === ANNA ? { account: 'anna', sid: ANNA, groupSids: state.annaGroups, state: state.annaState, computer: false, notDelegated: false, adminCount: false } : null;
     },
     async resolveGroupSids(names: readonly string[]): Promise<Map<string, string>> {
       calls.lookups.push([...names]);
@@ -313,14 +319,20 @@ describe('ViewerResolver', () => {
       assert.equal(calls.users.length, 2);
     });
   });
-  it('reads a ticket holder (negotiated, no password) with the indexer account, gives the sets a login gives, and refuses an account that cannot log on now', async () => {
+  it('reads a ticket holder (negotiated, no password) by the SID of its PAC with the indexer account, gives the sets a login gives, and refuses an account that cannot log on now', async () => {
     const { directory, calls, state } = scriptedDirectory();
     const viewers = resolver(directory);
-    const byTicket = { user: 'anna', password: '', negotiated: true as const, groupsHeader: 'Lehrer', serviceUserHeader: undefined, clientAddress: '127.0.0.1' };
+    const byTicket = { user: 'anna', password: '', negotiated: { sid: ANNA }, groupsHeader: 'Lehrer', serviceUserHeader: undefined, clientAddress: '127.0.0.1' };
     const answer = await viewers.resolve(byTicket);
     assert.deepEqual(answer, await resolver(scriptedDirectory().directory).resolve(anna('Lehrer')), 'the same as her password gives');
-    assert.deepEqual([calls.logins, calls.users], [0, ['anna']], 'no bind: there is no password');
+    assert.deepEqual([calls.logins, calls.users, calls.sids], [0, [], [ANNA]], 'no bind (there is no password), and no lookup by the ticket\'s name');
     assert.equal(viewers.stats.negotiatedCalls, 1);
+    // The name the ticket spells is not who the caller is: a ticket of another name with anna's SID is anna.
+    assert.deepEqual(await viewers.resolve({ ...byTicket, user: 'ben' }), answer);
+    assert.deepEqual(calls.sids, [ANNA], 'served from the cache, keyed by the SID');
+    assert.deepEqual(await viewers.resolve({ ...byTicket, negotiated: { sid: `${DOMAIN}-4242` } }), {
+      ok: false, status: 401, error: 'negotiate_user_unknown', message: `the directory has no account of ${DOMAIN}-4242, whom the Kerberos ticket of anna names`,
+    });
     state.annaState = 'disabled';
     assert.deepEqual(await resolver(directory).resolve(byTicket), {
       ok: false, status: 401, error: 'negotiate_user_disabled', message: 'the Kerberos ticket names anna, whose account is disabled now',
