@@ -26,6 +26,8 @@ export const layout = {
     logDir: path.join(testbedDir, 'samba', 'log'),
     tlsDir: path.join(testbedDir, 'samba', 'private', 'tls'),
     samDb: path.join(testbedDir, 'samba', 'private', 'sam.ldb'),
+    /** The DC's SID-to-Unix-id map (smbstatus names a session's user by its Unix id). */
+    idmapDb: path.join(testbedDir, 'samba', 'private', 'idmap.ldb'),
     // Written last by provisioning; its absence means a run died half-way and the dir is rebuilt.
     provisionedMarker: path.join(testbedDir, 'samba', 'provisioned'),
     accountsFile: path.join(testbedDir, 'samba', 'accounts.json'),

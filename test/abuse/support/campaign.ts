@@ -3,7 +3,8 @@
 // over a few keep-alive connections after a warm-up of 10,000 others, and
 // afterwards must be alive with every actor running and never restarted, must
 // have answered every request of both campaigns below 500 (each 4xx in the
-// JSON error shape; at most MAX_CUT_SHORT downloads cut short and MAX_RESENT
+// JSON error shape; a surface that bounds a shared resource may answer 503 with
+// Retry-After as well; at most MAX_CUT_SHORT downloads cut short and MAX_RESENT
 // requests resent per campaign), must have left every file outside the
 // addressed share alone and must be back within 10% of the memory it had
 // after the warm-up (the check is for growth after it, not for the warm-up's).
@@ -56,6 +57,8 @@ export const MAX_RESENT = 20;
 export interface Surface {
   name: string;
   config?: Record<string, Record<string, unknown>>;
+  /** A 503 with Retry-After (in the JSON error shape) is a right answer: the surface runs into a bound of the service's own resources. */
+  sheds?: boolean;
   /** Sets the surface up on the running service; returns the maker of request number i. */
   prepare(service: RunningService, env: TestbedEnv, seed: number): Promise<(d: Dice, i: number) => RawRequest>;
   /** Disk paths (relative to the shares' parent folder) the requests may change: inside the addressed share. */
@@ -72,9 +75,11 @@ export function runSeed(): number {
   return given !== undefined && given !== '' ? Number(given) >>> 0 : Math.floor(Math.random() * 2 ** 32);
 }
 
-/** Why an answer is wrong for a client's mistake, or undefined when it is right. */
-export function answerProblem(method: string, answer: RawAnswer): string | undefined {
-  if (answer.status >= 500) return `status ${answer.status}`;
+/** Why an answer is wrong for a client's mistake, or undefined when it is right; `sheds`: see Surface. */
+export function answerProblem(method: string, answer: RawAnswer, sheds = false): string | undefined {
+  const shed = sheds && answer.status === 503;
+  if (shed && !/^[1-9][0-9]*$/.test(answer.headers['retry-after'] ?? '')) return '503 without Retry-After';
+  if (answer.status >= 500 && !shed) return `status ${answer.status}`;
   if (answer.status < 400 || method === 'HEAD') return undefined;
   if (!(answer.headers['content-type'] ?? '').startsWith('application/json')) return `${answer.status} with content-type ${answer.headers['content-type']}`;
   let body: unknown;
@@ -117,7 +122,8 @@ function summary(report: CampaignReport): string {
 
 /** Sends requests first..first+count-1 of `make` (request i from Dice(seed + i)) over CONCURRENCY connections. */
 export async function runCampaign(
-  service: RunningService, seed: number, first: number, count: number, make: (d: Dice, i: number) => RawRequest, check?: Surface['check'],
+  service: RunningService, seed: number, first: number, count: number, make: (d: Dice, i: number) => RawRequest,
+  { check, sheds }: Pick<Surface, 'check' | 'sheds'> = {},
 ): Promise<CampaignReport> {
   const port = Number(new URL(service.url).port);
   const report: CampaignReport = { statuses: {}, problems: [], cutShort: 0, resent: 0 };
@@ -132,7 +138,7 @@ export async function runCampaign(
         try {
           const answer = await connection.send(req, ANSWER_TIMEOUT_MS);
           report.statuses[answer.status] = (report.statuses[answer.status] ?? 0) + 1;
-          const problem = answerProblem(req.method, answer) ?? check?.(req, answer);
+          const problem = answerProblem(req.method, answer, sheds) ?? check?.(req, answer);
           if (problem) report.problems.push(`${where}: ${problem}: ${answer.body.subarray(0, 200).toString()}`);
         } catch (err) {
           // A file replaced by another request while it is streamed out: with the status line sent, closing the
@@ -213,7 +219,7 @@ export function abuseSuite(surface: Surface): void {
       // Warm-up with requests of the same kind, so that caches, pools and compiled code exist before the baseline.
       // Its answers are checked as well (a 5xx on a first exposure would otherwise go unseen), in the first test.
       const started = Date.now();
-      warmUp = await runCampaign(service, seed, REQUESTS_PER_SURFACE, WARM_UP_REQUESTS, make, surface.check);
+      warmUp = await runCampaign(service, seed, REQUESTS_PER_SURFACE, WARM_UP_REQUESTS, make, surface);
       console.log(`abuse: ${surface.name}: warm-up of ${WARM_UP_REQUESTS} requests in ${Date.now() - started} ms: ${summary(warmUp)}`);
       // Before the baseline, so that what a scrape of /metrics allocates in the main thread counts in both pictures.
       baselineHeaps = await heapsKb(service);
@@ -233,7 +239,7 @@ export function abuseSuite(surface: Surface): void {
 
     it(`answers ${REQUESTS_PER_SURFACE} hostile requests below 500, every 4xx as a JSON error`, async () => {
       const started = Date.now();
-      const report = await runCampaign(service, seed, 0, REQUESTS_PER_SURFACE, make, surface.check);
+      const report = await runCampaign(service, seed, 0, REQUESTS_PER_SURFACE, make, surface);
       console.log(`abuse: ${surface.name}: ${REQUESTS_PER_SURFACE} requests in ${Date.now() - started} ms: ${summary(report)}`);
       assert.deepEqual(campaignProblems(report), [], `seed ${seed}: ${report.problems.length} wrong answers`);
     });
