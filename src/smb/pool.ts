@@ -58,6 +58,11 @@ export interface PooledSession {
   claim(account: string): void;
   /** Logs off, closes, and leaves the pool: the next request with these credentials logs on anew. */
   retire(): void;
+  /**
+   * Keeps the session from being closed to make room or as idle until the returned function is called: the SMB
+   * operations of one HTTP request (a PROPFIND's listing and its reads) are one use, between which it is not idle.
+   */
+  hold(): () => void;
 }
 
 /** What an endpoint asks of its pool. */
@@ -178,6 +183,8 @@ export class Endpoint implements PooledSession {
   private readonly channels: Channel[];
   private nextChannel = 0;
   private inFlight = 0;
+  /** Uses held by callers across several operations (hold). */
+  private held = 0;
   private pendingLogon: Promise<void> | undefined;
   /** Whether the server ever accepted these credentials (a session was set up). */
   loggedOn = false;
@@ -202,7 +209,7 @@ export class Endpoint implements PooledSession {
   }
 
   get idle(): boolean {
-    return this.inFlight === 0;
+    return this.inFlight === 0 && this.held === 0;
   }
 
   /**
@@ -233,6 +240,17 @@ export class Endpoint implements PooledSession {
   retire(): void {
     this.loggedOn = false;
     this.host.drop(this);
+  }
+
+  hold(): () => void {
+    this.held++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.held--;
+      this.lastUsed = Date.now();
+    };
   }
 
   /** Local TCP port of the first channel's connection (undefined when not connected). */

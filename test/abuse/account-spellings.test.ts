@@ -105,9 +105,10 @@ function errorCode(answer: RawAnswer): string | undefined {
 /** What is wrong with the answer to an account's request, given what it was meant to do; keeps the tally. */
 function checkIntent(intent: Exclude<Intent, { kind: 'foreign' }>, answer: RawAnswer): string | undefined {
   const as = `as ${JSON.stringify(intent.spelt)}`;
-  // The service shed the request (its total of SMB connections busy): nothing changed, and answerProblem checked
-  // the Retry-After.
+  // The service shed the request (the account's or its total of SMB connections busy): nothing changed, and
+  // answerProblem checked the Retry-After. Any other 503 is a request that lost its session to another spelling's.
   const shed = answer.status === 503;
+  if (shed && errorCode(answer) !== 'too_many_sessions') return `${intent.kind.toUpperCase()} ${as}: 503 ${errorCode(answer)} (only too_many_sessions may shed)`;
   switch (intent.kind) {
     case 'lock': {
       const { tally } = intent;

@@ -131,6 +131,8 @@ export class DavService {
         if (answer.status === 401 && this.deps.negotiate) answer = new HttpError(401, answer.code, answer.message, { ...answer.headers, ...challengeHeader(this.challenge) }, answer.logDetail);
         if (answer.status >= 500) this.deps.log.warn({ err: errorWithoutMessage(err), method: ex.method, outcome: answer.code }, 'WebDAV request failed');
         throw answer;
+      } finally {
+        call?.end();
       }
     }, options);
   }
@@ -167,6 +169,7 @@ export class DavCall {
   private storageOfUser: DavStorage | undefined;
   private share: SmbShare | undefined;
   private principalName: string | undefined;
+  private releaseSession: (() => void) | undefined;
   private ifLists: IfList[] | undefined | null = null;
 
   constructor(readonly svc: DavService, readonly ex: HttpExchange, readonly location: DavLocation, readonly server: string) {}
@@ -270,10 +273,20 @@ export class DavCall {
     await this.identify(account);
   }
 
-  /** Sets `principal` to the SID of the session's account, asking the directory again when the last check is stale. */
+  /**
+   * Sets `principal` to the SID of the session's account, asking the directory again when the last check is stale,
+   * and holds the session until `end`: the pool must not close it to make room between this request's operations.
+   */
   private async identify(login: string): Promise<void> {
-    const sid = this.svc.accounts.account(this.share!.session(), login);
+    const session = this.share!.session();
+    const sid = this.svc.accounts.account(session, login);
     this.principalName = typeof sid === 'string' ? sid : await sid;
+    this.releaseSession = session.hold();
+  }
+
+  /** The request is answered: its session may be closed as idle again. */
+  end(): void {
+    this.releaseSession?.();
   }
 
   private authenticate(): DavStorage {

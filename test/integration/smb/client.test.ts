@@ -325,7 +325,7 @@ describe('connection pool', () => {
     }
   });
 
-  test('claimed sessions are bounded per account and in total: idle ones closed least recently used first, else TOO_MANY_SESSIONS', async () => {
+  test('claimed sessions are bounded per account and in total: idle ones closed least recently used first, held or busy ones never (TOO_MANY_SESSIONS)', async () => {
     const client = new SmbClient(new SmbPool({ maxConnectionsPerAccount: 1, maxConnections: 2 }));
     const logOn = async (share: SmbShare, account: string) => {
       share.session().claim(account);
@@ -353,6 +353,15 @@ describe('connection pool', () => {
       assert.throws(() => carla.session().claim('two'), isTooMany(/the service has 2 SMB connections/));
       assert.deepEqual(client.pool.refusedClaims, { account: 1, total: 1 });
       assert.equal((await ben.stat('')).isDirectory, true, 'the busy sessions serve on');
+      // Between its operations a request holds its session: not idle, so not closed to make room.
+      for (const release of releases.splice(0)) release();
+      await new Promise((ended) => setImmediate(ended)); // the released operations end
+      const bens = ben.session();
+      const endOfRequest = bens.hold();
+      assert.throws(() => carla.session().claim('one'), isTooMany(/this account has 1 SMB connections/));
+      endOfRequest();
+      carla.session().claim('one');
+      assert.notEqual(ben.session(), bens, "once the request ended, ben's idle session made room");
     } finally {
       for (const release of releases) release();
       await client.close();

@@ -22,6 +22,9 @@ class FakeSession implements PooledSession {
     this.retired = true;
     this.loggedOn = false;
   }
+  hold(): () => void {
+    return () => undefined;
+  }
 }
 
 /** A directory whose answer the test sets, counting the questions. */
