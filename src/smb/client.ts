@@ -470,8 +470,8 @@ export class SmbClient {
     const { host, port, domain, user, password, workstation, kerberos, share } = options;
     const server = { host, port };
     const credentials = { domain, user, password, workstation, ...(kerberos ? { kerberos } : {}) };
-    this.pool.endpoint(server, credentials); // validates the arguments now rather than on first use
-    return new SmbShare(() => this.pool.endpoint(server, credentials), share);
+    const key = this.pool.keyOf(server, credentials); // validates the arguments now rather than on first use
+    return new SmbShare(() => this.pool.endpointAt(key, server, credentials), share);
   }
 
   close(): Promise<void> {

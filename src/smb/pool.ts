@@ -298,6 +298,14 @@ export class SmbPool implements EndpointHost {
   }
 
   endpoint(server: SmbServer, credentials: Credentials): Endpoint {
+    return this.endpointAt(this.keyOf(server, credentials), server, credentials);
+  }
+
+  /**
+   * The pool key of a server and credentials (the password by its hash). Computed once by a caller that looks its
+   * endpoint up for every operation (SmbShare), so that a request hashes the password once, not once an operation.
+   */
+  keyOf(server: SmbServer, credentials: Credentials): string {
     if (!server.host) throw new SmbError('INVALID_ARGUMENT', 'SMB server host is empty');
     const secret = createHash('sha256').update(credentials.password).digest('hex');
     // Kerberos and NTLM logons of one account are different sessions (the first may fail where the second works).
@@ -305,7 +313,11 @@ export class SmbPool implements EndpointHost {
     const mechanism = kerberos
       ? `krb5 ${kerberos.spn}${kerberos.fallbackToNtlm ? ' or ntlm' : ''}${kerberos.delegatedBy === undefined ? '' : ` via ${kerberos.delegatedBy}`}`
       : 'ntlm';
-    const key = [server.host.toLowerCase(), server.port ?? 445, credentials.domain.toUpperCase(), credentials.user.toLowerCase(), secret, mechanism].join('|');
+    return [server.host.toLowerCase(), server.port ?? 445, credentials.domain.toUpperCase(), credentials.user.toLowerCase(), secret, mechanism].join('|');
+  }
+
+  /** The endpoint under `key` (keyOf these server and credentials), made when there is none. */
+  endpointAt(key: string, server: SmbServer, credentials: Credentials): Endpoint {
     let ep = this.endpoints.get(key);
     if (!ep) {
       ep = new Endpoint(key, server, credentials, this.options, this);
