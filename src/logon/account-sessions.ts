@@ -26,13 +26,35 @@ export interface AccountStanding {
   readonly passwordSetAt: string;
 }
 
+/**
+ * Thrown by an AccountQuestion when the directory cannot answer (it is down, or the ldap-resolver restarts). The
+ * file server then decides alone, as it does for its own clients: a new logon goes on (the DC checks the password
+ * and the account's state itself) and its session is keyed by `fallbackKey` and asked about again after
+ * `smb.session_max_age`; a session due for a check is ended and logged on anew (DavCall.logon), which is that check.
+ */
+export class DirectoryUnreachableError extends Error {
+  constructor(readonly fallbackKey: string, readonly detail: string) {
+    super(`the directory cannot say whether the account may log on: ${detail}`);
+  }
+}
+
+/** The session was ended because its account could not be asked about; log on anew (the DC checks the account). */
+export class LogonAgainError extends Error {
+  constructor() {
+    super('the session was due for an account check the directory could not answer; log on anew');
+  }
+}
+
 /** Asks the directory (the ldap-resolver) about a login name or a SID; null when there is no such account. */
 export type AccountQuestion = (query: { name: string } | { sid: string }) => Promise<AccountStanding | null>;
 
 /** What is known of a session's account, and since when. */
 interface SessionAccount {
-  readonly sid: string;
-  readonly passwordSetAt: string;
+  /** The account's SID; the login's fallback key while `unverifiedLogin` is set. */
+  sid: string;
+  passwordSetAt: string;
+  /** Set when the directory could not be asked at the logon: the login, to ask by name at the next check. */
+  unverifiedLogin?: string;
   checkedAt: number;
   /** The check under way, which every request of the session meanwhile waits for. */
   checking?: Promise<string>;
@@ -65,7 +87,16 @@ export class AccountSessions {
    * the answer (and the login throttle's count) of a wrong password, so that it tells nobody which accounts exist.
    */
   async logon(session: PooledSession, login: string, setup: () => Promise<void>): Promise<void> {
-    const standing = await this.ask({ name: login });
+    let standing: AccountStanding | null;
+    try {
+      standing = await this.ask({ name: login });
+    } catch (err) {
+      if (!(err instanceof DirectoryUnreachableError)) throw err;
+      session.claim(err.fallbackKey);
+      await setup();
+      this.sessions.set(session, { sid: err.fallbackKey, passwordSetAt: '', unverifiedLogin: login, checkedAt: this.now() });
+      return;
+    }
     if (standing === null) throw new SmbError('LOGON_FAILURE', 'the directory has no account of this login name');
     if (standing.state !== 'active') throw new SmbError('LOGON_FAILURE', `the directory says the account is ${standing.state.replace('_', ' ')}`);
     if (this.superseded.get(session.key) === standing.passwordSetAt) throw new SmbError('LOGON_FAILURE', 'the password of these credentials was changed');
@@ -89,7 +120,13 @@ export class AccountSessions {
   }
 
   private async recheck(session: PooledSession, known: SessionAccount): Promise<string> {
-    const standing = await this.ask({ sid: known.sid });
+    const standing = await this.askOrLogOnAgain(session, known.unverifiedLogin === undefined ? { sid: known.sid } : { name: known.unverifiedLogin });
+    if (known.unverifiedLogin !== undefined && standing !== null && standing.state === 'active') {
+      // The first answer since a logon the directory could not be asked about: it sets the key and the baseline.
+      session.claim(standing.sid);
+      Object.assign(known, { sid: standing.sid, passwordSetAt: standing.passwordSetAt, unverifiedLogin: undefined, checkedAt: this.now() });
+      return known.sid;
+    }
     if (standing === null || standing.state !== 'active' || standing.passwordSetAt !== known.passwordSetAt) {
       if (standing !== null && standing.passwordSetAt !== known.passwordSetAt) this.superseded.set(session.key, standing.passwordSetAt);
       this.sessions.delete(session);
@@ -101,7 +138,7 @@ export class AccountSessions {
   }
 
   private async adopt(session: PooledSession, login: string): Promise<string> {
-    const standing = await this.ask({ name: login });
+    const standing = await this.askOrLogOnAgain(session, { name: login });
     if (standing === null || standing.state !== 'active') {
       session.retire();
       throw new HttpError(401, 'session_ended', SESSION_ENDED_MESSAGE, this.challengeHeaders);
@@ -109,5 +146,17 @@ export class AccountSessions {
     session.claim(standing.sid);
     this.sessions.set(session, { sid: standing.sid, passwordSetAt: standing.passwordSetAt, checkedAt: this.now() });
     return standing.sid;
+  }
+
+  /** The directory's answer; when it cannot answer, the session is ended and the caller logs on anew (LogonAgainError). */
+  private async askOrLogOnAgain(session: PooledSession, query: { name: string } | { sid: string }): Promise<AccountStanding | null> {
+    try {
+      return await this.ask(query);
+    } catch (err) {
+      if (!(err instanceof DirectoryUnreachableError)) throw err;
+      this.sessions.delete(session);
+      session.retire();
+      throw new LogonAgainError();
+    }
   }
 }

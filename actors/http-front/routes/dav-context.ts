@@ -49,7 +49,7 @@ import { wikiWriteViolation } from '../../../src/wiki/layout.js';
 import type { PageChange } from '../../../src/wiki/page-change.js';
 import { smbClientFromConfig } from '../../../src/logon/smb-client.js';
 import { SmbLogons } from '../../../src/logon/smb-logons.js';
-import { AccountSessions, type AccountQuestion } from '../../../src/logon/account-sessions.js';
+import { AccountSessions, DirectoryUnreachableError, LogonAgainError, type AccountQuestion } from '../../../src/logon/account-sessions.js';
 import { unavailableAs503 } from './api-calls.js';
 
 /** A refused connection answers at once; a server that does not answer at all is given this long. */
@@ -200,6 +200,17 @@ export class DavCall {
    * needs them); a malformed name is a 401 before anything is counted or asked.
    */
   async logon(): Promise<void> {
+    try {
+      await this.logonOnce();
+    } catch (err) {
+      // The session was due for an account check the directory could not answer: a new logon, which the DC checks
+      // itself, is that check (account-sessions.ts).
+      if (!(err instanceof LogonAgainError)) throw err;
+      await this.logonOnce();
+    }
+  }
+
+  private async logonOnce(): Promise<void> {
     const authorization = this.ex.headers['authorization'];
     if (isNegotiate(authorization)) return this.logonNegotiated(authorization!);
     const auth = parseBasicAuth(authorization);
@@ -391,15 +402,20 @@ export function parentTarget(call: DavCall, path: string): WriteTarget {
  */
 function resolverAccounts(resolver: Remote<LdapResolverProtocol>, log: Logger): AccountQuestion {
   let warned = false;
+  const byName = (query: { name: string } | { sid: string }) => ('name' in query ? `name:${loginBudget(query.name)}` : query.sid);
   return async (query) => {
-    const answer = await resolver.logonAccount(query);
-    if ('unavailable' in answer) {
-      throw new HttpError(503, 'directory_unavailable', 'the directory cannot say whether the account may log on; try again', { 'retry-after': '5' }, answer.unavailable);
+    let answer: Awaited<ReturnType<LdapResolverProtocol['logonAccount']>>;
+    try {
+      answer = await resolver.logonAccount(query);
+    } catch (err) {
+      if (!(err instanceof ActorUnavailableError)) throw err;
+      throw new DirectoryUnreachableError(byName(query), err.message);
     }
+    if ('unavailable' in answer) throw new DirectoryUnreachableError(byName(query), answer.unavailable);
     if ('unconfigured' in answer) {
       if (!warned) log.warn(`WebDAV sessions are keyed by login name and not checked against the directory: ${answer.unconfigured}`);
       warned = true;
-      return { sid: 'name' in query ? `name:${loginBudget(query.name)}` : query.sid, state: 'active', passwordSetAt: '' };
+      return { sid: byName(query), state: 'active', passwordSetAt: '' };
     }
     return answer.account;
   };

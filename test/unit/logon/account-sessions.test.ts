@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { HttpError } from '../../../src/http/http-error.js';
-import { AccountSessions, type AccountStanding } from '../../../src/logon/account-sessions.js';
+import { AccountSessions, DirectoryUnreachableError, LogonAgainError, type AccountStanding } from '../../../src/logon/account-sessions.js';
 import { SmbError, type PooledSession } from '../../../src/smb/index.js';
 
 const MAX_AGE_MS = 60_000;
@@ -30,9 +30,10 @@ class FakeSession implements PooledSession {
 /** A directory whose answer the test sets, counting the questions. */
 function fixture(answer: AccountStanding | null = ANNA) {
   let clock = 1_000_000;
-  const directory = { answer, questions: [] as unknown[] };
+  const directory = { answer, unreachable: false, questions: [] as unknown[] };
   const sessions = new AccountSessions(async (query) => {
     directory.questions.push(query);
+    if (directory.unreachable) throw new DirectoryUnreachableError(FALLBACK_KEY, 'LDAPS refused the connection');
     return directory.answer;
   }, MAX_AGE_MS, { 'www-authenticate': 'Basic realm="test"' }, () => clock);
   const session = new FakeSession();
@@ -51,6 +52,9 @@ function isSessionEnded(err: unknown): boolean {
 function isLogonFailure(err: unknown): boolean {
   return err instanceof SmbError && err.code === 'LOGON_FAILURE';
 }
+
+/** The key a session is counted under while the directory cannot name its account (the login's budget). */
+const FALLBACK_KEY = 'name:anna';
 
 describe('AccountSessions', () => {
   it('asks by login name before the setup, claims the session for the SID, and names the account by SID', async () => {
@@ -104,6 +108,31 @@ describe('AccountSessions', () => {
       assert.equal(f.session.retired, true);
     });
   }
+
+  it('lets the DC decide a logon the directory cannot answer for: keyed by the login, asked by name at the next check', async () => {
+    const f = fixture();
+    f.directory.unreachable = true;
+    await f.logon();
+    assert.deepEqual(f.setups, [FALLBACK_KEY], 'the SMB logon (which the DC checks) went on');
+    assert.equal(f.sessions.account(f.session, 'EDU\\anna'), FALLBACK_KEY);
+    f.directory.unreachable = false;
+    f.advance(MAX_AGE_MS);
+    assert.equal(await f.sessions.account(f.session, 'EDU\\anna'), ANNA.sid);
+    assert.deepEqual(f.directory.questions.at(-1), { name: 'EDU\\anna' });
+    assert.equal(f.session.claimedFor, ANNA.sid, 'counted under the SID from then on');
+    f.advance(MAX_AGE_MS);
+    assert.equal(await f.sessions.account(f.session, 'EDU\\anna'), ANNA.sid);
+    assert.deepEqual(f.directory.questions.at(-1), { sid: ANNA.sid });
+  });
+
+  it('ends a session due for a check the directory cannot answer, so that a new logon (the DC\'s own check) replaces it', async () => {
+    const f = fixture();
+    await f.logon();
+    f.directory.unreachable = true;
+    f.advance(MAX_AGE_MS);
+    await assert.rejects(Promise.resolve(f.sessions.account(f.session, 'EDU\\anna')), LogonAgainError);
+    assert.equal(f.session.retired, true);
+  });
 
   it('refuses the credentials of a session a new password ended until the password changes again', async () => {
     // The DC would take the old password for a new NTLM logon for an hour (Samba's old password allowed period).
