@@ -1,5 +1,6 @@
 // Runs the real service (`fileproxy serve`) as a child process against the
 // testbed, on a port of its own, for integration tests.
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -115,6 +116,15 @@ export async function runService(
 }
 
 /** Poll `check` until it returns true; `guard` may throw to stop early. */
+/**
+ * Asserts that the service's log comes to match `pattern`: its logger writes on a thread of its own, so a line about
+ * a request can arrive a moment after the answer (seen in CI-style runs).
+ */
+export async function assertLogged(service: RunningService, pattern: RegExp, timeoutMs = 5_000): Promise<void> {
+  await waitFor(async () => pattern.test(service.output()), timeoutMs).catch(() => undefined);
+  assert.match(service.output(), pattern);
+}
+
 export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, guard: () => void = () => {}): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -20,7 +20,7 @@ import { KERBEROS_MECH_TYPES, NegState, negTokenInit, parseNegTokenResp } from '
 import type { HealthReport } from '../../../src/runtime/health.js';
 import { SmbClient, SmbError } from '../../../src/smb/index.js';
 import { assertNamesNone, deploymentNames } from '../../support/anonymous-answers.js';
-import { startService, waitFor, type RunningService } from '../../support/service.js';
+import { assertLogged, startService, type RunningService } from '../../support/service.js';
 import { testbedShare } from '../../support/smb-logons.js';
 import { dcAddress, realm } from '../../testbed/domain.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
@@ -182,11 +182,8 @@ describe('HTTP Negotiate on /dav/ and the wiki (Kerberos tickets for HTTP/proxy.
       assert.match(String(none.headers['www-authenticate']), /^Negotiate, Basic realm="edu-fileproxy"/);
       for (const [what, answer] of Object.entries({ refusedNtlm, malformed, wrongService, none })) assertNamesNone(`${what} at ${path}`, answer, secret);
     }
-    // The operator learns which principal the ticket was for, in the log (written by the logger's own thread, so a
-    // moment after the answer).
-    const logged = new RegExp(`"detail":"the ticket is for ${fileServerSpn}@${realm}, this service is ${delegationAccount.spn}@${realm}"`, 'i');
-    await waitFor(async () => logged.test(service.output()), 5_000).catch(() => undefined);
-    assert.match(service.output(), logged);
+    // The operator learns which principal the ticket was for, in the log.
+    await assertLogged(service, new RegExp(`"detail":"the ticket is for ${fileServerSpn}@${realm}, this service is ${delegationAccount.spn}@${realm}"`, 'i'));
   });
 
   it('refuses, naming why, users the directory will not let be delegated (marked sensitive; in Protected Users, which Samba 4.17\'s KDC would delegate): 403, not a 5xx', async () => {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
-import { startService, waitFor, type RunningService } from '../../support/service.js';
+import { assertLogged, startService, waitFor, type RunningService } from '../../support/service.js';
 import { basicAuth } from '../webhooks/api.js';
 
 /** A share the file server does not have: every WebDAV request on it fails with 502 share_unavailable. */
@@ -50,7 +50,7 @@ describe('request logs carry no paths', () => {
     }
     // Every request is logged (so the log has been written), and the 5xx with its error.
     await waitFor(async () => service.output().split('\n').filter((l) => l.includes('"msg":"request"')).length >= sent.length, 5_000);
-    assert.match(service.output(), /WebDAV request failed/);
+    await assertLogged(service, /WebDAV request failed/);
     const lines = service.output().split('\n').filter((line) => line.toLowerCase().includes(marker));
     assert.deepEqual(lines, [], 'log lines that name what a request addressed');
   });

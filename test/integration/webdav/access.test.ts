@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { SmbClient } from '../../../src/smb/index.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { assertNamesNone, deploymentNames } from '../../support/anonymous-answers.js';
-import { startService, type RunningService } from '../../support/service.js';
+import { assertLogged, startService, type RunningService } from '../../support/service.js';
 import { testbedShare } from '../../support/smb-logons.js';
 import { DavClient, account } from './dav-client.js';
 
@@ -51,7 +51,7 @@ describe('WebDAV access as the requesting user', () => {
     }
     assert.deepEqual([errors['wrong'], errors['negotiate']], ['logon_failure', 'negotiate_not_configured']);
     // The setting the operator lacks is in the log.
-    assert.match(service.output(), /"outcome":"negotiate_not_configured","detail":"[^"]*kerberos\.delegation\.http_spn/);
+    await assertLogged(service, /"outcome":"negotiate_not_configured","detail":"[^"]*kerberos\.delegation\.http_spn/);
   });
 
   it('lets the NT ACLs decide: a pupil is denied the staff room (403), a teacher is not', async () => {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { startService, type RunningService } from '../../support/service.js';
+import { assertLogged, startService, type RunningService } from '../../support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { reconcilerDetails, WikiClient, type Caller } from './wiki-service.js';
 
@@ -67,6 +67,6 @@ describe('no ldap.base_dn', () => {
       assert.deepEqual(await api.search(caller, { q: 'Schulregeln' }), { total: 0, hits: [] });
       assert.deepEqual(await api.pages(caller, 'schule', ''), { total: 0, pages: [] });
     }
-    assert.match(service.output(), /ldap\.base_dn is not set: group SIDs cannot be resolved, so wiki search returns no hits/);
+    await assertLogged(service, /ldap\.base_dn is not set: group SIDs cannot be resolved, so wiki search returns no hits/);
   });
 });
