@@ -44,6 +44,12 @@ async function uidsOf(sids: readonly string[]): Promise<Map<string, number>> {
   }));
 }
 
+/** The sessions smbd holds now for the account with this SID (0 before its first logon, which gives it a uid). */
+export async function smbdSessionsOf(env: TestbedEnv, sid: string): Promise<number> {
+  const uid = (await uidsOf([sid])).get(sid);
+  return uid === undefined ? 0 : (await sessionsByUid(env)).get(uid) ?? 0;
+}
+
 export interface SessionSampler {
   /** Stops sampling (after one last sample); resolves to the most sessions seen at once, per SID (0: none seen). */
   stop(): Promise<Map<string, number>>;

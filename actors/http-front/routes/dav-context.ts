@@ -395,8 +395,9 @@ export function parentTarget(call: DavCall, path: string): WriteTarget {
 }
 
 /**
- * The ldap-resolver's answers about a logon's account; a directory it cannot reach is a 503. A service without a
- * directory (WebDAV only: no indexer password, or no ldap.base_dn) keys a session by the login name's failure budget
+ * The ldap-resolver's answers about a logon's account. A directory it cannot reach (or a resolver restarting) is a
+ * DirectoryUnreachableError, keyed by the login name's failure budget: the DC's own check decides then. A service
+ * without a directory (WebDAV only: no indexer password, or no ldap.base_dn) keys a session by that budget too
  * (every spelling of an account name alike, a principal name apart) and cannot tell when an account ends: said once
  * in the log.
  */

@@ -3,13 +3,13 @@
 import type { Config } from '../../../src/config/index.js';
 import type { Router } from '../../../src/http/router.js';
 import type { SupervisorProtocol } from '../../../src/messages/supervisor.js';
-import { anonymousHealth } from '../../../src/runtime/health.js';
+import { addressRedactor, anonymousHealth } from '../../../src/runtime/health.js';
 import type { Remote } from '../../../src/runtime/rpc.js';
 
 export function registerHealthRoutes(router: Router, supervisor: Remote<SupervisorProtocol>, config: Config): void {
-  const names = deploymentNames(config);
+  const redact = addressRedactor(deploymentNames(config));
   router.add('GET', '/healthz', async (ex) => {
-    const report = anonymousHealth(await supervisor.health(), names);
+    const report = anonymousHealth(await supervisor.health(), redact);
     ex.json(report.status === 'ok' ? 200 : 503, report, { 'cache-control': 'no-store' });
   });
 }

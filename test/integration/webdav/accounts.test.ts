@@ -4,14 +4,12 @@
 // (deleted, disabled, locked out, expired, or given a new password) within smb.session_max_age + 5 s. Each case
 // with a scratch account of its own on the testbed DC.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startService, type RunningService } from '../../support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
-import { layout } from '../../testbed/layout.js';
+import { smbdSessionsOf } from '../../support/smbd-sessions.js';
 import { parsePrometheusText, sampleValue } from '../../unit/metrics/prometheus-text.js';
 import { ScratchAccounts, type ScratchAccount } from '../wiki/scratch-accounts.js';
 import { DavClient, account, type Account } from './dav-client.js';
@@ -26,22 +24,6 @@ const setBody = (value: string) =>
 
 async function errorOf(res: Response): Promise<string> {
   return ((await res.json()) as { error: string }).error;
-}
-
-/** The sessions smbd holds now for the account with this SID (smbstatus names a session's user by its uid). */
-function smbdSessionsOf(env: TestbedEnv, sid: string): number {
-  const uid = execFileSync('/usr/bin/python3', ['-c', [
-    'import ldb, sys',
-    'db = ldb.Ldb()',
-    'db.connect("tdb://" + sys.argv[1], flags=ldb.FLG_RDONLY)',
-    'found = db.search(base=ldb.Dn(db, "CN=" + sys.argv[2]), scope=ldb.SCOPE_BASE, attrs=["xidNumber"])',
-    'print(found[0]["xidNumber"][0] if len(found) else "")',
-  ].join('\n'), path.join(path.dirname(layout.samba.samDb), 'idmap.ldb'), sid], { encoding: 'utf8' }).trim();
-  if (uid === '') return 0;
-  const status = JSON.parse(execFileSync('smbstatus', ['-s', env.samba.conf, '-b', '--json'], { encoding: 'utf8' })) as {
-    sessions: Record<string, { uid: number }>;
-  };
-  return Object.values(status.sessions).filter((s) => String(s.uid) === uid).length;
 }
 
 describe('WebDAV: one account, whichever spelling; sessions that end with the account', () => {
@@ -112,7 +94,7 @@ describe('WebDAV: one account, whichever spelling; sessions that end with the ac
       assert.equal(await errorOf(res), 'unauthorized', name);
     }
     assert.equal(await pooledSessions(), before, 'no SMB session was set up');
-    assert.equal(smbdSessionsOf(env, user.sid), 0, 'smbd saw no logon of the account');
+    assert.equal(await smbdSessionsOf(env, user.sid), 0, 'smbd saw no logon of the account');
   });
 
   it('counts the dead properties of every spelling in one budget', async () => {
@@ -147,10 +129,10 @@ describe('WebDAV: one account, whichever spelling; sessions that end with the ac
 
   /** smbd ends a closed session's process a moment after the close: it must be down to the bound within a second. */
   async function assertSessionsAtMost(sid: string, after: string): Promise<void> {
-    let sessions = smbdSessionsOf(env, sid);
+    let sessions = await smbdSessionsOf(env, sid);
     for (let wait = 0; sessions > MAX_CONNECTIONS_PER_ACCOUNT && wait < 10; wait++) {
       await sleep(100);
-      sessions = smbdSessionsOf(env, sid);
+      sessions = await smbdSessionsOf(env, sid);
     }
     assert.ok(sessions <= MAX_CONNECTIONS_PER_ACCOUNT, `after ${after}: smbd holds ${sessions} sessions of the account`);
   }

@@ -1,11 +1,12 @@
 // What /healthz may say to anyone: the texts in it lose addresses and the deployment's names, and keep the rest.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { anonymousHealth, withoutAddresses } from '../../../src/runtime/health.js';
+import { addressRedactor, anonymousHealth } from '../../../src/runtime/health.js';
 
 const NAMES = ['dc1.edu.test', 'EDU', 'edu.test', 'svc-indexer'];
+const redact = addressRedactor(NAMES);
 
-describe('withoutAddresses', () => {
+describe('addressRedactor', () => {
   const cases: [string, string][] = [
     ['SmbConnectionError: cannot connect to 127.0.0.1:45913: connect ECONNREFUSED 127.0.0.1:45913', 'SmbConnectionError: cannot connect to …: connect ECONNREFUSED …'],
     ['ConnectionError: connect ECONNREFUSED http://localhost:9200/_bulk', 'ConnectionError: connect ECONNREFUSED …'],
@@ -16,12 +17,12 @@ describe('withoutAddresses', () => {
     ['cannot read /srv/shares/schule/.wiki/a.md', 'cannot read …'],
   ];
   for (const [text, expected] of cases) {
-    it(`redacts ${JSON.stringify(text)}`, () => assert.equal(withoutAddresses(text, NAMES), expected));
+    it(`redacts ${JSON.stringify(text)}`, () => assert.equal(redact(text), expected));
   }
 
   it('keeps times, counts, codes and words that only contain a name', () => {
     for (const text of ['started 2026-11-29T02:40:00.000Z, took 00:01:05', 'ECONNREFUSED after 3 tries', 'edu-fileproxy is educational', 'share schule: 12 pages']) {
-      assert.equal(withoutAddresses(text, NAMES), text);
+      assert.equal(redact(text), text);
     }
   });
 });
@@ -36,7 +37,7 @@ describe('anonymousHealth', () => {
           details: { watch: { schule: { armed: false, events: 3, lastError: 'cannot connect to 127.0.0.1:445' } }, errors: ['dc1.edu.test down'] },
         },
       },
-    }, NAMES);
+    }, redact);
     assert.deepEqual(report, {
       status: 'degraded',
       actors: {
