@@ -2,7 +2,7 @@
 import type { HeapInfo } from 'node:v8';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import type { ActorKind } from '../src/messages/peers.js';
+import type { ActorKind } from '../actors/kinds.js';
 import type { ActorDetails, ActorStartData, ActorToSupervisor, ServiceSecrets, SupervisorToActor } from '../src/runtime/control.js';
 import { withoutPaths, type ActorHealth, type ActorState } from '../src/runtime/health.js';
 import type { PoolHealth } from '../src/runtime/worker-pool.js';

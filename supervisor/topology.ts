@@ -1,9 +1,9 @@
 // Which actors run, and how. Which of them talk to each other is declared beside their protocols (ACTOR_LINKS in
-// src/messages/peers.ts: the actors, which may not import supervisor/, type their peers by it); every actor also
+// actors/kinds.ts: the actors, which may not import supervisor/, type their peers by it); every actor also
 // gets a channel to the supervisor itself (peer name `supervisor`).
 import type { ResourceLimits } from 'node:worker_threads';
 import type { Config } from '../src/config/index.js';
-import { ACTOR_LINKS, type ActorKind } from '../src/messages/peers.js';
+import { ACTOR_LINKS, type ActorKind } from '../actors/kinds.js';
 import { STATEFUL_HEAP_LIMITS, TRANSIENT_HEAP_LIMITS } from '../src/runtime/heap-limits.js';
 
 /** How the supervisor runs the instances of one actor kind (its code: actors/<kind>/main.ts). */
@@ -12,7 +12,7 @@ interface ActorPlan {
   heapLimits: ResourceLimits;
 }
 
-/** Every actor kind, in start order; a Record over ActorKind (src/messages/peers.ts), so none can be left out. */
+/** Every actor kind, in start order; a Record over ActorKind (actors/kinds.ts), so none can be left out. */
 export function actorPlans(config: Config): Record<ActorKind, ActorPlan> {
   const single = { instances: 1, heapLimits: STATEFUL_HEAP_LIMITS };
   return {

@@ -4,7 +4,7 @@
 // Properties of files gone behind the proxy's back are swept (sweep.ts).
 import { Registry } from 'prom-client';
 import { davStateMetrics } from './metrics.js';
-import type { ActorContextOf } from '../../src/messages/peers.js';
+import type { ActorContextOf } from '../kinds.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { runActor } from '../../src/runtime/actor.js';

@@ -1,6 +1,6 @@
 // The dav-state actor's handlers: what the http-fronts may ask of its state (state.ts), as DavStateProtocol
 // declares it, and nothing more.
-import type { DavStateProtocol } from '../../src/messages/dav-state.js';
+import type { DavStateProtocol } from './protocol.js';
 import { resourceKey, type DavResource } from '../../src/webdav/dav-path.js';
 import type { PropertyLimit, PropertyPatch } from '../../src/webdav/dead-properties.js';
 import type { ActiveLock, LockDepth, LockOutcome, LockRequest, UnlockOutcome } from '../../src/webdav/locks.js';

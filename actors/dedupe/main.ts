@@ -9,9 +9,9 @@
 // live in Elasticsearch (src/webhooks/cluster-event-ids.ts): the fronts ask
 // this actor, it asks the cluster, and prunes the ids beyond the window.
 import { Registry } from 'prom-client';
-import type { DedupeProtocol, SharedEventIdProtocol } from '../../src/messages/dedupe.js';
+import type { DedupeProtocol, SharedEventIdProtocol } from './protocol.js';
 import { dedupeMetrics } from './metrics.js';
-import type { ActorContextOf } from '../../src/messages/peers.js';
+import type { ActorContextOf } from '../kinds.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { runActor } from '../../src/runtime/actor.js';

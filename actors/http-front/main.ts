@@ -1,9 +1,9 @@
 // The http-front actor: the HTTP server and its routes.
 import { Registry } from 'prom-client';
 import { Router } from '../../src/http/router.js';
-import type { HttpFrontProtocol } from '../../src/messages/http-front.js';
+import type { HttpFrontProtocol } from './protocol.js';
 import { httpFrontMetrics } from './metrics.js';
-import type { ActorContextOf } from '../../src/messages/peers.js';
+import type { ActorContextOf } from '../kinds.js';
 import { HttpRequestMetrics } from '../../src/metrics/http-requests.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';

@@ -1,7 +1,8 @@
 // A worker of the indexer pool (piscina runs the default export per task): renders the pages of a batch into their
 // documents and writes the batch with `_bulk`. Each worker keeps one Elasticsearch client across tasks.
 import { threadId, workerData } from 'node:worker_threads';
-import type { IndexerResult, IndexerTask, PoolWorkerData } from '../../src/messages/pools.js';
+import type { PoolWorkerData } from '../kinds.js';
+import type { IndexerResult, IndexerTask } from './protocol.js';
 import { runAsBackgroundThread } from '../../src/common/background-priority.js';
 import { saveCompiledModules } from '../../src/runtime/compile-cache.js';
 import { indexingSearchClient } from '../../src/indexing/search-client.js';

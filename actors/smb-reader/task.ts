@@ -3,7 +3,8 @@
 // bytes are moved back to the reconciler's thread, not copied.
 import { threadId, workerData } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
-import type { PoolWorkerData, SmbReaderResult, SmbReaderTask } from '../../src/messages/pools.js';
+import type { PoolWorkerData } from '../kinds.js';
+import type { SmbReaderResult, SmbReaderTask } from './protocol.js';
 import { runAsBackgroundThread } from '../../src/common/background-priority.js';
 import { saveCompiledModules } from '../../src/runtime/compile-cache.js';
 import type { ChangedPageOutcome } from '../../src/indexing/listing.js';

@@ -14,8 +14,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Registry } from 'prom-client';
 import { remoteLoginGuard } from '../../src/auth/login-guard.js';
-import type { ActorContextOf } from '../../src/messages/peers.js';
-import type { WebhookStoreProtocol } from '../../src/messages/webhook-store.js';
+import type { ActorContextOf } from '../kinds.js';
+import type { WebhookStoreProtocol } from './protocol.js';
 import { webhookStoreMetrics } from './metrics.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';

@@ -18,7 +18,7 @@ export interface LoginGuard {
   settle(counted: LoginAttempt, outcome: LoginOutcome): void;
 }
 
-/** The ldap-resolver's methods for the throttle (src/messages/ldap-resolver.ts). */
+/** The ldap-resolver's methods for the throttle (actors/ldap-resolver/protocol.ts). */
 export interface LoginGuardProtocol {
   admitLogin(attempt: LoginAttempt): Promise<GuardAdmission>;
   settleLogin(counted: LoginAttempt, outcome: LoginOutcome): Promise<void>;

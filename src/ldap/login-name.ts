@@ -1,5 +1,5 @@
 // The one reading of a login name. Every place that takes one — the LDAP logon (directory.ts), the WebDAV logon
-// over SMB (dav-context.ts), the login throttle (src/auth/login-throttle.ts), the wiki's login cache (viewer.ts),
+// over SMB (src/webdav/methods/service.ts), the login throttle (src/auth/login-throttle.ts), the wiki's login cache (viewer.ts),
 // event ownership (namesAccount) — goes through parseLoginName, so that a name means the same account and is
 // counted under the same failure budget everywhere. A name it refuses is refused with 401 before the directory,
 // the DC or the file server is asked: a malformed one, and a `DOMAIN\user` whose DOMAIN is not this domain's, since

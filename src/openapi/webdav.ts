@@ -1,4 +1,4 @@
-// OpenAPI path of WebDAV (actors/http-front/routes/dav*.ts, src/webdav/errors.ts). Methods beyond
+// OpenAPI path of WebDAV (src/webdav/methods/, src/webdav/errors.ts). Methods beyond
 // OpenAPI's fixed set (PROPFIND, MKCOL, COPY, ...) are described under `x-additional-operations`,
 // shaped like OpenAPI 3.2's `additionalOperations`.
 

@@ -1,4 +1,4 @@
-// OpenAPI paths and schemas of the webhook surface: the intake (actors/http-front/routes/webhooks.ts),
+// OpenAPI paths and schemas of the webhook surface: the intake (src/webhooks/routes.ts),
 // the events cached for users (user-events.ts) and the admin API of the webhook clients
 // (admin-webhook-clients.ts).
 

@@ -1,4 +1,4 @@
-// OpenAPI paths and schemas of the wiki: search and listings (actors/http-front/routes/wiki.ts) and
+// OpenAPI paths and schemas of the wiki: search and listings (src/search/routes.ts) and
 // the admin API of each share's wiki visibility (admin-wiki-visibility.ts).
 
 import { SERVICE_USER_RULES } from '../viewer/service-user.js';

@@ -3,7 +3,7 @@
 // connected peer, so actor code only says `ctx.peer('dedupe').method()`. The
 // context is generic over the peers an actor may call (a map of peer kind to
 // protocol) and the protocol it serves; the service's are declared per actor
-// kind in src/messages/peers.ts (ActorContextOf).
+// kind in actors/kinds.ts (ActorContextOf).
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { createLogger, flushLogSync, type LogSettings } from '../log.js';

@@ -10,7 +10,7 @@ export const HINT_PROPERTY_RESOURCES = 1;
 export const HINT_RETIRED = 2;
 export const HINT_SLOTS = 3;
 
-/** Where the counters come from: the dav-state actor (src/messages/dav-state.ts). */
+/** Where the counters come from: the dav-state actor (actors/dav-state/protocol.ts). */
 export interface StateHintSource {
   hint(): Promise<SharedArrayBuffer>;
 }

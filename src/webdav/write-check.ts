@@ -36,7 +36,7 @@ export interface WriteGateResult {
   leaseId?: number;
 }
 
-/** What the checks ask of dav-state, which holds the locks and the shared leases (src/messages/dav-state.ts). */
+/** What the checks ask of dav-state, which holds the locks and the shared leases (actors/dav-state/protocol.ts). */
 export interface WriteGateService {
   /** Lock check of a write (and optionally its per-resource lease). */
   writeGate(gate: WriteGate): Promise<WriteGateResult>;

@@ -27,13 +27,13 @@ const ADD_MEMBERS: WriteRight = {
 
 /**
  * The right to lock a resource, and, for a depth-infinity lock on a collection, the right asked of every member it
- * covers (dav-lock.ts): a lock must not stop writes to a file its holder could not write.
+ * covers (methods/lock.ts): a lock must not stop writes to a file its holder could not write.
  */
 export function lockRight(isCollection: boolean): WriteRight {
   return isCollection ? ADD_MEMBERS : WRITE_FILE;
 }
 
-/** A folder whose members a depth-infinity lock would cover must be one the user may list (see dav-lock.ts). */
+/** A folder whose members a depth-infinity lock would cover must be one the user may list (see methods/lock.ts). */
 export const LIST_FOLDER: WriteRight = { access: Access.FILE_READ_DATA, means: 'list it (FILE_LIST_DIRECTORY)' };
 
 /**

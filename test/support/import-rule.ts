@@ -57,15 +57,37 @@ export function importsOf(repo: string, module: string): ModuleImport[] {
 }
 
 /**
- * The folder a module belongs to, as the rule names it: `src/<folder>` (a file directly in src/ is its own),
- * `actors/<kind>`, `supervisor`; undefined outside the ruled trees.
+ * The folder a module belongs to when no layer names a sub-folder of it: `src/<folder>` (a file directly in src/ or
+ * actors/ is its own), `actors/<kind>`, `supervisor`; undefined outside the ruled trees.
  */
-export function folderOf(module: string): string | undefined {
+export function topFolderOf(module: string): string | undefined {
   const parts = module.split('/');
-  if (parts[0] === 'src') return parts.length === 2 ? module : `src/${parts[1]}`;
-  if (parts[0] === 'actors' && parts.length > 2) return `actors/${parts[1]}`;
+  if (parts[0] === 'src' || parts[0] === 'actors') return parts.length === 2 ? module : `${parts[0]}/${parts[1]}`;
   if (parts[0] === 'supervisor') return 'supervisor';
   return undefined;
+}
+
+/**
+ * The folder a module belongs to, as the rule ranks it: the deepest of its folders that a layer names (a sub-folder
+ * such as `src/indexing/reconciler` has a rank of its own where the table gives it one), else its top folder.
+ */
+export function folderOf(layers: Layers, module: string): string | undefined {
+  const top = topFolderOf(module);
+  if (top === undefined || top === module) return top;
+  const parts = module.split('/');
+  for (let depth = parts.length - 1; depth > top.split('/').length; depth--) {
+    const folder = parts.slice(0, depth).join('/');
+    if (rankOf(layers, folder) !== undefined) return folder;
+  }
+  return top;
+}
+
+/**
+ * An actor's protocol (`actors/<kind>/protocol.ts`, `supervisor/protocol.ts`): the receiver owns it, it declares types
+ * only, and any module may import its types — a value import from outside its own folder breaks the rule.
+ */
+export function isProtocol(module: string): boolean {
+  return /^actors\/[^/]+\/protocol\.ts$/.test(module) || module === 'supervisor/protocol.ts';
 }
 
 /**
@@ -91,22 +113,29 @@ export function parseLayers(markdown: string): Layers {
   return layers;
 }
 
-/** The rank of a folder, its layer counted from the bottom (1 is the lowest); undefined: no layer names it. */
+/**
+ * The rank of a folder, its layer counted from the bottom (1 is the lowest); undefined: no layer names it. A layer that
+ * names the folder itself outranks one that names its parent's `/*` (a module directly under actors/ is not an actor).
+ */
 export function rankOf(layers: Layers, folder: string): number | undefined {
-  const parentPattern = folder.replace(/\/[^/]+$/, '/*');
-  const row = layers.findIndex(({ folders }) => folders.includes(folder) || folders.includes(parentPattern));
+  let row = layers.findIndex(({ folders }) => folders.includes(folder));
+  if (row === -1 && !folder.endsWith('.ts')) {
+    const parentPattern = folder.replace(/\/[^/]+$/, '/*');
+    row = layers.findIndex(({ folders }) => folders.includes(parentPattern));
+  }
   return row === -1 ? undefined : layers.length - row;
 }
 
 /** The folders of some modules that no layer names: each needs a rank before its imports can be checked. */
 export function foldersWithoutLayer(layers: Layers, modules: readonly string[]): string[] {
-  return [...new Set(modules.map((m) => folderOf(m)).filter((f) => f !== undefined))].filter((f) => rankOf(layers, f) === undefined).sort();
+  return [...new Set(modules.map((m) => folderOf(layers, m)).filter((f) => f !== undefined))].filter((f) => rankOf(layers, f) === undefined).sort();
 }
 
 /**
  * Imports the layers do not allow, as `file:line imports target (folder in layer → folder in layer)`: to a folder
  * of the same layer or a higher one, or to or from a folder no layer names (type-only imports count: they tie the
- * folders' meanings all the same).
+ * folders' meanings all the same). The one exception is an actor's protocol (isProtocol): its types may be imported
+ * from anywhere, its values from its own folder only.
  */
 export function ruleViolations(layers: Layers, imports: readonly ModuleImport[]): string[] {
   const named = (folder: string) => {
@@ -114,9 +143,10 @@ export function ruleViolations(layers: Layers, imports: readonly ModuleImport[])
     return rank === undefined ? `${folder} in no layer` : `${folder} in ${layers[layers.length - rank]!.name}`;
   };
   return imports.flatMap((imp) => {
-    const from = folderOf(imp.from);
-    const to = folderOf(imp.to) ?? imp.to;
+    const from = folderOf(layers, imp.from);
+    const to = folderOf(layers, imp.to) ?? imp.to;
     if (from === undefined || from === to) return [];
+    if (isProtocol(imp.to)) return imp.typeOnly ? [] : [`${imp.from}:${imp.line} imports ${imp.to} (a value of another folder's protocol: import its types only)`];
     const fromRank = rankOf(layers, from);
     const toRank = rankOf(layers, to);
     if (fromRank !== undefined && toRank !== undefined && toRank < fromRank) return [];

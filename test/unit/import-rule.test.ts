@@ -1,6 +1,7 @@
 // The import rule of docs/architecture.md holds for the source tree: the folders of src/, actors/ and supervisor/
-// stand in the layers of its table and each imports only folders of lower layers, src/messages/ imports only types
-// and only actors/ and supervisor/ import it, and no module imports itself back through others.
+// stand in the layers of its table (sub-folders where it ranks them) and each imports only folders of lower layers, an
+// actor's protocol imports only types and others import only its types, and no module imports itself back through
+// others.
 // `node dist/test/run-tests.js import-rule` names every offending import, every folder without a layer and every
 // cycle.
 import assert from 'node:assert/strict';
@@ -14,6 +15,7 @@ import {
   folderOf,
   foldersWithoutLayer,
   importsOf,
+  isProtocol,
   loopThrough,
   moduleGraph,
   modulesUnder,
@@ -37,10 +39,6 @@ function readTree(repo: string) {
 /** Each cycle of the graph as one loop through it. */
 const loops = (edges: ReadonlyMap<string, readonly string[]>) => cyclesOf(edges).map((cycle) => loopThrough(edges, cycle));
 
-/** The imports of src/messages/ made by any folder but actors/ and supervisor/. */
-const messagesImportedElsewhere = (imports: readonly ModuleImport[]) => imports
-  .filter((i) => i.to.startsWith('src/messages/') && !i.from.startsWith('src/messages/') && !/^(actors|supervisor)\//.test(i.from))
-  .map((i) => `${i.from}:${i.line} imports ${i.to}`);
 
 describe('the import rule (docs/architecture.md)', () => {
   const { layers, modules, imports } = readTree(REPO);
@@ -49,7 +47,7 @@ describe('the import rule (docs/architecture.md)', () => {
     assert.deepEqual(foldersWithoutLayer(layers, modules), [], 'folders without a layer: give each a rank in the table');
     const named = layers.flatMap((layer) => layer.folders);
     assert.deepEqual(named.filter((f, i) => named.indexOf(f) !== i), [], 'folders named in two layers');
-    const folders = new Set(modules.map((m) => folderOf(m)!));
+    const folders = new Set(modules.map((m) => folderOf(layers, m)!));
     const exists = (f: string) => f.endsWith('/*') ? [...folders].some((x) => x.startsWith(f.slice(0, -1))) : folders.has(f);
     assert.deepEqual(named.filter((f) => !exists(f)), [], 'layers naming no folder of the tree');
   });
@@ -59,31 +57,41 @@ describe('the import rule (docs/architecture.md)', () => {
     assert.deepEqual(ruleViolations(layers, imports), []);
   });
 
-  it('src/messages/ imports types only, and only actors/ and supervisor/ import it', () => {
-    const offending = imports.filter((i) => i.from.startsWith('src/messages/') && !i.typeOnly);
+  it('every actor has its protocol in actors/<kind>/protocol.ts, and a protocol imports types only', () => {
+    const kinds = new Set(modules.filter((m) => /^actors\/[^/]+\/(main|task)\.ts$/.test(m)).map((m) => m.split('/')[1]));
+    assert.deepEqual([...kinds].filter((kind) => !modules.includes(`actors/${kind}/protocol.ts`)), [], 'actors without a protocol.ts');
+    const offending = imports.filter((i) => isProtocol(i.from) && !i.typeOnly);
     assert.deepEqual(offending.map((i) => `${i.from}:${i.line} imports ${i.to}`), []);
-    assert.deepEqual(messagesImportedElsewhere(imports), []);
   });
 
   it('no module imports itself back (no import cycle in src/, actors/ or supervisor/)', () => {
     assert.deepEqual(loops(moduleGraph(imports)), []);
   });
 
-  it('fails on a wrong import planted in the real tree: upward, within a layer, from an actor to another, into a folder without a layer', () => {
+  it('fails on a wrong import planted in the real tree: upward, within a layer, from an actor to another, a value of another actor\'s protocol, a sub-folder against its rank, into a folder without a layer', () => {
     const planted: ModuleImport[] = [
       { from: 'src/smb/client.ts', to: 'src/wiki/layout.ts', line: 1, typeOnly: true },
       { from: 'src/ldap/directory.ts', to: 'src/logon/smb-logons.ts', line: 2, typeOnly: false },
       { from: 'actors/dedupe/main.ts', to: 'actors/reconciler/main.ts', line: 3, typeOnly: false },
-      { from: 'src/cli/serve.ts', to: 'src/messages/peers.ts', line: 4, typeOnly: true },
+      { from: 'src/webdav/locks.ts', to: 'actors/kinds.ts', line: 4, typeOnly: true },
       { from: 'src/metrics/snapshot.ts', to: 'src/unranked/new.ts', line: 5, typeOnly: false },
+      { from: 'actors/http-front/main.ts', to: 'actors/dav-state/protocol.ts', line: 6, typeOnly: false },
+      { from: 'src/indexing/reconciler/reconciler.ts', to: 'src/indexing/indexer/bulk.ts', line: 7, typeOnly: false },
+      { from: 'src/indexing/listing.ts', to: 'src/indexing/smb-reader/wiki-reads.ts', line: 8, typeOnly: true },
+      // Allowed: another actor's protocol, types only, from src/ as from an actor.
+      { from: 'src/webdav/methods/service.ts', to: 'actors/dav-state/protocol.ts', line: 9, typeOnly: true },
+      { from: 'actors/http-front/main.ts', to: 'actors/reconciler/protocol.ts', line: 10, typeOnly: true },
     ];
     assert.deepEqual(ruleViolations(layers, [...imports, ...planted]), [
       'src/smb/client.ts:1 imports src/wiki/layout.ts (src/smb in SMB client, actor runtime → src/wiki in the directory, SMB logons, the wiki\'s files)',
       'src/ldap/directory.ts:2 imports src/logon/smb-logons.ts (src/ldap in the directory, SMB logons, the wiki\'s files → src/logon in the directory, SMB logons, the wiki\'s files)',
       'actors/dedupe/main.ts:3 imports actors/reconciler/main.ts (actors/dedupe in threads → actors/reconciler in threads)',
+      'src/webdav/locks.ts:4 imports actors/kinds.ts (src/webdav in what WebDAV\'s methods and the pipeline\'s stages are made of → actors/kinds.ts in actor kinds and their links)',
       'src/metrics/snapshot.ts:5 imports src/unranked/new.ts (src/metrics in operations: metrics, readiness, the admin channel, the API\'s description, doctor → src/unranked in no layer)',
+      'actors/http-front/main.ts:6 imports actors/dav-state/protocol.ts (a value of another folder\'s protocol: import its types only)',
+      'src/indexing/reconciler/reconciler.ts:7 imports src/indexing/indexer/bulk.ts (src/indexing/reconciler in services: the WebDAV methods, the index pipeline\'s stages, webhook intake → src/indexing/indexer in services: the WebDAV methods, the index pipeline\'s stages, webhook intake)',
+      'src/indexing/listing.ts:8 imports src/indexing/smb-reader/wiki-reads.ts (src/indexing in what WebDAV\'s methods and the pipeline\'s stages are made of → src/indexing/smb-reader in services: the WebDAV methods, the index pipeline\'s stages, webhook intake)',
     ]);
-    assert.deepEqual(messagesImportedElsewhere([...imports, ...planted]), ['src/cli/serve.ts:4 imports src/messages/peers.ts']);
     assert.deepEqual(foldersWithoutLayer(layers, [...modules, 'src/unranked/new.ts']), ['src/unranked']);
   });
 });

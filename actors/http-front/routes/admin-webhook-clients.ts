@@ -8,7 +8,7 @@ import type { Config } from '../../../src/config/index.js';
 import { HttpError } from '../../../src/http/http-error.js';
 import { readJsonObject } from '../../../src/http/json-body.js';
 import type { Router } from '../../../src/http/router.js';
-import type { WebhookStoreProtocol } from '../../../src/messages/webhook-store.js';
+import type { WebhookStoreProtocol } from '../../webhook-store/protocol.js';
 import type { Remote } from '../../../src/runtime/rpc.js';
 import { adminCall } from './api-calls.js';
 

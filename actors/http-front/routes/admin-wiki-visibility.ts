@@ -9,7 +9,7 @@ import type { Config } from '../../../src/config/index.js';
 import { HttpError } from '../../../src/http/http-error.js';
 import { readJsonObject } from '../../../src/http/json-body.js';
 import type { Router } from '../../../src/http/router.js';
-import type { LdapResolverProtocol } from '../../../src/messages/ldap-resolver.js';
+import type { LdapResolverProtocol } from '../../ldap-resolver/protocol.js';
 import type { Remote } from '../../../src/runtime/rpc.js';
 import { parseVisibilityUpdate, VisibilityRequestError } from '../../../src/viewer/visibility.js';
 import { adminCall, type AdminLogins } from './api-calls.js';

@@ -1,24 +1,16 @@
 // What the JSON API routes (webhook intake, user events, the admin APIs and
 // page, the wiki) put around their own work: a login's outcome as an answer
 // (401 with the realm's challenge, 400, 403, 429, 503) and an actor that is
-// down or restarting as 503 (retry), never a 500. The HTTP pieces they use
+// down or restarting as 503 (retry), never a 500 (src/runtime/unavailable-as-503.ts). The HTTP pieces they use
 // (JSON bodies, challenges) are src/http's.
 import type { AdminAuthResult, AuthorizedUser } from '../../../src/auth/admin.js';
 import type { HttpExchange } from '../../../src/http/exchange.js';
 import { ADMIN_CHALLENGE, challengeHeader } from '../../../src/http/challenges.js';
 import { HttpError } from '../../../src/http/http-error.js';
 import type { RouteHandler, RouteParams } from '../../../src/http/router.js';
-import type { WebhookStoreProtocol } from '../../../src/messages/webhook-store.js';
-import { ActorUnavailableError, type Remote } from '../../../src/runtime/rpc.js';
-
-/**
- * A call to another actor failed because that actor is down or restarting:
- * the request gets 503 (retry later), never a 200 or a 500. Other errors pass through.
- */
-export function unavailableAs503(err: unknown): unknown {
-  if (!(err instanceof ActorUnavailableError)) return err;
-  return new HttpError(503, 'service_unavailable', `${err.actor} is temporarily unavailable; try again shortly`, { 'retry-after': '1' });
-}
+import type { WebhookStoreProtocol } from '../../webhook-store/protocol.js';
+import type { Remote } from '../../../src/runtime/rpc.js';
+import { unavailableAs503 } from '../../../src/runtime/unavailable-as-503.js';
 
 /** A route whose work asks other actors: one that is down makes it a 503. */
 export function apiCall(work: RouteHandler): RouteHandler {

@@ -5,22 +5,22 @@ import type { Logger } from 'pino';
 import { NegotiateAuth } from '../../../src/auth/negotiate.js';
 import type { Config } from '../../../src/config/index.js';
 import type { Router } from '../../../src/http/router.js';
-import type { PeersOf } from '../../../src/messages/peers.js';
+import type { PeersOf } from '../../kinds.js';
 import type { PeerLink, PeerLookup } from '../../../src/runtime/actor.js';
 import type { ServiceSecrets } from '../../../src/runtime/control.js';
 import type { WebhookClientLookup } from '../../../src/webhooks/key-index.js';
 import { registerAdminUiRoutes } from './admin-ui.js';
 import { registerAdminWebhookClientRoutes } from './admin-webhook-clients.js';
 import { registerWikiVisibilityRoutes } from './admin-wiki-visibility.js';
-import type { DavService } from './dav-context.js';
-import { registerDavRoutes } from './dav.js';
+import type { DavService } from '../../../src/webdav/methods/service.js';
+import { registerDavRoutes } from '../../../src/webdav/methods/routes.js';
 import { registerHealthRoutes } from './health.js';
 import { registerMetricsRoutes } from './metrics.js';
 import { registerOpenApiRoutes } from './openapi.js';
 import { registerReadinessRoutes } from './readyz.js';
 import { registerUserEventRoutes } from './user-events.js';
-import { registerWebhookRoutes } from './webhooks.js';
-import { registerWikiRoutes, type WikiRoutes } from './wiki.js';
+import { registerWebhookRoutes } from '../../../src/webhooks/routes.js';
+import { registerWikiRoutes, type WikiRoutes } from '../../../src/search/routes.js';
 
 interface FrontRouteDeps {
   config: Config;

@@ -5,7 +5,7 @@
 import { BASIC_CHALLENGE } from '../../../src/http/challenges.js';
 import { HttpError } from '../../../src/http/http-error.js';
 import type { Router } from '../../../src/http/router.js';
-import type { WebhookStoreProtocol } from '../../../src/messages/webhook-store.js';
+import type { WebhookStoreProtocol } from '../../webhook-store/protocol.js';
 import type { Remote } from '../../../src/runtime/rpc.js';
 import { userEventsJson } from '../../../src/webhooks/user-events.js';
 import { apiCall, authorizedOrThrow } from './api-calls.js';

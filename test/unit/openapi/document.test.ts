@@ -8,7 +8,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import formatsPlugin from 'ajv-formats';
 import { pino } from 'pino';
 import { registerRoutes } from '../../../actors/http-front/routes/index.js';
-import type { DavService } from '../../../actors/http-front/routes/dav-context.js';
+import type { DavService } from '../../../src/webdav/methods/service.js';
 import { loadConfig } from '../../../src/config/index.js';
 import { Router, type RouteHandler, type RouteOptions } from '../../../src/http/router.js';
 import { openApiDocument } from '../../../src/openapi/document.js';

@@ -2,7 +2,7 @@
 // protocol does not declare (a peer could call it), handlers that leave one out, and a call to a peer kind the
 // supervisor links no channel to (ACTOR_LINKS). Each `@ts-expect-error` below fails `npm run build` when the line
 // under it compiles, so this file is the test; it is compiled and never run.
-import type { ActorContextOf } from '../../../src/messages/peers.js';
+import type { ActorContextOf } from '../../../actors/kinds.js';
 import { runActor } from '../../../src/runtime/actor.js';
 import type { MetricSnapshot } from '../../../src/metrics/snapshot.js';
 

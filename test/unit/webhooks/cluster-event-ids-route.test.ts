@@ -1,8 +1,8 @@
-// How an http-front asks the dedupe actor for the event ids the proxies share (actors/http-front/routes/webhooks.ts):
+// How an http-front asks the dedupe actor for the event ids the proxies share (src/webhooks/routes.ts):
 // the admits of one turn in one call, each answered for itself, and a failure of the cluster a 503 that names no node.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { clusterEventIds } from '../../../actors/http-front/routes/webhooks.js';
+import { clusterEventIds } from '../../../src/webhooks/routes.js';
 import { HttpError } from '../../../src/http/http-error.js';
 import { ActorUnavailableError } from '../../../src/runtime/rpc.js';
 import type { Admission } from '../../../src/webhooks/cluster-event-ids.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { HttpError } from '../../../src/http/http-error.js';
 import { ActorUnavailableError } from '../../../src/runtime/rpc.js';
 import { DUPLICATE_EVENT, WEBHOOK_OK_JSON } from '../../../src/webhooks/errors.js';
-import { unavailableAs503 } from '../../../actors/http-front/routes/api-calls.js';
+import { unavailableAs503 } from '../../../src/runtime/unavailable-as-503.js';
 
 describe('webhook responses', () => {
   it('a duplicate event id is 409 duplicate_event', () => {

@@ -4,7 +4,7 @@
 // And how busy the request path is: every front reports its event-loop delay
 // on the reconciler's loop-delay board (src/pacing/loop-delay-board.ts), which
 // paces the background work.
-import type { PageChange } from '../wiki/page-change.js';
+import type { PageChange } from '../../src/wiki/page-change.js';
 
 export interface ReconcilerProtocol {
   /** Queue the change; resolves once it is queued, not when it is indexed. */

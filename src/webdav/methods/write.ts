@@ -1,21 +1,21 @@
 // WebDAV writes: PUT (atomic, conditional, streamed), DELETE, MKCOL and
-// PROPPATCH (COPY/MOVE and LOCK/UNLOCK are in dav-copy-move.ts and dav-lock.ts). The SMB
+// PROPPATCH (COPY/MOVE and LOCK/UNLOCK are in copy-move.ts and lock.ts). The SMB
 // writes are the file server's to allow; PROPPATCH, whose properties live in
 // dav-state, asks it for the right first (write-rights.ts).
-import { HttpError } from '../../../src/http/http-error.js';
-import type { Router } from '../../../src/http/router.js';
-import { NtStatus, SmbError, SmbStatusError } from '../../../src/smb/errors.js';
-import type { CommitMode } from '../../../src/smb/index.js';
-import { fileIdentity, type PropertyLimit, type PropertyPatch } from '../../../src/webdav/dead-properties.js';
-import { MULTISTATUS_TYPE, multistatus, propertyElement, propstatResponse } from '../../../src/webdav/multistatus.js';
-import { entryEtag, isLiveProperty } from '../../../src/webdav/properties.js';
-import { isEmpty, parseLockDepth, parsePropertyUpdate } from '../../../src/webdav/requests.js';
-import { removeTree } from '../../../src/webdav/tree-ops.js';
-import { pageDeleted, pageWritten } from '../../../src/webdav/wiki-hook.js';
-import { WRITE_PROPERTIES } from '../../../src/webdav/write-rights.js';
-import { clarkName } from '../../../src/webdav/xml.js';
-import type { WriteCheck } from '../../../src/webdav/write-check.js';
-import { checkWikiLayout, forgetResource, parentTarget, sendFailures, type DavCall, type DavService } from './dav-context.js';
+import { HttpError } from '../../http/http-error.js';
+import type { Router } from '../../http/router.js';
+import { NtStatus, SmbError, SmbStatusError } from '../../smb/errors.js';
+import type { CommitMode } from '../../smb/index.js';
+import { fileIdentity, type PropertyLimit, type PropertyPatch } from '../dead-properties.js';
+import { MULTISTATUS_TYPE, multistatus, propertyElement, propstatResponse } from '../multistatus.js';
+import { entryEtag, isLiveProperty } from '../properties.js';
+import { isEmpty, parseLockDepth, parsePropertyUpdate } from '../requests.js';
+import { removeTree } from '../tree-ops.js';
+import { pageDeleted, pageWritten } from '../wiki-hook.js';
+import { WRITE_PROPERTIES } from '../write-rights.js';
+import { clarkName } from '../xml.js';
+import type { WriteCheck } from '../write-check.js';
+import { checkWikiLayout, forgetResource, parentTarget, sendFailures, type DavCall, type DavService } from './service.js';
 
 export function registerDavWriteRoutes(router: Router, svc: DavService): void {
   svc.route(router, 'PUT', (call) => put(call, svc), 'stream');

@@ -5,22 +5,22 @@
 // turn); service-eventhandler events go to the webhook-store, batched per
 // event-loop turn.
 import type { Logger } from 'pino';
-import { CallBatcher } from '../../../src/common/call-batcher.js';
-import type { Config } from '../../../src/config/index.js';
-import type { Router } from '../../../src/http/router.js';
-import type { DedupeProtocol } from '../../../src/messages/dedupe.js';
-import type { WebhookStoreProtocol } from '../../../src/messages/webhook-store.js';
-import type { PeerLink } from '../../../src/runtime/actor.js';
-import { HttpError } from '../../../src/http/http-error.js';
-import { PeerMemory } from '../../../src/runtime/peer-memory.js';
-import { ActorUnavailableError, type Remote } from '../../../src/runtime/rpc.js';
-import { DedupeRing, DedupeRingRetiredError } from '../../../src/webhooks/dedupe-ring.js';
-import { dispatchWebhookEvent, type WebhookDispatchDeps } from '../../../src/webhooks/dispatch.js';
-import { WEBHOOK_OK_JSON } from '../../../src/webhooks/errors.js';
-import { handleWebhookRequest, type AcceptedEventIds, type WebhookHandlerDeps } from '../../../src/webhooks/handle.js';
-import type { WebhookClientLookup } from '../../../src/webhooks/key-index.js';
-import type { NewUserEvent } from '../../../src/webhooks/user-events.js';
-import { unavailableAs503 } from './api-calls.js';
+import { CallBatcher } from '../common/call-batcher.js';
+import type { Config } from '../config/index.js';
+import type { Router } from '../http/router.js';
+import type { DedupeProtocol } from '../../actors/dedupe/protocol.js';
+import type { WebhookStoreProtocol } from '../../actors/webhook-store/protocol.js';
+import type { PeerLink } from '../runtime/actor.js';
+import { HttpError } from '../http/http-error.js';
+import { PeerMemory } from '../runtime/peer-memory.js';
+import { ActorUnavailableError, type Remote } from '../runtime/rpc.js';
+import { DedupeRing, DedupeRingRetiredError } from './dedupe-ring.js';
+import { dispatchWebhookEvent, type WebhookDispatchDeps } from './dispatch.js';
+import { WEBHOOK_OK_JSON } from './errors.js';
+import { handleWebhookRequest, type AcceptedEventIds, type WebhookHandlerDeps } from './handle.js';
+import type { WebhookClientLookup } from './key-index.js';
+import type { NewUserEvent } from './user-events.js';
+import { unavailableAs503 } from '../runtime/unavailable-as-503.js';
 
 interface WebhookRouteDeps {
   readonly config: Pick<Config, 'http' | 'webhooks' | 'cluster'>;

@@ -4,53 +4,53 @@
 // it, the share as that user, the checks before a write, which are
 // src/webdav/write-check.ts's). Who makes it: the user of the Basic
 // credentials, or the user a trusted caller names in X-Service-User, reached by
-// constrained delegation (src/webdav/on-behalf.ts). The method files (dav-read, dav-write,
-// dav-copy-move, dav-lock) import this module and nothing of each other;
-// dav.ts registers them.
+// constrained delegation (src/webdav/on-behalf.ts). The method files (read, write,
+// copy-move, lock) import this module and nothing of each other;
+// routes.ts registers them.
 import type { Logger } from 'pino';
-import type { Config } from '../../../src/config/index.js';
-import { parseBasicAuth } from '../../../src/auth/basic.js';
-import { isNegotiate, type NegotiateAuth } from '../../../src/auth/negotiate.js';
-import { DirectoryError } from '../../../src/ldap/connection.js';
-import { loginDomain } from '../../../src/ldap/from-config.js';
-import { type LoginDomain, loginBudget, ntlmLogon, parseLoginName } from '../../../src/ldap/login-name.js';
-import { challengeHeader, DAV_CHALLENGE, negotiateChallenge } from '../../../src/http/challenges.js';
-import { HttpError } from '../../../src/http/http-error.js';
-import { errorWithoutMessage } from '../../../src/log.js';
-import type { HttpExchange } from '../../../src/http/exchange.js';
-import type { Router } from '../../../src/http/router.js';
-import type { DavStateProtocol } from '../../../src/messages/dav-state.js';
-import type { LdapResolverProtocol } from '../../../src/messages/ldap-resolver.js';
-import type { PeerLink } from '../../../src/runtime/actor.js';
-import type { ServiceSecrets } from '../../../src/runtime/control.js';
-import type { ReconcilerProtocol } from '../../../src/messages/reconciler.js';
-import { ActorUnavailableError, type Remote } from '../../../src/runtime/rpc.js';
-import { delegableTicketHolder, delegationHttpError, namedUser } from '../../../src/webdav/on-behalf.js';
-import { SERVICE_USER_HEADER } from '../../../src/viewer/service-user.js';
-import type { ViewerAnswerCache } from '../../../src/viewer/viewer-cache.js';
-import { resolverViewerCache } from './viewer-answers.js';
-import { SmbError, type Credentials, type SmbClient, type SmbShare } from '../../../src/smb/index.js';
-import { guardedLogin, LoginThrottledError, remoteLoginGuard, THROTTLE_UNAVAILABLE_MESSAGE, throttledHttpError, type LoginGuard } from '../../../src/auth/login-guard.js';
-import { DAV_PREFIX, hrefOf, parseDavPath, parentPath, type DavLocation, type DavResource } from '../../../src/webdav/dav-path.js';
-import { DAV_CHALLENGE_HEADER, davHttpError } from '../../../src/webdav/errors.js';
-import { parseIfHeader, type IfList } from '../../../src/webdav/if-header.js';
-import { MULTISTATUS_TYPE, multistatus, statusResponse } from '../../../src/webdav/multistatus.js';
-import { hasPreconditions } from '../../../src/webdav/preconditions.js';
-import { LeaseQueue } from '../../../src/webdav/leases.js';
-import type { WriteTarget } from '../../../src/webdav/locks.js';
-import { destinationPath } from '../../../src/webdav/requests.js';
-import { refuseShortNames, type LongNameLookup } from '../../../src/webdav/short-names.js';
-import { DavStateHints } from '../../../src/webdav/state-hint.js';
-import { DavStorage } from '../../../src/webdav/storage.js';
-import type { MemberFailure } from '../../../src/webdav/tree-ops.js';
-import { checkWrite, type WriteCheck, type WriteCheckOptions } from '../../../src/webdav/write-check.js';
-import type { WriteRight } from '../../../src/webdav/write-rights.js';
-import { wikiWriteViolation } from '../../../src/wiki/layout.js';
-import type { PageChange } from '../../../src/wiki/page-change.js';
-import { smbClientFromConfig } from '../../../src/logon/smb-client.js';
-import { SmbLogons } from '../../../src/logon/smb-logons.js';
-import { AccountSessions, DirectoryUnreachableError, LogonAgainError, type AccountQuestion } from '../../../src/logon/account-sessions.js';
-import { unavailableAs503 } from './api-calls.js';
+import type { Config } from '../../config/index.js';
+import { parseBasicAuth } from '../../auth/basic.js';
+import { isNegotiate, type NegotiateAuth } from '../../auth/negotiate.js';
+import { DirectoryError } from '../../ldap/connection.js';
+import { loginDomain } from '../../ldap/from-config.js';
+import { type LoginDomain, loginBudget, ntlmLogon, parseLoginName } from '../../ldap/login-name.js';
+import { challengeHeader, DAV_CHALLENGE, negotiateChallenge } from '../../http/challenges.js';
+import { HttpError } from '../../http/http-error.js';
+import { errorWithoutMessage } from '../../log.js';
+import type { HttpExchange } from '../../http/exchange.js';
+import type { Router } from '../../http/router.js';
+import type { DavStateProtocol } from '../../../actors/dav-state/protocol.js';
+import type { LdapResolverProtocol } from '../../../actors/ldap-resolver/protocol.js';
+import type { PeerLink } from '../../runtime/actor.js';
+import type { ServiceSecrets } from '../../runtime/control.js';
+import type { ReconcilerProtocol } from '../../../actors/reconciler/protocol.js';
+import { ActorUnavailableError, type Remote } from '../../runtime/rpc.js';
+import { delegableTicketHolder, delegationHttpError, namedUser } from '../on-behalf.js';
+import { SERVICE_USER_HEADER } from '../../viewer/service-user.js';
+import type { ViewerAnswerCache } from '../../viewer/viewer-cache.js';
+import { resolverViewerCache } from '../../viewer/resolver-answers.js';
+import { SmbError, type Credentials, type SmbClient, type SmbShare } from '../../smb/index.js';
+import { guardedLogin, LoginThrottledError, remoteLoginGuard, THROTTLE_UNAVAILABLE_MESSAGE, throttledHttpError, type LoginGuard } from '../../auth/login-guard.js';
+import { DAV_PREFIX, hrefOf, parseDavPath, parentPath, type DavLocation, type DavResource } from '../dav-path.js';
+import { DAV_CHALLENGE_HEADER, davHttpError } from '../errors.js';
+import { parseIfHeader, type IfList } from '../if-header.js';
+import { MULTISTATUS_TYPE, multistatus, statusResponse } from '../multistatus.js';
+import { hasPreconditions } from '../preconditions.js';
+import { LeaseQueue } from '../leases.js';
+import type { WriteTarget } from '../locks.js';
+import { destinationPath } from '../requests.js';
+import { refuseShortNames, type LongNameLookup } from '../short-names.js';
+import { DavStateHints } from '../state-hint.js';
+import { DavStorage } from '../storage.js';
+import type { MemberFailure } from '../tree-ops.js';
+import { checkWrite, type WriteCheck, type WriteCheckOptions } from '../write-check.js';
+import type { WriteRight } from '../write-rights.js';
+import { wikiWriteViolation } from '../../wiki/layout.js';
+import type { PageChange } from '../../wiki/page-change.js';
+import { smbClientFromConfig } from '../../logon/smb-client.js';
+import { SmbLogons } from '../../logon/smb-logons.js';
+import { AccountSessions, DirectoryUnreachableError, LogonAgainError, type AccountQuestion } from '../../logon/account-sessions.js';
+import { unavailableAs503 } from '../../runtime/unavailable-as-503.js';
 
 /** A refused connection answers at once; a server that does not answer at all is given this long. */
 const CONNECT_TIMEOUT_MS = 3_000;

@@ -1,19 +1,19 @@
 // COPY and MOVE within one share (RFC 4918 §9.8, §9.9): Destination,
 // Overwrite and Depth; dead properties follow, locks do not.
-import { HttpError } from '../../../src/http/http-error.js';
-import { errorWithoutMessage } from '../../../src/log.js';
-import type { Router } from '../../../src/http/router.js';
-import { isWithin, parentPath } from '../../../src/webdav/dav-path.js';
-import type { LockDepth } from '../../../src/webdav/locks.js';
-import type { DavEntry } from '../../../src/webdav/properties.js';
-import { destinationPath, parseLockDepth, parseOverwrite } from '../../../src/webdav/requests.js';
-import { copyOver, moveOver, PartialCopyError, type Replaced } from '../../../src/webdav/replace.js';
-import { copyTree, membersMapped } from '../../../src/webdav/tree-ops.js';
-import { pageDeleted, pageMoved, pageWritten } from '../../../src/webdav/wiki-hook.js';
-import { DELETE_IT, MEMBER_CHECKS_AT_ONCE, MOVE_AWAY, READ_FILE, addMember } from '../../../src/webdav/write-rights.js';
-import { mapConcurrent } from '../../../src/common/map-concurrent.js';
-import { isWikiDir } from '../../../src/wiki/layout.js';
-import { checkWikiLayout, forgetResource, parentTarget, sendFailures, type DavCall, type DavService } from './dav-context.js';
+import { HttpError } from '../../http/http-error.js';
+import { errorWithoutMessage } from '../../log.js';
+import type { Router } from '../../http/router.js';
+import { isWithin, parentPath } from '../dav-path.js';
+import type { LockDepth } from '../locks.js';
+import type { DavEntry } from '../properties.js';
+import { destinationPath, parseLockDepth, parseOverwrite } from '../requests.js';
+import { copyOver, moveOver, PartialCopyError, type Replaced } from '../replace.js';
+import { copyTree, membersMapped } from '../tree-ops.js';
+import { pageDeleted, pageMoved, pageWritten } from '../wiki-hook.js';
+import { DELETE_IT, MEMBER_CHECKS_AT_ONCE, MOVE_AWAY, READ_FILE, addMember } from '../write-rights.js';
+import { mapConcurrent } from '../../common/map-concurrent.js';
+import { isWikiDir } from '../../wiki/layout.js';
+import { checkWikiLayout, forgetResource, parentTarget, sendFailures, type DavCall, type DavService } from './service.js';
 
 export function registerDavCopyMoveRoutes(router: Router, svc: DavService): void {
   svc.route(router, 'COPY', (call) => copyOrMove(call, svc, 'copy'));

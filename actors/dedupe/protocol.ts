@@ -5,8 +5,8 @@
 // inserts ids itself. Proxies that share state (cluster.shared_state:
 // elasticsearch) keep it in Elasticsearch (src/webhooks/cluster-event-ids.ts),
 // and a front asks the actor per event (a burst of one turn in one call).
-import type { Admission } from '../webhooks/cluster-event-ids.js';
-import type { DedupeRingHandle } from '../webhooks/dedupe-ring.js';
+import type { Admission } from '../../src/webhooks/cluster-event-ids.js';
+import type { DedupeRingHandle } from '../../src/webhooks/dedupe-ring.js';
 
 export interface SharedEventIdProtocol {
   /** Check-and-insert of each event id across the proxies, in order. */

@@ -1,10 +1,10 @@
 // This thread's copy of the ldap-resolver's viewer answers (src/viewer/viewer-cache.ts): who a wiki caller is, and
-// whom a trusted caller names in X-Service-User, which the wiki routes and WebDAV (dav-context.ts) both ask.
-import type { LdapResolverProtocol } from '../../../src/messages/ldap-resolver.js';
-import type { PeerLink } from '../../../src/runtime/actor.js';
-import { PeerMemory } from '../../../src/runtime/peer-memory.js';
-import type { Remote } from '../../../src/runtime/rpc.js';
-import { ViewerAnswerCache } from '../../../src/viewer/viewer-cache.js';
+// whom a trusted caller names in X-Service-User, which the wiki routes and WebDAV (src/webdav/methods/service.ts) both ask.
+import type { LdapResolverProtocol } from '../../actors/ldap-resolver/protocol.js';
+import type { PeerLink } from '../runtime/actor.js';
+import { PeerMemory } from '../runtime/peer-memory.js';
+import type { Remote } from '../runtime/rpc.js';
+import { ViewerAnswerCache } from './viewer-cache.js';
 
 /** A cache of the answers of the ldap-resolver reached through `resolver`, whose link is `link`. */
 export function resolverViewerCache(resolver: Remote<LdapResolverProtocol>, link: PeerLink): ViewerAnswerCache {

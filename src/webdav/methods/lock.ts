@@ -5,19 +5,19 @@
 // a folder needs it on every member too; the share root is never locked;
 // locks per user, the owner's size and the members of a depth-infinity lock
 // are bounded (config webdav.locks).
-import { mapConcurrent } from '../../../src/common/map-concurrent.js';
-import { HttpError } from '../../../src/http/http-error.js';
-import type { Router } from '../../../src/http/router.js';
-import { SmbError } from '../../../src/smb/index.js';
-import { parentPath } from '../../../src/webdav/dav-path.js';
-import { lockResponseBody, MULTISTATUS_TYPE } from '../../../src/webdav/multistatus.js';
-import { isEmpty, parseLockDepth, parseLockInfo, parseLockToken, parseTimeout } from '../../../src/webdav/requests.js';
-import { submittedTokens } from '../../../src/webdav/if-header.js';
-import type { DavEntry } from '../../../src/webdav/properties.js';
-import { pageWritten } from '../../../src/webdav/wiki-hook.js';
-import { CREATE_FILE, LIST_FOLDER, MEMBER_CHECKS_AT_ONCE, lockRight } from '../../../src/webdav/write-rights.js';
-import { storedSize } from '../../../src/webdav/xml.js';
-import { checkWikiLayout, parentTarget, type DavCall, type DavService } from './dav-context.js';
+import { mapConcurrent } from '../../common/map-concurrent.js';
+import { HttpError } from '../../http/http-error.js';
+import type { Router } from '../../http/router.js';
+import { SmbError } from '../../smb/index.js';
+import { parentPath } from '../dav-path.js';
+import { lockResponseBody, MULTISTATUS_TYPE } from '../multistatus.js';
+import { isEmpty, parseLockDepth, parseLockInfo, parseLockToken, parseTimeout } from '../requests.js';
+import { submittedTokens } from '../if-header.js';
+import type { DavEntry } from '../properties.js';
+import { pageWritten } from '../wiki-hook.js';
+import { CREATE_FILE, LIST_FOLDER, MEMBER_CHECKS_AT_ONCE, lockRight } from '../write-rights.js';
+import { storedSize } from '../xml.js';
+import { checkWikiLayout, parentTarget, type DavCall, type DavService } from './service.js';
 
 export function registerDavLockRoutes(router: Router, svc: DavService): void {
   svc.route(router, 'LOCK', (call) => lock(call, svc), 'xml');

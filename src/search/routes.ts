@@ -18,31 +18,31 @@
 // `elasticsearch.enabled: false` every wiki endpoint answers 404 and no
 // Elasticsearch client is created.
 import type { Logger } from 'pino';
-import { parseBasicAuth } from '../../../src/auth/basic.js';
-import { isNegotiate, type NegotiateAuth } from '../../../src/auth/negotiate.js';
-import type { Config } from '../../../src/config/index.js';
-import { BASIC_CHALLENGE, challengeHeader, negotiateChallenge } from '../../../src/http/challenges.js';
-import type { HttpExchange } from '../../../src/http/exchange.js';
-import { HttpError } from '../../../src/http/http-error.js';
-import { readJsonObject } from '../../../src/http/json-body.js';
-import type { RouteHandler, Router } from '../../../src/http/router.js';
-import type { LdapResolverProtocol } from '../../../src/messages/ldap-resolver.js';
-import type { ReconcilerProtocol } from '../../../src/messages/reconciler.js';
-import { IndexerShares } from '../../../src/logon/indexer-shares.js';
-import type { SmbLogons } from '../../../src/logon/smb-logons.js';
-import type { PeerLink } from '../../../src/runtime/actor.js';
-import type { ServiceSecrets } from '../../../src/runtime/control.js';
-import type { Remote } from '../../../src/runtime/rpc.js';
-import { createSearchClient } from '../../../src/search/client.js';
-import { LiveAcl, type LiveAclStats } from '../../../src/search/live-acl.js';
-import type { SmbClient } from '../../../src/smb/index.js';
-import { checkFolder, parseSearchRequest, parseSuggestRequest, SearchRequestError, type Viewer } from '../../../src/search/query.js';
-import { WikiSearch } from '../../../src/search/search.js';
-import type { NoAccessReason, ViewerQuery } from '../../../src/viewer/viewer.js';
-import { SERVICE_GROUPS_HEADER } from '../../../src/viewer/principal.js';
-import { SERVICE_USER_HEADER } from '../../../src/viewer/service-user.js';
-import { resolverViewerCache } from './viewer-answers.js';
-import { unavailableAs503 } from './api-calls.js';
+import { parseBasicAuth } from '../auth/basic.js';
+import { isNegotiate, type NegotiateAuth } from '../auth/negotiate.js';
+import type { Config } from '../config/index.js';
+import { BASIC_CHALLENGE, challengeHeader, negotiateChallenge } from '../http/challenges.js';
+import type { HttpExchange } from '../http/exchange.js';
+import { HttpError } from '../http/http-error.js';
+import { readJsonObject } from '../http/json-body.js';
+import type { RouteHandler, Router } from '../http/router.js';
+import type { LdapResolverProtocol } from '../../actors/ldap-resolver/protocol.js';
+import type { ReconcilerProtocol } from '../../actors/reconciler/protocol.js';
+import { IndexerShares } from '../logon/indexer-shares.js';
+import type { SmbLogons } from '../logon/smb-logons.js';
+import type { PeerLink } from '../runtime/actor.js';
+import type { ServiceSecrets } from '../runtime/control.js';
+import type { Remote } from '../runtime/rpc.js';
+import { createSearchClient } from './client.js';
+import { LiveAcl, type LiveAclStats } from './live-acl.js';
+import type { SmbClient } from '../smb/index.js';
+import { checkFolder, parseSearchRequest, parseSuggestRequest, SearchRequestError, type Viewer } from './query.js';
+import { WikiSearch } from './search.js';
+import type { NoAccessReason, ViewerQuery } from '../viewer/viewer.js';
+import { SERVICE_GROUPS_HEADER } from '../viewer/principal.js';
+import { SERVICE_USER_HEADER } from '../viewer/service-user.js';
+import { resolverViewerCache } from '../viewer/resolver-answers.js';
+import { unavailableAs503 } from '../runtime/unavailable-as-503.js';
 
 interface WikiRouteDeps {
   readonly config: Pick<Config, 'elasticsearch' | 'smb' | 'wiki'>;

@@ -2,10 +2,10 @@
 // The store owns the webhook client registry (durable file), the cached user
 // events and the logins (with their sessions) of the users who may manage or
 // read them, so that a session is valid on every HTTP thread.
-import type { AdminAuthResult } from '../auth/admin.js';
-import type { MaskedWebhookClient, WebhookClient } from '../webhooks/client.js';
-import type { DeleteResult } from '../webhooks/registry.js';
-import type { NewUserEvent, UserEvent } from '../webhooks/user-events.js';
+import type { AdminAuthResult } from '../../src/auth/admin.js';
+import type { MaskedWebhookClient, WebhookClient } from '../../src/webhooks/client.js';
+import type { DeleteResult } from '../../src/webhooks/registry.js';
+import type { NewUserEvent, UserEvent } from '../../src/webhooks/user-events.js';
 
 export interface WebhookStoreProtocol {
   /** A global admin (member of `admin.groups`), from an `Authorization` header sent from `clientAddress`. */

@@ -2,12 +2,12 @@
 // One thread owns the WebDAV lock table and the dead properties, so every
 // http-front thread sees the same locks and properties; the properties are
 // kept in a file under storage.data_dir and survive restarts, locks do not.
-import type { DavResource } from '../webdav/dav-path.js';
-import type { PropertyLimit, PropertyPatch } from '../webdav/dead-properties.js';
-import type { ActiveLock, LockDepth, LockOutcome, LockRequest, UnlockOutcome } from '../webdav/locks.js';
-import type { ResourceState } from '../webdav/properties.js';
-import type { StateHintSource } from '../webdav/state-hint.js';
-import type { WriteGateService } from '../webdav/write-check.js';
+import type { DavResource } from '../../src/webdav/dav-path.js';
+import type { PropertyLimit, PropertyPatch } from '../../src/webdav/dead-properties.js';
+import type { ActiveLock, LockDepth, LockOutcome, LockRequest, UnlockOutcome } from '../../src/webdav/locks.js';
+import type { ResourceState } from '../../src/webdav/properties.js';
+import type { StateHintSource } from '../../src/webdav/state-hint.js';
+import type { WriteGateService } from '../../src/webdav/write-check.js';
 
 /** `hint()`: the shared counters; `writeGate()` and `release()`: the lock check and lease of a write. */
 export interface DavStateProtocol extends StateHintSource, WriteGateService {

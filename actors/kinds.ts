@@ -3,16 +3,17 @@
 // (supervisor/topology.ts), the supervisor wires the channels of ACTOR_LINKS, and an actor's context (ActorContextOf)
 // serves exactly its protocol and reaches only the kinds linked to its own, so that a handler its protocol does not
 // declare, or a call to a kind it has no channel to, fails to compile (test/unit/actor-types.ts).
-import type { Config } from '../config/index.js';
-import type { MetricsSource } from '../metrics/snapshot.js';
-import type { ActorContext } from '../runtime/actor.js';
-import type { DavStateProtocol } from './dav-state.js';
-import type { DedupeProtocol } from './dedupe.js';
-import type { HttpFrontProtocol } from './http-front.js';
-import type { LdapResolverProtocol } from './ldap-resolver.js';
-import type { ReconcilerProtocol } from './reconciler.js';
-import type { SupervisorProtocol } from './supervisor.js';
-import type { WebhookStoreProtocol } from './webhook-store.js';
+import type { Config } from '../src/config/index.js';
+import type { ServiceSecrets } from '../src/runtime/control.js';
+import type { MetricsSource } from '../src/metrics/snapshot.js';
+import type { ActorContext } from '../src/runtime/actor.js';
+import type { DavStateProtocol } from './dav-state/protocol.js';
+import type { DedupeProtocol } from './dedupe/protocol.js';
+import type { HttpFrontProtocol } from './http-front/protocol.js';
+import type { LdapResolverProtocol } from './ldap-resolver/protocol.js';
+import type { ReconcilerProtocol } from './reconciler/protocol.js';
+import type { SupervisorProtocol } from '../supervisor/protocol.js';
+import type { WebhookStoreProtocol } from './webhook-store/protocol.js';
 
 interface ActorProtocols {
   'http-front': HttpFrontProtocol;
@@ -54,3 +55,9 @@ type ServedBy<K extends ActorKind> = ActorProtocols[K] & MetricsSource;
 
 /** The context of an actor of kind `K` (src/runtime/actor.ts): the service's config, its peers, what it serves. */
 export type ActorContextOf<K extends ActorKind> = ActorContext<Config, PeersOf<K>, ServedBy<K>>;
+
+/** What every thread of the reconciler's pools (smb-reader, indexer) is started with, as workerData. */
+export interface PoolWorkerData {
+  config: Config;
+  secrets: ServiceSecrets;
+}

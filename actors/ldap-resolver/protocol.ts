@@ -3,10 +3,10 @@
 // per-share wiki visibility that global admins manage; and the login throttle
 // that every thread consults before a login asks the directory or an SMB server; and the account a pooled SMB
 // session belongs to, asked afresh each time (src/logon/account-sessions.ts).
-import type { LoginGuardProtocol } from '../auth/login-guard.js';
-import type { LogonAccount, LogonAccountQuery } from '../ldap/directory.js';
-import type { ReusableViewerAnswer, ViewerQuery } from '../viewer/viewer.js';
-import type { ShareVisibility, WikiVisibility } from '../viewer/visibility.js';
+import type { LoginGuardProtocol } from '../../src/auth/login-guard.js';
+import type { LogonAccount, LogonAccountQuery } from '../../src/ldap/directory.js';
+import type { ReusableViewerAnswer, ViewerQuery } from '../../src/viewer/viewer.js';
+import type { ShareVisibility, WikiVisibility } from '../../src/viewer/visibility.js';
 
 export interface LdapResolverProtocol extends LoginGuardProtocol {
   /** Who a wiki caller is, and until when a front may reuse the answer (src/viewer/viewer-cache.ts). */

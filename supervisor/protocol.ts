@@ -1,7 +1,7 @@
 // What actors may ask the supervisor, declared once for both ends.
-import type { ReplayVerdict } from '../kerberos/replay-cache.js';
-import type { ReadinessReport } from '../metrics/readiness.js';
-import type { HealthReport } from '../runtime/health.js';
+import type { ReplayVerdict } from '../src/kerberos/replay-cache.js';
+import type { ReadinessReport } from '../src/metrics/readiness.js';
+import type { HealthReport } from '../src/runtime/health.js';
 
 export interface SupervisorProtocol {
   health(): Promise<HealthReport>;

@@ -2,16 +2,16 @@
 // reuses from the pool) an SMB session as the user of its Basic credentials,
 // so the file server's ACLs decide what they may do. Locks and dead
 // properties live in the dav-state actor; the protocol pieces are in
-// src/webdav. This module registers the method files (dav-read, dav-write,
-// dav-copy-move, dav-lock), which share dav-context.ts and only dispatch.
-import type { Router } from '../../../src/http/router.js';
-import { DAV_PREFIX } from '../../../src/webdav/dav-path.js';
-import { DAV_RESPONSE_HEADERS } from '../../../src/webdav/active-content.js';
-import { DavService, type DavDeps } from './dav-context.js';
-import { registerDavCopyMoveRoutes } from './dav-copy-move.js';
-import { registerDavLockRoutes } from './dav-lock.js';
-import { registerDavReadRoutes } from './dav-read.js';
-import { registerDavWriteRoutes } from './dav-write.js';
+// src/webdav. This module registers the method files (read, write,
+// copy-move, lock), which share service.ts and only dispatch.
+import type { Router } from '../../http/router.js';
+import { DAV_PREFIX } from '../dav-path.js';
+import { DAV_RESPONSE_HEADERS } from '../active-content.js';
+import { DavService, type DavDeps } from './service.js';
+import { registerDavCopyMoveRoutes } from './copy-move.js';
+import { registerDavLockRoutes } from './lock.js';
+import { registerDavReadRoutes } from './read.js';
+import { registerDavWriteRoutes } from './write.js';
 
 const DAV_METHODS = ['OPTIONS', 'GET', 'HEAD', 'PUT', 'DELETE', 'PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK'];
 

@@ -1,19 +1,19 @@
 // WebDAV reads: GET and HEAD (ETag, conditional requests, one byte range)
 // and PROPFIND (depth 0 and 1; infinity is refused).
-import { mapConcurrent } from '../../../src/common/map-concurrent.js';
-import { HttpError } from '../../../src/http/http-error.js';
-import type { Router } from '../../../src/http/router.js';
-import { SmbError } from '../../../src/smb/errors.js';
-import { attachmentDisposition, isActiveContent } from '../../../src/webdav/active-content.js';
-import { contentTypeOf } from '../../../src/webdav/mime.js';
-import { MULTISTATUS_TYPE, multistatus, propertyElement, propstatResponse, type PropstatGroup } from '../../../src/webdav/multistatus.js';
-import { evaluatePreconditions } from '../../../src/webdav/preconditions.js';
-import { entryEtag, isLiveProperty, liveNames, liveProperty, type DavEntry, type ResourceState } from '../../../src/webdav/properties.js';
-import { ifRangeHolds, requestedRange } from '../../../src/webdav/range.js';
-import { parseDepth, parsePropfind, type PropertyName, type PropfindRequest } from '../../../src/webdav/requests.js';
-import { MEMBER_CHECKS_AT_ONCE, READ_PROPERTIES } from '../../../src/webdav/write-rights.js';
-import { DAV_NS, clarkName, type XmlElement } from '../../../src/webdav/xml.js';
-import type { DavCall, DavService } from './dav-context.js';
+import { mapConcurrent } from '../../common/map-concurrent.js';
+import { HttpError } from '../../http/http-error.js';
+import type { Router } from '../../http/router.js';
+import { SmbError } from '../../smb/errors.js';
+import { attachmentDisposition, isActiveContent } from '../active-content.js';
+import { contentTypeOf } from '../mime.js';
+import { MULTISTATUS_TYPE, multistatus, propertyElement, propstatResponse, type PropstatGroup } from '../multistatus.js';
+import { evaluatePreconditions } from '../preconditions.js';
+import { entryEtag, isLiveProperty, liveNames, liveProperty, type DavEntry, type ResourceState } from '../properties.js';
+import { ifRangeHolds, requestedRange } from '../range.js';
+import { parseDepth, parsePropfind, type PropertyName, type PropfindRequest } from '../requests.js';
+import { MEMBER_CHECKS_AT_ONCE, READ_PROPERTIES } from '../write-rights.js';
+import { DAV_NS, clarkName, type XmlElement } from '../xml.js';
+import type { DavCall, DavService } from './service.js';
 
 export function registerDavReadRoutes(router: Router, svc: DavService): void {
   svc.route(router, 'GET', get);
