@@ -1,19 +1,36 @@
-// Every actor kind, the protocol its instances serve, and which kinds talk to each other: the one list of each.
+// Every actor kind, the protocol its instances serve, which kinds talk to each other, and what every actor may ask
+// the supervisor: the one list of each.
 // ActorKind derives from the protocols, the supervisor's plan of what it runs is a Record over ActorKind
 // (supervisor/topology.ts), the supervisor wires the channels of ACTOR_LINKS, and an actor's context (ActorContextOf)
 // serves exactly its protocol and reaches only the kinds linked to its own, so that a handler its protocol does not
 // declare, or a call to a kind it has no channel to, fails to compile (test/unit/actor-types.ts).
 import type { Config } from '../src/config/index.js';
 import type { ServiceSecrets } from '../src/runtime/control.js';
+import type { ReplayVerdict } from '../src/kerberos/replay-cache.js';
+import type { ReadinessReport } from '../src/metrics/readiness.js';
 import type { MetricsSource } from '../src/metrics/snapshot.js';
+import type { HealthReport } from '../src/runtime/health.js';
 import type { ActorContext } from '../src/runtime/actor.js';
 import type { DavStateProtocol } from './dav-state/protocol.js';
 import type { DedupeProtocol } from './dedupe/protocol.js';
 import type { HttpFrontProtocol } from './http-front/protocol.js';
 import type { LdapResolverProtocol } from './ldap-resolver/protocol.js';
 import type { ReconcilerProtocol } from './reconciler/protocol.js';
-import type { SupervisorProtocol } from '../supervisor/protocol.js';
 import type { WebhookStoreProtocol } from './webhook-store/protocol.js';
+
+/**
+ * What every actor may ask the supervisor (the main thread, which serves it): declared with the kinds, below the
+ * supervisor that imports them, since every actor has a channel to it.
+ */
+export interface SupervisorProtocol {
+  health(): Promise<HealthReport>;
+  /** GET /readyz: whether Elasticsearch, the directory and each SMB backend answer (results kept a few seconds). */
+  readiness(): Promise<ReadinessReport>;
+  /** GET /metrics: the supervisor's and every actor's metrics, merged into Prometheus text. */
+  metrics(): Promise<string>;
+  /** HTTP Negotiate: records an authenticator an http-front accepted, or says it was presented before (the service's one replay cache). */
+  admitAuthenticator(client: string, ctime: Date, cusec: number, now: Date): Promise<ReplayVerdict>;
+}
 
 interface ActorProtocols {
   'http-front': HttpFrontProtocol;

@@ -9,7 +9,8 @@
 // live in Elasticsearch (src/webhooks/cluster-event-ids.ts): the fronts ask
 // this actor, it asks the cluster, and prunes the ids beyond the window.
 import { Registry } from 'prom-client';
-import type { DedupeProtocol, SharedEventIdProtocol } from './protocol.js';
+import type { SharedEventIdSource } from '../../src/webhooks/cluster-event-ids.js';
+import type { DedupeProtocol } from './protocol.js';
 import { dedupeMetrics } from './metrics.js';
 import type { ActorContextOf } from '../kinds.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
@@ -54,7 +55,7 @@ runActor(async (ctx: ActorContextOf<'dedupe'>) => {
 
 /** The fronts ask these only when the proxies share state; a front that asks otherwise is a bug. */
 const notShared = () => Promise.reject(new Error('cluster.shared_state is none: the event ids are in the shared ring'));
-const refusedWhenAlone: SharedEventIdProtocol = { admitShared: notShared, seenShared: notShared, forgetShared: notShared };
+const refusedWhenAlone: SharedEventIdSource = { admitShared: notShared, seenShared: notShared, forgetShared: notShared };
 
 /** The event ids in Elasticsearch: the index is made on first use (the cluster may be down at start). */
 function sharedEventIds(ctx: ActorContextOf<'dedupe'>) {
@@ -89,7 +90,7 @@ function sharedEventIds(ctx: ActorContextOf<'dedupe'>) {
       .finally(() => { pruning = false; });
   }, PRUNE_INTERVAL_MS);
   timer.unref();
-  const handlers: SharedEventIdProtocol = {
+  const handlers: SharedEventIdSource = {
     admitShared: (events) => logged('admit', async () => {
       const admissions = await ids.admitAll(events);
       const failed = admissions.find((a) => typeof a === 'object');

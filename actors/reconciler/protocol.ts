@@ -4,11 +4,10 @@
 // And how busy the request path is: every front reports its event-loop delay
 // on the reconciler's loop-delay board (src/pacing/loop-delay-board.ts), which
 // paces the background work.
-import type { PageChange } from '../../src/wiki/page-change.js';
+import type { PageChangeSink } from '../../src/wiki/page-change.js';
 
-export interface ReconcilerProtocol {
-  /** Queue the change; resolves once it is queued, not when it is indexed. */
-  pageChanged(change: PageChange): Promise<void>;
+/** The post-write hook's and the live ACL check's page changes (src/wiki/page-change.ts), and the fronts' pacing board. */
+export interface ReconcilerProtocol extends PageChangeSink {
   /** The loop-delay board of this incarnation, fetched once per incarnation by each front. */
   loopDelayBoard(): Promise<SharedArrayBuffer>;
 }

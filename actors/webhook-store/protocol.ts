@@ -5,9 +5,9 @@
 import type { AdminAuthResult } from '../../src/auth/admin.js';
 import type { MaskedWebhookClient, WebhookClient } from '../../src/webhooks/client.js';
 import type { DeleteResult } from '../../src/webhooks/registry.js';
-import type { NewUserEvent, UserEvent } from '../../src/webhooks/user-events.js';
+import type { UserEvent, UserEventSink } from '../../src/webhooks/user-events.js';
 
-export interface WebhookStoreProtocol {
+export interface WebhookStoreProtocol extends UserEventSink {
   /** A global admin (member of `admin.groups`), from an `Authorization` header sent from `clientAddress`. */
   authenticateAdmin(authorization: string | undefined, clientAddress: string): Promise<AdminAuthResult>;
   /**
@@ -24,8 +24,6 @@ export interface WebhookStoreProtocol {
   /** Deletes clients; every front rejects their keys when this resolves. */
   deleteClients(ids: string[]): Promise<DeleteResult>;
 
-  /** Caches accepted `service-eventhandler` events for their users (a front sends those of one event-loop turn together). */
-  addUserEvents(events: NewUserEvent[]): Promise<void>;
   /** The user's unexpired events, newest first. */
   userEvents(username: string): Promise<UserEvent[]>;
 }

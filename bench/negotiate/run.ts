@@ -18,7 +18,7 @@ import { parseKeytab } from '../../src/kerberos/keytab.js';
 import { acceptNegotiate } from '../../src/kerberos/negotiate.js';
 import { REPLAY_CACHE_ENTRIES, REPLAY_CACHE_PER_CLIENT, ReplayCache, remoteReplayGuard, type ReplayGuard, type ReplayVerdict } from '../../src/kerberos/replay-cache.js';
 import { KERBEROS_MECH_TYPES, negTokenInit } from '../../src/kerberos/spnego.js';
-import type { SupervisorProtocol } from '../../supervisor/protocol.js';
+import type { SupervisorProtocol } from '../../actors/kinds.js';
 import { RpcChannel } from '../../src/runtime/rpc.js';
 import { startService } from '../../test/support/service.js';
 import { readTestbedEnv } from '../../test/testbed/env.js';

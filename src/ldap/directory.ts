@@ -90,6 +90,16 @@ export interface LogonAccount {
 /** Which account `logonAccount` reads: the one a login name binds as, or the one with this SID. */
 export type LogonAccountQuery = { readonly name: string } | { readonly sid: string };
 
+/**
+ * What a logon asks of the thread that reads the directory (the ldap-resolver serves it): the account a login name
+ * or a SID reaches and whether it may log on; `account: null` when there is none, `unavailable` (why) when the
+ * directory cannot answer, `unconfigured` (why) when the service has no directory to ask (no `ldap.base_dn` or no
+ * indexer password). Never cached.
+ */
+export interface LogonAccountSource {
+  logonAccount(query: LogonAccountQuery): Promise<{ account: LogonAccount | null } | { unavailable: string } | { unconfigured: string }>;
+}
+
 /** What `doctor` checks of a Kerberos account: its SPNs, key version and delegation settings. */
 export interface KerberosAccount {
   /** sAMAccountName as stored in the directory. */

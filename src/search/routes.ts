@@ -26,8 +26,6 @@ import type { HttpExchange } from '../http/exchange.js';
 import { HttpError } from '../http/http-error.js';
 import { readJsonObject } from '../http/json-body.js';
 import type { RouteHandler, Router } from '../http/router.js';
-import type { LdapResolverProtocol } from '../../actors/ldap-resolver/protocol.js';
-import type { ReconcilerProtocol } from '../../actors/reconciler/protocol.js';
 import { IndexerShares } from '../logon/indexer-shares.js';
 import type { SmbLogons } from '../logon/smb-logons.js';
 import type { PeerLink } from '../runtime/actor.js';
@@ -41,18 +39,19 @@ import { WikiSearch } from './search.js';
 import type { NoAccessReason, ViewerQuery } from '../viewer/viewer.js';
 import { SERVICE_GROUPS_HEADER } from '../viewer/principal.js';
 import { SERVICE_USER_HEADER } from '../viewer/service-user.js';
-import { resolverViewerCache } from '../viewer/resolver-answers.js';
+import { resolverViewerCache, type ViewerSource } from '../viewer/resolver-answers.js';
 import { unavailableAs503 } from '../runtime/unavailable-as-503.js';
+import type { PageChangeSink } from '../wiki/page-change.js';
 
 interface WikiRouteDeps {
   readonly config: Pick<Config, 'elasticsearch' | 'smb' | 'wiki'>;
   readonly secrets: ServiceSecrets;
-  readonly resolver: Remote<LdapResolverProtocol>;
+  readonly resolver: Remote<ViewerSource>;
   readonly resolverLink: PeerLink;
   /** HTTP Negotiate (kerberos.delegation.http_spn), or null when it is not configured. */
   readonly negotiate: NegotiateAuth | null;
   /** Told of pages whose index entry the live ACL check found stale. */
-  readonly reconciler: Remote<ReconcilerProtocol>;
+  readonly reconciler: Remote<PageChangeSink>;
   /** This thread's SMB client and logons (WebDAV's): the live ACL check reads as the indexer account with them. */
   readonly smb: { client: SmbClient; logons: SmbLogons };
   readonly log: Logger;

@@ -20,6 +20,7 @@
 import { mkdir, open, readFile, rename, truncate, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { isWithin, resourceKey, type DavResource } from './dav-path.js';
+import type { LockDepth } from './locks.js';
 import { clarkName, type XmlElement } from './xml.js';
 
 const LOG_NAME = 'dav-properties.log';
@@ -476,4 +477,18 @@ function parseRecord(text: string, header: boolean): object | Error {
   const r = value as Partial<LogRecord>;
   if (header || (typeof r.share === 'string' && typeof r.path === 'string' && Array.isArray(r.properties))) return value;
   return new Error('not a record of a resource');
+}
+
+/** What the WebDAV methods ask of the thread that keeps the dead properties (the dav-state actor serves it). */
+export interface PropertyKeeper {
+  /**
+   * Applies all patches in order, set by `principal` on `file` (the fileIdentity the front saw), or none (then it
+   * names the limit they would pass); stored durably before it resolves, and rejected when that write failed.
+   */
+  patchProperties(resource: DavResource, patches: PropertyPatch[], principal: string, file: string): Promise<PropertyLimit | undefined>;
+  /**
+   * Properties follow a COPY (the resource only, or everything below with depth infinity) as set by `principal`,
+   * unless that passes max_user_size or max_total_size.
+   */
+  copied(from: DavResource, to: DavResource, depth: LockDepth, principal: string): Promise<PropertyLimit | undefined>;
 }

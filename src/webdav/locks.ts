@@ -169,3 +169,11 @@ function clampTimeout(seconds: number): number {
   if (!(seconds > 0)) return DEFAULT_LOCK_SECONDS;
   return Math.min(Math.floor(seconds), MAX_LOCK_SECONDS);
 }
+
+/** What the WebDAV methods ask of the thread that keeps the lock table (the dav-state actor serves it). */
+export interface LockKeeper {
+  lock(request: LockRequest): Promise<LockOutcome>;
+  /** Refreshes the lock among `tokens` that covers `resource`; undefined when none does. */
+  refresh(resource: DavResource, tokens: string[], principal: string, timeoutSeconds: number): Promise<ActiveLock | undefined>;
+  unlock(resource: DavResource, token: string, principal: string): Promise<UnlockOutcome>;
+}

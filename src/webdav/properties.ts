@@ -1,6 +1,6 @@
 // Live properties (RFC 4918 §15): computed from what SMB reports about a
 // file or folder and from the locks on it. None of them can be set.
-import { hrefOf } from './dav-path.js';
+import { hrefOf, type DavResource } from './dav-path.js';
 import { etagOf } from './etag.js';
 import type { ActiveLock } from './locks.js';
 import { contentTypeOf } from './mime.js';
@@ -85,4 +85,14 @@ function activeLock(l: ActiveLock): XmlElement {
 /** ISO 8601 without fractions, as RFC 4918 §15.1 shows creationdate. */
 function isoDate(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** What the WebDAV methods ask of the thread that keeps locks and dead properties about whole resources. */
+export interface ResourceStateKeeper {
+  /** Locks and dead properties of each resource; null where there are none. */
+  describe(resources: DavResource[], what: { locks: boolean; properties: boolean }): Promise<(ResourceState | null)[]>;
+  /** The resource (and everything below) is gone: drop its properties and locks. */
+  removed(resource: DavResource): Promise<void>;
+  /** Properties follow a MOVE; locks on the source are dropped. */
+  moved(from: DavResource, to: DavResource): Promise<void>;
 }

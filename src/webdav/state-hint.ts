@@ -10,7 +10,7 @@ export const HINT_PROPERTY_RESOURCES = 1;
 export const HINT_RETIRED = 2;
 export const HINT_SLOTS = 3;
 
-/** Where the counters come from: the dav-state actor (actors/dav-state/protocol.ts). */
+/** Where the counters come from: the dav-state actor (src/webdav/state-keeper.ts). */
 export interface StateHintSource {
   hint(): Promise<SharedArrayBuffer>;
 }

@@ -126,6 +126,14 @@ interface CreateOutcome {
  */
 export type Admission = 'admitted' | 'duplicate' | { readonly failed: string };
 
+/** What the intake asks of the thread that keeps the event ids the proxies share (the dedupe actor serves it). */
+export interface SharedEventIdSource {
+  /** Check-and-insert of each event id across the proxies, in order. */
+  admitShared(events: { eventId: string; clientId: string }[]): Promise<Admission[]>;
+  seenShared(eventId: string): Promise<boolean>;
+  forgetShared(eventId: string): Promise<void>;
+}
+
 /**
  * 201 admits, 409 (the id is taken) is a duplicate; anything else (a shard not available, a pushed-back 429) is
  * neither. Each item answers for itself: the others of the batch are taken, and their events go on.

@@ -20,6 +20,12 @@ export interface DedupeRingHandle {
   readonly holder: number;
 }
 
+/** What the intake asks of the thread that owns the ring (the dedupe actor serves it). */
+export interface DedupeRingSource {
+  /** The ring's memory and the lock tag of the front `front` (its instance name, e.g. `http-front#2`). */
+  sharedRing(front: string): Promise<DedupeRingHandle>;
+}
+
 /** The memory was replaced by its owner (a thread died holding its lock); attach to the new one. */
 export class DedupeRingRetiredError extends Error {
   override readonly name = 'DedupeRingRetiredError';

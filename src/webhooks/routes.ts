@@ -8,18 +8,17 @@ import type { Logger } from 'pino';
 import { CallBatcher } from '../common/call-batcher.js';
 import type { Config } from '../config/index.js';
 import type { Router } from '../http/router.js';
-import type { DedupeProtocol } from '../../actors/dedupe/protocol.js';
-import type { WebhookStoreProtocol } from '../../actors/webhook-store/protocol.js';
 import type { PeerLink } from '../runtime/actor.js';
 import { HttpError } from '../http/http-error.js';
 import { PeerMemory } from '../runtime/peer-memory.js';
 import { ActorUnavailableError, type Remote } from '../runtime/rpc.js';
-import { DedupeRing, DedupeRingRetiredError } from './dedupe-ring.js';
+import type { SharedEventIdSource } from './cluster-event-ids.js';
+import { DedupeRing, DedupeRingRetiredError, type DedupeRingSource } from './dedupe-ring.js';
 import { dispatchWebhookEvent, type WebhookDispatchDeps } from './dispatch.js';
 import { WEBHOOK_OK_JSON } from './errors.js';
 import { handleWebhookRequest, type AcceptedEventIds, type WebhookHandlerDeps } from './handle.js';
 import type { WebhookClientLookup } from './key-index.js';
-import type { NewUserEvent } from './user-events.js';
+import type { NewUserEvent, UserEventSink } from './user-events.js';
 import { unavailableAs503 } from '../runtime/unavailable-as-503.js';
 
 interface WebhookRouteDeps {
@@ -27,9 +26,9 @@ interface WebhookRouteDeps {
   /** This front's instance name (its lock tag in the dedupe ring is per front). */
   readonly front: string;
   readonly clients: WebhookClientLookup;
-  readonly dedupe: Remote<DedupeProtocol>;
+  readonly dedupe: Remote<DedupeRingSource & SharedEventIdSource>;
   readonly dedupeLink: PeerLink;
-  readonly store: Remote<WebhookStoreProtocol>;
+  readonly store: Remote<UserEventSink>;
   readonly log: Logger;
 }
 
@@ -92,7 +91,7 @@ function sharedEventIds(deps: WebhookRouteDeps): AcceptedEventIds {
  * failure of the cluster is a 503 naming no node (the dedupe actor logs it): the sender retries, and no id counts
  * as taken that Elasticsearch does not hold.
  */
-export function clusterEventIds(dedupe: Pick<Remote<DedupeProtocol>, 'admitShared' | 'seenShared' | 'forgetShared'>): AcceptedEventIds {
+export function clusterEventIds(dedupe: Remote<SharedEventIdSource>): AcceptedEventIds {
   const admits = new CallBatcher((events: { eventId: string; clientId: string }[]) => dedupe.admitShared(events));
   const admitted = async (eventId: string, clientId: string) => {
     const admission = await admits.call({ eventId, clientId });

@@ -16,6 +16,12 @@ export interface NewUserEvent {
   readonly event: Omit<UserEvent, 'receivedAt'>;
 }
 
+/** What the intake tells the thread that caches the user events (the webhook-store actor serves it). */
+export interface UserEventSink {
+  /** Caches accepted `service-eventhandler` events for their users (a front sends those of one event-loop turn together). */
+  addUserEvents(events: NewUserEvent[]): Promise<void>;
+}
+
 interface UserEventsCacheOptions {
   /** `webhooks.user_events.ttl` in ms; the spec keeps events for 24 hours. */
   readonly ttlMs?: number;

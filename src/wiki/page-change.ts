@@ -12,3 +12,9 @@ export type PageChange =
   | { type: 'page-written'; page: PageAddress }
   | { type: 'page-deleted'; page: PageAddress }
   | { type: 'page-moved'; from: PageAddress; to: PageAddress };
+
+/** What a WebDAV change and a stale search hit tell the thread that keeps the index (the reconciler serves it). */
+export interface PageChangeSink {
+  /** Queue the change; resolves once it is queued, not when it is indexed. */
+  pageChanged(change: PageChange): Promise<void>;
+}

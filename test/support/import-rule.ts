@@ -83,11 +83,11 @@ export function folderOf(layers: Layers, module: string): string | undefined {
 }
 
 /**
- * An actor's protocol (`actors/<kind>/protocol.ts`, `supervisor/protocol.ts`): the receiver owns it, it declares types
- * only, and any module may import its types — a value import from outside its own folder breaks the rule.
+ * An actor's protocol (`actors/<kind>/protocol.ts`): the receiver owns it, it declares types
+ * only, and the other threads' folders may import its types — a value import from outside its own folder breaks the rule.
  */
 export function isProtocol(module: string): boolean {
-  return /^actors\/[^/]+\/protocol\.ts$/.test(module) || module === 'supervisor/protocol.ts';
+  return /^actors\/[^/]+\/protocol\.ts$/.test(module);
 }
 
 /**
@@ -134,8 +134,9 @@ export function foldersWithoutLayer(layers: Layers, modules: readonly string[]):
 /**
  * Imports the layers do not allow, as `file:line imports target (folder in layer → folder in layer)`: to a folder
  * of the same layer or a higher one, or to or from a folder no layer names (type-only imports count: they tie the
- * folders' meanings all the same). The one exception is an actor's protocol (isProtocol): its types may be imported
- * from anywhere, its values from its own folder only.
+ * folders' meanings all the same). The one exception is an actor's protocol (isProtocol): the other actors and the
+ * supervisor may import its types, its values from its own folder only; src/ imports none of it (a feature declares
+ * what it asks of an actor, and the protocol composes those declarations).
  */
 export function ruleViolations(layers: Layers, imports: readonly ModuleImport[]): string[] {
   const named = (folder: string) => {
@@ -146,7 +147,9 @@ export function ruleViolations(layers: Layers, imports: readonly ModuleImport[])
     const from = folderOf(layers, imp.from);
     const to = folderOf(layers, imp.to) ?? imp.to;
     if (from === undefined || from === to) return [];
-    if (isProtocol(imp.to)) return imp.typeOnly ? [] : [`${imp.from}:${imp.line} imports ${imp.to} (a value of another folder's protocol: import its types only)`];
+    if (isProtocol(imp.to) && from !== undefined && /^(actors|supervisor)(\/|$)/.test(from)) {
+      return imp.typeOnly ? [] : [`${imp.from}:${imp.line} imports ${imp.to} (a value of another folder's protocol: import its types only)`];
+    }
     const fromRank = rankOf(layers, from);
     const toRank = rankOf(layers, to);
     if (fromRank !== undefined && toRank !== undefined && toRank < fromRank) return [];

@@ -2,7 +2,7 @@
 // text in it (an actor's last error, a share watch's) loses the deployment's addresses and names; the log has them.
 import type { Config } from '../../../src/config/index.js';
 import type { Router } from '../../../src/http/router.js';
-import type { SupervisorProtocol } from '../../../supervisor/protocol.js';
+import type { SupervisorProtocol } from '../../kinds.js';
 import { addressRedactor, anonymousHealth } from '../../../src/runtime/health.js';
 import type { Remote } from '../../../src/runtime/rpc.js';
 

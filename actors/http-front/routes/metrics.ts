@@ -1,7 +1,7 @@
 // GET /metrics: Prometheus text of the whole service, merged by the supervisor
 // from its own registry and every actor's (see src/metrics/snapshot.ts).
 import type { Router } from '../../../src/http/router.js';
-import type { SupervisorProtocol } from '../../../supervisor/protocol.js';
+import type { SupervisorProtocol } from '../../kinds.js';
 import { PROMETHEUS_CONTENT_TYPE } from '../../../src/metrics/snapshot.js';
 import type { Remote } from '../../../src/runtime/rpc.js';
 

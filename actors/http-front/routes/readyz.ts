@@ -3,7 +3,7 @@
 // the body has a state per dependency, the reasons are in the log
 // (src/metrics/readiness.ts). /healthz is liveness.
 import type { Router } from '../../../src/http/router.js';
-import type { SupervisorProtocol } from '../../../supervisor/protocol.js';
+import type { SupervisorProtocol } from '../../kinds.js';
 import type { Remote } from '../../../src/runtime/rpc.js';
 
 export function registerReadinessRoutes(router: Router, supervisor: Remote<SupervisorProtocol>): void {

@@ -12,6 +12,8 @@ import type { Config } from '../../config/index.js';
 import { parseBasicAuth } from '../../auth/basic.js';
 import { isNegotiate, type NegotiateAuth } from '../../auth/negotiate.js';
 import { DirectoryError } from '../../ldap/connection.js';
+import type { LogonAccountSource } from '../../ldap/directory.js';
+import type { DavStateKeeper } from '../state-keeper.js';
 import { loginDomain } from '../../ldap/from-config.js';
 import { type LoginDomain, loginBudget, ntlmLogon, parseLoginName } from '../../ldap/login-name.js';
 import { challengeHeader, DAV_CHALLENGE, negotiateChallenge } from '../../http/challenges.js';
@@ -19,18 +21,15 @@ import { HttpError } from '../../http/http-error.js';
 import { errorWithoutMessage } from '../../log.js';
 import type { HttpExchange } from '../../http/exchange.js';
 import type { Router } from '../../http/router.js';
-import type { DavStateProtocol } from '../../../actors/dav-state/protocol.js';
-import type { LdapResolverProtocol } from '../../../actors/ldap-resolver/protocol.js';
 import type { PeerLink } from '../../runtime/actor.js';
 import type { ServiceSecrets } from '../../runtime/control.js';
-import type { ReconcilerProtocol } from '../../../actors/reconciler/protocol.js';
 import { ActorUnavailableError, type Remote } from '../../runtime/rpc.js';
 import { delegableTicketHolder, delegationHttpError, namedUser } from '../on-behalf.js';
 import { SERVICE_USER_HEADER } from '../../viewer/service-user.js';
 import type { ViewerAnswerCache } from '../../viewer/viewer-cache.js';
-import { resolverViewerCache } from '../../viewer/resolver-answers.js';
+import { resolverViewerCache, type ViewerSource } from '../../viewer/resolver-answers.js';
 import { SmbError, type Credentials, type SmbClient, type SmbShare } from '../../smb/index.js';
-import { guardedLogin, LoginThrottledError, remoteLoginGuard, THROTTLE_UNAVAILABLE_MESSAGE, throttledHttpError, type LoginGuard } from '../../auth/login-guard.js';
+import { guardedLogin, LoginThrottledError, remoteLoginGuard, THROTTLE_UNAVAILABLE_MESSAGE, throttledHttpError, type LoginGuard, type LoginGuardProtocol } from '../../auth/login-guard.js';
 import { DAV_PREFIX, hrefOf, parseDavPath, parentPath, type DavLocation, type DavResource } from '../dav-path.js';
 import { DAV_CHALLENGE_HEADER, davHttpError } from '../errors.js';
 import { parseIfHeader, type IfList } from '../if-header.js';
@@ -46,7 +45,7 @@ import type { MemberFailure } from '../tree-ops.js';
 import { checkWrite, type WriteCheck, type WriteCheckOptions } from '../write-check.js';
 import type { WriteRight } from '../write-rights.js';
 import { wikiWriteViolation } from '../../wiki/layout.js';
-import type { PageChange } from '../../wiki/page-change.js';
+import type { PageChange, PageChangeSink } from '../../wiki/page-change.js';
 import { smbClientFromConfig } from '../../logon/smb-client.js';
 import { SmbLogons } from '../../logon/smb-logons.js';
 import { AccountSessions, DirectoryUnreachableError, LogonAgainError, type AccountQuestion } from '../../logon/account-sessions.js';
@@ -57,13 +56,13 @@ const CONNECT_TIMEOUT_MS = 3_000;
 
 export interface DavDeps {
   config: Config;
-  davState: Remote<DavStateProtocol>;
-  reconciler: Remote<ReconcilerProtocol>;
+  davState: Remote<DavStateKeeper>;
+  reconciler: Remote<PageChangeSink>;
   /**
    * Holds the login throttle, asked before a new SMB session is set up with a user's credentials, and decides whom
    * a trusted caller may name (X-Service-User).
    */
-  resolver: Remote<LdapResolverProtocol>;
+  resolver: Remote<LoginGuardProtocol & ViewerSource & LogonAccountSource>;
   resolverLink: PeerLink;
   /** The delegation account's keytab (kerberos.delegation). */
   secrets: Pick<ServiceSecrets, 'delegationKeytab'>;
@@ -110,7 +109,7 @@ export class DavService {
     this.accounts = new AccountSessions(resolverAccounts(deps.resolver, deps.log), smb.session_max_age, DAV_CHALLENGE_HEADER);
   }
 
-  get davState(): Remote<DavStateProtocol> {
+  get davState(): Remote<DavStateKeeper> {
     return this.deps.davState;
   }
 
@@ -401,11 +400,11 @@ export function parentTarget(call: DavCall, path: string): WriteTarget {
  * (every spelling of an account name alike, a principal name apart) and cannot tell when an account ends: said once
  * in the log.
  */
-function resolverAccounts(resolver: Remote<LdapResolverProtocol>, log: Logger): AccountQuestion {
+function resolverAccounts(resolver: Remote<LogonAccountSource>, log: Logger): AccountQuestion {
   let warned = false;
   const byName = (query: { name: string } | { sid: string }) => ('name' in query ? `name:${loginBudget(query.name)}` : query.sid);
   return async (query) => {
-    let answer: Awaited<ReturnType<LdapResolverProtocol['logonAccount']>>;
+    let answer: Awaited<ReturnType<LogonAccountSource['logonAccount']>>;
     try {
       answer = await resolver.logonAccount(query);
     } catch (err) {
