@@ -14,7 +14,7 @@ import { parseSearchRequest, parseSuggestRequest, type Viewer } from '../../src/
 import { WikiSearch } from '../../src/search/search.js';
 import { EVERYONE_SID } from '../../src/wiki/acl.js';
 import { buildWikiDocument } from '../../src/wiki/document.js';
-import type { CorpusPage } from './corpus.js';
+import type { CorpusPage, PageRole } from './corpus.js';
 import { gradeOf, type JudgedQuery } from './judgments.js';
 import { bestWithin, mean, ndcgAt, precisionAt, recallAt, reciprocalRankAt } from './metrics.js';
 import type { SuggestionPrefix } from './prefixes.js';
@@ -59,6 +59,13 @@ export interface QueryOutcome {
   /** For a must query: whether a page of its best grade is in the top 3. */
   mustMet: boolean;
   corrected: boolean;
+  /**
+   * The relevant pages not among the hits of an answer that had every page matching the query (fewer than 10):
+   * pages that lack one of the query's words after analysis, by role.
+   */
+  unmatched: Record<PageRole, number>;
+  /** The relevant pages not in the first 10 of an answer with more matches: ranked below 10. */
+  outranked: number;
 }
 
 export interface RankingRun extends RankingFigures {
@@ -84,14 +91,23 @@ export async function measureRanking(
 ): Promise<RankingRun> {
   const search = new WikiSearch({ client, alias: index });
   const byPath = new Map(corpus.map((page) => [page.path, page]));
-  const judged = new Map(queries.map((query) => [query, corpus.map((page) => gradeOf(query, page)).filter((grade) => grade > 0)]));
+  const relevantPages = new Map(queries.map((query) => [query, corpus.filter((page) => gradeOf(query, page) > 0)]));
+  const judged = new Map(queries.map((query) => [query, relevantPages.get(query)!.map((page) => gradeOf(query, page))]));
   const outcomes: QueryOutcome[] = [];
   for (const query of queries) {
     const result = await search.search(parseSearchRequest({ q: query.q, size: TOP }), CORPUS_VIEWER);
     if (result.degraded) throw new Error(`Elasticsearch could not answer "${query.q}"`);
     const ranked = result.hits.map((hit) => gradeOf(query, byPath.get(hit.path)!));
     const all = judged.get(query)!;
-    outcomes.push({ query, ranked, ndcg: ndcgAt(ranked, all, TOP), mustMet: bestWithin(ranked, all, MUST_WITHIN), corrected: result.corrected === true });
+    const shown = new Set(result.hits.map((hit) => hit.path));
+    const absent = relevantPages.get(query)!.filter((page) => !shown.has(page.path));
+    const complete = result.total <= result.hits.length;
+    const unmatched: Record<PageRole, number> = { main: 0, aspect: 0, mention: 0, background: 0 };
+    if (complete) for (const page of absent) unmatched[page.role]++;
+    outcomes.push({
+      query, ranked, ndcg: ndcgAt(ranked, all, TOP), mustMet: bestWithin(ranked, all, MUST_WITHIN), corrected: result.corrected === true,
+      unmatched, outranked: complete ? 0 : absent.length,
+    });
   }
   const judgedOf = (o: QueryOutcome) => judged.get(o.query)!;
   const classes = [...new Set(queries.map((query) => query.class))];

@@ -23,7 +23,7 @@ import { startService } from '../../test/support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../../test/testbed/env.js';
 import { layout } from '../../test/testbed/layout.js';
 import { passAfter } from '../../test/integration/wiki/wiki-service.js';
-import { DEFAULT_PAGES, DEFAULT_SEED, generateCorpus } from '../relevance/corpus.js';
+import { DEFAULT_PAGES, DEFAULT_SEED, generateCorpus, type PageRole } from '../relevance/corpus.js';
 import { readQueries } from '../relevance/judgments.js';
 import { describeOutcome, indexCorpus, measureRanking, measureSuggestions, MUST_WITHIN, SUGGESTIONS_JUDGED, TOP, type RankingFigures, type RankingRun, type SuggestionRun } from '../relevance/measure.js';
 import { suggestionPrefixes } from '../relevance/prefixes.js';
@@ -57,6 +57,17 @@ const figureCells = (f: RankingFigures) => `${pct(f.ndcg)} | ${pct(f.precision)}
 
 /** A query below this nDCG@10 is listed with the analyzer's terms, to say why it misses. */
 const LOW_NDCG = 0.5;
+
+/** A line per class below NDCG_TARGET: its relevant pages that matched no query, by role, and those ranked below 10. */
+function classesBelow(run: RankingRun): string[] {
+  return [...run.byClass].filter(([, figures]) => figures.ndcg < NDCG_TARGET).map(([c, figures]) => {
+    const outcomes = run.outcomes.filter((o) => o.query.class === c);
+    const unmatched = (role: PageRole) => outcomes.reduce((n, o) => n + o.unmatched[role], 0);
+    const outranked = outcomes.reduce((n, o) => n + o.outranked, 0);
+    const empty = outcomes.filter((o) => o.ranked.length === 0).length;
+    return `- ${c} (nDCG@10 ${pct(figures.ndcg)}, ${outcomes.length} queries, ${empty} answered with no hit): relevant pages lacking a word of the query — ${unmatched('main')} main, ${unmatched('aspect')} aspect, ${unmatched('mention')} mention pages; ${outranked} ranked below 10.`;
+  });
+}
 
 /** The terms the index's title field makes of `text`. */
 async function termsOf(client: Client, index: string, text: string): Promise<string> {
@@ -119,6 +130,9 @@ async function relevance(env: TestbedEnv): Promise<RelevanceRuns> {
     '',
     `nDCG@10: the discounted gain (2^grade − 1 over log2(rank + 1)) of the first ${TOP} hits over that of the best possible order of the judged pages; precision@10: relevant hits (grade ≥ 1) among the first ${TOP} places; recall@10: the share of a query's relevant pages among its first ${TOP} hits; MRR: the mean of 1 / the rank of the first relevant hit (0 when none is in the first ${TOP}); a must query is met when a page of its best grade is among the first ${MUST_WITHIN}. A query judges its topic's main page 3, the topic's two aspect pages 2 and the two pages naming it in passing 1, so precision@10 cannot pass 0.5. Suggestions: ${prefixes.length} prefixes made from the topics' titles (\`bench/relevance/prefixes.ts\`), a suggestion relevant when its page is the prefix's topic's main or aspect page, the share of relevant ones among the first ${SUGGESTIONS_JUDGED} shown.`,
     ...ranking.map((run) => `${run.analyzer}, must queries outside the top ${MUST_WITHIN}: ${run.mustMissed.map(describeOutcome).join('; ') || 'none'}.`),
+    '',
+    `german, where the relevant pages of the classes below nDCG@10 ${NDCG_TARGET} went (every word of a query must occur in a page):`,
+    ...classesBelow(ranking.find((run) => run.analyzer === 'german')!),
     '',
     `german, the queries below nDCG@10 ${LOW_NDCG} by class, each with the terms \`german\` makes of it and of its topic's title (\`_analyze\` on the index's title field): ${missed.length === 0 ? 'none.' : ''}`,
     ...missed,
