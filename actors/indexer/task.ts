@@ -1,9 +1,10 @@
 // A worker of the indexer pool (piscina runs the default export per task): renders the pages of a batch into their
 // documents and writes the batch with `_bulk`. Each worker keeps one Elasticsearch client across tasks.
 import { threadId, workerData } from 'node:worker_threads';
-import type { IndexerResult, IndexerTask, PoolWorkerData } from '../../src/messages/pools.js';
+import type { IndexerTasks, PoolWorkerData } from '../../src/messages/pools.js';
 import { runAsBackgroundThread } from '../../src/common/background-priority.js';
 import { saveCompiledModules } from '../../src/runtime/compile-cache.js';
+import { servePoolTasks } from '../../src/runtime/pool-protocol.js';
 import { indexingSearchClient } from '../../src/indexing/search-client.js';
 import { writeBatch } from '../../src/indexing/indexer/write-batch.js';
 
@@ -14,11 +15,7 @@ runAsBackgroundThread();
 saveCompiledModules();
 const client = indexingSearchClient(config, secrets);
 
-export default async function run(task: IndexerTask): Promise<IndexerResult> {
-  switch (task.type) {
-    case 'ping':
-      return { type: 'pong', threadId };
-    case 'write-batch':
-      return { type: 'batch', result: await writeBatch(client, task.target, task.operations) };
-  }
-}
+export default servePoolTasks<IndexerTasks>({
+  'ping': () => ({ threadId }),
+  'write-batch': (task) => writeBatch(client, task.target, task.operations),
+});

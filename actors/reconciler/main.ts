@@ -21,7 +21,7 @@ import { describeError } from '../../src/common/describe-error.js';
 import type { Config } from '../../src/config/index.js';
 import type { ActorContextOf } from '../../src/messages/peers.js';
 import type { ReconcilerProtocol } from '../../src/messages/reconciler.js';
-import type { IndexerResult, IndexerTask, SmbReaderResult, SmbReaderTask } from '../../src/messages/pools.js';
+import type { IndexerTasks, SmbReaderTasks } from '../../src/messages/pools.js';
 import { PushBackTotals, reconcilerMetrics, type PassSummary } from './metrics.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
@@ -47,7 +47,7 @@ import { WikiIndex } from '../../src/indexing/reconciler/wiki-index.js';
 import { runActor } from '../../src/runtime/actor.js';
 import type { ServiceSecrets } from '../../src/runtime/control.js';
 import { TRANSIENT_HEAP_LIMITS } from '../../src/runtime/heap-limits.js';
-import { resultOf, WorkerPool } from '../../src/runtime/worker-pool.js';
+import { WorkerPool } from '../../src/runtime/worker-pool.js';
 import { SmbLogons } from '../../src/logon/smb-logons.js';
 import { createLoopDelayBoard, setListening, takeWorstLoopDelay } from '../../src/pacing/loop-delay-board.js';
 import { Pacer } from '../../src/pacing/pacer.js';
@@ -63,8 +63,8 @@ const SMB_READS_PER_THREAD = 16;
 /** Batches one indexer thread has at once: one rendered while another waits for Elasticsearch. */
 const BATCHES_PER_INDEXER = 2;
 
-type SmbReaderPool = WorkerPool<SmbReaderTask, SmbReaderResult>;
-type IndexerPool = WorkerPool<IndexerTask, IndexerResult>;
+type SmbReaderPool = WorkerPool<SmbReaderTasks>;
+type IndexerPool = WorkerPool<IndexerTasks>;
 
 interface Pools {
   readers: SmbReaderPool;
@@ -76,12 +76,9 @@ interface Pools {
 /** A share's pages through the smb-reader pool, as the indexer account. */
 function poolSource(pool: SmbReaderPool, { server, share }: ReconcilerShare): ShareSource {
   return {
-    listFolder: async (path) => resultOf(await pool.run({ type: 'list-wiki-folder', server, share, path }), 'wiki-folder').listing,
-    listNames: async (path) => resultOf(await pool.run({ type: 'list-names', server, share, path }), 'names').listing,
-    readPage: async (path, known) => {
-      const task: SmbReaderTask = { type: 'read-page', page: { server, share, path }, ...(known ? { known } : {}) };
-      return resultOf(await pool.run(task), 'page').outcome;
-    },
+    listFolder: (path) => pool.run({ type: 'list-wiki-folder', server, share, path }),
+    listNames: (path) => pool.run({ type: 'list-names', server, share, path }),
+    readPage: (path, known) => pool.run({ type: 'read-page', page: { server, share, path }, ...(known ? { known } : {}) }),
   };
 }
 
@@ -89,8 +86,7 @@ function poolSource(pool: SmbReaderPool, { server, share }: ReconcilerShare): Sh
 function poolBulk(pool: IndexerPool, pushBack: PushBackTotals): BulkWriter {
   return {
     write: async (target, operations) => {
-      const task: IndexerTask = { type: 'write-batch', target, operations };
-      const { result } = resultOf(await pool.run(task, transferListOf(operations)), 'batch');
+      const result = await pool.run({ type: 'write-batch', target, operations }, transferListOf(operations));
       pushBack.add(result);
       return result;
     },
@@ -152,10 +148,11 @@ function startPools(config: Config, secrets: ServiceSecrets, stopping: () => boo
     tasksPerThread: BATCHES_PER_INDEXER,
     resourceLimits: TRANSIENT_HEAP_LIMITS,
   });
-  for (const pool of [readers, indexers] as WorkerPool<{ type: 'ping' }, unknown>[]) {
-    pool.run({ type: 'ping' }).catch((err: unknown) => setImmediate(() => {
+  const pings = [[readers.name, readers.run({ type: 'ping' })], [indexers.name, indexers.run({ type: 'ping' })]] as const;
+  for (const [pool, ping] of pings) {
+    ping.catch((err: unknown) => setImmediate(() => {
       if (stopping()) return;
-      throw new Error(`the ${pool.name} pool cannot run tasks: ${err instanceof Error ? err.message : String(err)}`);
+      throw new Error(`the ${pool} pool cannot run tasks: ${err instanceof Error ? err.message : String(err)}`);
     }));
   }
   return { readers, indexers, pushBack: new PushBackTotals() };
@@ -227,8 +224,7 @@ function startPipeline(
     bulk,
     alias: index.alias,
     readPage: async (page, indexedVersion) => {
-      const task: SmbReaderTask = { type: 'read-changed-page', page, ...(indexedVersion === undefined ? {} : { indexedVersion }) };
-      return resultOf(await pools.readers.run(task), 'changed-page').outcome;
+      return pools.readers.run({ type: 'read-changed-page', page, ...(indexedVersion === undefined ? {} : { indexedVersion }) });
     },
     writable: () => index.writable,
     refresh: () => saveRefresh.request(),
