@@ -5,7 +5,7 @@ import type { IndexerTasks, PoolWorkerData } from '../../src/messages/pools.js';
 import { runAsBackgroundThread } from '../../src/common/background-priority.js';
 import { saveCompiledModules } from '../../src/runtime/compile-cache.js';
 import { servePoolTasks } from '../../src/runtime/pool-protocol.js';
-import { indexingSearchClient } from '../../src/indexing/search-client.js';
+import { searchClientFromConfig } from '../../src/search/client.js';
 import { writeBatch } from '../../src/indexing/indexer/write-batch.js';
 
 const { config, secrets } = workerData as PoolWorkerData;
@@ -13,7 +13,7 @@ const { config, secrets } = workerData as PoolWorkerData;
 runAsBackgroundThread();
 // This thread's modules are loaded: the pool's next thread starts from the compile cache.
 saveCompiledModules();
-const client = indexingSearchClient(config, secrets);
+const client = searchClientFromConfig(config.elasticsearch, secrets.elasticsearch, 'indexing');
 
 export default servePoolTasks<IndexerTasks>({
   'ping': () => ({ threadId }),

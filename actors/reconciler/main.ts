@@ -30,7 +30,6 @@ import { AdminChannel, type AdminTarget } from '../../src/control-socket/server.
 import { osThreadId } from '../../src/common/background-priority.js';
 import { adminSocketPath } from '../../src/control-socket/protocol.js';
 import { transferListOf, type BulkWriter } from '../../src/indexing/operations.js';
-import { indexingSearchClient } from '../../src/indexing/search-client.js';
 import type { JobInfo } from '../../src/indexing/reconciler/jobs.js';
 import { PageChanges } from '../../src/indexing/reconciler/page-changes.js';
 import { RefreshThrottle } from '../../src/indexing/reconciler/refresh-throttle.js';
@@ -44,6 +43,7 @@ import { IndexerShares } from '../../src/logon/indexer-shares.js';
 import { JobRequestError, Reconciler, type ReconcilerShare } from '../../src/indexing/reconciler/reconciler.js';
 import type { ShareSource } from '../../src/indexing/reconciler/share-pass.js';
 import { WikiIndex } from '../../src/indexing/reconciler/wiki-index.js';
+import { searchClientFromConfig } from '../../src/search/client.js';
 import { runActor } from '../../src/runtime/actor.js';
 import type { ServiceSecrets } from '../../src/runtime/control.js';
 import { TRANSIENT_HEAP_LIMITS } from '../../src/runtime/heap-limits.js';
@@ -286,7 +286,7 @@ runActor(async (ctx: ActorContextOf<'reconciler'>) => {
 
   let stopping = false;
   const pools = startPools(config, ctx.secrets, () => stopping);
-  const client = indexingSearchClient(config, ctx.secrets);
+  const client = searchClientFromConfig(config.elasticsearch, ctx.secrets.elasticsearch, 'indexing');
   const board = createLoopDelayBoard();
   const boardView = new Int32Array(board);
   const pacer = new Pacer(config.reconciler.pace, {
