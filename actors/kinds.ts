@@ -3,7 +3,7 @@
 // ActorKind derives from the protocols, the supervisor's plan of what it runs is a Record over ActorKind
 // (supervisor/topology.ts), the supervisor wires the channels of ACTOR_LINKS, and an actor's context (ActorContextOf)
 // serves exactly its protocol and reaches only the kinds linked to its own, so that a handler its protocol does not
-// declare, or a call to a kind it has no channel to, fails to compile (test/unit/actor-types.ts).
+// declare, or a call to a kind it has no channel to, fails to compile (test/unit/types/actor-context.ts).
 import type { Config } from '../src/config/index.js';
 import type { ServiceSecrets } from '../src/runtime/control.js';
 import type { ReplayVerdict } from '../src/kerberos/replay-cache.js';

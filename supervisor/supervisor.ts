@@ -11,7 +11,7 @@ import { RpcChannel } from '../src/runtime/rpc.js';
 import type { ActorKind, SupervisorProtocol } from '../actors/kinds.js';
 import { MAX_SKEW_SECONDS } from '../src/kerberos/acceptor.js';
 import { REPLAY_CACHE_ENTRIES, REPLAY_CACHE_PER_CLIENT, ReplayCache } from '../src/kerberos/replay-cache.js';
-import { dependencyProbes } from '../src/metrics/dependency-probes.js';
+import { dependencyProbes } from './dependency-probes.js';
 import { Readiness } from '../src/metrics/readiness.js';
 import { mergeSnapshots, type MetricSnapshot, type MetricsSource } from '../src/metrics/snapshot.js';
 import { SupervisorMetrics } from '../src/metrics/supervisor-metrics.js';

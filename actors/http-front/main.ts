@@ -4,7 +4,7 @@ import { Router } from '../../src/http/router.js';
 import type { HttpFrontProtocol } from './protocol.js';
 import { httpFrontMetrics } from './metrics.js';
 import type { ActorContextOf } from '../kinds.js';
-import { HttpRequestMetrics } from '../../src/metrics/http-requests.js';
+import { HttpRequestMetrics } from './request-metrics.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { runActor } from '../../src/runtime/actor.js';

@@ -1,4 +1,4 @@
-// An http-front thread's metrics beyond its request histograms (src/metrics/http-requests.ts).
+// An http-front thread's metrics beyond its request histograms (request-metrics.ts).
 import type { StatMetric } from '../../src/metrics/stat-metrics.js';
 import type { RefusedClaims } from '../../src/smb/index.js';
 

@@ -14,7 +14,7 @@ import type { Config } from '../../src/config/index.js';
 import type { HttpExchange } from '../../src/http/exchange.js';
 import { errorBody, HttpError, statusLine } from '../../src/http/http-error.js';
 import { closeWithoutReset } from '../../src/http/lingering-close.js';
-import { plainOutcome, requestIdFrom, UNMATCHED_ROUTE, type FinishedRequest, type HttpRequestMetrics } from '../../src/metrics/http-requests.js';
+import { plainOutcome, requestIdFrom, UNMATCHED_ROUTE, type FinishedRequest, type HttpRequestMetrics } from './request-metrics.js';
 import { NodeExchange } from '../../src/http/node-exchange.js';
 import type { Router } from '../../src/http/router.js';
 import { UwsExchange } from '../../src/http/uws-exchange.js';

@@ -2,10 +2,11 @@
 // documents and writes the batch with `_bulk`. Each worker keeps one Elasticsearch client across tasks.
 import { threadId, workerData } from 'node:worker_threads';
 import type { PoolWorkerData } from '../kinds.js';
-import type { IndexerResult, IndexerTask } from './protocol.js';
+import type { IndexerTasks } from './protocol.js';
 import { runAsBackgroundThread } from '../../src/common/background-priority.js';
 import { saveCompiledModules } from '../../src/runtime/compile-cache.js';
-import { indexingSearchClient } from '../../src/indexing/search-client.js';
+import { servePoolTasks } from '../../src/runtime/pool-protocol.js';
+import { searchClientFromConfig } from '../../src/search/client.js';
 import { writeBatch } from '../../src/indexing/indexer/write-batch.js';
 
 const { config, secrets } = workerData as PoolWorkerData;
@@ -13,13 +14,9 @@ const { config, secrets } = workerData as PoolWorkerData;
 runAsBackgroundThread();
 // This thread's modules are loaded: the pool's next thread starts from the compile cache.
 saveCompiledModules();
-const client = indexingSearchClient(config, secrets);
+const client = searchClientFromConfig(config.elasticsearch, secrets.elasticsearch, 'indexing');
 
-export default async function run(task: IndexerTask): Promise<IndexerResult> {
-  switch (task.type) {
-    case 'ping':
-      return { type: 'pong', threadId };
-    case 'write-batch':
-      return { type: 'batch', result: await writeBatch(client, task.target, task.operations) };
-  }
-}
+export default servePoolTasks<IndexerTasks>({
+  'ping': () => ({ threadId }),
+  'write-batch': (task) => writeBatch(client, task.target, task.operations),
+});

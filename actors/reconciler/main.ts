@@ -21,8 +21,8 @@ import { describeError } from '../../src/common/describe-error.js';
 import type { Config } from '../../src/config/index.js';
 import type { ActorContextOf } from '../kinds.js';
 import type { ReconcilerProtocol } from './protocol.js';
-import type { IndexerResult, IndexerTask } from '../indexer/protocol.js';
-import type { SmbReaderResult, SmbReaderTask } from '../smb-reader/protocol.js';
+import type { IndexerTasks } from '../indexer/protocol.js';
+import type { SmbReaderTasks } from '../smb-reader/protocol.js';
 import { PushBackTotals, reconcilerMetrics, type PassSummary } from './metrics.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
@@ -31,7 +31,6 @@ import { AdminChannel, type AdminTarget } from '../../src/control-socket/server.
 import { osThreadId } from '../../src/common/background-priority.js';
 import { adminSocketPath } from '../../src/control-socket/protocol.js';
 import { transferListOf, type BulkWriter } from '../../src/indexing/operations.js';
-import { indexingSearchClient } from '../../src/indexing/search-client.js';
 import type { JobInfo } from '../../src/indexing/reconciler/jobs.js';
 import { PageChanges } from '../../src/indexing/reconciler/page-changes.js';
 import { RefreshThrottle } from '../../src/indexing/reconciler/refresh-throttle.js';
@@ -45,10 +44,11 @@ import { IndexerShares } from '../../src/logon/indexer-shares.js';
 import { JobRequestError, Reconciler, type ReconcilerShare } from '../../src/indexing/reconciler/reconciler.js';
 import type { ShareSource } from '../../src/indexing/reconciler/share-pass.js';
 import { WikiIndex } from '../../src/indexing/reconciler/wiki-index.js';
+import { searchClientFromConfig } from '../../src/search/client.js';
 import { runActor } from '../../src/runtime/actor.js';
 import type { ServiceSecrets } from '../../src/runtime/control.js';
 import { TRANSIENT_HEAP_LIMITS } from '../../src/runtime/heap-limits.js';
-import { resultOf, WorkerPool } from '../../src/runtime/worker-pool.js';
+import { WorkerPool } from '../../src/runtime/worker-pool.js';
 import { SmbLogons } from '../../src/logon/smb-logons.js';
 import { createLoopDelayBoard, setListening, takeWorstLoopDelay } from '../../src/pacing/loop-delay-board.js';
 import { Pacer } from '../../src/pacing/pacer.js';
@@ -64,8 +64,8 @@ const SMB_READS_PER_THREAD = 16;
 /** Batches one indexer thread has at once: one rendered while another waits for Elasticsearch. */
 const BATCHES_PER_INDEXER = 2;
 
-type SmbReaderPool = WorkerPool<SmbReaderTask, SmbReaderResult>;
-type IndexerPool = WorkerPool<IndexerTask, IndexerResult>;
+type SmbReaderPool = WorkerPool<SmbReaderTasks>;
+type IndexerPool = WorkerPool<IndexerTasks>;
 
 interface Pools {
   readers: SmbReaderPool;
@@ -77,12 +77,9 @@ interface Pools {
 /** A share's pages through the smb-reader pool, as the indexer account. */
 function poolSource(pool: SmbReaderPool, { server, share }: ReconcilerShare): ShareSource {
   return {
-    listFolder: async (path) => resultOf(await pool.run({ type: 'list-wiki-folder', server, share, path }), 'wiki-folder').listing,
-    listNames: async (path) => resultOf(await pool.run({ type: 'list-names', server, share, path }), 'names').listing,
-    readPage: async (path, known) => {
-      const task: SmbReaderTask = { type: 'read-page', page: { server, share, path }, ...(known ? { known } : {}) };
-      return resultOf(await pool.run(task), 'page').outcome;
-    },
+    listFolder: (path) => pool.run({ type: 'list-wiki-folder', server, share, path }),
+    listNames: (path) => pool.run({ type: 'list-names', server, share, path }),
+    readPage: (path, known) => pool.run({ type: 'read-page', page: { server, share, path }, ...(known ? { known } : {}) }),
   };
 }
 
@@ -90,8 +87,7 @@ function poolSource(pool: SmbReaderPool, { server, share }: ReconcilerShare): Sh
 function poolBulk(pool: IndexerPool, pushBack: PushBackTotals): BulkWriter {
   return {
     write: async (target, operations) => {
-      const task: IndexerTask = { type: 'write-batch', target, operations };
-      const { result } = resultOf(await pool.run(task, transferListOf(operations)), 'batch');
+      const result = await pool.run({ type: 'write-batch', target, operations }, transferListOf(operations));
       pushBack.add(result);
       return result;
     },
@@ -153,10 +149,11 @@ function startPools(config: Config, secrets: ServiceSecrets, stopping: () => boo
     tasksPerThread: BATCHES_PER_INDEXER,
     resourceLimits: TRANSIENT_HEAP_LIMITS,
   });
-  for (const pool of [readers, indexers] as WorkerPool<{ type: 'ping' }, unknown>[]) {
-    pool.run({ type: 'ping' }).catch((err: unknown) => setImmediate(() => {
+  const pings = [[readers.name, readers.run({ type: 'ping' })], [indexers.name, indexers.run({ type: 'ping' })]] as const;
+  for (const [pool, ping] of pings) {
+    ping.catch((err: unknown) => setImmediate(() => {
       if (stopping()) return;
-      throw new Error(`the ${pool.name} pool cannot run tasks: ${err instanceof Error ? err.message : String(err)}`);
+      throw new Error(`the ${pool} pool cannot run tasks: ${err instanceof Error ? err.message : String(err)}`);
     }));
   }
   return { readers, indexers, pushBack: new PushBackTotals() };
@@ -228,8 +225,7 @@ function startPipeline(
     bulk,
     alias: index.alias,
     readPage: async (page, indexedVersion) => {
-      const task: SmbReaderTask = { type: 'read-changed-page', page, ...(indexedVersion === undefined ? {} : { indexedVersion }) };
-      return resultOf(await pools.readers.run(task), 'changed-page').outcome;
+      return pools.readers.run({ type: 'read-changed-page', page, ...(indexedVersion === undefined ? {} : { indexedVersion }) });
     },
     writable: () => index.writable,
     refresh: () => saveRefresh.request(),
@@ -291,7 +287,7 @@ runActor(async (ctx: ActorContextOf<'reconciler'>) => {
 
   let stopping = false;
   const pools = startPools(config, ctx.secrets, () => stopping);
-  const client = indexingSearchClient(config, ctx.secrets);
+  const client = searchClientFromConfig(config.elasticsearch, ctx.secrets.elasticsearch, 'indexing');
   const board = createLoopDelayBoard();
   const boardView = new Int32Array(board);
   const pacer = new Pacer(config.reconciler.pace, {

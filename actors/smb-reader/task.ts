@@ -4,9 +4,10 @@
 import { threadId, workerData } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import type { PoolWorkerData } from '../kinds.js';
-import type { SmbReaderResult, SmbReaderTask } from './protocol.js';
+import type { SmbReaderTasks } from './protocol.js';
 import { runAsBackgroundThread } from '../../src/common/background-priority.js';
 import { saveCompiledModules } from '../../src/runtime/compile-cache.js';
+import { servePoolTasks } from '../../src/runtime/pool-protocol.js';
 import type { ChangedPageOutcome } from '../../src/indexing/listing.js';
 import { listNames, listWikiFolder, readChangedPage, readPage } from '../../src/indexing/smb-reader/wiki-reads.js';
 import type { SmbShare } from '../../src/smb/index.js';
@@ -27,31 +28,23 @@ function indexerShare(server: string, share: string): SmbShare {
   return indexerShares.get(server, share);
 }
 
-/** The result, with the page's bytes (if it was read) moved rather than copied. */
-function movingPage(result: Extract<SmbReaderResult, { type: 'page' | 'changed-page' }>): SmbReaderResult {
-  const outcome: ChangedPageOutcome = result.outcome;
-  if (outcome.status !== 'read') return result;
+/** The outcome, with the page's bytes (if it was read) moved rather than copied. */
+function movingPage<O extends ChangedPageOutcome>(outcome: O): O {
+  if (outcome.status !== 'read') return outcome;
   return move({
     get [transferableSymbol]() {
       return [outcome.page.content.buffer];
     },
     get [valueSymbol]() {
-      return result;
+      return outcome;
     },
-  }) as unknown as SmbReaderResult;
+  }) as unknown as O;
 }
 
-export default async function run(task: SmbReaderTask): Promise<SmbReaderResult> {
-  switch (task.type) {
-    case 'ping':
-      return { type: 'pong', threadId };
-    case 'list-wiki-folder':
-      return { type: 'wiki-folder', listing: await listWikiFolder(indexerShare(task.server, task.share), task.path) };
-    case 'read-page':
-      return movingPage({ type: 'page', outcome: await readPage(indexerShare(task.page.server, task.page.share), task.page, task.known) });
-    case 'read-changed-page':
-      return movingPage({ type: 'changed-page', outcome: await readChangedPage(indexerShare(task.page.server, task.page.share), task.page, task.indexedVersion) });
-    case 'list-names':
-      return { type: 'names', listing: await listNames(indexerShare(task.server, task.share), task.path) };
-  }
-}
+export default servePoolTasks<SmbReaderTasks>({
+  'ping': () => ({ threadId }),
+  'list-wiki-folder': (task) => listWikiFolder(indexerShare(task.server, task.share), task.path),
+  'read-page': async (task) => movingPage(await readPage(indexerShare(task.page.server, task.page.share), task.page, task.known)),
+  'read-changed-page': async (task) => movingPage(await readChangedPage(indexerShare(task.page.server, task.page.share), task.page, task.indexedVersion)),
+  'list-names': (task) => listNames(indexerShare(task.server, task.share), task.path),
+});

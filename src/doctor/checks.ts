@@ -7,7 +7,7 @@ import { smbClientFromConfig } from '../logon/smb-client.js';
 import { SmbLogons } from '../logon/smb-logons.js';
 import type { Directory } from '../ldap/directory.js';
 import type { Client, estypes } from '@elastic/elasticsearch';
-import { createSearchClient, type SearchConnection } from '../search/client.js';
+import { searchClientFromConfig, type SearchConnection } from '../search/client.js';
 import { explainSearchFailure, type SearchFailureKind } from '../common/search-failure.js';
 import { FileNotifyChange, type SmbShare } from '../smb/index.js';
 import { fail, ok, skip, warn, type CheckResult } from './check.js';
@@ -175,7 +175,7 @@ export async function checkElasticsearch(config: Config): Promise<CheckResult[]>
   const { connection, result } = searchConnection(config);
   if (connection === undefined) return [result!];
   const results = await Promise.all(connection.nodes.map((node) => checkNode(node, connection)));
-  const client = createSearchClient(connection, { requestTimeoutMs: 5_000 });
+  const client = searchClientFromConfig(elasticsearch, connection, 'doctor');
   try {
     results.push(await checkClusterHealth(client, elasticsearch.index.number_of_replicas));
     results.push(...connection.nodes.filter((node) => isUnsecured(node, connection)).map(checkUnsecuredNode));
@@ -211,7 +211,7 @@ function searchFailed(name: string, err: unknown, down: string, startFix: string
 /** Each configured node answers on its own (the client would hide a dead one behind the others). */
 async function checkNode(node: string, connection: SearchConnection): Promise<CheckResult> {
   const name = `Elasticsearch node ${node}`;
-  const client = createSearchClient({ ...connection, nodes: [node] }, { requestTimeoutMs: 5_000, maxRetries: 0 });
+  const client = searchClientFromConfig({ nodes: [node] }, connection, 'doctor', { maxRetries: 0 });
   try {
     const info = await client.nodes.info({ node_id: '_local', metric: '_none' });
     const self = Object.values(info.nodes)[0];

@@ -328,6 +328,27 @@ export class Directory implements UserAuthenticator, UserLookup, GroupSidResolve
     });
   }
 
+  /**
+   * Whether the directory answers as this service uses it, on a connection of its own (a pooled one would answer
+   * without asking the server): a bind as the service account, or, without one, a read of the root DSE. Resolves
+   * to what was done; fails with a DirectoryError saying what failed.
+   */
+  async probe(): Promise<'bound' | 'answered'> {
+    const account = this.options.serviceAccount;
+    return withLdapClient(this.connect, async (client) => {
+      if (account !== undefined) {
+        await this.bind(client, this.loginName(account.user).bindName, account.password, 'binding as the service account');
+        return 'bound';
+      }
+      try {
+        await client.search('', { scope: 'base', filter: '(objectClass=*)', attributes: ['defaultNamingContext'] });
+      } catch (err) {
+        throw toDirectoryError(err, 'reading the root DSE');
+      }
+      return 'answered';
+    });
+  }
+
   /** Runs `work` on a connection bound as the service account; its errors become DirectoryErrors. */
   private async asServiceAccount<T>(doing: string, work: (client: Client) => Promise<T>): Promise<T> {
     if (this.serviceConnections === undefined) {

@@ -7,16 +7,16 @@ import { type LoginDomain, realmFromBaseDn } from './login-name.js';
 
 /**
  * The directory of `config`. `indexerPassword` enables group lookups with the
- * indexer service account. Throws LdapConfigError naming the key when the
+ * indexer service account; `timeoutMs` as for ldapClientsFromConfig. Throws LdapConfigError naming the key when the
  * block cannot serve (no `ldap.base_dn`, an ldap:// URL, an unreadable CA file).
  */
-export function directoryFromConfig(config: Config, indexerPassword: string | undefined): Directory {
+export function directoryFromConfig(config: Config, indexerPassword: string | undefined, timeoutMs = config.ldap.timeout): Directory {
   const { ldap } = config;
   if (ldap.base_dn === undefined) {
     throw new LdapConfigError('ldap.base_dn is not set; users and their groups cannot be looked up');
   }
   const account = config.smb.indexer_service_account;
-  return new Directory(ldapClientsFromConfig(ldap), {
+  return new Directory(ldapClientsFromConfig(ldap, timeoutMs), {
     baseDn: ldap.base_dn,
     domain: config.smb.domain,
     serviceAccount: indexerPassword === undefined ? undefined : { user: account.user, password: indexerPassword },
@@ -27,7 +27,7 @@ export function directoryFromConfig(config: Config, indexerPassword: string | un
  * Connections to the directory of config.yml's `ldap` block; `timeoutMs` shorter than ldap.timeout for a caller
  * that answers someone waiting (a readiness probe).
  */
-export function ldapClientsFromConfig(ldap: Config['ldap'], timeoutMs = ldap.timeout): LdapClientFactory {
+function ldapClientsFromConfig(ldap: Config['ldap'], timeoutMs = ldap.timeout): LdapClientFactory {
   return createLdapClientFactory({
     url: ldap.url,
     tls: { caFile: ldap.tls.ca_file, serverName: ldap.tls.server_name, rejectUnauthorized: ldap.tls.reject_unauthorized },

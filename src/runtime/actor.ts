@@ -16,6 +16,9 @@ import type { PoolHealth } from './worker-pool.js';
 /** A typed client for a peer, by kind or instance name; calls fail fast while that peer is down. */
 export type PeerLookup<Peers> = <K extends keyof Peers & string>(name: InstanceName<K>) => Remote<Peers[K]>;
 
+/** The link state of a peer, by kind or instance name: only of the peers this actor has a channel to. */
+export type PeerLinkLookup<Peers> = (name: InstanceName<keyof Peers & string>) => PeerLink;
+
 /**
  * Whether a peer is connected now, and which of its incarnations: `incarnation` grows with every connection to a
  * new thread of that peer. Memory a peer hands out (a SharedArrayBuffer) belongs to one incarnation.
@@ -35,7 +38,7 @@ export interface ActorContext<C, Peers, Serves> {
   /** Names of the peers connected right now (e.g. every running `http-front#n`). */
   connectedPeers(): string[];
   /** The live link state of a peer (the same object every time, updated in place). */
-  link(name: string): PeerLink;
+  readonly link: PeerLinkLookup<Peers>;
   /**
    * Never set: it carries the type of the protocol this actor serves into runActor, which takes the actor's
    * handlers only when they serve that protocol and no method besides.
@@ -47,8 +50,11 @@ export interface ActorContext<C, Peers, Serves> {
 type Exactly<P, H> = H & { [K in Exclude<keyof H, keyof P>]: never };
 
 interface ActorBehaviour<Handlers> {
-  /** Served to every peer that connects to this actor. */
-  handlers?: Handlers;
+  /**
+   * Served to every peer that connects to this actor. Required: every actor serves at least its metrics to the
+   * supervisor, and an actor without handlers would answer every call with an unknown-method error.
+   */
+  handlers: Handlers;
   /** A peer (re)connected: a new channel to it is ready for calls. */
   peerConnected?(peer: string): void;
   /** A peer's thread is gone (crashed, killed or stopped); calls to it fail until it is back. */
@@ -81,7 +87,7 @@ export function runActor<C extends LogSettings, Peers, Serves, H extends Serves>
     if (link === undefined) links.set(name, link = { connected: false, incarnation: 0 });
     return link;
   };
-  let behaviour: ActorBehaviour<Exactly<Serves, H>> = {};
+  let behaviour: Partial<ActorBehaviour<Exactly<Serves, H>>> = {};
   const send = (msg: ActorToSupervisor) => port.postMessage(msg);
 
   const ctx: ActorContext<C, Peers, Serves> = {

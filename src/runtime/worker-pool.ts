@@ -8,6 +8,7 @@
 import type { HeapInfo } from 'node:v8';
 import type { ResourceLimits } from 'node:worker_threads';
 import { Piscina } from 'piscina';
+import type { PoolProtocol, PoolResult, PoolTask } from './pool-protocol.js';
 
 /** How long a pool thread without a task lives on. */
 const IDLE_THREAD_MS = 30_000;
@@ -20,8 +21,9 @@ export interface PoolHealth {
   details: { threads: number; maxThreads: number; queued: number; completed: number; utilization: number };
 }
 
-export class WorkerPool<Task, Result> {
-  private readonly piscina: Piscina<Task, Result>;
+/** A pool whose threads run the task module at `entry`, which serves the tasks of `P` (servePoolTasks). */
+export class WorkerPool<P extends PoolProtocol> {
+  private readonly piscina: Piscina<PoolTask<P>, unknown>;
   private readonly maxThreads: number;
   private readonly idleThreadMs: number;
   private closing = false;
@@ -58,16 +60,19 @@ export class WorkerPool<Task, Result> {
     });
   }
 
-  /** `transfer`: buffers of the task moved to the pool thread rather than copied (unusable here afterwards). */
-  run(task: Task, transfer: ArrayBuffer[] = []): Promise<Result> {
-    return this.piscina.run(task, transfer.length === 0 ? {} : { transferList: transfer });
+  /**
+   * Runs `task` on a thread and answers what its kind answers. `transfer`: buffers of the task moved to the pool
+   * thread rather than copied (unusable here afterwards).
+   */
+  run<K extends keyof P & string>(task: { type: K } & P[K]['task'], transfer: ArrayBuffer[] = []): Promise<PoolResult<P, K>> {
+    return this.piscina.run(task as PoolTask<P>, transfer.length === 0 ? {} : { transferList: transfer }) as Promise<PoolResult<P, K>>;
   }
 
   /**
    * Starts a thread if none runs, with `task` (a no-op such as a ping), so that a task soon to come does not wait for
    * one to start: the next stage of a pipeline warms while the one before still works.
    */
-  warm(task: Task): void {
+  warm(task: PoolTask<P>): void {
     if (this.closing || this.piscina.threads.length > 0) return;
     this.piscina.run(task).catch(() => undefined);
   }
@@ -76,7 +81,7 @@ export class WorkerPool<Task, Result> {
    * Starts a thread if none runs (as `warm`) and keeps one running until `forMs` from now, by giving it `task` (a
    * no-op) before it would end idle; a later call moves the end. Only one thread is kept: the others end as usual.
    */
-  keepWarm(task: Task, forMs: number): void {
+  keepWarm(task: PoolTask<P>, forMs: number): void {
     this.warm(task);
     this.warmUntil = performance.now() + forMs;
     if (this.warmTimer !== undefined || this.closing) return;
@@ -124,10 +129,4 @@ export class WorkerPool<Task, Result> {
     clearTimeout(timer);
     await this.piscina.destroy();
   }
-}
-
-/** Narrows a pool result to the kind the task asked for; anything else is a bug in the task module. */
-export function resultOf<R extends { type: string }, K extends R['type']>(result: R, type: K): Extract<R, { type: K }> {
-  if (result.type !== type) throw new Error(`pool task answered '${result.type}' where '${type}' was expected`);
-  return result as Extract<R, { type: K }>;
 }

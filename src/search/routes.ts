@@ -31,7 +31,7 @@ import type { SmbLogons } from '../logon/smb-logons.js';
 import type { PeerLink } from '../runtime/actor.js';
 import type { ServiceSecrets } from '../runtime/control.js';
 import type { Remote } from '../runtime/rpc.js';
-import { createSearchClient } from './client.js';
+import { searchClientFromConfig } from './client.js';
 import { LiveAcl, type LiveAclStats } from './live-acl.js';
 import type { SmbClient } from '../smb/index.js';
 import { checkFolder, parseSearchRequest, parseSuggestRequest, SearchRequestError, type Viewer } from './query.js';
@@ -81,13 +81,13 @@ export function registerWikiRoutes(router: Router, deps: WikiRouteDeps): WikiRou
     router.add('GET', PATHS.pages, off);
     return { liveAcl: () => null };
   }
-  const { nodes, index_prefix: alias } = deps.config.elasticsearch;
+  const { index_prefix: alias } = deps.config.elasticsearch;
   // Other proxies may write to the same index: this one searches only the (server, share) pairs it serves.
   const { smb } = deps.config;
   const servers = new Map(smb.shares.map((share) => [share.name, (share.server ?? smb.server)!]));
   const liveAcl = deps.config.wiki.live_acl.enabled ? liveAclOf(deps, servers) : undefined;
   const search = new WikiSearch({
-    client: createSearchClient({ nodes, ...deps.secrets.elasticsearch }), alias, servers, log: deps.log, ...(liveAcl ? { liveAcl } : {}),
+    client: searchClientFromConfig(deps.config.elasticsearch, deps.secrets.elasticsearch, 'search'), alias, servers, log: deps.log, ...(liveAcl ? { liveAcl } : {}),
   });
   const viewers = resolverViewerCache(deps.resolver, deps.resolverLink);
 

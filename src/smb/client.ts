@@ -143,6 +143,15 @@ export class SmbShare {
     return this.modify(op);
   }
 
+  /**
+   * Whether the server takes these credentials on this share: the session setup (unless the pooled session is up)
+   * and a tree connect. Resolves to how the session was authenticated; a client that must ask the server every time
+   * (a readiness probe) uses a client of its own.
+   */
+  probe(): Promise<'kerberos' | 'ntlm'> {
+    return this.read(async (tree) => tree.session.mechanism);
+  }
+
   /** Sets up the session before the first operation, through `guard` unless one exists (see Endpoint.logon). */
   logon(guard: (setup: () => Promise<void>) => Promise<void>): Promise<void> {
     return this.endpoint().logon(guard);

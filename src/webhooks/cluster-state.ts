@@ -4,13 +4,7 @@
 import { errors, type Client } from '@elastic/elasticsearch';
 import type { Config } from '../config/index.js';
 import type { ServiceSecrets } from '../runtime/control.js';
-import { createSearchClient } from '../search/client.js';
-
-/**
- * A check-and-insert waits on this: the request path must not hang on a stuck node. Short, with the client's
- * retries on another node (one per node) behind it.
- */
-const SHARED_STATE_TIMEOUT_MS = 3_000;
+import { searchClientFromConfig } from '../search/client.js';
 
 export interface ClusterIndices {
   /** One document per accepted event id (ClusterEventIds). */
@@ -25,7 +19,7 @@ export function clusterIndices(config: Pick<Config, 'cluster'>): ClusterIndices 
 }
 
 export function clusterStateClient(config: Config, secrets: ServiceSecrets): Client {
-  return createSearchClient({ nodes: config.elasticsearch.nodes, ...secrets.elasticsearch }, { requestTimeoutMs: SHARED_STATE_TIMEOUT_MS });
+  return searchClientFromConfig(config.elasticsearch, secrets.elasticsearch, 'shared-state');
 }
 
 /** Creates the index unless it exists (another proxy may create it at the same moment). */

@@ -2,11 +2,11 @@
  * A wiki page as a search index document: plain text from the Markdown token stream (markdown-it), the page's
  * place in the share, its read ACL and a version token for drift detection.
  */
-import { createHash } from 'node:crypto';
 import MarkdownIt, { type Token } from 'markdown-it';
 import type { SecurityDescriptor } from '../smb/security-descriptor.js';
-import { aclFingerprint, deriveAcl } from './acl.js';
+import { deriveAcl } from './acl.js';
 import { documentId, folderKey } from './document-id.js';
+import { versionToken } from './version-token.js';
 import { folderAncestry, SharePathError, wikiPageLocation } from './layout.js';
 
 /** The index document; field names are the index mapping's (src/search/mapping.ts). */
@@ -51,15 +51,6 @@ export interface WikiPageSource {
   size: number;
   modified: Date;
   securityDescriptor: SecurityDescriptor;
-}
-
-/**
- * The drift reconciler compares this with the indexed `version` without reading the page content:
- * size, modification time (ms) and a hash of the read ACL.
- */
-export function versionToken(size: number, modified: Date, sd: SecurityDescriptor): string {
-  const material = `${size}|${modified.getTime()}|${aclFingerprint(deriveAcl(sd))}`;
-  return createHash('sha256').update(material).digest('hex').slice(0, 32);
 }
 
 interface MarkdownText {

@@ -27,14 +27,20 @@ export function modulesUnder(repo: string, roots: readonly string[]): string[] {
     .sort();
 }
 
-/** The relative imports of one module: static imports, export-from and dynamic `import()`. */
-export function importsOf(repo: string, module: string): ModuleImport[] {
+/** An import as written: its specifier (relative or a package's), where, and whether it is erased. */
+interface ImportSpecifier {
+  specifier: string;
+  line: number;
+  typeOnly: boolean;
+}
+
+/** Every import of one module: static imports, export-from and dynamic `import()`, relative or of a package. */
+function specifiersOf(repo: string, module: string): ImportSpecifier[] {
   const source = ts.createSourceFile(module, readFileSync(join(repo, module), 'utf8'), ts.ScriptTarget.Latest, true);
-  const found: ModuleImport[] = [];
+  const found: ImportSpecifier[] = [];
   const add = (specifier: ts.Expression | undefined, typeOnly: boolean) => {
-    if (specifier === undefined || !ts.isStringLiteral(specifier) || !specifier.text.startsWith('.')) return;
-    const to = relative(repo, resolve(repo, dirname(module), specifier.text)).replace(/\.js$/, '.ts');
-    found.push({ from: module, to, line: source.getLineAndCharacterOfPosition(specifier.getStart()).line + 1, typeOnly });
+    if (specifier === undefined || !ts.isStringLiteral(specifier)) return;
+    found.push({ specifier: specifier.text, line: source.getLineAndCharacterOfPosition(specifier.getStart()).line + 1, typeOnly });
   };
   const visit = (node: ts.Node) => {
     if (ts.isImportDeclaration(node)) {
@@ -54,6 +60,44 @@ export function importsOf(repo: string, module: string): ModuleImport[] {
   };
   visit(source);
   return found;
+}
+
+/** The module a relative specifier of `module` names (`.ts`, repo-relative). */
+const moduleAt = (repo: string, module: string, specifier: string) =>
+  relative(repo, resolve(repo, dirname(module), specifier)).replace(/\.js$/, '.ts');
+
+/** The relative imports of one module: static imports, export-from and dynamic `import()`. */
+export function importsOf(repo: string, module: string): ModuleImport[] {
+  return specifiersOf(repo, module)
+    .filter(({ specifier }) => specifier.startsWith('.'))
+    .map(({ specifier, line, typeOnly }) => ({ from: module, to: moduleAt(repo, module, specifier), line, typeOnly }));
+}
+
+/**
+ * What a thread whose entry module is `entry` loads, read from the source: every module reached by imports that
+ * are not erased (an import whose names are all types but not marked so counts: the reading errs towards loading),
+ * and every package they import, each with the chain of modules from the entry that imports it first.
+ */
+export function loadedFrom(repo: string, entry: string): { modules: string[]; packages: Map<string, string[]> } {
+  const via = new Map<string, string[]>([[entry, [entry]]]);
+  const packages = new Map<string, string[]>();
+  const queue = [entry];
+  for (let module = queue.shift(); module !== undefined; module = queue.shift()) {
+    for (const { specifier, typeOnly } of specifiersOf(repo, module)) {
+      if (typeOnly || specifier.startsWith('node:')) continue;
+      const chain = via.get(module)!;
+      if (!specifier.startsWith('.')) {
+        const name = specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+        if (!packages.has(name)) packages.set(name, chain);
+        continue;
+      }
+      const to = moduleAt(repo, module, specifier);
+      if (via.has(to)) continue;
+      via.set(to, [...chain, to]);
+      queue.push(to);
+    }
+  }
+  return { modules: [...via.keys()], packages };
 }
 
 /**

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { WorkerPool } from '../../src/runtime/worker-pool.js';
+import type { EchoTasks } from './fixtures/echo-task.js';
 
 const ENTRY = new URL('./fixtures/echo-task.js', import.meta.url);
 
@@ -15,11 +16,11 @@ async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
 }
 
 it('starts threads on demand up to maxThreads and ends them when idle', async () => {
-  const pool = new WorkerPool<{ value: number }, { value: number; threadId: number }>('echo', ENTRY, 2, undefined, { idleThreadMs: 300 });
+  const pool = new WorkerPool<EchoTasks>('echo', ENTRY, 2, undefined, { idleThreadMs: 300 });
   try {
     assert.equal(pool.health().details.threads, 0, 'no thread before the first task');
     assert.deepEqual(await pool.heaps(), {});
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, value) => pool.run({ value })));
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, value) => pool.run({ type: 'echo', value })));
     assert.deepEqual(answers.map((a) => a.value), Array.from({ length: 20 }, (_, value) => value));
     const threads = new Set(answers.map((a) => a.threadId)).size;
     assert.ok(threads >= 1 && threads <= 2, `${threads} threads ran the tasks`);
@@ -28,20 +29,20 @@ it('starts threads on demand up to maxThreads and ends them when idle', async ()
     assert.ok(Object.keys(heaps).length >= 1);
     assert.ok(heaps['echo#1']!.used_heap_size > 0);
     await until(() => pool.health().details.threads === 0);
-    assert.equal((await pool.run({ value: 7 })).value, 7, 'a task after the idle time starts a thread again');
+    assert.equal((await pool.run({ type: 'echo', value: 7 })).value, 7, 'a task after the idle time starts a thread again');
   } finally {
     await pool.close(1_000);
   }
 });
 
 it('warm() starts a thread only when none runs, and says how many threads the pool may start', async () => {
-  const pool = new WorkerPool<{ value: number }, { value: number; threadId: number }>('echo', ENTRY, 3, undefined, { idleThreadMs: 60_000 });
+  const pool = new WorkerPool<EchoTasks>('echo', ENTRY, 3, undefined, { idleThreadMs: 60_000 });
   try {
     assert.equal(pool.health().details.maxThreads, 3);
-    pool.warm({ value: 0 });
+    pool.warm({ type: 'echo', value: 0 });
     await until(() => pool.health().details.completed === 1);
     assert.equal(pool.health().details.threads, 1);
-    pool.warm({ value: 0 });
+    pool.warm({ type: 'echo', value: 0 });
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.equal(pool.health().details.completed, 1, 'a thread runs already: nothing is started or run');
   } finally {
@@ -50,10 +51,10 @@ it('warm() starts a thread only when none runs, and says how many threads the po
 });
 
 it('keepWarm() keeps one thread past its idle time until the time given, then lets it end', async () => {
-  const pool = new WorkerPool<{ value: number }, { value: number; threadId: number }>('echo', ENTRY, 2, undefined, { idleThreadMs: 300 });
+  const pool = new WorkerPool<EchoTasks>('echo', ENTRY, 2, undefined, { idleThreadMs: 300 });
   try {
     const kept = performance.now();
-    pool.keepWarm({ value: 0 }, 1_500);
+    pool.keepWarm({ type: 'echo', value: 0 }, 1_500);
     await until(() => pool.health().details.threads === 1);
     // Three idle times later the thread would long have ended without keepWarm.
     await new Promise((resolve) => setTimeout(resolve, 900));
@@ -66,13 +67,13 @@ it('keepWarm() keeps one thread past its idle time until the time given, then le
 });
 
 it('moves the buffers a task is given to the pool thread instead of copying them', async () => {
-  const pool = new WorkerPool<{ value: number; bytes: Uint8Array }, { value: number; threadId: number }>('echo', ENTRY, 1, undefined);
+  const pool = new WorkerPool<EchoTasks>('echo', ENTRY, 1, undefined);
   try {
     const bytes = new Uint8Array(4096);
     const copied = new Uint8Array(4096);
-    assert.equal((await pool.run({ value: 1, bytes: copied })).value, 1);
+    assert.equal((await pool.run({ type: 'echo', value: 1, bytes: copied })).value, 1);
     assert.equal(copied.byteLength, 4096, 'without a transfer list the task gets a copy');
-    assert.equal((await pool.run({ value: 2, bytes }, [bytes.buffer])).value, 2);
+    assert.equal((await pool.run({ type: 'echo', value: 2, bytes }, [bytes.buffer])).value, 2);
     assert.equal(bytes.byteLength, 0, 'moved: detached on this side');
   } finally {
     await pool.close(1_000);

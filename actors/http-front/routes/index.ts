@@ -6,7 +6,7 @@ import { NegotiateAuth } from '../../../src/auth/negotiate.js';
 import type { Config } from '../../../src/config/index.js';
 import type { Router } from '../../../src/http/router.js';
 import type { PeersOf } from '../../kinds.js';
-import type { PeerLink, PeerLookup } from '../../../src/runtime/actor.js';
+import type { PeerLinkLookup, PeerLookup } from '../../../src/runtime/actor.js';
 import type { ServiceSecrets } from '../../../src/runtime/control.js';
 import type { WebhookClientLookup } from '../../../src/webhooks/key-index.js';
 import { registerAdminUiRoutes } from './admin-ui.js';
@@ -32,7 +32,7 @@ interface FrontRouteDeps {
   /** A typed client for a peer actor (the actor context's `peer`). */
   peer: PeerLookup<PeersOf<'http-front'>>;
   /** Whether a peer is connected, and its incarnation (the actor context's `link`). */
-  link: (peer: string) => PeerLink;
+  link: PeerLinkLookup<PeersOf<'http-front'>>;
   /** This thread's replica of the webhook clients, for the intake's key checks. */
   webhookClients: WebhookClientLookup;
 }

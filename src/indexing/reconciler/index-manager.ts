@@ -9,7 +9,6 @@
 import { errors, type Client, type estypes } from '@elastic/elasticsearch';
 import type { ReadPage } from '../listing.js';
 import type { BulkWriter } from '../operations.js';
-import { bulkWriterOn } from '../indexer/write-batch.js';
 import { IndexWriter, type SourceDocument } from './index-writer.js';
 import { everyHit, shareQuery, type IndexedShare } from './inventory.js';
 import { describeError } from '../../common/describe-error.js';
@@ -48,8 +47,6 @@ export class IndexStateError extends Error {
 
 interface IndexManagerOptions {
   client: Client;
-  /** Renders and writes a rebuild's batches (the indexer pool in the service); default: this thread, on `client`. */
-  bulk?: BulkWriter;
   /** Alias name, default `wiki-md`; versioned indices are `<alias>-v<N>`. Tests use their own. */
   alias?: string;
   /** Shards, replicas and refresh interval of each index it creates; default: a single node's. */
@@ -85,7 +82,6 @@ export function isUnknownAnalyzer(error: unknown, analyzer: string): boolean {
 export class IndexManager {
   readonly alias: string;
   private readonly client: Client;
-  private readonly bulk: BulkWriter;
   private readonly layout: IndexLayout;
   private readonly rebuildBatchSize: number | undefined;
   private readonly oldIndexGraceMs: number;
@@ -93,7 +89,6 @@ export class IndexManager {
 
   constructor(options: IndexManagerOptions) {
     this.client = options.client;
-    this.bulk = options.bulk ?? bulkWriterOn(options.client);
     this.alias = options.alias ?? DEFAULT_ALIAS;
     this.layout = options.layout ?? SINGLE_NODE_LAYOUT;
     this.rebuildBatchSize = options.rebuildBatchSize;
@@ -222,14 +217,15 @@ export class IndexManager {
 
   /**
    * Builds the next versioned index, moves the alias to it atomically and deletes the old one. The new index gets
-   * the documents of `source` (this service's shares, `own`) and a copy of every other document of the old index:
+   * the documents of `source` (this service's shares, `own`; rendered and written by `bulk`, the indexer pool in the
+   * service) and a copy of every other document of the old index:
    * other proxies sharing the alias keep their pages (their passes re-render them). Searches keep using the old
    * index until the switch. Changes written through the alias during the rebuild land in the old index: run the
    * drift reconciler afterwards (the other proxies' periodic passes bring over theirs). On failure the new index
    * is removed and the alias stays where it was. Only one proxy builds at a time (rebuild-lock.ts): another one's
    * rebuild fails with RebuildBusyError.
    */
-  async rebuildIndex(source: AsyncIterable<ReadPage | SourceDocument>, own: readonly IndexedShare[]): Promise<RebuildResult> {
+  async rebuildIndex(source: AsyncIterable<ReadPage | SourceDocument>, own: readonly IndexedShare[], bulk: BulkWriter): Promise<RebuildResult> {
     const targets = await this.aliasTargets();
     if (targets.length > 1) {
       throw new IndexStateError(`alias ${this.alias} points to several indices (${targets.join(', ')})`);
@@ -245,9 +241,9 @@ export class IndexManager {
       await this.deleteIndex(to);
       ({ analyzer } = await this.createVersionedIndex(generation));
       try {
-        const copied = from === null ? 0 : await this.fill(to, this.otherDocuments(from, own));
+        const copied = from === null ? 0 : await this.fill(to, this.otherDocuments(from, own), bulk);
         if (copied > 0) this.log.info({ from, to, documents: copied }, 'search index rebuild: documents of other shares copied');
-        documents = await this.fill(to, source);
+        documents = await this.fill(to, source, bulk);
         await this.client.indices.refresh({ index: to });
         if (lease.lost) throw new IndexStateError(`the rebuild lease for ${to} was taken over; not switching the alias`);
         await this.switchAlias(from, to);
@@ -283,12 +279,12 @@ export class IndexManager {
   }
 
   /**
-   * Writes `source` (pages to render, documents as they are) into `index` with the one bulk writer; a document
+   * Writes `source` (pages to render, documents as they are) into `index` with `bulk`; a document
    * Elasticsearch refuses fails the rebuild, a page that cannot be rendered is left out (logged).
    */
-  private async fill(index: string, source: AsyncIterable<ReadPage | SourceDocument>): Promise<number> {
+  private async fill(index: string, source: AsyncIterable<ReadPage | SourceDocument>, bulk: BulkWriter): Promise<number> {
     const writer = new IndexWriter({
-      bulk: this.bulk,
+      bulk,
       target: { index },
       log: this.log,
       onDelivered: ({ notRendered }) => notRendered.forEach(({ page, error }) => this.log.warn({ share: page.share, page: pathId(page.share, page.path), error }, 'wiki page left out of the rebuild')),

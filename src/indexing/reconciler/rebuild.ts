@@ -4,6 +4,7 @@
  * is cancelled removes the new index and leaves the alias where it was.
  */
 import type { IndexManager, RebuildResult } from './index-manager.js';
+import type { BulkWriter } from '../operations.js';
 import type { Logger } from '../../common/logger.js';
 import { pathId } from '../../search/log.js';
 import type { ReadPage } from '../listing.js';
@@ -21,6 +22,8 @@ interface RebuildShare {
 
 interface RebuildOptions {
   manager: IndexManager;
+  /** Renders and writes the new index's batches (the indexer pool in the service). */
+  bulk: BulkWriter;
   shares: readonly RebuildShare[];
   concurrency: number;
   lookahead: number;
@@ -67,5 +70,5 @@ export async function rebuildFromShares(options: RebuildOptions): Promise<Rebuil
       yield* sharePages(target, options);
     }
   }
-  return options.manager.rebuildIndex(everything(), options.shares.map(({ server, share }) => ({ server, share })));
+  return options.manager.rebuildIndex(everything(), options.shares.map(({ server, share }) => ({ server, share })), options.bulk);
 }

@@ -104,8 +104,8 @@ export class Reconciler {
 
   constructor(options: ReconcilerOptions) {
     this.options = options;
-    const { client, bulk, alias, layout, log } = options;
-    this.manager = new IndexManager({ client, bulk, alias, log, ...(layout === undefined ? {} : { layout }) });
+    const { client, alias, layout, log } = options;
+    this.manager = new IndexManager({ client, alias, log, ...(layout === undefined ? {} : { layout }) });
   }
 
   start(): void {
@@ -269,6 +269,7 @@ export class Reconciler {
     if (info.kind === 'rebuild' && !info.dryRun) {
       const rebuilt = await rebuildFromShares({
         manager: this.manager,
+        bulk: this.options.bulk,
         shares: targets.map((target) => ({ ...target, source: this.options.source(target), counts: job.shareReport(target.share) })),
         concurrency: this.options.concurrency ?? DEFAULT_CONCURRENCY,
         lookahead: this.options.lookahead ?? DEFAULT_LOOKAHEAD,

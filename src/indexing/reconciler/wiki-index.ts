@@ -28,8 +28,8 @@ export interface WikiIndexStats {
 
 interface WikiIndexOptions {
   client: Client;
-  /** Renders and writes a migration's batches (the indexer pool in the service); default: this thread. */
-  bulk?: BulkWriter;
+  /** Renders and writes a migration's batches (the indexer pool in the service). */
+  bulk: BulkWriter;
   alias: string;
   /** Of the indices it creates (elasticsearch.index); default: a single node's. */
   layout?: IndexLayout;
@@ -53,7 +53,6 @@ export class WikiIndex implements IndexGate {
     this.alias = options.alias;
     this.manager = new IndexManager({
       client: options.client,
-      ...(options.bulk === undefined ? {} : { bulk: options.bulk }),
       alias: options.alias,
       log: options.log,
       ...(options.layout === undefined ? {} : { layout: options.layout }),
@@ -82,6 +81,7 @@ export class WikiIndex implements IndexGate {
       const { shares, source, log } = this.options;
       const rebuilt = await rebuildFromShares({
         manager: this.manager,
+        bulk: this.options.bulk,
         shares: shares.map((share) => ({ ...share, source: source(share), counts: emptyCounts() })),
         concurrency: DEFAULT_CONCURRENCY,
         lookahead: DEFAULT_LOOKAHEAD,

@@ -10,7 +10,7 @@
 import PQueue from 'p-queue';
 import { SmbError, smbErrorSummary, type SmbShare, type SmbStat } from '../../smb/index.js';
 import { documentId } from '../../wiki/document-id.js';
-import { versionToken } from '../../wiki/document.js';
+import { versionToken } from '../../wiki/version-token.js';
 import { isWikiPage, WIKI_DIR } from '../../wiki/layout.js';
 import type { PageAddress } from '../../wiki/page-change.js';
 import type { ChangedPageOutcome, PageOutcome, FolderListing, NameListing, PageFacts, PageVersion, ReadPage, Unlisted, WikiDirListing } from '../listing.js';

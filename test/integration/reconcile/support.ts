@@ -23,7 +23,7 @@ import { DEFAULT_ALIAS } from '../../../src/search/mapping.js';
 import { SmbClient, SmbError, type SmbShare } from '../../../src/smb/index.js';
 import { deriveAcl } from '../../../src/wiki/acl.js';
 import { documentId } from '../../../src/wiki/document-id.js';
-import { versionToken } from '../../../src/wiki/document.js';
+import { versionToken } from '../../../src/wiki/version-token.js';
 import { isWikiPage } from '../../../src/wiki/layout.js';
 import { startService, type RunningService } from '../../support/service.js';
 import { testbedShare } from '../../support/smb-logons.js';

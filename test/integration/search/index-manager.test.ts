@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { errors } from '@elastic/elasticsearch';
+import { bulkWriterOn } from '../../../src/indexing/indexer/write-batch.js';
 import { IndexManager, IndexStateError, isUnknownAnalyzer } from '../../../src/indexing/reconciler/index-manager.js';
 import { indexMappings, indexSettings, MAPPING_VERSION } from '../../../src/search/mapping.js';
 import { scratchIndex, type ScratchIndex } from './scratch-index.js';
@@ -48,7 +49,7 @@ describe('IndexManager', () => {
     assert.deepEqual(await upgrading.ensureIndex(), {
       status: 'migration_needed', index, mappingVersion: MAPPING_VERSION, requiredVersion: MAPPING_VERSION, analyzer: 'standard',
     });
-    const rebuilt = await upgrading.rebuildIndex((async function* () {})(), []);
+    const rebuilt = await upgrading.rebuildIndex((async function* () {})(), [], bulkWriterOn(es.client));
     assert.deepEqual(rebuilt, { from: index, to: upgrading.indexName(MAPPING_VERSION + 1), documents: 0, analyzer: 'german' });
     assert.equal((await upgrading.ensureIndex()).status, 'ready');
   });

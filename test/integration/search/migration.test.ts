@@ -2,6 +2,7 @@
 // index made on standard to german while searches and suggestions run.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { bulkWriterOn } from '../../../src/indexing/indexer/write-batch.js';
 import { IndexManager } from '../../../src/indexing/reconciler/index-manager.js';
 import { RebuildBusyError } from '../../../src/indexing/reconciler/rebuild-lock.js';
 import { indexMappings, indexSettings, MAPPING_VERSION } from '../../../src/search/mapping.js';
@@ -71,7 +72,7 @@ describe('alias migration', () => {
     const rebuilt = await probedDuring(async () => {
       const result = await search.search(parseSearchRequest({ q: 'Umzugswort', size: 1 }), viewer);
       outcomes.push(result.degraded ? 'degraded' : `total ${result.total}`);
-    }, () => manager.rebuildIndex(slowly(docs), OWN));
+    }, () => manager.rebuildIndex(slowly(docs), OWN, bulkWriterOn(es.client)));
 
     assert.deepEqual(rebuilt, { from: created.index, to: `${es.alias}-v${MAPPING_VERSION + 1}`, documents: PAGES, analyzer: created.analyzer });
     assert.deepEqual(await manager.aliasTargets(), [rebuilt.to]);
@@ -102,7 +103,7 @@ describe('alias migration', () => {
       const suggested = await search.suggest(parseSuggestRequest(new URLSearchParams({ q: 'Umzugspl' })), viewer);
       if (suggested.degraded || suggested.suggestions.length !== 8) failures.push(`suggest: ${JSON.stringify(suggested)}`);
       probes++;
-    }, () => manager.rebuildIndex(slowly(docs), OWN));
+    }, () => manager.rebuildIndex(slowly(docs), OWN, bulkWriterOn(es.client)));
     assert.deepEqual(rebuilt, { from: old, to: manager.indexName(MAPPING_VERSION + 1), documents: PAGES, analyzer: 'german' });
     assert.ok(probes > 20, `only ${probes} searches and suggestions ran`);
     assert.deepEqual(failures, []);
@@ -126,7 +127,7 @@ describe('alias migration', () => {
       // One of this proxy's pages is gone from its share: the rebuild must not bring it back from the old index.
       for (const doc of own.slice(1)) yield asSource(doc);
     }
-    const rebuilt = await manager.rebuildIndex(ownNow(), OWN);
+    const rebuilt = await manager.rebuildIndex(ownNow(), OWN, bulkWriterOn(es.client));
     assert.equal(rebuilt.documents, own.length - 1);
     assert.deepEqual([await count('fs-nord', 'schule'), await count('dc1', 'verwaltung')], before);
     assert.equal(await count('dc1', 'schule'), own.length - 1);
@@ -136,7 +137,7 @@ describe('alias migration', () => {
     const managers = [1, 2].map(() => new IndexManager({ client: es.client, alias: es.alias, oldIndexGraceMs: 0 }));
     const from = (await managers[0]!.aliasTargets())[0]!;
     const docs = Array.from({ length: 100 }, (_, i) => page(i));
-    const results = await Promise.allSettled(managers.map((m) => m.rebuildIndex(slowly(docs), OWN)));
+    const results = await Promise.allSettled(managers.map((m) => m.rebuildIndex(slowly(docs), OWN, bulkWriterOn(es.client))));
     const built = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     const refused = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as Error] : []));
     assert.equal(built.length, 1, JSON.stringify(results));
@@ -146,7 +147,7 @@ describe('alias migration', () => {
     assert.deepEqual(versions, [built[0]!.to]);
     assert.equal(managers[0]!.generationOf(built[0]!.to), managers[0]!.generationOf(from)! + 1);
     // The lease is released: the next rebuild may run.
-    await managers[1]!.rebuildIndex(slowly(docs), OWN);
+    await managers[1]!.rebuildIndex(slowly(docs), OWN, bulkWriterOn(es.client));
   });
 
   it('takes over a lease whose holder stopped renewing it', async () => {
@@ -155,7 +156,7 @@ describe('alias migration', () => {
       index: `${es.alias}-lock`, id: 'rebuild', refresh: true,
       document: { holder: 'a crashed proxy', target: 'x', expires_at: Date.now() - 1000 },
     });
-    const rebuilt = await manager.rebuildIndex(slowly([page(1)]), OWN);
+    const rebuilt = await manager.rebuildIndex(slowly([page(1)]), OWN, bulkWriterOn(es.client));
     assert.deepEqual(await manager.aliasTargets(), [rebuilt.to]);
   });
 
@@ -166,7 +167,7 @@ describe('alias migration', () => {
       yield asSource(page(1));
       yield asSource({ ...page(2), unexpected_field: 'strict mapping refuses this' } as WikiDocument);
     }
-    await assert.rejects(manager.rebuildIndex(broken(), OWN), /rejected while filling/);
+    await assert.rejects(manager.rebuildIndex(broken(), OWN, bulkWriterOn(es.client)), /rejected while filling/);
     assert.deepEqual(await manager.aliasTargets(), before);
     const leftovers = Object.keys(await es.client.indices.get({ index: `${es.alias}-v*` }));
     assert.deepEqual(leftovers, before, 'the half-filled index is removed');

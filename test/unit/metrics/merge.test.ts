@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Registry } from 'prom-client';
-import { HttpRequestMetrics } from '../../../src/metrics/http-requests.js';
+import { HttpRequestMetrics } from '../../../actors/http-front/request-metrics.js';
 import { mergeSnapshots, servingMetrics } from '../../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../../src/metrics/stat-metrics.js';
 import { parsePrometheusText, sampleValue } from './prometheus-text.js';

@@ -10,7 +10,7 @@ import { HttpServer } from '../../../actors/http-front/server.js';
 import type { HttpTransport } from '../../../actors/http-front/transport.js';
 import { HttpError } from '../../../src/http/http-error.js';
 import { Router } from '../../../src/http/router.js';
-import { HttpRequestMetrics, requestIdFrom } from '../../../src/metrics/http-requests.js';
+import { HttpRequestMetrics, requestIdFrom } from '../../../actors/http-front/request-metrics.js';
 import { freePort } from '../../support/ports.js';
 import { transportsUnderTest } from '../../support/transports.js';
 import { parsePrometheusText, sampleValue } from './prometheus-text.js';

@@ -1,6 +1,6 @@
 // The actor context's types refuse what would fail at run time: handlers that serve a method their actor's
-// protocol does not declare (a peer could call it), handlers that leave one out, and a call to a peer kind the
-// supervisor links no channel to (ACTOR_LINKS). Each `@ts-expect-error` below fails `npm run build` when the line
+// protocol does not declare (a peer could call it), handlers that leave one out or no handlers at all, and a call to
+// (or the link state of) a peer kind the supervisor links no channel to (ACTOR_LINKS). Each `@ts-expect-error` below fails `npm run build` when the line
 // under it compiles, so this file is the test; it is compiled and never run.
 import type { ActorContextOf } from '../../../actors/kinds.js';
 import { runActor } from '../../../src/runtime/actor.js';
@@ -25,8 +25,11 @@ const typeChecks = [
   // A protocol method left out.
   // @ts-expect-error sharedRing is missing
   () => runActor(async (_ctx: ActorContextOf<'dedupe'>) => ({ handlers: { ...shared, metrics } })),
+  // An actor that serves nothing: a peer's every call would fail at run time.
+  // @ts-expect-error handlers is missing
+  () => runActor(async (_ctx: ActorContextOf<'dedupe'>) => ({ health: () => ({}) })),
   // Peers: the kinds linked to the actor's own, and the supervisor.
-  () => runActor(async (ctx: ActorContextOf<'webhook-store'>) => {
+  (ctx: ActorContextOf<'webhook-store'>) => {
     void ctx.peer('ldap-resolver').viewerEpoch;
     void ctx.peer('http-front#2').replaceWebhookClients;
     void ctx.peer('supervisor').health;
@@ -34,13 +37,20 @@ const typeChecks = [
     void ctx.peer('dedupe');
     // @ts-expect-error nor to the reconciler
     void ctx.peer('reconciler#2');
-    return {};
-  }),
-  () => runActor(async (ctx: ActorContextOf<'dav-state'>) => {
+  },
+  (ctx: ActorContextOf<'dav-state'>) => {
     void ctx.peer('http-front#3');
     // @ts-expect-error the dav-state actor is linked to the fronts only
     void ctx.peer('ldap-resolver');
-    return {};
-  }),
+  },
+  // A link's state, of the same peers only: a link to a kind it has no channel to would never connect.
+  (ctx: ActorContextOf<'http-front'>) => {
+    void ctx.link('reconciler').connected;
+    void ctx.link('ldap-resolver#2').incarnation;
+    // @ts-expect-error the fronts have no channel to one another
+    void ctx.link('http-front#2');
+    // @ts-expect-error nor is any name a peer
+    void ctx.link('reconciller');
+  },
 ];
 void typeChecks;

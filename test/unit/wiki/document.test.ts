@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AceType, type SecurityDescriptor } from '../../../src/smb/security-descriptor.js';
 import { documentId, folderKey } from '../../../src/wiki/document-id.js';
-import { buildWikiDocument, markdownToText, versionToken, type WikiPageSource } from '../../../src/wiki/document.js';
+import { buildWikiDocument, markdownToText, type WikiPageSource } from '../../../src/wiki/document.js';
+import { versionToken } from '../../../src/wiki/version-token.js';
 import { SharePathError } from '../../../src/wiki/layout.js';
 
 const TEACHERS = 'S-1-5-21-1-2-3-1101';

@@ -1,21 +1,22 @@
-// The probes of GET /readyz, one per dependency: Elasticsearch (cluster
-// health), the directory (an LDAPS bind as the indexer account) and each SMB
-// backend (a session setup as the indexer account). Without the indexer
-// password (wiki off) there is no account to log on with: the directory is
-// only connected to, a file server asked for an anonymous session. A result's
-// detail goes to the log only (src/metrics/readiness.ts): /readyz shows states.
+// The probes of GET /readyz, one per dependency: Elasticsearch (cluster health), the directory (an LDAPS bind as the
+// indexer account) and each SMB backend (a session setup as the indexer account). Without the indexer password
+// (wiki off) there is no account to log on with: the directory is only asked for its root DSE, a file server for an
+// anonymous session. Each asks through its dependency's facade (the Elasticsearch client of src/search/client.ts,
+// Directory.probe, SmbShare.probe); what is here is which of them the service needs and what the log says of each.
+// The supervisor runs them (once for every front: src/metrics/readiness.ts caches the results); a result's detail
+// goes to the log only: /readyz shows states.
 import type { Client } from '@elastic/elasticsearch';
-import type { Config } from '../config/index.js';
-import { toDirectoryError, withLdapClient } from '../ldap/connection.js';
-import { ldapClientsFromConfig } from '../ldap/from-config.js';
-import type { ServiceSecrets } from '../runtime/control.js';
-import { IndexerShares } from '../logon/indexer-shares.js';
-import { smbClientFromConfig } from '../logon/smb-client.js';
-import { SmbLogons } from '../logon/smb-logons.js';
-import { SmbConnectionError, SmbStatusError, SmbTimeoutError } from '../smb/index.js';
-import type { DependencyProbe, ProbeResult } from './readiness.js';
+import type { Config } from '../src/config/index.js';
+import { directoryFromConfig } from '../src/ldap/from-config.js';
+import { DirectoryError, LdapConfigError } from '../src/ldap/connection.js';
+import type { ServiceSecrets } from '../src/runtime/control.js';
+import { IndexerShares } from '../src/logon/indexer-shares.js';
+import { smbClientFromConfig } from '../src/logon/smb-client.js';
+import { SmbLogons } from '../src/logon/smb-logons.js';
+import { SmbConnectionError, SmbStatusError, SmbTimeoutError } from '../src/smb/index.js';
+import type { DependencyProbe, ProbeResult } from '../src/metrics/readiness.js';
 
-/** A dependency that answers slower than this counts as down (readiness probes have short timeouts too). */
+/** A dependency that answers slower than this counts as down (Elasticsearch's: the `readiness` use of src/search/client.ts). */
 const PROBE_TIMEOUT_MS = 3_000;
 
 export function dependencyProbes(config: Config, secrets: ServiceSecrets): DependencyProbe[] {
@@ -26,14 +27,14 @@ function elasticsearchProbe(elasticsearch: Config['elasticsearch'], secrets: Ser
   const where = elasticsearch.nodes.join(', ');
   // Made on the first probe: with the wiki off there is nothing to ask, and the client's modules, loaded then too,
   // would hold megabytes of the main thread's heap in a service that no one asks for readiness.
-  let loaded: { client: Client; explain: typeof import('../common/search-failure.js').explainSearchFailure } | undefined;
+  let loaded: { client: Client; explain: typeof import('../src/common/search-failure.js').explainSearchFailure } | undefined;
   return {
     name: 'elasticsearch',
     ...(elasticsearch.enabled ? {} : { disabled: 'elasticsearch.enabled is false: the wiki feature is off' }),
     async run(): Promise<ProbeResult> {
       if (loaded === undefined) {
-        const [{ createSearchClient }, { explainSearchFailure }] = await Promise.all([import('../search/client.js'), import('../common/search-failure.js')]);
-        const client = createSearchClient({ nodes: elasticsearch.nodes, ...secrets.elasticsearch }, { requestTimeoutMs: PROBE_TIMEOUT_MS });
+        const [{ searchClientFromConfig }, { explainSearchFailure }] = await Promise.all([import('../src/search/client.js'), import('../src/common/search-failure.js')]);
+        const client = searchClientFromConfig(elasticsearch, secrets.elasticsearch, 'readiness');
         loaded = { client, explain: explainSearchFailure };
       }
       const { client, explain } = loaded;
@@ -53,32 +54,30 @@ function elasticsearchProbe(elasticsearch: Config['elasticsearch'], secrets: Ser
 
 function ldapProbe(config: Config, indexerPassword: string | undefined): DependencyProbe {
   const { ldap } = config;
-  const user = config.smb.indexer_service_account.user;
-  // AD binds DOMAIN\user and UPNs, not a bare account name.
-  const bindName = /[\\@]/.test(user) ? user : `${config.smb.domain}\\${user}`;
+  const what = indexerPassword === undefined ? 'reading the root DSE' : 'binding as the indexer account';
   return {
     name: 'ldap',
+    // Without it the service has no directory (src/ldap/from-config.ts): nothing asks one, so nothing waits for it.
+    ...(ldap.base_dn === undefined ? { disabled: 'ldap.base_dn is not set: the service asks no directory' } : {}),
     async run(): Promise<ProbeResult> {
-      const connect = ldapClientsFromConfig(ldap, Math.min(ldap.timeout, PROBE_TIMEOUT_MS));
       try {
-        if (indexerPassword === undefined) {
-          await withLdapClient(connect, (client) => client.search('', { scope: 'base', filter: '(objectClass=*)', attributes: ['defaultNamingContext'] }));
-          return { up: true, detail: `${ldap.url} answers over LDAPS (no bind: the indexer account is not loaded while elasticsearch.enabled is false)` };
-        }
-        await withLdapClient(connect, (client) => client.bind(bindName, indexerPassword));
-        return { up: true, detail: `LDAPS bind as the indexer account at ${ldap.url}` };
+        const done = await directoryFromConfig(config, indexerPassword, Math.min(ldap.timeout, PROBE_TIMEOUT_MS)).probe();
+        return done === 'bound'
+          ? { up: true, detail: `LDAPS bind as the indexer account at ${ldap.url}` }
+          : { up: true, detail: `${ldap.url} answers over LDAPS (no bind: the indexer account is not loaded while elasticsearch.enabled is false)` };
       } catch (err) {
-        return { up: false, detail: toDirectoryError(err, `binding as the indexer account at ${ldap.url}`).message };
+        if (err instanceof DirectoryError || err instanceof LdapConfigError) return { up: false, detail: `${what} at ${ldap.url}: ${err.message}` };
+        throw err;
       }
     },
   };
 }
 
 /**
- * One probe per distinct SMB server of the shares: the indexer account's logon and a tree connect to one of the
- * server's shares, through a client of the probe's own (a pooled session would answer the next probe without
- * asking the server). Without the account, an anonymous session setup: the server's answer, a refusal included,
- * shows it negotiates SMB on the config's terms (dialect, encryption).
+ * One probe per distinct SMB server of the shares: a logon and a tree connect to one of the server's shares
+ * (SmbShare.probe), as the indexer account, through a client of the probe's own (a pooled session would answer
+ * the next probe without asking the server). Without the account, an anonymous one: the server's answer, a refusal
+ * included, shows it negotiates SMB on the config's terms (dialect, encryption).
  */
 function smbProbes(config: Config, secrets: ServiceSecrets): DependencyProbe[] {
   const { smb } = config;
@@ -93,14 +92,13 @@ function smbProbes(config: Config, secrets: ServiceSecrets): DependencyProbe[] {
       try {
         if (secrets.indexerPassword === undefined) {
           const anonymous = client.share({ host, port: smb.port, domain: '', user: '', password: '', share: shareName });
-          const answered = await anonymous.logon((setup) => setup()).then(() => undefined, (err: unknown) => err instanceof SmbStatusError ? undefined : err);
+          const answered = await anonymous.probe().then(() => undefined, (err: unknown) => err instanceof SmbStatusError ? undefined : err);
           if (answered !== undefined) return { up: false, detail: `${host}:${smb.port} does not answer an SMB negotiate: ${errorText(answered)}` };
           return { up: true, detail: `${host}:${smb.port} answers an SMB negotiate (no logon as an account: the indexer account is not loaded while elasticsearch.enabled is false)` };
         }
-        const share = new IndexerShares(client, logons, smb.port, secrets).get(host, shareName);
         let mechanism: 'kerberos' | 'ntlm';
         try {
-          mechanism = await share.withTree(async (tree) => tree.session.mechanism);
+          mechanism = await new IndexerShares(client, logons, smb.port, secrets).get(host, shareName).probe();
         } catch (err) {
           if (err instanceof SmbConnectionError || err instanceof SmbTimeoutError) return { up: false, detail: `${host}:${smb.port} does not answer an SMB negotiate: ${errorText(err)}` };
           return { up: false, detail: `SMB session setup as the indexer account at ${host}:${smb.port} failed: ${errorText(err)}` };
