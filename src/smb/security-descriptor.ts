@@ -4,6 +4,7 @@
  */
 import { SmbError, SmbProtocolError } from './errors.js';
 import { WireReader } from './wire.js';
+import { encodeSid, inProtocol, readSid } from '../sid/sid.js';
 
 export const AceType = {
   ACCESS_ALLOWED: 0x00,
@@ -73,29 +74,14 @@ export interface SecurityDescriptor {
   sacl: Acl | null;
 }
 
+/** The SID at `at` of `r`; a malformed one is a protocol error of the server's answer. */
 function parseSid(r: WireReader, at: number): { sid: string; size: number } {
-  const revision = r.u8(at);
-  const count = r.u8(at + 1);
-  if (revision !== 1) throw new SmbProtocolError(`SID revision ${revision} is not 1`);
-  if (count > 15) throw new SmbProtocolError(`SID has ${count} sub-authorities (max 15)`);
-  const auth = r.bytes(at + 2, 6);
-  const authority = auth.readUIntBE(0, 6);
-  const subs: number[] = [];
-  for (let i = 0; i < count; i++) subs.push(r.u32(at + 8 + 4 * i));
-  return { sid: ['S', revision, authority, ...subs].join('-'), size: 8 + 4 * count };
+  return inProtocol(() => readSid(r.buf, at), (message) => new SmbProtocolError(`${r.what}: ${message}`));
 }
 
-export function encodeSid(sid: string): Buffer {
-  const m = /^S-1-(\d+)((?:-\d+){0,15})$/.exec(sid);
-  const authority = Number(m?.[1]);
-  const subs = m?.[2] ? m[2].slice(1).split('-').map(Number) : [];
-  if (!m || authority >= 2 ** 48 || !subs.every(isU32)) throw new SmbError('INVALID_ARGUMENT', `invalid SID string '${sid}'`);
-  const b = Buffer.alloc(8 + 4 * subs.length);
-  b[0] = 1;
-  b[1] = subs.length;
-  b.writeUIntBE(authority, 2, 6);
-  subs.forEach((s, i) => b.writeUInt32LE(s, 8 + 4 * i));
-  return b;
+/** The binary form of a SID the caller gives; a malformed one is the caller's error. */
+function sidBytes(sid: string): Buffer {
+  return inProtocol(() => encodeSid(sid), (message) => new SmbError('INVALID_ARGUMENT', message));
 }
 
 /** ACE types laid out as header, mask, SID (MS-DTYP 2.4.4.2 ff.); callback ACEs append application data. */
@@ -171,7 +157,7 @@ const MAX_ACL_SIZE = 0xffff;
 
 function encodeAce(ace: Ace, index: number): Buffer {
   if (ace.data === undefined && ace.sid === null) throw new SmbError('INVALID_ARGUMENT', `ACE ${index} has neither a SID nor its bytes`);
-  const body = ace.data ?? encodeSid(ace.sid!);
+  const body = ace.data ?? sidBytes(ace.sid!);
   if (8 + body.length > MAX_ACL_SIZE - 8) throw new SmbError('INVALID_ARGUMENT', `ACE ${index} is too large (${8 + body.length} bytes)`);
   if (!isU8(ace.type) || !isU8(ace.flags) || !isU32(ace.mask)) throw new SmbError('INVALID_ARGUMENT', `ACE ${index} has a type, flags or mask out of range`);
   const head = Buffer.alloc(8);
@@ -201,7 +187,7 @@ function encodeAcl(acl: Acl): Buffer {
 export function encodeSecurityDescriptor(sd: SecurityDescriptor): Buffer {
   if (sd.revision !== 1) throw new SmbError('INVALID_ARGUMENT', `security descriptor revision ${sd.revision} is not 1`);
   if (!isU16(sd.control)) throw new SmbError('INVALID_ARGUMENT', `security descriptor control 0x${sd.control.toString(16)} is out of range`);
-  const parts = [sd.owner, sd.group].map((sid) => (sid === null ? null : encodeSid(sid)));
+  const parts = [sd.owner, sd.group].map((sid) => (sid === null ? null : sidBytes(sid)));
   parts.push(sd.sacl && encodeAcl(sd.sacl), sd.dacl && encodeAcl(sd.dacl));
   const head = Buffer.alloc(20);
   head[0] = 1;
