@@ -3,7 +3,7 @@
 // crashing (exit 1, so that systemd restarts the whole service).
 import { Supervisor } from '../../supervisor/supervisor.js';
 import { ConfigError, loadConfig, readDelegationKeytab, readElasticsearchSecrets, readIndexerKeytab, readIndexerPassword, type Config } from '../config/index.js';
-import { createLogger } from '../log.js';
+import { createLogger } from '../common/logger.js';
 import type { ServiceSecrets } from '../runtime/control.js';
 import { CONFIG_OPTION_HELP, configFileArgument, wantsHelp } from './args.js';
 

@@ -26,13 +26,13 @@ function elasticsearchProbe(elasticsearch: Config['elasticsearch'], secrets: Ser
   const where = elasticsearch.nodes.join(', ');
   // Made on the first probe: with the wiki off there is nothing to ask, and the client's modules, loaded then too,
   // would hold megabytes of the main thread's heap in a service that no one asks for readiness.
-  let loaded: { client: Client; explain: typeof import('../common/search-failure.js').explainSearchFailure } | undefined;
+  let loaded: { client: Client; explain: typeof import('../search/search-failure.js').explainSearchFailure } | undefined;
   return {
     name: 'elasticsearch',
     ...(elasticsearch.enabled ? {} : { disabled: 'elasticsearch.enabled is false: the wiki feature is off' }),
     async run(): Promise<ProbeResult> {
       if (loaded === undefined) {
-        const [{ createSearchClient }, { explainSearchFailure }] = await Promise.all([import('../search/client.js'), import('../common/search-failure.js')]);
+        const [{ createSearchClient }, { explainSearchFailure }] = await Promise.all([import('../search/client.js'), import('../search/search-failure.js')]);
         const client = createSearchClient({ nodes: elasticsearch.nodes, ...secrets.elasticsearch }, { requestTimeoutMs: PROBE_TIMEOUT_MS });
         loaded = { client, explain: explainSearchFailure };
       }

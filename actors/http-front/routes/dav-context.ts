@@ -16,7 +16,7 @@ import { loginDomain } from '../../../src/ldap/from-config.js';
 import { type LoginDomain, loginBudget, ntlmLogon, parseLoginName } from '../../../src/ldap/login-name.js';
 import { challengeHeader, DAV_CHALLENGE, negotiateChallenge } from '../../../src/http/challenges.js';
 import { HttpError } from '../../../src/http/http-error.js';
-import { errorWithoutMessage } from '../../../src/log.js';
+import { errorWithoutMessage } from '../../../src/common/logger.js';
 import type { HttpExchange } from '../../../src/http/exchange.js';
 import type { Router } from '../../../src/http/router.js';
 import type { DavStateProtocol } from '../../../src/messages/dav-state.js';

@@ -1,7 +1,7 @@
 // COPY and MOVE within one share (RFC 4918 §9.8, §9.9): Destination,
 // Overwrite and Depth; dead properties follow, locks do not.
 import { HttpError } from '../../../src/http/http-error.js';
-import { errorWithoutMessage } from '../../../src/log.js';
+import { errorWithoutMessage } from '../../../src/common/logger.js';
 import type { Router } from '../../../src/http/router.js';
 import { isWithin, parentPath } from '../../../src/webdav/dav-path.js';
 import type { LockDepth } from '../../../src/webdav/locks.js';
