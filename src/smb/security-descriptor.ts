@@ -41,10 +41,6 @@ export const SdControl = {
   SELF_RELATIVE: 0x8000,
 } as const;
 
-/** The control bits that belong to the DACL: a DACL written elsewhere takes these along. */
-export const DACL_CONTROL_BITS =
-  SdControl.DACL_PRESENT | SdControl.DACL_DEFAULTED | SdControl.DACL_AUTO_INHERIT_REQ | SdControl.DACL_AUTO_INHERITED | SdControl.DACL_PROTECTED;
-
 export interface Ace {
   type: number;
   flags: number;

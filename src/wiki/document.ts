@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import MarkdownIt, { type Token } from 'markdown-it';
-import type { SecurityDescriptor } from '../smb/security-descriptor.js';
+import type { SecurityDescriptor } from '../smb/index.js';
 import { aclFingerprint, deriveAcl } from './acl.js';
 import { documentId, folderKey } from './document-id.js';
 import { folderAncestry, SharePathError, wikiPageLocation } from './layout.js';

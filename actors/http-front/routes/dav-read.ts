@@ -3,7 +3,7 @@
 import { mapConcurrent } from '../../../src/common/map-concurrent.js';
 import { HttpError } from '../../../src/http/http-error.js';
 import type { Router } from '../../../src/http/router.js';
-import { SmbError } from '../../../src/smb/errors.js';
+import { SmbError } from '../../../src/smb/index.js';
 import { attachmentDisposition, isActiveContent } from '../../../src/webdav/active-content.js';
 import { contentTypeOf } from '../../../src/webdav/mime.js';
 import { MULTISTATUS_TYPE, multistatus, propertyElement, propstatResponse, type PropstatGroup } from '../../../src/webdav/multistatus.js';

@@ -4,8 +4,7 @@
 // dav-state, asks it for the right first (write-rights.ts).
 import { HttpError } from '../../../src/http/http-error.js';
 import type { Router } from '../../../src/http/router.js';
-import { NtStatus, SmbError, SmbStatusError } from '../../../src/smb/errors.js';
-import type { CommitMode } from '../../../src/smb/index.js';
+import { NtStatus, SmbError, SmbStatusError, type CommitMode } from '../../../src/smb/index.js';
 import { fileIdentity, type PropertyLimit, type PropertyPatch } from '../../../src/webdav/dead-properties.js';
 import { MULTISTATUS_TYPE, multistatus, propertyElement, propstatResponse } from '../../../src/webdav/multistatus.js';
 import { entryEtag, isLiveProperty } from '../../../src/webdav/properties.js';
