@@ -18,7 +18,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { encryptionType, type EncryptionKey } from './crypto.js';
 import { KerberosError } from './errors.js';
 import { parseAuthorizationData, principalText, type AuthorizationDataEntry, type EncTicketPart } from './messages.js';
-import { inProtocol, readSid } from '../sid/sid.js';
+import { inProtocol, readSid } from '../windows-security/sid.js';
 
 /** Authorization-data types (RFC 4120 7.5.4, MS-KILE 2.2.5). */
 const AdType = { IF_RELEVANT: 1, WIN2K_PAC: 128 } as const;

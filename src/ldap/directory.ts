@@ -9,7 +9,7 @@ import {
 } from './connection.js';
 import { BoundConnections } from './bound-connections.js';
 import { type LoginDomain, type LoginName, parseLoginName, realmFromBaseDn } from './login-name.js';
-import { decodeSid, encodeSid, inProtocol } from '../sid/sid.js';
+import { decodeSid, encodeSid, inProtocol } from '../windows-security/sid.js';
 import type { GroupSidResolver } from './group-sid-cache.js';
 
 interface DirectoryOptions {

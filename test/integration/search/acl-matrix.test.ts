@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { IndexManager } from '../../../src/indexing/reconciler/index-manager.js';
 import { parseSearchRequest, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
-import { AceFlags, AceType, type Ace, type SecurityDescriptor } from '../../../src/smb/security-descriptor.js';
+import { AceFlags, AceType, type Ace, type SecurityDescriptor } from '../../../src/windows-security/access-control.js';
 import { AUTHENTICATED_USERS_SID, EVERYONE_SID } from '../../../src/wiki/acl.js';
 import { buildWikiDocument, type WikiDocument } from '../../../src/wiki/document.js';
 import { tokenSidSet, userSidSet } from '../../../src/viewer/principal.js';

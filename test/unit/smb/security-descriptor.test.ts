@@ -2,16 +2,9 @@
 // field by field kept as they are, and refusal of what cannot be encoded.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  AceFlags,
-  AceType,
-  SdControl,
-  encodeSecurityDescriptor,
-  parseSecurityDescriptor,
-  type Ace,
-  type SecurityDescriptor,
-} from '../../../src/smb/security-descriptor.js';
-import { encodeSid } from '../../../src/sid/sid.js';
+import { encodeSecurityDescriptor, parseSecurityDescriptor } from '../../../src/smb/security-descriptor.js';
+import { AceFlags, AceType, SdControl, type Ace, type SecurityDescriptor } from '../../../src/windows-security/access-control.js';
+import { encodeSid } from '../../../src/windows-security/sid.js';
 import { rawAce, rawAcl, sambaSecurityDescriptors, securityDescriptor } from './frames.js';
 
 const LEHRER = 'S-1-5-21-2386233527-2998764211-488225206-1102';

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeSid, encodeSid, inProtocol, readSid, SidFormatError } from '../../../src/sid/sid.js';
+import { decodeSid, encodeSid, inProtocol, readSid, SidFormatError } from '../../../src/windows-security/sid.js';
 
 // The one SID codec that LDAP, the SMB security descriptors and the Kerberos PAC read and write SIDs with.
 describe('SID codec', () => {
