@@ -27,13 +27,13 @@ function elasticsearchProbe(elasticsearch: Config['elasticsearch'], secrets: Ser
   const where = elasticsearch.nodes.join(', ');
   // Made on the first probe: with the wiki off there is nothing to ask, and the client's modules, loaded then too,
   // would hold megabytes of the main thread's heap in a service that no one asks for readiness.
-  let loaded: { client: Client; explain: typeof import('../src/common/search-failure.js').explainSearchFailure } | undefined;
+  let loaded: { client: Client; explain: typeof import('../src/search/search-failure.js').explainSearchFailure } | undefined;
   return {
     name: 'elasticsearch',
     ...(elasticsearch.enabled ? {} : { disabled: 'elasticsearch.enabled is false: the wiki feature is off' }),
     async run(): Promise<ProbeResult> {
       if (loaded === undefined) {
-        const [{ searchClientFromConfig }, { explainSearchFailure }] = await Promise.all([import('../src/search/client.js'), import('../src/common/search-failure.js')]);
+        const [{ searchClientFromConfig }, { explainSearchFailure }] = await Promise.all([import('../src/search/client.js'), import('../src/search/search-failure.js')]);
         const client = searchClientFromConfig(elasticsearch, secrets.elasticsearch, 'readiness');
         loaded = { client, explain: explainSearchFailure };
       }

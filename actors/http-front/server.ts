@@ -18,7 +18,7 @@ import { plainOutcome, requestIdFrom, UNMATCHED_ROUTE, type FinishedRequest, typ
 import { NodeExchange } from '../../src/http/node-exchange.js';
 import type { Router } from '../../src/http/router.js';
 import { UwsExchange } from '../../src/http/uws-exchange.js';
-import { errorWithoutMessage, withoutRedaction } from '../../src/log.js';
+import { errorWithoutMessage, withoutRedaction } from '../../src/common/logger.js';
 import type { HttpTransport, Uws } from './transport.js';
 
 /** The binary has `close()` (it closes every socket of the app); the 20.30 typings lack it. */

@@ -17,7 +17,7 @@
 import type { Client } from '@elastic/elasticsearch';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
-import { describeError } from '../../src/common/describe-error.js';
+import { describeSearchError } from '../../src/search/search-failure.js';
 import type { Config } from '../../src/config/index.js';
 import type { ActorContextOf } from '../kinds.js';
 import type { ReconcilerProtocol } from './protocol.js';
@@ -106,7 +106,7 @@ async function openAdminChannel(path: string, target: AdminTarget, log: Paramete
   try {
     return await AdminChannel.listen(path, target, log);
   } catch (error) {
-    const reason = `not served: ${describeError(error).error}`;
+    const reason = `not served: ${describeSearchError(error).error}`;
     log.warn({ socket: path, reason }, 'admin channel not available; fileproxy reindex cannot reach this service');
     // /healthz answers without authentication: it says why by error code, never where the socket is (the log does).
     return `not served (${(error as NodeJS.ErrnoException).code ?? 'see the log'})`;

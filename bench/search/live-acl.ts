@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeError } from '../../src/common/describe-error.js';
+import { describeSearchError } from '../../src/search/search-failure.js';
 import type { SearchResult } from '../../src/search/search.js';
 import { SmbClient, type SmbShare } from '../../src/smb/index.js';
 import { startService, type RunningService } from '../../test/support/service.js';
@@ -111,7 +111,7 @@ async function measureAll(): Promise<BenchReport> {
     ];
     return report(HEADING, lines, summary);
   } finally {
-    await removePages(anna, folder, services[0]).catch((error: unknown) => console.error(`could not remove ${folder}: ${describeError(error).error}`));
+    await removePages(anna, folder, services[0]).catch((error: unknown) => console.error(`could not remove ${folder}: ${describeSearchError(error).error}`));
     await Promise.all(services.map((service) => service.stop()));
     await smb.close();
     rmSync(work, { recursive: true, force: true });
@@ -130,7 +130,7 @@ async function run(): Promise<BenchReport> {
   try {
     return await measureAll();
   } catch (error) {
-    throw new Error(`live ACL check bench failed: ${describeError(error).error}`);
+    throw new Error(`live ACL check bench failed: ${describeSearchError(error).error}`);
   }
 }
 

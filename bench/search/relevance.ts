@@ -14,7 +14,7 @@ import type { Client } from '@elastic/elasticsearch';
 import { writeFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeError } from '../../src/common/describe-error.js';
+import { describeSearchError } from '../../src/search/search-failure.js';
 import { createSearchClient } from '../../src/search/client.js';
 import { DEFAULT_ALIAS, type TextAnalyzer } from '../../src/search/mapping.js';
 import { parseSuggestRequest, suggestBody } from '../../src/search/query.js';
@@ -182,7 +182,7 @@ async function suggestions(env: TestbedEnv): Promise<{ targets: string[]; rounds
     }
     return { targets: targets.map((target) => target.name), rounds, checked };
   } finally {
-    await unseed(client, ids).catch((error: unknown) => console.error(`could not remove the seeded pages: ${describeError(error).error}`));
+    await unseed(client, ids).catch((error: unknown) => console.error(`could not remove the seeded pages: ${describeSearchError(error).error}`));
     await service.stop();
     await client.close();
   }
@@ -228,7 +228,7 @@ async function run(): Promise<BenchReport> {
   try {
     return await measureAll();
   } catch (error) {
-    throw new Error(`relevance and suggestion bench failed: ${describeError(error).error}`);
+    throw new Error(`relevance and suggestion bench failed: ${describeSearchError(error).error}`);
   }
 }
 

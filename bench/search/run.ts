@@ -21,7 +21,7 @@ import { promisify } from 'node:util';
 import { documentSource } from '../../src/indexing/indexer/bulk.js';
 import { bulkWriterOn } from '../../src/indexing/indexer/write-batch.js';
 import { IndexWriter } from '../../src/indexing/reconciler/index-writer.js';
-import { describeError } from '../../src/common/describe-error.js';
+import { describeSearchError } from '../../src/search/search-failure.js';
 import { silentLog } from '../../src/common/logger.js';
 import { createSearchClient } from '../../src/search/client.js';
 import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
@@ -322,7 +322,7 @@ async function measureAll(): Promise<BenchReport> {
     if (count !== ids.length) throw new Error(`wiki-md changed during the run: ${count} of ${ids.length} seeded pages left`);
     if ((await searchViaService()).total !== firstTotal) throw new Error('the service answers differently after the run');
   } finally {
-    await unseed(client, ids).catch((error: unknown) => console.error(`could not remove the seeded pages: ${describeError(error).error}`));
+    await unseed(client, ids).catch((error: unknown) => console.error(`could not remove the seeded pages: ${describeSearchError(error).error}`));
     await service.stop();
     forwarder?.child.kill('SIGTERM');
     await client.close();
@@ -425,8 +425,8 @@ async function measureCluster(env: TestbedEnv, serviceLuaArgs: string[]): Promis
     }
   } finally {
     await startClusterNode(victim).then(() => waitForCluster('green'))
-      .catch((error: unknown) => console.error(`cluster node not back: ${describeError(error).error}`));
-    await unseed(client, ids).catch((error: unknown) => console.error(`could not remove the seeded pages: ${describeError(error).error}`));
+      .catch((error: unknown) => console.error(`cluster node not back: ${describeSearchError(error).error}`));
+    await unseed(client, ids).catch((error: unknown) => console.error(`could not remove the seeded pages: ${describeSearchError(error).error}`));
     await service.stop();
     await client.close();
     await stopCluster(startedNodes);
@@ -439,7 +439,7 @@ async function run(): Promise<BenchReport> {
   try {
     return await measureAll();
   } catch (error) {
-    throw new Error(`search bench failed: ${describeError(error).error}`);
+    throw new Error(`search bench failed: ${describeSearchError(error).error}`);
   }
 }
 

@@ -7,7 +7,7 @@
 import { HttpServer } from '../../actors/http-front/server.js';
 import type { HttpTransport } from '../../actors/http-front/transport.js';
 import { Router } from '../../src/http/router.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/common/logger.js';
 import { WEBHOOK_OK_JSON } from '../../src/webhooks/errors.js';
 import { uwsTransport } from '../../test/support/transports.js';
 

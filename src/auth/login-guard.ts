@@ -3,7 +3,7 @@
 // threads reach it over their channel (remoteLoginGuard), the resolver itself directly (localLoginGuard). Before
 // counting, the resolver maps a principal name to its account (login-accounts.ts); the admission says which
 // budget the attempt was counted under, and the outcome is recorded for exactly that one.
-import type { Logger } from 'pino';
+import type { Logger } from '../common/logger.js';
 import { HttpError } from '../http/http-error.js';
 import { ActorUnavailableError } from '../runtime/rpc.js';
 import type { LoginAccounts } from './login-accounts.js';

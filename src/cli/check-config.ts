@@ -1,32 +1,22 @@
 // `fileproxy check-config [--config <file>]`: validates config.yml without starting anything.
 // It does not read the indexer secret, so it also works on a machine that is not set up yet.
 import { ConfigError, loadConfig } from '../config/index.js';
-import { CONFIG_OPTION_HELP, configFileArgument, wantsHelp } from './args.js';
+import { configFileOf, type ConfigCommand } from './args.js';
 
-const USAGE = 'usage: fileproxy check-config [--config <file>]';
-
-const HELP = `${USAGE}
-
-Validates a config file without starting anything and without reading the indexer secret, so it also works
+const COMMAND: ConfigCommand = {
+  name: 'check-config',
+  description: `Validates a config file without starting anything and without reading the indexer secret, so it also works
 on a machine that is not set up yet (the systemd unit runs it before every start). A valid file prints
 "OK <file>"; warnings (unknown keys, a config from before 1.1.7) go to stderr. An invalid one prints one line
-per problem with its place and key, e.g. "config.yml:14 smb.shares[2].name: required".
-
-${CONFIG_OPTION_HELP}
-
-Exit status: 0 valid, 1 invalid or unreadable, 2 bad command line.`;
+per problem with its place and key, e.g. "config.yml:14 smb.shares[2].name: required".`,
+  exitStatus: '0 valid, 1 invalid or unreadable, 2 bad command line.',
+};
 
 /** Exit code 0: valid (warnings may be printed), 1: invalid, 2: bad command line. */
 export async function runCheckConfig(args: string[]): Promise<number> {
-  if (wantsHelp(args)) {
-    process.stdout.write(`${HELP}\n`);
-    return 0;
-  }
-  const file = configFileArgument(args);
-  if (file === undefined) {
-    process.stderr.write(`${USAGE}\n`);
-    return 2;
-  }
+  const start = configFileOf(COMMAND, args);
+  if ('exitCode' in start) return start.exitCode;
+  const { file } = start;
   try {
     const { warnings } = loadConfig(file);
     process.stdout.write(`OK ${file}\n`);

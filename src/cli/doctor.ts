@@ -2,33 +2,23 @@
 // check with a fix for each failure; exit 1 on any failure.
 import { formatResult } from '../doctor/check.js';
 import { runDoctor } from '../doctor/run.js';
-import { CONFIG_OPTION_HELP, configFileArgument, wantsHelp } from './args.js';
+import { configFileOf, type ConfigCommand } from './args.js';
 import { versionLine } from './version.js';
 
-const USAGE = 'usage: fileproxy doctor [--config <file>]';
-
-const HELP = `${USAGE}
-
-Names the version first (as fileproxy --version), then checks the installation, one line per check, "ok", "WARN" or "FAIL" with a line "fix: ..." under each warning and
+const COMMAND: ConfigCommand = {
+  name: 'doctor',
+  description: `Names the version first (as fileproxy --version), then checks the installation, one line per check, "ok", "WARN" or "FAIL" with a line "fix: ..." under each warning and
 failure: the config; the indexer secret file (present, mode 600, at most one trailing line break); ldap.base_dn and
 an LDAPS bind as the indexer account; that the global-admin groups resolve; each SMB share readable by the indexer
 account; that every Elasticsearch node answers, the cluster's health (yellow is a warning), that a node without TLS
-and credentials listens on loopback only, and the alias (elasticsearch.index_prefix); at least 1.5 GB of free RAM. Run it as root or as the service user, so that it can read the secret file.
-
-${CONFIG_OPTION_HELP}
-
-Exit status: 0 all checks passed, 1 a check failed, 2 bad command line.`;
+and credentials listens on loopback only, and the alias (elasticsearch.index_prefix); at least 1.5 GB of free RAM. Run it as root or as the service user, so that it can read the secret file.`,
+  exitStatus: '0 all checks passed, 1 a check failed, 2 bad command line.',
+};
 
 export async function runDoctorCommand(args: string[]): Promise<number> {
-  if (wantsHelp(args)) {
-    process.stdout.write(`${HELP}\n`);
-    return 0;
-  }
-  const file = configFileArgument(args);
-  if (file === undefined) {
-    process.stderr.write(`${USAGE}\n`);
-    return 2;
-  }
+  const start = configFileOf(COMMAND, args);
+  if ('exitCode' in start) return start.exitCode;
+  const { file } = start;
   // First, so that a report pasted into a ticket says which version it checked.
   process.stdout.write(`${versionLine()}\n`);
   let failures = 0;

@@ -3,35 +3,25 @@
 // crashing (exit 1, so that systemd restarts the whole service).
 import { Supervisor } from '../../supervisor/supervisor.js';
 import { ConfigError, loadConfig, readDelegationKeytab, readElasticsearchSecrets, readIndexerKeytab, readIndexerPassword, type Config } from '../config/index.js';
-import { createLogger } from '../log.js';
+import { createLogger } from '../common/logger.js';
 import type { ServiceSecrets } from '../runtime/control.js';
-import { CONFIG_OPTION_HELP, configFileArgument, wantsHelp } from './args.js';
+import { configFileOf, type ConfigCommand } from './args.js';
 
-const USAGE = 'usage: fileproxy serve [--config <file>]';
-
-const HELP = `${USAGE}
-
-Runs the service in the foreground: the HTTP server (WebDAV, wiki, webhook intake, admin API and page, health
+const COMMAND: ConfigCommand = {
+  name: 'serve',
+  description: `Runs the service in the foreground: the HTTP server (WebDAV, wiki, webhook intake, admin API and page, health
 and metrics) and its actor threads. Logs are JSON lines on stdout. SIGTERM or SIGINT drains the requests in
 flight (supervisor.shutdown_timeout) and exits 0; an actor that keeps crashing (supervisor.max_restarts within
 supervisor.restart_window) ends the service with 1, so that systemd restarts it as a whole. With the wiki on
 (elasticsearch.enabled), the indexer account's password is read from smb.indexer_service_account.password_file,
-which must be mode 600, and so must the files of elasticsearch.auth (a cluster with security on). On a packaged install, systemd runs it: systemctl start edu-fileproxy.
-
-${CONFIG_OPTION_HELP}
-
-Exit status: 0 stopped by a signal, 1 bad config or secret, failed start or crashing actors, 2 bad command line.`;
+which must be mode 600, and so must the files of elasticsearch.auth (a cluster with security on). On a packaged install, systemd runs it: systemctl start edu-fileproxy.`,
+  exitStatus: '0 stopped by a signal, 1 bad config or secret, failed start or crashing actors, 2 bad command line.',
+};
 
 export async function runServe(args: string[]): Promise<number> {
-  if (wantsHelp(args)) {
-    process.stdout.write(`${HELP}\n`);
-    return 0;
-  }
-  const file = configFileArgument(args);
-  if (file === undefined) {
-    process.stderr.write(`${USAGE}\n`);
-    return 2;
-  }
+  const start = configFileOf(COMMAND, args);
+  if ('exitCode' in start) return start.exitCode;
+  const { file } = start;
   let config: Config;
   let secrets: ServiceSecrets;
   let warnings: string[];

@@ -16,7 +16,7 @@ import {
   size,
   urlWithScheme,
 } from './fields.js';
-import { DIALECT_NAMES } from '../smb/header.js';
+import { DIALECT_NAMES } from '../smb/index.js';
 import { parseDnsServer } from '../kerberos/kdc-dns.js';
 import { PACES } from '../pacing/pacer.js';
 

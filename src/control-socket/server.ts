@@ -6,7 +6,7 @@
 import { chmod, mkdir, unlink } from 'node:fs/promises';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
-import { describeError } from '../common/describe-error.js';
+import { describeSearchError } from '../search/search-failure.js';
 import {
   AdminProtocolError,
   encodeLine,
@@ -119,8 +119,8 @@ export class AdminChannel {
       } catch (error) {
         if (error instanceof AdminProtocolError || error instanceof JobRequestError) refuse(error.message);
         else {
-          log.warn({ ...describeError(error) }, 'admin channel: request failed');
-          refuse(`the request failed: ${describeError(error).error}`);
+          log.warn({ ...describeSearchError(error) }, 'admin channel: request failed');
+          refuse(`the request failed: ${describeSearchError(error).error}`);
         }
       }
     });

@@ -8,7 +8,7 @@ import { SmbLogons } from '../logon/smb-logons.js';
 import type { Directory } from '../ldap/directory.js';
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { searchClientFromConfig, type SearchConnection } from '../search/client.js';
-import { explainSearchFailure, type SearchFailureKind } from '../common/search-failure.js';
+import { explainSearchFailure, type SearchFailureKind } from '../search/search-failure.js';
 import { FileNotifyChange, type SmbShare } from '../smb/index.js';
 import { fail, ok, skip, warn, type CheckResult } from './check.js';
 import { isLoopback, listeningAddresses } from './listeners.js';

@@ -18,6 +18,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { encryptionType, type EncryptionKey } from './crypto.js';
 import { KerberosError } from './errors.js';
 import { parseAuthorizationData, principalText, type AuthorizationDataEntry, type EncTicketPart } from './messages.js';
+import { inProtocol, readSid } from '../windows-security/sid.js';
 
 /** Authorization-data types (RFC 4120 7.5.4, MS-KILE 2.2.5). */
 const AdType = { IF_RELEVANT: 1, WIN2K_PAC: 128 } as const;
@@ -228,9 +229,6 @@ interface ArrayHeader {
   pointer: number;
 }
 
-/** An RPC_SID has at most 15 sub-authorities (MS-DTYP 2.4.2.3). */
-const MAX_SUB_AUTHORITIES = 15;
-
 /** Little-endian NDR (MS-RPCE 2.2.5 on C706 14) as KERB_VALIDATION_INFO needs it: primitives aligned to their size. */
 class NdrReader {
   private at = 0;
@@ -318,13 +316,10 @@ class NdrReader {
   /** RPC_SID (MS-DTYP 2.4.2.3) as NDR sends a conformant structure: the sub-authority count first, then the SID. */
   sid(): string {
     const max = this.u32();
-    const start = this.take(8, 1);
-    const revision = this.buf[start]!;
-    const count = this.buf[start + 1]!;
-    if (revision !== 1 || count !== max || count > MAX_SUB_AUTHORITIES) throw invalid(`PAC_LOGON_INFO has a SID of revision ${revision} with ${count} sub-authorities (${max} announced)`);
-    const authority = this.buf.readUIntBE(start + 2, 6);
-    const parts = [`S-1-${authority}`];
-    for (let i = 0; i < count; i++) parts.push(String(this.u32()));
-    return parts.join('-');
+    const read = inProtocol(() => readSid(this.buf, this.at), (message) => invalid(`PAC_LOGON_INFO has a malformed SID: ${message}`));
+    const count = (read.size - 8) / 4;
+    if (count !== max) throw invalid(`PAC_LOGON_INFO has a SID with ${count} sub-authorities (${max} announced)`);
+    this.take(read.size, 1);
+    return read.sid;
   }
 }

@@ -9,7 +9,7 @@ import {
 } from './connection.js';
 import { BoundConnections } from './bound-connections.js';
 import { type LoginDomain, type LoginName, parseLoginName, realmFromBaseDn } from './login-name.js';
-import { decodeSid, encodeSid, SidFormatError } from './sid.js';
+import { decodeSid, encodeSid, inProtocol } from '../windows-security/sid.js';
 import type { GroupSidResolver } from './group-sid-cache.js';
 
 interface DirectoryOptions {
@@ -512,12 +512,7 @@ const LOOKED_UP_ATTRIBUTES = [...ACCOUNT_STATE_ATTRIBUTES, 'objectClass', 'admin
 
 /** A SID as an objectSid search takes it; a malformed one is a DirectoryError (`invalid_credentials`), asked of no one. */
 function searchableSid(sid: string): Buffer {
-  try {
-    return encodeSid(sid);
-  } catch (error) {
-    if (!(error instanceof SidFormatError)) throw error;
-    throw new DirectoryError('invalid_credentials', error.message);
-  }
+  return inProtocol(() => encodeSid(sid), (message) => new DirectoryError('invalid_credentials', message));
 }
 /** Bits of `userAccountControl` and `msDS-User-Account-Control-Computed` (MS-ADTS 2.2.16). */
 const UF_ACCOUNTDISABLE = 0x2;

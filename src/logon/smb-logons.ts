@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config/schema.js';
-import type { Credentials } from '../smb/session.js';
+import type { Credentials } from '../smb/index.js';
 import { KerberosClient, type KerberosSettings, type PresentedTicket } from '../kerberos/client.js';
 import type { ClientSecret } from '../kerberos/exchanges.js';
 import { parseDnsServer } from '../kerberos/kdc-dns.js';

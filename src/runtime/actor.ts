@@ -6,7 +6,7 @@
 // kind in actors/kinds.ts (ActorContextOf).
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { createLogger, flushLogSync, type LogSettings } from '../log.js';
+import { createLogger, flushLogSync, type LogSettings } from '../common/logger.js';
 import { saveCompiledModules } from './compile-cache.js';
 import type { ActorDetails, ActorStartData, ActorToSupervisor, ServiceSecrets, SupervisorToActor } from './control.js';
 import type { InstanceName } from './instance-names.js';

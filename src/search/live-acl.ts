@@ -21,8 +21,7 @@
 import { LRUCache } from 'lru-cache';
 import { describeError } from '../common/describe-error.js';
 import { silentLog, type Logger } from '../common/logger.js';
-import { SmbError } from '../smb/errors.js';
-import type { SecurityDescriptor } from '../smb/security-descriptor.js';
+import { SmbError, type SecurityDescriptor } from '../smb/index.js';
 import { aclFingerprint, deriveAcl, type DocumentAcl } from '../wiki/acl.js';
 import type { PageAddress } from '../wiki/page-change.js';
 import type { Viewer } from './query.js';

@@ -4,7 +4,7 @@
  * (spec: "Search engine down → wiki search returns no hits").
  */
 import type { Client, estypes } from '@elastic/elasticsearch';
-import { describeError } from '../common/describe-error.js';
+import { describeSearchError } from './search-failure.js';
 import { silentLog, type Logger } from '../common/logger.js';
 import type { IndexedEntry, LiveAcl } from './live-acl.js';
 import { DEFAULT_ALIAS } from './mapping.js';
@@ -247,7 +247,7 @@ export class WikiSearch {
     try {
       return await run();
     } catch (error) {
-      this.log.warn({ operation, index: this.alias, ...describeError(error) }, 'search index unavailable, answering degraded');
+      this.log.warn({ operation, index: this.alias, ...describeSearchError(error) }, 'search index unavailable, answering degraded');
       return { ...empty, degraded: true };
     }
   }

@@ -23,7 +23,7 @@ import {
 import { normalizePath, splitPath, toSmbPath } from './paths.js';
 import { retryWhileRefused } from './retry.js';
 import { SmbPool, type Endpoint, type PooledSession, type SmbServer } from './pool.js';
-import type { SecurityDescriptor } from './security-descriptor.js';
+import type { SecurityDescriptor } from '../windows-security/access-control.js';
 import type { Credentials } from './session.js';
 import type { Tree } from './tree.js';
 import { BLOCK_SIZE, upload, type CommitMode } from './upload.js';

@@ -2,6 +2,7 @@
  * Typed errors of the SMB client. Callers switch on `code`; status errors also carry the numeric NTSTATUS.
  * NTSTATUS values: MS-ERREF 2.3.1.
  */
+import { logDescription, type DescribesItself } from '../common/describe-error.js';
 
 export type SmbErrorCode =
   | 'NOT_FOUND'
@@ -143,12 +144,17 @@ export function ntStatusName(status: number): string {
   return statusNames.get(status) ?? `0x${status.toString(16).padStart(8, '0')}`;
 }
 
-export class SmbError extends Error {
+export class SmbError extends Error implements DescribesItself {
   readonly code: SmbErrorCode;
   constructor(code: SmbErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'SmbError';
     this.code = code;
+  }
+
+  /** Logs and health reports say what smbErrorSummary says: never the path a message may name. */
+  [logDescription](): string {
+    return smbErrorSummary(this);
   }
 }
 

@@ -18,9 +18,9 @@ export {
   smbErrorSummary,
   type SmbErrorCode,
 } from './errors.js';
+export { parseSecurityDescriptor, encodeSecurityDescriptor } from './security-descriptor.js';
+/** What getSecurity and setSecurity take and give (the model is src/windows-security/'s, which needs no client). */
 export {
-  parseSecurityDescriptor,
-  encodeSecurityDescriptor,
   grantsRead,
   readAccessSids,
   AceType,
@@ -30,7 +30,7 @@ export {
   type SecurityDescriptor,
   type Acl,
   type Ace,
-} from './security-descriptor.js';
+} from '../windows-security/access-control.js';
 export type { Credentials, KerberosLogon } from './session.js';
 export { Dialect, DIALECT_NAMES, type DialectCode, type DialectName } from './header.js';
 export { Access, CreateOptions, Disposition, FileAttributes, ShareAccess } from './messages/create.js';

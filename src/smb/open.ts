@@ -25,7 +25,8 @@ import { closeRequest, type CreateParams, createRequest, type CreateResponse, fl
 import { InfoType, parseOutputBuffer, QueryDirectoryFlags, queryDirectoryRequest, queryInfoRequest, SecurityInformation, setInfoRequest } from './messages/query.js';
 import { parseReadResponse, parseWriteResponse, readRequest, writeRequest } from './messages/read-write.js';
 import type { SmbRequest } from './messages/request.js';
-import { encodeSecurityDescriptor, parseSecurityDescriptor, type SecurityDescriptor } from './security-descriptor.js';
+import { encodeSecurityDescriptor, parseSecurityDescriptor } from './security-descriptor.js';
+import type { SecurityDescriptor } from '../windows-security/access-control.js';
 import type { Tree } from './tree.js';
 import { WireReader } from './wire.js';
 

@@ -1,101 +1,21 @@
 /**
- * Self-relative security descriptors (MS-DTYP 2.4.6): owner, group, DACL/SACL with their ACEs, parsed and
- * encoded (parse and encode round-trip), and the read decision the wiki indexer derives acl_allow / acl_deny from.
+ * Self-relative security descriptors (MS-DTYP 2.4.6) as SMB's QUERY_INFO and SET_INFO carry them: owner, group,
+ * DACL/SACL with their ACEs, parsed and encoded (parse and encode round-trip). What they mean (the ACE types and
+ * flags, the read decision) is src/windows-security/access-control.ts's.
  */
 import { SmbError, SmbProtocolError } from './errors.js';
 import { WireReader } from './wire.js';
+import { encodeSid, inProtocol, readSid } from '../windows-security/sid.js';
+import { AceType, SdControl, type Ace, type Acl, type SecurityDescriptor } from '../windows-security/access-control.js';
 
-export const AceType = {
-  ACCESS_ALLOWED: 0x00,
-  ACCESS_DENIED: 0x01,
-  SYSTEM_AUDIT: 0x02,
-  SYSTEM_ALARM: 0x03,
-  ACCESS_ALLOWED_COMPOUND: 0x04,
-  ACCESS_ALLOWED_OBJECT: 0x05,
-  ACCESS_DENIED_OBJECT: 0x06,
-  SYSTEM_AUDIT_OBJECT: 0x07,
-  SYSTEM_ALARM_OBJECT: 0x08,
-  ACCESS_ALLOWED_CALLBACK: 0x09,
-  ACCESS_DENIED_CALLBACK: 0x0a,
-  SYSTEM_MANDATORY_LABEL: 0x11,
-} as const;
-
-export const AceFlags = {
-  OBJECT_INHERIT: 0x01,
-  CONTAINER_INHERIT: 0x02,
-  NO_PROPAGATE_INHERIT: 0x04,
-  INHERIT_ONLY: 0x08,
-  INHERITED: 0x10,
-  SUCCESSFUL_ACCESS: 0x40,
-  FAILED_ACCESS: 0x80,
-} as const;
-
-export const SdControl = {
-  DACL_PRESENT: 0x0004,
-  DACL_DEFAULTED: 0x0008,
-  SACL_PRESENT: 0x0010,
-  DACL_AUTO_INHERIT_REQ: 0x0100,
-  DACL_AUTO_INHERITED: 0x0400,
-  DACL_PROTECTED: 0x1000,
-  SELF_RELATIVE: 0x8000,
-} as const;
-
-/** The control bits that belong to the DACL: a DACL written elsewhere takes these along. */
-export const DACL_CONTROL_BITS =
-  SdControl.DACL_PRESENT | SdControl.DACL_DEFAULTED | SdControl.DACL_AUTO_INHERIT_REQ | SdControl.DACL_AUTO_INHERITED | SdControl.DACL_PROTECTED;
-
-export interface Ace {
-  type: number;
-  flags: number;
-  mask: number;
-  /** Trustee SID in string form; null for ACE types whose layout is not SID-based. */
-  sid: string | null;
-  /**
-   * The ACE's bytes after the access mask, kept only when they are more than the SID (object GUIDs, callback
-   * data, padding) or of a layout this module does not know; encoding writes them back as they are (and then
-   * ignores `sid`).
-   */
-  data?: Buffer;
-}
-
-export interface Acl {
-  revision: number;
-  aces: Ace[];
-}
-
-export interface SecurityDescriptor {
-  revision: number;
-  control: number;
-  owner: string | null;
-  group: string | null;
-  /** null = no DACL (everyone has full access); an empty ACL denies everyone. */
-  dacl: Acl | null;
-  sacl: Acl | null;
-}
-
+/** The SID at `at` of `r`; a malformed one is a protocol error of the server's answer. */
 function parseSid(r: WireReader, at: number): { sid: string; size: number } {
-  const revision = r.u8(at);
-  const count = r.u8(at + 1);
-  if (revision !== 1) throw new SmbProtocolError(`SID revision ${revision} is not 1`);
-  if (count > 15) throw new SmbProtocolError(`SID has ${count} sub-authorities (max 15)`);
-  const auth = r.bytes(at + 2, 6);
-  const authority = auth.readUIntBE(0, 6);
-  const subs: number[] = [];
-  for (let i = 0; i < count; i++) subs.push(r.u32(at + 8 + 4 * i));
-  return { sid: ['S', revision, authority, ...subs].join('-'), size: 8 + 4 * count };
+  return inProtocol(() => readSid(r.buf, at), (message) => new SmbProtocolError(`${r.what}: ${message}`));
 }
 
-export function encodeSid(sid: string): Buffer {
-  const m = /^S-1-(\d+)((?:-\d+){0,15})$/.exec(sid);
-  const authority = Number(m?.[1]);
-  const subs = m?.[2] ? m[2].slice(1).split('-').map(Number) : [];
-  if (!m || authority >= 2 ** 48 || !subs.every(isU32)) throw new SmbError('INVALID_ARGUMENT', `invalid SID string '${sid}'`);
-  const b = Buffer.alloc(8 + 4 * subs.length);
-  b[0] = 1;
-  b[1] = subs.length;
-  b.writeUIntBE(authority, 2, 6);
-  subs.forEach((s, i) => b.writeUInt32LE(s, 8 + 4 * i));
-  return b;
+/** The binary form of a SID the caller gives; a malformed one is the caller's error. */
+function sidBytes(sid: string): Buffer {
+  return inProtocol(() => encodeSid(sid), (message) => new SmbError('INVALID_ARGUMENT', message));
 }
 
 /** ACE types laid out as header, mask, SID (MS-DTYP 2.4.4.2 ff.); callback ACEs append application data. */
@@ -171,7 +91,7 @@ const MAX_ACL_SIZE = 0xffff;
 
 function encodeAce(ace: Ace, index: number): Buffer {
   if (ace.data === undefined && ace.sid === null) throw new SmbError('INVALID_ARGUMENT', `ACE ${index} has neither a SID nor its bytes`);
-  const body = ace.data ?? encodeSid(ace.sid!);
+  const body = ace.data ?? sidBytes(ace.sid!);
   if (8 + body.length > MAX_ACL_SIZE - 8) throw new SmbError('INVALID_ARGUMENT', `ACE ${index} is too large (${8 + body.length} bytes)`);
   if (!isU8(ace.type) || !isU8(ace.flags) || !isU32(ace.mask)) throw new SmbError('INVALID_ARGUMENT', `ACE ${index} has a type, flags or mask out of range`);
   const head = Buffer.alloc(8);
@@ -201,7 +121,7 @@ function encodeAcl(acl: Acl): Buffer {
 export function encodeSecurityDescriptor(sd: SecurityDescriptor): Buffer {
   if (sd.revision !== 1) throw new SmbError('INVALID_ARGUMENT', `security descriptor revision ${sd.revision} is not 1`);
   if (!isU16(sd.control)) throw new SmbError('INVALID_ARGUMENT', `security descriptor control 0x${sd.control.toString(16)} is out of range`);
-  const parts = [sd.owner, sd.group].map((sid) => (sid === null ? null : encodeSid(sid)));
+  const parts = [sd.owner, sd.group].map((sid) => (sid === null ? null : sidBytes(sid)));
   parts.push(sd.sacl && encodeAcl(sd.sacl), sd.dacl && encodeAcl(sd.dacl));
   const head = Buffer.alloc(20);
   head[0] = 1;
@@ -226,39 +146,4 @@ function isU16(n: number): boolean {
 }
 function isU32(n: number): boolean {
   return Number.isInteger(n) && n >= 0 && n <= 0xffffffff;
-}
-
-/** Access mask bits that let a trustee read a file's content. */
-export const READ_ACCESS_BITS = 0x00000001 /* FILE_READ_DATA */ | 0x80000000 /* GENERIC_READ */ | 0x10000000; /* GENERIC_ALL */
-
-function appliesToObject(ace: Ace): boolean {
-  return (ace.flags & AceFlags.INHERIT_ONLY) === 0 && (ace.mask & READ_ACCESS_BITS) !== 0;
-}
-
-/**
- * Whether the DACL lets any of `sids` (a user and its groups) read: ACEs are evaluated in order, the first
- * ACCESS_DENIED or ACCESS_ALLOWED entry naming one of the SIDs with a read bit decides. No DACL grants everything.
- */
-export function grantsRead(sd: SecurityDescriptor, sids: string | readonly string[]): boolean {
-  if (!sd.dacl) return true;
-  const wanted = new Set(typeof sids === 'string' ? [sids] : sids);
-  for (const ace of sd.dacl.aces) {
-    if (!ace.sid || !wanted.has(ace.sid) || !appliesToObject(ace)) continue;
-    if (ace.type === AceType.ACCESS_DENIED) return false;
-    if (ace.type === AceType.ACCESS_ALLOWED) return true;
-  }
-  return false;
-}
-
-/** SIDs with an allow or deny read entry, for indexing (deny wins where a SID has both). */
-export function readAccessSids(sd: SecurityDescriptor): { allow: string[]; deny: string[] } {
-  const allow = new Set<string>();
-  const deny = new Set<string>();
-  for (const ace of sd.dacl?.aces ?? []) {
-    if (!ace.sid || !appliesToObject(ace)) continue;
-    if (ace.type === AceType.ACCESS_DENIED) deny.add(ace.sid);
-    else if (ace.type === AceType.ACCESS_ALLOWED && !deny.has(ace.sid)) allow.add(ace.sid);
-  }
-  for (const sid of deny) allow.delete(sid);
-  return { allow: [...allow], deny: [...deny] };
 }

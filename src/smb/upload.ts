@@ -30,7 +30,8 @@ import { parseWriteResponse, writeRequest } from './messages/read-write.js';
 import type { SmbRequest } from './messages/request.js';
 import { FileHandle, internalIdRequest, parseInternalIdResponse } from './open.js';
 import { joinPath, splitPath, toSmbPath } from './paths.js';
-import { SdControl, encodeSecurityDescriptor } from './security-descriptor.js';
+import { encodeSecurityDescriptor } from './security-descriptor.js';
+import { SdControl } from '../windows-security/access-control.js';
 import type { Tree } from './tree.js';
 
 /** Upload data is written in blocks of this size (and streamed reads read in blocks of it). */

@@ -4,7 +4,7 @@
  * That is stricter than Windows' first-match evaluation for non-canonical ACE orders, never looser.
  */
 import { createHash } from 'node:crypto';
-import { AceFlags, AceType, READ_ACCESS_BITS, type Ace, type SecurityDescriptor } from '../smb/security-descriptor.js';
+import { AceFlags, AceType, READ_ACCESS_BITS, type Ace, type SecurityDescriptor } from '../windows-security/access-control.js';
 
 /** Everyone: every user, authenticated or not. */
 export const EVERYONE_SID = 'S-1-1-0';

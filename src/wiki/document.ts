@@ -3,7 +3,7 @@
  * place in the share, its read ACL and a version token for drift detection.
  */
 import MarkdownIt, { type Token } from 'markdown-it';
-import type { SecurityDescriptor } from '../smb/security-descriptor.js';
+import type { SecurityDescriptor } from '../smb/index.js';
 import { deriveAcl } from './acl.js';
 import { documentId, folderKey } from './document-id.js';
 import { versionToken } from './version-token.js';

@@ -83,16 +83,6 @@ export function isWikiDir(path: string): boolean {
   return isDirectlyInWikiDir(segments);
 }
 
-/** The `.wiki/` folder of a regular folder ('' = share root). */
-export function wikiDirOf(folder: string): string {
-  return [...splitSharePath(folder), WIKI_DIR].join('/');
-}
-
-/** The path of page `page` (name without `.md`) of `folder`. */
-export function wikiPagePath(folder: string, page: string): string {
-  return `${wikiDirOf(folder)}/${page}${PAGE_EXTENSION}`;
-}
-
 /**
  * Ancestors of a folder, outermost first, ending with the folder itself; [] for the share root.
  * `Fachschaften/Deutsch` → [`Fachschaften`, `Fachschaften/Deutsch`].

@@ -3,7 +3,7 @@
  * the rendering (document.ts), so that the smb-reader threads, which only read pages, do not load markdown-it.
  */
 import { createHash } from 'node:crypto';
-import type { SecurityDescriptor } from '../smb/security-descriptor.js';
+import type { SecurityDescriptor } from '../windows-security/access-control.js';
 import { aclFingerprint, deriveAcl } from './acl.js';
 
 /**

@@ -9,7 +9,7 @@ import { before, describe, it } from 'node:test';
 import { Client as ElasticClient } from '@elastic/elasticsearch';
 import { Client as LdapClient } from 'ldapts';
 import { loadConfig, readIndexerPassword } from '../../src/config/index.js';
-import { decodeSid } from '../../src/ldap/sid.js';
+import { decodeSid } from '../../src/windows-security/sid.js';
 import { Connection } from '../../src/smb/connection.js';
 import { Session } from '../../src/smb/session.js';
 import { sambaClientAs } from '../support/smb-logons.js';

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { Attribute, Change, Client, EqualityFilter, OrFilter, type Entry } from 'ldapts';
-import { decodeSid } from '../../src/ldap/sid.js';
+import { decodeSid } from '../../src/windows-security/sid.js';
 import { accounts, baseDn, dcAdmin, domainUsersRid, groupNames, ldapsUrl, realm } from './domain.js';
 import { readStateFile } from './files.js';
 import { layout } from './layout.js';

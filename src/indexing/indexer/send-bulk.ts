@@ -13,7 +13,7 @@
 import { errors, type estypes } from '@elastic/elasticsearch';
 import { BackOff } from './back-off.js';
 import { countBulkItems, MAX_BULK_REASONS, PUSHED_BACK_STATUS } from './bulk.js';
-import { describeError } from '../../common/describe-error.js';
+import { describeSearchError } from '../../search/search-failure.js';
 import type { BatchCounts, PushBackCounts } from '../operations.js';
 
 type Sent = ({ written: Omit<BatchCounts, 'notRendered'> } | { failed: string }) & { pushedBack: PushBackCounts };
@@ -50,7 +50,7 @@ export async function sendBulk(
       again = counts.pushedBack.map(({ item, reason }) => ({ operation: pending[item]!, reason }));
     } catch (error) {
       const reason = wholePushBack(error);
-      if (reason === undefined) return { failed: describeError(error).error, pushedBack: pushedBack() };
+      if (reason === undefined) return { failed: describeSearchError(error).error, pushedBack: pushedBack() };
       again = pending.map((operation) => ({ operation, reason }));
       whole = true;
     }

@@ -11,7 +11,7 @@ import type { ReadPage } from '../listing.js';
 import type { BulkWriter } from '../operations.js';
 import { IndexWriter, type SourceDocument } from './index-writer.js';
 import { everyHit, shareQuery, type IndexedShare } from './inventory.js';
-import { describeError } from '../../common/describe-error.js';
+import { describeSearchError } from '../../search/search-failure.js';
 import { silentLog, type Logger } from '../../common/logger.js';
 import { pathId } from '../../search/log.js';
 import {
@@ -248,7 +248,7 @@ export class IndexManager {
         if (lease.lost) throw new IndexStateError(`the rebuild lease for ${to} was taken over; not switching the alias`);
         await this.switchAlias(from, to);
       } catch (error) {
-        this.log.warn({ index: to, ...describeError(error) }, 'search index rebuild failed, new index removed');
+        this.log.warn({ index: to, ...describeSearchError(error) }, 'search index rebuild failed, new index removed');
         await this.deleteIndex(to).catch(() => undefined);
         throw error;
       }

@@ -20,7 +20,7 @@
 import PQueue from 'p-queue';
 import type { BulkWriter } from '../operations.js';
 import { IndexWriter } from './index-writer.js';
-import { describeError } from '../../common/describe-error.js';
+import { describeSearchError } from '../../search/search-failure.js';
 import type { Logger } from '../../common/logger.js';
 import { pathId } from '../../search/log.js';
 import { documentId } from '../../wiki/document-id.js';
@@ -113,7 +113,7 @@ export class PageChanges {
       } catch (error) {
         this.counts.failed++;
         const page = change.type === 'page-moved' ? change.to : change.page;
-        this.options.log.warn({ change: change.type, share: page.share, page: pathId(page.share, page.path), ...describeError(error) }, 'post-write hook: page not indexed');
+        this.options.log.warn({ change: change.type, share: page.share, page: pathId(page.share, page.path), ...describeSearchError(error) }, 'post-write hook: page not indexed');
       }
     });
     return true;
@@ -246,7 +246,7 @@ export class PageChanges {
         const { upserted, deleted, rejected, notRendered } = writer.counts;
         const dropped = written - upserted - deleted - rejected - notRendered;
         this.bulk.dropped += dropped;
-        this.options.log.warn({ index: this.options.alias, dropped, ...describeError(error) }, 'search index unavailable, batch dropped');
+        this.options.log.warn({ index: this.options.alias, dropped, ...describeSearchError(error) }, 'search index unavailable, batch dropped');
       } finally {
         this.sending--;
         if (this.sending === 0 && this.written > 0) void this.flush();

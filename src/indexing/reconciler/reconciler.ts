@@ -7,7 +7,7 @@
 import { errors as esErrors, type Client } from '@elastic/elasticsearch';
 import type { BulkWriter } from '../operations.js';
 import { IndexManager } from './index-manager.js';
-import { describeError } from '../../common/describe-error.js';
+import { describeSearchError } from '../../search/search-failure.js';
 import type { Logger } from '../../common/logger.js';
 import type { IndexLayout } from '../../search/mapping.js';
 import { IndexWriteError } from './index-writer.js';
@@ -214,7 +214,7 @@ export class Reconciler {
     try {
       await this.run(job);
     } catch (error) {
-      job.info.errors.push(describeError(error).error);
+      job.info.errors.push(describeSearchError(error).error);
     } finally {
       clearInterval(ticker);
     }
@@ -254,7 +254,7 @@ export class Reconciler {
     try {
       await this.options.index.prepare();
     } catch (error) {
-      info.errors.push(`index ${alias}: ${describeError(error).error}`);
+      info.errors.push(`index ${alias}: ${describeSearchError(error).error}`);
       return;
     }
     const refusal = this.options.index.refusal();
@@ -308,7 +308,7 @@ export class Reconciler {
           });
         }
       } catch (error) {
-        report.error = describeError(error).error;
+        report.error = describeSearchError(error).error;
         info.errors.push(`share ${target.share}: ${report.error}`);
         if (isIndexFailure(error)) break;
       } finally {

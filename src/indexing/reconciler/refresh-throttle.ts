@@ -3,7 +3,7 @@
  * the last one began at least `minGapMs` ago, else once when that gap has passed (however many were asked for
  * meanwhile). One refresh at a time; a failed one is only logged, since the index's own refresh interval follows.
  */
-import { describeError } from '../../common/describe-error.js';
+import { describeSearchError } from '../../search/search-failure.js';
 import type { Logger } from '../../common/logger.js';
 
 export interface RefreshThrottleOptions {
@@ -51,7 +51,7 @@ export class RefreshThrottle {
     try {
       await this.options.refresh();
     } catch (error) {
-      this.options.log.warn({ ...describeError(error) }, 'search index refresh after a save failed; the index refreshes on its own');
+      this.options.log.warn({ ...describeSearchError(error) }, 'search index refresh after a save failed; the index refreshes on its own');
     } finally {
       this.running = false;
       if (this.asked) this.request();

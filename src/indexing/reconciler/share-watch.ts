@@ -36,7 +36,7 @@
  */
 import type { PageChange } from '../../wiki/page-change.js';
 import { FileAction, FileNotifyChange, type SmbShare, type WatchChange } from '../../smb/index.js';
-import { describeError } from '../../common/describe-error.js';
+import { describeSearchError } from '../../search/search-failure.js';
 import type { Logger } from '../../common/logger.js';
 import { folderKey } from '../../wiki/document-id.js';
 import { folderAncestry, isWikiDir, SharePathError, wikiPageLocation } from '../../wiki/layout.js';
@@ -154,7 +154,7 @@ export class ShareWatch {
       this.folders = new Set([...kept, ...loaded.flat().flatMap((folder) => folderAncestry(folderKey(folder)))]);
     } catch (error) {
       // Until the index answers, a rename of an unknown folder is missed by the watch, not by the next pass.
-      this.options.log.warn({ share: this.share, ...describeError(error) }, 'change watch: folders with pages not loaded');
+      this.options.log.warn({ share: this.share, ...describeSearchError(error) }, 'change watch: folders with pages not loaded');
     }
   }
 
@@ -187,8 +187,8 @@ export class ShareWatch {
           onChanges: (changes) => this.onChanges(changes),
         });
       } catch (error) {
-        this.counts.lastError = describeError(error).error;
-        this.options.log.warn({ share: this.share, ...describeError(error) }, 'change watch lost');
+        this.counts.lastError = describeSearchError(error).error;
+        this.options.log.warn({ share: this.share, ...describeSearchError(error) }, 'change watch lost');
       }
       this.counts.armed = false;
       if (signal.aborted) return;

@@ -1,7 +1,7 @@
 // COPY and MOVE within one share (RFC 4918 §9.8, §9.9): Destination,
 // Overwrite and Depth; dead properties follow, locks do not.
 import { HttpError } from '../../http/http-error.js';
-import { errorWithoutMessage } from '../../log.js';
+import { errorWithoutMessage } from '../../common/logger.js';
 import type { Router } from '../../http/router.js';
 import { isWithin, parentPath } from '../dav-path.js';
 import type { LockDepth } from '../locks.js';

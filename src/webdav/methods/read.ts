@@ -3,7 +3,7 @@
 import { mapConcurrent } from '../../common/map-concurrent.js';
 import { HttpError } from '../../http/http-error.js';
 import type { Router } from '../../http/router.js';
-import { SmbError } from '../../smb/errors.js';
+import { SmbError } from '../../smb/index.js';
 import { attachmentDisposition, isActiveContent } from '../active-content.js';
 import { contentTypeOf } from '../mime.js';
 import { MULTISTATUS_TYPE, multistatus, propertyElement, propstatResponse, type PropstatGroup } from '../multistatus.js';

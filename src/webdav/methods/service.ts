@@ -18,7 +18,7 @@ import { loginDomain } from '../../ldap/from-config.js';
 import { type LoginDomain, loginBudget, ntlmLogon, parseLoginName } from '../../ldap/login-name.js';
 import { challengeHeader, DAV_CHALLENGE, negotiateChallenge } from '../../http/challenges.js';
 import { HttpError } from '../../http/http-error.js';
-import { errorWithoutMessage } from '../../log.js';
+import { errorWithoutMessage } from '../../common/logger.js';
 import type { HttpExchange } from '../../http/exchange.js';
 import type { Router } from '../../http/router.js';
 import type { PeerLink } from '../../runtime/actor.js';

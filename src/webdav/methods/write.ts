@@ -4,7 +4,7 @@
 // dav-state, asks it for the right first (write-rights.ts).
 import { HttpError } from '../../http/http-error.js';
 import type { Router } from '../../http/router.js';
-import { NtStatus, SmbError, SmbStatusError } from '../../smb/errors.js';
+import { NtStatus, SmbError, SmbStatusError } from '../../smb/index.js';
 import type { CommitMode } from '../../smb/index.js';
 import { fileIdentity, type PropertyLimit, type PropertyPatch } from '../dead-properties.js';
 import { MULTISTATUS_TYPE, multistatus, propertyElement, propstatResponse } from '../multistatus.js';

@@ -64,7 +64,6 @@ describe('KDCs from DNS SRV records', () => {
       assert.match(e.message, /no KDC for realm NOSUCH\.EDU\.TEST from DNS \(kerberos\.dns_servers 127\.0\.0\.1:1053\): DNS has no SRV record _kerberos\._tcp\.nosuch\.edu\.test or _kerberos\._udp\.nosuch\.edu\.test; list the KDCs in kerberos\.kdcs/);
       return true;
     });
-    assert.equal(noRecords.kdcMessages, 0, 'nothing was sent to a KDC');
     const silent = new KerberosClient({ ...withoutKdcs, timeoutMs: 300, dnsServers: [{ address: '127.0.0.1', port: 9 }] }, 'anna', { password: 'x' });
     await assert.rejects(silent.ticketGrantingTicket(), /no DNS server answered for _kerberos\._tcp\.edu\.test \(127\.0\.0\.1:9: /);
   });

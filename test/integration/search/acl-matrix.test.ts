@@ -6,10 +6,9 @@ import { after, before, describe, it } from 'node:test';
 import { IndexManager } from '../../../src/indexing/reconciler/index-manager.js';
 import { parseSearchRequest, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
-import { AceFlags, AceType, type Ace, type SecurityDescriptor } from '../../../src/smb/security-descriptor.js';
+import { AceFlags, AceType, type Ace, type SecurityDescriptor } from '../../../src/windows-security/access-control.js';
 import { AUTHENTICATED_USERS_SID, EVERYONE_SID } from '../../../src/wiki/acl.js';
 import { buildWikiDocument, type WikiDocument } from '../../../src/wiki/document.js';
-import { wikiPagePath } from '../../../src/wiki/layout.js';
 import { tokenSidSet, userSidSet } from '../../../src/viewer/principal.js';
 import { indexDocuments, scratchIndex, type ScratchIndex } from './scratch-index.js';
 import { seededRandom } from './seeded-random.js';
@@ -77,7 +76,7 @@ function toDocument(page: MatrixPage, i: number): WikiDocument {
   return buildWikiDocument({
     server: 'dc1.edu.test',
     share: page.share,
-    path: wikiPagePath(page.folder, page.page),
+    path: `${page.folder === '' ? '' : `${page.folder}/`}.wiki/${page.page}.md`,
     content: `# Seite ${i}\n\nMatrixwort Dokument${i} im Ordner ${page.folder || 'Wurzel'}.\n`,
     size: 100 + i,
     modified: new Date(Date.UTC(2026, 0, 1, 0, i)),

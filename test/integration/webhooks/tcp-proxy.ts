@@ -6,6 +6,8 @@ import { freePort } from '../../support/ports.js';
 export class TcpProxy {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
+  /** How many connections it accepted (a KDC gets one per message: a test counts the client's messages). */
+  accepted = 0;
 
   private constructor(readonly port: number, private readonly target: { host: string; port: number }) {}
 
@@ -21,6 +23,7 @@ export class TcpProxy {
   /** Accept and relay connections (again). */
   up(): Promise<void> {
     const server = createServer((client) => {
+      this.accepted++;
       this.track(client);
       client.on('error', () => client.destroy());
       if (this.held) this.held.push(client);

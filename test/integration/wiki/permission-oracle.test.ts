@@ -26,7 +26,7 @@ import PQueue from 'p-queue';
 import { createSearchClient } from '../../../src/search/client.js';
 import { DEFAULT_ALIAS } from '../../../src/search/mapping.js';
 import { SmbClient, SmbError, type SmbShare } from '../../../src/smb/index.js';
-import type { SecurityDescriptor } from '../../../src/smb/security-descriptor.js';
+import type { SecurityDescriptor } from '../../../src/windows-security/access-control.js';
 import { AUTHENTICATED_USERS_SID, deriveAcl, EVERYONE_SID } from '../../../src/wiki/acl.js';
 import { domainUsersSid } from '../../../src/viewer/principal.js';
 import { startService, type RunningService } from '../../support/service.js';

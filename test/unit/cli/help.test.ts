@@ -34,6 +34,17 @@ describe('fileproxy --help', () => {
     });
   }
 
+  for (const command of ['serve', 'check-config', 'doctor']) {
+    it(`refuses a bad command line of ${command} with its usage on stderr and exit 2`, () => {
+      for (const args of [['--bogus'], ['--config'], ['--config='], ['--help', '--config', 'x.yml']]) {
+        const run = fileproxy(command, ...args);
+        assert.equal(run.status, 2, args.join(' '));
+        assert.equal(run.stdout, '');
+        assert.equal(run.stderr, `usage: fileproxy ${command} [--config <file>]\n`);
+      }
+    });
+  }
+
   it('prints the version of package.json with --version and -V', () => {
     const { version } = JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as { version: string };
     for (const flag of ['--version', '-V']) {

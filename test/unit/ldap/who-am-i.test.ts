@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { type Client, ProtocolError } from 'ldapts';
 import { DirectoryError } from '../../../src/ldap/connection.js';
 import { authzIdFilter, Directory } from '../../../src/ldap/directory.js';
-import { encodeSid } from '../../../src/ldap/sid.js';
+import { encodeSid } from '../../../src/windows-security/sid.js';
 
 const ANNA_SID = 'S-1-5-21-1-2-3-1104';
 

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { LiveAcl, type IndexedEntry } from '../../../src/search/live-acl.js';
 import type { Viewer } from '../../../src/search/query.js';
 import { SmbError } from '../../../src/smb/errors.js';
-import { AceType, type SecurityDescriptor } from '../../../src/smb/security-descriptor.js';
+import { AceType, type SecurityDescriptor } from '../../../src/windows-security/access-control.js';
 import type { PageAddress } from '../../../src/wiki/page-change.js';
 
 const LEHRER = 'S-1-5-21-1-2-3-1101';

@@ -1,5 +1,5 @@
 /** Synthetic SMB2 response frames for parser and connection tests. */
-import { encodeSid } from '../../../src/smb/security-descriptor.js';
+import { encodeSid } from '../../../src/windows-security/sid.js';
 
 export function responseHeader(command: number, messageId: bigint, status = 0, extra: { sessionId?: bigint; credits?: number; flags?: number } = {}): Buffer {
   const h = Buffer.alloc(64);

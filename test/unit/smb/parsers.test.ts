@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AceType, grantsRead, parseSecurityDescriptor, readAccessSids } from '../../../src/smb/security-descriptor.js';
+import { parseSecurityDescriptor } from '../../../src/smb/security-descriptor.js';
+import { AceType, grantsRead, readAccessSids } from '../../../src/windows-security/access-control.js';
 import { FileAction, FileNotifyChange, parseFileNotifyInformation, parseIdFullDirectoryInfo } from '../../../src/smb/fscc.js';
 import { Command } from '../../../src/smb/header.js';
 import { changeNotifyRequest } from '../../../src/smb/messages/change-notify.js';

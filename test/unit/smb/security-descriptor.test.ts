@@ -2,16 +2,9 @@
 // field by field kept as they are, and refusal of what cannot be encoded.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  AceFlags,
-  AceType,
-  SdControl,
-  encodeSecurityDescriptor,
-  encodeSid,
-  parseSecurityDescriptor,
-  type Ace,
-  type SecurityDescriptor,
-} from '../../../src/smb/security-descriptor.js';
+import { encodeSecurityDescriptor, parseSecurityDescriptor } from '../../../src/smb/security-descriptor.js';
+import { AceFlags, AceType, SdControl, type Ace, type SecurityDescriptor } from '../../../src/windows-security/access-control.js';
+import { encodeSid } from '../../../src/windows-security/sid.js';
 import { rawAce, rawAcl, sambaSecurityDescriptors, securityDescriptor } from './frames.js';
 
 const LEHRER = 'S-1-5-21-2386233527-2998764211-488225206-1102';
@@ -99,4 +92,15 @@ test('what cannot be encoded is refused with INVALID_ARGUMENT, never written hal
     { ...base, dacl: { revision: 2, aces: Array.from({ length: 3000 }, () => ({ type: 0, flags: 0, mask: 1, sid: 'S-1-5-21-1-2-3-4' })) } },
   ];
   for (const sd of refused) assert.throws(() => encodeSecurityDescriptor(sd), { code: 'INVALID_ARGUMENT' }, JSON.stringify(sd).slice(0, 120));
+});
+
+test('a malformed SID in a descriptor the server sends is a protocol error that says where it is', () => {
+  const edited = (at: number, value: number) => {
+    const bytes = Buffer.from(securityDescriptor());
+    bytes[at] = value;
+    return bytes;
+  };
+  // The owner's SID starts at 20 (after the header); the first ACE's at 20 + 16 (owner) + 28 (group) + 8 (ACL) + 8 (ACE header).
+  assert.throws(() => parseSecurityDescriptor(edited(20, 2)), { name: 'SmbProtocolError', message: /^security descriptor: unsupported SID revision 2/ });
+  assert.throws(() => parseSecurityDescriptor(edited(81, 6)), { name: 'SmbProtocolError', message: /^ACE: SID with 6 sub-authorities must be 32 bytes, only 28/ });
 });

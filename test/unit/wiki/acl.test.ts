@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AceFlags, AceType, type Ace, type SecurityDescriptor } from '../../../src/smb/security-descriptor.js';
+import { AceFlags, AceType, type Ace, type SecurityDescriptor } from '../../../src/windows-security/access-control.js';
 import { aclFingerprint, deriveAcl, EVERYONE_SID } from '../../../src/wiki/acl.js';
 
 const TEACHERS = 'S-1-5-21-1-2-3-1101';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AceType, type SecurityDescriptor } from '../../../src/smb/security-descriptor.js';
+import { AceType, type SecurityDescriptor } from '../../../src/windows-security/access-control.js';
 import { documentId, folderKey } from '../../../src/wiki/document-id.js';
 import { buildWikiDocument, markdownToText, type WikiPageSource } from '../../../src/wiki/document.js';
 import { versionToken } from '../../../src/wiki/version-token.js';

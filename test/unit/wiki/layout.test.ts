@@ -6,9 +6,7 @@ import {
   isWikiPage,
   normalizeSharePath,
   SharePathError,
-  wikiDirOf,
   wikiPageLocation,
-  wikiPagePath,
   wikiWriteViolation,
 } from '../../../src/wiki/layout.js';
 
@@ -50,13 +48,11 @@ describe('wiki layout', () => {
     assert.throws(() => normalizeSharePath('./a'), SharePathError);
   });
 
-  it('names .wiki folders and builds paths', () => {
+  it('names .wiki folders and normalizes paths', () => {
     assert.equal(isWikiDir('Lehrerzimmer/.wiki/'), true);
     assert.equal(isWikiDir('.wiki'), true);
     assert.equal(isWikiDir('.wiki/.wiki'), false);
     assert.equal(isWikiDir('Lehrerzimmer'), false);
-    assert.equal(wikiDirOf(''), '.wiki');
-    assert.equal(wikiPagePath('/Fachschaften/Mathe/', 'index'), 'Fachschaften/Mathe/.wiki/index.md');
     assert.equal(normalizeSharePath('//a//b/'), 'a/b');
   });
 

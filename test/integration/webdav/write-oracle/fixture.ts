@@ -9,9 +9,12 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { AceFlags, AceType, FileAttributes, SdControl, type Ace, type SecurityDescriptor, type SmbShare } from '../../../../src/smb/index.js';
-import { DACL_CONTROL_BITS } from '../../../../src/smb/security-descriptor.js';
 import { setFileAttributes } from '../../smb/testbed.js';
 import type { TestbedEnv } from '../../../testbed/env.js';
+
+/** The control bits that belong to the DACL: a DACL written back takes these along. */
+const DACL_CONTROL_BITS =
+  SdControl.DACL_PRESENT | SdControl.DACL_DEFAULTED | SdControl.DACL_AUTO_INHERIT_REQ | SdControl.DACL_AUTO_INHERITED | SdControl.DACL_PROTECTED;
 
 /** Access masks as ACEs carry them. */
 export const Mask = {

@@ -14,7 +14,6 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { SmbShare } from '../../../../src/smb/index.js';
-import { wikiPagePath } from '../../../../src/wiki/layout.js';
 import type { TestbedEnv } from '../../../testbed/env.js';
 import type { OracleDirectory } from './directory.js';
 
@@ -205,7 +204,7 @@ export async function buildFixture(options: {
     for (let n = 0; n < PAGES_PER_FOLDER; n++) {
       const i = pages.length;
       const kind: PageKind = i % 2 === 0 ? 'inherited' : OWN_PAGE_KINDS[(i >> 1) % OWN_PAGE_KINDS.length]!;
-      const page = wikiPagePath(folder.path, n === 0 ? 'index' : `seite-${String(n).padStart(2, '0')}`);
+      const page = `${folder.path}/.wiki/${n === 0 ? 'index' : `seite-${String(n).padStart(2, '0')}`}.md`;
       pages.push({ path: page, folder: folder.path, kind });
     }
   }

@@ -4,7 +4,7 @@
  * grants a page the service hides, and who may write a page. The verdict the test counts is the file server's own
  * (an SMB open as the user); this module only classifies.
  */
-import { AceFlags, AceType, type Ace, type SecurityDescriptor } from '../../../../src/smb/security-descriptor.js';
+import { AceFlags, AceType, type Ace, type SecurityDescriptor } from '../../../../src/windows-security/access-control.js';
 
 export const Right = {
   readData: 0x1,

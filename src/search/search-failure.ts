@@ -5,6 +5,7 @@
  * connection error, not its code, so certificate problems are recognised by OpenSSL's and Node's wording.
  */
 import { errors } from '@elastic/elasticsearch';
+import { describeError } from '../common/describe-error.js';
 
 /** certificate: the node's TLS certificate is not trusted; credentials: 401; privilege: 403; other: anything else. */
 export type SearchFailureKind = 'certificate' | 'credentials' | 'privilege' | 'other';
@@ -44,5 +45,14 @@ export function explainSearchFailure(error: unknown): SearchFailure {
       message: `TLS: the node's certificate is not trusted (${error.message.replace(NODE_CA_ADVICE, '')}); elasticsearch.tls.ca_file must name the CA that signed it`,
     };
   }
-  return { kind: 'other', message: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
+  return { kind: 'other', message: describeError(error).error };
+}
+
+/**
+ * What a log line says about a failure of work that calls Elasticsearch (and perhaps the file server too): the
+ * cluster's refusals and certificate problems in plain words, any other error as src/common describes it (an SMB
+ * error without the path it names).
+ */
+export function describeSearchError(error: unknown): { error: string } {
+  return { error: explainSearchFailure(error).message };
 }
