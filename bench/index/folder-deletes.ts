@@ -81,7 +81,7 @@ function passesBetween(before: Details, after: Details): { jobs: number; seen: n
 
 async function run(): Promise<BenchReport> {
   const env = await readTestbedEnv();
-  const es = createSearchClient(env.es.url, { requestTimeoutMs: 300_000 });
+  const es = createSearchClient({ nodes: [env.es.url] }, { requestTimeoutMs: 300_000 });
   const smb = new SmbClient();
   const admin = shareAs(smb, env, env.dc_admin, SHARE);
   const anna = shareAs(smb, env, { user: 'anna', password: env.users['anna']!.password }, SHARE);

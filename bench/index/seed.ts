@@ -76,7 +76,7 @@ function pageSize(n: number): number {
 /** What a benchmark that seeds `share` works with: the testbed, its Elasticsearch, and the share as the DC's admin. */
 export async function seedClients(share: string): Promise<{ env: TestbedEnv; es: Client; smb: SmbClient; admin: SmbShare }> {
   const env = await readTestbedEnv();
-  const es = createSearchClient(env.es.url, { requestTimeoutMs: 300_000 });
+  const es = createSearchClient({ nodes: [env.es.url] }, { requestTimeoutMs: 300_000 });
   const smb = new SmbClient();
   return { env, es, smb, admin: shareAs(smb, env, env.dc_admin, share) };
 }

@@ -139,7 +139,7 @@ function describe(label: string, idle: IdleCpu): string {
 async function measure(folders: number, idleMs: number): Promise<void> {
   const env = await readTestbedEnv();
   const smb = new SmbClient();
-  const es = createSearchClient(env.es.url);
+  const es = createSearchClient({ nodes: [env.es.url] });
   const admin = shareAs(smb, env, env.dc_admin, SHARE);
   removeSeed(env, SHARE, ROOT);
   try {

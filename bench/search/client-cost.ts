@@ -19,7 +19,7 @@ const SEARCHES = 3_000;
 const IN_FLIGHT = 8;
 
 const env = await readTestbedEnv();
-const client = createSearchClient(env.es.url);
+const client = createSearchClient({ nodes: [env.es.url] });
 const pool = new Pool(env.es.url, { connections: IN_FLIGHT });
 const sids = Array.from({ length: 25 }, (_, i) => `S-1-5-21-1004336348-1177238915-682003330-${1100 + i}`);
 const shares = ['schule', 'verwaltung', 'lehrer'];

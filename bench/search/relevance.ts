@@ -88,7 +88,7 @@ async function explainMisses(client: Client, index: string, run: RankingRun): Pr
 }
 
 async function relevance(env: TestbedEnv): Promise<RelevanceRuns> {
-  const client = createSearchClient(env.es.url);
+  const client = createSearchClient({ nodes: [env.es.url] });
   const corpus = generateCorpus(DEFAULT_SEED, DEFAULT_PAGES);
   const queries = readQueries();
   const prefixes = suggestionPrefixes();
@@ -142,7 +142,7 @@ async function relevance(env: TestbedEnv): Promise<RelevanceRuns> {
 
 /** The targets' names and their rounds: Elasticsearch directly first, then the service. */
 async function suggestions(env: TestbedEnv): Promise<{ targets: string[]; rounds: Measurement[][]; checked: string }> {
-  const client = createSearchClient(env.es.url, { requestTimeoutMs: 120_000 });
+  const client = createSearchClient({ nodes: [env.es.url] }, { requestTimeoutMs: 120_000 });
   const work = mkdtempSync(join(tmpdir(), 'wiki-suggest-bench-'));
   const started = Date.now();
   const service = await startService(SEEDED_SHARE_SERVICE);

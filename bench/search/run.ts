@@ -241,7 +241,7 @@ export async function unseed(client: ReturnType<typeof createSearchClient>, ids:
 
 async function measureAll(): Promise<BenchReport> {
   const env = await readTestbedEnv();
-  const client = createSearchClient(env.es.url, { requestTimeoutMs: 120_000 });
+  const client = createSearchClient({ nodes: [env.es.url] }, { requestTimeoutMs: 120_000 });
   const work = mkdtempSync(join(tmpdir(), 'wiki-search-bench-'));
   const started = Date.now();
   const service: RunningService = await startService(SEEDED_SHARE_SERVICE);

@@ -58,7 +58,7 @@ async function run(): Promise<BenchReport> {
     balancers.push(balancer);
     return balancer;
   };
-  const es = createSearchClient(env.es.url);
+  const es = createSearchClient({ nodes: [env.es.url] });
   const load = loadAverage();
   let targets: Target[] = [];
   let results: Measurement[][] = [];

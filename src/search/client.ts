@@ -58,9 +58,9 @@ interface SearchClientOptions {
   maxRetries?: number;
 }
 
-/** A client of `connection`, or of one node given by its URL (tests, the testbed). */
-export function createSearchClient(connection: SearchConnection | string, options: SearchClientOptions = {}): Client {
-  const { nodes, auth, caCertificate } = typeof connection === 'string' ? { nodes: [connection] } as SearchConnection : connection;
+/** A client of `connection`: searchClientFromConfig's for the service; tests and benchmarks name the testbed's nodes. */
+export function createSearchClient(connection: SearchConnection, options: SearchClientOptions = {}): Client {
+  const { nodes, auth, caCertificate } = connection;
   const clientOptions: ClientOptions = {
     nodes: [...nodes],
     requestTimeout: options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS.search,

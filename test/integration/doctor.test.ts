@@ -27,7 +27,7 @@ describe('fileproxy doctor', () => {
   before(async () => {
     env = await readTestbedEnv();
     // The service creates the alias on start; the doctor only looks for it.
-    await new IndexManager({ client: createSearchClient(env.es.url) }).ensureIndex();
+    await new IndexManager({ client: createSearchClient({ nodes: [env.es.url] }) }).ensureIndex();
   });
 
   const indexerAccount = (password_file: string) => ({
@@ -122,7 +122,7 @@ describe('fileproxy doctor', () => {
   });
 
   it('warns on a yellow cluster whose replicas the nodes cannot hold, naming the setting', async () => {
-    const client = createSearchClient(env.es.url);
+    const client = createSearchClient({ nodes: [env.es.url] });
     const index = `doctor-yellow-${process.pid}`;
     try {
       await client.indices.create({ index, settings: { number_of_shards: 1, number_of_replicas: 1 } });

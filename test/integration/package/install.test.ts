@@ -121,7 +121,7 @@ describe('the Debian package, installed, upgraded and purged', { skip: skipReaso
       movedAside.set(path, backup);
     }
     // The service makes the alias on start; the doctor, which runs before it, only looks for it.
-    await new IndexManager({ client: createSearchClient(env.es.url) }).ensureIndex();
+    await new IndexManager({ client: createSearchClient({ nodes: [env.es.url] }) }).ensureIndex();
   });
 
   after(async () => {

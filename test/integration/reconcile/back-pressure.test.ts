@@ -49,7 +49,7 @@ describe('Elasticsearch pushing back (a write queue of one)', () => {
 
   before(async () => {
     ({ started } = await ensureSmallQueueNodeRunning());
-    client = createSearchClient(smallQueueNodeUrl, { maxRetries: 0 });
+    client = createSearchClient({ nodes: [smallQueueNodeUrl] }, { maxRetries: 0 });
     await client.indices.create({ index, settings: indexSettings(), mappings: indexMappings('standard') });
   });
   after(async () => {

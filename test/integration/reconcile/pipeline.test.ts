@@ -188,7 +188,7 @@ describe('the indexing pipeline on the testbed', () => {
   });
 
   it('with Elasticsearch unreachable: the pass reports the index error, changes are dropped and counted', async () => {
-    const client = createSearchClient('http://127.0.0.1:1', { requestTimeoutMs: 2_000, maxRetries: 0 });
+    const client = createSearchClient({ nodes: ['http://127.0.0.1:1'] }, { requestTimeoutMs: 2_000, maxRetries: 0 });
     const offline = pipelineOn(client, es.alias);
     try {
       const report = await pass(offline);

@@ -50,7 +50,7 @@ describe('proxies on one index: two with disjoint shares, and a third serving th
 
   before(async () => {
     env = await readTestbedEnv();
-    es = createSearchClient(env.es.url);
+    es = createSearchClient({ nodes: [env.es.url] });
     // The alias on an index of an older mapping, holding the other site's page.
     const old = `${alias}-v0`;
     await es.indices.create({ index: old, settings: indexSettings(), mappings: { ...indexMappings('standard'), _meta: { mapping_version: 0, analyzer: 'standard' } } });

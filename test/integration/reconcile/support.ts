@@ -65,7 +65,7 @@ export function scratchService(
     fixture.env = await readTestbedEnv();
     fixture.smb = new SmbClient();
     fixture.admin = shareAs(fixture.smb, fixture.env, fixture.env.dc_admin, 'schule');
-    fixture.es = createSearchClient(fixture.env.es.url);
+    fixture.es = createSearchClient({ nodes: [fixture.env.es.url] });
     await fixture.admin.mkdir(fixture.scratch);
     await prepare(fixture);
     const started = Date.now();

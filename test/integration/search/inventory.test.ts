@@ -50,7 +50,7 @@ describe('indexedPages', () => {
   });
 
   it('throws instead of reporting an empty index when Elasticsearch is unreachable', async () => {
-    const down = createSearchClient('http://127.0.0.1:1', { maxRetries: 0 });
+    const down = createSearchClient({ nodes: ['http://127.0.0.1:1'] }, { maxRetries: 0 });
     await assert.rejects(collect(indexedPages(down, { server: 'dc1', share: 'schule' })), /ECONNREFUSED/);
     await down.close();
   });

@@ -37,7 +37,7 @@ async function waitForCluster(client: Client, url: string): Promise<void> {
 
 export async function scratchIndex(purpose: string): Promise<ScratchIndex> {
   const env = await readTestbedEnv();
-  const client = createSearchClient(env.es.url, { maxRetries: 0 });
+  const client = createSearchClient({ nodes: [env.es.url] }, { maxRetries: 0 });
   await waitForCluster(client, env.es.url);
   const alias = `test-wiki-${purpose}-${randomBytes(4).toString('hex')}`;
   return {

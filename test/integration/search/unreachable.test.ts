@@ -12,7 +12,7 @@ import { parseSearchRequest, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
 
 describe('Elasticsearch unreachable', () => {
-  const client = createSearchClient('http://127.0.0.1:1', { requestTimeoutMs: 2000 });
+  const client = createSearchClient({ nodes: ['http://127.0.0.1:1'] }, { requestTimeoutMs: 2000 });
   const warnings: object[] = [];
   const log = { info: () => undefined, warn: (details: object) => warnings.push(details) };
   const search = new WikiSearch({ client, log });

@@ -17,7 +17,7 @@ const PREFIX = `test-shared-${randomUUID().slice(0, 8)}`;
 describe('webhook state in Elasticsearch, shared by two proxies', () => {
   let es: Client;
   before(async () => {
-    es = createSearchClient((await readTestbedEnv()).es.url);
+    es = createSearchClient({ nodes: [(await readTestbedEnv()).es.url] });
   });
   after(async () => {
     await deleteIndicesStartingWith(es, PREFIX);

@@ -28,7 +28,7 @@ describe('webhooks through 3 proxies sharing state behind haproxy', () => {
 
   before(async () => {
     const env = await readTestbedEnv();
-    es = createSearchClient(env.es.url);
+    es = createSearchClient({ nodes: [env.es.url] });
     const shared = { cluster: { shared_state: 'elasticsearch', index_prefix: PREFIX }, webhooks: { dedupe_size: WINDOW } };
     // One after the other: the first creates the shared indices, the others find them.
     for (let i = 0; i < 3; i++) proxies.push(await startService(shared));

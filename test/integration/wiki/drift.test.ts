@@ -99,7 +99,7 @@ describe('drift repair by the reconciler', () => {
     } finally {
       await run(process.execPath, [TESTBED_CLI, ...upAgain(env.smb.ntlm)], { maxBuffer: 16 * 1024 * 1024 });
       // The cluster answers before the index's shard is back; later tests need it.
-      const es = createSearchClient(env.es.url);
+      const es = createSearchClient({ nodes: [env.es.url] });
       await es.cluster.health({ index: DEFAULT_ALIAS, wait_for_status: 'yellow', timeout: '60s' }).finally(() => es.close());
     }
     await eventually(async () => assert.equal(await found(ANNA, 'Ausfallwortgamma'), `schule:${page}`), 60_000);

@@ -21,7 +21,7 @@ describe('wiki-md migration to a newer mapping while searches run', () => {
 
   before(async () => {
     env = await readTestbedEnv();
-    client = createSearchClient(env.es.url);
+    client = createSearchClient({ nodes: [env.es.url] });
     // A service run first makes sure the current index exists and holds every page.
     const started = Date.now();
     const first = await startService();

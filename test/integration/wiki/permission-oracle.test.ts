@@ -301,7 +301,7 @@ describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
     env = await readTestbedEnv();
     smb = new SmbClient();
     admin = testbedShare(smb, env, env.dc_admin, SHARE);
-    es = createSearchClient(env.es.url);
+    es = createSearchClient({ nodes: [env.es.url] });
     const built = Date.now();
     directory = await createDirectory(env, prefix, next, 30, 15);
     fixture = await buildFixture({

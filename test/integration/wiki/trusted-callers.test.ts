@@ -255,7 +255,7 @@ describe('trusted callers and the indexer configured by another spelling of thei
     await service?.stop();
     await accounts?.removeAll();
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-    const es = createSearchClient(env.es.url);
+    const es = createSearchClient({ nodes: [env.es.url] });
     const indices = Object.keys(await es.indices.get({ index: `test-${prefix}*`, allow_no_indices: true }));
     if (indices.length > 0) await es.indices.delete({ index: indices });
     await es.close();
