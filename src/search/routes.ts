@@ -17,7 +17,7 @@
 // client, the one WebDAV uses. With
 // `elasticsearch.enabled: false` every wiki endpoint answers 404 and no
 // Elasticsearch client is created.
-import type { Logger } from 'pino';
+import type { Logger } from '../common/logger.js';
 import { parseBasicAuth } from '../auth/basic.js';
 import { isNegotiate, type NegotiateAuth } from '../auth/negotiate.js';
 import type { Config } from '../config/index.js';

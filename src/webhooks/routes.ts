@@ -4,7 +4,7 @@
 // share state, by the dedupe actor in Elasticsearch (one call per event-loop
 // turn); service-eventhandler events go to the webhook-store, batched per
 // event-loop turn.
-import type { Logger } from 'pino';
+import type { Logger } from '../common/logger.js';
 import { CallBatcher } from '../common/call-batcher.js';
 import type { Config } from '../config/index.js';
 import type { Router } from '../http/router.js';

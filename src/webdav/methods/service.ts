@@ -7,7 +7,7 @@
 // constrained delegation (src/webdav/on-behalf.ts). The method files (read, write,
 // copy-move, lock) import this module and nothing of each other;
 // routes.ts registers them.
-import type { Logger } from 'pino';
+import type { Logger } from '../../common/logger.js';
 import type { Config } from '../../config/index.js';
 import { parseBasicAuth } from '../../auth/basic.js';
 import { isNegotiate, type NegotiateAuth } from '../../auth/negotiate.js';
@@ -413,7 +413,7 @@ function resolverAccounts(resolver: Remote<LogonAccountSource>, log: Logger): Ac
     }
     if ('unavailable' in answer) throw new DirectoryUnreachableError(byName(query), answer.unavailable);
     if ('unconfigured' in answer) {
-      if (!warned) log.warn(`WebDAV sessions are keyed by login name and not checked against the directory: ${answer.unconfigured}`);
+      if (!warned) log.warn({ reason: answer.unconfigured }, 'WebDAV sessions are keyed by login name and not checked against the directory');
       warned = true;
       return { sid: byName(query), state: 'active', passwordSetAt: '' };
     }
