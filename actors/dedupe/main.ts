@@ -1,22 +1,22 @@
 // The dedupe actor: decides which webhook event ids were accepted before.
-// Alone (cluster.shared_state: none) it owns the ring of recently accepted ids,
+// Alone (cluster.shared_state: none), or behind a balancer that sends each sender to one proxy by its key
+// (cluster.event_ids: routed_by_key), it owns the ring of recently accepted ids,
 // as memory every HTTP thread reads and writes with Atomics (check-and-insert
 // under the ring's lock word; src/webhooks/dedupe-ring.ts). It is memory only:
 // a restart forgets the ids, as the spec says (the fronts attach to the new
 // incarnation's ring). A front that dies holding the lock leaves the ring
 // half-written, so that ring is replaced by an empty one, as a restart would.
-// With proxies that share state (cluster.shared_state: elasticsearch) the ids
+// With proxies that share their event ids (cluster.shared_state: elasticsearch, event_ids: shared) the ids
 // live in Elasticsearch (src/webhooks/cluster-event-ids.ts): the fronts ask
 // this actor, it asks the cluster, and prunes the ids beyond the window.
 import { Registry } from 'prom-client';
-import type { SharedEventIdSource } from '../../src/webhooks/cluster-event-ids.js';
 import type { DedupeProtocol } from './protocol.js';
 import { dedupeMetrics } from './metrics.js';
 import type { ActorContextOf } from '../kinds.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { runActor } from '../../src/runtime/actor.js';
-import { ClusterEventIds } from '../../src/webhooks/cluster-event-ids.js';
+import { ClusterEventIds, eventIdsInCluster, type SharedEventIdSource } from '../../src/webhooks/cluster-event-ids.js';
 import { clusterIndices, clusterStateClient } from '../../src/webhooks/cluster-state.js';
 import { DedupeRing } from '../../src/webhooks/dedupe-ring.js';
 
@@ -25,7 +25,7 @@ const PRUNE_INTERVAL_MS = 1_000;
 
 runActor(async (ctx: ActorContextOf<'dedupe'>) => {
   const capacity = ctx.config.webhooks.dedupe_size;
-  const shared = ctx.config.cluster.shared_state === 'elasticsearch' ? sharedEventIds(ctx) : undefined;
+  const shared = eventIdsInCluster(ctx.config) ? sharedEventIds(ctx) : undefined;
   let ring = new DedupeRing(capacity);
   /** Each front's lock tag; 1 is the ring's creator (this thread). */
   const holders = new Map<string, number>();
@@ -54,7 +54,7 @@ runActor(async (ctx: ActorContextOf<'dedupe'>) => {
 });
 
 /** The fronts ask these only when the proxies share state; a front that asks otherwise is a bug. */
-const notShared = () => Promise.reject(new Error('cluster.shared_state is none: the event ids are in the shared ring'));
+const notShared = () => Promise.reject(new Error('the event ids are in this proxy\'s ring (cluster.shared_state none, or cluster.event_ids routed_by_key)'));
 const refusedWhenAlone: SharedEventIdSource = { admitShared: notShared, seenShared: notShared, forgetShared: notShared };
 
 /** The event ids in Elasticsearch: the index is made on first use (the cluster may be down at start). */

@@ -12,7 +12,7 @@ import type { PeerLink } from '../runtime/actor.js';
 import { HttpError } from '../http/http-error.js';
 import { PeerMemory } from '../runtime/peer-memory.js';
 import { ActorUnavailableError, type Remote } from '../runtime/rpc.js';
-import type { SharedEventIdSource } from './cluster-event-ids.js';
+import { eventIdsInCluster, type SharedEventIdSource } from './cluster-event-ids.js';
 import { DedupeRing, DedupeRingRetiredError, type DedupeRingSource } from './dedupe-ring.js';
 import { dispatchWebhookEvent, type WebhookDispatchDeps } from './dispatch.js';
 import { WEBHOOK_OK_JSON } from './errors.js';
@@ -48,7 +48,7 @@ export function registerWebhookRoutes(router: Router, deps: WebhookRouteDeps): v
   const intake: WebhookHandlerDeps = {
     registry: deps.clients,
     intake: { maxTimestampAgeMs: deps.config.webhooks.max_timestamp_age },
-    eventIds: deps.config.cluster.shared_state === 'elasticsearch' ? clusterEventIds(deps.dedupe) : sharedEventIds(deps),
+    eventIds: eventIdsInCluster(deps.config) ? clusterEventIds(deps.dedupe) : sharedEventIds(deps),
     process: (event) => dispatchWebhookEvent(event, dispatch),
   };
   router.add('POST', '/edu-api/webhook', async (ex) => {

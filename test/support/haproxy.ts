@@ -16,9 +16,28 @@ export interface RunningBalancer {
   stop(): Promise<void>;
 }
 
-/** The balancer config for `backends` (service URLs); the README's example is this with the proxies' addresses. */
-export function haproxyConfig(port: number, backends: readonly string[]): string {
+/**
+ * How the balancer spreads requests: every request round robin, or (`webhooksByKey`) the webhook intake's by the
+ * sender's X-Webhook-Key, so that one sender's events always reach the same proxy (cluster.event_ids: routed_by_key).
+ */
+export interface BalancerOptions {
+  webhooksByKey?: boolean;
+}
+
+/** The balancer config for `backends` (service URLs); the README's examples are this with the proxies' addresses. */
+export function haproxyConfig(port: number, backends: readonly string[], { webhooksByKey = false }: BalancerOptions = {}): string {
   const servers = backends.map((url, i) => `  server proxy${i + 1} ${new URL(url).host} check`);
+  const checks = ['  option httpchk GET /readyz', '  http-check expect status 200', '  default-server inter 500ms fall 2 rise 2'];
+  const bySender = webhooksByKey
+    ? [
+      'backend webhook-senders',
+      '  # one sender, one proxy: a consistent hash of its key, so that a proxy leaving moves only its own senders',
+      '  balance hdr(X-Webhook-Key)',
+      '  hash-type consistent',
+      ...checks,
+      ...servers,
+    ]
+    : [];
   return [
     'defaults',
     '  mode http',
@@ -30,23 +49,23 @@ export function haproxyConfig(port: number, backends: readonly string[]): string
     '  option redispatch',
     'frontend fileproxy',
     `  bind 127.0.0.1:${port}`,
+    ...(webhooksByKey ? ['  use_backend webhook-senders if { path /edu-api/webhook }'] : []),
     '  default_backend proxies',
     'backend proxies',
     '  balance roundrobin',
-    '  option httpchk GET /readyz',
-    '  http-check expect status 200',
-    '  default-server inter 500ms fall 2 rise 2',
+    ...checks,
     ...servers,
+    ...bySender,
     '',
   ].join('\n');
 }
 
-export async function startHaproxy(backends: readonly string[]): Promise<RunningBalancer> {
+export async function startHaproxy(backends: readonly string[], options: BalancerOptions = {}): Promise<RunningBalancer> {
   await ensureDebianPackages(['haproxy']);
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'haproxy-test-'));
   const file = join(dir, 'haproxy.cfg');
-  writeFileSync(file, haproxyConfig(port, backends));
+  writeFileSync(file, haproxyConfig(port, backends, options));
   // -db: stay in the foreground, so that this child is haproxy itself and its pid is the one to stop.
   const child: ChildProcess = spawn('haproxy', ['-db', '-f', file], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';

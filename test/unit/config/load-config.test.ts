@@ -60,7 +60,7 @@ test('a minimal config gets every default, durations in ms and sizes in bytes', 
       replica_lease: 10_000,
       user_events: { ttl: 86_400_000, max_per_user: 200, max_total: 50_000, max_bytes: 67_108_864, max_event_size: 65_536 },
     },
-    cluster: { shared_state: 'none', index_prefix: 'wiki-md-shared' },
+    cluster: { shared_state: 'none', event_ids: 'shared', index_prefix: 'wiki-md-shared' },
     storage: { data_dir: '/var/lib/edu-fileproxy' },
     webdav: {
       locks: { max_per_user: 100, max_owner_size: 4096, max_deep_lock_members: 10_000 },
@@ -175,7 +175,9 @@ test('elasticsearch.enabled: false turns the wiki off without a warning', () => 
 
 test('cluster.shared_state: elasticsearch needs elasticsearch enabled, and names the shared indices after its prefix', () => {
   const shared = `${MINIMAL_CONFIG}cluster:\n  shared_state: elasticsearch\n`;
-  assert.deepEqual(loadConfig(writeTempFile(shared)).config.cluster, { shared_state: 'elasticsearch', index_prefix: 'wiki-md-shared' });
+  assert.deepEqual(loadConfig(writeTempFile(shared)).config.cluster, { shared_state: 'elasticsearch', event_ids: 'shared', index_prefix: 'wiki-md-shared' });
+  assert.equal(loadConfig(writeTempFile(`${shared}  event_ids: routed_by_key\n`)).config.cluster.event_ids, 'routed_by_key');
+  assert.throws(() => loadConfig(writeTempFile(`${shared}  event_ids: sometimes\n`)), { name: 'ConfigError', message: /cluster\.event_ids: must be one of: shared, routed_by_key/ });
   assert.equal(loadConfig(writeTempFile(`${shared}  index_prefix: nord-proxies\n`)).config.cluster.index_prefix, 'nord-proxies');
   assert.throws(() => loadConfig(writeTempFile(shared.replace('enabled: true', 'enabled: false'))), {
     name: 'ConfigError',
