@@ -57,10 +57,13 @@ export function announcementOf(config: Config, now: number): ProxyAnnouncement {
 /** Keeps this proxy's announcement in the cluster while the service runs. */
 export class ProxyAnnouncer {
   private timer: NodeJS.Timeout | undefined;
+  /** The renewal last started (it never rejects). */
+  private renewal: Promise<void> = Promise.resolve();
   /** The last renewal failed (logged once until one succeeds again). */
   private failing = false;
   private readonly index: string;
-  private readonly proxy: string;
+  /** What it announces but the time; the config does not change while the service runs. */
+  private readonly announcement: ProxyAnnouncement;
 
   constructor(
     private readonly client: Client,
@@ -69,12 +72,12 @@ export class ProxyAnnouncer {
     private readonly now: () => number = Date.now,
   ) {
     this.index = announcementsIndex(config);
-    this.proxy = announcementOf(config, 0).proxy;
+    this.announcement = announcementOf(config, now());
   }
 
   /** Announces now and every ANNOUNCE_EVERY_MS; a failure is logged, never thrown: search and WebDAV do not need it. */
   start(): void {
-    const renew = () => void this.announce();
+    const renew = () => { this.renewal = this.announce(); };
     renew();
     this.timer = setInterval(renew, ANNOUNCE_EVERY_MS);
     this.timer.unref();
@@ -83,8 +86,10 @@ export class ProxyAnnouncer {
   /** Stops renewing and withdraws the announcement, so that doctor stops counting this proxy at once. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    // A renewal still under way would write the document again after the delete.
+    await this.renewal;
     try {
-      await this.client.delete({ index: this.index, id: this.proxy, refresh: false });
+      await this.client.delete({ index: this.index, id: this.announcement.proxy, refresh: false });
     } catch (err) {
       if (!answeredWith(err, 404)) this.log.warn({ index: this.index, ...describeSearchError(err) }, 'proxy announcement not withdrawn; doctor counts this proxy for two more minutes');
     }
@@ -97,7 +102,7 @@ export class ProxyAnnouncer {
         // Only the renewal time is searched; the rest is read from _source.
         mappings: { dynamic: false, properties: { seen_at: { type: 'date', format: 'epoch_millis' } } },
       });
-      await this.client.index({ index: this.index, id: this.proxy, document: announcementOf(this.config, this.now()), refresh: false });
+      await this.client.index({ index: this.index, id: this.announcement.proxy, document: { ...this.announcement, seen_at: this.now() }, refresh: false });
       if (this.failing) this.log.info({ index: this.index }, 'proxy announcement renewed again');
       this.failing = false;
     } catch (err) {
