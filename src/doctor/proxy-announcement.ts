@@ -19,6 +19,11 @@ import { answeredWith, ensureIndex } from '../webhooks/cluster-state.js';
 export const ANNOUNCE_EVERY_MS = 30_000;
 /** A proxy whose announcement is older than this is taken for stopped: four renewals missed. */
 export const RECENT_MS = 4 * ANNOUNCE_EVERY_MS;
+/**
+ * How long a stopping service waits for a renewal under way and then for the withdrawal: a cluster that does not
+ * answer must not hold the shutdown (the announcement then lapses after RECENT_MS).
+ */
+const WITHDRAW_MS = 2_000;
 /** More proxies than a district runs for one index; doctor reads at most this many. */
 const MAX_PROXIES = 1_000;
 
@@ -87,11 +92,13 @@ export class ProxyAnnouncer {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     // A renewal still under way would write the document again after the delete.
-    await this.renewal;
+    let waited: NodeJS.Timeout | undefined;
+    await Promise.race([this.renewal, new Promise((resolve) => { waited = setTimeout(resolve, WITHDRAW_MS); })]);
+    clearTimeout(waited);
     try {
-      await this.client.delete({ index: this.index, id: this.announcement.proxy, refresh: false });
+      await this.client.delete({ index: this.index, id: this.announcement.proxy, refresh: false }, { requestTimeout: WITHDRAW_MS, maxRetries: 0 });
     } catch (err) {
-      if (!answeredWith(err, 404)) this.log.warn({ index: this.index, ...describeSearchError(err) }, 'proxy announcement not withdrawn; doctor counts this proxy for two more minutes');
+      if (!answeredWith(err, 404)) this.log.warn({ index: this.index, ...describeSearchError(err) }, 'proxy announcement not withdrawn; doctor counts this proxy until it lapses (two minutes)');
     }
   }
 
