@@ -22,7 +22,7 @@ import { negotiateBench } from './negotiate/run.js';
 import { sessionSetupBench } from './smb/session-setup.js';
 import { webdavBench } from './webdav/run.js';
 import { webhookBench } from './webhook/run.js';
-import { severalProxiesBench } from './webhook/several-proxies.js';
+import { severalProxiesBench } from './several-proxies/run.js';
 
 const BENCHMARKS: Benchmark[] = [smbBench, sessionSetupBench, negotiateBench, webhookBench, severalProxiesBench, searchBench, relevanceBench, liveAclBench, webdavBench, indexBench, poolsBench, folderDeletesBench, memoryBench];
 /** Run only when named: each alone takes longer than all the others together. */

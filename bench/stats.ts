@@ -26,6 +26,12 @@ function statFields(pid: number): string[] | undefined {
   }
 }
 
+/** CPU seconds (user and system, all threads) of a process, from /proc/<pid>/stat. */
+export function processCpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
+}
+
 /** CPU seconds (user and system) of one thread of a process (`tid` as in /proc/<pid>/task/<tid>). */
 export function threadCpuSeconds(pid: number, tid: number): number {
   const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');

@@ -5,6 +5,8 @@
 // - The drift reconciler (src/indexing/reconciler/reconciler.ts) runs a pass shortly after start and then every
 //   `reconciler.interval`, and the reindex / rebuild jobs of `fileproxy reindex`, one job at a time.
 // - The admin channel (src/control-socket/server.ts) is the Unix socket `fileproxy reindex` talks to.
+// - The proxy announcement (src/doctor/proxy-announcement.ts) tells `fileproxy doctor` which shares this proxy serves
+//   into the index and with which shared-state settings, renewed every 30 s.
 // - The change watches (src/indexing/reconciler/share-watch.ts, `reconciler.watch`), one per share, hold a CHANGE_NOTIFY on
 //   the share root as the indexer account on this thread's own SMB client (one handle per share, nothing inside the
 //   share), and feed the hook and the job queue (passes of the share or of the folders that changed); why they live
@@ -53,6 +55,7 @@ import { SmbLogons } from '../../src/logon/smb-logons.js';
 import { createLoopDelayBoard, setListening, takeWorstLoopDelay } from '../../src/pacing/loop-delay-board.js';
 import { Pacer } from '../../src/pacing/pacer.js';
 import { pacedSource } from '../../src/indexing/reconciler/paced-source.js';
+import { ProxyAnnouncer } from '../../src/doctor/proxy-announcement.js';
 
 /** The first pass waits a moment, so that start-up (and the supervisor's channel) settles first. */
 const FIRST_PASS_DELAY_MS = 1_000;
@@ -303,6 +306,10 @@ runActor(async (ctx: ActorContextOf<'reconciler'>) => {
   watches = started.watches;
   const watchStats = () => Object.fromEntries(watches.map((w) => [w.share, w.stats()]));
   const channel = await openAdminChannel(socketPath, reconciler, log);
+  // This proxy's part in the index it may share with others: which shares it serves and its shared-state settings,
+  // for `fileproxy doctor` (src/doctor/proxy-announcement.ts; why this thread announces: docs/architecture.md).
+  const announcer = new ProxyAnnouncer(client, config, log);
+  announcer.start();
 
   const handlers: ReconcilerProtocol = {
     pageChanged: async (change) => {
@@ -328,6 +335,7 @@ runActor(async (ctx: ActorContextOf<'reconciler'>) => {
       stopping = true;
       if (typeof channel !== 'string') await channel.close();
       index.stop();
+      await announcer.stop();
       await Promise.all(watches.map((w) => w.stop()));
       await watchClient?.close();
       await reconciler.stop(timeoutMs);

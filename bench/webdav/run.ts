@@ -14,12 +14,13 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { SmbClient, type SmbShare } from '../../src/smb/index.js';
 import { freePort } from '../../test/support/ports.js';
 import { startService, waitFor } from '../../test/support/service.js';
 import { readTestbedEnv } from '../../test/testbed/env.js';
 import { percentile, segmentsSent } from '../stats.js';
+import { send, sendOrBreak, type Answer, type DavOrigin } from './requests.js';
 import { loadAverage, ratioRow, runAlone, runLine, report, Unexpected, verdictLine, type BenchReport, type Benchmark, type SummaryRow } from '../results.js';
 
 const HEADING = '## WebDAV';
@@ -53,12 +54,10 @@ interface Result {
   p99: number;
 }
 
-interface Server {
+interface Server extends DavOrigin {
   name: string;
   /** Names the files its workers replace: each server has its own, so that one's failures cannot spoil another's files. */
   key: string;
-  base: string;
-  headers: Record<string, string>;
   /**
    * What the server answers a PUT that replaces a file: 204 (RFC 4918, 9.7.1); rclone (golang.org/x/net/webdav)
    * answers 201 to every PUT that succeeds.
@@ -73,26 +72,6 @@ interface Server {
 function expected(op: Op, server: Server): number {
   return { GET: 200, PUT: server.overwritten, MOVE: 204, COPY: 204, PROPFIND: 207 }[op.name];
 }
-
-interface Answer {
-  status: number;
-  etag: string | undefined;
-}
-
-function send(server: Server, agent: Agent, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${server.base}${path}`, { method, agent, headers: { ...server.headers, ...headers } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, etag: res.headers.etag }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/** A connection that breaks answers with status 0. */
-const sendOrBreak = (...args: Parameters<typeof send>) => send(...args).catch((): Answer => ({ status: 0, etag: undefined }));
 
 type Role = 'from' | 'to';
 

@@ -1,13 +1,13 @@
 /**
  * The webhook benchmarks' measurement: wrk with bench/webhook/webhook.lua against one target, the answers that were
  * not the target's, and the server's CPU time per request from /proc; rounds interleaving the targets after a
- * warm-up each. Used by bench/webhook/run.ts (one proxy next to bare servers) and bench/webhook/several-proxies.ts.
+ * warm-up each. Used by bench/webhook/run.ts (one proxy next to bare servers) and bench/several-proxies/run.ts.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Unexpected } from '../results.js';
+import { processCpuSeconds } from '../stats.js';
 
 const DURATION_S = 4;
 export const ROUNDS = 3;
@@ -17,7 +17,6 @@ const LUA = fileURLToPath(new URL('../../../bench/webhook/webhook.lua', import.m
 /** webhook.lua with every answer's status counted: for the targets that are to answer other than 2xx. */
 const LUA_STATUSES = fileURLToPath(new URL('../../../bench/webhook/statuses.lua', import.meta.url));
 export const AGENT = 'service-eventhandler/1.0';
-const CLOCK_TICKS_PER_S = 100; // USER_HZ of /proc/<pid>/stat on Linux
 
 export interface Target {
   name: string;
@@ -72,12 +71,6 @@ function unexpectedAnswers(target: Target, output: string, requests: number): Un
   return unexpected;
 }
 
-/** utime + stime of a process, in seconds. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
-}
-
 function toMs(value: string): number {
   const match = /^([\d.]+)(us|ms|s)$/.exec(value);
   if (!match) throw new Error(`unexpected wrk latency ${value}`);
@@ -86,7 +79,7 @@ function toMs(value: string): number {
 }
 
 export async function measure(target: Target): Promise<Measurement> {
-  const cpuOfAll = () => target.pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+  const cpuOfAll = () => target.pids.reduce((sum, pid) => sum + processCpuSeconds(pid), 0);
   const cpuBefore = cpuOfAll();
   const output = await wrk(WRK_ARGS, target);
   const cpu = cpuOfAll() - cpuBefore;
@@ -108,12 +101,12 @@ export async function measure(target: Target): Promise<Measurement> {
 }
 
 /** The round with the median req/s. */
-export function median(rounds: Measurement[]): Measurement {
+export function median<Round extends { rps: number }>(rounds: Round[]): Round {
   return [...rounds].sort((a, b) => a.rps - b.rps)[Math.floor(rounds.length / 2)]!;
 }
 
 /** The unexpected answers of all rounds of a target (the warm-up left out). */
-export const unexpectedIn = (rounds: Measurement[]): Unexpected => rounds.reduce((all, m) => all.with(m.unexpected), new Unexpected());
+export const unexpectedIn = (rounds: { unexpected: Unexpected }[]): Unexpected => rounds.reduce((all, m) => all.with(m.unexpected), new Unexpected());
 
 /** Warms every target up, then measures ROUNDS rounds interleaving the targets (so that load from elsewhere on the machine hits all of them alike); per target its rounds. */
 export async function measureRounds(targets: readonly Target[]): Promise<Measurement[][]> {

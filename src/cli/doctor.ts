@@ -11,7 +11,9 @@ const COMMAND: ConfigCommand = {
 failure: the config; the indexer secret file (present, mode 600, at most one trailing line break); ldap.base_dn and
 an LDAPS bind as the indexer account; that the global-admin groups resolve; each SMB share readable by the indexer
 account; that every Elasticsearch node answers, the cluster's health (yellow is a warning), that a node without TLS
-and credentials listens on loopback only, and the alias (elasticsearch.index_prefix); at least 1.5 GB of free RAM. Run it as root or as the service user, so that it can read the secret file.`,
+and credentials listens on loopback only, and the alias (elasticsearch.index_prefix); whether the running proxies
+that serve a share in common agree on cluster.shared_state, cluster.index_prefix, webhooks.dedupe_size and their
+version (a warning names the two and the setting); at least 1.5 GB of free RAM. Run it as root or as the service user, so that it can read the secret file.`,
   exitStatus: '0 all checks passed, 1 a check failed, 2 bad command line.',
 };
 

@@ -1,9 +1,7 @@
-// The service's version: the one of package.json, which the checkout and the Debian package (usr/lib/edu-fileproxy)
-// both keep two folders above dist/src/cli/.
-import { readFileSync } from 'node:fs';
+// The version line of `fileproxy --version` and of doctor's first line.
+import { packageVersion } from '../common/package-version.js';
 
 /** The version as operators see it: `fileproxy <version> (Node.js <version>)`. */
 export function versionLine(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return `fileproxy ${pkg.version} (Node.js ${process.version})`;
+  return `fileproxy ${packageVersion()} (Node.js ${process.version})`;
 }

@@ -12,6 +12,8 @@ import { explainSearchFailure, type SearchFailureKind } from '../search/search-f
 import { FileNotifyChange, type SmbShare } from '../smb/index.js';
 import { fail, ok, skip, warn, type CheckResult } from './check.js';
 import { isLoopback, listeningAddresses } from './listeners.js';
+import { PROXY_AGREEMENT, proxyAgreement } from './proxy-agreement.js';
+import { announcementsIndex, readAnnouncements } from './proxy-announcement.js';
 
 /** The spec's prerequisite: 1 GB for the search engine plus headroom. */
 const MIN_FREE_RAM = 1.5 * 1024 ** 3;
@@ -185,14 +187,33 @@ export async function checkElasticsearch(config: Config): Promise<CheckResult[]>
         ? ok('wiki index', `alias ${alias} present`)
         : fail('wiki index', `alias ${alias} missing`, 'start the file proxy once (it creates the index), or run fileproxy reindex --all'));
     } catch (err) {
-      // A refused login or certificate already failed the node lines; a missing privilege shows only here.
-      const { kind, message } = explainSearchFailure(err);
-      results.push(kind === 'privilege' ? fail('wiki index', `alias ${alias}: ${message}`, ACCESS_FIXES.privilege!) : skip('wiki index', `cannot ask Elasticsearch: ${message}`));
+      results.push(unanswered('wiki index', `alias ${alias}`, err));
     }
+    results.push(...await checkProxyAgreement(client, config));
   } finally {
     await client.close();
   }
   return results;
+}
+
+/**
+ * The line of a check whose question Elasticsearch did not answer. A refused login or certificate already failed the
+ * node lines; a missing privilege on `what` shows only here.
+ */
+function unanswered(name: string, what: string, err: unknown): CheckResult {
+  const { kind, message } = explainSearchFailure(err);
+  return kind === 'privilege' ? fail(name, `${what}: ${message}`, ACCESS_FIXES.privilege!) : skip(name, `cannot ask Elasticsearch: ${message}`);
+}
+
+/** Whether the running proxies of the same shares agree on their shared-state settings, as they announced them. */
+async function checkProxyAgreement(client: Client, config: Config): Promise<CheckResult[]> {
+  const index = announcementsIndex(config);
+  try {
+    const { recent, unreadable } = await readAnnouncements(client, index, Date.now());
+    return proxyAgreement(recent, unreadable);
+  } catch (err) {
+    return [unanswered(PROXY_AGREEMENT, `index ${index}`, err)];
+  }
 }
 
 /** The fix of a node that answered but could not be used: its certificate, the credentials, the account's rights. */

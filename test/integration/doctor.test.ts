@@ -108,9 +108,12 @@ describe('fileproxy doctor', () => {
     assert.ok(lines.some((l) => l.startsWith('ok   share //127.0.0.1/schule')));
   });
 
-  it('fails when Elasticsearch does not answer', async () => {
+  it('fails when Elasticsearch does not answer, and says it could not compare the proxies', async () => {
     const { file } = await writeServiceConfig({ elasticsearch: { url: 'http://127.0.0.1:1' } });
-    assert.match(failLine(doctor(file).lines, 'Elasticsearch health'), /unreachable/);
+    const { lines } = doctor(file);
+    assert.match(failLine(lines, 'Elasticsearch health'), /unreachable/);
+    assert.ok(lines.some((l) => l.startsWith('skip proxies of the same shares: cannot ask Elasticsearch')), lines.join('\n'));
+    assert.ok(lines.some((l) => l.startsWith('ok   free RAM')), 'the checks after it still run');
   });
 
   it('names each configured node that does not answer; the others serve the checks', async () => {
