@@ -8,14 +8,13 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@elastic/elasticsearch';
 import { createSearchClient } from '../../src/search/client.js';
-import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
 import { SmbClient, type SmbShare } from '../../src/smb/index.js';
 import { assertSameDocuments, expectedFacts, indexedFacts, runJob, shareAs, writeFiles } from '../integration/reconcile/support.js';
 import { markdownPage } from '../integration/reconcile/markdown.js';
 import { removeTree } from '../integration/smb/testbed.js';
 import { passAfter, WikiClient, type Caller } from '../integration/wiki/wiki-service.js';
 import { assertNothingCrashed } from '../support/health.js';
-import { startService, type RunningService } from '../support/service.js';
+import { serviceIndex, startService, type RunningService } from '../support/service.js';
 import {
   clusterNodes, ensureClusterRunning, killClusterNode, startClusterNode, stopCluster, waitForCluster,
 } from '../testbed/elasticsearch-cluster.js';
@@ -62,8 +61,8 @@ describe('a cluster node killed under search load and during a reindex', () => {
   after(async () => {
     try {
       await removeTree(admin, scratch).catch(() => undefined);
-      await es?.indices.delete({ index: `${DEFAULT_ALIAS}-v*`, ignore_unavailable: true }).catch(() => undefined);
-      await es?.indices.delete({ index: `${DEFAULT_ALIAS}-lock`, ignore_unavailable: true }).catch(() => undefined);
+      await es?.indices.delete({ index: `${serviceIndex}-v*`, ignore_unavailable: true }).catch(() => undefined);
+      await es?.indices.delete({ index: `${serviceIndex}-lock`, ignore_unavailable: true }).catch(() => undefined);
     } finally {
       await service?.stop();
       await smb?.close();
@@ -75,7 +74,7 @@ describe('a cluster node killed under search load and during a reindex', () => {
 
   /** The cluster node holding the primary of the wiki index (the worst one to lose). */
   async function primaryNode(): Promise<number> {
-    const shards = await es.cat.shards({ index: DEFAULT_ALIAS, format: 'json' });
+    const shards = await es.cat.shards({ index: serviceIndex, format: 'json' });
     const primary = shards.find((shard) => shard.prirep === 'p' && shard.state === 'STARTED');
     assert.ok(primary?.node, `a started primary: ${JSON.stringify(shards)}`);
     assert.ok(shards.some((shard) => shard.prirep === 'r' && shard.state === 'STARTED'), `a started replica: ${JSON.stringify(shards)}`);

@@ -6,13 +6,13 @@ import { after, before, describe, it } from 'node:test';
 import type { Client } from '@elastic/elasticsearch';
 import { createSearchClient } from '../../../src/search/client.js';
 import { IndexManager } from '../../../src/indexing/reconciler/index-manager.js';
-import { DEFAULT_ALIAS, indexMappings, indexSettings } from '../../../src/search/mapping.js';
-import { startService, type RunningService } from '../../support/service.js';
+import { indexMappings, indexSettings } from '../../../src/search/mapping.js';
+import { serviceIndex, startService, type RunningService } from '../../support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { passAfter, reconcilerDetails, WikiClient, type Caller } from './wiki-service.js';
 
 const ADMIN: Caller = { user: 'fpadmin', groups: ['Schul-Admins'] };
-const OLD_INDEX = `${DEFAULT_ALIAS}-v0`;
+const OLD_INDEX = `${serviceIndex}-v0`;
 
 describe('wiki-md migration to a newer mapping while searches run', () => {
   let env: TestbedEnv;
@@ -36,7 +36,7 @@ describe('wiki-md migration to a newer mapping while searches run', () => {
     await client.indices.delete({ index: OLD_INDEX, ignore_unavailable: true });
     await client.indices.create({ index: OLD_INDEX, settings: indexSettings(), mappings });
     await client.bulk({ index: OLD_INDEX, refresh: true, operations: hits.hits.flatMap((hit) => [{ index: { _id: hit._id } }, hit._source!]) });
-    await client.indices.updateAliases({ actions: [{ remove: { index: current, alias: DEFAULT_ALIAS } }, { add: { index: OLD_INDEX, alias: DEFAULT_ALIAS } }] });
+    await client.indices.updateAliases({ actions: [{ remove: { index: current, alias: serviceIndex } }, { add: { index: OLD_INDEX, alias: serviceIndex } }] });
     await client.indices.delete({ index: current });
   });
   after(async () => {
@@ -60,7 +60,7 @@ describe('wiki-md migration to a newer mapping while searches run', () => {
       assert.ok(Date.now() < deadline, `no switch within a minute (last: ${JSON.stringify(details)})`);
     }
     assert.ok(statuses.has('rebuilding'), `searches ran during the rebuild (saw ${[...statuses].join(', ')}; ${searches} searches)`);
-    assert.deepEqual(Object.keys(await client.indices.getAlias({ name: DEFAULT_ALIAS })), [`${DEFAULT_ALIAS}-v1`]);
-    assert.equal((await reconcilerDetails(service)).index, `${DEFAULT_ALIAS}-v1`);
+    assert.deepEqual(Object.keys(await client.indices.getAlias({ name: serviceIndex })), [`${serviceIndex}-v1`]);
+    assert.equal((await reconcilerDetails(service)).index, `${serviceIndex}-v1`);
   });
 });
