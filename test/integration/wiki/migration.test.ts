@@ -1,6 +1,6 @@
-// Mapping migration in the running service: the `wiki-md` alias is made to point at an index built with an older
-// mapping version; on start the reconciler rebuilds `wiki-md-v1` from a full walk of the shares and moves the
-// alias atomically. Searches sent all the while never fail and never miss the page.
+// Mapping migration in the running service: its alias (this file's own, serviceIndex; `wiki-md` in a school) is made
+// to point at an index built with an older mapping version; on start the reconciler rebuilds `<alias>-v1` from a
+// full walk of the shares and moves the alias atomically. Searches sent all the while never fail and never miss the page.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@elastic/elasticsearch';
@@ -28,8 +28,8 @@ describe('wiki-md migration to a newer mapping while searches run', () => {
     await passAfter(first, started).finally(() => first.stop());
 
     // Copy it into an index that claims mapping version 0, and point the alias there.
-    const [current] = await new IndexManager({ client }).aliasTargets();
-    assert.ok(current, 'wiki-md exists');
+    const [current] = await new IndexManager({ client, alias: serviceIndex }).aliasTargets();
+    assert.ok(current, `${serviceIndex} exists`);
     const { hits } = await client.search({ index: current, size: 10_000, query: { match_all: {} } });
     assert.ok(hits.hits.length >= 12);
     const mappings = { ...indexMappings('standard'), _meta: { mapping_version: 0, analyzer: 'standard' } };
