@@ -164,6 +164,27 @@ export async function residentKb(pid: number): Promise<number> {
   return Number(match[1]);
 }
 
+/** Readings of resident memory this far apart, while it settles after the warm-up. */
+const STEADY_INTERVAL_MS = 250;
+/** Resident memory is steady when a reading is within this share of the one before. */
+const STEADY_CHANGE = 0.01;
+
+/**
+ * Resident memory once it holds still after the warm-up (the work its last answers started, such as the worker
+ * threads' buffers given back, has ended): readings STEADY_INTERVAL_MS apart until one is within STEADY_CHANGE of
+ * the one before, for at most `timeoutMs`; the last reading if it never holds still.
+ */
+async function steadyResidentKb(pid: number, timeoutMs = 10_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  let last = await residentKb(pid);
+  for (;;) {
+    await new Promise((r) => setTimeout(r, STEADY_INTERVAL_MS));
+    const now = await residentKb(pid);
+    if (Math.abs(now - last) <= last * STEADY_CHANGE || Date.now() > deadline) return now;
+    last = now;
+  }
+}
+
 /** The V8 heap of every thread in KiB (physical size; external memory apart), from /metrics: where memory went. */
 async function heapsKb(service: RunningService): Promise<Record<string, number>> {
   const samples = parsePrometheusText(await (await fetch(`${service.url}/metrics`)).text());
@@ -223,8 +244,7 @@ export function abuseSuite(surface: Surface): void {
       console.log(`abuse: ${surface.name}: warm-up of ${WARM_UP_REQUESTS} requests in ${Date.now() - started} ms: ${summary(warmUp)}`);
       // Before the baseline, so that what a scrape of /metrics allocates in the main thread counts in both pictures.
       baselineHeaps = await heapsKb(service);
-      await new Promise((r) => setTimeout(r, 2_000));
-      baselineKb = await residentKb(service.process.pid!);
+      baselineKb = await steadyResidentKb(service.process.pid!);
     });
 
     after(async () => {
