@@ -32,6 +32,7 @@ export const SERIAL: readonly SerialEntry[] = [
   { path: 'integration/reconcile/reindex', why: 'compares the index of the whole share before and after a reindex, which other files\' writes would change' },
   { path: 'integration/reconcile/pipeline', why: 'runs passes over the whole shares and expects the second to find nothing new' },
   { path: 'integration/reconcile/watch-scope', why: 'counts every deletion the change watch reports in the share, other files\' included' },
+  { path: 'integration/reconcile/shared-index', why: 'counts a whole share\'s documents before and after its jobs, while other files add and delete pages' },
   { path: 'integration/reconcile/pace', why: 'counts the windows a reindex was slowed down by its own service\'s load' },
   { path: 'integration/wiki/live-index', why: 'measures how soon a change reaches search, and the service\'s memory' },
   { path: 'integration/package/install', why: 'builds and installs the Debian package: both cores for a minute' },
