@@ -1,7 +1,8 @@
 // Runs the compiled test files of the suites unit (no servers), integration, abuse and faults (the testbed's
 // servers; each fault test brings back what it killed), in the tiers of test/tiers.ts, one tier after the other:
 // the unit tests at full concurrency, then the integration files that may share the testbed a few at a time (each
-// on its own index, test/support/service.ts), then the serial tier one file at a time.
+// on its own index, test/support/service.ts), then the abuse campaigns two at a time, then the serial tier one file
+// at a time.
 // Arguments narrow the run to files whose path contains one of them; `--fast` to the unit tests and the smoke
 // files of test/tiers.ts (npm run test:fast).
 // Every test process loads support/openapi-check.js (answers of the services are checked against the OpenAPI
@@ -29,7 +30,9 @@ const distTest = fileURLToPath(new URL('.', import.meta.url));
  * Samba and Elasticsearch; more only lengthen each file's waits.
  */
 const PARALLEL_FILES = 3;
-const CONCURRENCY: Record<Tier, number> = { unit: availableParallelism(), parallel: PARALLEL_FILES, serial: 1 };
+/** Abuse campaigns at a time: each keeps its service's threads busy with 10,000 requests, so two fill two cores. */
+const ABUSE_FILES = 2;
+const CONCURRENCY: Record<Tier, number> = { unit: availableParallelism(), parallel: PARALLEL_FILES, abuse: ABUSE_FILES, serial: 1 };
 
 function testFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -89,7 +92,7 @@ function runTier(tier: Tier, tierFiles: string[]): { status: number; seconds: nu
   return { status: result.status ?? 1, seconds };
 }
 
-const tiers: Tier[] = ['unit', 'parallel', 'serial'];
+const tiers: Tier[] = ['unit', 'parallel', 'abuse', 'serial'];
 const outcomes = tiers
   .map((tier) => ({ tier, files: files.filter((f) => tierOf(f) === tier) }))
   .filter(({ files: tierFiles }) => tierFiles.length > 0)

@@ -3,12 +3,15 @@
 // - parallel: integration files that use the testbed as any client would. Each runs its services on its own index
 //   (elasticsearch.index_prefix from its file name, test/support/service.ts) and writes below scratch folders of
 //   its own, so a few run side by side: they mostly wait on Samba and Elasticsearch.
+// - abuse: the abuse campaigns (test/abuse/), two at a time among themselves. Each compares a picture of every share
+//   before and after, leaving out the `_…` scratch folders, which are all that the campaigns write; integration
+//   files write elsewhere too, so the campaigns do not run beside them. Each measures only its own service's memory.
 // - serial: files that change the testbed for everyone, or whose checks another file's traffic would disturb,
 //   one at a time after the others. A file is serial by an entry below, with the reason: add one when a test
 //   stops a server, changes the DC, starts more Elasticsearch nodes, compares a whole share, or times itself.
 // - smoke: one quick file per integration area, run after the unit tests by `npm run test:fast`.
 
-export type Tier = 'unit' | 'parallel' | 'serial';
+export type Tier = 'unit' | 'parallel' | 'abuse' | 'serial';
 
 interface SerialEntry {
   /** A file (without .test.ts) or a folder (ending in /), relative to test/. */
@@ -18,7 +21,7 @@ interface SerialEntry {
 
 export const SERIAL: readonly SerialEntry[] = [
   { path: 'faults/', why: 'kill or stop the testbed\'s servers or the service\'s threads, start extra Elasticsearch nodes, and time the recovery' },
-  { path: 'abuse/', why: 'compare a picture of every share before and after (another file\'s writes would show), and measure the service\'s memory' },
+  { path: 'abuse/slowloris', why: 'holds ordinary requests to answering within a second while slow senders trickle' },
   { path: 'integration/kerberos/dav-delegation', why: 'makes the DC refuse NTLM (refuseNtlm): every other file logs on with NTLM' },
   { path: 'integration/kerberos/delegation', why: 'makes the DC refuse NTLM (refuseNtlm)' },
   { path: 'integration/kerberos/negotiate', why: 'makes the DC refuse NTLM (refuseNtlm)' },
@@ -33,9 +36,8 @@ export const SERIAL: readonly SerialEntry[] = [
   { path: 'integration/reconcile/pipeline', why: 'runs passes over the whole shares and expects the second to find nothing new' },
   { path: 'integration/reconcile/watch-scope', why: 'counts every deletion the change watch reports in the share, other files\' included' },
   { path: 'integration/reconcile/shared-index', why: 'counts a whole share\'s documents before and after its jobs, while other files add and delete pages' },
-  { path: 'integration/reconcile/pace', why: 'counts the windows a reindex was slowed down by its own service\'s load' },
+  { path: 'integration/reconcile/pace', why: 'reindexes the whole share at the gentle pace (down to 5 pages/s): other files\' scratch pages (a burst of 5,000) would make it take many minutes' },
   { path: 'integration/wiki/live-index', why: 'measures how soon a change reaches search, and the service\'s memory' },
-  { path: 'integration/package/install', why: 'builds and installs the Debian package: both cores for a minute' },
 ];
 
 /** One quick file per integration area: the inner loop's check that the service still talks to the testbed. */
@@ -62,7 +64,8 @@ export function serialEntryOf(file: string): SerialEntry | undefined {
 
 export function tierOf(file: string): Tier {
   if (file.startsWith('unit/')) return 'unit';
-  return serialEntryOf(file) === undefined ? 'parallel' : 'serial';
+  if (serialEntryOf(file) !== undefined) return 'serial';
+  return file.startsWith('abuse/') ? 'abuse' : 'parallel';
 }
 
 export function isSmoke(file: string): boolean {
