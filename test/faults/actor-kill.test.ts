@@ -10,7 +10,7 @@ import { loadConfig, readIndexerPassword } from '../../src/config/index.js';
 import type { HealthReport } from '../../src/runtime/health.js';
 import { Supervisor } from '../../supervisor/supervisor.js';
 import { killActor } from '../support/fault-drills.js';
-import { writeServiceConfig } from '../support/service.js';
+import { waitFor, writeServiceConfig } from '../support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../testbed/env.js';
 import type { TcpProxy } from '../integration/webhooks/tcp-proxy.js';
 import { ldapRelay } from './support/testbed-servers.js';
@@ -45,6 +45,12 @@ describe(`the ${KILLED} thread killed while serving`, () => {
     supervisor = new Supervisor(config, { indexerPassword: readIndexerPassword(config) }, pino({ level: 'silent' }));
     await supervisor.start();
     url = `http://127.0.0.1:${port}`;
+    // The service indexes into this file's own index: the test's searches need its first pass to have filled it.
+    // Asked of /healthz, not by a search, which would fill the directory cache the killed thread must be needed for.
+    await waitFor(async () => {
+      const health = (await (await fetch(`${url}/healthz`)).json()) as HealthReport;
+      return ((health.actors['reconciler']?.details ?? {}) as { lastPass?: unknown }).lastPass != null;
+    }, 60_000);
   });
   after(async () => {
     await supervisor?.stop();

@@ -8,14 +8,13 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@elastic/elasticsearch';
 import { createSearchClient } from '../../src/search/client.js';
-import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
 import { SmbClient, type SmbShare } from '../../src/smb/index.js';
-import { assertSameDocuments, expectedFacts, indexedFacts, runJob, shareAs, writeFiles } from '../integration/reconcile/support.js';
+import { assertSameDocuments, expectedFacts, indexedFacts, reconcilerStatus, runJob, shareAs, writeFiles } from '../integration/reconcile/support.js';
 import { markdownPage } from '../integration/reconcile/markdown.js';
 import { removeTree } from '../integration/smb/testbed.js';
 import { passAfter, WikiClient, type Caller } from '../integration/wiki/wiki-service.js';
 import { assertNothingCrashed } from '../support/health.js';
-import { startService, type RunningService } from '../support/service.js';
+import { serviceIndex, startService, waitFor, type RunningService } from '../support/service.js';
 import {
   clusterNodes, ensureClusterRunning, killClusterNode, startClusterNode, stopCluster, waitForCluster,
 } from '../testbed/elasticsearch-cluster.js';
@@ -62,8 +61,8 @@ describe('a cluster node killed under search load and during a reindex', () => {
   after(async () => {
     try {
       await removeTree(admin, scratch).catch(() => undefined);
-      await es?.indices.delete({ index: `${DEFAULT_ALIAS}-v*`, ignore_unavailable: true }).catch(() => undefined);
-      await es?.indices.delete({ index: `${DEFAULT_ALIAS}-lock`, ignore_unavailable: true }).catch(() => undefined);
+      await es?.indices.delete({ index: `${serviceIndex}-v*`, ignore_unavailable: true }).catch(() => undefined);
+      await es?.indices.delete({ index: `${serviceIndex}-lock`, ignore_unavailable: true }).catch(() => undefined);
     } finally {
       await service?.stop();
       await smb?.close();
@@ -75,7 +74,7 @@ describe('a cluster node killed under search load and during a reindex', () => {
 
   /** The cluster node holding the primary of the wiki index (the worst one to lose). */
   async function primaryNode(): Promise<number> {
-    const shards = await es.cat.shards({ index: DEFAULT_ALIAS, format: 'json' });
+    const shards = await es.cat.shards({ index: serviceIndex, format: 'json' });
     const primary = shards.find((shard) => shard.prirep === 'p' && shard.state === 'STARTED');
     assert.ok(primary?.node, `a started primary: ${JSON.stringify(shards)}`);
     assert.ok(shards.some((shard) => shard.prirep === 'r' && shard.state === 'STARTED'), `a started replica: ${JSON.stringify(shards)}`);
@@ -102,16 +101,19 @@ describe('a cluster node killed under search load and during a reindex', () => {
       }
     };
     const load = Promise.all(Array.from({ length: CONNECTIONS }, worker));
-    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    // Waits on what happened, not on times: on a busy machine a fixed wait may see no search yet, or a reindex done.
+    await waitFor(async () => outcomes.length >= CONNECTIONS * 5, LOAD_MS / 2);
     const reindex = runJob(service, { kind: 'reindex' });
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    // The node goes while the reindex writes: once a tenth of the pages are in the new index.
+    await waitFor(async () => ((await reconcilerStatus(service)).running?.indexed ?? 0) >= PAGES / 10, 60_000);
     const killedAt = Date.now() - t0;
     await killClusterNode(victim);
+    const runningAtKill = (await reconcilerStatus(service)).running;
     const job = await reindex;
     await load;
 
     assert.deepEqual([job.state, job.errors, job.failed], ['finished', [], 0], JSON.stringify(job));
-    assert.ok(job.durationMs > 2_000, `the reindex ran when the node was killed (${job.durationMs} ms)`);
+    assert.equal(runningAtKill?.id, job.id, `the reindex ran when the node was killed (${JSON.stringify(runningAtKill)})`);
     const bad = outcomes.filter((o) => o.status !== 200 || o.degraded || o.total !== baseline.total);
     assert.deepEqual(bad, [], `${bad.length} of ${outcomes.length} searches failed or came back short`);
     assert.ok(outcomes.filter((o) => o.at > killedAt).length > 50, `searches after the kill: ${outcomes.filter((o) => o.at > killedAt).length}`);

@@ -3,9 +3,9 @@
 // pass brings the index back to the shares, document by document (the post-write hook buffered nothing).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
 import { assertSameDocuments, expectedFacts, indexedFacts, runJob, scratchService, shareAs } from '../integration/reconcile/support.js';
 import { assertNothingCrashed } from '../support/health.js';
+import { serviceIndex } from '../support/service.js';
 import { createScratchWiki, describeOutcomes, MixedLoad, ServiceCalls } from './support/load.js';
 import { killElasticsearch, restoreTestbed, restoreTestbedAfter } from './support/testbed-servers.js';
 
@@ -40,7 +40,7 @@ describe('Elasticsearch killed under load', () => {
     await assertNothingCrashed(fixture.service);
 
     await restoreTestbed();
-    await fixture.es.cluster.health({ index: DEFAULT_ALIAS, wait_for_status: 'yellow', timeout: '60s' });
+    await fixture.es.cluster.health({ index: serviceIndex, wait_for_status: 'yellow', timeout: '60s' });
     const pass = await runJob(fixture.service, { kind: 'pass' });
     assert.equal(pass.state, 'finished', JSON.stringify(pass.errors));
     const indexer = shareAs(fixture.smb, fixture.env, fixture.env.indexer, 'schule');

@@ -14,6 +14,7 @@ import type { TcpProxy } from '../integration/webhooks/tcp-proxy.js';
 import { ldapRelay } from './support/testbed-servers.js';
 import { assertNothingCrashed } from '../support/health.js';
 import { ScratchAccounts } from '../integration/wiki/scratch-accounts.js';
+import { passAfter } from '../integration/wiki/wiki-service.js';
 import { describeOutcomes, ServiceCalls, type Outcome } from './support/load.js';
 
 /** ldap.cache_ttl and admin.session_ttl of the service under test: short, so the test sees them run out. */
@@ -43,11 +44,14 @@ describe('LDAPS unreachable', () => {
     env = await readTestbedEnv();
     const relay = await ldapRelay(env);
     ldap = relay.relay;
+    const started = Date.now();
     service = await startService({
       ldap: { url: relay.url, cache_ttl: `${TTL_MS}ms` },
       admin: { session_ttl: `${TTL_MS}ms` },
       reconciler: { interval: '1h' },
     });
+    // Its index is this file's own: the searches below need the first pass to have filled it.
+    await passAfter(service, started);
   });
   after(async () => {
     await service?.stop();

@@ -9,9 +9,10 @@ import { checkClusterHealth, checkFreeRam, checkNotExposed } from '../../src/doc
 import { listeningAddresses } from '../../src/doctor/listeners.js';
 import { createSearchClient } from '../../src/search/client.js';
 import { IndexManager } from '../../src/indexing/reconciler/index-manager.js';
+import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
 import { readTestbedEnv, type TestbedEnv } from '../testbed/env.js';
 import { doctor, failLine } from '../support/doctor.js';
-import { writeServiceConfig } from '../support/service.js';
+import { serviceIndex, writeServiceConfig } from '../support/service.js';
 import { ScratchAccounts } from './wiki/scratch-accounts.js';
 
 /** A secret file of its own, next to the test config. */
@@ -26,8 +27,10 @@ describe('fileproxy doctor', () => {
   let env: TestbedEnv;
   before(async () => {
     env = await readTestbedEnv();
-    // The service creates the alias on start; the doctor only looks for it.
-    await new IndexManager({ client: createSearchClient({ nodes: [env.es.url] }) }).ensureIndex();
+    // The service creates the alias on start; the doctor only looks for it: the testbed's (its config.yml) and this
+    // file's own (the configs writeServiceConfig writes).
+    const client = createSearchClient({ nodes: [env.es.url] });
+    for (const alias of [DEFAULT_ALIAS, serviceIndex]) await new IndexManager({ client, alias }).ensureIndex();
   });
 
   const indexerAccount = (password_file: string) => ({

@@ -4,8 +4,10 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
+import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
 import { readTestbedEnv } from '../testbed/env.js';
 import { runLogDir, serviceLogFile } from './log-audit.js';
 import { freePort } from './ports.js';
@@ -41,13 +43,38 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** The testbed's config with a fresh port and data dir, plus overrides merged in (see deepMerge). */
+/** Set by test/run-tests.ts for its test processes: the run's part of every test file's index prefix. */
+export const TEST_RUN_VARIABLE = 'FILEPROXY_TEST_RUN';
+/** What the index prefixes of a run's test files start with; the runner deletes the run's indices by it. */
+export const TEST_INDEX_PREFIX = 'fileproxy-test-';
+const distTest = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * The search index (elasticsearch.index_prefix) of the services a test file starts: its own, named after the file
+ * and the run, so that files running side by side neither see nor reindex each other's documents. A file run
+ * outside the runner names its indices after its process. Benchmarks and the soak keep the testbed's index.
+ */
+export const fileIndexPrefix: string | undefined = ((): string | undefined => {
+  const file = relative(distTest, process.argv[1] ?? '');
+  if (!file.endsWith('.test.js') || file.startsWith('..')) return undefined;
+  const run = process.env[TEST_RUN_VARIABLE] || `pid${process.pid}`;
+  return `${TEST_INDEX_PREFIX}${run}-${file.replace(/\.test\.js$/, '')}`.toLowerCase().replace(/[^a-z0-9-]+/g, '-');
+})();
+
+/** The alias the services this process starts index into: its test file's own, else the testbed's. */
+export const serviceIndex = fileIndexPrefix ?? DEFAULT_ALIAS;
+
+/**
+ * The testbed's config with a fresh port and data dir and this test file's index (fileIndexPrefix), plus overrides
+ * merged in (see deepMerge).
+ */
 export async function writeServiceConfig(overrides: Overrides = {}): Promise<{ file: string; port: number }> {
   const env = await readTestbedEnv();
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'fileproxy-test-'));
   const testbed = parse(readFileSync(env.config, 'utf8')) as Record<string, unknown>;
-  const config = deepMerge(deepMerge(testbed, { http: { port }, storage: { data_dir: dir } }), overrides);
+  const ownIndex = fileIndexPrefix === undefined ? {} : { elasticsearch: { index_prefix: fileIndexPrefix } };
+  const config = deepMerge(deepMerge(deepMerge(testbed, ownIndex), { http: { port }, storage: { data_dir: dir } }), overrides);
   const file = join(dir, 'config.yml');
   writeFileSync(file, stringify(config));
   return { file, port };

@@ -164,6 +164,27 @@ export async function residentKb(pid: number): Promise<number> {
   return Number(match[1]);
 }
 
+/** Readings of resident memory this far apart, while it settles after the warm-up. */
+const STEADY_INTERVAL_MS = 250;
+/** Resident memory is steady when a reading is within this share of the one before. */
+const STEADY_CHANGE = 0.01;
+
+/**
+ * Resident memory once it holds still after the warm-up (the work its last answers started, such as the worker
+ * threads' buffers given back, has ended): readings STEADY_INTERVAL_MS apart until one is within STEADY_CHANGE of
+ * the one before, for at most `timeoutMs`; the last reading if it never holds still.
+ */
+async function steadyResidentKb(pid: number, timeoutMs = 10_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  let last = await residentKb(pid);
+  for (;;) {
+    await new Promise((r) => setTimeout(r, STEADY_INTERVAL_MS));
+    const now = await residentKb(pid);
+    if (Math.abs(now - last) <= last * STEADY_CHANGE || Date.now() > deadline) return now;
+    last = now;
+  }
+}
+
 /** The V8 heap of every thread in KiB (physical size; external memory apart), from /metrics: where memory went. */
 async function heapsKb(service: RunningService): Promise<Record<string, number>> {
   const samples = parsePrometheusText(await (await fetch(`${service.url}/metrics`)).text());
@@ -191,7 +212,13 @@ function growth(before: Record<string, number>, after: Record<string, number>): 
 async function pictureOfTheShares(env: TestbedEnv, shares: SmbShare[], addressed: (path: string) => boolean): Promise<string[][]> {
   const parent = dirname(env.smb.shares[0]!.path);
   for (const share of env.smb.shares) assert.equal(dirname(share.path), parent, 'the testbed keeps its shares side by side');
-  return [await diskSnapshot(parent, addressed), ...await Promise.all(shares.map(shareSnapshot))];
+  // Other tests' scratch folders (`<share>/_…`) come and go meanwhile (the campaigns run two at a time); the pictures
+  // over SMB (shareSnapshot) leave them out alike. So does each share's own folder, whose time their coming and going
+  // changes: what is in it is pictured entry by entry.
+  const othersScratch = (path: string) => /^[^/]+\/_/.test(path);
+  const disk = await diskSnapshot(parent, (path) => addressed(path) || othersScratch(path));
+  const shareFolder = /^[^/|]+\|dir\|/;
+  return [disk.filter((entry) => !shareFolder.test(entry)), ...await Promise.all(shares.map(shareSnapshot))];
 }
 
 export function abuseSuite(surface: Surface): void {
@@ -223,8 +250,7 @@ export function abuseSuite(surface: Surface): void {
       console.log(`abuse: ${surface.name}: warm-up of ${WARM_UP_REQUESTS} requests in ${Date.now() - started} ms: ${summary(warmUp)}`);
       // Before the baseline, so that what a scrape of /metrics allocates in the main thread counts in both pictures.
       baselineHeaps = await heapsKb(service);
-      await new Promise((r) => setTimeout(r, 2_000));
-      baselineKb = await residentKb(service.process.pid!);
+      baselineKb = await steadyResidentKb(service.process.pid!);
     });
 
     after(async () => {

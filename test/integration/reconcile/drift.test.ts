@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { startJob } from '../../../src/control-socket/client.js';
 import { documentId } from '../../../src/wiki/document-id.js';
+import { serviceIndex } from '../../support/service.js';
 import { removeTree, smbcacls } from '../smb/testbed.js';
 import { assertSameDocuments, expectedFacts, indexedFacts, reconcilerStatus, runJob, scratchService, SERVER, shareAs, socketOf, writeFiles, type DocumentFacts } from './support.js';
 
@@ -84,9 +85,9 @@ describe('drift repair in one pass', () => {
   it('a second pass finds nothing to do', async () => {
     // Other tests may change their own pages meanwhile: what must not change is every document of this one.
     const indexedAt = async () => {
-      await fixture.es.indices.refresh({ index: 'wiki-md' });
+      await fixture.es.indices.refresh({ index: serviceIndex });
       const { hits } = await fixture.es.search<{ path: string; indexed_at: string }>({
-        index: 'wiki-md', size: 100, _source: ['path', 'indexed_at'], query: { prefix: { path: `${fixture.scratch}/` } },
+        index: serviceIndex, size: 100, _source: ['path', 'indexed_at'], query: { prefix: { path: `${fixture.scratch}/` } },
       });
       return new Map(hits.hits.map((hit) => [hit._source!.path, hit._source!.indexed_at]));
     };

@@ -7,8 +7,7 @@ import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
 import { startJob } from '../../../src/control-socket/client.js';
 import type { JobInfo } from '../../../src/indexing/reconciler/jobs.js';
-import { DEFAULT_ALIAS } from '../../../src/search/mapping.js';
-import { waitFor } from '../../support/service.js';
+import { serviceIndex, waitFor } from '../../support/service.js';
 import { stopElasticsearch } from '../../testbed/elasticsearch.js';
 import { upAgain } from '../../testbed/ntlm-mode.js';
 import { markdownPage } from './markdown.js';
@@ -41,21 +40,21 @@ describe('an Elasticsearch outage during a pass', () => {
       assert.ok(outage, `Elasticsearch was stopped while the pass ran: ${JSON.stringify(interrupted)}`);
       await outage;
       assert.equal(interrupted.state, 'failed');
-      assert.match(interrupted.errors.join('\n'), /wiki-md|ECONNREFUSED|ConnectionError/);
+      assert.match(interrupted.errors.join('\n'), new RegExp(`${serviceIndex}|ECONNREFUSED|ConnectionError`));
       assert.ok(interrupted.indexed < files.length, `indexed ${interrupted.indexed} before the outage`);
       // It says what it did, and the service keeps answering.
       await waitFor(async () => fixture.service.output().includes('"msg":"wiki pass failed with problems"'), 5_000);
       assert.equal((await fetch(`${fixture.service.url}/healthz`)).status, 200);
     } finally {
       await run(process.execPath, [TESTBED_CLI, ...upAgain(fixture.env.smb.ntlm)], { maxBuffer: 16 * 1024 * 1024 });
-      await fixture.es.cluster.health({ index: DEFAULT_ALIAS, wait_for_status: 'yellow', timeout: '60s' });
+      await fixture.es.cluster.health({ index: serviceIndex, wait_for_status: 'yellow', timeout: '60s' });
     }
 
     const repair = await runJob(fixture.service, { kind: 'pass' });
     assert.equal(repair.state, 'finished', JSON.stringify(repair.errors));
     assert.ok(repair.added > 0, 'the pass after the outage indexed what the interrupted one did not');
     const indexer = shareAs(fixture.smb, fixture.env, fixture.env.indexer, 'schule');
-    const expected = inScratch(await expectedFacts(indexer, 'schule'));
+    const expected = inScratch(await expectedFacts(indexer, 'schule', fixture.scratch));
     assert.equal(expected.size, files.length);
     assertSameDocuments(inScratch(await indexedFacts(fixture.es, 'schule')), expected, fixture.scratch);
   });

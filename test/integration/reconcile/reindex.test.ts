@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import type { JobInfo } from '../../../src/indexing/reconciler/jobs.js';
 import { IndexManager } from '../../../src/indexing/reconciler/index-manager.js';
 import { documentId } from '../../../src/wiki/document-id.js';
-import { waitFor, writeServiceConfig } from '../../support/service.js';
+import { serviceIndex, waitFor, writeServiceConfig } from '../../support/service.js';
 import { AdminApi, postWebhook } from '../webhooks/api.js';
 import { WikiClient } from '../wiki/wiki-service.js';
 import { markdownPage } from './markdown.js';
@@ -113,7 +113,7 @@ describe('fileproxy reindex', () => {
   });
 
   it('--rebuild fills a new versioned index from every share and switches the alias at the end', async () => {
-    const manager = new IndexManager({ client: fixture.es });
+    const manager = new IndexManager({ client: fixture.es, alias: serviceIndex });
     const [before] = await manager.aliasTargets();
     const api = new WikiClient(fixture.service.url, fixture.env);
     const statuses: number[] = [];
@@ -132,7 +132,7 @@ describe('fileproxy reindex', () => {
     const report = JSON.parse(result.stdout) as JobInfo;
     assert.deepEqual([report.kind, report.state, report.shares], ['rebuild', 'finished', ['schule', 'verwaltung']]);
     assert.equal(report.rebuild?.from, before);
-    assert.equal(report.rebuild?.to, `wiki-md-v${manager.generationOf(before!)! + 1}`);
+    assert.equal(report.rebuild?.to, `${serviceIndex}-v${manager.generationOf(before!)! + 1}`);
     assert.deepEqual(await manager.aliasTargets(), [report.rebuild!.to]);
     assert.equal(await fixture.es.indices.exists({ index: before! }), false, 'the old index is gone');
     assert.ok(report.rebuild!.documents >= FOLDERS * PAGES_PER_FOLDER, `${report.rebuild!.documents} documents`);

@@ -19,13 +19,12 @@ import { startJob } from '../../../src/control-socket/client.js';
 import type { JobInfo, JobRequest } from '../../../src/indexing/reconciler/jobs.js';
 import type { ReconcilerStatus } from '../../../src/indexing/reconciler/reconciler.js';
 import { createSearchClient } from '../../../src/search/client.js';
-import { DEFAULT_ALIAS } from '../../../src/search/mapping.js';
 import { SmbClient, SmbError, type SmbShare } from '../../../src/smb/index.js';
 import { deriveAcl } from '../../../src/wiki/acl.js';
 import { documentId } from '../../../src/wiki/document-id.js';
 import { versionToken } from '../../../src/wiki/version-token.js';
 import { isWikiPage } from '../../../src/wiki/layout.js';
-import { startService, type RunningService } from '../../support/service.js';
+import { serviceIndex, startService, type RunningService } from '../../support/service.js';
 import { testbedShare } from '../../support/smb-logons.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { removeTree } from '../smb/testbed.js';
@@ -118,14 +117,14 @@ export interface DocumentFacts {
   acl_deny: string[];
 }
 
-/** Every document of `share` in the index, by id. */
+/** Every document of `share` in the index the services of this process write (serviceIndex), by id. */
 export async function indexedFacts(es: Client, share: string): Promise<Map<string, DocumentFacts>> {
-  await es.indices.refresh({ index: DEFAULT_ALIAS });
+  await es.indices.refresh({ index: serviceIndex });
   const facts = new Map<string, DocumentFacts>();
   let after: estypes.SortResults | undefined;
   for (;;) {
     const response = await es.search<DocumentFacts>({
-      index: DEFAULT_ALIAS,
+      index: serviceIndex,
       size: 5000,
       _source: ['path', 'version', 'acl_allow', 'acl_deny'],
       query: { term: { share } },

@@ -60,7 +60,9 @@ describe('the testbed wiki, indexed from SMB with its real ACLs', () => {
     try {
       for (const { name } of env.smb.shares) {
         const share = testbedShare(smb, env, env.indexer, name);
-        for await (const entry of share.walk('', { include: (e) => !e.isDirectory && isWikiPage(e.path) })) {
+        // Not into the scratch folders (`_…`) of tests running beside this one: they come and go during the walk.
+        const walk = share.walk('', { descend: (d) => !d.path.startsWith('_'), include: (e) => !e.isDirectory && isWikiPage(e.path) });
+        for await (const entry of walk) {
           docs.push(
             buildWikiDocument({
               server: env.smb.host,

@@ -127,11 +127,15 @@ export function pausedPut(service: RunningService, as: Account, path: string, bo
   };
 }
 
-/** Every entry of the share as the DC Administrator lists it, but not what other tests' scratch folders (`_...`) hold. */
+/**
+ * Every entry of the share as the DC Administrator lists it, but not other tests' scratch folders (`_...`): files
+ * running side by side make and remove theirs while this one looks.
+ */
 export async function shareEntries({ admin, dir }: PupilFolder): Promise<SmbStat[]> {
   const entries: SmbStat[] = [];
+  const othersScratch = (path: string) => path.startsWith('_') && path !== dir && !path.startsWith(`${dir}/`);
   // The whole share, not only the folder: a save may stage its bytes elsewhere.
-  for await (const e of admin.walk('', { descend: (d) => !d.path.startsWith('_') || d.path === dir || d.path.startsWith(`${dir}/`) })) entries.push(e);
+  for await (const e of admin.walk('', { descend: (d) => !othersScratch(d.path) })) if (!othersScratch(e.path)) entries.push(e);
   return entries.sort((a, b) => a.path.localeCompare(b.path));
 }
 

@@ -9,9 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { createSearchClient } from '../../../src/search/client.js';
-import { DEFAULT_ALIAS } from '../../../src/search/mapping.js';
 import { SmbClient, type SmbShare } from '../../../src/smb/index.js';
-import { startService, type RunningService } from '../../support/service.js';
+import { serviceIndex, startService, type RunningService } from '../../support/service.js';
 import { runSambaClient, testbedShare } from '../../support/smb-logons.js';
 import { stopElasticsearch } from '../../testbed/elasticsearch.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
@@ -94,13 +93,13 @@ describe('drift repair by the reconciler', () => {
       assert.deepEqual(await api.pages(ANNA, 'schule', ''), { total: 0, pages: [], degraded: true });
       await admin.writeFile(page, '# Notizen\n\nGeschrieben während des Ausfalls: Ausfallwortgamma.\n');
       const pass = await passAfter(service, outage);
-      assert.match(pass.errors.join('\n'), /index wiki-md/);
+      assert.match(pass.errors.join('\n'), new RegExp(`index ${serviceIndex}`));
       assert.equal(pass.indexed, 0);
     } finally {
       await run(process.execPath, [TESTBED_CLI, ...upAgain(env.smb.ntlm)], { maxBuffer: 16 * 1024 * 1024 });
       // The cluster answers before the index's shard is back; later tests need it.
       const es = createSearchClient({ nodes: [env.es.url] });
-      await es.cluster.health({ index: DEFAULT_ALIAS, wait_for_status: 'yellow', timeout: '60s' }).finally(() => es.close());
+      await es.cluster.health({ index: serviceIndex, wait_for_status: 'yellow', timeout: '60s' }).finally(() => es.close());
     }
     await eventually(async () => assert.equal(await found(ANNA, 'Ausfallwortgamma'), `schule:${page}`), 60_000);
     await eventually(async () => {

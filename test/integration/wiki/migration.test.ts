@@ -1,18 +1,18 @@
-// Mapping migration in the running service: the `wiki-md` alias is made to point at an index built with an older
-// mapping version; on start the reconciler rebuilds `wiki-md-v1` from a full walk of the shares and moves the
-// alias atomically. Searches sent all the while never fail and never miss the page.
+// Mapping migration in the running service: its alias (this file's own, serviceIndex; `wiki-md` in a school) is made
+// to point at an index built with an older mapping version; on start the reconciler rebuilds `<alias>-v1` from a
+// full walk of the shares and moves the alias atomically. Searches sent all the while never fail and never miss the page.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@elastic/elasticsearch';
 import { createSearchClient } from '../../../src/search/client.js';
 import { IndexManager } from '../../../src/indexing/reconciler/index-manager.js';
-import { DEFAULT_ALIAS, indexMappings, indexSettings } from '../../../src/search/mapping.js';
-import { startService, type RunningService } from '../../support/service.js';
+import { indexMappings, indexSettings } from '../../../src/search/mapping.js';
+import { serviceIndex, startService, type RunningService } from '../../support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { passAfter, reconcilerDetails, WikiClient, type Caller } from './wiki-service.js';
 
 const ADMIN: Caller = { user: 'fpadmin', groups: ['Schul-Admins'] };
-const OLD_INDEX = `${DEFAULT_ALIAS}-v0`;
+const OLD_INDEX = `${serviceIndex}-v0`;
 
 describe('wiki-md migration to a newer mapping while searches run', () => {
   let env: TestbedEnv;
@@ -28,15 +28,15 @@ describe('wiki-md migration to a newer mapping while searches run', () => {
     await passAfter(first, started).finally(() => first.stop());
 
     // Copy it into an index that claims mapping version 0, and point the alias there.
-    const [current] = await new IndexManager({ client }).aliasTargets();
-    assert.ok(current, 'wiki-md exists');
+    const [current] = await new IndexManager({ client, alias: serviceIndex }).aliasTargets();
+    assert.ok(current, `${serviceIndex} exists`);
     const { hits } = await client.search({ index: current, size: 10_000, query: { match_all: {} } });
     assert.ok(hits.hits.length >= 12);
     const mappings = { ...indexMappings('standard'), _meta: { mapping_version: 0, analyzer: 'standard' } };
     await client.indices.delete({ index: OLD_INDEX, ignore_unavailable: true });
     await client.indices.create({ index: OLD_INDEX, settings: indexSettings(), mappings });
     await client.bulk({ index: OLD_INDEX, refresh: true, operations: hits.hits.flatMap((hit) => [{ index: { _id: hit._id } }, hit._source!]) });
-    await client.indices.updateAliases({ actions: [{ remove: { index: current, alias: DEFAULT_ALIAS } }, { add: { index: OLD_INDEX, alias: DEFAULT_ALIAS } }] });
+    await client.indices.updateAliases({ actions: [{ remove: { index: current, alias: serviceIndex } }, { add: { index: OLD_INDEX, alias: serviceIndex } }] });
     await client.indices.delete({ index: current });
   });
   after(async () => {
@@ -60,7 +60,7 @@ describe('wiki-md migration to a newer mapping while searches run', () => {
       assert.ok(Date.now() < deadline, `no switch within a minute (last: ${JSON.stringify(details)})`);
     }
     assert.ok(statuses.has('rebuilding'), `searches ran during the rebuild (saw ${[...statuses].join(', ')}; ${searches} searches)`);
-    assert.deepEqual(Object.keys(await client.indices.getAlias({ name: DEFAULT_ALIAS })), [`${DEFAULT_ALIAS}-v1`]);
-    assert.equal((await reconcilerDetails(service)).index, `${DEFAULT_ALIAS}-v1`);
+    assert.deepEqual(Object.keys(await client.indices.getAlias({ name: serviceIndex })), [`${serviceIndex}-v1`]);
+    assert.equal((await reconcilerDetails(service)).index, `${serviceIndex}-v1`);
   });
 });

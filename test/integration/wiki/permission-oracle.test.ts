@@ -24,12 +24,11 @@ import { after, before, describe, it } from 'node:test';
 import type { Client } from '@elastic/elasticsearch';
 import PQueue from 'p-queue';
 import { createSearchClient } from '../../../src/search/client.js';
-import { DEFAULT_ALIAS } from '../../../src/search/mapping.js';
 import { SmbClient, SmbError, type SmbShare } from '../../../src/smb/index.js';
 import type { SecurityDescriptor } from '../../../src/windows-security/access-control.js';
 import { AUTHENTICATED_USERS_SID, deriveAcl, EVERYONE_SID } from '../../../src/wiki/acl.js';
 import { domainUsersSid } from '../../../src/viewer/principal.js';
-import { startService, type RunningService } from '../../support/service.js';
+import { serviceIndex, startService, type RunningService } from '../../support/service.js';
 import { ownLogonAuth, testbedShare } from '../../support/smb-logons.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { delegationAccount, ensureDelegationAccounts, exportKeytab, kerberosConfig } from '../../testbed/kerberos.js';
@@ -122,7 +121,7 @@ describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
   /** The fixture's pages in the index, whoever may see them (asked of Elasticsearch directly). */
   async function indexedPages(): Promise<Set<string>> {
     const response = await es.search<{ share: string; path: string }>({
-      index: DEFAULT_ALIAS,
+      index: serviceIndex,
       size: 1000,
       _source: ['share', 'path'],
       query: { bool: { filter: [{ term: { share: SHARE } }, { match: { body: fixture.word } }] } },

@@ -70,7 +70,9 @@ async function peer(handler: Handler, requestTimeoutMs = 300, options: PeerOptio
   const port = (server.address() as { port: number }).port;
   const { minDialect, requireEncryption, keepAliveMs } = options;
   const dialects = options.negotiate ? undefined : [Dialect.SMB311];
-  return Connection.connect({ host: '127.0.0.1', port, requestTimeoutMs, dialects, minDialect, requireEncryption, keepAliveMs });
+  // The TCP connect gets a time of its own: `requestTimeoutMs` is short for the tests of request timeouts, and on a
+  // busy machine a connect to loopback took longer (a CI-style run: "connecting timed out after 300 ms").
+  return Connection.connect({ host: '127.0.0.1', port, requestTimeoutMs, connectTimeoutMs: 10_000, dialects, minDialect, requireEncryption, keepAliveMs });
 }
 
 function echoResponse(req: Request, credits = 1, flags = 0, status = 0): Buffer {

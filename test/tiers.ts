@@ -1,0 +1,73 @@
+// Which test files run where (test/run-tests.ts runs the tiers one after another):
+// - unit: no servers; one process per file, as many at a time as the machine has cores.
+// - parallel: integration files that use the testbed as any client would. Each runs its services on its own index
+//   (elasticsearch.index_prefix from its file name, test/support/service.ts) and writes below scratch folders of
+//   its own, so a few run side by side: they mostly wait on Samba and Elasticsearch.
+// - abuse: the abuse campaigns (test/abuse/), two at a time among themselves. Each compares a picture of every share
+//   before and after, leaving out the `_…` scratch folders, which are all that the campaigns write; integration
+//   files write elsewhere too, so the campaigns do not run beside them. Each measures only its own service's memory.
+// - serial: files that change the testbed for everyone, or whose checks another file's traffic would disturb,
+//   one at a time after the others. A file is serial by an entry below, with the reason: add one when a test
+//   stops a server, changes the DC, starts more Elasticsearch nodes, compares a whole share, or times itself.
+// - smoke: one quick file per integration area, run after the unit tests by `npm run test:fast`.
+
+export type Tier = 'unit' | 'parallel' | 'abuse' | 'serial';
+
+interface SerialEntry {
+  /** A file (without .test.ts) or a folder (ending in /), relative to test/. */
+  path: string;
+  why: string;
+}
+
+export const SERIAL: readonly SerialEntry[] = [
+  { path: 'faults/', why: 'kill or stop the testbed\'s servers or the service\'s threads, start extra Elasticsearch nodes, and time the recovery' },
+  { path: 'abuse/slowloris', why: 'holds ordinary requests to answering within a second while slow senders trickle' },
+  { path: 'integration/kerberos/dav-delegation', why: 'makes the DC refuse NTLM (refuseNtlm): every other file logs on with NTLM' },
+  { path: 'integration/kerberos/delegation', why: 'makes the DC refuse NTLM (refuseNtlm)' },
+  { path: 'integration/kerberos/negotiate', why: 'makes the DC refuse NTLM (refuseNtlm)' },
+  { path: 'integration/kerberos/renewal', why: 'makes the DC refuse NTLM (refuseNtlm), and counts on tickets renewed in time' },
+  { path: 'integration/kerberos/smb', why: 'makes the DC refuse NTLM (refuseNtlm)' },
+  { path: 'integration/reconcile/outage', why: 'stops the testbed\'s Elasticsearch' },
+  { path: 'integration/wiki/drift', why: 'stops the testbed\'s Elasticsearch' },
+  { path: 'integration/search/secured-elasticsearch', why: 'starts a second Elasticsearch node (memory of a 2-core machine)' },
+  { path: 'integration/reconcile/back-pressure', why: 'starts an Elasticsearch node with a write queue of one' },
+  { path: 'integration/reconcile/drift', why: 'compares the index with the whole of two shares, which other files write to' },
+  { path: 'integration/reconcile/reindex', why: 'compares the index of the whole share before and after a reindex, which other files\' writes would change' },
+  { path: 'integration/reconcile/pipeline', why: 'runs passes over the whole shares and expects the second to find nothing new' },
+  { path: 'integration/reconcile/watch-scope', why: 'counts every deletion the change watch reports in the share, other files\' included' },
+  { path: 'integration/reconcile/shared-index', why: 'counts a whole share\'s documents before and after its jobs, while other files add and delete pages' },
+  { path: 'integration/reconcile/pace', why: 'reindexes the whole share at the gentle pace (down to 5 pages/s): other files\' scratch pages (a burst of 5,000) would make it take many minutes' },
+  { path: 'integration/wiki/live-index', why: 'measures how soon a change reaches search, and the service\'s memory' },
+];
+
+/** One quick file per integration area: the inner loop's check that the service still talks to the testbed. */
+export const SMOKE: readonly string[] = [
+  'integration/testbed',
+  'integration/smb/protocol',
+  'integration/kerberos/kdc',
+  'integration/ldap/directory',
+  'integration/logins/throttle',
+  'integration/observability/metrics-and-logs',
+  'integration/reconcile/pipeline',
+  'integration/search/testbed-wiki',
+  'integration/webdav/access',
+  'integration/webhooks/admin-api',
+  'integration/wiki/visibility',
+  'integration/admin-ui/admin-page',
+];
+
+/** The entry that makes `file` (relative to the compiled test/, e.g. faults/smb.test.js) serial, if any. */
+export function serialEntryOf(file: string): SerialEntry | undefined {
+  const name = file.replace(/\.test\.js$/, '');
+  return SERIAL.find(({ path }) => (path.endsWith('/') ? name.startsWith(path) : name === path));
+}
+
+export function tierOf(file: string): Tier {
+  if (file.startsWith('unit/')) return 'unit';
+  if (serialEntryOf(file) !== undefined) return 'serial';
+  return file.startsWith('abuse/') ? 'abuse' : 'parallel';
+}
+
+export function isSmoke(file: string): boolean {
+  return SMOKE.includes(file.replace(/\.test\.js$/, ''));
+}
