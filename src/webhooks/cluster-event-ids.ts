@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Client } from '@elastic/elasticsearch';
-import { answeredWith, ensureIndex } from './cluster-state.js';
+import { answeredWith, ensureIndex } from '../search/shared-state.js';
 
 /** At most this many ids are pruned per call (Elasticsearch's default limit of one search's hits). */
 const PRUNE_BATCH = 10_000;
