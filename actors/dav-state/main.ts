@@ -1,15 +1,25 @@
 // The dav-state actor: one thread owns the WebDAV lock table and the dead
-// properties, so that every http-front sees the same state. Properties live
-// in <storage.data_dir>/dav-properties.log; both are bounded by config webdav.
-// Properties of files gone behind the proxy's back are swept (sweep.ts).
+// properties, so that every http-front sees the same state. Alone
+// (cluster.shared_state: none) it keeps the locks in memory and the properties
+// in <storage.data_dir>/dav-properties.log; proxies that share state keep both
+// in the Elasticsearch cluster (src/webdav/cluster-locks.ts,
+// cluster-properties.ts), so that every proxy sees the same. Both are bounded
+// by config webdav. Properties of files gone behind the proxy's back are
+// swept (sweep.ts).
 import { Registry } from 'prom-client';
 import { davStateMetrics } from './metrics.js';
 import type { ActorContextOf } from '../kinds.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { runActor } from '../../src/runtime/actor.js';
+import { clusterIndices, clusterStateClient } from '../../src/search/shared-state.js';
+import { ClusterLocks } from '../../src/webdav/cluster-locks.js';
+import { ClusterProperties } from '../../src/webdav/cluster-properties.js';
 import { DeadProperties } from '../../src/webdav/dead-properties.js';
+import { LocalLocks, type LockStore } from '../../src/webdav/lock-store.js';
 import { LockTable } from '../../src/webdav/locks.js';
+import type { PropertyLimits } from '../../src/webdav/property-budget.js';
+import type { PropertyStore } from '../../src/webdav/property-store.js';
 import { DavStateService } from './service.js';
 import { DavState } from './state.js';
 import { startPropertySweep } from './sweep.js';
@@ -18,20 +28,25 @@ import { startPropertySweep } from './sweep.js';
 const PRUNE_INTERVAL_MS = 10_000;
 
 runActor(async (ctx: ActorContextOf<'dav-state'>) => {
-  const { locks, dead_properties: bounds } = ctx.config.webdav;
-  const dir = ctx.config.storage.data_dir;
-  const properties = await DeadProperties.open(dir, {
+  const { config } = ctx;
+  const { locks: lockBounds, dead_properties: bounds } = config.webdav;
+  const limits: PropertyLimits = {
     maxPerResource: bounds.max_per_resource,
     maxResourceSize: bounds.max_resource_size,
     maxUserSize: bounds.max_user_size,
     maxTotalSize: bounds.max_total_size,
-  });
+  };
+  const shared = config.cluster.shared_state === 'elasticsearch';
+  const { locks, properties } = shared ? await clusterStores(ctx, limits) : {
+    locks: new LocalLocks(new LockTable({ maxPerUser: lockBounds.max_per_user })),
+    properties: await DeadProperties.open(config.storage.data_dir, limits),
+  };
   // A write lease outlives any single SMB request of the writer.
-  const state = new DavState(new LockTable({ maxPerUser: locks.max_per_user }), properties, 2 * ctx.config.smb.request_timeout);
+  const state = new DavState(locks, properties, 2 * config.smb.request_timeout, shared);
   const timer = setInterval(() => state.publish(), PRUNE_INTERVAL_MS);
   timer.unref();
-  const sweep = startPropertySweep(ctx.config, ctx.secrets, state, ctx.log);
-  ctx.log.info({ dir, propertyResources: properties.size, propertyBytes: properties.bytes }, 'dav state ready');
+  const sweep = startPropertySweep(config, ctx.secrets, state, ctx.log);
+  ctx.log.info({ shared_state: config.cluster.shared_state, propertyResources: properties.size, propertyBytes: properties.bytes }, 'dav state ready');
   const registry = new Registry();
   registerStatMetrics(registry, () => state.stats(), davStateMetrics);
   return {
@@ -46,3 +61,16 @@ runActor(async (ctx: ActorContextOf<'dav-state'>) => {
     abort: () => state.retire(),
   };
 });
+
+/** The stores in the cluster the proxies share; their indices are made when missing (another proxy may at once). */
+async function clusterStores(ctx: ActorContextOf<'dav-state'>, limits: PropertyLimits): Promise<{ locks: LockStore; properties: PropertyStore }> {
+  const { config } = ctx;
+  const indices = clusterIndices(config);
+  const replicas = config.elasticsearch.index.number_of_replicas;
+  const client = clusterStateClient(config, ctx.secrets);
+  const locks = new ClusterLocks(client, indices.davLocks, { maxPerUser: config.webdav.locks.max_per_user }, ctx.log);
+  const properties = new ClusterProperties(client, indices.davProperties, limits, ctx.log);
+  await locks.open(replicas);
+  await properties.open(replicas);
+  return { locks, properties };
+}

@@ -2,7 +2,7 @@
 // declares it, and nothing more.
 import type { DavStateProtocol } from './protocol.js';
 import { resourceKey, type DavResource } from '../../src/webdav/dav-path.js';
-import type { PropertyLimit, PropertyPatch } from '../../src/webdav/dead-properties.js';
+import type { PropertyLimit, PropertyPatch } from '../../src/webdav/property-budget.js';
 import type { ActiveLock, LockDepth, LockOutcome, LockRequest, UnlockOutcome } from '../../src/webdav/locks.js';
 import type { ResourceState } from '../../src/webdav/properties.js';
 import type { WriteGate, WriteGateResult } from '../../src/webdav/write-check.js';
@@ -18,8 +18,13 @@ export class DavStateService implements DavStateProtocol {
   async writeGate(gate: WriteGate): Promise<WriteGateResult> {
     const { leases, locks } = this.state;
     const leaseId = gate.lease ? await leases.acquire(resourceKey(gate.lease)) : undefined;
-    const blocker = locks.blocker(gate.principal, gate.tokens, gate.targets);
-    const lockTokens = gate.ask.map((r) => locks.covering(r).map((l) => l.token));
+    const { blocker, lockTokens } = await locks.read((table) => ({
+      blocker: table.blocker(gate.principal, gate.tokens, gate.targets),
+      lockTokens: gate.ask.map((r) => table.covering(r).map((l) => l.token)),
+    })).catch((err: unknown) => {
+      if (leaseId !== undefined) leases.release(leaseId);
+      throw err;
+    });
     if (blocker) {
       if (leaseId !== undefined) leases.release(leaseId);
       return { blockedBy: blocker.root, lockTokens };
@@ -32,10 +37,13 @@ export class DavStateService implements DavStateProtocol {
   }
 
   async describe(resources: DavResource[], what: { locks: boolean; properties: boolean }): Promise<(ResourceState | null)[]> {
-    return resources.map((r) => {
-      const locks = what.locks ? this.state.locks.covering(r) : [];
-      const properties = what.properties ? this.state.properties.get(r) : [];
-      return locks.length + properties.length > 0 ? { locks, properties } : null;
+    const [locks, properties] = await Promise.all([
+      what.locks ? this.state.locks.read((table) => resources.map((r) => table.covering(r))) : [],
+      what.properties ? this.state.properties.getMany(resources) : [],
+    ]);
+    return resources.map((_, i) => {
+      const state = { locks: locks[i] ?? [], properties: properties[i] ?? [] };
+      return state.locks.length + state.properties.length > 0 ? state : null;
     });
   }
 
@@ -44,28 +52,28 @@ export class DavStateService implements DavStateProtocol {
   }
 
   async lock(request: LockRequest): Promise<LockOutcome> {
-    const outcome = this.state.locks.lock(request);
+    const outcome = await this.state.locks.change((table) => table.lock(request));
     this.state.publish();
     return outcome;
   }
 
   async refresh(resource: DavResource, tokens: string[], principal: string, timeoutSeconds: number): Promise<ActiveLock | undefined> {
-    return this.state.locks.refresh(resource, tokens, principal, timeoutSeconds);
+    return this.state.locks.change((table) => table.refresh(resource, tokens, principal, timeoutSeconds));
   }
 
   async unlock(resource: DavResource, token: string, principal: string): Promise<UnlockOutcome> {
-    const outcome = this.state.locks.unlock(resource, token, principal);
+    const outcome = await this.state.locks.change((table) => table.unlock(resource, token, principal));
     this.state.publish();
     return outcome;
   }
 
   async removed(resource: DavResource): Promise<void> {
-    this.state.locks.removeAt(resource);
+    await this.state.locks.change((table) => table.removeAt(resource));
     await this.state.changed(this.state.properties.remove(resource));
   }
 
   async moved(from: DavResource, to: DavResource): Promise<void> {
-    this.state.locks.removeAt(from);
+    await this.state.locks.change((table) => table.removeAt(from));
     await this.state.changed(this.state.properties.move(from, to));
   }
 

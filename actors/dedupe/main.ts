@@ -17,7 +17,7 @@ import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { runActor } from '../../src/runtime/actor.js';
 import { ClusterEventIds, eventIdsInCluster, type SharedEventIdSource } from '../../src/webhooks/cluster-event-ids.js';
-import { clusterIndices, clusterStateClient } from '../../src/webhooks/cluster-state.js';
+import { clusterIndices, clusterStateClient } from '../../src/search/shared-state.js';
 import { DedupeRing } from '../../src/webhooks/dedupe-ring.js';
 
 /** How often the ids beyond the window are deleted from the shared index (by one of the proxies). */

@@ -25,7 +25,7 @@ import { maskClient } from '../../src/webhooks/client.js';
 import { WebhookClientRegistry } from '../../src/webhooks/registry.js';
 import { ClientListReplication } from '../../src/webhooks/replication.js';
 import { ElasticsearchWebhookClientStore } from '../../src/webhooks/cluster-client-store.js';
-import { clusterIndices, clusterStateClient } from '../../src/webhooks/cluster-state.js';
+import { clusterIndices, clusterStateClient } from '../../src/search/shared-state.js';
 import { FileWebhookClientStore } from '../../src/webhooks/store.js';
 import { UserEventsCache } from '../../src/webhooks/user-events.js';
 import { createWebhookLogins } from './logins.js';

@@ -261,8 +261,9 @@ const webhooksSection = z.strictObject({
     .prefault({}),
 });
 
-// Several proxies behind a load balancer share their webhook state (event ids, client registry) through the
-// Elasticsearch cluster; 'none' keeps it in each proxy (the dedupe ring in memory, the registry in a file).
+// Several proxies behind a load balancer share their webhook state (event ids, client registry) and their WebDAV
+// state (locks, dead properties) through the Elasticsearch cluster; 'none' keeps it in each proxy (the dedupe ring
+// and the locks in memory, the registry and the dead properties in files).
 const SHARED_STATE_STORES = ['none', 'elasticsearch'] as const;
 // Where proxies that share state check webhook event ids: in the cluster (any proxy may take any event), or each in
 // its own ring while the balancer sends every sender to one proxy by its key (README, More than one machine).
@@ -270,13 +271,14 @@ const EVENT_ID_CHECKS = ['shared', 'routed_by_key'] as const;
 const clusterSection = z.strictObject({
   shared_state: z.enum(SHARED_STATE_STORES, { error: `must be one of: ${SHARED_STATE_STORES.join(', ')}` }).default('none'),
   event_ids: z.enum(EVENT_ID_CHECKS, { error: `must be one of: ${EVENT_ID_CHECKS.join(', ')}` }).default('shared'),
-  /** The shared indices are `<index_prefix>-webhook-events` and `-webhook-clients`; default `<elasticsearch.index_prefix>-shared`. */
+  /** The shared indices are `<index_prefix>-webhook-events`, `-webhook-clients`, `-dav-locks` and `-dav-properties`; default `<elasticsearch.index_prefix>-shared`. */
   index_prefix: nonEmptyString()
     .regex(/^[a-z0-9][a-z0-9_-]*$/, 'must be an index name: lower-case letters, digits, - and _ (e.g. wiki-md-nord-shared)')
     .optional(),
 });
 
-// Bounds of the WebDAV state the dav-state actor keeps in memory (locks) and on disk (dead properties).
+// Bounds of the WebDAV state the dav-state actor keeps in memory (locks) and on disk (dead properties), or in the
+// cluster with cluster.shared_state: elasticsearch.
 const webdavSection = z.strictObject({
   locks: z
     .strictObject({

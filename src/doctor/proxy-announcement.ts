@@ -13,7 +13,7 @@ import { packageVersion } from '../common/package-version.js';
 import type { Logger } from '../common/logger.js';
 import type { Config } from '../config/index.js';
 import { describeSearchError } from '../search/search-failure.js';
-import { answeredWith, ensureIndex } from '../webhooks/cluster-state.js';
+import { answeredWith, ensureIndex } from '../search/shared-state.js';
 
 /** How often a running proxy renews its announcement. */
 export const ANNOUNCE_EVERY_MS = 30_000;

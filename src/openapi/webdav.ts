@@ -33,7 +33,7 @@ const DAV_ERRORS: Record<string, Json> = {
   '423': error('Locked, or in use by another program', ['locked', 'in_use']),
   '429': THROTTLED_429,
   '502': error('The file server failed, or (X-Service-User, Negotiate) the user\'s ticket could not be had by delegation', ['backend_error', 'share_unavailable', 'delegation_failed']),
-  '503': error('The SMB server, the WebDAV state, the login throttle, the directory or (X-Service-User, Negotiate) the KDC is unavailable, or too many Negotiate logons within the clock skew window; retry', ['backend_unavailable', 'dav_state_unavailable', 'service_unavailable', 'directory_unavailable', 'kdc_unavailable', 'negotiate_busy']),
+  '503': error('The SMB server, the WebDAV state (with cluster.shared_state: elasticsearch, the cluster that keeps it), the login throttle, the directory or (X-Service-User, Negotiate) the KDC is unavailable, or too many Negotiate logons within the clock skew window; retry', ['backend_unavailable', 'dav_state_unavailable', 'shared_state_unavailable', 'service_unavailable', 'directory_unavailable', 'kdc_unavailable', 'negotiate_busy']),
   '507': error('The file server has no space left, or the dead-property store is full (webdav.dead_properties.max_total_size)', ['disk_full', 'property_store_full']),
 };
 

@@ -21,7 +21,9 @@ import { mkdir, open, readFile, rename, truncate, unlink, type FileHandle } from
 import { dirname, join } from 'node:path';
 import { isWithin, resourceKey, type DavResource } from './dav-path.js';
 import type { LockDepth } from './locks.js';
-import { clarkName, type XmlElement } from './xml.js';
+import { copyRefusal, costOf, memoryCost, patched, patchRefusal, propertySet, sizeOf, type PropertyLimit, type PropertyLimits, type PropertyPatch, type PropertySet } from './property-budget.js';
+import type { PropertyStore } from './property-store.js';
+import type { XmlElement } from './xml.js';
 
 const LOG_NAME = 'dav-properties.log';
 /** The store of version 1, one JSON document rewritten whole on every change; taken over at the first open. */
@@ -31,41 +33,9 @@ const LOG_VERSION = 2;
 const COMPACT_MIN_BYTES = 1024 * 1024;
 /** A compaction writes in pieces of about this many characters. */
 const COMPACT_CHUNK = 1024 * 1024;
-/**
- * Heap bytes a stored property takes beside its text, its name and its resource's share and path: its map entry,
- * its object and the strings' headers; and those of its resource (the resource's object, its map of properties,
- * its entry and key in the store's map), which each property counts, so that a user's count carries them too
- * (measured: test/unit/webdav/dead-property-memory.test.ts).
- */
-const PROPERTY_OVERHEAD = 160;
-const RESOURCE_OVERHEAD = 360;
 const HEADER = `${JSON.stringify({ version: LOG_VERSION })}\n`;
 
-export type PropertyPatch = { set: XmlElement } | { remove: { ns: string; name: string } };
-
-/** The key under webdav.dead_properties whose bound a change would pass. */
-export type PropertyLimit = 'max_per_resource' | 'max_resource_size' | 'max_user_size' | 'max_total_size';
-
-export interface PropertyLimits {
-  maxPerResource: number;
-  /** Bytes of one resource's properties as stored (see storedSize). */
-  maxResourceSize: number;
-  /** memoryCost of the properties one user set. */
-  maxUserSize: number;
-  /** memoryCost of all properties. */
-  maxTotalSize: number;
-}
-
 const UNLIMITED: PropertyLimits = { maxPerResource: Infinity, maxResourceSize: Infinity, maxUserSize: Infinity, maxTotalSize: Infinity };
-
-/** A property as kept: its JSON (what storedSize measures) and who set it ('' when the log predates owners). */
-interface StoredProperty {
-  json: string;
-  owner: string;
-}
-
-/** Properties of one resource by `{ns}name`. */
-type PropertySet = Map<string, StoredProperty>;
 
 interface StoredResource {
   share: string;
@@ -91,7 +61,7 @@ export function fileIdentity(entry: { fileId: string; birthtimeMs: number }): st
   return `${entry.fileId}@${entry.birthtimeMs}`;
 }
 
-export class DeadProperties {
+export class DeadProperties implements PropertyStore {
   private readonly resources = new Map<string, StoredResource>();
   /** memoryCost of all properties, and of each user's. */
   private totalBytes = 0;
@@ -155,6 +125,10 @@ export class DeadProperties {
     return this.users.get(owner)?.bytes ?? 0;
   }
 
+  async getMany(resources: readonly DavResource[]): Promise<XmlElement[][]> {
+    return resources.map((r) => this.get(r));
+  }
+
   get(resource: DavResource): XmlElement[] {
     const entry = this.resources.get(resourceKey(resource));
     return entry ? [...entry.properties.values()].map((p) => JSON.parse(p.json) as XmlElement) : [];
@@ -167,22 +141,10 @@ export class DeadProperties {
    */
   async patch(resource: DavResource, patches: readonly PropertyPatch[], owner: string, file?: string): Promise<PropertyLimit | undefined> {
     const entry = this.resources.get(resourceKey(resource));
-    const next: PropertySet = new Map(entry?.properties);
-    for (const p of patches) {
-      if ('set' in p) next.set(clarkName(p.set.ns, p.set.name), { json: JSON.stringify(p.set), owner });
-      else next.delete(clarkName(p.remove.ns, p.remove.name));
-    }
-    const bytes = sizeOf(next);
-    const { maxPerResource, maxResourceSize, maxUserSize, maxTotalSize } = this.limits;
-    if (next.size > maxPerResource && next.size > (entry?.properties.size ?? 0)) return 'max_per_resource';
-    if (bytes > (entry?.bytes ?? 0) && bytes > maxResourceSize) return 'max_resource_size';
-    const [share, path] = [resource.share, resource.path];
-    const ownBefore = costOf(share, path, entry?.properties, owner);
-    const ownAfter = costOf(share, path, next, owner);
-    if (ownAfter > ownBefore && this.bytesOf(owner) - ownBefore + ownAfter > maxUserSize) return 'max_user_size';
-    const growth = costOf(share, path, next) - costOf(share, path, entry?.properties);
-    if (growth > 0 && this.totalBytes + growth > maxTotalSize) return 'max_total_size';
-    await this.save([this.put(share, path, next, file ?? entry?.file)]);
+    const next = patched(entry?.properties, patches, owner);
+    const refused = patchRefusal(this.limits, resource, entry?.properties, next, owner, { user: this.bytesOf(owner), total: this.totalBytes });
+    if (refused !== undefined) return refused;
+    await this.save([this.put(resource.share, resource.path, next, file ?? entry?.file)]);
     return undefined;
   }
 
@@ -211,9 +173,7 @@ export class DeadProperties {
       properties: new Map([...e.properties].map(([name, p]) => [name, { json: p.json, owner }])),
     }));
     const added = targets.reduce((n, t) => n + costOf(to.share, t.path, t.properties), 0);
-    const refused = added === 0 ? undefined
-      : this.bytesOf(owner) + added > this.limits.maxUserSize ? 'max_user_size'
-        : this.totalBytes + added > this.limits.maxTotalSize ? 'max_total_size' : undefined;
+    const refused = copyRefusal(this.limits, added, { user: this.bytesOf(owner), total: this.totalBytes });
     if (refused === undefined) for (const t of targets) lines.push(this.put(to.share, t.path, t.properties, undefined));
     await this.save(lines);
     return refused;
@@ -408,38 +368,10 @@ function logLine(share: string, path: string, file: string | undefined, properti
   return `${where},"properties":[${all.map((p) => p.json).join(',')}],"owners":${JSON.stringify(all.map((p) => p.owner))}}\n`;
 }
 
-function propertySet(properties: readonly XmlElement[], owners: readonly string[] | undefined): PropertySet {
-  return new Map(properties.map((p, i) => [clarkName(p.ns, p.name), { json: JSON.stringify(p), owner: owners?.[i] ?? '' }]));
-}
 
-/** storedSize of the properties: their JSON in UTF-8. */
-function sizeOf(properties: PropertySet): number {
-  let bytes = 0;
-  for (const p of properties.values()) bytes += Buffer.byteLength(p.json);
-  return bytes;
-}
 
-/**
- * What a property takes in the heap, counted from above: its JSON and its name (`{ns}name`), its resource's share
- * and path (kept as given and lowercased in the key) and the fixed overheads. Each property counts its resource's
- * path and objects, so that what a user's properties cost is all theirs to count (a resource with several
- * properties is counted more than it takes).
- */
-function memoryCost(share: string, path: string, name: string, p: StoredProperty): number {
-  return stringBytes(p.json) + stringBytes(name) + 2 * stringBytes(share + path) + PROPERTY_OVERHEAD + RESOURCE_OVERHEAD;
-}
 
-/** A string takes one byte per character while all are Latin-1, two for each otherwise. */
-function stringBytes(s: string): number {
-  return /[^\0-\xff]/.test(s) ? 2 * s.length : s.length;
-}
 
-/** memoryCost of the properties in `set`, or of those of them `owner` set. */
-function costOf(share: string, path: string, set: PropertySet | undefined, owner?: string): number {
-  let bytes = 0;
-  for (const [name, p] of set ?? []) if (owner === undefined || p.owner === owner) bytes += memoryCost(share, path, name, p);
-  return bytes;
-}
 
 /** Writes all of `data` (a write may take less than asked: the rest is written after it), or throws. */
 async function writeAll(handle: FileHandle, data: Buffer): Promise<void> {

@@ -1,7 +1,8 @@
 // How failures of a WebDAV request become HTTP answers: SMB errors by their
 // code, protocol errors of the request as 400, an unreachable backend or
-// dav-state as a fast 503 that says what is down (a file server by its share,
-// never by its address: the log has that).
+// dav-state (or the cluster that keeps its state for several proxies) as a
+// fast 503 that says what is down (a file server by its share, never by its
+// address: the log has that).
 import { challengeHeader, DAV_CHALLENGE } from '../http/challenges.js';
 import { HttpError } from '../http/http-error.js';
 import { ActorUnavailableError } from '../runtime/rpc.js';
@@ -10,6 +11,7 @@ import { DavPathError } from './dav-path.js';
 import { EtagSyntaxError } from './etag.js';
 import { IfHeaderError } from './if-header.js';
 import { DavRequestError } from './requests.js';
+import { SHARED_STATE_UNAVAILABLE } from './shared-state-error.js';
 
 /** The 401 header of WebDAV: the users' realm, with the charset of the credentials. */
 export const DAV_CHALLENGE_HEADER = challengeHeader(DAV_CHALLENGE);
@@ -30,6 +32,9 @@ export function davHttpError(err: unknown, at: FailureContext): HttpError | unde
   }
   if (err instanceof ActorUnavailableError) {
     return new HttpError(503, 'dav_state_unavailable', 'the WebDAV lock and property store is restarting; try again');
+  }
+  if ((err as { code?: unknown } | null)?.code === SHARED_STATE_UNAVAILABLE) {
+    return new HttpError(503, 'shared_state_unavailable', 'the WebDAV locks and dead properties the proxies share (cluster.shared_state) cannot be read or written now; try again shortly', { 'retry-after': '1' });
   }
   if (err instanceof SmbError) return smbHttpError(err, at);
   return undefined;

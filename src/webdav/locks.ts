@@ -46,7 +46,8 @@ export interface WriteTarget {
 const DEFAULT_LOCK_SECONDS = 3600;
 export const MAX_LOCK_SECONDS = 8 * 3600;
 
-interface StoredLock extends Omit<ActiveLock, 'timeoutSeconds'> {
+/** A lock as kept: when it expires (ms since the epoch) instead of the seconds left. */
+export interface StoredLock extends Omit<ActiveLock, 'timeoutSeconds'> {
   expiresAt: number;
 }
 
@@ -60,10 +61,22 @@ export class LockTable {
   private readonly locks = new Map<string, StoredLock>();
   private readonly maxPerUser: number;
   private readonly now: () => number;
+  private changes = 0;
 
-  constructor(options: LockTableOptions = {}) {
+  constructor(options: LockTableOptions = {}, stored: readonly StoredLock[] = []) {
     this.maxPerUser = options.maxPerUser ?? Infinity;
     this.now = options.now ?? Date.now;
+    for (const l of stored) this.locks.set(l.token, { ...l });
+  }
+
+  /** Grows with every lock taken, refreshed or dropped (not with expiry): whether a table read elsewhere must be written back. */
+  get revision(): number {
+    return this.changes;
+  }
+
+  /** The active locks as kept, for a table that lives elsewhere (LockTable's second argument takes them back). */
+  snapshot(): StoredLock[] {
+    return this.active().map((l) => ({ ...l }));
   }
 
   /** Active locks (expired ones are dropped first). */
@@ -93,6 +106,7 @@ export class LockTable {
       expiresAt: this.now() + clampTimeout(request.timeoutSeconds) * 1000,
     };
     this.locks.set(lock.token, lock);
+    this.changes++;
     return { granted: this.view(lock) };
   }
 
@@ -100,6 +114,7 @@ export class LockTable {
     const lock = tokens.map((t) => this.get(t)).find((l) => l !== undefined && l.principal === principal && covers(l, resource));
     if (!lock) return undefined;
     lock.expiresAt = this.now() + clampTimeout(timeoutSeconds) * 1000;
+    this.changes++;
     return this.view(lock);
   }
 
@@ -108,6 +123,7 @@ export class LockTable {
     if (!lock || !covers(lock, resource)) return 'no-such-lock';
     if (lock.principal !== principal) return 'not-owner';
     this.locks.delete(token);
+    this.changes++;
     return 'unlocked';
   }
 
@@ -125,7 +141,12 @@ export class LockTable {
 
   /** Drops the locks on the resource and below it (it was deleted or moved away). */
   removeAt(resource: DavResource): void {
-    for (const [token, l] of this.locks) if (sameShare(l.root, resource) && isWithin(l.root.path, resource.path)) this.locks.delete(token);
+    for (const [token, l] of this.locks) {
+      if (sameShare(l.root, resource) && isWithin(l.root.path, resource.path)) {
+        this.locks.delete(token);
+        this.changes++;
+      }
+    }
   }
 
   private get(token: string): StoredLock | undefined {

@@ -1,7 +1,7 @@
 // What WebDAV requests ask for, read from their XML bodies and headers
 // (RFC 4918 §9, §10, §14). Everything malformed throws DavRequestError, which
 // the dispatch layer answers with 400.
-import type { PropertyPatch } from './dead-properties.js';
+import type { PropertyPatch } from './property-budget.js';
 import type { LockDepth, LockScope } from './locks.js';
 import { DAV_NS, childElements, is, parseXml, type XmlElement } from './xml.js';
 

@@ -1,6 +1,6 @@
 import type { Client } from '@elastic/elasticsearch';
 import type { WebhookClient } from './client.js';
-import { answeredWith, ensureIndex } from './cluster-state.js';
+import { answeredWith, ensureIndex } from '../search/shared-state.js';
 import { ClientListChangedError, storedClients, storedClientsSchema, WebhookStoreError, type WebhookClientStore } from './store.js';
 
 /** The one document holding the list. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Client } from '@elastic/elasticsearch';
 import type { Config } from '../config/index.js';
-import { answeredWith, ensureIndex } from './cluster-state.js';
+import { answeredWith, ensureIndex } from '../search/shared-state.js';
 
 /**
  * Whether this proxy checks event ids in the cluster: it shares state, and the balancer does not send each sender

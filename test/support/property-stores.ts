@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
-import { DeadProperties, type PropertyLimits } from '../../src/webdav/dead-properties.js';
+import { DeadProperties } from '../../src/webdav/dead-properties.js';
+import type { PropertyLimits } from '../../src/webdav/property-budget.js';
 
 /** Opens a new, empty store on each call. */
 export function propertyStores(): (limits?: PropertyLimits) => Promise<DeadProperties> {

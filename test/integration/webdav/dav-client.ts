@@ -22,7 +22,7 @@ export function basic(a: Account): string {
 
 export class DavClient {
   /** `headers`: sent with every request (X-Service-User of a trusted caller). */
-  constructor(readonly service: RunningService, readonly as: Account | undefined, readonly share = 'schule', readonly headers: Record<string, string> = {}) {}
+  constructor(readonly service: Pick<RunningService, 'url'>, readonly as: Account | undefined, readonly share = 'schule', readonly headers: Record<string, string> = {}) {}
 
   url(path: string): string {
     return `${this.service.url}/dav/${this.share}/${path.split('/').map(encodeURIComponent).join('/')}`;

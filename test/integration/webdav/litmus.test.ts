@@ -3,18 +3,12 @@
 // every test of the basic, copymove, props, locks and http suites passes, with one http-front thread and with two
 // sharing the port (litmus opens several connections; both threads must have served some of them).
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { promisify } from 'node:util';
 import { readTestbedEnv } from '../../testbed/env.js';
 import { startService, type RunningService } from '../../support/service.js';
 import { DavClient, account } from './dav-client.js';
-
-const SUITES = ['basic', 'copymove', 'props', 'locks', 'http'];
+import { LITMUS_SUITES as SUITES, runLitmus } from './litmus.js';
 
 /** Requests served by each http-front thread, from /healthz. */
 async function servedPerFront(service: RunningService): Promise<Record<string, number>> {
@@ -40,16 +34,7 @@ for (const fronts of [1, 2]) describe(`litmus against /dav/schule/ with ${fronts
   });
 
   it(`passes every test of ${SUITES.join(', ')}`, async () => {
-    const { user, password } = dav.as!;
-    // -k: run every suite even after a failure, so that all summaries can be checked; debug.log goes to a temp dir.
-    const { stdout } = await promisify(execFile)('litmus', ['-k', `${dav.url(scratch)}/`, user, password], {
-      cwd: mkdtempSync(join(tmpdir(), 'litmus-')),
-      env: { ...process.env, TESTS: SUITES.join(' ') },
-      maxBuffer: 16 * 1024 * 1024,
-      timeout: 300_000,
-    }).catch((err: { stdout?: string; message: string }) => ({ stdout: err.stdout ?? err.message }));
-    const summaries = [...stdout.matchAll(/summary for `(\w+)': of (\d+) tests run: (\d+) passed, (\d+) failed/g)]
-      .map(([, suite, run, passed, failed]) => ({ suite, run: Number(run), passed: Number(passed), failed: Number(failed) }));
+    const { stdout, summaries } = await runLitmus(`${dav.url(scratch)}/`, dav.as!);
     assert.deepEqual(summaries.map((s) => s.suite), SUITES, stdout);
     for (const s of summaries) assert.equal(s.failed, 0, `${s.suite}: ${s.failed} of ${s.run} failed\n${stdout}`);
     assert.ok(summaries.reduce((n, s) => n + s.passed, 0) >= 100, stdout);

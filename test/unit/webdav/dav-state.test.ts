@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DavStateService } from '../../../actors/dav-state/service.js';
 import { DavState } from '../../../actors/dav-state/state.js';
+import { LocalLocks } from '../../../src/webdav/lock-store.js';
 import { LockTable } from '../../../src/webdav/locks.js';
 import { HINT_LOCKS, HINT_PROPERTY_RESOURCES, HINT_RETIRED } from '../../../src/webdav/state-hint.js';
 import { element } from '../../../src/webdav/xml.js';
@@ -9,7 +10,7 @@ import { propertyStores } from '../../support/property-stores.js';
 
 const at = (path: string) => ({ share: 'schule', path });
 const newStore = propertyStores();
-const stateOf = async (leaseTimeoutMs = 60_000) => new DavState(new LockTable(), await newStore(), leaseTimeoutMs);
+const stateOf = async (leaseTimeoutMs = 60_000) => new DavState(new LocalLocks(new LockTable()), await newStore(), leaseTimeoutMs);
 const service = async () => new DavStateService(await stateOf());
 
 describe('the dav-state service', () => {

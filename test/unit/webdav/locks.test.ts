@@ -83,4 +83,25 @@ describe('the lock table', () => {
     assert.equal(t.size, 1);
     granted(t.lock({ resource: at('a'), scope: 'exclusive', depth: '0', principal: 'q', timeoutSeconds: 10 }));
   });
+  it('a table kept elsewhere: the snapshot holds the active locks with their expiry, and a table made from it grants and refuses alike', () => {
+    let now = 1_000_000;
+    const t = new LockTable({ now: () => now, maxPerUser: 2 });
+    const before = t.revision;
+    const kept = granted(t.lock({ resource: at('coll'), scope: 'exclusive', depth: 'infinity', principal: 'p', timeoutSeconds: 60 }));
+    granted(t.lock({ resource: at('short.md'), scope: 'exclusive', depth: '0', principal: 'q', timeoutSeconds: 1 }));
+    assert.equal(t.revision, before + 2);
+    now += 2_000;
+    const snapshot = t.snapshot();
+    assert.deepEqual(snapshot.map((l) => [l.token, l.expiresAt]), [[kept.token, 1_060_000]], 'the expired lock is left out');
+    const again = new LockTable({ now: () => now, maxPerUser: 2 }, snapshot);
+    assert.ok('conflict' in again.lock({ resource: at('coll/a.md'), scope: 'shared', depth: '0', principal: 'q', timeoutSeconds: 60 }));
+    assert.equal(again.revision, 0, 'a refused lock changes nothing that must be written back');
+    assert.equal(again.refresh(at('coll'), [kept.token], 'p', 600)?.timeoutSeconds, 600);
+    assert.equal(again.revision, 1);
+    again.removeAt(at('elsewhere'));
+    assert.equal(again.revision, 1);
+    again.removeAt(at('coll'));
+    assert.equal(again.revision, 2);
+    assert.equal(t.covering(at('coll/a.md')).length, 1, 'the snapshot is a copy');
+  });
 });

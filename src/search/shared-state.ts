@@ -1,21 +1,26 @@
-// Where proxies that share their webhook state keep it (cluster.shared_state: elasticsearch): two indices of
-// the Elasticsearch cluster they already run for search, under cluster.index_prefix. One builder, so that the
-// dedupe actor and the webhook-store reach the same nodes with the same credentials.
+// What proxies that share state (cluster.shared_state: elasticsearch) keep it with: indices under
+// cluster.index_prefix in the Elasticsearch cluster they already run for search. The indices, the client, the index
+// creation and the reading of Elasticsearch's answers are one here, so that every actor reaches the same nodes the
+// same way, and one list names every index the proxies share.
 import { errors, type Client } from '@elastic/elasticsearch';
 import type { Config } from '../config/index.js';
 import type { ServiceSecrets } from '../runtime/control.js';
-import { searchClientFromConfig } from '../search/client.js';
+import { searchClientFromConfig } from './client.js';
 
 export interface ClusterIndices {
-  /** One document per accepted event id (ClusterEventIds). */
+  /** One document per accepted webhook event id (src/webhooks/cluster-event-ids.ts). */
   readonly events: string;
-  /** The one document holding the client list (ElasticsearchWebhookClientStore). */
+  /** The one document holding the webhook client list (src/webhooks/cluster-client-store.ts). */
   readonly clients: string;
+  /** The one document holding every WebDAV lock (src/webdav/cluster-locks.ts). */
+  readonly davLocks: string;
+  /** One document per resource with WebDAV dead properties (src/webdav/cluster-properties.ts). */
+  readonly davProperties: string;
 }
 
 export function clusterIndices(config: Pick<Config, 'cluster'>): ClusterIndices {
   const prefix = config.cluster.index_prefix;
-  return { events: `${prefix}-webhook-events`, clients: `${prefix}-webhook-clients` };
+  return { events: `${prefix}-webhook-events`, clients: `${prefix}-webhook-clients`, davLocks: `${prefix}-dav-locks`, davProperties: `${prefix}-dav-properties` };
 }
 
 export function clusterStateClient(config: Config, secrets: ServiceSecrets): Client {
