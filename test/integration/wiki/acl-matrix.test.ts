@@ -200,7 +200,7 @@ describe('wiki permission filter through the service (ACL matrix on the testbed 
     assert.deepEqual(pass.errors, []);
     // Everything but the empty-DACL pages (unreadable for the indexer too) reaches the index.
     const admins: Caller = { user: 'fpadmin', groups: ['Schul-Admins'] };
-    await eventually(async () => assert.deepEqual(known(await api.listedPages(admins)), [...expectedFor(admins).testbed, ...expectedFor(admins).matrix].sort()));
+    await eventually(async () => assert.deepEqual(known(await api.listedPages(admins, { scratch })), [...expectedFor(admins).testbed, ...expectedFor(admins).matrix].sort()));
   });
 
   after(async () => {
@@ -224,7 +224,7 @@ describe('wiki permission filter through the service (ACL matrix on the testbed 
 
   /** Everything the caller is shown: list views, the matrix search and each testbed word's search. */
   async function shownTo(caller: Caller): Promise<Record<string, string[]>> {
-    const shown: Record<string, string[]> = { 'list views': known(await api.listedPages(caller)), matrixwort: await api.searchedPages(caller, { q: 'matrixwort' }) };
+    const shown: Record<string, string[]> = { 'list views': known(await api.listedPages(caller, { scratch })), matrixwort: await api.searchedPages(caller, { q: 'matrixwort' }) };
     for (const word of Object.keys(TESTBED_WORDS)) shown[word] = await api.searchedPages(caller, { q: word });
     return shown;
   }

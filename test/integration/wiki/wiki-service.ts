@@ -138,10 +138,15 @@ export class WikiClient {
     return this.ok(`/wiki/pages?${new URLSearchParams({ share, folder })}`, { caller });
   }
 
-  /** Every page the caller can list (`share:path`), through the roots and each root's pages, sorted. */
-  async listedPages(caller: Caller): Promise<string[]> {
+  /**
+   * Every page the caller can list (`share:path`), through the roots and each root's pages, sorted; of the scratch
+   * folders (`_…`) only `scratch`, the calling file's own.
+   */
+  async listedPages(caller: Caller, { scratch }: { scratch?: string } = {}): Promise<string[]> {
     const listed: string[] = [];
     for (const root of (await this.roots(caller)).roots) {
+      // Other test files' scratch folders (`_…`, the parallel tier's) change while this walks them.
+      if (root.folder.startsWith('_') && root.folder.split('/')[0] !== scratch) continue;
       const { pages } = await this.pages(caller, root.share, root.folder);
       assert.equal(root.has_start_page, pages.some((p) => p.is_start_page), `${root.share}:${root.folder} start page`);
       assert.equal(root.pages, pages.length, `${root.share}:${root.folder} page count`);
