@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureDebianPackages } from '../testbed/packages.js';
 import { freePort } from './ports.js';
-import { waitFor } from './service.js';
+import { startService, waitFor, type Overrides, type RunningService } from './service.js';
 
 export interface RunningBalancer {
   url: string;
@@ -87,4 +87,29 @@ export async function startHaproxy(backends: readonly string[], options: Balance
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Services of one config behind one balancer, as README "More than one machine" runs several proxies. */
+export interface ProxiesBehindBalancer {
+  proxies: RunningService[];
+  balancer: RunningBalancer;
+  /** Stops the balancer, then every service. */
+  stop(): Promise<void>;
+}
+
+/**
+ * `count` services with the same `overrides`, started one after the other (the first creates the shared indices,
+ * the others find them), behind a haproxy configured by `options`.
+ */
+export async function startProxiesBehindHaproxy(count: number, overrides: Overrides, options: BalancerOptions = {}): Promise<ProxiesBehindBalancer> {
+  const proxies: RunningService[] = [];
+  const stopProxies = () => Promise.all(proxies.map((p) => p.stop()));
+  try {
+    for (let i = 0; i < count; i++) proxies.push(await startService(overrides));
+    const balancer = await startHaproxy(proxies.map((p) => p.url), options);
+    return { proxies, balancer, stop: async () => { await balancer.stop(); await stopProxies(); } };
+  } catch (error) {
+    await stopProxies();
+    throw error;
+  }
 }

@@ -25,7 +25,7 @@ export interface RunningService {
   stop(timeoutMs?: number): Promise<number | null>;
 }
 
-type Overrides = Record<string, Record<string, unknown>>;
+export type Overrides = Record<string, Record<string, unknown>>;
 
 /** Merge `overrides` into `base`: objects merge key by key, anything else replaces; undefined deletes. */
 function deepMerge(base: Record<string, unknown>, overrides: Record<string, unknown>): Record<string, unknown> {

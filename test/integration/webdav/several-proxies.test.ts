@@ -12,8 +12,8 @@ import { after, before, describe, it } from 'node:test';
 import type { Client } from '@elastic/elasticsearch';
 import { createSearchClient } from '../../../src/search/client.js';
 import { deleteIndicesStartingWith } from '../../support/es-indices.js';
-import { startHaproxy, type RunningBalancer } from '../../support/haproxy.js';
-import { startService, type RunningService } from '../../support/service.js';
+import { startProxiesBehindHaproxy, type ProxiesBehindBalancer, type RunningBalancer } from '../../support/haproxy.js';
+import type { RunningService } from '../../support/service.js';
 import { readTestbedEnv } from '../../testbed/env.js';
 import { AdminApi, postWebhook, statusCounts } from '../webhooks/api.js';
 import { DavClient, account, type Account } from './dav-client.js';
@@ -28,7 +28,8 @@ const PROPFIND_MARK = '<?xml version="1.0"?><D:propfind xmlns:D="DAV:" xmlns:T="
 const PROPFIND_LOCKS = '<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:prop><D:lockdiscovery/></D:prop></D:propfind>';
 
 describe('WebDAV through 3 proxies sharing state behind haproxy', () => {
-  const proxies: RunningService[] = [];
+  let cluster: ProxiesBehindBalancer;
+  let proxies: RunningService[];
   let balancer: RunningBalancer;
   let es: Client;
   let anna: Account;
@@ -42,10 +43,10 @@ describe('WebDAV through 3 proxies sharing state behind haproxy', () => {
     es = createSearchClient({ nodes: [env.es.url] });
     anna = account(env, 'anna');
     // Every event of the kill test stays within the dedupe window, so that each accepted one can be looked up
-    // afterwards. One proxy after the other: the first creates the shared indices, the others find them.
+    // afterwards.
     const shared = { cluster: { shared_state: 'elasticsearch', index_prefix: PREFIX }, webhooks: { dedupe_size: 100_000 } };
-    for (let i = 0; i < 3; i++) proxies.push(await startService(shared));
-    balancer = await startHaproxy(proxies.map((p) => p.url));
+    cluster = await startProxiesBehindHaproxy(3, shared);
+    ({ proxies, balancer } = cluster);
     dav = proxies.map((p) => new DavClient(p, anna));
     viaBalancer = new DavClient(balancer, anna);
     assert.equal(await dav[0]!.mkcol(scratch), 201);
@@ -55,8 +56,7 @@ describe('WebDAV through 3 proxies sharing state behind haproxy', () => {
     // table first, so that the folder can go.
     await es.delete({ index: `${PREFIX}-dav-locks`, id: 'locks' }).catch(() => undefined);
     assert.equal(await viaBalancer?.remove(scratch), 204);
-    await balancer?.stop();
-    await Promise.all(proxies.map((p) => p.stop()));
+    await cluster?.stop();
     await deleteIndicesStartingWith(es, PREFIX);
     await es.close();
   });

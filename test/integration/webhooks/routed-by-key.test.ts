@@ -11,8 +11,8 @@ import { after, before, describe, it } from 'node:test';
 import type { Client } from '@elastic/elasticsearch';
 import { createSearchClient } from '../../../src/search/client.js';
 import { deleteIndicesStartingWith } from '../../support/es-indices.js';
-import { startHaproxy, type RunningBalancer } from '../../support/haproxy.js';
-import { startService, waitFor, type RunningService } from '../../support/service.js';
+import { startProxiesBehindHaproxy, type ProxiesBehindBalancer, type RunningBalancer } from '../../support/haproxy.js';
+import { waitFor, type RunningService } from '../../support/service.js';
 import { readTestbedEnv } from '../../testbed/env.js';
 import { AdminApi, postWebhook, statusCounts, type ClientEntry } from './api.js';
 
@@ -21,7 +21,8 @@ const SENDERS = 6;
 const EVENTS_PER_SENDER = 10;
 
 describe('webhooks through 3 proxies behind haproxy routing each sender by its key (cluster.event_ids: routed_by_key)', () => {
-  const proxies: RunningService[] = [];
+  let cluster: ProxiesBehindBalancer;
+  let proxies: RunningService[];
   let balancer: RunningBalancer;
   let admin: AdminApi;
   let es: Client;
@@ -30,13 +31,12 @@ describe('webhooks through 3 proxies behind haproxy routing each sender by its k
     const env = await readTestbedEnv();
     es = createSearchClient({ nodes: [env.es.url] });
     const routed = { cluster: { shared_state: 'elasticsearch', event_ids: 'routed_by_key', index_prefix: PREFIX } };
-    for (let i = 0; i < 3; i++) proxies.push(await startService(routed));
-    balancer = await startHaproxy(proxies.map((p) => p.url), { webhooksByKey: true });
+    cluster = await startProxiesBehindHaproxy(3, routed, { webhooksByKey: true });
+    ({ proxies, balancer } = cluster);
     admin = AdminApi.asAdmin(proxies[0]!.url, env);
   });
   after(async () => {
-    await balancer?.stop();
-    await Promise.all(proxies.map((p) => p.stop()));
+    await cluster?.stop();
     await deleteIndicesStartingWith(es, PREFIX);
     await es.close();
   });

@@ -10,8 +10,8 @@ import type { Client } from '@elastic/elasticsearch';
 import { createSearchClient } from '../../../src/search/client.js';
 import { eventDocId } from '../../../src/webhooks/cluster-event-ids.js';
 import { deleteIndicesStartingWith } from '../../support/es-indices.js';
-import { startHaproxy, type RunningBalancer } from '../../support/haproxy.js';
-import { startService, type RunningService } from '../../support/service.js';
+import { startProxiesBehindHaproxy, type ProxiesBehindBalancer, type RunningBalancer } from '../../support/haproxy.js';
+import type { RunningService } from '../../support/service.js';
 import { readTestbedEnv } from '../../testbed/env.js';
 import { AdminApi, postWebhook, statusCounts, type ClientEntry } from './api.js';
 
@@ -21,7 +21,8 @@ const WINDOW = 100_000;
 const KNOWN_WITHIN_MS = 1_000;
 
 describe('webhooks through 3 proxies sharing state behind haproxy', () => {
-  let proxies: RunningService[] = [];
+  let cluster: ProxiesBehindBalancer;
+  let proxies: RunningService[];
   let balancer: RunningBalancer;
   let admins: AdminApi[];
   let es: Client;
@@ -30,14 +31,12 @@ describe('webhooks through 3 proxies sharing state behind haproxy', () => {
     const env = await readTestbedEnv();
     es = createSearchClient({ nodes: [env.es.url] });
     const shared = { cluster: { shared_state: 'elasticsearch', index_prefix: PREFIX }, webhooks: { dedupe_size: WINDOW } };
-    // One after the other: the first creates the shared indices, the others find them.
-    for (let i = 0; i < 3; i++) proxies.push(await startService(shared));
-    balancer = await startHaproxy(proxies.map((p) => p.url));
+    cluster = await startProxiesBehindHaproxy(3, shared);
+    ({ proxies, balancer } = cluster);
     admins = proxies.map((p) => AdminApi.asAdmin(p.url, env));
   });
   after(async () => {
-    await balancer?.stop();
-    await Promise.all(proxies.map((p) => p.stop()));
+    await cluster?.stop();
     await deleteIndicesStartingWith(es, PREFIX);
     await es.close();
   });
