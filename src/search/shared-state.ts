@@ -44,3 +44,21 @@ export async function ensureIndex(client: Client, index: string, body: { setting
 export function answeredWith(err: unknown, status: 404 | 409): boolean {
   return err instanceof errors.ResponseError && err.meta.statusCode === status;
 }
+
+/** Compare-and-set attempts of one change before it fails: other proxies' writes that got in first each cost one. */
+const CAS_ATTEMPTS = 50;
+
+/**
+ * Runs `attempt` (read, change, write back with compare-and-set) again while its write answers one of `conflicts`
+ * (409: another proxy wrote since the read; 404 where a document the read found may be gone), at most CAS_ATTEMPTS
+ * times; any other failure, or the last conflict, is thrown.
+ */
+export async function retryOnConflict<T>(attempt: () => Promise<T>, conflicts: readonly (404 | 409)[] = [409]): Promise<T> {
+  for (let tried = 1; ; tried++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!conflicts.some((status) => answeredWith(err, status)) || tried === CAS_ATTEMPTS) throw err;
+    }
+  }
+}

@@ -9,14 +9,12 @@
 // bound (webdav.locks.max_per_user) holds across proxies. Expired locks are left out whenever the table is written.
 import type { Client } from '@elastic/elasticsearch';
 import type { Logger } from '../common/logger.js';
-import { answeredWith, ensureIndex } from '../search/shared-state.js';
+import { answeredWith, ensureIndex, retryOnConflict } from '../search/shared-state.js';
 import type { LockStore } from './lock-store.js';
 import { LockTable, type StoredLock } from './locks.js';
 import { ClusterCalls } from './shared-state-error.js';
 
 const TABLE_ID = 'locks';
-/** Compare-and-set attempts of one change before it fails (each lost one means another proxy's change went in). */
-const MAX_ATTEMPTS = 50;
 
 interface LoadedTable {
   table: LockTable;
@@ -52,22 +50,18 @@ export class ClusterLocks implements LockStore {
     return this.calls.run('changing the locks', () => this.changed(use));
   }
 
-  private async changed<T>(use: (table: LockTable) => T): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
+  private changed<T>(use: (table: LockTable) => T): Promise<T> {
+    return retryOnConflict(async () => {
       const { table, version } = await this.load();
       const before = table.revision;
       const result = use(table);
       if (table.revision === before) return result;
       const document = { locks: table.snapshot() };
-      try {
-        if (version === undefined) await this.client.create({ index: this.index, id: TABLE_ID, document, refresh: false });
-        else await this.client.index({ index: this.index, id: TABLE_ID, document, refresh: false, if_seq_no: version.seqNo, if_primary_term: version.primaryTerm });
-        this.lastSize = document.locks.length;
-        return result;
-      } catch (err) {
-        if (!answeredWith(err, 409) || attempt === MAX_ATTEMPTS) throw err;
-      }
-    }
+      if (version === undefined) await this.client.create({ index: this.index, id: TABLE_ID, document, refresh: false });
+      else await this.client.index({ index: this.index, id: TABLE_ID, document, refresh: false, if_seq_no: version.seqNo, if_primary_term: version.primaryTerm });
+      this.lastSize = document.locks.length;
+      return result;
+    });
   }
 
   private async load(): Promise<LoadedTable> {

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { Client } from '@elastic/elasticsearch';
 import type { Logger } from '../common/logger.js';
-import { answeredWith, ensureIndex } from '../search/shared-state.js';
+import { answeredWith, ensureIndex, retryOnConflict } from '../search/shared-state.js';
 import { isWithin, resourceKey, type DavResource } from './dav-path.js';
 import type { LockDepth } from './locks.js';
 import {
@@ -21,8 +21,6 @@ import type { XmlElement } from './xml.js';
 
 /** Documents per page of a search for the resources below a folder or of a sweep. */
 const PAGE = 1_000;
-/** Compare-and-set attempts of one resource's change before it fails. */
-const MAX_ATTEMPTS = 50;
 
 /** A resource's document: `share`/`path` as given, `key_*` lowercased (SMB names compare case-insensitively). */
 interface PropertyDocument {
@@ -97,26 +95,22 @@ export class ClusterProperties implements PropertyStore {
 
   private async patchNow(resource: DavResource, patches: readonly PropertyPatch[], owner: string, file?: string): Promise<PropertyLimit | undefined> {
     const id = propertyDocId(resource);
-    for (let attempt = 1; ; attempt++) {
+    return retryOnConflict(async () => {
       const found = await this.get(id);
       const before = found && setOf(found.doc);
       const next = patched(before, patches, owner);
       const refused = patchRefusal(this.limits, resource, before, next, owner, await this.usage(owner));
       if (refused !== undefined) return refused;
       const cas = found && { if_seq_no: found.version.seqNo, if_primary_term: found.version.primaryTerm };
-      try {
-        if (next.size === 0) {
-          if (found) await this.client.delete({ index: this.index, id, refresh: true, ...cas });
-        } else {
-          const document = documentOf(resource, next, file ?? found?.doc.file);
-          if (found) await this.client.index({ index: this.index, id, document, refresh: true, ...cas });
-          else await this.client.create({ index: this.index, id, document, refresh: true });
-        }
-        return undefined;
-      } catch (err) {
-        if (!(answeredWith(err, 409) || answeredWith(err, 404)) || attempt === MAX_ATTEMPTS) throw err;
+      if (next.size === 0) {
+        if (found) await this.client.delete({ index: this.index, id, refresh: true, ...cas });
+      } else {
+        const document = documentOf(resource, next, file ?? found?.doc.file);
+        if (found) await this.client.index({ index: this.index, id, document, refresh: true, ...cas });
+        else await this.client.create({ index: this.index, id, document, refresh: true });
       }
-    }
+      return undefined;
+    }, [409, 404]);
   }
 
   remove(resource: DavResource): Promise<void> {
