@@ -24,6 +24,7 @@ export const SERIAL: readonly SerialEntry[] = [
   { path: 'abuse/slowloris', why: 'holds ordinary requests to answering within a second while slow senders trickle' },
   { path: 'integration/kerberos/dav-delegation', why: 'makes the DC refuse NTLM (refuseNtlm): every other file logs on with NTLM' },
   { path: 'integration/kerberos/delegation', why: 'makes the DC refuse NTLM (refuseNtlm)' },
+  { path: 'integration/kerberos/doctor', why: 'changes the delegation account svc-proxy (its password, its delegation settings), which every file that delegates logs on with' },
   { path: 'integration/kerberos/negotiate', why: 'makes the DC refuse NTLM (refuseNtlm)' },
   { path: 'integration/kerberos/renewal', why: 'makes the DC refuse NTLM (refuseNtlm), and counts on tickets renewed in time' },
   { path: 'integration/kerberos/smb', why: 'makes the DC refuse NTLM (refuseNtlm)' },
