@@ -6,10 +6,11 @@
 // Arguments narrow the run to files whose path contains one of them; `--fast` to the unit tests and the smoke
 // files of test/tiers.ts (npm run test:fast).
 // Every test process loads support/openapi-check.js (answers of the services are checked against the OpenAPI
-// document); after the run, the logs of every service the tests started are searched for the testbed's secrets and
-// for share paths (support/log-audit.ts), the run's indices are deleted, the failed tests listed and the ten
-// slowest files named. The services of a run share one compile cache in the run's log directory, instead of one in
-// each test's data directory (src/runtime/compile-cache.ts).
+// document) and support/file-cpu.js (the CPU it and what it started used); after the run, the logs of every service
+// the tests started are searched for the testbed's secrets and for share paths (support/log-audit.ts), the run's
+// indices are deleted, the failed tests listed, and the ten slowest files and the ten that cost the most CPU named,
+// with how busy each tier kept the machine. The services of a run share one compile cache in the run's log
+// directory, instead of one in each test's data directory (src/runtime/compile-cache.ts).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -19,9 +20,10 @@ import { createSearchClient } from '../src/search/client.js';
 import { readTestbedEnv } from './testbed/env.js';
 import { deleteIndicesStartingWith } from './support/es-indices.js';
 import { findSecrets, findSharePaths, LOG_DIR_VARIABLE, secretsOfRun, serviceLogsIn, sharePathsOfRun } from './support/log-audit.js';
+import { CPU_RECORD_FILE } from './support/file-cpu.js';
 import { DURATION_TAG } from './support/run-record.js';
 import { TEST_INDEX_PREFIX, TEST_RUN_VARIABLE } from './support/service.js';
-import { isSmoke, tierOf, type Tier } from './tiers.js';
+import { isSmoke, startOrder, tierOf, type Tier } from './tiers.js';
 
 const distTest = fileURLToPath(new URL('.', import.meta.url));
 
@@ -62,21 +64,30 @@ const logDir = mkdtempSync(join(tmpdir(), 'fileproxy-test-logs-'));
 const run = `r${Date.now().toString(36)}`;
 const openApiCheck = pathToFileURL(join(distTest, 'support', 'openapi-check.js')).href;
 const runRecord = pathToFileURL(join(distTest, 'support', 'run-record.js')).href;
+const fileCpu = pathToFileURL(join(distTest, 'support', 'file-cpu.js')).href;
+
+/** CPU time the machine has spent busy (every process, the testbed's servers too), in s: /proc/stat's first line. */
+function machineBusySeconds(): number {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).map(Number);
+  const idle = ticks[3]! + ticks[4]!;
+  return (ticks.reduce((sum, t) => sum + t, 0) - idle) / 100;
+}
 
 /**
  * Runs one tier's files in one `node --test`. TAP on stdout: Node 24's default reporter is the human one even when
  * the output is a log, and CI reads the closing `# pass` / `# fail` lines of TAP. The failed tests and each file's
  * time are also written to a file (support/run-record.ts), read after the last tier.
  */
-function runTier(tier: Tier, tierFiles: string[]): { status: number; seconds: number } {
+function runTier(tier: Tier, tierFiles: string[]): { status: number; seconds: number; busy: number } {
   const reporters = [
     '--test-reporter=tap', '--test-reporter-destination=stdout',
     `--test-reporter=${runRecord}`, `--test-reporter-destination=${join(logDir, `record-${tier}.txt`)}`,
   ];
   process.stdout.write(`# tier ${tier}: ${tierFiles.length} file(s), ${CONCURRENCY[tier]} at a time\n`);
   const started = performance.now();
+  const busyBefore = machineBusySeconds();
   const result = spawnSync(process.execPath, [
-    '--import', openApiCheck, '--test', ...reporters, `--test-concurrency=${CONCURRENCY[tier]}`, '--test-timeout=600000',
+    '--import', openApiCheck, '--import', fileCpu, '--test', ...reporters, `--test-concurrency=${CONCURRENCY[tier]}`, '--test-timeout=600000',
     ...tierFiles.map((f) => join(distTest, f)),
   ], {
     stdio: 'inherit',
@@ -88,15 +99,17 @@ function runTier(tier: Tier, tierFiles: string[]): { status: number; seconds: nu
     },
   });
   const seconds = (performance.now() - started) / 1000;
-  process.stdout.write(`# tier ${tier}: ${result.status === 0 ? 'passed' : 'FAILED'} in ${seconds.toFixed(0)} s\n`);
-  return { status: result.status ?? 1, seconds };
+  // How much of the machine the tier kept busy: near 100 % a tier is CPU-bound, and only less work shortens it.
+  const busy = (machineBusySeconds() - busyBefore) / (seconds * availableParallelism());
+  process.stdout.write(`# tier ${tier}: ${result.status === 0 ? 'passed' : 'FAILED'} in ${seconds.toFixed(0)} s, CPU ${(busy * 100).toFixed(0)} % busy\n`);
+  return { status: result.status ?? 1, seconds, busy };
 }
 
 const tiers: Tier[] = ['unit', 'parallel', 'abuse', 'serial'];
 const outcomes = tiers
   .map((tier) => ({ tier, files: files.filter((f) => tierOf(f) === tier) }))
   .filter(({ files: tierFiles }) => tierFiles.length > 0)
-  .map(({ tier, files: tierFiles }) => ({ tier, ...runTier(tier, tierFiles) }));
+  .map(({ tier, files: tierFiles }) => ({ tier, ...runTier(tier, startOrder(tierFiles)) }));
 
 let leaks = 0;
 const logs = serviceLogsIn(logDir);
@@ -131,7 +144,15 @@ for (const line of record.filter((l) => l.startsWith(`${DURATION_TAG}\t`))) {
 }
 const slowest = [...perFile].sort((a, b) => b[1] - a[1]).slice(0, 10);
 process.stdout.write(`slowest files (s):\n${slowest.map(([file, ms]) => `  ${(ms / 1000).toFixed(1).padStart(6)}  ${relative(distTest, file)}`).join('\n')}\n`);
-process.stdout.write(`tiers (s): ${outcomes.map(({ tier, seconds, status }) => `${tier} ${seconds.toFixed(0)}${status === 0 ? '' : ' FAILED'}`).join(', ')}\n`);
+const cpuRecord = join(logDir, CPU_RECORD_FILE);
+if (existsSync(cpuRecord)) {
+  const cpuByFile = readFileSync(cpuRecord, 'utf8').split('\n').filter(Boolean).map((line) => line.split('\t') as [string, string]);
+  const hungriest = cpuByFile.sort((a, b) => Number(b[0]) - Number(a[0])).slice(0, 10);
+  const total = cpuByFile.reduce((sum, [ms]) => sum + Number(ms), 0);
+  process.stdout.write(`CPU of the test files with what they started (${(total / 1000).toFixed(0)} s in all; Samba and Elasticsearch apart), the most (s):\n`
+    + `${hungriest.map(([ms, file]) => `  ${(Number(ms) / 1000).toFixed(1).padStart(6)}  ${relative(distTest, file)}`).join('\n')}\n`);
+}
+process.stdout.write(`tiers (s): ${outcomes.map(({ tier, seconds, busy, status }) => `${tier} ${seconds.toFixed(0)} (CPU ${(busy * 100).toFixed(0)} %)${status === 0 ? '' : ' FAILED'}`).join(', ')}\n`);
 const failed = record.filter((l) => !l.startsWith(`${DURATION_TAG}\t`));
 process.stdout.write(failed.length === 0 ? 'failed tests: none\n' : `${failed.join('\n')}\n`);
 process.exit(leaks > 0 || outcomes.some(({ status }) => status !== 0) ? 1 : 0);

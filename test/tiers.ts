@@ -57,6 +57,42 @@ export const SMOKE: readonly string[] = [
   'integration/admin-ui/admin-page',
 ];
 
+/**
+ * Files that take the better part of a minute or more (run-tests.ts lists each run's slowest), started first in their
+ * tier: started last, as the alphabet puts most of them, they leave the tier's end to one or two files while the
+ * other places stand idle.
+ */
+export const LONG_RUNNING: readonly string[] = [
+  'unit/kerberos/messages',
+  'unit/kerberos/gss',
+  'unit/pacing/pacer',
+  'unit/http-server',
+  'integration/package/install',
+  'integration/wiki/permission-oracle',
+  'integration/wiki/watch-delete',
+  'integration/webdav/write-oracle',
+  'integration/wiki/acl-matrix',
+  'integration/wiki/migration',
+  'integration/wiki/live-burst',
+  'integration/webhooks/restart',
+  'integration/search/relevance',
+  'integration/webdav/accounts',
+  'abuse/dav-floods',
+  'abuse/login-names',
+  'abuse/account-spellings',
+  'abuse/directory-floods',
+  'abuse/webdav',
+];
+
+/** A tier's files in the order they start: the long-running ones first, then the others as given. */
+export function startOrder(files: readonly string[]): string[] {
+  const rank = (file: string) => {
+    const index = LONG_RUNNING.indexOf(file.replace(/\.test\.js$/, ''));
+    return index === -1 ? LONG_RUNNING.length : index;
+  };
+  return files.map((file, position) => ({ file, position })).sort((a, b) => rank(a.file) - rank(b.file) || a.position - b.position).map(({ file }) => file);
+}
+
 /** The entry that makes `file` (relative to the compiled test/, e.g. faults/smb.test.js) serial, if any. */
 export function serialEntryOf(file: string): SerialEntry | undefined {
   const name = file.replace(/\.test\.js$/, '');
