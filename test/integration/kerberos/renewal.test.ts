@@ -21,12 +21,12 @@ import { DavClient, account } from '../webdav/dav-client.js';
 import { kerberosTestConfig } from './config.js';
 
 /**
- * Short, so that four expiries take about a minute, and long enough that the renewal half a lifetime (7.5 s) before
- * the end has time to finish on a busy machine.
+ * Short, so that three expiries take half a minute, and long enough that the renewal half a lifetime (5 s) before
+ * the end has time to finish on a busy machine (a ticket request takes well under a second there).
  */
-const LIFETIME_SECONDS = 15;
-/** Long enough for four expiries of the first ticket. */
-const RUN_MS = 4.5 * LIFETIME_SECONDS * 1000;
+const LIFETIME_SECONDS = 10;
+/** Long enough for three expiries of the first ticket. */
+const RUN_MS = 3.5 * LIFETIME_SECONDS * 1000;
 const PAUSE_MS = 1500;
 
 describe('Kerberos tickets renewed before they expire', () => {
