@@ -142,7 +142,6 @@ export async function runService(
   return service;
 }
 
-/** Poll `check` until it returns true; `guard` may throw to stop early. */
 /**
  * Asserts that the service's log comes to match `pattern`: its logger writes on a thread of its own, so a line about
  * a request can arrive a moment after the answer (seen in CI-style runs).
@@ -152,6 +151,7 @@ export async function assertLogged(service: RunningService, pattern: RegExp, tim
   assert.match(service.output(), pattern);
 }
 
+/** Poll `check` until it returns true; `guard` may throw to stop early. */
 export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, guard: () => void = () => {}): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
