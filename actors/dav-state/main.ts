@@ -12,14 +12,10 @@ import type { ActorContextOf } from '../kinds.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { runActor } from '../../src/runtime/actor.js';
-import { clusterIndices, clusterStateClient } from '../../src/search/shared-state.js';
-import { ClusterLocks } from '../../src/webdav/cluster-locks.js';
-import { ClusterProperties } from '../../src/webdav/cluster-properties.js';
 import { DeadProperties } from '../../src/webdav/dead-properties.js';
-import { LocalLocks, type LockStore } from '../../src/webdav/lock-store.js';
+import { LocalLocks } from '../../src/webdav/lock-store.js';
 import { LockTable } from '../../src/webdav/locks.js';
 import type { PropertyLimits } from '../../src/webdav/property-budget.js';
-import type { PropertyStore } from '../../src/webdav/property-store.js';
 import { DavStateService } from './service.js';
 import { DavState } from './state.js';
 import { startPropertySweep } from './sweep.js';
@@ -37,7 +33,8 @@ runActor(async (ctx: ActorContextOf<'dav-state'>) => {
     maxTotalSize: bounds.max_total_size,
   };
   const shared = config.cluster.shared_state === 'elasticsearch';
-  const { locks, properties } = shared ? await clusterStores(ctx, limits) : {
+  // Loaded only when the state is shared: a proxy alone has no use for an Elasticsearch client in this thread.
+  const { locks, properties } = shared ? await (await import('./cluster-stores.js')).clusterStores(ctx, limits) : {
     locks: new LocalLocks(new LockTable({ maxPerUser: lockBounds.max_per_user })),
     properties: await DeadProperties.open(config.storage.data_dir, limits),
   };
@@ -61,16 +58,3 @@ runActor(async (ctx: ActorContextOf<'dav-state'>) => {
     abort: () => state.retire(),
   };
 });
-
-/** The stores in the cluster the proxies share; their indices are made when missing (another proxy may at once). */
-async function clusterStores(ctx: ActorContextOf<'dav-state'>, limits: PropertyLimits): Promise<{ locks: LockStore; properties: PropertyStore }> {
-  const { config } = ctx;
-  const indices = clusterIndices(config);
-  const replicas = config.elasticsearch.index.number_of_replicas;
-  const client = clusterStateClient(config, ctx.secrets);
-  const locks = new ClusterLocks(client, indices.davLocks, { maxPerUser: config.webdav.locks.max_per_user }, ctx.log);
-  const properties = new ClusterProperties(client, indices.davProperties, limits, ctx.log);
-  await locks.open(replicas);
-  await properties.open(replicas);
-  return { locks, properties };
-}

@@ -16,16 +16,14 @@ import type { ActorContextOf } from '../kinds.js';
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { runActor } from '../../src/runtime/actor.js';
-import { ClusterEventIds, eventIdsInCluster, type SharedEventIdSource } from '../../src/webhooks/cluster-event-ids.js';
-import { clusterIndices, clusterStateClient } from '../../src/search/shared-state.js';
+import type { SharedEventIdSource } from '../../src/webhooks/cluster-event-ids.js';
+import { eventIdsInCluster } from '../../src/webhooks/event-id-place.js';
 import { DedupeRing } from '../../src/webhooks/dedupe-ring.js';
-
-/** How often the ids beyond the window are deleted from the shared index (by one of the proxies). */
-const PRUNE_INTERVAL_MS = 1_000;
 
 runActor(async (ctx: ActorContextOf<'dedupe'>) => {
   const capacity = ctx.config.webhooks.dedupe_size;
-  const shared = eventIdsInCluster(ctx.config) ? sharedEventIds(ctx) : undefined;
+  // Loaded only when the ids are in the cluster: a proxy alone has no use for an Elasticsearch client in this thread.
+  const shared = eventIdsInCluster(ctx.config) ? (await import('./shared-event-ids.js')).sharedEventIds(ctx) : undefined;
   let ring = new DedupeRing(capacity);
   /** Each front's lock tag; 1 is the ring's creator (this thread). */
   const holders = new Map<string, number>();
@@ -56,53 +54,3 @@ runActor(async (ctx: ActorContextOf<'dedupe'>) => {
 /** The fronts ask these only when the proxies share state; a front that asks otherwise is a bug. */
 const notShared = () => Promise.reject(new Error('the event ids are in this proxy\'s ring (cluster.shared_state none, or cluster.event_ids routed_by_key)'));
 const refusedWhenAlone: SharedEventIdSource = { admitShared: notShared, seenShared: notShared, forgetShared: notShared };
-
-/** The event ids in Elasticsearch: the index is made on first use (the cluster may be down at start). */
-function sharedEventIds(ctx: ActorContextOf<'dedupe'>) {
-  const { config, log } = ctx;
-  const ids = new ClusterEventIds(clusterStateClient(config, ctx.secrets), clusterIndices(config).events, config.webhooks.dedupe_size, PRUNE_INTERVAL_MS);
-  let opened: Promise<void> | undefined;
-  const ready = () => opened ??= ids.open(config.elasticsearch.index.number_of_replicas).catch((err: unknown) => {
-    opened = undefined;
-    throw err;
-  });
-  /** Logs the first failure of a streak, with what it was doing; the fronts answer 503 without the details. */
-  let failing = false;
-  const logged = async <T>(what: string, work: () => Promise<T>): Promise<T> => {
-    try {
-      await ready();
-      const result = await work();
-      failing = false;
-      return result;
-    } catch (err) {
-      if (!failing) log.error({ err, index: ids.index }, `the shared event ids in Elasticsearch failed (${what}); webhook events get 503 until they answer`);
-      failing = true;
-      throw err;
-    }
-  };
-  let pruned = 0;
-  let pruning = false;
-  const timer = setInterval(() => {
-    if (pruning) return;
-    pruning = true;
-    logged('prune', () => ids.prune())
-      .then((deleted) => { pruned += deleted; }, () => undefined)
-      .finally(() => { pruning = false; });
-  }, PRUNE_INTERVAL_MS);
-  timer.unref();
-  const handlers: SharedEventIdSource = {
-    admitShared: (events) => logged('admit', async () => {
-      const admissions = await ids.admitAll(events);
-      const failed = admissions.find((a) => typeof a === 'object');
-      if (failed !== undefined) log.warn({ index: ids.index, reason: failed.failed }, 'Elasticsearch did not take an event id; its sender gets 503');
-      return admissions;
-    }),
-    seenShared: (eventId) => logged('seen', () => ids.seen(eventId)),
-    forgetShared: (eventId) => logged('forget', () => ids.forget(eventId)),
-  };
-  return {
-    handlers,
-    status: () => ({ store: 'elasticsearch', index: ids.index, window: ids.window, failing, prunedEventIds: pruned }),
-    stop: () => clearInterval(timer),
-  };
-}

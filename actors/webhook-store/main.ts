@@ -11,7 +11,6 @@
 // (src/webhooks/cluster-client-store.ts); each store polls it and pushes a
 // change another proxy made to its own fronts, so every proxy knows a new or
 // deleted client within a second.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Registry } from 'prom-client';
 import { remoteLoginGuard } from '../../src/auth/login-guard.js';
 import type { ActorContextOf } from '../kinds.js';
@@ -24,23 +23,15 @@ import { isInstanceOf, type InstanceName } from '../../src/runtime/instance-name
 import { maskClient } from '../../src/webhooks/client.js';
 import { WebhookClientRegistry } from '../../src/webhooks/registry.js';
 import { ClientListReplication } from '../../src/webhooks/replication.js';
-import { ElasticsearchWebhookClientStore } from '../../src/webhooks/cluster-client-store.js';
-import { clusterIndices, clusterStateClient } from '../../src/search/shared-state.js';
 import { FileWebhookClientStore } from '../../src/webhooks/store.js';
 import { UserEventsCache } from '../../src/webhooks/user-events.js';
 import { createWebhookLogins } from './logins.js';
 
-/**
- * How often a store whose proxies share state reads the shared list: a client created or deleted through another
- * proxy reaches this proxy's fronts within this plus one push (the README promises 1 s).
- */
-const SHARED_POLL_MS = 250;
-/** Pause between attempts to reach the cluster at start (the fronts answer 503 meanwhile). */
-const OPEN_RETRY_MS = 2_000;
-
 runActor(async (ctx: ActorContextOf<'webhook-store'>) => {
   const { config, log } = ctx;
-  const registry = config.cluster.shared_state === 'elasticsearch' ? await openSharedRegistry(ctx) : await WebhookClientRegistry.open(
+  // Loaded only when the list is shared: a proxy alone has no use for an Elasticsearch client in this thread.
+  const shared = config.cluster.shared_state === 'elasticsearch' ? await import('./shared-registry.js') : undefined;
+  const registry = shared ? await shared.openSharedRegistry(ctx) : await WebhookClientRegistry.open(
     new FileWebhookClientStore(config.storage.data_dir),
     { supportedUserAgents: config.webhooks.supported_user_agents },
   );
@@ -84,7 +75,7 @@ runActor(async (ctx: ActorContextOf<'webhook-store'>) => {
     userEvents: async (username) => userEvents.list(username),
   };
   log.info({ clients: registry.all().length, shared_state: config.cluster.shared_state }, 'webhook client registry loaded');
-  const polling = config.cluster.shared_state === 'elasticsearch' ? pollSharedList(registry, replication, ctx) : undefined;
+  const polling = shared?.pollSharedList(registry, replication, ctx);
   const health = () => ({
     webhookClients: registry.all().length,
     cachedUserEvents: userEvents.totalEvents,
@@ -105,43 +96,3 @@ runActor(async (ctx: ActorContextOf<'webhook-store'>) => {
     },
   };
 });
-
-/** The registry in the shared index; waits until the cluster answers (logging the first failure). */
-async function openSharedRegistry(ctx: ActorContextOf<'webhook-store'>): Promise<WebhookClientRegistry> {
-  const { config, log } = ctx;
-  const store = new ElasticsearchWebhookClientStore(clusterStateClient(config, ctx.secrets), clusterIndices(config).clients);
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await store.open(config.elasticsearch.index.number_of_replicas);
-      return await WebhookClientRegistry.open(store, { supportedUserAgents: config.webhooks.supported_user_agents });
-    } catch (err) {
-      if (attempt === 1) log.error({ err, index: store.index }, 'the shared webhook client list cannot be read; retrying, and webhook keys get 503 until it is');
-      await sleep(OPEN_RETRY_MS);
-    }
-  }
-}
-
-/** Reads the shared list every SHARED_POLL_MS; a change another proxy made goes to this proxy's fronts. */
-function pollSharedList(
-  registry: WebhookClientRegistry,
-  replication: ClientListReplication<InstanceName<'http-front'>>,
-  { log }: ActorContextOf<'webhook-store'>,
-): { stop(): void } {
-  let stopped = false;
-  let failing = false;
-  void (async () => {
-    while (!stopped) {
-      try {
-        if (await registry.reload()) await replication.changed();
-        failing = false;
-      } catch (err) {
-        // The fronts keep the last list under its lease, renewed meanwhile: a cluster that is down for a while
-        // leaves the keys as they were when it went, as a single proxy's file would.
-        if (!failing) log.warn({ err }, 'the shared webhook client list cannot be read; retrying');
-        failing = true;
-      }
-      await sleep(SHARED_POLL_MS);
-    }
-  })();
-  return { stop: () => { stopped = true; } };
-}

@@ -12,7 +12,7 @@ import type { Logger } from '../common/logger.js';
 import { answeredWith, ensureIndex, retryOnConflict } from '../search/shared-state.js';
 import type { LockStore } from './lock-store.js';
 import { LockTable, type StoredLock } from './locks.js';
-import { ClusterCalls } from './shared-state-error.js';
+import { ClusterCalls } from './cluster-calls.js';
 
 const TABLE_ID = 'locks';
 

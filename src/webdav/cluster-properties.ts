@@ -16,7 +16,7 @@ import {
   copyRefusal, costOf, patched, patchRefusal, propertySet, type PropertyLimit, type PropertyLimits, type PropertyPatch, type PropertySet, type PropertyUsage,
 } from './property-budget.js';
 import type { PropertyStore } from './property-store.js';
-import { ClusterCalls } from './shared-state-error.js';
+import { ClusterCalls } from './cluster-calls.js';
 import type { XmlElement } from './xml.js';
 
 /** Documents per page of a search for the resources below a folder or of a sweep. */

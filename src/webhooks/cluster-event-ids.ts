@@ -1,15 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Client } from '@elastic/elasticsearch';
-import type { Config } from '../config/index.js';
 import { answeredWith, ensureIndex } from '../search/shared-state.js';
-
-/**
- * Whether this proxy checks event ids in the cluster: it shares state, and the balancer does not send each sender
- * to one proxy (cluster.event_ids: routed_by_key keeps a ring per proxy, as alone).
- */
-export function eventIdsInCluster(config: Pick<Config, 'cluster'>): boolean {
-  return config.cluster.shared_state === 'elasticsearch' && config.cluster.event_ids === 'shared';
-}
 
 /** At most this many ids are pruned per call (Elasticsearch's default limit of one search's hits). */
 const PRUNE_BATCH = 10_000;

@@ -27,20 +27,21 @@ export function modulesUnder(repo: string, roots: readonly string[]): string[] {
     .sort();
 }
 
-/** An import as written: its specifier (relative or a package's), where, and whether it is erased. */
+/** An import as written: its specifier (relative or a package's), where, whether it is erased, and whether it is an `import()`. */
 interface ImportSpecifier {
   specifier: string;
   line: number;
   typeOnly: boolean;
+  dynamic: boolean;
 }
 
 /** Every import of one module: static imports, export-from and dynamic `import()`, relative or of a package. */
 function specifiersOf(repo: string, module: string): ImportSpecifier[] {
   const source = ts.createSourceFile(module, readFileSync(join(repo, module), 'utf8'), ts.ScriptTarget.Latest, true);
   const found: ImportSpecifier[] = [];
-  const add = (specifier: ts.Expression | undefined, typeOnly: boolean) => {
+  const add = (specifier: ts.Expression | undefined, typeOnly: boolean, dynamic = false) => {
     if (specifier === undefined || !ts.isStringLiteral(specifier)) return;
-    found.push({ specifier: specifier.text, line: source.getLineAndCharacterOfPosition(specifier.getStart()).line + 1, typeOnly });
+    found.push({ specifier: specifier.text, line: source.getLineAndCharacterOfPosition(specifier.getStart()).line + 1, typeOnly, dynamic });
   };
   const visit = (node: ts.Node) => {
     if (ts.isImportDeclaration(node)) {
@@ -54,7 +55,7 @@ function specifiersOf(repo: string, module: string): ImportSpecifier[] {
       const onlyTypeNames = named !== undefined && ts.isNamedExports(named) && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly);
       add(node.moduleSpecifier, node.isTypeOnly || onlyTypeNames);
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
-      add(node.arguments[0], false);
+      add(node.arguments[0], false, true);
     }
     ts.forEachChild(node, visit);
   };
@@ -76,15 +77,16 @@ export function importsOf(repo: string, module: string): ModuleImport[] {
 /**
  * What a thread whose entry module is `entry` loads, read from the source: every module reached by imports that
  * are not erased (an import whose names are all types but not marked so counts: the reading errs towards loading),
- * and every package they import, each with the chain of modules from the entry that imports it first.
+ * and every package they import, each with the chain of modules from the entry that imports it first. `atStart`
+ * leaves out what only an `import()` reaches (what the thread loads when it needs it, not when it starts).
  */
-export function loadedFrom(repo: string, entry: string): { modules: string[]; packages: Map<string, string[]> } {
+export function loadedFrom(repo: string, entry: string, { atStart = false } = {}): { modules: string[]; packages: Map<string, string[]> } {
   const via = new Map<string, string[]>([[entry, [entry]]]);
   const packages = new Map<string, string[]>();
   const queue = [entry];
   for (let module = queue.shift(); module !== undefined; module = queue.shift()) {
-    for (const { specifier, typeOnly } of specifiersOf(repo, module)) {
-      if (typeOnly || specifier.startsWith('node:')) continue;
+    for (const { specifier, typeOnly, dynamic } of specifiersOf(repo, module)) {
+      if (typeOnly || specifier.startsWith('node:') || (atStart && dynamic)) continue;
       const chain = via.get(module)!;
       if (!specifier.startsWith('.')) {
         const name = specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');

@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import { errors } from '@elastic/elasticsearch';
 import { silentLog } from '../../../src/common/logger.js';
 import { davHttpError } from '../../../src/webdav/errors.js';
-import { ClusterCalls, SharedStateUnavailableError } from '../../../src/webdav/shared-state-error.js';
+import { ClusterCalls } from '../../../src/webdav/cluster-calls.js';
+import { SharedStateUnavailableError } from '../../../src/webdav/shared-state-error.js';
 
 const at = { server: 'fs1', share: 'schule', path: 'page.md' };
 
