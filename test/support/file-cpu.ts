@@ -4,6 +4,7 @@
 // integration tiers are CPU-bound, so a file's CPU, not its duration, is what it costs the suite.
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isMainThread } from 'node:worker_threads';
 import { runLogDir } from './log-audit.js';
 
 export const CPU_RECORD_FILE = 'cpu-by-file.txt';
@@ -20,7 +21,9 @@ function ownAndChildrenCpuMs(): number {
 
 const logDir = runLogDir();
 const file = process.argv[1];
-if (logDir !== undefined && file !== undefined) {
+// Worker threads of a supervisor a test runs in its own process load this module too (they inherit the flags); the
+// process's CPU is counted once, by its main thread.
+if (isMainThread && logDir !== undefined && file !== undefined) {
   process.on('exit', () => {
     appendFileSync(join(logDir, CPU_RECORD_FILE), `${ownAndChildrenCpuMs()}\t${file}\n`);
   });
