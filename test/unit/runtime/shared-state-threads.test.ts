@@ -1,6 +1,6 @@
 // A proxy alone (cluster.shared_state: none) loads no Elasticsearch client in the dedupe, webhook-store and dav-state
-// threads: each loads what it shares state with by a dynamic import, only when the state is shared (about 40 MB of
-// resident memory and a fifth of the CPU a start costs; docs/architecture.md, Several proxies). Read from the source:
+// threads: each loads what it shares state with by a dynamic import, only when the state is shared (a fifth of the
+// CPU a start costs; docs/architecture.md, Several proxies). Read from the source:
 // every module and package a thread's entry module loads when it starts (static imports; an `import()` when needed).
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
