@@ -1,6 +1,6 @@
 // Runs the compiled test files of the suites unit (no servers), integration, abuse and faults (the testbed's
 // servers; each fault test brings back what it killed), in the tiers of test/tiers.ts, one tier after the other:
-// the unit tests at full concurrency, then the integration files that may share the testbed a few at a time (each
+// the unit tests two per core, then the integration files that may share the testbed a few at a time (each
 // on its own index, test/support/service.ts), then the abuse campaigns two at a time, then the serial tier one file
 // at a time.
 // Arguments narrow the run to files whose path contains one of them; `--fast` to the unit tests and the smoke
@@ -34,7 +34,12 @@ const distTest = fileURLToPath(new URL('.', import.meta.url));
 const PARALLEL_FILES = 3;
 /** Abuse campaigns at a time: each keeps its service's threads busy with 10,000 requests, so two fill two cores. */
 const ABUSE_FILES = 2;
-const CONCURRENCY: Record<Tier, number> = { unit: availableParallelism(), parallel: PARALLEL_FILES, abuse: ABUSE_FILES, serial: 1 };
+/**
+ * Unit test files at a time: twice the cores, since several of the longest (the pacer's, the HTTP server's timeouts)
+ * mostly wait on timers; at one per core the tier left a tenth of the machine idle.
+ */
+const UNIT_FILES = 2 * availableParallelism();
+const CONCURRENCY: Record<Tier, number> = { unit: UNIT_FILES, parallel: PARALLEL_FILES, abuse: ABUSE_FILES, serial: 1 };
 
 function testFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
