@@ -4,7 +4,7 @@
  */
 import type { estypes } from '@elastic/elasticsearch';
 
-export const MAPPING_VERSION = 1;
+export const MAPPING_VERSION = 2;
 export const DEFAULT_ALIAS = 'wiki-md';
 
 /**
@@ -32,9 +32,29 @@ export interface IndexLayout {
  */
 export const SINGLE_NODE_LAYOUT: IndexLayout = { shards: 1, replicas: 0, refreshIntervalMs: 1000 };
 
+/**
+ * BM25 with less length normalisation than its default (b 0.75): a topic's own page is long and names its words
+ * several times, a note naming one of them in passing is short; at 0.75 such notes outranked the topic's page for a
+ * single word (bench/RESULTS.md, Wiki search: relevance and suggestions).
+ */
+const SIMILARITY: estypes.IndicesSettingsSimilarity = { type: 'BM25', b: 0.5, k1: 1.2 };
+
 export function indexSettings(layout: IndexLayout = SINGLE_NODE_LAYOUT): estypes.IndicesIndexSettings {
-  return { number_of_shards: layout.shards, number_of_replicas: layout.replicas, refresh_interval: `${layout.refreshIntervalMs}ms` };
+  return {
+    number_of_shards: layout.shards,
+    number_of_replicas: layout.replicas,
+    refresh_interval: `${layout.refreshIntervalMs}ms`,
+    similarity: { default: SIMILARITY },
+  };
 }
+
+/**
+ * The subfield `unstemmed` of the title: its words only lowercased (`standard`), where search finds the last part of
+ * a closed compound (`Turnier` in `Fußballturnier`) with a leading wildcard; the stemmed field cannot, its term is
+ * `fussballturni`. Matched for a yes or no: no positions, no norms.
+ */
+export const UNSTEMMED = 'unstemmed';
+const unstemmed = { [UNSTEMMED]: { type: 'text', analyzer: 'standard', index_options: 'docs', norms: false } } as const;
 
 export function indexMappings(analyzer: TextAnalyzer): estypes.MappingTypeMapping {
   const keyword = { type: 'keyword' } as const;
@@ -53,7 +73,7 @@ export function indexMappings(analyzer: TextAnalyzer): estypes.MappingTypeMappin
       page: keyword,
       path: keyword,
       is_start_page: { type: 'boolean' },
-      title: { type: 'text', analyzer },
+      title: { type: 'text', analyzer, fields: unstemmed },
       headings: { type: 'text', analyzer },
       // Offsets in the postings let the unified highlighter cut snippets without re-analysing long pages.
       body: { type: 'text', analyzer, index_options: 'offsets' },

@@ -5,6 +5,7 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { folderKey } from '../wiki/document-id.js';
 import { SharePathError } from '../wiki/layout.js';
+import { UNSTEMMED } from './mapping.js';
 
 /** Who is looking: the SIDs matched with allow entries, those matched with deny entries, the visible shares. */
 export interface Viewer {
@@ -145,12 +146,22 @@ const SNIPPET_LENGTH = 160;
 /** The parts of every search body that do not depend on the request, serialised once (see searchBodyJson). */
 const SEARCH_SOURCE_JSON = JSON.stringify(HIT_SOURCE_FIELDS);
 const SEARCH_FIELDS = ['title^3', 'headings^2', 'body'];
-const MULTI_MATCH_OPTIONS_JSON = JSON.stringify({
-  fields: SEARCH_FIELDS,
-  // All words must occur, each in any of the fields.
-  type: 'cross_fields',
-  operator: 'and',
-}).slice(1, -1);
+/** Any of the words, each in any of the fields: a page with more of them, or rarer ones, scores higher. */
+const ANY_WORD_OPTIONS_JSON = JSON.stringify({ fields: SEARCH_FIELDS, type: 'cross_fields' }).slice(1, -1);
+/**
+ * A word is also looked for as a part of a closed compound, which the analyzer does not split, in the title, which
+ * names what a page is about. With the headings (and the body) as well, the relevance corpus ranked no better
+ * (nDCG@10 0.883 against 0.880, issue 44), while the prefix and the leading wildcard went through far more terms.
+ * Weighted as the title is in SEARCH_FIELDS.
+ */
+const COMPOUND_FIELD = 'title';
+const COMPOUND_BOOST = 3;
+/** Two words typed apart that pages write as one (`Bruch Rechnung`, `Bruchrechnung`): what was meant, so it counts more. */
+const JOINED_BOOST = 2;
+/** A word that may be a part of a compound: letters only, at least 4 (shorter ones start or end too many words). */
+const COMPOUND_PART = /^\p{L}{4,}$/u;
+/** The words of a query looked for as parts of compounds are its first ones: a query may have 500 characters. */
+const COMPOUND_WORDS = 10;
 /**
  * The typo rule of the second try (see WikiSearch.search): per word after analysis, no change under 4 letters, one
  * changed, added, left out or swapped letter from 4 to 6 letters, two from 7 on.
@@ -180,9 +191,36 @@ const SCORE_THEN_PAGE_JSON = JSON.stringify(['_score', { share: 'asc' }, { path:
 /** How the words are matched: as typed (after analysis), or with the typo rule (TYPO_FUZZINESS). */
 export type MatchMode = 'exact' | 'typo';
 
+/**
+ * The clauses that find the words as parts of closed compounds: each two neighbouring words joined into one, and
+ * each word as the start of a word of the title (stemmed) and as its end (lowercased only, see UNSTEMMED: `Inhalt`
+ * finds `Flächeninhalt`). Letters need no escaping in the wildcard.
+ */
+function compoundClausesJson(words: readonly string[]): string[] {
+  const parts = words.slice(0, COMPOUND_WORDS);
+  const clauses: string[] = [];
+  for (let i = 0; i + 1 < parts.length; i++) {
+    if (!COMPOUND_PART.test(parts[i]!) || !COMPOUND_PART.test(parts[i + 1]!)) continue;
+    clauses.push(`{"multi_match":{"query":${JSON.stringify(parts[i]! + parts[i + 1]!)},${ANY_WORD_OPTIONS_JSON},"boost":${JOINED_BOOST}}}`);
+  }
+  for (const word of parts.filter((part) => COMPOUND_PART.test(part))) {
+    // match_bool_prefix analyses the word as the field does: `Brüche` looks for bruch*, finding `Bruchrechnung`.
+    clauses.push(`{"match_bool_prefix":{"${COMPOUND_FIELD}":{"query":${JSON.stringify(word)},"boost":${COMPOUND_BOOST}}}}`);
+    const end = JSON.stringify(`*${word.toLowerCase()}`);
+    clauses.push(`{"wildcard":{"${COMPOUND_FIELD}.${UNSTEMMED}":{"value":${end},"boost":${COMPOUND_BOOST}}}}`);
+  }
+  return clauses;
+}
+
+/**
+ * As typed: pages with any of the words or of their compounds, those with more of them first (a page about one
+ * aspect of a topic often lacks one of the words). With the typo rule: every word, each with its typos.
+ */
 function wordsQueryJson(q: string, mode: MatchMode): string {
-  if (mode === 'exact') return `{"multi_match":{"query":${JSON.stringify(q)},${MULTI_MATCH_OPTIONS_JSON}}}`;
-  return q.split(/\s+/).map((word) => `{"multi_match":{"query":${JSON.stringify(word)},${FUZZY_MATCH_OPTIONS_JSON}}}`).join(',');
+  const words = q.split(/\s+/);
+  if (mode === 'typo') return words.map((word) => `{"multi_match":{"query":${JSON.stringify(word)},${FUZZY_MATCH_OPTIONS_JSON}}}`).join(',');
+  const clauses = [`{"multi_match":{"query":${JSON.stringify(q)},${ANY_WORD_OPTIONS_JSON}}}`, ...compoundClausesJson(words)];
+  return `{"bool":{"should":[${clauses.join(',')}],"minimum_should_match":1}}`;
 }
 
 /** The viewer's permission filter with `must` added, as the JSON text of a bool query's body. */

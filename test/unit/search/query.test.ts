@@ -114,9 +114,17 @@ describe('request bodies', () => {
     assert.equal(body.size, 5);
     assert.equal(body.from, 5);
     const bool = body.query!.bool!;
-    assert.deepEqual(bool.must, [
-      { multi_match: { query: 'Prüfung "exakt"', fields: ['title^3', 'headings^2', 'body'], type: 'cross_fields', operator: 'and' } },
-    ]);
+    // "exakt" (with its quotes) is no compound part: only the words of letters are.
+    assert.deepEqual(bool.must, [{
+      bool: {
+        should: [
+          { multi_match: { query: 'Prüfung "exakt"', fields: ['title^3', 'headings^2', 'body'], type: 'cross_fields' } },
+          { match_bool_prefix: { title: { query: 'Prüfung', boost: 3 } } },
+          { wildcard: { 'title.unstemmed': { value: '*prüfung', boost: 3 } } },
+        ],
+        minimum_should_match: 1,
+      },
+    }]);
     assert.deepEqual(bool.must_not, [{ terms: { acl_deny: viewer.denySids } }]);
     assert.deepEqual(bool.filter, viewerFilter(viewer)!.filter);
     assert.deepEqual(body._source, ['share', 'folder', 'page', 'path', 'title', 'modified', 'acl_allow', 'acl_deny']);
@@ -124,6 +132,22 @@ describe('request bodies', () => {
     assert.equal(body.highlight!.encoder, 'html');
     assert.deepEqual(body.highlight!.pre_tags, ['<mark>']);
     assert.deepEqual(body.highlight!.post_tags, ['</mark>']);
+  });
+
+  it('looks for neighbouring words as one compound and for each word of 4 letters or more as a part of one, in the first 10 words', () => {
+    const should = (q: string) => {
+      const body = JSON.parse(searchBodyJson(parseSearchRequest({ q }), viewer)!) as estypes.SearchRequest;
+      return ((body.query!.bool!.must as estypes.QueryDslQueryContainer[])[0]!.bool!.should as estypes.QueryDslQueryContainer[]);
+    };
+    const bruch = should('Bruch Rechnung');
+    assert.deepEqual(bruch[1], { multi_match: { query: 'BruchRechnung', fields: ['title^3', 'headings^2', 'body'], type: 'cross_fields', boost: 2 } });
+    assert.deepEqual(bruch.filter((clause) => clause.wildcard).map((clause) => clause.wildcard!['title.unstemmed']), [
+      { value: '*bruch', boost: 3 },
+      { value: '*rechnung', boost: 3 },
+    ]);
+    assert.equal(should('AG Heft').length, 3, 'the any-word match, Heft as a start and as an end of a title word');
+    const long = Array.from({ length: 12 }, (_, i) => `Wort${'x'.repeat(i)}`).join(' ');
+    assert.equal(should(long).length, 1 + 9 + 10 + 10, 'joined pairs, starts and ends of the first 10 words');
   });
 
   it('the typo try matches each word on its own with the documented fuzziness, under the same filter', () => {
