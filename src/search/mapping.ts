@@ -48,14 +48,6 @@ export function indexSettings(layout: IndexLayout = SINGLE_NODE_LAYOUT): estypes
   };
 }
 
-/**
- * The subfield `unstemmed` of the title: its words only lowercased (`standard`), where search finds the last part of
- * a closed compound (`Turnier` in `Fußballturnier`) with a leading wildcard; the stemmed field cannot, its term is
- * `fussballturni`. Matched for a yes or no: no positions, no norms.
- */
-export const UNSTEMMED = 'unstemmed';
-const unstemmed = { [UNSTEMMED]: { type: 'text', analyzer: 'standard', index_options: 'docs', norms: false } } as const;
-
 export function indexMappings(analyzer: TextAnalyzer): estypes.MappingTypeMapping {
   const keyword = { type: 'keyword' } as const;
   const date = { type: 'date' } as const;
@@ -73,7 +65,7 @@ export function indexMappings(analyzer: TextAnalyzer): estypes.MappingTypeMappin
       page: keyword,
       path: keyword,
       is_start_page: { type: 'boolean' },
-      title: { type: 'text', analyzer, fields: unstemmed },
+      title: { type: 'text', analyzer },
       headings: { type: 'text', analyzer },
       // Offsets in the postings let the unified highlighter cut snippets without re-analysing long pages.
       body: { type: 'text', analyzer, index_options: 'offsets' },

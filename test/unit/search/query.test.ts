@@ -120,7 +120,6 @@ describe('request bodies', () => {
         should: [
           { multi_match: { query: 'Prüfung "exakt"', fields: ['title^3', 'headings^2', 'body'], type: 'cross_fields' } },
           { match_bool_prefix: { title: { query: 'Prüfung', boost: 3 } } },
-          { wildcard: { 'title.unstemmed': { value: '*prüfung', boost: 3 } } },
         ],
         minimum_should_match: 1,
       },
@@ -134,20 +133,27 @@ describe('request bodies', () => {
     assert.deepEqual(body.highlight!.post_tags, ['</mark>']);
   });
 
-  it('looks for neighbouring words as one compound and for each word of 4 letters or more as a part of one, in the first 10 words', () => {
+  it('marks the words and the joined pairs, not the parts of title words', () => {
+    const body = JSON.parse(searchBodyJson(parseSearchRequest({ q: 'Bruch Rechnung' }), viewer)!) as estypes.SearchRequest;
+    const should = (body.query!.bool!.must as estypes.QueryDslQueryContainer[])[0]!.bool!.should as estypes.QueryDslQueryContainer[];
+    assert.deepEqual(body.highlight!.highlight_query, { bool: { should: should.slice(0, 2), minimum_should_match: 1 } });
+    assert.deepEqual(should.slice(0, 2).map((clause) => clause.multi_match!.query), ['Bruch Rechnung', 'BruchRechnung']);
+  });
+
+  it('looks for neighbouring words as one compound and for each word of 4 letters or more as the start of a title word, in the first 10 words', () => {
     const should = (q: string) => {
       const body = JSON.parse(searchBodyJson(parseSearchRequest({ q }), viewer)!) as estypes.SearchRequest;
       return ((body.query!.bool!.must as estypes.QueryDslQueryContainer[])[0]!.bool!.should as estypes.QueryDslQueryContainer[]);
     };
     const bruch = should('Bruch Rechnung');
     assert.deepEqual(bruch[1], { multi_match: { query: 'BruchRechnung', fields: ['title^3', 'headings^2', 'body'], type: 'cross_fields', boost: 2 } });
-    assert.deepEqual(bruch.filter((clause) => clause.wildcard).map((clause) => clause.wildcard!['title.unstemmed']), [
-      { value: '*bruch', boost: 3 },
-      { value: '*rechnung', boost: 3 },
+    assert.deepEqual(bruch.slice(2).map((clause) => clause.match_bool_prefix!['title']), [
+      { query: 'Bruch', boost: 3 },
+      { query: 'Rechnung', boost: 3 },
     ]);
-    assert.equal(should('AG Heft').length, 3, 'the any-word match, Heft as a start and as an end of a title word');
+    assert.equal(should('AG Heft').length, 2, 'the any-word match, Heft as the start of a title word');
     const long = Array.from({ length: 12 }, (_, i) => `Wort${'x'.repeat(i)}`).join(' ');
-    assert.equal(should(long).length, 1 + 9 + 10 + 10, 'joined pairs, starts and ends of the first 10 words');
+    assert.equal(should(long).length, 1 + 9 + 10, 'joined pairs and starts of the first 10 words');
   });
 
   it('the typo try matches each word on its own with the documented fuzziness, under the same filter', () => {
@@ -160,7 +166,9 @@ describe('request bodies', () => {
     ]);
     const exact = JSON.parse(searchBodyJson(request, viewer)!) as estypes.SearchRequest;
     assert.deepEqual({ ...body.query!.bool!, must: [] }, { ...exact.query!.bool!, must: [] });
-    assert.deepEqual(body.highlight, exact.highlight);
+    const { highlight_query: marked, ...highlight } = exact.highlight!;
+    assert.ok(marked, 'the exact try marks its words only');
+    assert.deepEqual(body.highlight, highlight, 'the typo try marks what its fuzzy words matched');
   });
 
   it('suggests under the search filter: every typed word in the title or in the headings, the last as a prefix', () => {
