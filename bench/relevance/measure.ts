@@ -60,11 +60,11 @@ export interface QueryOutcome {
   mustMet: boolean;
   corrected: boolean;
   /**
-   * The relevant pages not among the hits of an answer that had every page matching the query (fewer than 10):
-   * pages that lack one of the query's words after analysis, by role.
+   * The relevant pages not among the hits of an answer that had every page matching the query (10 or fewer): pages
+   * the service's query does not match at all, by role.
    */
   unmatched: Record<PageRole, number>;
-  /** The relevant pages not in the first 10 of an answer with more matches: ranked below 10. */
+  /** The relevant pages not in the first 10 of an answer with more matches: ranked below 10, or not matched at all. */
   outranked: number;
 }
 

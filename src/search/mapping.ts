@@ -4,7 +4,7 @@
  */
 import type { estypes } from '@elastic/elasticsearch';
 
-export const MAPPING_VERSION = 1;
+export const MAPPING_VERSION = 2;
 export const DEFAULT_ALIAS = 'wiki-md';
 
 /**
@@ -32,8 +32,20 @@ export interface IndexLayout {
  */
 export const SINGLE_NODE_LAYOUT: IndexLayout = { shards: 1, replicas: 0, refreshIntervalMs: 1000 };
 
+/**
+ * BM25 with less length normalisation than its default (b 0.75): a topic's own page is long and names its words
+ * several times, a note naming one of them in passing is short; at 0.75 such notes outranked the topic's page for a
+ * single word (bench/RESULTS.md, Wiki search: relevance and suggestions).
+ */
+const SIMILARITY: estypes.IndicesSettingsSimilarity = { type: 'BM25', b: 0.5, k1: 1.2 };
+
 export function indexSettings(layout: IndexLayout = SINGLE_NODE_LAYOUT): estypes.IndicesIndexSettings {
-  return { number_of_shards: layout.shards, number_of_replicas: layout.replicas, refresh_interval: `${layout.refreshIntervalMs}ms` };
+  return {
+    number_of_shards: layout.shards,
+    number_of_replicas: layout.replicas,
+    refresh_interval: `${layout.refreshIntervalMs}ms`,
+    similarity: { default: SIMILARITY },
+  };
 }
 
 export function indexMappings(analyzer: TextAnalyzer): estypes.MappingTypeMapping {

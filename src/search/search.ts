@@ -43,7 +43,7 @@ interface Degradable {
 export interface SearchResult extends Degradable {
   total: number;
   hits: SearchHit[];
-  /** Set when no page had every word as typed and the hits are those of the typo-tolerant second try. */
+  /** Set when no page had any word as typed (nor a compound of them) and the hits are those of the typo-tolerant second try. */
   corrected?: true;
 }
 
@@ -144,8 +144,8 @@ export class WikiSearch {
    * Full-text search; `request` comes from parseSearchRequest(). The hot path of the wiki: the body is prepared
    * text and goes through the client's transport (its node pool and retries) without the search API's parameter
    * handling, a measurable part of the service's CPU per search (bench/RESULTS.md, Request path profile).
-   * When no page has every word, a second try allows typos (TYPO_FUZZINESS) under the same permission filter, and
-   * its answer says `corrected: true`.
+   * When no page has any of the words (nor a compound of them), a second try allows typos (TYPO_FUZZINESS) under the
+   * same permission filter, and its answer says `corrected: true`.
    */
   async search(request: SearchRequest, viewer: Viewer): Promise<SearchResult> {
     const scoped = this.scoped(viewer);

@@ -14,7 +14,7 @@ import type { ShareSource } from '../../../src/indexing/reconciler/share-pass.js
 import { WikiIndex } from '../../../src/indexing/reconciler/wiki-index.js';
 import { silentLog } from '../../../src/common/logger.js';
 import { createSearchClient } from '../../../src/search/client.js';
-import { indexMappings, indexSettings } from '../../../src/search/mapping.js';
+import { indexMappings, indexSettings, MAPPING_VERSION } from '../../../src/search/mapping.js';
 import { parseSearchRequest } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
 import { SmbClient, type SmbShare } from '../../../src/smb/index.js';
@@ -178,7 +178,7 @@ describe('the indexing pipeline on the testbed', () => {
     try {
       await migrated.index.prepare();
       assert.equal(migrated.index.stats().status, 'ready');
-      assert.equal(migrated.index.stats().index, `${alias}-v1`);
+      assert.equal(migrated.index.stats().index, `${alias}-v${MAPPING_VERSION}`, 'the first generation of this build\'s mapping');
       assert.equal(await es.client.indices.exists({ index: old }), false);
       const { count } = await es.client.count({ index: alias });
       assert.equal(count, (await pass(migrated)).seen);

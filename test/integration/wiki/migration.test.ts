@@ -1,18 +1,21 @@
 // Mapping migration in the running service: its alias (this file's own, serviceIndex; `wiki-md` in a school) is made
-// to point at an index built with an older mapping version; on start the reconciler rebuilds `<alias>-v1` from a
-// full walk of the shares and moves the alias atomically. Searches sent all the while never fail and never miss the page.
+// to point at an index built with an older mapping version; on start the reconciler rebuilds
+// `<alias>-v<MAPPING_VERSION>` from a full walk of the shares and moves the alias atomically. Searches sent all the
+// while never fail and never miss the page.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@elastic/elasticsearch';
 import { createSearchClient } from '../../../src/search/client.js';
 import { IndexManager } from '../../../src/indexing/reconciler/index-manager.js';
-import { indexMappings, indexSettings } from '../../../src/search/mapping.js';
+import { indexMappings, indexSettings, MAPPING_VERSION } from '../../../src/search/mapping.js';
 import { serviceIndex, startService, type RunningService } from '../../support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { passAfter, reconcilerDetails, WikiClient, type Caller } from './wiki-service.js';
 
 const ADMIN: Caller = { user: 'fpadmin', groups: ['Schul-Admins'] };
 const OLD_INDEX = `${serviceIndex}-v0`;
+/** The rebuild's index: the first generation of this build's mapping. */
+const NEW_INDEX = `${serviceIndex}-v${MAPPING_VERSION}`;
 
 describe('wiki-md migration to a newer mapping while searches run', () => {
   let env: TestbedEnv;
@@ -44,7 +47,7 @@ describe('wiki-md migration to a newer mapping while searches run', () => {
     await client?.close();
   });
 
-  it('rebuilds wiki-md-v1, switches the alias and deletes the old index; every search meanwhile succeeds', async () => {
+  it('rebuilds wiki-md-v<MAPPING_VERSION>, switches the alias and deletes the old index; every search meanwhile succeeds', async () => {
     service = await startService();
     const api = new WikiClient(service.url, env);
     const statuses = new Set<string>();
@@ -60,7 +63,7 @@ describe('wiki-md migration to a newer mapping while searches run', () => {
       assert.ok(Date.now() < deadline, `no switch within a minute (last: ${JSON.stringify(details)})`);
     }
     assert.ok(statuses.has('rebuilding'), `searches ran during the rebuild (saw ${[...statuses].join(', ')}; ${searches} searches)`);
-    assert.deepEqual(Object.keys(await client.indices.getAlias({ name: serviceIndex })), [`${serviceIndex}-v1`]);
-    assert.equal((await reconcilerDetails(service)).index, `${serviceIndex}-v1`);
+    assert.deepEqual(Object.keys(await client.indices.getAlias({ name: serviceIndex })), [NEW_INDEX]);
+    assert.equal((await reconcilerDetails(service)).index, NEW_INDEX);
   });
 });

@@ -114,9 +114,16 @@ describe('request bodies', () => {
     assert.equal(body.size, 5);
     assert.equal(body.from, 5);
     const bool = body.query!.bool!;
-    assert.deepEqual(bool.must, [
-      { multi_match: { query: 'Prüfung "exakt"', fields: ['title^3', 'headings^2', 'body'], type: 'cross_fields', operator: 'and' } },
-    ]);
+    // "exakt" (with its quotes) is no compound part: only the words of letters are.
+    assert.deepEqual(bool.must, [{
+      bool: {
+        should: [
+          { multi_match: { query: 'Prüfung "exakt"', fields: ['title^3', 'headings^2', 'body'], type: 'cross_fields' } },
+          { match_bool_prefix: { title: { query: 'Prüfung', boost: 3 } } },
+        ],
+        minimum_should_match: 1,
+      },
+    }]);
     assert.deepEqual(bool.must_not, [{ terms: { acl_deny: viewer.denySids } }]);
     assert.deepEqual(bool.filter, viewerFilter(viewer)!.filter);
     assert.deepEqual(body._source, ['share', 'folder', 'page', 'path', 'title', 'modified', 'acl_allow', 'acl_deny']);
@@ -124,6 +131,29 @@ describe('request bodies', () => {
     assert.equal(body.highlight!.encoder, 'html');
     assert.deepEqual(body.highlight!.pre_tags, ['<mark>']);
     assert.deepEqual(body.highlight!.post_tags, ['</mark>']);
+  });
+
+  it('marks the words and the joined pairs, not the parts of title words', () => {
+    const body = JSON.parse(searchBodyJson(parseSearchRequest({ q: 'Bruch Rechnung' }), viewer)!) as estypes.SearchRequest;
+    const should = (body.query!.bool!.must as estypes.QueryDslQueryContainer[])[0]!.bool!.should as estypes.QueryDslQueryContainer[];
+    assert.deepEqual(body.highlight!.highlight_query, { bool: { should: should.slice(0, 2), minimum_should_match: 1 } });
+    assert.deepEqual(should.slice(0, 2).map((clause) => clause.multi_match!.query), ['Bruch Rechnung', 'BruchRechnung']);
+  });
+
+  it('looks for neighbouring words as one compound and for each word of 4 letters or more as the start of a title word, in the first 10 words', () => {
+    const should = (q: string) => {
+      const body = JSON.parse(searchBodyJson(parseSearchRequest({ q }), viewer)!) as estypes.SearchRequest;
+      return ((body.query!.bool!.must as estypes.QueryDslQueryContainer[])[0]!.bool!.should as estypes.QueryDslQueryContainer[]);
+    };
+    const bruch = should('Bruch Rechnung');
+    assert.deepEqual(bruch[1], { multi_match: { query: 'BruchRechnung', fields: ['title^3', 'headings^2', 'body'], type: 'cross_fields', boost: 2 } });
+    assert.deepEqual(bruch.slice(2).map((clause) => clause.match_bool_prefix!['title']), [
+      { query: 'Bruch', boost: 3 },
+      { query: 'Rechnung', boost: 3 },
+    ]);
+    assert.equal(should('AG Heft').length, 2, 'the any-word match, Heft as the start of a title word');
+    const long = Array.from({ length: 12 }, (_, i) => `Wort${'x'.repeat(i)}`).join(' ');
+    assert.equal(should(long).length, 1 + 9 + 10, 'joined pairs and starts of the first 10 words');
   });
 
   it('the typo try matches each word on its own with the documented fuzziness, under the same filter', () => {
@@ -136,7 +166,9 @@ describe('request bodies', () => {
     ]);
     const exact = JSON.parse(searchBodyJson(request, viewer)!) as estypes.SearchRequest;
     assert.deepEqual({ ...body.query!.bool!, must: [] }, { ...exact.query!.bool!, must: [] });
-    assert.deepEqual(body.highlight, exact.highlight);
+    const { highlight_query: marked, ...highlight } = exact.highlight!;
+    assert.ok(marked, 'the exact try marks its words only');
+    assert.deepEqual(body.highlight, highlight, 'the typo try marks what its fuzzy words matched');
   });
 
   it('suggests under the search filter: every typed word in the title or in the headings, the last as a prefix', () => {
