@@ -148,6 +148,11 @@ const SEARCH_FIELDS = ['title^3', 'headings^2', 'body'];
 /** Any of the words, each in any of the fields: a page with more of them, or rarer ones, scores higher. */
 const ANY_WORD_OPTIONS_JSON = JSON.stringify({ fields: SEARCH_FIELDS, type: 'cross_fields' }).slice(1, -1);
 /**
+ * One typed word, which the analyzer may cut into several (`Klasse-5a`, `Fußball-AG`, `3.1`): all of its parts, each
+ * in any of the fields. A page with only one part of it does not have the word that was typed.
+ */
+const TYPED_WORD_OPTIONS_JSON = JSON.stringify({ fields: SEARCH_FIELDS, type: 'cross_fields', operator: 'and' }).slice(1, -1);
+/**
  * A word is also looked for as a part of a closed compound, which the analyzer does not split, in the title, which
  * names what a page is about. With the headings (and the body) as well, the relevance corpus ranked no better
  * (nDCG@10 0.883 against 0.880, issue 44), while the prefixes went through far more terms.
@@ -221,8 +226,8 @@ interface WordsQuery {
 }
 
 /**
- * As typed: pages with any of the words or of their compounds (a page about one aspect of a topic often lacks one of
- * the words), those with more of them first. The highlighter marks the words and the joined pairs only: given the
+ * As typed: pages with any of the words (each whole, TYPED_WORD_OPTIONS_JSON) or of their compounds (a page about one
+ * aspect of a topic often lacks one of the words), those with more of them first. The highlighter marks the words and the joined pairs only: given the
  * starts of title words (prefixes) as well, it spent more per search than the search itself
  * (bench/RESULTS.md, Wiki search: what the compound clauses cost). With the typo rule: every word, each with its
  * typos, marked as matched.
@@ -233,7 +238,8 @@ function wordsQuery(q: string, mode: MatchMode): WordsQuery {
     return { query: words.map((word) => `{"multi_match":{"query":${JSON.stringify(word)},${FUZZY_MATCH_OPTIONS_JSON}}}`).join(','), highlight: HIGHLIGHT_JSON };
   }
   const parts = words.slice(0, COMPOUND_WORDS);
-  const marked = [`{"multi_match":{"query":${JSON.stringify(q)},${ANY_WORD_OPTIONS_JSON}}}`, ...joinedClausesJson(parts)];
+  const typed = words.map((word) => `{"multi_match":{"query":${JSON.stringify(word)},${TYPED_WORD_OPTIONS_JSON}}}`);
+  const marked = [...typed, ...joinedClausesJson(parts)];
   return {
     query: anyOfJson([...marked, ...titleStartClausesJson(parts)]),
     highlight: `${HIGHLIGHT_JSON.slice(0, -1)},"highlight_query":${anyOfJson(marked)}}`,

@@ -118,7 +118,8 @@ describe('request bodies', () => {
     assert.deepEqual(bool.must, [{
       bool: {
         should: [
-          { multi_match: { query: 'Prüfung "exakt"', fields: ['title^3', 'headings^2', 'body'], type: 'cross_fields' } },
+          { multi_match: { query: 'Prüfung', fields: ['title^3', 'headings^2', 'body'], type: 'cross_fields', operator: 'and' } },
+          { multi_match: { query: '"exakt"', fields: ['title^3', 'headings^2', 'body'], type: 'cross_fields', operator: 'and' } },
           { match_bool_prefix: { title: { query: 'Prüfung', boost: 3 } } },
         ],
         minimum_should_match: 1,
@@ -136,8 +137,17 @@ describe('request bodies', () => {
   it('marks the words and the joined pairs, not the parts of title words', () => {
     const body = JSON.parse(searchBodyJson(parseSearchRequest({ q: 'Bruch Rechnung' }), viewer)!) as estypes.SearchRequest;
     const should = (body.query!.bool!.must as estypes.QueryDslQueryContainer[])[0]!.bool!.should as estypes.QueryDslQueryContainer[];
-    assert.deepEqual(body.highlight!.highlight_query, { bool: { should: should.slice(0, 2), minimum_should_match: 1 } });
-    assert.deepEqual(should.slice(0, 2).map((clause) => clause.multi_match!.query), ['Bruch Rechnung', 'BruchRechnung']);
+    assert.deepEqual(body.highlight!.highlight_query, { bool: { should: should.slice(0, 3), minimum_should_match: 1 } });
+    assert.deepEqual(should.slice(0, 3).map((clause) => clause.multi_match!.query), ['Bruch', 'Rechnung', 'BruchRechnung']);
+  });
+
+  it('matches a typed word that the analyzer cuts into parts only with all of its parts', () => {
+    const body = JSON.parse(searchBodyJson(parseSearchRequest({ q: 'Klasse-5a Fußball-AG' }), viewer)!) as estypes.SearchRequest;
+    const should = (body.query!.bool!.must as estypes.QueryDslQueryContainer[])[0]!.bool!.should as estypes.QueryDslQueryContainer[];
+    assert.deepEqual(should.filter((clause) => clause.multi_match !== undefined).map(({ multi_match: m }) => [m!.query, m!.operator]), [
+      ['Klasse-5a', 'and'],
+      ['Fußball-AG', 'and'],
+    ]);
   });
 
   it('looks for neighbouring words as one compound and for each word of 4 letters or more as the start of a title word, in the first 10 words', () => {
@@ -146,14 +156,14 @@ describe('request bodies', () => {
       return ((body.query!.bool!.must as estypes.QueryDslQueryContainer[])[0]!.bool!.should as estypes.QueryDslQueryContainer[]);
     };
     const bruch = should('Bruch Rechnung');
-    assert.deepEqual(bruch[1], { multi_match: { query: 'BruchRechnung', fields: ['title^3', 'headings^2', 'body'], type: 'cross_fields', boost: 2 } });
-    assert.deepEqual(bruch.slice(2).map((clause) => clause.match_bool_prefix!['title']), [
+    assert.deepEqual(bruch[2], { multi_match: { query: 'BruchRechnung', fields: ['title^3', 'headings^2', 'body'], type: 'cross_fields', boost: 2 } });
+    assert.deepEqual(bruch.slice(3).map((clause) => clause.match_bool_prefix!['title']), [
       { query: 'Bruch', boost: 3 },
       { query: 'Rechnung', boost: 3 },
     ]);
-    assert.equal(should('AG Heft').length, 2, 'the any-word match, Heft as the start of a title word');
+    assert.equal(should('AG Heft').length, 3, 'each word, Heft as the start of a title word');
     const long = Array.from({ length: 12 }, (_, i) => `Wort${'x'.repeat(i)}`).join(' ');
-    assert.equal(should(long).length, 1 + 9 + 10, 'joined pairs and starts of the first 10 words');
+    assert.equal(should(long).length, 12 + 9 + 10, 'each word, and joined pairs and starts of the first 10 words');
   });
 
   it('the typo try matches each word on its own with the documented fuzziness, under the same filter', () => {
