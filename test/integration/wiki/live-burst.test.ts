@@ -2,12 +2,14 @@
 // service) against the running service's change watch: more than the server can report (overflows) and than the
 // post-write hook's queue takes, so a pass of the share must follow. Passes run hourly here, so only the watch can
 // bring the pages. The index must end up exactly as the file server has them (every page, its version and ACL),
-// and the work it took is reported: index operations (hook upserts and pages the passes indexed) per page.
+// and the work it took is reported: index operations per page, as Elasticsearch counts them on the service's index
+// (the hook's upserts and the passes' pages together; the passes seen finishing are reported too, but a pass that
+// finishes between two readings of the status is not seen, so their sum can fall short).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { assertSameDocuments, expectedFacts, indexedFacts, scratchService, shareAs, writeFiles } from '../reconcile/support.js';
 import { reconcilerDetails } from './wiki-service.js';
-import { waitFor } from '../../support/service.js';
+import { serviceIndex, waitFor } from '../../support/service.js';
 import type { JobInfo } from '../../../src/indexing/reconciler/jobs.js';
 
 const PAGES = 5_000;
@@ -26,8 +28,12 @@ describe('a burst of 5,000 page writes over SMB', () => {
 
   it('is indexed completely, as the file server has it, with the overflows handled', async () => {
     const details = async (): Promise<Details> => (await reconcilerDetails(fixture.service)) as unknown as Details;
+    /** Index operations Elasticsearch has counted on the service's index (its primaries). */
+    const indexOperations = async () =>
+      (await fixture.es.indices.stats({ index: serviceIndex, metric: 'indexing' }))._all.primaries?.indexing?.index_total ?? 0;
     await waitFor(async () => (await details()).watch['schule']!.armed, 30_000);
     const before = await details();
+    const operationsBefore = await indexOperations();
     // Passes of the share the watch asks for, each counted once when it has finished.
     const passes = new Map<number, JobInfo>();
     const notePass = (d: Details) => {
@@ -67,6 +73,7 @@ describe('a burst of 5,000 page writes over SMB', () => {
 
     const after = await details();
     notePass(after);
+    const operations = await indexOperations() - operationsBefore;
     const hookUpserts = after.bulk.upserted - before.bulk.upserted;
     const passIndexed = [...passes.values()].reduce((sum, p) => sum + p.indexed, 0);
     const watch = after.watch['schule']!;
@@ -79,9 +86,9 @@ describe('a burst of 5,000 page writes over SMB', () => {
       hookUpserts,
       hookUnchanged: after.hook.unchanged - before.hook.unchanged,
       hookDropped: after.hook.dropped - before.hook.dropped,
-      passes: passes.size,
+      passesSeen: passes.size,
       passIndexed,
-      indexOperationsPerPage: Number(((hookUpserts + passIndexed) / PAGES).toFixed(2)),
+      indexOperationsPerPage: Number((operations / PAGES).toFixed(2)),
     };
     process.stdout.write(`# burst of ${PAGES} SMB page writes: ${JSON.stringify(report)}\n`);
     assert.ok(report.indexOperationsPerPage >= 1, 'every page was written to the index at least once');
