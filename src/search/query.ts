@@ -145,7 +145,7 @@ const SNIPPET_LENGTH = 160;
 /** The parts of every search body that do not depend on the request, serialised once (see searchBodyJson). */
 const SEARCH_SOURCE_JSON = JSON.stringify(HIT_SOURCE_FIELDS);
 const SEARCH_FIELDS = ['title^3', 'headings^2', 'body'];
-/** Any of the words, each in any of the fields: a page with more of them, or rarer ones, scores higher. */
+/** The joined pair of two typed words (one word of letters), in any of the fields. */
 const ANY_WORD_OPTIONS_JSON = JSON.stringify({ fields: SEARCH_FIELDS, type: 'cross_fields' }).slice(1, -1);
 /**
  * One typed word, which the analyzer may cut into several (`Klasse-5a`, `Fußball-AG`, `3.1`): all of its parts, each
