@@ -82,7 +82,8 @@ const SMALL_WORDS = ['der', 'die', 'das', 'und', 'ist', 'im', 'mit', 'für', 'au
 /** Words with a known share of pages, so that queries have predictable hit counts. */
 const TOPICS: [string, number][] = [['Elternabend', 0.05], ['Klassenfahrt', 0.02], ['Vertretungsplan', 0.08], ['Notenschluss', 0.01]];
 
-function textGenerator(next: () => number) {
+/** Words of 2 to 4 SYLLABLES (2 in 5 capitalised) and sentences of them, drawn from `next`; also the pages of clause-cost.ts. */
+export function textGenerator(next: () => number) {
   const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
   const word = (): string => {
     let w = '';
