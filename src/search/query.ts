@@ -145,13 +145,7 @@ const SNIPPET_LENGTH = 160;
 /** The parts of every search body that do not depend on the request, serialised once (see searchBodyJson). */
 const SEARCH_SOURCE_JSON = JSON.stringify(HIT_SOURCE_FIELDS);
 const SEARCH_FIELDS = ['title^3', 'headings^2', 'body'];
-/** The joined pair of two typed words (one word of letters), in any of the fields. */
-const ANY_WORD_OPTIONS_JSON = JSON.stringify({ fields: SEARCH_FIELDS, type: 'cross_fields' }).slice(1, -1);
-/**
- * One typed word, which the analyzer may cut into several (`Klasse-5a`, `Fußball-AG`, `3.1`): all of its parts, each
- * in any of the fields. A page with only one part of it does not have the word that was typed.
- */
-const TYPED_WORD_OPTIONS_JSON = JSON.stringify({ fields: SEARCH_FIELDS, type: 'cross_fields', operator: 'and' }).slice(1, -1);
+const WORD_OPTIONS_JSON = JSON.stringify({ fields: SEARCH_FIELDS, type: 'cross_fields', operator: 'and' }).slice(1, -1);
 /**
  * A word is also looked for as a part of a closed compound, which the analyzer does not split, in the title, which
  * names what a page is about. With the headings (and the body) as well, the relevance corpus ranked no better
@@ -200,7 +194,7 @@ function joinedClausesJson(parts: readonly string[]): string[] {
   const clauses: string[] = [];
   for (let i = 0; i + 1 < parts.length; i++) {
     if (!COMPOUND_PART.test(parts[i]!) || !COMPOUND_PART.test(parts[i + 1]!)) continue;
-    clauses.push(`{"multi_match":{"query":${JSON.stringify(parts[i]! + parts[i + 1]!)},${ANY_WORD_OPTIONS_JSON},"boost":${JOINED_BOOST}}}`);
+    clauses.push(`{"multi_match":{"query":${JSON.stringify(parts[i]! + parts[i + 1]!)},${WORD_OPTIONS_JSON},"boost":${JOINED_BOOST}}}`);
   }
   return clauses;
 }
@@ -226,10 +220,10 @@ interface WordsQuery {
 }
 
 /**
- * As typed: pages with any of the words (each whole, TYPED_WORD_OPTIONS_JSON) or of their compounds (a page about one
- * aspect of a topic often lacks one of the words), those with more of them first. The highlighter marks the words and the joined pairs only: given the
- * starts of title words (prefixes) as well, it spent more per search than the search itself
- * (bench/RESULTS.md, Wiki search: what the compound clauses cost). With the typo rule: every word, each with its
+ * As typed: pages with any of the words (each whole, WORD_OPTIONS_JSON) or of their compounds (a page about one
+ * aspect of a topic often lacks one of the words), those with more of them first. The highlighter marks the words and
+ * the joined pairs only: given the starts of title words (prefixes) as well, it cost about 0.6 ms more per search at
+ * 50,000 pages, a quarter of the search (bench/RESULTS.md, Wiki search: what the compound clauses cost). With the typo rule: every word, each with its
  * typos, marked as matched.
  */
 function wordsQuery(q: string, mode: MatchMode): WordsQuery {
@@ -238,7 +232,7 @@ function wordsQuery(q: string, mode: MatchMode): WordsQuery {
     return { query: words.map((word) => `{"multi_match":{"query":${JSON.stringify(word)},${FUZZY_MATCH_OPTIONS_JSON}}}`).join(','), highlight: HIGHLIGHT_JSON };
   }
   const parts = words.slice(0, COMPOUND_WORDS);
-  const typed = words.map((word) => `{"multi_match":{"query":${JSON.stringify(word)},${TYPED_WORD_OPTIONS_JSON}}}`);
+  const typed = words.map((word) => `{"multi_match":{"query":${JSON.stringify(word)},${WORD_OPTIONS_JSON}}}`);
   const marked = [...typed, ...joinedClausesJson(parts)];
   return {
     query: anyOfJson([...marked, ...titleStartClausesJson(parts)]),

@@ -156,7 +156,7 @@ describe('request bodies', () => {
       return ((body.query!.bool!.must as estypes.QueryDslQueryContainer[])[0]!.bool!.should as estypes.QueryDslQueryContainer[]);
     };
     const bruch = should('Bruch Rechnung');
-    assert.deepEqual(bruch[2], { multi_match: { query: 'BruchRechnung', fields: ['title^3', 'headings^2', 'body'], type: 'cross_fields', boost: 2 } });
+    assert.deepEqual(bruch[2], { multi_match: { query: 'BruchRechnung', fields: ['title^3', 'headings^2', 'body'], type: 'cross_fields', operator: 'and', boost: 2 } });
     assert.deepEqual(bruch.slice(3).map((clause) => clause.match_bool_prefix!['title']), [
       { query: 'Bruch', boost: 3 },
       { query: 'Rechnung', boost: 3 },
