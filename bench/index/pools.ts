@@ -21,7 +21,7 @@ import { loadAverage, ratioRow, runAlone, runLine, report, Unexpected, verdict, 
 import { jobShortfalls } from '../job-outcome.js';
 import { exportDocuments, RAW_INDEX, rawBulk, reindexAll } from './reindex.js';
 import { FILEPROXY_CLI } from '../../test/support/cli-path.js';
-import { countSmbRequests, cpuCeiling, cpuPer, measureCost, requestsPer, type WorkCost } from './work-cost.js';
+import { countSmbRequests, cpuCeiling, cpuPer, measureCost, requestsPer, threadsPer, type WorkCost } from './work-cost.js';
 import { saveToSearch } from './save-to-search.js';
 import type { ChangeToSearch } from './until-found.js';
 import { removeSeed, removeSeedDocuments, seedClients, seedWiki } from './seed.js';
@@ -130,7 +130,7 @@ async function run(): Promise<BenchReport> {
         const saves = await saveToSearch(service, env, SAVES);
         const cell: Cell = { build, readers: sizes?.readers ?? null, indexers: sizes?.indexers ?? null, rates, best, shortfalls, cost, rawRate, saves };
         cells.push(cell);
-        console.log(`${sizesOf(cell)}: ${rates.map((r) => r.toFixed(0)).join(', ')} docs/s, raw _bulk ${rawRate.toFixed(0)}; CPU per page ${cpuPer(cost, best.indexed)}; save → searchable p99 ${saves.p99.toFixed(0)} ms`);
+        console.log(`${sizesOf(cell)}: ${rates.map((r) => r.toFixed(0)).join(', ')} docs/s, raw _bulk ${rawRate.toFixed(0)}; CPU per page ${cpuPer(cost, best.indexed)} (service's threads: ${threadsPer(cost, best.indexed)}); save → searchable p99 ${saves.p99.toFixed(0)} ms`);
       });
     countSmbRequests(true);
     const baseline = baselineBuild();
@@ -166,6 +166,9 @@ async function run(): Promise<BenchReport> {
       '| smb_readers | indexers | full reindex, docs/s | raw `_bulk`, docs/s | reindex ÷ raw `_bulk` | CPU per page; ceiling pages/s | SMB2 requests per page | save → searchable p50 / p99 |',
       '|---:|---:|---:|---:|---:|---|---|---|',
       ...cells.map(row),
+      '',
+      'The service\'s CPU per page of the best round by thread (/proc/<pid>/task/<tid>/comm: `WorkerThread` are the pools\' threads, `V8Worker` V8\'s collector and compiler helpers):',
+      ...cells.map((c) => `- ${sizesOf(c)}: ${threadsPer(c.cost, c.best.indexed)}`),
       '',
       ...againstEarlier,
       `Fastest against its peer: smb_readers ${fastest.readers} × indexers ${fastest.indexers}. Defaults: smb_readers ${defaults.readers} × indexers ${defaults.indexers}: full reindex ${bulkRatio.toFixed(2)} × raw \`_bulk\` (target ≥ ${TARGET.bulkRatio} ×, ${verdict(bulkRatio >= TARGET.bulkRatio)}), save → searchable p99 ${chosen.saves.p99.toFixed(0)} ms (target ≤ ${TARGET.saveP99Ms} ms, ${verdict(saveMet)}).`,

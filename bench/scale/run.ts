@@ -24,7 +24,7 @@ import { removeSeed, removeSeedDocuments, seedClients, seedWiki } from '../index
 import { WRITERS as SAVE_WRITERS, type SaveToSearch } from '../index/save-to-search.js';
 import { FIGURES, growthLimit, met, MiB, TARGET, targetMet, unexpectedOf } from './figures.js';
 import { jobShortfalls } from '../job-outcome.js';
-import { countSmbRequests, cpuPer, requestsPer, type WorkCost } from '../index/work-cost.js';
+import { countSmbRequests, cpuPer, requestsPer, threadsPer, type WorkCost } from '../index/work-cost.js';
 import type { Latency } from '../fixed-rate.js';
 import { IDLE_MS as ISOLATION_IDLE_MS, isolation, RATE, REINDEX_WINDOW_MS, type Isolation } from './isolation.js';
 import { scalePlot } from './plot.js';
@@ -122,6 +122,12 @@ function costTable(all: SizeFigures[]): string[] {
     '| pages | reindex: CPU per page | reindex: SMB2 requests per page | reindex: disk read per page | reindex: cores busy | no-change pass: CPU per page | no-change pass: SMB2 requests per page | no-change pass: disk read per page |',
     '|---:|---|---|---:|---:|---|---|---:|',
     ...all.map((s) => `| ${s.pages} | ${cpuPer(s.reindex.cost, s.reindex.job.indexed)} | ${requestsPer(s.reindex.cost, s.reindex.job.indexed)} | ${diskReadPer(s.reindex.cost, s.reindex.job.indexed)} | ${coresBusy(s.reindex.cost, s.reindex.wallMs)} | ${cpuPer(s.pass.cost, s.pass.job.seen)} | ${requestsPer(s.pass.cost, s.pass.job.seen)} | ${diskReadPer(s.pass.cost, s.pass.job.seen)} |`),
+    '',
+    'The service\'s CPU per page by thread (/proc/<pid>/task/<tid>/comm: `WorkerThread` are the pools\' threads, `V8Worker` V8\'s collector and compiler helpers):',
+    ...all.flatMap((s) => [
+      `- ${s.pages} pages, reindex: ${threadsPer(s.reindex.cost, s.reindex.job.indexed)}`,
+      `- ${s.pages} pages, no-change pass: ${threadsPer(s.pass.cost, s.pass.job.seen)}`,
+    ]),
   ];
 }
 
