@@ -49,7 +49,7 @@ import { WikiIndex } from '../../src/indexing/reconciler/wiki-index.js';
 import { searchClientFromConfig } from '../../src/search/client.js';
 import { runActor } from '../../src/runtime/actor.js';
 import type { ServiceSecrets } from '../../src/runtime/control.js';
-import { TRANSIENT_HEAP_LIMITS } from '../../src/runtime/heap-limits.js';
+import { POOL_HEAP_LIMITS } from '../../src/runtime/heap-limits.js';
 import { WorkerPool } from '../../src/runtime/worker-pool.js';
 import { SmbLogons } from '../../src/logon/smb-logons.js';
 import { createLoopDelayBoard, setListening, takeWorstLoopDelay } from '../../src/pacing/loop-delay-board.js';
@@ -146,11 +146,11 @@ function startPools(config: Config, secrets: ServiceSecrets, stopping: () => boo
   const workerData = { config, secrets };
   const readers: SmbReaderPool = new WorkerPool('smb-reader', new URL('../smb-reader/task.js', import.meta.url), config.workers.smb_readers, workerData, {
     tasksPerThread: SMB_READS_PER_THREAD,
-    resourceLimits: TRANSIENT_HEAP_LIMITS,
+    resourceLimits: POOL_HEAP_LIMITS,
   });
   const indexers: IndexerPool = new WorkerPool('indexer', new URL('../indexer/task.js', import.meta.url), config.workers.indexers, workerData, {
     tasksPerThread: BATCHES_PER_INDEXER,
-    resourceLimits: TRANSIENT_HEAP_LIMITS,
+    resourceLimits: POOL_HEAP_LIMITS,
   });
   const pings = [[readers.name, readers.run({ type: 'ping' })], [indexers.name, indexers.run({ type: 'ping' })]] as const;
   for (const [pool, ping] of pings) {
