@@ -74,6 +74,17 @@ describe('markdownToText', () => {
     assert.deepEqual(markdownToText('Nur Text.'), { title: null, headings: [], body: 'Nur Text.' });
     assert.deepEqual(markdownToText(''), { title: null, headings: [], body: '' });
   });
+
+  it('keeps one space between words, whatever spacing the page has', () => {
+    const spaced = (line: string) => markdownToText(line).body;
+    assert.equal(spaced('ein Wort'), 'ein Wort');
+    assert.equal(spaced('zwei  Leerzeichen'), 'zwei Leerzeichen');
+    assert.equal(spaced('Tab\tdazwischen'), 'Tab dazwischen');
+    assert.equal(spaced('geschütztes\u00a0Leerzeichen'), 'geschütztes Leerzeichen');
+    assert.equal(spaced('Zeile\numbrochen'), 'Zeile umbrochen');
+    assert.equal(spaced('Ende mit Bild ![ Alt  Text ](bild.png)'), 'Ende mit Bild Alt Text');
+    assert.equal(spaced('`code  mit  Lücken`'), 'code mit Lücken');
+  });
 });
 
 describe('buildWikiDocument', () => {
