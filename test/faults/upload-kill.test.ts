@@ -135,12 +135,16 @@ describe('the service killed (SIGKILL) during a save', () => {
   it('SIGKILL right after the whole body leaves the old or the new content, whole', async () => {
     // The commit comes shortly before the answer, and when that is differs from run to run on a busy host: each
     // kill after the first halves the span between the latest one before the answer and the earliest one after it.
+    // The unkilled save's time is only a guess at the end of that span: until a kill has come after an answer, the
+    // next one is at the guess, and one still before the answer doubles it (a CI-style run's saves took longer than
+    // the first, and every kill fell before the commit).
     let beforeAnswerMs = 0;
     let afterAnswerMs = await saveMs();
+    let afterAnswerSeen = false;
     console.log(`a save of ${SIZE} bytes answered ${afterAnswerMs} ms after its last byte`);
     const seen = new Set<string>();
     for (let kill = 0; kill < KILLS_AFTER_BODY; kill++) {
-      const delayMs = kill === 0 ? 0 : Math.round((beforeAnswerMs + afterAnswerMs) / 2);
+      const delayMs = kill === 0 ? 0 : afterAnswerSeen ? Math.round((beforeAnswerMs + afterAnswerMs) / 2) : afterAnswerMs;
       const save = await killDuringSave(`ende-${kill}.md`, SIZE, () => new Promise((resolve) => setTimeout(resolve, delayMs)));
       const content = await folder.admin.readFile(save.page);
       const which = content.equals(save.old) ? 'the old content' : content.equals(save.body) ? 'the new content' : undefined;
@@ -148,8 +152,13 @@ describe('the service killed (SIGKILL) during a save', () => {
       assert.ok(which, `${save.page} holds ${content.length} bytes, neither the old ${save.old.length} nor the new ${save.body.length}`);
       seen.add(which);
       await assertNoLeftover(save);
-      if (save.answered) afterAnswerMs = delayMs;
-      else beforeAnswerMs = delayMs;
+      if (save.answered) {
+        afterAnswerMs = delayMs;
+        afterAnswerSeen = true;
+      } else {
+        beforeAnswerMs = delayMs;
+        if (!afterAnswerSeen && delayMs > 0) afterAnswerMs = 2 * delayMs;
+      }
     }
     // The kills must have fallen on both sides of the commit, or they did not test the moment it happens.
     assert.deepEqual([...seen].sort(), ['the new content', 'the old content'], 'kills before and after the commit');
