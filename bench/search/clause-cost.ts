@@ -1,6 +1,7 @@
 /**
  * What the clauses with which the wiki search looks for closed compounds cost Elasticsearch (issue 44), and so why it
- * no longer looks for a word as the end of a title word (commit 79fbe2c):
+ * no longer looks for a word as the end of a title word (commit 79fbe2c); and, beside them, what counting every match
+ * for `total` costs against counting up to COUNTED_UP_TO:
  *   node dist/bench/search/clause-cost.js     (CLAUSECOST_SIZES, default 50000,200000; CLAUSECOST_ROUNDS, default 60)
  * A scratch index, `bench-clause-cost`, with the wiki's settings and mapping (`german`) and the title's subfield that
  * the dropped clause searched, grows through the sizes with synthetic pages (ScratchPages) and is force-merged to one
@@ -129,7 +130,12 @@ async function growTo(client: Client, pages: ScratchPages, size: number): Promis
 export interface SearchBody {
   query: { bool: { must: estypes.QueryDslQueryContainer[] } };
   highlight?: estypes.SearchHighlight;
+  track_total_hits?: boolean | number;
+  sort?: estypes.Sort;
 }
+
+/** Matches counted at most, in the variants that do not count them all (Elasticsearch's default is 10,000). */
+const COUNTED_UP_TO = 1_000;
 
 /** The clauses of the words: the body's `must` is one bool query, any of them. */
 const wordClauses = (body: SearchBody): estypes.QueryDslQueryContainer[] => body.query.bool.must[0]!.bool!.should as estypes.QueryDslQueryContainer[];
@@ -189,6 +195,14 @@ const VARIANTS = {
   },
   wholeHighlight: { name: 'without the ends of title words (no leading wildcard), the highlighter given the whole query', change: wholeQueryHighlighted },
   shipped: { name: 'without the ends of title words, the highlighter given the words and the joined pairs only (shipped)', change: () => undefined },
+  countedUpTo: {
+    name: `shipped, but the matches counted up to ${COUNTED_UP_TO.toLocaleString('en')} (\`track_total_hits: ${COUNTED_UP_TO}\`) instead of all of them`,
+    change: (body) => { body.track_total_hits = COUNTED_UP_TO; },
+  },
+  countedUpToScoreOnly: {
+    name: `the same, sorted by score alone (without the page as the tie-break)`,
+    change: (body) => { body.track_total_hits = COUNTED_UP_TO; body.sort = ['_score']; },
+  },
 } satisfies Record<string, Variant>;
 
 export type VariantKey = keyof typeof VARIANTS;
@@ -311,6 +325,8 @@ function explanation(runs: SizeRun[]): string[] {
     'What that costs in relevance is not measured by this bench but on the relevance bench\'s corpus with `german` (bench/relevance; its ranking part alone, two runs by hand on 2026-11-29 one after the other, with the ends of title words as at commit 71ab147 and without them as since 79fbe2c; the relevance bench\'s own section, Wiki search: relevance and suggestions, records the shipped search): nDCG@10 0.880 with them, 0.868 without (target 0.85); must queries outside the top 3: 0 either way; the class compound-part (4 queries: `Inhalt`, `Turnier`, `Sanitätsdienst`, `Praktikum`, each a part of its topic\'s title) falls from 0.749 to 0.000, each answered with no hit.',
     '',
     `The highlighter is given the words and the joined pairs, not the starts of title words (prefixes): given the whole query, the shipped search took ${highlighterExtra.join(', ')} (means).`,
+    '',
+    `The service counts every match (\`track_total_hits: true\`) to answer \`total\`; counted up to ${count(COUNTED_UP_TO)}, Elasticsearch may skip pages that cannot reach the top ${HITS_PER_PAGE}: ${runs.map((run) => `${meanTook(run, 'shipped').toFixed(2)} ms against ${meanTook(run, 'countedUpTo').toFixed(2)} ms (${meanTook(run, 'countedUpToScoreOnly').toFixed(2)} ms sorted by score alone) at ${count(run.pages)} pages`).join(', ')} (means).`,
   ];
 }
 
