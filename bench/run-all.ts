@@ -10,6 +10,7 @@
  */
 import { folderDeletesBench } from './index/folder-deletes.js';
 import { poolsBench } from './index/pools.js';
+import { renderBench } from './index/render-cost.js';
 import { indexBench } from './index/run.js';
 import { memoryBench } from './memory/run.js';
 import { loadAverage, removeSection, report, rowsOf, summaryTable, writeSection, writeSummary, type BenchReport, type Benchmark } from './results.js';
@@ -25,7 +26,7 @@ import { webdavBench } from './webdav/run.js';
 import { webhookBench } from './webhook/run.js';
 import { severalProxiesBench } from './several-proxies/run.js';
 
-const BENCHMARKS: Benchmark[] = [smbBench, sessionSetupBench, negotiateBench, webhookBench, severalProxiesBench, searchBench, relevanceBench, clauseCostBench, liveAclBench, webdavBench, indexBench, poolsBench, folderDeletesBench, memoryBench];
+const BENCHMARKS: Benchmark[] = [smbBench, sessionSetupBench, negotiateBench, webhookBench, severalProxiesBench, searchBench, relevanceBench, clauseCostBench, liveAclBench, webdavBench, indexBench, poolsBench, renderBench, folderDeletesBench, memoryBench];
 /** Run only when named: each alone takes longer than all the others together. */
 const BY_NAME_ONLY: Benchmark[] = [scaleBench];
 /** How often a running benchmark is reported as still running. */

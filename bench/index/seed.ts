@@ -68,7 +68,7 @@ function ntAcl(file: string): string {
 }
 
 /** Log-uniform between 1 and 20 KiB: most pages short, some long. */
-function pageSize(n: number): number {
+export function pageSize(n: number): number {
   const u = ((n * 2654435761) % 1000) / 1000;
   return Math.round(1024 * 20 ** u);
 }

@@ -17,9 +17,9 @@ export const TRANSIENT_HEAP_LIMITS: ResourceLimits = {
 /**
  * For the pool threads, which read and render pages and hand them back: each page is garbage a moment later, and in
  * a young generation of 2 MiB much of it survived a scavenge or two and was promoted, to be marked by V8's helper
- * threads. 8 MiB took a reindex from 1,501 and 1,479 µs of service CPU a page (the build before, first and last of one
- * pools bench of 5,000 pages) to 1,269 µs, for 28 MB more peak RSS; 16 MiB saved little more for 44 MB. A pool thread
- * runs only while there is work (an idle one ends), so this costs no idle memory.
+ * threads. 8 MiB costs a reindex less CPU per page (bench/RESULTS.md, Rendering pages; in a pools bench of 5,000 pages
+ * 1,269 µs of service CPU a page against 1,501 and 1,479 µs for the build before) for 28 MB more peak RSS; 16 MiB
+ * saved little more for 44 MB. A pool thread runs only while there is work (an idle one ends): no idle memory.
  */
 export const POOL_HEAP_LIMITS: ResourceLimits = {
   maxYoungGenerationSizeMb: 8,
