@@ -150,10 +150,15 @@ export function machine(): string {
 }
 
 /** The commit checked out (with `+ uncommitted changes` when the work tree differs), or why it is not known. */
+/** Files the benchmarks write, relative to the repository's root. */
+const BENCH_OUTPUTS = ['bench/RESULTS.md', 'bench/scale.svg'];
+
 export function commit(): string {
   try {
     const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: dirname(RESULTS), encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: dirname(RESULTS), encoding: 'utf8' }).trim() !== '';
+    // What the benchmarks themselves write (this file, the scale plot) does not make the measured code another.
+    const changed = ['status', '--porcelain', '--untracked-files=no', '--', ':/', ...BENCH_OUTPUTS.map((file) => `:(top,exclude)${file}`)];
+    const dirty = execFileSync('git', changed, { cwd: dirname(RESULTS), encoding: 'utf8' }).trim() !== '';
     return dirty ? `${head} + uncommitted changes` : head;
   } catch {
     return 'not known (no git checkout)';
