@@ -149,10 +149,10 @@ export function machine(): string {
   return `${cores.length} × ${cores[0]?.model.trim() ?? 'CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}`;
 }
 
-/** The commit checked out (with `+ uncommitted changes` when the work tree differs), or why it is not known. */
 /** Files the benchmarks write, relative to the repository's root. */
 const BENCH_OUTPUTS = ['bench/RESULTS.md', 'bench/scale.svg'];
 
+/** The commit checked out (with `+ uncommitted changes` when the work tree differs), or why it is not known. */
 export function commit(): string {
   try {
     const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: dirname(RESULTS), encoding: 'utf8' }).trim();

@@ -55,11 +55,11 @@ function renderInThread(build: Build, youngMb: number): Promise<number> {
     workerData: work,
     resourceLimits: { ...POOL_HEAP_LIMITS, maxYoungGenerationSizeMb: youngMb },
   });
-  return new Promise((resolve, reject) => {
-    worker.once('message', (us: number) => resolve(us));
+  return new Promise<number>((resolve, reject) => {
+    worker.once('message', resolve);
     worker.once('error', reject);
     worker.once('exit', (code) => reject(new Error(`render worker exited with ${code} before it answered`)));
-  }).finally(() => worker.terminate()) as Promise<number>;
+  }).finally(() => worker.terminate());
 }
 
 async function run(): Promise<BenchReport> {

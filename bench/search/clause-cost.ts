@@ -24,6 +24,7 @@ import { seededRandom } from '../../test/integration/search/seeded-random.js';
 import { readTestbedEnv } from '../../test/testbed/env.js';
 import { loadAverage, report, runAlone, runLine, type BenchReport, type Benchmark } from '../results.js';
 import { QUERIES as SCALE_QUERIES } from '../scale/search-latency.js';
+import { mean } from '../relevance/metrics.js';
 import { percentile } from '../stats.js';
 import { textGenerator } from './run.js';
 
@@ -300,7 +301,6 @@ async function measureSizes(client: Client, pageCounts: number[], roundCount: nu
   return runs;
 }
 
-const mean = (values: readonly number[]): number => values.reduce((sum, v) => sum + v, 0) / values.length;
 const meanTook = (run: SizeRun, key: VariantKey): number => mean(run.figures[key].took);
 const count = (n: number): string => n.toLocaleString('en');
 const times = (n: number): string => `${n.toFixed(1)} ×`;

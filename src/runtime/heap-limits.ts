@@ -1,6 +1,7 @@
 // V8 heap limits of the worker threads. V8 sizes every thread's heap from the machine's memory, so ten threads
 // under load grow far beyond what they hold (a reindex showed it: bench/RESULTS.md, Figures from source comments).
-// A small young generation costs only more frequent, short scavenges. An old-generation cap is given only to threads
+// A small young generation costs more frequent, short scavenges, and more promotion where much is allocated (so
+// the pool threads get a larger one, POOL_HEAP_LIMITS). An old-generation cap is given only to threads
 // whose data is transient (the pools, the reconciler), so that they collect early instead of growing; a thread over its cap
 // dies and is replaced (a pool fails the one task, an actor restarts), never the process.
 import type { ResourceLimits } from 'node:worker_threads';
