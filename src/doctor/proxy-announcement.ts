@@ -99,7 +99,8 @@ export class ProxyAnnouncer {
     await Promise.race([this.renewal, new Promise((resolve) => { waited = setTimeout(resolve, WITHDRAW_MS); })]);
     clearTimeout(waited);
     try {
-      await this.client.delete({ index: this.index, id: this.announcement.proxy, refresh: false }, { requestTimeout: WITHDRAW_MS, maxRetries: 0 });
+      // Answered once a search no longer finds it, so that a doctor run right after this stop leaves it out.
+      await this.client.delete({ index: this.index, id: this.announcement.proxy, refresh: 'wait_for' }, { requestTimeout: WITHDRAW_MS, maxRetries: 0 });
     } catch (err) {
       if (!answeredWith(err, 404)) this.log.warn({ index: this.index, ...describeSearchError(err) }, 'proxy announcement not withdrawn; doctor counts this proxy until it lapses (two minutes)');
     }

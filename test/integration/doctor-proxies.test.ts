@@ -21,11 +21,14 @@ describe('fileproxy doctor: proxies of the same shares', () => {
   const services: RunningService[] = [];
   let agreeing: RunningService[] = [];
 
-  /** A service of the testbed's shares on this file's index, its reconciler quiet; announced once doctor can see it. */
+  /**
+   * A service of the testbed's shares on this file's index, its reconciler quiet; announced once doctor can see it:
+   * found by a search, as doctor finds it, not only by id (a get sees a document before the index's next refresh).
+   */
   async function start(overrides: Record<string, Record<string, unknown>>): Promise<RunningService> {
     const service = await startService({ elasticsearch: { index_prefix: prefix }, reconciler: { watch: false, interval: '24h' }, ...overrides });
     services.push(service);
-    await waitFor(() => es.exists({ index, id: nameOf(service) }), 10_000);
+    await waitFor(async () => (await es.count({ index, query: { ids: { values: [nameOf(service)] } } }, { ignore: [404] })).count === 1, 10_000);
     return service;
   }
   const nameOf = (service: RunningService) => `${hostname()}:${new URL(service.url).port}`;
