@@ -16,6 +16,7 @@ import { memoryBench } from './memory/run.js';
 import { loadAverage, removeSection, report, rowsOf, summaryTable, writeSection, writeSummary, type BenchReport, type Benchmark } from './results.js';
 import { scaleBench } from './scale/run.js';
 import { clauseCostBench } from './search/clause-cost.js';
+import { countCostBench } from './search/count-cost.js';
 import { liveAclBench } from './search/live-acl.js';
 import { relevanceBench } from './search/relevance.js';
 import { searchBench } from './search/run.js';
@@ -26,7 +27,7 @@ import { webdavBench } from './webdav/run.js';
 import { webhookBench } from './webhook/run.js';
 import { severalProxiesBench } from './several-proxies/run.js';
 
-const BENCHMARKS: Benchmark[] = [smbBench, sessionSetupBench, negotiateBench, webhookBench, severalProxiesBench, searchBench, relevanceBench, clauseCostBench, liveAclBench, webdavBench, indexBench, poolsBench, renderBench, folderDeletesBench, memoryBench];
+const BENCHMARKS: Benchmark[] = [smbBench, sessionSetupBench, negotiateBench, webhookBench, severalProxiesBench, searchBench, relevanceBench, clauseCostBench, countCostBench, liveAclBench, webdavBench, indexBench, poolsBench, renderBench, folderDeletesBench, memoryBench];
 /** Run only when named: each alone takes longer than all the others together. */
 const BY_NAME_ONLY: Benchmark[] = [scaleBench];
 /** How often a running benchmark is reported as still running. */

@@ -164,7 +164,8 @@ export const wikiSchemas = {
   SearchResult: {
     type: 'object', required: ['total', 'hits'], additionalProperties: false,
     properties: {
-      total: { type: 'integer', minimum: 0 },
+      total: { type: 'integer', minimum: 0, description: 'Pages that match, counted up to 10,000 (as far as from + size reaches)' },
+      total_at_least: { const: true, description: 'More pages match than were counted: total is a lower bound' },
       hits: { type: 'array', items: ref('SearchHit') },
       corrected: {
         const: true,

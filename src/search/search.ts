@@ -3,6 +3,7 @@
  * Elasticsearch being down or failing is not an error for the caller: the answer is empty and `degraded: true`
  * (spec: "Search engine down → wiki search returns no hits").
  */
+import { createHash } from 'node:crypto';
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { describeSearchError } from './search-failure.js';
 import { silentLog, type Logger } from '../common/logger.js';
@@ -41,7 +42,10 @@ interface Degradable {
 }
 
 export interface SearchResult extends Degradable {
+  /** Pages that match, up to COUNTED_MATCHES (as many as paging reaches). */
   total: number;
+  /** Set when more pages match than were counted: `total` is then a lower bound. */
+  total_at_least?: true;
   hits: SearchHit[];
   /** Set when no page had any word as typed (nor a compound of them) and the hits are those of the typo-tolerant second try. */
   corrected?: true;
@@ -104,13 +108,28 @@ type SuggestSource = Omit<Suggestion, 'text' | 'kind'> & { title: string } & Ind
 type PageSource = PageEntry & IndexedEntry;
 
 /** What a search answer needs of Elasticsearch's response (filter_path): less to send, and less to parse here. */
-export const SEARCH_FILTER_PATH = ['hits.total.value', 'hits.hits._source', 'hits.hits._score', 'hits.hits.highlight'].join(',');
+export const SEARCH_FILTER_PATH = ['hits.total', 'hits.hits._source', 'hits.hits._score', 'hits.hits.highlight'].join(',');
 const SEARCH_QUERYSTRING = `filter_path=${SEARCH_FILTER_PATH}`;
+
+/**
+ * The query string of one search: the filter path, and a `preference` of its words, so that the same search goes to
+ * the same copies of the index and pages of equal score come back in the same order for each page of hits
+ * (searchBodyJson sorts by score alone). A hash: Elasticsearch reads a preference that starts with `_` as an option.
+ */
+function searchQuerystring(request: SearchRequest): string {
+  const preference = createHash('sha256').update(`${request.share ?? ''}\0${request.folder ?? ''}\0${request.q}`).digest('base64url').slice(0, 16);
+  return `${SEARCH_QUERYSTRING}&preference=q${preference}`;
+}
 /** The body searchBodyJson gives is text: the client is told it is JSON (it would send text/plain). */
 const JSON_BODY = { headers: { 'content-type': 'application/json' } };
 
 function totalOf(total: estypes.SearchHitsMetadata['total']): number {
   return typeof total === 'number' ? total : (total?.value ?? 0);
+}
+
+/** Whether Elasticsearch stopped counting (`track_total_hits` reached): more pages match than the total says. */
+function moreThanCounted(total: estypes.SearchHitsMetadata['total']): boolean {
+  return typeof total === 'object' && total.relation === 'gte';
 }
 
 export class WikiSearch {
@@ -160,12 +179,13 @@ export class WikiSearch {
     if (body === null) return { total: 0, hits: [] };
     return this.degradable<SearchResult>('search', { total: 0, hits: [] }, async () => {
       const response = await this.client.transport.request<estypes.SearchResponse<HitSource>>(
-        { method: 'POST', path: this.searchPath, querystring: SEARCH_QUERYSTRING, body }, JSON_BODY);
+        { method: 'POST', path: this.searchPath, querystring: searchQuerystring(request), body }, JSON_BODY);
       // filter_path leaves `hits.hits` out when nothing matched.
       const found = (response.hits.hits ?? []).map((hit) => ({ ...hit._source!, hit }));
       const { visible, hidden } = await this.checked(found, viewer);
       return {
         total: totalOf(response.hits.total) - hidden,
+        ...(moreThanCounted(response.hits.total) ? { total_at_least: true as const } : {}),
         hits: visible.map(({ share, folder, page, path, title, modified, hit }) => ({
           share,
           folder,
