@@ -33,6 +33,7 @@ import { AdminChannel, type AdminTarget } from '../../src/control-socket/server.
 import { osThreadId } from '../../src/common/background-priority.js';
 import { adminSocketPath } from '../../src/control-socket/protocol.js';
 import { transferListOf, type BulkWriter } from '../../src/indexing/operations.js';
+import { listedPage } from '../../src/indexing/listing.js';
 import type { JobInfo } from '../../src/indexing/reconciler/jobs.js';
 import { PageChanges } from '../../src/indexing/reconciler/page-changes.js';
 import { RefreshThrottle } from '../../src/indexing/reconciler/refresh-throttle.js';
@@ -80,9 +81,10 @@ interface Pools {
 /** A share's pages through the smb-reader pool, as the indexer account. */
 function poolSource(pool: SmbReaderPool, { server, share }: ReconcilerShare): ShareSource {
   return {
-    listFolder: (path) => pool.run({ type: 'list-wiki-folder', server, share, path }),
+    listFolder: (path, withContent) => pool.run({ type: 'list-wiki-folder', server, share, path, ...(withContent ? { withContent } : {}) }),
     listNames: (path) => pool.run({ type: 'list-names', server, share, path }),
-    readPage: (path, known) => pool.run({ type: 'read-page', page: { server, share, path }, ...(known ? { known } : {}) }),
+    // A page the listing read needs no trip to the pool.
+    readPage: async (path, known) => (known && listedPage({ server, share, path }, known)) ?? pool.run({ type: 'read-page', page: { server, share, path }, ...(known ? { known } : {}) }),
   };
 }
 

@@ -8,7 +8,7 @@ import type { SmbReaderTasks } from './protocol.js';
 import { runAsBackgroundThread } from '../../src/common/background-priority.js';
 import { saveCompiledModules } from '../../src/runtime/compile-cache.js';
 import { servePoolTasks } from '../../src/runtime/pool-protocol.js';
-import type { ChangedPageOutcome } from '../../src/indexing/listing.js';
+import type { ChangedPageOutcome, FolderListing } from '../../src/indexing/listing.js';
 import { listNames, listWikiFolder, readChangedPage, readPage } from '../../src/indexing/smb-reader/wiki-reads.js';
 import type { SmbShare } from '../../src/smb/index.js';
 import { smbClientFromConfig } from '../../src/logon/smb-client.js';
@@ -28,22 +28,31 @@ function indexerShare(server: string, share: string): SmbShare {
   return indexerShares.get(server, share);
 }
 
-/** The outcome, with the page's bytes (if it was read) moved rather than copied. */
-function movingPage<O extends ChangedPageOutcome>(outcome: O): O {
-  if (outcome.status !== 'read') return outcome;
+/** `value`, with the ArrayBuffers of `buffers` moved rather than copied. */
+function moving<T extends object>(value: T, buffers: ArrayBufferLike[]): T {
+  if (buffers.length === 0) return value;
   return move({
     get [transferableSymbol]() {
-      return [outcome.page.content.buffer];
+      return buffers;
     },
     get [valueSymbol]() {
-      return outcome;
+      return value;
     },
-  }) as unknown as O;
+  }) as unknown as T;
+}
+
+/** The outcome, with the page's bytes (if it was read) moved. */
+const movingPage = <O extends ChangedPageOutcome>(outcome: O): O => moving(outcome, outcome.status === 'read' ? [outcome.page.content.buffer] : []);
+
+/** The listing, with the bytes of its pages (if they were read with it) moved. */
+function movingListing(listing: FolderListing): FolderListing {
+  const pages = listing.state === 'listed' && listing.wiki?.listing.state === 'listed' ? listing.wiki.listing.pages : [];
+  return moving(listing, pages.flatMap((page) => (page.facts.content === undefined ? [] : [page.facts.content.buffer])));
 }
 
 export default servePoolTasks<SmbReaderTasks>({
   'ping': () => ({ threadId }),
-  'list-wiki-folder': (task) => listWikiFolder(indexerShare(task.server, task.share), task.path),
+  'list-wiki-folder': async (task) => movingListing(await listWikiFolder(indexerShare(task.server, task.share), task.path, task.withContent)),
   'read-page': async (task) => movingPage(await readPage(indexerShare(task.page.server, task.page.share), task.page, task.known)),
   'read-changed-page': async (task) => movingPage(await readChangedPage(indexerShare(task.page.server, task.page.share), task.page, task.indexedVersion)),
   'list-names': (task) => listNames(indexerShare(task.server, task.share), task.path),

@@ -154,12 +154,17 @@ async function run(): Promise<BenchReport> {
       return `| ${sizes} | ${rateOf(c.best).toFixed(0)} (${c.rates.map((x) => x.toFixed(0)).join(', ')}) | ${c.rawRate.toFixed(0)} | ${ratioOf(c).toFixed(2)} × | ${cpuPer(c.cost, c.best.indexed)}; ceiling ${ceiling.serversOnly.toFixed(0)} / ${ceiling.withService.toFixed(0)} | ${requestsPer(c.cost, c.best.indexed)} | ${c.saves.p50.toFixed(0)} / ${c.saves.p99.toFixed(0)} ms, ${c.saves.lost} lost |`;
     };
     const serviceUs = (c: Cell) => (c.cost.service * 1e6) / c.best.indexed;
-    // smbd's code and the SMB requests per page are the same for both builds: its CPU per page moves only with the
-    // host's speed, so the service's CPU per µs of smbd's compares builds across the drift of a shared host.
+    // Where both builds send the same SMB requests per page, smbd's CPU per page moves only with the host's speed, so
+    // the service's CPU per µs of smbd's compares builds across the drift of a shared host; where they do not, it
+    // says nothing.
     const perSmbdUs = (c: Cell) => c.cost.service / c.cost.samba;
+    const sameRequests = earlier.every((c) => requestsPer(c.cost, c.best.indexed) === requestsPer(chosen.cost, chosen.best.indexed));
+    const smbdYardstick = sameRequests
+      ? `; per µs of smbd's CPU (the same requests per page for both builds, so it moves only with the host's speed) ${perSmbdUs(chosen).toFixed(2)} against ${earlier.map((c) => perSmbdUs(c).toFixed(2)).join(' and ')}`
+      : ' (the builds send different SMB2 requests per page, see the table, so smbd\'s CPU is no yardstick of the host\'s speed here)';
     const againstEarlier = earlier.length === 0 ? [] : [
       `Against the earlier build in the same run (${earlier[0]!.build.label}, measured first and last): reindex ÷ raw \`_bulk\` ${bulkRatio.toFixed(2)} × against ${earlier.map((c) => `${ratioOf(c).toFixed(2)} ×`).join(' and ')}; docs/s ${rateOf(chosen.best).toFixed(0)} against ${earlier.map((c) => rateOf(c.best).toFixed(0)).join(' and ')}; save → searchable p99 ${chosen.saves.p99.toFixed(0)} ms against ${earlier.map((c) => `${c.saves.p99.toFixed(0)} ms`).join(' and ')}.`,
-      `Service CPU per page ${serviceUs(chosen).toFixed(0)} µs against ${earlier.map((c) => `${serviceUs(c).toFixed(0)} µs`).join(' and ')}; per µs of smbd's CPU (the same requests per page for both builds, so it moves only with the host's speed) ${perSmbdUs(chosen).toFixed(2)} against ${earlier.map((c) => perSmbdUs(c).toFixed(2)).join(' and ')}.`,
+      `Service CPU per page ${serviceUs(chosen).toFixed(0)} µs against ${earlier.map((c) => `${serviceUs(c).toFixed(0)} µs`).join(' and ')}${smbdYardstick}.`,
       '',
     ];
     const lines = [

@@ -4,7 +4,9 @@
  * are answers here, not errors: only failures of the connection itself are thrown.
  */
 import type { SecurityDescriptor } from '../smb/index.js';
+import { documentId } from '../wiki/document-id.js';
 import type { PageAddress } from '../wiki/page-change.js';
+import { versionToken } from '../wiki/version-token.js';
 
 /** A folder or `.wiki/` folder that yielded no entries, and why. */
 export type Unlisted =
@@ -23,6 +25,15 @@ export interface PageFacts {
   securityDescriptor: SecurityDescriptor;
 }
 
+/**
+ * A page of a listing asked for with content (a forced reindex writes every page): its bytes, read in the same open
+ * as its security descriptor, in an ArrayBuffer of their own. Absent when they could not be read so (a longer page,
+ * a refusal, another program's open): the page is then read on its own.
+ */
+export interface ListedPageFacts extends PageFacts {
+  content?: Uint8Array;
+}
+
 /** A page as the smb-reader read it: everything its document needs, not yet rendered (the indexer renders it). */
 export interface ReadPage {
   page: PageAddress;
@@ -39,7 +50,18 @@ export interface PageVersion {
   /** File name, `*.md`. */
   name: string;
   version: string;
-  facts: PageFacts;
+  facts: ListedPageFacts;
+}
+
+/** The page as read: its document's id and version token from its facts, and its bytes. */
+export function readPageOf(page: PageAddress, facts: PageFacts, content: Uint8Array): ReadPage {
+  return {
+    page,
+    id: documentId(page.server, page.share, page.path),
+    version: versionToken(facts.size, new Date(facts.modified), facts.securityDescriptor),
+    facts,
+    content,
+  };
 }
 
 export type WikiDirListing =
@@ -58,6 +80,11 @@ export type FolderListing =
 
 /** The names in a folder, to confirm that pages are gone. */
 export type NameListing = { state: 'listed'; names: string[] } | Unlisted;
+
+/** The page as its listing read it (ListedPageFacts with content); undefined when it is still to be read. */
+export function listedPage(page: PageAddress, { content, ...facts }: ListedPageFacts): PageOutcome | undefined {
+  return content === undefined ? undefined : { status: 'read', page: readPageOf(page, facts, content) };
+}
 
 /** One page read (bytes, stat and security descriptor), or why not. */
 export type PageOutcome =

@@ -16,6 +16,7 @@ import {
   parseInternalIdResponse,
   queryAllInfo,
   querySecurity,
+  querySecurityAndHead,
   readFileRange,
   setInfoByPath,
   setSecurityByPath,
@@ -405,6 +406,17 @@ export class SmbShare {
     return this.read((tree) =>
       querySecurity(tree, { name: toSmbPath(path), desiredAccess: Access.READ_CONTROL | Access.SYNCHRONIZE, disposition: Disposition.OPEN }),
     );
+  }
+
+  /**
+   * A file's security descriptor and its content, of one open in one round trip (CREATE, QUERY_INFO, READ, CLOSE) when
+   * the file fits one read (64 KiB); `content` is undefined for a longer file. Access as getSecurity and readFile
+   * together: a server that refuses either refuses this.
+   */
+  async readWithSecurity(path: string): Promise<{ securityDescriptor: SecurityDescriptor; content: Buffer | undefined }> {
+    const params = { ...readParams(path, CreateOptions.NON_DIRECTORY_FILE), desiredAccess: Access.FILE_READ_DATA | READ_ATTRS | Access.READ_CONTROL };
+    const { securityDescriptor, endOfFile, head } = await afterSaves(() => this.read((tree) => querySecurityAndHead(tree, params)));
+    return { securityDescriptor, content: head.length >= endOfFile ? head : undefined };
   }
 
   /**

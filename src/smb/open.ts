@@ -264,6 +264,23 @@ export async function querySecurity(tree: Tree, params: CreateParams, info: numb
 }
 
 /**
+ * A file's security descriptor and its first 64 KiB, of one open: CREATE, QUERY_INFO security, READ and CLOSE in one
+ * round trip (the open needs READ_CONTROL and FILE_READ_DATA). `endOfFile` says whether `head` is the whole file.
+ */
+export async function querySecurityAndHead(tree: Tree, params: CreateParams): Promise<{ securityDescriptor: SecurityDescriptor; endOfFile: number; head: Buffer }> {
+  const { create, responses } = await openDoClose(tree, params, [
+    queryInfoRequest(RELATED_FILE_ID, InfoType.SECURITY, 0, QUERY_BUFFER, SECURITY_ALL),
+    readRequest(RELATED_FILE_ID, 0, QUERY_BUFFER),
+  ], [[], [NtStatus.END_OF_FILE]]);
+  const read = responses[1]!;
+  return {
+    securityDescriptor: parseSecurityDescriptor(parseOutputBuffer(responses[0]!.reader, 'QUERY_INFO')),
+    endOfFile: create.endOfFile,
+    head: read.header.status === NtStatus.END_OF_FILE ? Buffer.alloc(0) : Buffer.from(parseReadResponse(read.reader)),
+  };
+}
+
+/**
  * Writes the parts of `sd` that `info` names (MS-SMB2 2.2.39, SET_INFO with InfoType SECURITY); the open needs
  * WRITE_DAC for the DACL, WRITE_OWNER for owner and group.
  */

@@ -7,15 +7,15 @@ import type { IndexedPage } from './inventory.js';
 import { folderKey } from '../../wiki/document-id.js';
 import { wikiPageLocation } from '../../wiki/layout.js';
 import { compareCodePoints } from '../../common/code-point-order.js';
-import type { PageFacts } from '../listing.js';
+import type { ListedPageFacts } from '../listing.js';
 import { walkItemKey, type WalkItem } from './ordered-walk.js';
 
 export type DiffItem =
   /** On the share, not in the index. `facts`: what the walk found out about the page. */
-  | { kind: 'missing'; path: string; facts: PageFacts }
+  | { kind: 'missing'; path: string; facts: ListedPageFacts }
   /** In both, but the version token differs. */
-  | { kind: 'changed'; id: string; path: string; facts: PageFacts }
-  | { kind: 'unchanged'; id: string; path: string; facts: PageFacts }
+  | { kind: 'changed'; id: string; path: string; facts: ListedPageFacts }
+  | { kind: 'unchanged'; id: string; path: string; facts: ListedPageFacts }
   /**
    * In the index, not found by the walk. Before deleting, make sure the file is really gone: it may have been
    * created after the walk passed its folder, or exist under another spelling of the same (case-insensitive) path.

@@ -8,10 +8,10 @@
  * the consumer works; memory stays bounded by the tree's depth times the lookahead, not by the number of pages.
  */
 import { compareCodePoints } from '../../common/code-point-order.js';
-import type { FolderListing, PageFacts, Unlisted, WikiDirListing } from '../listing.js';
+import type { FolderListing, ListedPageFacts, Unlisted, WikiDirListing } from '../listing.js';
 
 export type WalkItem =
-  | { kind: 'page'; path: string; version: string; facts: PageFacts }
+  | { kind: 'page'; path: string; version: string; facts: ListedPageFacts }
   /** A page the indexer account may not read: it must not be in the index. */
   | { kind: 'unreadable'; path: string }
   /** A folder (`prefix` ends with '/') the indexer account may not list: nothing below it may be in the index. */

@@ -13,7 +13,7 @@ import { IndexWriter } from './index-writer.js';
 import { indexedPages } from './inventory.js';
 import { documentId } from '../../wiki/document-id.js';
 import { diffShare, groupGone, type DiffItem, type GoneInFolder } from './diff.js';
-import type { FolderListing, NameListing, PageFacts, PageOutcome } from '../listing.js';
+import type { FolderListing, ListedPageFacts, NameListing, PageOutcome } from '../listing.js';
 import { mapConcurrent } from '../../common/map-concurrent.js';
 import { walkWikiPages } from './ordered-walk.js';
 import { readAhead } from '../../common/read-ahead.js';
@@ -22,11 +22,15 @@ import { pathId } from '../../search/log.js';
 
 /** Where one share's pages come from: in the service, the smb-reader pool. */
 export interface ShareSource {
-  listFolder(path: string): Promise<FolderListing>;
+  /** With `withContent`, the pages' bytes as well where they could be read with the listing (ListedPageFacts). */
+  listFolder(path: string, withContent?: boolean): Promise<FolderListing>;
   /** The names in a folder, to confirm deletions. */
   listNames(path: string): Promise<NameListing>;
-  /** The page read; with `known`, only its content is read (see src/indexing/smb-reader/wiki-reads.ts). */
-  readPage(path: string, known?: PageFacts): Promise<PageOutcome>;
+  /**
+   * The page read; with `known`, only its content is read, and nothing when the listing read it too (listedPage;
+   * see src/indexing/smb-reader/wiki-reads.ts).
+   */
+  readPage(path: string, known?: ListedPageFacts): Promise<PageOutcome>;
 }
 
 /** What a pass (or a dry run: what it would do) did to one share. Updated while it runs. */
@@ -113,7 +117,7 @@ export async function runSharePass(options: SharePassOptions): Promise<void> {
         },
       });
 
-  const indexPage = async (path: string, facts: PageFacts, outcome: Outcome, indexedId: string | null): Promise<void> => {
+  const indexPage = async (path: string, facts: ListedPageFacts, outcome: Outcome, indexedId: string | null): Promise<void> => {
     if (writer === null) {
       counts[outcome]++;
       counts.indexed++;
@@ -191,7 +195,9 @@ export async function runSharePass(options: SharePassOptions): Promise<void> {
   };
 
   const folder = options.folder ?? '';
-  const walk = walkWikiPages((path) => source.listFolder(path), { lookahead: options.lookahead, from: folder });
+  // A forced run writes every page: their bytes come with the listing, in the open that reads their ACL.
+  const withContent = options.force && !options.dryRun;
+  const walk = walkWikiPages((path) => source.listFolder(path, withContent), { lookahead: options.lookahead, from: folder });
   // The index side comes a page of documents per request; reading ahead keeps those requests off the merge's path.
   const inventory = indexedPages(options.client, { server, share }, { alias: options.alias, pageSize: INDEX_PAGE, folder });
   const indexed = readAhead(inventory, 2 * INDEX_PAGE);

@@ -9,11 +9,10 @@
  */
 import PQueue from 'p-queue';
 import { SmbError, smbErrorSummary, type SmbShare, type SmbStat } from '../../smb/index.js';
-import { documentId } from '../../wiki/document-id.js';
 import { versionToken } from '../../wiki/version-token.js';
 import { isWikiPage, WIKI_DIR } from '../../wiki/layout.js';
 import type { PageAddress } from '../../wiki/page-change.js';
-import type { ChangedPageOutcome, PageOutcome, FolderListing, NameListing, PageFacts, PageVersion, ReadPage, Unlisted, WikiDirListing } from '../listing.js';
+import { listedPage, readPageOf, type ChangedPageOutcome, type ListedPageFacts, type PageOutcome, type FolderListing, type NameListing, type PageFacts, type PageVersion, type Unlisted, type WikiDirListing } from '../listing.js';
 
 /** Security descriptors of one `.wiki/` folder read at once. */
 const SECURITY_CONCURRENCY = 8;
@@ -63,7 +62,25 @@ function isWikiDirEntry(entry: SmbStat): boolean {
   return entry.isDirectory && entry.name.toLowerCase() === WIKI_DIR;
 }
 
-async function listWikiDir(share: SmbShare, path: string): Promise<WikiDirListing> {
+/**
+ * What the listing learns of one page besides its stat: its security descriptor, and with `withContent` its bytes of
+ * the same open (ListedPageFacts). Should that open fail, the security descriptor alone is read, as without content:
+ * a page the account may not read, or that another program holds, is then read on its own, and fails there as ever.
+ */
+async function listedFacts(share: SmbShare, entry: SmbStat, withContent: boolean): Promise<Attempt<ListedPageFacts>> {
+  const stat = { size: entry.size, modified: entry.mtime.getTime() };
+  if (withContent && entry.size <= MAX_INDEXED_PAGE_BYTES) {
+    const both = await attempt(() => share.readWithSecurity(entry.path));
+    if (both.state === 'ok') {
+      const { securityDescriptor, content } = both.value;
+      return { state: 'ok', value: { ...stat, securityDescriptor, ...(content === undefined ? {} : { content: ownBytes(content) }) } };
+    }
+  }
+  const sd = await attempt(() => share.getSecurity(entry.path));
+  return sd.state === 'ok' ? { state: 'ok', value: { ...stat, securityDescriptor: sd.value } } : sd;
+}
+
+async function listWikiDir(share: SmbShare, path: string, withContent: boolean): Promise<WikiDirListing> {
   const entries = await attempt(() => share.readdir(path));
   if (entries.state !== 'ok') return entries;
   const pages: PageVersion[] = [];
@@ -74,11 +91,10 @@ async function listWikiDir(share: SmbShare, path: string): Promise<WikiDirListin
       .filter((entry) => !entry.isDirectory && isWikiPage(entry.path))
       .map((entry) =>
         queue.add(async () => {
-          const sd = await attempt(() => share.getSecurity(entry.path));
-          if (sd.state === 'ok') {
-            const facts = { size: entry.size, modified: entry.mtime.getTime(), securityDescriptor: sd.value };
-            pages.push({ name: entry.name, version: versionToken(entry.size, entry.mtime, sd.value), facts });
-          } else if (sd.state === 'denied') unreadable.push(entry.name);
+          const facts = await listedFacts(share, entry, withContent);
+          if (facts.state === 'ok') {
+            pages.push({ name: entry.name, version: versionToken(entry.size, entry.mtime, facts.value.securityDescriptor), facts: facts.value });
+          } else if (facts.state === 'denied') unreadable.push(entry.name);
           // missing: deleted since the listing; failed: left out now, the next pass tries again.
         }),
       ),
@@ -86,15 +102,18 @@ async function listWikiDir(share: SmbShare, path: string): Promise<WikiDirListin
   return { state: 'listed', pages, unreadable };
 }
 
-/** Sub-folders of `path` (share-relative, '' = root) and the pages of its `.wiki/`, if it has one. */
-export async function listWikiFolder(share: SmbShare, path: string): Promise<FolderListing> {
+/**
+ * Sub-folders of `path` (share-relative, '' = root) and the pages of its `.wiki/`, if it has one; with `withContent`
+ * (a forced reindex, which writes every page) each page's bytes as well, read in the open of its security descriptor.
+ */
+export async function listWikiFolder(share: SmbShare, path: string, withContent = false): Promise<FolderListing> {
   const entries = await attempt(() => share.readdir(path));
   if (entries.state !== 'ok') return entries;
   const wikiDir = entries.value.find(isWikiDirEntry);
   return {
     state: 'listed',
     folders: entries.value.filter((entry) => entry.isDirectory && !isWikiDirEntry(entry)).map((entry) => entry.name),
-    wiki: wikiDir === undefined ? null : { name: wikiDir.name, listing: await listWikiDir(share, wikiDir.path) },
+    wiki: wikiDir === undefined ? null : { name: wikiDir.name, listing: await listWikiDir(share, wikiDir.path, withContent) },
   };
 }
 
@@ -124,28 +143,23 @@ function ownBytes(content: Buffer): Uint8Array {
 
 /**
  * One page read for its index document, or why there is none. Without `known` (the post-write hook) the page's
- * stat and security descriptor are read first; with it (what the walk's listing found) only the content is read.
+ * stat and security descriptor are read first; with it (what the walk's listing found) only the content is read, and
+ * nothing when the listing read that too.
  * A page over MAX_INDEXED_PAGE_BYTES is never read. Should the page change in between, its document has the new
  * content under the old version token, and the next pass indexes it again.
  */
-export async function readPage(share: SmbShare, page: PageAddress, known?: PageFacts): Promise<PageOutcome> {
+export async function readPage(share: SmbShare, page: PageAddress, known?: ListedPageFacts): Promise<PageOutcome> {
+  const listed = known === undefined ? undefined : listedPage(page, known);
+  if (listed !== undefined) return listed;
   const tooLarge = (size: number): PageOutcome => ({ status: 'failed', error: `${size} bytes, more than the ${MAX_INDEXED_PAGE_BYTES} indexed` });
   const facts = known === undefined ? await attempt(() => readFacts(share, page.path)) : { state: 'ok' as const, value: known };
   if (facts.state !== 'ok') return unreadOutcome(facts);
-  const { size, modified, securityDescriptor } = facts.value;
-  if (size > MAX_INDEXED_PAGE_BYTES) return tooLarge(size);
+  if (facts.value.size > MAX_INDEXED_PAGE_BYTES) return tooLarge(facts.value.size);
   const content = await attempt(() => share.readFile(page.path));
   if (content.state !== 'ok') return unreadOutcome(content);
   // The file may have grown since its size was read.
   if (content.value.length > MAX_INDEXED_PAGE_BYTES) return tooLarge(content.value.length);
-  const read: ReadPage = {
-    page,
-    id: documentId(page.server, page.share, page.path),
-    version: versionToken(size, new Date(modified), securityDescriptor),
-    facts: facts.value,
-    content: ownBytes(content.value),
-  };
-  return { status: 'read', page: read };
+  return { status: 'read', page: readPageOf(page, facts.value, ownBytes(content.value)) };
 }
 
 /**
