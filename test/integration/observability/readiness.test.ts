@@ -6,7 +6,7 @@ import { dirname } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { ReadinessReport } from '../../../src/metrics/readiness.js';
 import { assertNamesNone, deploymentNames } from '../../support/anonymous-answers.js';
-import { freePort } from '../../support/ports.js';
+import { refusingPort } from '../../support/ports.js';
 import { loggedReadiness } from '../../support/readiness-log.js';
 import { startService, waitFor, type RunningService } from '../../support/service.js';
 import { readTestbedEnv } from '../../testbed/env.js';
@@ -30,8 +30,16 @@ async function assertHealthNamesNone(service: RunningService, extra: readonly st
 
 describe('GET /readyz', () => {
   const services: RunningService[] = [];
+  const refusing: { close(): Promise<void> }[] = [];
+  /** A port where nothing answers, held for this file (not merely free: another test could take that). */
+  const closedPort = async (): Promise<number> => {
+    const held = await refusingPort();
+    refusing.push(held);
+    return held.port;
+  };
   after(async () => {
     for (const service of services) assert.equal(await service.stop(), 0);
+    await Promise.all(refusing.map((held) => held.close()));
   });
 
   it('is 200 on the testbed with a state per dependency; the log says what was checked; neither it nor /healthz names the deployment', async () => {
@@ -55,7 +63,7 @@ describe('GET /readyz', () => {
   });
 
   it('is 503 when Elasticsearch is at a closed port, the others up; the port is in the log, not the answer', async () => {
-    const closed = await freePort();
+    const closed = await closedPort();
     const service = await startService({ elasticsearch: { url: `http://127.0.0.1:${closed}` } });
     services.push(service);
     const { status, report } = await readiness(service);
@@ -69,7 +77,7 @@ describe('GET /readyz', () => {
   });
 
   it('is 503 when the file server is at a closed port; neither /healthz nor a WebDAV answer names the server', async () => {
-    const closed = await freePort();
+    const closed = await closedPort();
     const service = await startService({ smb: { port: closed } });
     services.push(service);
     const { status, report } = await readiness(service);
