@@ -22,13 +22,16 @@ import { pathId } from '../../search/log.js';
 
 /** Where one share's pages come from: in the service, the smb-reader pool. */
 export interface ShareSource {
-  /** With `withContent`, the pages' bytes as well where they could be read with the listing (ListedPageFacts). */
+  /**
+   * With `withContent`, the pages' bytes as well where they could be read with the listing (ListedPageFacts); a
+   * source may leave them out.
+   */
   listFolder(path: string, withContent?: boolean): Promise<FolderListing>;
   /** The names in a folder, to confirm deletions. */
   listNames(path: string): Promise<NameListing>;
   /**
-   * The page read; with `known`, only its content is read, and nothing when the listing read it too (listedPage;
-   * see src/indexing/smb-reader/wiki-reads.ts).
+   * The page read; with `known`, only its content is read, and nothing when the listing read it too (listedPage, as
+   * the service's source does; see src/indexing/smb-reader/wiki-reads.ts).
    */
   readPage(path: string, known?: ListedPageFacts): Promise<PageOutcome>;
 }

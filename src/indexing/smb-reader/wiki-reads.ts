@@ -12,7 +12,7 @@ import { SmbError, smbErrorSummary, type SmbShare, type SmbStat } from '../../sm
 import { versionToken } from '../../wiki/version-token.js';
 import { isWikiPage, WIKI_DIR } from '../../wiki/layout.js';
 import type { PageAddress } from '../../wiki/page-change.js';
-import { listedPage, readPageOf, type ChangedPageOutcome, type ListedPageFacts, type PageOutcome, type FolderListing, type NameListing, type PageFacts, type PageVersion, type Unlisted, type WikiDirListing } from '../listing.js';
+import { readPageOf, type ChangedPageOutcome, type ListedPageFacts, type PageOutcome, type FolderListing, type NameListing, type PageFacts, type PageVersion, type Unlisted, type WikiDirListing } from '../listing.js';
 
 /** Security descriptors of one `.wiki/` folder read at once. */
 const SECURITY_CONCURRENCY = 8;
@@ -143,14 +143,12 @@ function ownBytes(content: Buffer): Uint8Array {
 
 /**
  * One page read for its index document, or why there is none. Without `known` (the post-write hook) the page's
- * stat and security descriptor are read first; with it (what the walk's listing found) only the content is read, and
- * nothing when the listing read that too.
+ * stat and security descriptor are read first; with it (what the walk's listing found) only the content is read (a
+ * page whose listing read its content too never comes here: the reconciler takes it as listed, listedPage).
  * A page over MAX_INDEXED_PAGE_BYTES is never read. Should the page change in between, its document has the new
  * content under the old version token, and the next pass indexes it again.
  */
-export async function readPage(share: SmbShare, page: PageAddress, known?: ListedPageFacts): Promise<PageOutcome> {
-  const listed = known === undefined ? undefined : listedPage(page, known);
-  if (listed !== undefined) return listed;
+export async function readPage(share: SmbShare, page: PageAddress, known?: PageFacts): Promise<PageOutcome> {
   const tooLarge = (size: number): PageOutcome => ({ status: 'failed', error: `${size} bytes, more than the ${MAX_INDEXED_PAGE_BYTES} indexed` });
   const facts = known === undefined ? await attempt(() => readFacts(share, page.path)) : { state: 'ok' as const, value: known };
   if (facts.state !== 'ok') return unreadOutcome(facts);

@@ -46,7 +46,7 @@ describe('the indexing pipeline on the testbed', () => {
   const indexer = (share: string) => testbedShare(smb, env, env.indexer, share);
   /** What the smb-reader pool answers in the service, called in this thread. */
   const source = ({ server, share }: ReconcilerShare): ShareSource => ({
-    listFolder: (path, withContent) => listWikiFolder(indexer(share), path, withContent),
+    listFolder: (path) => listWikiFolder(indexer(share), path),
     listNames: (path) => listNames(indexer(share), path),
     readPage: (path, known) => readPage(indexer(share), { server, share, path }, known),
   });
