@@ -19,6 +19,7 @@ import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { account, DavClient } from '../webdav/dav-client.js';
 import { eventually, passAfter, WikiClient, type Caller } from '../wiki/wiki-service.js';
 import { runJob, SERVER } from './support.js';
+import { NO_DACL } from '../search/scratch-index.js';
 
 const ADMIN: Caller = { user: 'fpadmin', groups: ['Schul-Admins'] };
 const ANNA: Caller = { user: 'anna', groups: ['Lehrer', 'Lehrkräfte Mathe'] };
@@ -56,7 +57,7 @@ describe('proxies on one index: two with disjoint shares, and a third serving th
     await es.indices.create({ index: old, settings: indexSettings(), mappings: { ...indexMappings('standard'), _meta: { mapping_version: 0, analyzer: 'standard' } } });
     const { id, ...source } = buildWikiDocument({
       ...NORD, path: 'Nord/.wiki/index.md', content: '# Nord\n\nNordlichtwort steht hier.\n', size: 30, modified: new Date(),
-      securityDescriptor: { revision: 1, control: 0x8000, owner: null, group: null, dacl: null, sacl: null },
+      securityDescriptor: NO_DACL,
     });
     await es.index({ index: old, id, document: source, refresh: true });
     await es.indices.updateAliases({ actions: [{ add: { index: old, alias } }] });

@@ -7,7 +7,7 @@ import { IndexManager } from '../../../src/indexing/reconciler/index-manager.js'
 import { COUNTED_MATCHES, parseSearchRequest, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
 import { buildWikiDocument } from '../../../src/wiki/document.js';
-import { indexDocuments, scratchIndex, type ScratchIndex } from './scratch-index.js';
+import { NO_DACL, indexDocuments, scratchIndex, type ScratchIndex } from './scratch-index.js';
 
 const viewer: Viewer = { allowSids: ['S-1-1-0'], denySids: ['S-1-1-0'], shares: ['schule'] };
 /** More pages than are counted, all alike: every one matches with the same score. */
@@ -17,7 +17,7 @@ const PAGE_SIZE = 100;
 function page(path: string, content: string) {
   return buildWikiDocument({
     server: 'dc1', share: 'schule', path, content, size: content.length, modified: new Date(0),
-    securityDescriptor: { revision: 1, control: 0x8000, owner: null, group: null, dacl: null, sacl: null },
+    securityDescriptor: NO_DACL,
   });
 }
 

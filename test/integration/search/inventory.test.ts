@@ -5,7 +5,7 @@ import { createSearchClient } from '../../../src/search/client.js';
 import { IndexManager } from '../../../src/indexing/reconciler/index-manager.js';
 import { indexedPages, type IndexedPage } from '../../../src/indexing/reconciler/inventory.js';
 import { buildWikiDocument, type WikiDocument } from '../../../src/wiki/document.js';
-import { indexDocuments, scratchIndex, type ScratchIndex } from './scratch-index.js';
+import { NO_DACL, indexDocuments, scratchIndex, type ScratchIndex } from './scratch-index.js';
 
 function page(share: string, i: number, server = 'dc1'): WikiDocument {
   return buildWikiDocument({
@@ -15,7 +15,7 @@ function page(share: string, i: number, server = 'dc1'): WikiDocument {
     content: `# Seite ${i}`,
     size: i,
     modified: new Date(Date.UTC(2026, 2, 1, 0, 0, i)),
-    securityDescriptor: { revision: 1, control: 0x8000, owner: null, group: null, dacl: null, sacl: null },
+    securityDescriptor: NO_DACL,
   });
 }
 

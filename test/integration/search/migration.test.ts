@@ -10,7 +10,7 @@ import { parseSearchRequest, parseSuggestRequest, type Viewer } from '../../../s
 import { WikiSearch } from '../../../src/search/search.js';
 import { buildWikiDocument, type WikiDocument } from '../../../src/wiki/document.js';
 import type { SourceDocument } from '../../../src/indexing/reconciler/index-writer.js';
-import { asSource, indexDocuments, scratchIndex, type ScratchIndex } from './scratch-index.js';
+import { NO_DACL, asSource, indexDocuments, scratchIndex, type ScratchIndex } from './scratch-index.js';
 
 const PAGES = 300;
 /** The shares of the proxy that rebuilds. */
@@ -25,7 +25,7 @@ function page(i: number, server = 'dc1', share = 'schule'): WikiDocument {
     content: `# Seite ${i}\n\n## Umzugsplanung ${i}\n\nUmzugswort und Text der Seite ${i}.`,
     size: 40,
     modified: new Date(Date.UTC(2026, 1, 1, 0, 0, i)),
-    securityDescriptor: { revision: 1, control: 0x8000, owner: null, group: null, dacl: null, sacl: null },
+    securityDescriptor: NO_DACL,
   });
 }
 

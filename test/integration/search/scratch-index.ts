@@ -9,6 +9,7 @@ import { IndexWriter, type IndexWriterCounts, type SourceDocument } from '../../
 import { documentSource } from '../../../src/indexing/indexer/bulk.js';
 import { silentLog } from '../../../src/common/logger.js';
 import { createSearchClient } from '../../../src/search/client.js';
+import type { SecurityDescriptor } from '../../../src/smb/index.js';
 import type { WikiDocument } from '../../../src/wiki/document.js';
 import { readTestbedEnv } from '../../testbed/env.js';
 
@@ -50,6 +51,9 @@ export async function scratchIndex(purpose: string): Promise<ScratchIndex> {
     },
   };
 }
+
+/** A page's security descriptor without a DACL (SE_SELF_RELATIVE only): the file server lets everyone read the page. */
+export const NO_DACL: SecurityDescriptor = { revision: 1, control: 0x8000, owner: null, group: null, dacl: null, sacl: null };
 
 /** A document as the service's writer takes it. */
 export function asSource(doc: WikiDocument): SourceDocument {

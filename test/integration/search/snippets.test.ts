@@ -5,7 +5,7 @@ import { IndexManager } from '../../../src/indexing/reconciler/index-manager.js'
 import { parseSearchRequest, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
 import { buildWikiDocument } from '../../../src/wiki/document.js';
-import { indexDocuments, scratchIndex, type ScratchIndex } from './scratch-index.js';
+import { NO_DACL, indexDocuments, scratchIndex, type ScratchIndex } from './scratch-index.js';
 
 const viewer: Viewer = { allowSids: ['S-1-1-0'], denySids: ['S-1-1-0'], shares: ['schule'] };
 
@@ -44,7 +44,7 @@ describe('search snippets', () => {
         content,
         size: content.length,
         modified: new Date(),
-        securityDescriptor: { revision: 1, control: 0x8000, owner: null, group: null, dacl: null, sacl: null },
+        securityDescriptor: NO_DACL,
       }),
     );
     assert.equal((await indexDocuments(es, docs)).upserted, 2);
