@@ -29,7 +29,7 @@ import type { Latency } from '../fixed-rate.js';
 import { IDLE_MS as ISOLATION_IDLE_MS, isolation, RATE, REINDEX_WINDOW_MS, type Isolation } from './isolation.js';
 import { scalePlot } from './plot.js';
 import { QUERIES, REQUESTS, WARMUP } from './search-latency.js';
-import { measureSize, type SizeFigures } from './size.js';
+import { firstSavesWhere, measureSize, type SizeFigures } from './size.js';
 import { grewMost, perKind, systemProfileUnavailable, type SystemProfile } from '../system-profile.js';
 
 const HEADING = '## Scale';
@@ -174,7 +174,7 @@ function whereItGoes(all: SizeFigures[]): string[] {
       const quietSpell = figure === FIGURES.find((f) => f.name.includes('the first after the pool threads ended'));
       const savesOf = (s: SizeFigures) => (quietSpell ? s.firstSaves : s.saves);
       const missedAt = all.filter((s) => figure.value(s) > figure.ceiling! || savesOf(s).lost > 0);
-      lines.push(`${quietSpell ? 'The first saves after the pool threads ended' : 'Save → searchable'} MISSED at ${missedAt.map((s) => `${s.pages} pages (${quietSpell ? 'slowest' : 'p99'} ${figure.value(s).toFixed(0)} ms, ${savesOf(s).lost} lost${saveStages(savesOf(s))})`).join(', ')}.`);
+      lines.push(`${quietSpell ? 'The first saves after the pool threads ended' : 'Save → searchable'} MISSED at ${missedAt.map((s) => `${s.pages} pages (${quietSpell ? 'slowest' : 'p99'} ${figure.value(s).toFixed(0)} ms, ${savesOf(s).lost} lost${saveStages(savesOf(s))}${quietSpell ? `; ${firstSavesWhere(s.firstSavesCost)}` : ''})`).join(', ')}.`);
     }
   }
   return lines.length === 0 ? [] : [...lines, ''];

@@ -33,6 +33,8 @@ export interface SizeFigures {
   search: { service: SearchLatency; direct: SearchLatency; work: SearchWork };
   /** One save by each writer once the pool threads had ended: each waits for threads to start. */
   firstSaves: SaveToSearch;
+  /** Where the first saves' time went: the CPU of each process meanwhile, and Elasticsearch's merging. */
+  firstSavesCost: { cost: WorkCost; wallMs: number; merges: MergeWork };
   /** The saves that follow them (the hook keeps a thread of each pool meanwhile). */
   saves: SaveToSearch;
   idle: IdleCpu;
@@ -75,8 +77,17 @@ export async function measureSize(service: RunningService, started: number, opti
   const search = await searchLatencies(env, service.url, share);
   console.log(`${pages} pages: search p50/p99 service ${search.service.p50.toFixed(1)}/${search.service.p99.toFixed(1)} ms, direct ${search.direct.p50.toFixed(1)}/${search.direct.p99.toFixed(1)} ms`);
   await poolThreadsEnded(service);
-  const firstSaves = await saveToSearch(service, env, SAVE_WRITERS);
-  console.log(`${pages} pages: the first ${SAVE_WRITERS} saves after the pool threads ended: searchable after at most ${firstSaves.max.toFixed(0)} ms (held by Elasticsearch p99 ${firstSaves.indexed?.p99.toFixed(0)} ms)`);
+  const { result: firstSavesWork, cost: firstSavesCpu } = await measureCost(pid, async () => {
+    const before = await mergeStats(es);
+    const started = performance.now();
+    const saves = await saveToSearch(service, env, SAVE_WRITERS);
+    const wallMs = performance.now() - started;
+    const after = await mergeStats(es);
+    return { saves, wallMs, merges: { runningAtStart: before.current, msMeanwhile: after.totalMs - before.totalMs } };
+  });
+  const firstSaves = firstSavesWork.saves;
+  const firstSavesCost = { cost: firstSavesCpu, wallMs: firstSavesWork.wallMs, merges: firstSavesWork.merges };
+  console.log(`${pages} pages: the first ${SAVE_WRITERS} saves after the pool threads ended: searchable after at most ${firstSaves.max.toFixed(0)} ms (held by Elasticsearch p99 ${firstSaves.indexed?.p99.toFixed(0)} ms); meanwhile ${firstSavesWhere(firstSavesCost)}`);
   const saves = await saveToSearch(service, env, options.saves);
   console.log(`${pages} pages: save → searchable p99 ${saves.p99.toFixed(0)} ms (PUT answered p99 ${saves.made.p99.toFixed(0)} ms, held by Elasticsearch p99 ${saves.indexed?.p99.toFixed(0)} ms; ${saves.refreshes.count} refreshes of ${saves.refreshes.meanMs.toFixed(0)} ms; ${saves.polls.count} polling searches p50/p99 ${saves.polls.p50.toFixed(0)}/${saves.polls.p99.toFixed(0)} ms), ${saves.lost} lost`);
 
@@ -84,7 +95,33 @@ export async function measureSize(service: RunningService, started: number, opti
   if (options.idleMs < SETTLED_RSS_AFTER_MS) await new Promise((resolve) => setTimeout(resolve, SETTLED_RSS_AFTER_MS - options.idleMs));
   const settledRss = residentBytes(pid);
   console.log(`${pages} pages: ${idle.handles} watch handles, idle CPU ${(idle.service * 100).toFixed(2)} %, settled RSS ${(settledRss / 2 ** 20).toFixed(0)} MiB`);
-  return { pages, firstPass, reindex, pass, peakRss, settledRss, search, firstSaves, saves, idle };
+  return { pages, firstPass, reindex, pass, peakRss, settledRss, search, firstSaves, firstSavesCost, saves, idle };
+}
+
+/** Elasticsearch's merging: merges running now (every node, every index) and the time merges took so far. */
+export interface MergeWork {
+  runningAtStart: number;
+  msMeanwhile: number;
+}
+
+async function mergeStats(es: Client): Promise<{ current: number; totalMs: number }> {
+  const { nodes } = await es.nodes.stats({ metric: 'indices', index_metric: 'merge' });
+  const merges = Object.values(nodes).map((node) => node.indices?.merges);
+  return {
+    current: merges.reduce((sum, m) => sum + (m?.current ?? 0), 0),
+    totalMs: merges.reduce((sum, m) => sum + (m?.total_time_in_millis ?? 0), 0),
+  };
+}
+
+/**
+ * Where the first saves' time went: each process's CPU over their wall time (a thread of each pool starts in it, and
+ * what the threads that ended meanwhile spent counts under the service only), and Elasticsearch's merging.
+ */
+export function firstSavesWhere({ cost, wallMs, merges }: SizeFigures['firstSavesCost']): string {
+  const ms = (seconds: number) => `${(seconds * 1000).toFixed(0)} ms`;
+  const threads = Object.entries(cost.serviceThreads).filter(([, seconds]) => seconds >= 0.001).sort((a, b) => b[1] - a[1]);
+  return `in ${wallMs.toFixed(0)} ms from the first PUT to the last page found, the service used ${ms(cost.service)} of CPU (${threads.map(([name, seconds]) => `${name} ${ms(seconds)}`).join(', ')}), ` +
+    `Elasticsearch ${ms(cost.elasticsearch)} (${merges.runningAtStart} merges running at the start, ${merges.msMeanwhile.toFixed(0)} ms of merging meanwhile), smbd ${ms(cost.samba)}`;
 }
 
 /** `work`, with every core sampled over it when `on`. */
