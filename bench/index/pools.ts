@@ -12,19 +12,17 @@
  * keeps the best. Removes the pages and their documents afterwards and writes its section of bench/RESULTS.md.
  */
 import type { JobInfo } from '../../src/indexing/reconciler/jobs.js';
-import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { loadConfig } from '../../src/config/load.js';
 import { startService, writeServiceConfig, type RunningService } from '../../test/support/service.js';
 import { passAfter } from '../../test/integration/wiki/wiki-service.js';
 import { loadAverage, ratioRow, runAlone, runLine, report, Unexpected, verdict, type BenchReport, type Benchmark } from '../results.js';
 import { jobShortfalls } from '../job-outcome.js';
 import { exportDocuments, RAW_INDEX, rawBulk, reindexAll } from './reindex.js';
-import { FILEPROXY_CLI } from '../../test/support/cli-path.js';
 import { countSmbRequests, cpuCeiling, cpuPer, measureCost, requestsPer, threadsPer, type WorkCost } from './work-cost.js';
 import { saveToSearch } from './save-to-search.js';
 import type { ChangeToSearch } from './until-found.js';
 import { removeSeed, removeSeedDocuments, seedClients, seedWiki } from './seed.js';
+import { baselineBuild, THIS_BUILD, type Build } from './builds.js';
 
 const PAGES = Number(process.env['POOLBENCH_PAGES'] ?? 10_000);
 const FOLDERS = Number(process.env['POOLBENCH_FOLDERS'] ?? 1_000);
@@ -41,19 +39,6 @@ const SIZES: { readers: number; indexers: number }[] = process.env['POOLBENCH_SI
   })
   : [1, 2, 4].flatMap((readers) => [1, 2].map((indexers) => ({ readers, indexers })));
 
-/** A build of the service: this one, or an earlier one (POOLBENCH_BASELINE), by its command line. */
-interface Build {
-  label: string;
-  cli: string;
-}
-const THIS_BUILD: Build = { label: 'this build', cli: FILEPROXY_CLI };
-
-function baselineBuild(): Build | undefined {
-  const checkout = process.env['POOLBENCH_BASELINE'];
-  if (checkout === undefined) return undefined;
-  const commit = execFileSync('git', ['-C', checkout, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-  return { label: `before (${commit})`, cli: join(checkout, 'dist/src/cli/main.js') };
-}
 /** Reindexes per pair of sizes; the best counts (the machine is shared). */
 const ROUNDS = 2;
 /** Today's ratio (bench/RESULTS.md, "Index and reconciler", before the indexer pool came back) and the save target. */
@@ -135,7 +120,7 @@ async function run(): Promise<BenchReport> {
         console.log(`${sizesOf(cell)}: ${rates.map((r) => r.toFixed(0)).join(', ')} docs/s, raw _bulk ${rawRate.toFixed(0)}; CPU per page ${cpuPer(cost, best.indexed)} (service's threads: ${threadsPer(cost, best.indexed)}); save → searchable p99 ${saves.p99.toFixed(0)} ms`);
       });
     countSmbRequests(true);
-    const baseline = baselineBuild();
+    const baseline = baselineBuild('POOLBENCH_BASELINE');
     // The earlier build first and last, so that a drift of the host's load shows as a difference between its two.
     if (baseline !== undefined) await measure(baseline, null);
     for (const sizes of SIZES) await measure(THIS_BUILD, sizes);
