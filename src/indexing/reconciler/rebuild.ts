@@ -56,7 +56,8 @@ async function* sharePages(target: RebuildShare, options: RebuildOptions): Async
     }
     return null;
   };
-  const walk = walkWikiPages((path) => source.listFolder(path), { lookahead: options.lookahead });
+  // A rebuild writes every page, as a forced reindex does: each is read in the open of its listing (withContent).
+  const walk = walkWikiPages((path) => source.listFolder(path, true), { lookahead: options.lookahead });
   for await (const doc of mapConcurrent(walk, options.concurrency, load)) {
     if (options.signal.aborted) throw new RebuildCancelledError('rebuild cancelled; the alias stays on the old index');
     if (doc !== null) yield doc;
