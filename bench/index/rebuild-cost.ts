@@ -9,12 +9,12 @@
  * first pass index what is missing, then rebuilds. Removes the pages and their documents afterwards and writes its
  * section of bench/RESULTS.md. No target: the section says what a rebuild costs, and what a change to it saved.
  */
-import { spawn } from 'node:child_process';
 import type { JobInfo } from '../../src/indexing/reconciler/jobs.js';
 import { startService } from '../../test/support/service.js';
 import { passAfter } from '../../test/integration/wiki/wiki-service.js';
 import { loadAverage, report, runAlone, runLine, Unexpected, type BenchReport, type Benchmark } from '../results.js';
 import { jobShortfalls } from '../job-outcome.js';
+import { reindexJob } from './reindex.js';
 import { baselineBuild, THIS_BUILD, type Build } from './builds.js';
 import { countSmbRequests, cpuPer, measureCost, requestsPer, threadsPer, type WorkCost } from './work-cost.js';
 import { removeSeed, removeSeedDocuments, seedClients, seedWiki } from './seed.js';
@@ -32,23 +32,12 @@ interface Rebuild {
   cost: WorkCost;
 }
 
-/** `fileproxy reindex --rebuild --json` against the service of `configFile`, with that build's command line. */
-function rebuild(build: Build, configFile: string): Promise<JobInfo> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [build.cli, 'reindex', '--rebuild', '--json', '--config', configFile], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as JobInfo) : reject(new Error(`reindex --rebuild exited with ${code}: ${out}`))));
-  });
-}
-
 async function measure(build: Build): Promise<Rebuild> {
   const started = Date.now();
   const service = await startService({ reconciler: { interval: '24h', watch: false, pace: 'fast' } }, {}, build.cli);
   try {
     await passAfter(service, started, 600_000);
-    const { result: job, cost } = await measureCost(service.process.pid!, () => rebuild(build, service.configFile));
+    const { result: { report: job }, cost } = await measureCost(service.process.pid!, () => reindexJob(service, '--rebuild', build.cli));
     console.log(`${build.label}: rebuild of ${job.indexed} pages in ${(job.durationMs / 1000).toFixed(1)} s; CPU per page ${cpuPer(cost, job.indexed)}`);
     return { build, job, cost };
   } finally {

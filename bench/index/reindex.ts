@@ -21,13 +21,18 @@ export const RAW_INDEX = 'indexbench-raw';
 const STOPPED_EXIT = 130;
 
 /**
- * `stopAfterMs`: stop the reindex as an operator's Ctrl-C would once it has run that long; the report then has state
- * `cancelled` and the counts of the pages done.
+ * `fileproxy reindex --all`. `stopAfterMs`: stop the reindex as an operator's Ctrl-C would once it has run that long;
+ * the report then has state `cancelled` and the counts of the pages done.
  */
 export function reindexAll(service: RunningService, cli = FILEPROXY_CLI, stopAfterMs?: number): Promise<{ report: JobInfo; wallMs: number }> {
+  return reindexJob(service, '--all', cli, stopAfterMs);
+}
+
+/** `fileproxy reindex <what> --json` (`--all`, `--rebuild`) with the command line `cli`, and its report; as reindexAll. */
+export function reindexJob(service: RunningService, what: '--all' | '--rebuild', cli = FILEPROXY_CLI, stopAfterMs?: number): Promise<{ report: JobInfo; wallMs: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [cli, 'reindex', '--all', '--json', '--config', service.configFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [cli, 'reindex', what, '--json', '--config', service.configFile], { stdio: ['ignore', 'pipe', 'inherit'] });
     const stopper = stopAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGINT'), stopAfterMs);
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
