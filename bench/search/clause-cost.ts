@@ -209,7 +209,7 @@ function sectionLines(load: string, runs: SizeRun<VariantKey>[], roundCount: num
     `|---|${runs.map(() => '---').join('|')}|`,
     ...VARIANT_KEYS.map((key) => `| ${VARIANTS[key].name} | ${runs.map((run) => tookCell(run.figures[key].took)).join(' | ')} |`),
     '',
-    `Pages matched per query (\`hits.total\`), at ${runs.map((run) => count(run.pages)).join(' / ')} pages:`,
+    `Pages matched per query (\`hits.total\`; \`+\`: Elasticsearch stopped counting, as the service does at 10,000), at ${runs.map((run) => count(run.pages)).join(' / ')} pages:`,
     '',
     `| query | ${hitColumns.map(([, label]) => label).join(' | ')} |`,
     `|---|${hitColumns.map(() => '---:').join('|')}|`,
