@@ -21,6 +21,8 @@ export interface WorkCost {
   serviceThreads: Record<string, number>;
   samba: number;
   elasticsearch: number;
+  /** Elasticsearch's CPU seconds by what its JVM's threads do (jvmThreadKind): its own work, garbage collection, the JIT. */
+  elasticsearchThreads: Record<string, number>;
   /** SMB2 requests by command as Samba names them (create, close, find, getinfo, read, ...). */
   smb2: Record<string, number>;
   /** Bytes read from the machine's disks by anyone meanwhile: what the page cache did not hold. */
@@ -65,15 +67,30 @@ function diskReadBytes(): number {
   return sectors * 512;
 }
 
-/** The CPU seconds each thread spent between two readings, added up by thread name (a thread started meanwhile counts whole). */
-function byThreadName(before: readonly ThreadCpu[], after: readonly ThreadCpu[]): Record<string, number> {
+/**
+ * The CPU seconds each thread spent between two readings, added up by `group` of its name (by default the name
+ * itself; a thread started meanwhile counts whole).
+ */
+function byThreadName(before: readonly ThreadCpu[], after: readonly ThreadCpu[], group = (name: string) => name): Record<string, number> {
   const earlier = new Map(before.map((thread) => [thread.tid, thread.seconds]));
   const spent: Record<string, number> = {};
-  for (const { tid, name, seconds } of after) spent[name] = (spent[name] ?? 0) + seconds - (earlier.get(tid) ?? 0);
+  for (const { tid, name, seconds } of after) spent[group(name)] = (spent[group(name)] ?? 0) + seconds - (earlier.get(tid) ?? 0);
   return spent;
 }
 
-function cpuNow(servicePid: number): Omit<WorkCost, 'smb2' | 'diskRead' | 'serviceThreads'> {
+/**
+ * What a thread of Elasticsearch's JVM does, by its name (/proc comm, cut at 15 characters): Elasticsearch's own
+ * threads (`elasticsearch[<node>][<pool>]…`: search, write, refresh, merge, transport), garbage collection (`GC Thread#`,
+ * `G1 …`), the JIT (`C1/C2 CompilerThread`), or the JVM's others.
+ */
+export function jvmThreadKind(name: string): string {
+  if (name.startsWith('elasticsearch[')) return 'its own threads';
+  if (name.startsWith('GC Thread') || name.startsWith('G1 ')) return 'garbage collection';
+  if (/^C[12] Compiler/.test(name)) return 'JIT compiler';
+  return 'other JVM threads';
+}
+
+function cpuNow(servicePid: number): Omit<WorkCost, 'smb2' | 'diskRead' | 'serviceThreads' | 'elasticsearchThreads'> {
   return {
     service: treeCpuSeconds(servicePid),
     samba: treeCpuSeconds(pidIn(layout.samba.pidFile)),
@@ -89,10 +106,13 @@ export async function measureCost<T>(servicePid: number, work: () => Promise<T>)
   const countsBefore = await smb2Counts();
   const cpuBefore = cpuNow(servicePid);
   const threadsBefore = threadsCpuSeconds(servicePid);
+  const elasticsearchPid = pidIn(layout.elasticsearch.pidFile);
+  const esThreadsBefore = threadsCpuSeconds(elasticsearchPid);
   const diskBefore = diskReadBytes();
   const result = await work();
   const diskRead = diskReadBytes() - diskBefore;
   const threadsAfter = threadsCpuSeconds(servicePid);
+  const esThreadsAfter = threadsCpuSeconds(elasticsearchPid);
   const cpuAfter = cpuNow(servicePid);
   const countsAfter = await smb2Counts();
   const smb2: Record<string, number> = {};
@@ -104,6 +124,7 @@ export async function measureCost<T>(servicePid: number, work: () => Promise<T>)
       serviceThreads: byThreadName(threadsBefore, threadsAfter),
       samba: cpuAfter.samba - cpuBefore.samba,
       elasticsearch: cpuAfter.elasticsearch - cpuBefore.elasticsearch,
+      elasticsearchThreads: byThreadName(esThreadsBefore, esThreadsAfter, jvmThreadKind),
       smb2,
       diskRead,
     },

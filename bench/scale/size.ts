@@ -119,9 +119,10 @@ async function mergeStats(es: Client): Promise<{ current: number; totalMs: numbe
  */
 export function firstSavesWhere({ cost, wallMs, merges }: SizeFigures['firstSavesCost']): string {
   const ms = (seconds: number) => `${(seconds * 1000).toFixed(0)} ms`;
-  const threads = Object.entries(cost.serviceThreads).filter(([, seconds]) => seconds >= 0.001).sort((a, b) => b[1] - a[1]);
-  return `in ${wallMs.toFixed(0)} ms from the first PUT to the last page found, the service used ${ms(cost.service)} of CPU (${threads.map(([name, seconds]) => `${name} ${ms(seconds)}`).join(', ')}), ` +
-    `Elasticsearch ${ms(cost.elasticsearch)} (${merges.runningAtStart} merges running at the start, ${merges.msMeanwhile.toFixed(0)} ms of merging meanwhile), smbd ${ms(cost.samba)}`;
+  const most = (byName: Record<string, number>) => Object.entries(byName).filter(([, seconds]) => seconds >= 0.001).sort((a, b) => b[1] - a[1])
+    .map(([name, seconds]) => `${name} ${ms(seconds)}`).join(', ');
+  return `in ${wallMs.toFixed(0)} ms from the first PUT to the last page found, the service used ${ms(cost.service)} of CPU (${most(cost.serviceThreads)}), ` +
+    `Elasticsearch ${ms(cost.elasticsearch)} (${most(cost.elasticsearchThreads)}; ${merges.runningAtStart} merges running at the start, ${merges.msMeanwhile.toFixed(0)} ms of merging meanwhile), smbd ${ms(cost.samba)}`;
 }
 
 /** `work`, with every core sampled over it when `on`. */
