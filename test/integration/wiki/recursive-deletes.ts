@@ -22,11 +22,26 @@ export interface RecursiveDeletes {
   goneMs: number[];
 }
 
-/** smbclient as `account` running `commands` on `schule`: what it reported, '' when every command succeeded. */
+/**
+ * What smbclient says when it got no session to run commands in: its negotiation or logon failed (on a loaded host
+ * the server may answer too late, NT_STATUS_IO_TIMEOUT, as it did once in CI), so no command ran.
+ */
+const NO_SESSION = /^(protocol negotiation failed|session setup failed|tree connect failed)/m;
+/** Tries of one smbclient run that got no session, before what it said counts as its answer. */
+const SESSION_TRIES = 3;
+
+/**
+ * smbclient as `account` running `commands` on `schule`: what it reported, '' when every command succeeded. A run
+ * that got no session to run them in (NO_SESSION) is made again: no command of it reached the server.
+ */
 export async function smbclient(env: TestbedEnv, account: { user: string; password: string }, commands: string[]): Promise<string> {
   const args = ['--client-protection=encrypt', '-c', commands.join('; ')];
-  const { stdout, stderr } = await runSambaClient('smbclient', env, 'schule', account, args).catch((error: { stdout: string; stderr: string }) => error);
-  const said = `${stdout}${stderr}`;
+  let said = '';
+  for (let attempt = 1; attempt <= SESSION_TRIES; attempt++) {
+    const { stdout, stderr } = await runSambaClient('smbclient', env, 'schule', account, args).catch((error: { stdout: string; stderr: string }) => error);
+    said = `${stdout}${stderr}`;
+    if (!NO_SESSION.test(said)) break;
+  }
   return /NT_STATUS_/.test(said) ? said.trim().replaceAll('\n', ' | ') : '';
 }
 
