@@ -13,8 +13,7 @@
  */
 import type { JobInfo } from '../../src/indexing/reconciler/jobs.js';
 import { loadConfig } from '../../src/config/load.js';
-import { startService, writeServiceConfig, type RunningService } from '../../test/support/service.js';
-import { passAfter } from '../../test/integration/wiki/wiki-service.js';
+import { writeServiceConfig, type RunningService } from '../../test/support/service.js';
 import { loadAverage, ratioRow, runAlone, runLine, report, Unexpected, verdict, type BenchReport, type Benchmark } from '../results.js';
 import { jobShortfalls } from '../job-outcome.js';
 import { exportDocuments, RAW_INDEX, rawBulk, reindexAll } from './reindex.js';
@@ -22,7 +21,7 @@ import { countSmbRequests, cpuCeiling, cpuPer, measureCost, requestsPer, threads
 import { saveToSearch } from './save-to-search.js';
 import type { ChangeToSearch } from './until-found.js';
 import { removeSeed, removeSeedDocuments, seedClients, seedWiki } from './seed.js';
-import { baselineBuild, THIS_BUILD, type Build } from './builds.js';
+import { baselineBuild, THIS_BUILD, withService, type Build } from './builds.js';
 
 const PAGES = Number(process.env['POOLBENCH_PAGES'] ?? 10_000);
 const FOLDERS = Number(process.env['POOLBENCH_FOLDERS'] ?? 1_000);
@@ -69,20 +68,6 @@ async function defaultSizes(): Promise<{ readers: number; indexers: number }> {
   const { file } = await writeServiceConfig({ workers: { smb_readers: undefined, indexers: undefined } });
   const { workers } = loadConfig(file).config;
   return { readers: workers.smb_readers, indexers: workers.indexers };
-}
-
-async function withService<T>(build: Build, workers: { smb_readers: number; indexers: number } | null, work: (service: RunningService) => Promise<T>): Promise<T> {
-  const started = Date.now();
-  // Pace `fast`: the pools' own rate, not the pacer's (the default `balanced` holds the reads back whenever the
-  // fronts' event loops wait, which on 2 cores they do while the pools work).
-  const service = await startService({ reconciler: { interval: '24h', watch: false, pace: 'fast' }, ...(workers === null ? {} : { workers }) }, {}, build.cli);
-  try {
-    // The first pass indexes what the index lacks (all the seeded pages, the first time): it is not timed.
-    await passAfter(service, started, 600_000);
-    return await work(service);
-  } finally {
-    await service.stop();
-  }
 }
 
 /** `pages`: the seeded pages, which each reindex must write. */

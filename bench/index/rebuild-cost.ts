@@ -10,12 +10,10 @@
  * section of bench/RESULTS.md. No target: the section says what a rebuild costs, and what a change to it saved.
  */
 import type { JobInfo } from '../../src/indexing/reconciler/jobs.js';
-import { startService } from '../../test/support/service.js';
-import { passAfter } from '../../test/integration/wiki/wiki-service.js';
 import { loadAverage, report, runAlone, runLine, Unexpected, type BenchReport, type Benchmark } from '../results.js';
 import { jobShortfalls } from '../job-outcome.js';
 import { reindexJob } from './reindex.js';
-import { baselineBuild, THIS_BUILD, type Build } from './builds.js';
+import { baselineBuild, THIS_BUILD, withService, type Build } from './builds.js';
 import { countSmbRequests, cpuPer, measureCost, requestsPer, threadsPer, type WorkCost } from './work-cost.js';
 import { removeSeed, removeSeedDocuments, seedClients, seedWiki } from './seed.js';
 
@@ -32,17 +30,12 @@ interface Rebuild {
   cost: WorkCost;
 }
 
-async function measure(build: Build): Promise<Rebuild> {
-  const started = Date.now();
-  const service = await startService({ reconciler: { interval: '24h', watch: false, pace: 'fast' } }, {}, build.cli);
-  try {
-    await passAfter(service, started, 600_000);
+function measure(build: Build): Promise<Rebuild> {
+  return withService(build, null, async (service) => {
     const { result: { report: job }, cost } = await measureCost(service.process.pid!, () => reindexJob(service, '--rebuild', build.cli));
     console.log(`${build.label}: rebuild of ${job.indexed} pages in ${(job.durationMs / 1000).toFixed(1)} s; CPU per page ${cpuPer(cost, job.indexed)}`);
     return { build, job, cost };
-  } finally {
-    await service.stop();
-  }
+  });
 }
 
 async function run(): Promise<BenchReport> {

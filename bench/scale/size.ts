@@ -77,7 +77,7 @@ export async function measureSize(service: RunningService, started: number, opti
   const search = await searchLatencies(env, service.url, share);
   console.log(`${pages} pages: search p50/p99 service ${search.service.p50.toFixed(1)}/${search.service.p99.toFixed(1)} ms, direct ${search.direct.p50.toFixed(1)}/${search.direct.p99.toFixed(1)} ms`);
   await poolThreadsEnded(service);
-  const { result: firstSavesWork, cost: firstSavesCpu } = await measureCost(pid, async () => {
+  const { result: { saves: firstSaves, wallMs, merges }, cost } = await measureCost(pid, async () => {
     const before = await mergeStats(es);
     const started = performance.now();
     const saves = await saveToSearch(service, env, SAVE_WRITERS);
@@ -85,8 +85,7 @@ export async function measureSize(service: RunningService, started: number, opti
     const after = await mergeStats(es);
     return { saves, wallMs, merges: { runningAtStart: before.current, msMeanwhile: after.totalMs - before.totalMs } };
   });
-  const firstSaves = firstSavesWork.saves;
-  const firstSavesCost = { cost: firstSavesCpu, wallMs: firstSavesWork.wallMs, merges: firstSavesWork.merges };
+  const firstSavesCost = { cost, wallMs, merges };
   console.log(`${pages} pages: the first ${SAVE_WRITERS} saves after the pool threads ended: searchable after at most ${firstSaves.max.toFixed(0)} ms (held by Elasticsearch p99 ${firstSaves.indexed?.p99.toFixed(0)} ms); meanwhile ${firstSavesWhere(firstSavesCost)}`);
   const saves = await saveToSearch(service, env, options.saves);
   console.log(`${pages} pages: save → searchable p99 ${saves.p99.toFixed(0)} ms (PUT answered p99 ${saves.made.p99.toFixed(0)} ms, held by Elasticsearch p99 ${saves.indexed?.p99.toFixed(0)} ms; ${saves.refreshes.count} refreshes of ${saves.refreshes.meanMs.toFixed(0)} ms; ${saves.polls.count} polling searches p50/p99 ${saves.polls.p50.toFixed(0)}/${saves.polls.p99.toFixed(0)} ms), ${saves.lost} lost`);
