@@ -85,7 +85,7 @@ function parseOptions(args: string[]): Options {
 function stageService(root: string): void {
   const lib = join(root, LIB);
   mkdirSync(lib, { recursive: true });
-  for (const part of ['src', 'actors', 'supervisor']) {
+  for (const part of ['src', 'actors', 'supervisor', 'threads']) {
     cpSync(join(PROJECT, 'dist', part), join(lib, 'dist', part), { recursive: true, filter: (src) => !src.endsWith('.map') });
   }
   cpSync(join(PROJECT, 'src', 'admin-ui'), join(lib, 'src', 'admin-ui'), { recursive: true });

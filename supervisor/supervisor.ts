@@ -8,6 +8,7 @@ import type { ServiceSecrets } from '../src/runtime/control.js';
 import type { HealthReport } from '../src/runtime/health.js';
 import { instanceNames } from '../src/runtime/instance-names.js';
 import { RpcChannel } from '../src/runtime/rpc.js';
+import { threadBundle } from '../src/runtime/thread-bundles.js';
 import type { ActorKind, SupervisorProtocol } from '../actors/kinds.js';
 import { MAX_SKEW_SECONDS } from '../src/kerberos/acceptor.js';
 import { REPLAY_CACHE_ENTRIES, REPLAY_CACHE_PER_CLIENT, ReplayCache } from '../src/kerberos/replay-cache.js';
@@ -70,7 +71,7 @@ export class Supervisor {
       const { instances, heapLimits } = plans[kind];
       const thread = { heapLimits, env, spare: config.supervisor.spare_threads };
       for (const name of instanceNames(kind, instances)) {
-        const entry = new URL(`../actors/${kind}/main.js`, import.meta.url);
+        const entry = threadBundle(`actors/${kind}/main.js`);
         this.cells.push(new ActorCell(name, kind, entry, config, secrets, thread, limits, events, log));
       }
     }

@@ -1,7 +1,9 @@
-// The service's version: the one of package.json, which the checkout and the Debian package (usr/lib/edu-fileproxy)
-// both keep two folders above dist/src/<folder>/.
+// The service's version: the one of package.json at the installation's root (the checkout, or usr/lib/edu-fileproxy
+// of the Debian package).
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { installRoot } from './install-root.js';
 
 export function packageVersion(): string {
-  return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  return (JSON.parse(readFileSync(join(installRoot(), 'package.json'), 'utf8')) as { version: string }).version;
 }

@@ -8,8 +8,8 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
+import { installRoot } from '../../../src/common/install-root.js';
 import type { Config } from '../../../src/config/index.js';
 import type { HttpExchange } from '../../../src/http/exchange.js';
 import { HttpError } from '../../../src/http/http-error.js';
@@ -23,11 +23,8 @@ interface AdminUiRouteDeps {
   readonly log: Logger;
 }
 
-/**
- * src/admin-ui/ of the installation. This file runs compiled as dist/actors/http-front/routes/admin-ui.js,
- * four levels below the installation root; the page's files are served as they are (no build step).
- */
-const ADMIN_UI_DIR = fileURLToPath(new URL('../../../../src/admin-ui/', import.meta.url));
+/** src/admin-ui/ of the installation; the page's files are served as they are (no build step). */
+const ADMIN_UI_DIR = join(installRoot(), 'src', 'admin-ui');
 
 const PAGE_PATH = '/admin/';
 const USER_AGENTS_PATH = '/edu-api/admin/webhook-user-agents';
