@@ -2,6 +2,9 @@
 // to point at an index built with an older mapping version; on start the reconciler rebuilds
 // `<alias>-v<MAPPING_VERSION>` from a full walk of the shares and moves the alias atomically. Searches sent all the
 // while never fail and never miss the page.
+// The walk covers whatever other files running beside this one keep in the shares meanwhile (up to a burst of 5,000
+// pages, which the service's change watch also sees coming and going), and the default pace slows it while the host
+// is loaded, so the rebuild has minutes, not one, to switch the alias; the searches go on all that time.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@elastic/elasticsearch';
@@ -14,6 +17,8 @@ import { passAfter, reconcilerDetails, WikiClient, type Caller } from './wiki-se
 
 const ADMIN: Caller = { user: 'fpadmin', groups: ['Schul-Admins'] };
 const OLD_INDEX = `${serviceIndex}-v0`;
+/** How long the rebuild may take, on a host loaded by the files beside this one (ci20: over a minute at `balanced`). */
+const SWITCH_WITHIN_MS = 300_000;
 /** The rebuild's index: the first generation of this build's mapping. */
 const NEW_INDEX = `${serviceIndex}-v${MAPPING_VERSION}`;
 
@@ -52,7 +57,7 @@ describe('wiki-md migration to a newer mapping while searches run', () => {
     const api = new WikiClient(service.url, env);
     const statuses = new Set<string>();
     let searches = 0;
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + SWITCH_WITHIN_MS;
     for (;;) {
       const details = await reconcilerDetails(service);
       statuses.add(details.status);
@@ -60,7 +65,7 @@ describe('wiki-md migration to a newer mapping while searches run', () => {
       assert.deepEqual([result.degraded, result.total], [undefined, 1], `search ${searches} while ${details.status}`);
       searches++;
       if (details.status === 'ready' && !(await client.indices.exists({ index: OLD_INDEX }))) break;
-      assert.ok(Date.now() < deadline, `no switch within a minute (last: ${JSON.stringify(details)})`);
+      assert.ok(Date.now() < deadline, `no switch within ${SWITCH_WITHIN_MS / 1000} s (last: ${JSON.stringify(details)})`);
     }
     assert.ok(statuses.has('rebuilding'), `searches ran during the rebuild (saw ${[...statuses].join(', ')}; ${searches} searches)`);
     assert.deepEqual(Object.keys(await client.indices.getAlias({ name: serviceIndex })), [NEW_INDEX]);
