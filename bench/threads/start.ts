@@ -77,7 +77,7 @@ async function run(): Promise<BenchReport> {
   const ms = (seconds: number) => (seconds * 1000).toFixed(0);
   const row = (build: Build) => {
     const of = rounds.filter((r) => r.build === build);
-    const med = (pick: (r: Round) => number) => percentile(of.map(pick).sort((a, b) => a - b), 50);
+    const med = (pick: (r: Round) => number) => percentile(of.map(pick).sort((a, b) => a - b), 0.5);
     return `| ${build.label} | ${med((r) => r.readyMs).toFixed(0)} | ${ms(med((r) => r.cpuAtReady))} | ${GROUPS.map((g) => ms(med((r) => r.groupsAtReady[g]))).join(' / ')} | ${med((r) => r.slowestSaveMs).toFixed(0)} (${of.map((r) => r.slowestSaveMs.toFixed(0)).join(', ')}) | ${ms(med((r) => r.saveCpu))} |`;
   };
   const lines = [
