@@ -71,7 +71,7 @@ function diskReadBytes(): number {
  * The CPU seconds each thread spent between two readings, added up by `group` of its name (by default the name
  * itself; a thread started meanwhile counts whole).
  */
-function byThreadName(before: readonly ThreadCpu[], after: readonly ThreadCpu[], group = (name: string) => name): Record<string, number> {
+export function byThreadName(before: readonly ThreadCpu[], after: readonly ThreadCpu[], group = (name: string) => name): Record<string, number> {
   const earlier = new Map(before.map((thread) => [thread.tid, thread.seconds]));
   const spent: Record<string, number> = {};
   for (const { tid, name, seconds } of after) spent[group(name)] = (spent[group(name)] ?? 0) + seconds - (earlier.get(tid) ?? 0);

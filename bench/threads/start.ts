@@ -10,13 +10,13 @@
  * to it saved.
  */
 import { readTestbedEnv } from '../../test/testbed/env.js';
-import { startService, type RunningService } from '../../test/support/service.js';
+import { startService } from '../../test/support/service.js';
 import { passAfter } from '../../test/integration/wiki/wiki-service.js';
 import { loadAverage, report, runAlone, runLine, Unexpected, type BenchReport, type Benchmark } from '../results.js';
 import { percentile, threadsCpuSeconds, treeCpuSeconds } from '../stats.js';
 import { baselineBuild, THIS_BUILD, type Build } from '../index/builds.js';
 import { poolThreadsEnded, saveToSearch, WRITERS } from '../index/save-to-search.js';
-import { measureCost } from '../index/work-cost.js';
+import { byThreadName, measureCost } from '../index/work-cost.js';
 
 const ROUNDS = Number(process.env['THREADBENCH_ROUNDS'] ?? 5);
 const HEADING = '## Thread start';
@@ -36,9 +36,9 @@ const GROUPS = ['actors', 'main', 'pools', 'V8 helpers'] as const;
 interface Round {
   build: Build;
   readyMs: number;
-  /** CPU seconds when /healthz first answered 200: the process, and its live threads by group. */
+  /** CPU seconds when /healthz first answered 200: the process, and its live threads by group (threadGroup). */
   cpuAtReady: number;
-  groupsAtReady: Record<(typeof GROUPS)[number], number>;
+  groupsAtReady: Record<string, number>;
   /** The first saves after the quiet spell: the slowest until searchable, and the service's CPU seconds meanwhile. */
   slowestSaveMs: number;
   lostSaves: number;
@@ -49,13 +49,12 @@ async function measure(build: Build): Promise<Round> {
   const env = await readTestbedEnv();
   const started = Date.now();
   const t0 = performance.now();
-  const service: RunningService = await startService({ reconciler: { interval: '24h', watch: false } }, {}, build.cli);
+  const service = await startService({ reconciler: { interval: '24h', watch: false } }, {}, build.cli);
   try {
     const readyMs = performance.now() - t0;
     const pid = service.process.pid!;
     const cpuAtReady = treeCpuSeconds(pid);
-    const groupsAtReady = { actors: 0, main: 0, pools: 0, 'V8 helpers': 0 };
-    for (const thread of threadsCpuSeconds(pid)) groupsAtReady[threadGroup(thread.name)] += thread.seconds;
+    const groupsAtReady = byThreadName([], threadsCpuSeconds(pid), threadGroup);
     await passAfter(service, started, FIRST_PASS_GIVE_UP_MS);
     await poolThreadsEnded(service);
     const { result: saves, cost } = await measureCost(pid, () => saveToSearch(service, env, WRITERS));
@@ -78,7 +77,7 @@ async function run(): Promise<BenchReport> {
   const row = (build: Build) => {
     const of = rounds.filter((r) => r.build === build);
     const med = (pick: (r: Round) => number) => percentile(of.map(pick).sort((a, b) => a - b), 0.5);
-    return `| ${build.label} | ${med((r) => r.readyMs).toFixed(0)} | ${ms(med((r) => r.cpuAtReady))} | ${GROUPS.map((g) => ms(med((r) => r.groupsAtReady[g]))).join(' / ')} | ${med((r) => r.slowestSaveMs).toFixed(0)} (${of.map((r) => r.slowestSaveMs.toFixed(0)).join(', ')}) | ${ms(med((r) => r.saveCpu))} |`;
+    return `| ${build.label} | ${med((r) => r.readyMs).toFixed(0)} | ${ms(med((r) => r.cpuAtReady))} | ${GROUPS.map((g) => ms(med((r) => r.groupsAtReady[g] ?? 0))).join(' / ')} | ${med((r) => r.slowestSaveMs).toFixed(0)} (${of.map((r) => r.slowestSaveMs.toFixed(0)).join(', ')}) | ${ms(med((r) => r.saveCpu))} |`;
   };
   const lines = [
     runLine(SCRIPT, load),
@@ -86,7 +85,7 @@ async function run(): Promise<BenchReport> {
     '',
     `| build | ready, ms | CPU at ready, ms | of it actors / main / pools / V8 helpers, ms | first ${WRITERS} saves after the quiet spell: the slowest searchable, ms | the service's CPU over them, ms |`,
     '|---|---:|---:|---:|---:|---:|',
-    ...[...builds].map(row),
+    ...builds.map(row),
     '',
   ];
   return report(HEADING, lines, []);
