@@ -8,7 +8,8 @@
 //   files write elsewhere too, so the campaigns do not run beside them. Each measures only its own service's memory.
 // - serial: files that change the testbed for everyone, or whose checks another file's traffic would disturb,
 //   one at a time after the others. A file is serial by an entry below, with the reason: add one when a test
-//   stops a server, changes the DC, starts more Elasticsearch nodes, compares a whole share, or times itself.
+//   stops a server, changes the DC, starts more Elasticsearch nodes, writes pages by the thousand, compares a whole
+//   share, or times itself.
 // - smoke: one quick file per integration area, run after the unit tests by `npm run test:fast`.
 
 export type Tier = 'unit' | 'parallel' | 'abuse' | 'serial';
@@ -37,7 +38,8 @@ export const SERIAL: readonly SerialEntry[] = [
   { path: 'integration/reconcile/pipeline', why: 'runs passes over the whole shares and expects the second to find nothing new' },
   { path: 'integration/reconcile/watch-scope', why: 'counts every deletion the change watch reports in the share, other files\' included' },
   { path: 'integration/reconcile/shared-index', why: 'counts a whole share\'s documents before and after its jobs, while other files add and delete pages' },
-  { path: 'integration/reconcile/pace', why: 'reindexes the whole share at the gentle pace (down to 5 pages/s): other files\' scratch pages (a burst of 5,000) would make it take many minutes' },
+  { path: 'integration/reconcile/pace', why: 'reindexes the whole share at the gentle pace (down to 5 pages/s): other files\' scratch pages would make it take many minutes' },
+  { path: 'integration/wiki/live-burst', why: 'writes 5,000 pages into `schule`, which every other file\'s service watches and walks: their passes took minutes meanwhile (the migration test\'s switch in ci20, the ACL matrix\'s last pass in stop 51\'s CI)' },
   { path: 'integration/wiki/live-index', why: 'measures how soon a change reaches search, and the service\'s memory' },
 ];
 
