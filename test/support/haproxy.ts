@@ -28,6 +28,10 @@ export interface BalancerOptions {
 export function haproxyConfig(port: number, backends: readonly string[], { webhooksByKey = false }: BalancerOptions = {}): string {
   const servers = backends.map((url, i) => `  server proxy${i + 1} ${new URL(url).host} check`);
   const checks = ['  option httpchk GET /readyz', '  http-check expect status 200', '  default-server inter 500ms fall 2 rise 2'];
+  // Without it a check times out after `inter`: a loaded proxy whose /readyz runs its probes (every 5 s) for more
+  // than half a second was taken out (stop 52's CI run ci1: all senders on one proxy, 503s after a kill). A dead
+  // proxy still fails its check at once, as its port refuses the connection.
+  const checkTimeout = '  timeout check 3s';
   const bySender = webhooksByKey
     ? [
       'backend webhook-senders',
@@ -44,6 +48,7 @@ export function haproxyConfig(port: number, backends: readonly string[], { webho
     '  timeout connect 2s',
     '  timeout client 60s',
     '  timeout server 60s',
+    checkTimeout,
     '  # a request the balancer could not deliver (the proxy died before answering) goes to another proxy',
     '  retries 2',
     '  option redispatch',
