@@ -1,7 +1,6 @@
 // HttpExchange over node:http. uWebSockets.js 20.30 closes the connection on
 // request methods it does not know (PROPFIND, MKCOL, LOCK, ...), so WebDAV
 // needs Node's own HTTP parser, which knows them.
-import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bodyOverLimit, HttpExchange, type ResponseHeaders } from './exchange.js';
 import { HttpError } from './http-error.js';
@@ -128,7 +127,7 @@ export class NodeExchange extends HttpExchange {
     try {
       for await (const chunk of source) {
         if (this.aborted) return;
-        if (!this.res.write(chunk)) await Promise.race([once(this.res, 'drain'), once(this.res, 'close')]);
+        if (!this.res.write(chunk)) await drainedOrClosed(this.res);
       }
       this.res.end();
     } catch (err) {
@@ -136,4 +135,18 @@ export class NodeExchange extends HttpExchange {
       throw err;
     }
   }
+}
+
+/**
+ * Resolves when the response takes more bytes or has closed, and removes both listeners then: a race of two
+ * `events.once` leaves the loser's listeners on the response, one more per wait, for the whole of a long download.
+ */
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done).off('close', done);
+      resolve();
+    };
+    res.on('drain', done).on('close', done);
+  });
 }

@@ -14,6 +14,13 @@ export class UwsExchange extends HttpExchange {
   readonly query: URLSearchParams;
   readonly headers: Record<string, string> = {};
   readonly clientAddress: string;
+  /**
+   * The streamed write waiting for uWS to take more bytes. uWS keeps the first onWritable handler a response is
+   * given and ignores later ones, so one handler, registered at the first wait, serves every wait through this field
+   * (a handler per wait left the second wait of a download unanswered, and the download hung).
+   */
+  private waitingWrite: { retry: (offset: number) => boolean; resume: () => void } | undefined;
+  private writableHandled = false;
 
   constructor(private readonly res: HttpResponse, req: HttpRequest, onDone: (ex: HttpExchange) => void) {
     super(onDone);
@@ -27,6 +34,7 @@ export class UwsExchange extends HttpExchange {
     res.onAborted(() => {
       this.aborted = true;
       this.finish();
+      this.resumeWrite();
     });
   }
 
@@ -108,20 +116,27 @@ export class UwsExchange extends HttpExchange {
     }
   }
 
-  /** Waits until uWS took the rest of `chunk` (sent from write offset `start`). */
+  /** Waits until uWS took the rest of `chunk` (sent from write offset `start`), or the client went away. */
   private drained(chunk: Buffer, start: number, length: number): Promise<void> {
-    return new Promise((resolve) => {
-      this.res.onWritable((offset) => {
-        const [ok, done] = this.res.tryEnd(chunk.subarray(offset - start), length);
-        if (ok || done) resolve();
-        return ok;
-      });
-      this.res.onAborted(() => {
-        this.aborted = true;
-        this.finish();
-        resolve();
-      });
+    return new Promise((resume) => {
+      this.waitingWrite = {
+        retry: (offset) => {
+          const [ok, done] = this.res.tryEnd(chunk.subarray(offset - start), length);
+          if (ok || done) this.resumeWrite();
+          return ok;
+        },
+        resume,
+      };
+      if (this.writableHandled) return;
+      this.writableHandled = true;
+      this.res.onWritable((offset) => this.waitingWrite?.retry(offset) ?? true);
     });
+  }
+
+  private resumeWrite(): void {
+    const waiting = this.waitingWrite;
+    this.waitingWrite = undefined;
+    waiting?.resume();
   }
 
   private writeStatusAndHeaders(status: number, headers: ResponseHeaders): void {

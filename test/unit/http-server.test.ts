@@ -53,7 +53,9 @@ for (const transport of transportsUnderTest(import.meta.url)) {
         }
         ex.json(200, { size, sha256: hash.digest('hex') });
       }, { streamBody: true });
-      const blocks = 40;
+      // Enough blocks that the response waits for the client many times over (more than 10 waits made the old
+      // code warn of a listener leak).
+      const blocks = 160;
       router.add('GET', '/download', async (ex) => {
         if (ex.method === 'HEAD') return ex.head(200, { etag: '"d"' }, blocks * 65536);
         await ex.stream(200, {}, blocks * 65536, (async function* () {
@@ -66,9 +68,18 @@ for (const transport of transportsUnderTest(import.meta.url)) {
         const body = randomBytes(3 * 1024 * 1024 + 17);
         const up = await fetch(`${url}/upload`, { method: 'PUT', body });
         assert.deepEqual(await up.json(), { size: body.length, sha256: createHash('sha256').update(body).digest('hex') });
-        const down = Buffer.from(await (await fetch(`${url}/download`)).arrayBuffer());
-        assert.equal(down.length, blocks * 65536);
-        assert.equal(down[blocks * 65536 - 1], blocks - 1);
+        const warnings: string[] = [];
+        const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+        process.on('warning', onWarning);
+        try {
+          const down = Buffer.from(await (await fetch(`${url}/download`)).arrayBuffer());
+          assert.equal(down.length, blocks * 65536);
+          assert.equal(down[blocks * 65536 - 1], blocks - 1);
+          await new Promise((resolve) => setImmediate(resolve));
+        } finally {
+          process.off('warning', onWarning);
+        }
+        assert.deepEqual(warnings, [], 'each wait for the client takes its listeners away again');
         const head = await fetch(`${url}/download`, { method: 'HEAD' });
         assert.equal(head.headers.get('content-length'), String(blocks * 65536));
         assert.equal(head.headers.get('etag'), '"d"');
