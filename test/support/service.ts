@@ -151,16 +151,31 @@ export async function assertLogged(service: RunningService, pattern: RegExp, tim
   assert.match(service.output(), pattern);
 }
 
+/**
+ * How long a check may still run after the wait's deadline before the wait gives up on it: a check that never
+ * answers (a request the service never answers) then fails the wait, naming it, instead of holding the test until
+ * the runner's test timeout (10 min) and leaving its service running under the next tests.
+ */
+const CHECK_OVERRUN_MS = 30_000;
+
 /** Poll `check` until it returns true; `guard` may throw to stop early. */
 export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, guard: () => void = () => {}): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     guard();
+    const started = Date.now();
+    let timer: NodeJS.Timeout | undefined;
+    const hung = new Promise<'hung'>((resolve) => { timer = setTimeout(() => resolve('hung'), Math.max(0, deadline - started) + CHECK_OVERRUN_MS); });
+    let outcome: boolean | 'hung' = false;
     try {
-      if (await check()) return;
+      outcome = await Promise.race([check(), hung]);
     } catch {
       // not up yet
+    } finally {
+      clearTimeout(timer);
     }
+    if (outcome === true) return;
+    if (outcome === 'hung') throw new Error(`condition not met within ${timeoutMs} ms: its check had not answered ${Date.now() - started} ms after it began`);
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 50));
   }
