@@ -8,11 +8,12 @@
 // node_modules as before. Code that several entries import goes into chunks they share (dist/threads/chunks/), and
 // code an entry imports only when it needs it (import(), e.g. the cluster stores of the small actors) into chunks of
 // its own, loaded then, as before. Each bundle's source map leads back to the TypeScript, through tsc's own maps.
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join, relative } from 'node:path';
+// Beside each pool's bundle goes the CommonJS loader that its threads load (poolTaskLoader says why).
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { THREAD_BUNDLES_DIR } from '../src/runtime/thread-bundles.js';
+import { POOL_TASK_LOADER_EXTENSION, THREAD_BUNDLES_DIR, poolTaskLoader } from '../src/runtime/thread-bundles.js';
 
 const PROJECT = fileURLToPath(new URL('../../', import.meta.url));
 const DIST = join(PROJECT, 'dist');
@@ -75,5 +76,9 @@ for (const output of Object.keys(result.metafile.outputs).filter((file) => file.
   const code = readFileSync(join(PROJECT, output), 'utf8');
   const found = MODULE_PATH_NAMES.exec(code);
   if (found) throw new Error(`${output} refers to ${found[0]}, which a bundled package cannot use: add the package to EXTERNAL in packaging/thread-bundles.ts`);
+}
+for (const entry of entryPoints.filter((file) => basename(file) === 'task.js')) {
+  const bundle = join(OUT, relative(DIST, entry));
+  writeFileSync(bundle.replace(/\.js$/, POOL_TASK_LOADER_EXTENSION), poolTaskLoader(basename(bundle)));
 }
 process.stdout.write(`thread bundles: ${entryPoints.map((file) => relative(DIST, file)).join(', ')} → ${relative(PROJECT, OUT)}/\n`);

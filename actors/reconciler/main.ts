@@ -29,7 +29,7 @@ import { PushBackTotals, reconcilerMetrics, type PassSummary } from './metrics.j
 import { servingMetrics } from '../../src/metrics/snapshot.js';
 import { registerStatMetrics } from '../../src/metrics/stat-metrics.js';
 import { threadHeapMetrics, type ThreadHeaps } from '../../src/metrics/thread-heaps.js';
-import { threadBundle } from '../../src/runtime/thread-bundles.js';
+import { poolTaskBundle } from '../../src/runtime/thread-bundles.js';
 import { AdminChannel, type AdminTarget } from '../../src/control-socket/server.js';
 import { osThreadId } from '../../src/common/background-priority.js';
 import { adminSocketPath } from '../../src/control-socket/protocol.js';
@@ -147,11 +147,11 @@ async function withoutIndex(socketPath: string, log: Logger) {
  */
 function startPools(config: Config, secrets: ServiceSecrets, stopping: () => boolean): Pools {
   const workerData = { config, secrets };
-  const readers: SmbReaderPool = new WorkerPool('smb-reader', threadBundle('actors/smb-reader/task.js'), config.workers.smb_readers, workerData, {
+  const readers: SmbReaderPool = new WorkerPool('smb-reader', poolTaskBundle('actors/smb-reader/task.js'), config.workers.smb_readers, workerData, {
     tasksPerThread: SMB_READS_PER_THREAD,
     resourceLimits: POOL_HEAP_LIMITS,
   });
-  const indexers: IndexerPool = new WorkerPool('indexer', threadBundle('actors/indexer/task.js'), config.workers.indexers, workerData, {
+  const indexers: IndexerPool = new WorkerPool('indexer', poolTaskBundle('actors/indexer/task.js'), config.workers.indexers, workerData, {
     tasksPerThread: BATCHES_PER_INDEXER,
     resourceLimits: POOL_HEAP_LIMITS,
   });

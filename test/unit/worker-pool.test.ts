@@ -2,6 +2,8 @@
 // had no task for the idle time unless keepWarm holds one; each running thread's V8 heap can be read as `<pool>#<n>`; a task's buffers can be moved.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { rmSync, writeFileSync } from 'node:fs';
+import { poolTaskLoader } from '../../src/runtime/thread-bundles.js';
 import { WorkerPool } from '../../src/runtime/worker-pool.js';
 import type { EchoTasks } from './fixtures/echo-task.js';
 
@@ -77,5 +79,35 @@ it('moves the buffers a task is given to the pool thread instead of copying them
     assert.equal(bytes.byteLength, 0, 'moved: detached on this side');
   } finally {
     await pool.close(1_000);
+  }
+});
+
+it("runs a task bundle's tasks through its CommonJS loader, which imports the bundle instead of require()-ing it", async () => {
+  const loader = new URL('./fixtures/echo-task.cjs', import.meta.url);
+  writeFileSync(loader, poolTaskLoader('echo-task.js'));
+  const direct = new WorkerPool<EchoTasks>('echo', ENTRY, 1, undefined);
+  const loaded = new WorkerPool<EchoTasks>('echo', loader, 1, undefined);
+  try {
+    assert.equal((await direct.run({ type: 'echo', value: 1 })).required, true, 'piscina require()s a task file it is given');
+    const answer = await loaded.run({ type: 'echo', value: 2 });
+    assert.equal(answer.value, 2);
+    assert.equal(answer.required, false, 'the loader imported the bundle');
+  } finally {
+    await Promise.all([direct.close(1_000), loaded.close(1_000)]);
+    rmSync(loader);
+  }
+});
+
+it('fails each task with the error of a task bundle that cannot load', async () => {
+  const loader = new URL('./fixtures/missing-task.cjs', import.meta.url);
+  writeFileSync(loader, poolTaskLoader('missing-task.js'));
+  const pool = new WorkerPool<EchoTasks>('missing', loader, 1, undefined);
+  try {
+    for (const value of [1, 2]) {
+      await assert.rejects(pool.run({ type: 'echo', value }), /Cannot find module .*missing-task\.js/);
+    }
+  } finally {
+    await pool.close(1_000);
+    rmSync(loader);
   }
 });
