@@ -14,10 +14,8 @@ import { IndexerShares } from '../src/logon/indexer-shares.js';
 import { smbClientFromConfig } from '../src/logon/smb-client.js';
 import { SmbLogons } from '../src/logon/smb-logons.js';
 import { SmbConnectionError, SmbStatusError, SmbTimeoutError } from '../src/smb/index.js';
-import type { DependencyProbe, ProbeResult } from '../src/metrics/readiness.js';
+import { PROBE_TIMEOUT_MS, type DependencyProbe, type ProbeResult } from '../src/metrics/readiness.js';
 
-/** A dependency that answers slower than this counts as down (Elasticsearch's: the `readiness` use of src/search/client.ts). */
-const PROBE_TIMEOUT_MS = 3_000;
 
 export function dependencyProbes(config: Config, secrets: ServiceSecrets): DependencyProbe[] {
   return [elasticsearchProbe(config.elasticsearch, secrets), ldapProbe(config, secrets.indexerPassword), ...smbProbes(config, secrets)];

@@ -1,7 +1,22 @@
 // GET /readyz: whether the dependencies the service needs answer. Each probe's
 // result is kept for a few seconds, so that frequent readiness probes (and
-// several http-fronts) do not hammer the directory or the file servers; calls
-// that arrive while a probe runs share it.
+// several http-fronts) do not hammer the directory or the file servers. Once
+// it is older, the next call starts the probe again and is answered with the
+// result it has, as are the calls while that probe runs: a balancer's check
+// does not wait for a logon to the file server, which on a busy machine took
+// longer than the check's timeout and had haproxy take every proxy out at once
+// (stop 53: "Layer7 timeout, check duration: 3011ms" for all three). Only the
+// first call waits, and any call once the result is older than the keeping
+// time and a probe's timeout together (a probe that has not ended by then is
+// stuck, and its caller learns it).
+//
+// A dependency that was up counts as down after two failed probes in a row; the
+// second runs at the next call after the first. On the same busy machine a
+// single logon now and then took longer than the 3 s probes had then (an SMB
+// negotiate, an LDAPS connect), and each one took a proxy out of the balancer
+// for seconds, moving its webhook senders to another; probes now have 10 s, as
+// no check waits for them. A dependency that is gone is still down after two
+// probes: at once when its port refuses, after 20 s when it does not answer.
 //
 // /readyz answers without authentication, so a check is a state and nothing
 // else: no host, URL, account or error text. What was checked and what came
@@ -46,6 +61,13 @@ export interface ReadinessReport {
 
 const READINESS_CACHE_MS = 5_000;
 
+/**
+ * How long a probe may take before its dependency counts as down (each probe applies it: supervisor/
+ * dependency-probes.ts, and the `readiness` use of src/search/client.ts). The service's own requests wait longer
+ * (`smb.request_timeout` 30 s, `ldap.timeout` 10 s): a dependency that is slow but answers is not down.
+ */
+export const PROBE_TIMEOUT_MS = 10_000;
+
 /** One probe's run. */
 interface ProbeOutcome {
   status: 'up' | 'down' | 'disabled';
@@ -53,13 +75,16 @@ interface ProbeOutcome {
   duration_ms: number;
 }
 
-interface Cached {
-  at: number;
-  outcome: Promise<ProbeOutcome>;
+/** A probe's last result, and its run under way. */
+interface ProbeState {
+  settled?: ProbeOutcome;
+  running?: Promise<ProbeOutcome>;
+  /** Failed probes since the last that answered. */
+  failures: number;
 }
 
 export class Readiness {
-  private readonly cache = new Map<DependencyProbe, Cached>();
+  private readonly states = new Map<DependencyProbe, ProbeState>();
   /** Each probe's last state, to log only its changes. */
   private readonly logged = new Map<DependencyProbe, boolean>();
 
@@ -84,28 +109,53 @@ export class Readiness {
     return { status: ready ? 'ready' : 'not_ready', checks };
   }
 
+  /**
+   * The probe's state to answer now: its last while younger than the keeping time (and not held up over a failed
+   * probe); else its last while it is probed again (one run at a time), unless that one is older than the keeping
+   * time and a probe's timeout or there is none, when the run is waited for.
+   */
   private run(probe: DependencyProbe): Promise<ProbeOutcome> {
-    const started = this.now();
-    if (probe.disabled !== undefined) return Promise.resolve({ status: 'disabled', started, duration_ms: 0 });
-    const cached = this.cache.get(probe);
-    if (cached && started - cached.at < this.cacheMs) return cached.outcome;
-    const outcome = probe.run().then(
-      (result) => result,
-      (err: unknown): ProbeResult => ({ up: false, detail: err instanceof Error ? err.message : String(err) }),
-    ).then((result): ProbeOutcome => {
-      this.logChange(probe, result);
-      return { status: result.up ? 'up' : 'down', started, duration_ms: this.now() - started };
+    const now = this.now();
+    if (probe.disabled !== undefined) return Promise.resolve({ status: 'disabled', started: now, duration_ms: 0 });
+    const state = this.states.get(probe) ?? { failures: 0 };
+    this.states.set(probe, state);
+    const { settled } = state;
+    const heldOverAFailure = settled?.status === 'up' && state.failures > 0;
+    if (settled !== undefined && !heldOverAFailure && now - settled.started < this.cacheMs) return Promise.resolve(settled);
+    state.running ??= this.probeOnce(probe, now).then((outcome) => {
+      state.settled = outcome;
+      state.running = undefined;
+      return outcome;
     });
-    this.cache.set(probe, { at: started, outcome });
-    return outcome;
+    if (settled !== undefined && now - settled.started < this.cacheMs + PROBE_TIMEOUT_MS) return Promise.resolve(settled);
+    return state.running;
+  }
+
+  /** Runs the probe; its state is down when it failed and the one before it too, or when it never was up. */
+  private async probeOnce(probe: DependencyProbe, started: number): Promise<ProbeOutcome> {
+    let result: ProbeResult;
+    try {
+      result = await probe.run();
+    } catch (err) {
+      result = { up: false, detail: err instanceof Error ? err.message : String(err) };
+    }
+    const state = this.states.get(probe)!;
+    state.failures = result.up ? 0 : state.failures + 1;
+    const held = !result.up && state.failures === 1 && state.settled?.status === 'up';
+    if (held) this.log.info(this.fields(probe, result), 'readiness: a probe failed; probing again before counting the dependency down');
+    else this.logChange(probe, result);
+    return { status: result.up || held ? 'up' : 'down', started, duration_ms: this.now() - started };
   }
 
   private logChange(probe: DependencyProbe, result: ProbeResult): void {
     if (this.logged.get(probe) === result.up) return;
     this.logged.set(probe, result.up);
-    const fields = { dependency: probe.name, ...(probe.server === undefined ? {} : { server: probe.server }), detail: result.detail };
-    if (result.up) this.log.info(fields, 'readiness: dependency up');
-    else this.log.warn(fields, 'readiness: dependency down');
+    if (result.up) this.log.info(this.fields(probe, result), 'readiness: dependency up');
+    else this.log.warn(this.fields(probe, result), 'readiness: dependency down');
+  }
+
+  private fields(probe: DependencyProbe, result: ProbeResult): object {
+    return { dependency: probe.name, ...(probe.server === undefined ? {} : { server: probe.server }), detail: result.detail };
   }
 }
 

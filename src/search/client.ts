@@ -24,8 +24,8 @@ const REQUEST_TIMEOUT_MS = {
    * timeout on a busy sidecar, and a timed-out batch stops the whole pass. No request waits on indexing's calls.
    */
   indexing: 60_000,
-  /** A /readyz probe (the supervisor): a cluster slower than this counts as down, as the other dependencies do. */
-  readiness: 3_000,
+  /** A /readyz probe (the supervisor): a cluster slower than this counts as down (PROBE_TIMEOUT_MS of src/metrics/readiness.ts). */
+  readiness: 10_000,
   /** `fileproxy doctor`: someone waits at a terminal. */
   doctor: 5_000,
   /**

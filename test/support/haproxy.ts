@@ -12,7 +12,9 @@ import { startService, waitFor, type Overrides, type RunningService } from './se
 export interface RunningBalancer {
   url: string;
   pid: number;
-  /** Stops this haproxy (by its pid) and removes its config. */
+  /** What haproxy said of its servers so far: each proxy it took out (DOWN, with the check's reason) or back (UP). */
+  serverChanges(): string[];
+  /** Stops this haproxy (by its pid) and removes its config; prints the server changes, if any, to the test's output. */
   stop(): Promise<void>;
 }
 
@@ -65,6 +67,9 @@ export function haproxyConfig(port: number, backends: readonly string[], { webho
   ].join('\n');
 }
 
+/** A line of haproxy's (in the foreground, on stderr) saying that it took a server out or back, or had none left. */
+const SERVER_CHANGE = /Server \S+ is (DOWN|UP)|has no server available/;
+
 export async function startHaproxy(backends: readonly string[], options: BalancerOptions = {}): Promise<RunningBalancer> {
   await ensureDebianPackages(['haproxy']);
   const port = await freePort();
@@ -81,15 +86,19 @@ export async function startHaproxy(backends: readonly string[], options: Balance
   await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, 15_000, () => {
     if (child.exitCode !== null) throw new Error(`haproxy exited with ${child.exitCode}:\n${output}`);
   });
+  const serverChanges = () => output.split('\n').filter((line) => SERVER_CHANGE.test(line)).map((line) => line.trim());
   return {
     url,
     pid: child.pid!,
+    serverChanges,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         process.kill(child.pid!, 'SIGTERM');
         await exited;
       }
       rmSync(dir, { recursive: true, force: true });
+      const changes = serverChanges();
+      if (changes.length > 0) console.log(`haproxy's server changes:\n${changes.join('\n')}`);
     },
   };
 }
@@ -104,13 +113,17 @@ export interface ProxiesBehindBalancer {
 
 /**
  * `count` services with the same `overrides`, started one after the other (the first creates the shared indices,
- * the others find them), behind a haproxy configured by `options`.
+ * the others find them), behind a haproxy configured by `options` once each is ready.
  */
 export async function startProxiesBehindHaproxy(count: number, overrides: Overrides, options: BalancerOptions = {}): Promise<ProxiesBehindBalancer> {
   const proxies: RunningService[] = [];
   const stopProxies = () => Promise.all(proxies.map((p) => p.stop()));
   try {
     for (let i = 0; i < count; i++) proxies.push(await startService(overrides));
+    // Each proxy ready before the balancer checks it: a proxy's first /readyz waits for its first probes (a logon to
+    // the directory and the file server), which on a busy machine took longer than the check's timeout, so that
+    // haproxy took every proxy out at first and brought them back one by one, moving senders between them.
+    await Promise.all(proxies.map((proxy) => waitFor(async () => (await fetch(`${proxy.url}/readyz`)).status === 200, 60_000)));
     const balancer = await startHaproxy(proxies.map((p) => p.url), options);
     return { proxies, balancer, stop: async () => { await balancer.stop(); await stopProxies(); } };
   } catch (error) {

@@ -214,11 +214,19 @@ describe('WebDAV through 3 proxies sharing state behind haproxy', () => {
       }
     };
     const senders = [...Array.from({ length: 4 }, webhookSender), ...Array.from({ length: 3 }, (_, n) => davSender(n))];
-    await new Promise((r) => setTimeout(r, 1_500));
+    // The kill comes once the load has had each kind of answer, and the load goes on until it has had more of each
+    // (and at least as long as the balancer takes to notice the death): on a busy machine the first property took
+    // longer than the fixed 1.5 s this test used to wait (stop 52's CI: none before the kill).
+    const until = async (done: () => boolean, ms: number) => {
+      const end = Date.now() + ms;
+      while (!done() && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+    };
+    await until(() => accepted.length > 0 && locked.length > 0 && marked.length > 0, 30_000);
     const victim = proxies[2]!;
     process.kill(victim.process.pid!, 'SIGKILL');
     const before = { events: accepted.length, locks: locked.length, properties: marked.length };
     await new Promise((r) => setTimeout(r, 2_500));
+    await until(() => accepted.length > before.events && locked.length > before.locks && marked.length > before.properties, 30_000);
     sending = false;
     await Promise.all(senders);
     const summary = `accepted before the kill ${JSON.stringify(before)}, in all events ${accepted.length}, locks ${locked.length}, properties ${marked.length}; others ${JSON.stringify(others)}`;

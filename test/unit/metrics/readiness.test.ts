@@ -1,5 +1,5 @@
-// GET /readyz's report: every needed dependency up, results reused for a while; states only in the report (it is
-// answered without authentication), the reasons in the log once per change.
+// GET /readyz's report: every needed dependency up, results reused for a while and answered while a newer one is on
+// its way; states only in the report (it is answered without authentication), the reasons in the log once per change.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { silentLog, type Logger } from '../../../src/common/logger.js';
@@ -15,6 +15,8 @@ function probe(name: string, answers: (() => Promise<ProbeResult>)[], server?: s
   };
   return p;
 }
+/** Lets the probe runs that a report started settle (their answers here are promises already resolved). */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
 const up = (detail = 'fine') => async (): Promise<ProbeResult> => ({ up: true, detail });
 const down = (detail = 'gone') => async (): Promise<ProbeResult> => ({ up: false, detail });
 
@@ -71,18 +73,22 @@ describe('Readiness', () => {
     const first = await readiness.report();
     now += 5_000;
     await readiness.report();
+    await settle();
     assert.equal(fs1.runs, 2);
     assert.deepEqual(log.lines, [{
       level: 'warn', message: 'readiness: dependency down',
       details: { dependency: 'smb', server: 'smb://fs1.edu.test:445', detail: 'fs1.edu.test:445 does not answer' },
     }], 'the second run, as down as the first, logs nothing');
     now += 5_000;
+    await readiness.report();
+    await settle();
     const last = await readiness.report();
     assert.deepEqual(log.lines.map((l) => l.level), ['warn', 'info']);
+    assert.equal(last.status, 'ready');
     for (const report of [first, last]) assert.doesNotMatch(JSON.stringify(report), /fs1|edu\.test|445/);
   });
 
-  it('reuses a result for the cache time, shares a running probe, and probes again afterwards', async () => {
+  it('reuses a result for the cache time and shares the first probe', async () => {
     let now = 1_000_000;
     const ldap = probe('ldap', [down('bind failed'), up('bound')]);
     const readiness = new Readiness([ldap], silentLog, 5_000, () => now);
@@ -93,12 +99,82 @@ describe('Readiness', () => {
 
     now += 4_999;
     assert.equal((await readiness.report()).checks['ldap']!.status, 'down');
+    await settle();
     assert.equal(ldap.runs, 1);
+  });
 
+  it('answers with the last result while it probes again, once at a time, and waits when that one is too old', async () => {
+    let now = 1_000_000;
+    let answer!: (result: ProbeResult) => void;
+    const slow = () => new Promise<ProbeResult>((resolve) => { answer = resolve; });
+    const smb = probe('smb', [up('session setup'), slow, slow]);
+    const readiness = new Readiness([smb], silentLog, 5_000, () => now);
+    await readiness.report();
+
+    now += 5_000;
+    const [during, alsoDuring] = await Promise.all([readiness.report(), readiness.report()]);
+    assert.equal(smb.runs, 2, 'one new run for both');
+    for (const report of [during, alsoDuring]) {
+      assert.equal(report.status, 'ready', 'the last result, not a wait for the logon');
+      assert.equal(report.checks['smb']!.checked_at, new Date(1_000_000).toISOString());
+    }
+    answer({ up: true, detail: 'session setup' });
+    await settle();
     now += 1;
-    const later = await readiness.report();
+    assert.equal((await readiness.report()).checks['smb']!.checked_at, new Date(1_005_000).toISOString());
+
+    // Once the last result is as old as the keeping time and a probe's timeout (5 + 10 s), a call waits for the run.
+    now = 1_020_000;
+    let waited = false;
+    const waiting = readiness.report().then((report) => { waited = true; return report; });
+    await settle();
+    assert.equal(waited, false, 'the result of 15 s ago is too old to answer with');
+    answer({ up: true, detail: 'session setup' });
+    assert.equal((await waiting).checks['smb']!.checked_at, new Date(1_020_000).toISOString());
+    assert.equal(smb.runs, 3);
+  });
+
+  it('counts a dependency that was up as down after two failed probes in a row, the second at the next call', async () => {
+    let now = 1_000_000;
+    const log = recorder();
+    const ldap = probe('ldap', [up('bound'), down('connect timed out'), down('connect timed out'), up('bound'), down('connect timed out'), up('bound')]);
+    const readiness = new Readiness([ldap], log, 5_000, () => now);
+    const statusNow = async () => { const report = await readiness.report(); await settle(); return report.status; };
+    assert.equal(await statusNow(), 'ready');
+    now += 5_000;
+    assert.equal(await statusNow(), 'ready', 'the last result while the second probe runs');
     assert.equal(ldap.runs, 2);
-    assert.equal(later.status, 'ready');
-    assert.equal(later.checks['ldap']!.checked_at, new Date(now).toISOString());
+    now += 1;
+    assert.equal(await statusNow(), 'ready', 'one failed probe is held up, and the next call probes again');
+    assert.equal(ldap.runs, 3);
+    now += 1;
+    assert.equal(await statusNow(), 'not_ready', 'two in a row: down');
+    assert.equal(ldap.runs, 3, 'a down result is kept as long as any');
+    now += 5_000;
+    await statusNow();
+    assert.equal(await statusNow(), 'ready', 'one probe that answers is up again');
+    now += 5_000;
+    await statusNow();
+    now += 1;
+    assert.equal(await statusNow(), 'ready', 'a failure after a success is held again');
+    assert.equal(ldap.runs, 6);
+    assert.deepEqual(log.lines.map((l) => [l.level, l.message]), [
+      ['info', 'readiness: dependency up'],
+      ['info', 'readiness: a probe failed; probing again before counting the dependency down'],
+      ['warn', 'readiness: dependency down'],
+      ['info', 'readiness: dependency up'],
+      ['info', 'readiness: a probe failed; probing again before counting the dependency down'],
+    ], 'a held failure that the next probe clears changes no state');
+  });
+
+  it('counts a probe that throws as down and probes it again later', async () => {
+    let now = 1_000_000;
+    const ldap = probe('ldap', [() => { throw new Error('bad config'); }, up('bound')]);
+    const readiness = new Readiness([ldap], silentLog, 5_000, () => now);
+    assert.equal((await readiness.report()).status, 'not_ready');
+    now += 5_000;
+    await readiness.report();
+    await settle();
+    assert.equal((await readiness.report()).status, 'ready');
   });
 });
