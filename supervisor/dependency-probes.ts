@@ -16,7 +16,6 @@ import { SmbLogons } from '../src/logon/smb-logons.js';
 import { SmbConnectionError, SmbStatusError, SmbTimeoutError } from '../src/smb/index.js';
 import { PROBE_TIMEOUT_MS, type DependencyProbe, type ProbeResult } from '../src/metrics/readiness.js';
 
-
 export function dependencyProbes(config: Config, secrets: ServiceSecrets): DependencyProbe[] {
   return [elasticsearchProbe(config.elasticsearch, secrets), ldapProbe(config, secrets.indexerPassword), ...smbProbes(config, secrets)];
 }

@@ -63,8 +63,9 @@ const READINESS_CACHE_MS = 5_000;
 
 /**
  * How long a probe may take before its dependency counts as down (each probe applies it: supervisor/
- * dependency-probes.ts, and the `readiness` use of src/search/client.ts). The service's own requests wait longer
- * (`smb.request_timeout` 30 s, `ldap.timeout` 10 s): a dependency that is slow but answers is not down.
+ * dependency-probes.ts, and the `readiness` use of src/search/client.ts), or the dependency's own timeout in
+ * config.yml when that is shorter (`ldap.timeout`, 5 s by default). The file server's requests wait longer
+ * (`smb.request_timeout`, 30 s): a dependency that is slow but answers is not down.
  */
 export const PROBE_TIMEOUT_MS = 10_000;
 
