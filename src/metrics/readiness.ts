@@ -86,8 +86,6 @@ interface ProbeState {
 
 export class Readiness {
   private readonly states = new Map<DependencyProbe, ProbeState>();
-  /** Each probe's last state, to log only its changes. */
-  private readonly logged = new Map<DependencyProbe, boolean>();
 
   constructor(
     private readonly probes: readonly DependencyProbe[],
@@ -123,7 +121,7 @@ export class Readiness {
     const { settled } = state;
     const heldOverAFailure = settled?.status === 'up' && state.failures > 0;
     if (settled !== undefined && !heldOverAFailure && now - settled.started < this.cacheMs) return Promise.resolve(settled);
-    state.running ??= this.probeOnce(probe, now).then((outcome) => {
+    state.running ??= this.probeOnce(probe, state, now).then((outcome) => {
       state.settled = outcome;
       state.running = undefined;
       return outcome;
@@ -132,27 +130,27 @@ export class Readiness {
     return state.running;
   }
 
-  /** Runs the probe; its state is down when it failed and the one before it too, or when it never was up. */
-  private async probeOnce(probe: DependencyProbe, started: number): Promise<ProbeOutcome> {
+  /**
+   * Runs the probe; its state is down when it failed and the one before it too, or when it never was up. The log
+   * says when the state changes (and when a failure is held), not at every probe.
+   */
+  private async probeOnce(probe: DependencyProbe, state: ProbeState, started: number): Promise<ProbeOutcome> {
     let result: ProbeResult;
     try {
       result = await probe.run();
     } catch (err) {
       result = { up: false, detail: err instanceof Error ? err.message : String(err) };
     }
-    const state = this.states.get(probe)!;
+    const before = state.settled?.status;
     state.failures = result.up ? 0 : state.failures + 1;
-    const held = !result.up && state.failures === 1 && state.settled?.status === 'up';
+    const held = !result.up && state.failures === 1 && before === 'up';
+    const status = result.up || held ? 'up' : 'down';
     if (held) this.log.info(this.fields(probe, result), 'readiness: a probe failed; probing again before counting the dependency down');
-    else this.logChange(probe, result);
-    return { status: result.up || held ? 'up' : 'down', started, duration_ms: this.now() - started };
-  }
-
-  private logChange(probe: DependencyProbe, result: ProbeResult): void {
-    if (this.logged.get(probe) === result.up) return;
-    this.logged.set(probe, result.up);
-    if (result.up) this.log.info(this.fields(probe, result), 'readiness: dependency up');
-    else this.log.warn(this.fields(probe, result), 'readiness: dependency down');
+    else if (status !== before) {
+      if (result.up) this.log.info(this.fields(probe, result), 'readiness: dependency up');
+      else this.log.warn(this.fields(probe, result), 'readiness: dependency down');
+    }
+    return { status, started, duration_ms: this.now() - started };
   }
 
   private fields(probe: DependencyProbe, result: ProbeResult): object {
