@@ -158,6 +158,14 @@ export async function assertLogged(service: RunningService, pattern: RegExp, tim
  */
 const CHECK_OVERRUN_MS = 30_000;
 
+/**
+ * Waits until `done` holds or `timeoutMs` ran out, whichever comes first, and never fails: for a load test that
+ * waits for enough of its load and then asserts on what it had.
+ */
+export async function waitUpTo(done: () => boolean, timeoutMs: number): Promise<void> {
+  await waitFor(async () => done(), timeoutMs).catch(() => undefined);
+}
+
 /** Poll `check` until it returns true; `guard` may throw to stop early. */
 export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, guard: () => void = () => {}): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -13,7 +13,7 @@ import type { Client } from '@elastic/elasticsearch';
 import { createSearchClient } from '../../../src/search/client.js';
 import { deleteIndicesStartingWith } from '../../support/es-indices.js';
 import { startProxiesBehindHaproxy, type ProxiesBehindBalancer, type RunningBalancer } from '../../support/haproxy.js';
-import { waitFor, type RunningService } from '../../support/service.js';
+import { waitUpTo, type RunningService } from '../../support/service.js';
 import { readTestbedEnv } from '../../testbed/env.js';
 import { AdminApi, postWebhook, statusCounts } from '../webhooks/api.js';
 import { DavClient, account, type Account } from './dav-client.js';
@@ -218,13 +218,12 @@ describe('WebDAV through 3 proxies sharing state behind haproxy', () => {
     // (and at least as long as the balancer takes to notice the death): on a busy machine the first property took
     // longer than the fixed 1.5 s this test used to wait (stop 52's CI: none before the kill).
     // A wait that runs out is no failure here: the assertions after it say what the load had.
-    const until = (done: () => boolean, ms: number) => waitFor(async () => done(), ms).catch(() => undefined);
-    await until(() => accepted.length > 0 && locked.length > 0 && marked.length > 0, 30_000);
+    await waitUpTo(() => accepted.length > 0 && locked.length > 0 && marked.length > 0, 30_000);
     const victim = proxies[2]!;
     process.kill(victim.process.pid!, 'SIGKILL');
     const before = { events: accepted.length, locks: locked.length, properties: marked.length };
     await new Promise((r) => setTimeout(r, 2_500));
-    await until(() => accepted.length > before.events && locked.length > before.locks && marked.length > before.properties, 30_000);
+    await waitUpTo(() => accepted.length > before.events && locked.length > before.locks && marked.length > before.properties, 30_000);
     sending = false;
     await Promise.all(senders);
     const summary = `accepted before the kill ${JSON.stringify(before)}, in all events ${accepted.length}, locks ${locked.length}, properties ${marked.length}; others ${JSON.stringify(others)}`;

@@ -11,7 +11,7 @@ import { createSearchClient } from '../../../src/search/client.js';
 import { eventDocId } from '../../../src/webhooks/cluster-event-ids.js';
 import { deleteIndicesStartingWith } from '../../support/es-indices.js';
 import { startProxiesBehindHaproxy, type ProxiesBehindBalancer, type RunningBalancer } from '../../support/haproxy.js';
-import type { RunningService } from '../../support/service.js';
+import { waitUpTo, type RunningService } from '../../support/service.js';
 import { readTestbedEnv } from '../../testbed/env.js';
 import { AdminApi, postWebhook, statusCounts, type ClientEntry } from './api.js';
 
@@ -107,11 +107,15 @@ describe('webhooks through 3 proxies sharing state behind haproxy', () => {
       }
     };
     const senders = Array.from({ length: 8 }, sender);
-    await new Promise((r) => setTimeout(r, 1_500));
+    // The kill comes once events are accepted, and the load goes on until more are (and at least as long as the
+    // balancer takes to notice the death): on a busy machine fixed waits saw too little. A wait that runs out is no
+    // failure here: the assertion after it says what the load had.
+    await waitUpTo(() => accepted.length > 0, 30_000);
     const victim = proxies[2]!;
     process.kill(victim.process.pid!, 'SIGKILL');
     const acceptedBeforeKill = accepted.length;
     await new Promise((r) => setTimeout(r, 2_500));
+    await waitUpTo(() => accepted.length > acceptedBeforeKill, 30_000);
     sending = false;
     await Promise.all(senders);
     assert.ok(acceptedBeforeKill > 0 && accepted.length > acceptedBeforeKill, `accepted ${acceptedBeforeKill} before the kill, ${accepted.length} in all; others ${JSON.stringify(others)}`);
