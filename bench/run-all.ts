@@ -10,7 +10,7 @@
  */
 import { folderDeletesBench } from './index/folder-deletes.js';
 import { poolsBench } from './index/pools.js';
-import { rebuildCostBench } from './index/rebuild-cost.js';
+import { jobCostBench } from './index/job-cost.js';
 import { threadStartBench } from './threads/start.js';
 import { renderBench } from './index/render-cost.js';
 import { indexBench } from './index/run.js';
@@ -29,7 +29,7 @@ import { webdavBench } from './webdav/run.js';
 import { webhookBench } from './webhook/run.js';
 import { severalProxiesBench } from './several-proxies/run.js';
 
-const BENCHMARKS: Benchmark[] = [smbBench, sessionSetupBench, negotiateBench, webhookBench, severalProxiesBench, searchBench, relevanceBench, clauseCostBench, countCostBench, liveAclBench, webdavBench, indexBench, poolsBench, rebuildCostBench, renderBench, folderDeletesBench, memoryBench, threadStartBench];
+const BENCHMARKS: Benchmark[] = [smbBench, sessionSetupBench, negotiateBench, webhookBench, severalProxiesBench, searchBench, relevanceBench, clauseCostBench, countCostBench, liveAclBench, webdavBench, indexBench, poolsBench, jobCostBench, renderBench, folderDeletesBench, memoryBench, threadStartBench];
 /** Run only when named: each alone takes longer than all the others together. */
 const BY_NAME_ONLY: Benchmark[] = [scaleBench];
 /** How often a running benchmark is reported as still running. */
