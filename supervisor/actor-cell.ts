@@ -166,6 +166,9 @@ export class ActorCell {
   private onMessage(msg: ActorToSupervisor): void {
     switch (msg.type) {
       case 'ready':
+        // Asked to stop while it started: it stops, and must not count as running (its exit would be taken for a
+        // crash and restarted, and stop() would wait for an exit that never comes).
+        if (this.state === 'stopping') break;
         this.state = 'running';
         this.readyAt = Date.now();
         this.log.info({ actor: this.name, restarts: this.restarts }, 'actor ready');

@@ -1,6 +1,7 @@
 // ActorCell restarts a killed actor on its spare thread: the new incarnation runs on a thread created before the
 // kill (so the restart skips thread start and module loading), and a new spare is prepared for the next one.
 // Without spare threads (the default, supervisor.spare_threads) a restart starts a new thread and none waits.
+// A cell asked to stop while its actor starts stops it, and does not take that exit for a crash.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { Worker } from 'node:worker_threads';
@@ -86,4 +87,14 @@ it('shows the reason of the last crash in its health without a path in it (/heal
   } finally {
     await cell.stop(1_000);
   }
+});
+
+it('stops an actor asked to stop while it starts: its ready does not make it running, its exit is no crash', { timeout: 30_000 }, async () => {
+  // As a service stopped (SIGTERM) while an actor restarts: the `stop` reaches the thread after its `ready` left it.
+  const cell = dedupeCell(false);
+  cell.start();
+  await cell.stop(1_000);
+  assert.equal(cell.state, 'stopped');
+  assert.equal((await cell.report()).actor.restarts, 0, 'the stopped thread was not restarted');
+  assert.deepEqual(await cell.heaps(), {}, 'no thread left');
 });

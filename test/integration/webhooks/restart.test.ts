@@ -83,7 +83,7 @@ describe('restarts', () => {
           const { status } = await postWebhook(url, { key: client.api_key, userAgent: 'platform-api' });
           statuses.add(status);
           return status === 200;
-        }, 5_000);
+        }, 30_000);
         assert.deepEqual([...statuses].filter((s) => s !== 200 && s !== 503), []);
         const report = (await (await fetch(`${url}/healthz`)).json()) as HealthReport;
         assert.equal(report.actors['http-front']?.details?.['webhookClients'], 1);
