@@ -136,6 +136,8 @@ export function removeSeed(env: TestbedEnv, share: string, root: string): void {
 
 /** Deletes the documents of the seeded pages below `root` (the test cluster has no `_delete_by_query`). */
 export async function removeSeedDocuments(es: Client, root: string): Promise<void> {
+  // No index yet (a testbed no service has run on): nothing to remove.
+  if (!(await es.indices.exists({ index: DEFAULT_ALIAS }))) return;
   await es.indices.refresh({ index: DEFAULT_ALIAS });
   for (;;) {
     const { hits } = await es.search({ index: DEFAULT_ALIAS, size: 5000, _source: false, query: { prefix: { path: `${root}/` } } });
