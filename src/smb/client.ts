@@ -2,7 +2,7 @@
  * File-system facade over the protocol layers: one SmbShare per (server, credentials, share), backed by the
  * pool. Paths are forward-slash, share-relative.
  */
-import { NtStatus, SmbError } from './errors.js';
+import { NtStatus, SmbError, type SmbStatusError } from './errors.js';
 import { FileInfoClass, basicInfo, dispositionInfo, renameInfo, type DirectoryEntry, type FileAllInfo, type FileTimes } from './fscc.js';
 import { Access, closeRequest, CreateOptions, type CreateParams, createRequest, Disposition, FileAttributes, READ_ATTRS, RELATED_FILE_ID } from './messages/create.js';
 import { SecurityInformation } from './messages/query.js';
@@ -16,6 +16,7 @@ import {
   parseInternalIdResponse,
   queryAllInfo,
   querySecurity,
+  querySecurityOfEach,
   querySecurityAndHead,
   readFileRange,
   setInfoByPath,
@@ -403,9 +404,16 @@ export class SmbShare {
   }
 
   async getSecurity(path: string): Promise<SecurityDescriptor> {
-    return this.read((tree) =>
-      querySecurity(tree, { name: toSmbPath(path), desiredAccess: Access.READ_CONTROL | Access.SYNCHRONIZE, disposition: Disposition.OPEN }),
-    );
+    return this.read((tree) => querySecurity(tree, securityParams(path)));
+  }
+
+  /**
+   * getSecurity of each of `paths`, in one round trip (one compound message of a chain per file): each path's
+   * descriptor, or the status error getSecurity would have thrown for it. An error of the connection or session fails
+   * the whole call, as it would each getSecurity.
+   */
+  async getSecurityOfEach(paths: readonly string[]): Promise<(SecurityDescriptor | SmbStatusError)[]> {
+    return this.read((tree) => querySecurityOfEach(tree, paths.map(securityParams)));
   }
 
   /**
@@ -446,6 +454,11 @@ export class SmbShare {
     const responses = await tree.compound([createRequest(params), closeRequest(RELATED_FILE_ID)]);
     assertStatus(responses[0]!, `CREATE ${tree.shareName}\\${params.name}`);
   }
+}
+
+/** Opens a file or folder to read its security descriptor. */
+function securityParams(path: string): CreateParams {
+  return { name: toSmbPath(path), desiredAccess: Access.READ_CONTROL | Access.SYNCHRONIZE, disposition: Disposition.OPEN };
 }
 
 /** Opens a file (`NON_DIRECTORY_FILE`) or a folder (`DIRECTORY_FILE`) to read its data or its members. */

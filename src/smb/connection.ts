@@ -317,7 +317,24 @@ export class Connection {
    * Sends requests as one compound chain (related: later ones act on the FileId of the first CREATE) and
    * returns every response, whatever its status.
    */
-  async compound(reqs: readonly SmbRequest[], ctx: RequestContext = {}, held: HeldRequestOptions = {}): Promise<SmbResponse[]> {
+  compound(reqs: readonly SmbRequest[], ctx: RequestContext = {}, held: HeldRequestOptions = {}): Promise<SmbResponse[]> {
+    return this.sendCompound(reqs, reqs.map((_, i) => i > 0), ctx, held);
+  }
+
+  /**
+   * Sends several related chains in one compound message (MS-SMB2 3.2.4.1.4): each chain's first request is
+   * unrelated, its others act on the FileId of that one's CREATE. One frame and one round trip for all of them, where
+   * each chain alone would take its own; the server answers each chain as if it came alone. Returns each chain's
+   * responses, whatever their status.
+   */
+  async compoundChains(chains: readonly (readonly SmbRequest[])[], ctx: RequestContext = {}): Promise<SmbResponse[][]> {
+    const responses = await this.sendCompound(chains.flat(), chains.flatMap((chain) => chain.map((_, i) => i > 0)), ctx, {});
+    let at = 0;
+    return chains.map((chain) => responses.slice(at, (at += chain.length)));
+  }
+
+  /** Sends `reqs` as one compound message, each flagged related (acting on the FileId before it) where `related` says. */
+  private async sendCompound(reqs: readonly SmbRequest[], related: readonly boolean[], ctx: RequestContext, held: HeldRequestOptions): Promise<SmbResponse[]> {
     const charges = reqs.map((r) => this.creditCharge(r));
     const total = charges.reduce((a, b) => a + b, 0);
     await this.acquireCredits(total);
@@ -344,7 +361,7 @@ export class Connection {
         command: req.command,
         creditCharge: this.dialect >= Dialect.SMB210 && req.command !== Command.NEGOTIATE ? charges[i]! : 0,
         creditRequest: charges[i]! + (i === reqs.length - 1 ? grow : 0),
-        flags: (i > 0 ? HeaderFlags.RELATED_OPERATIONS : 0) | (sign ? HeaderFlags.SIGNED : 0),
+        flags: (related[i] ? HeaderFlags.RELATED_OPERATIONS : 0) | (sign ? HeaderFlags.SIGNED : 0),
         messageId,
         treeId: ctx.treeId ?? 0,
         sessionId,

@@ -3,7 +3,7 @@
  * negotiated maximums, FLUSH, QUERY_DIRECTORY paging, QUERY_INFO, SET_INFO and CLOSE; plus the compound
  * round trips for small files (CREATE + READ/QUERY_INFO/WRITE/SET_INFO + CLOSE).
  */
-import { NtStatus, SmbError, SmbProtocolError } from './errors.js';
+import { NtStatus, SmbError, SmbProtocolError, SmbStatusError } from './errors.js';
 import { assertStatus, type HeldRequestOptions, type SmbResponse } from './connection.js';
 import {
   FileInfoClass,
@@ -261,6 +261,32 @@ export async function queryAllInfo(tree: Tree, params: CreateParams): Promise<Fi
 export async function querySecurity(tree: Tree, params: CreateParams, info: number = SECURITY_ALL): Promise<SecurityDescriptor> {
   const { responses } = await openDoClose(tree, params, [queryInfoRequest(RELATED_FILE_ID, InfoType.SECURITY, 0, QUERY_BUFFER, info)]);
   return parseSecurityDescriptor(parseOutputBuffer(responses[0]!.reader, 'QUERY_INFO'));
+}
+
+/**
+ * The security descriptors of several files, each of its own open, in one round trip: a CREATE, QUERY_INFO and CLOSE
+ * chain per file in one compound message. Each file's answer is its descriptor, or the status error its chain ended
+ * with (its CREATE's when that failed), as querySecurity would have thrown it.
+ */
+export async function querySecurityOfEach(tree: Tree, files: readonly CreateParams[], info: number = SECURITY_ALL): Promise<(SecurityDescriptor | SmbStatusError)[]> {
+  const chains = files.map((params) => [
+    createRequest(params),
+    queryInfoRequest(RELATED_FILE_ID, InfoType.SECURITY, 0, QUERY_BUFFER, info),
+    closeRequest(RELATED_FILE_ID),
+  ]);
+  const answers = await tree.compoundChains(chains);
+  return answers.map((responses, i) => {
+    expectCount(responses, 3);
+    const name = `${tree.shareName}\\${files[i]!.name}`;
+    try {
+      checkCompound(responses.slice(0, 1), `CREATE ${name}`);
+      checkCompound(responses.slice(1, 2), name);
+    } catch (err) {
+      if (err instanceof SmbStatusError) return err;
+      throw err;
+    }
+    return parseSecurityDescriptor(parseOutputBuffer(responses[1]!.reader, 'QUERY_INFO'));
+  });
 }
 
 /**

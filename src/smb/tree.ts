@@ -87,6 +87,11 @@ export class Tree {
     return this.session.connection.compound(reqs, this.ctx);
   }
 
+  /** Several related chains in one compound message (Connection.compoundChains); responses are returned unchecked. */
+  compoundChains(chains: readonly (readonly SmbRequest[])[]): Promise<SmbResponse[][]> {
+    return this.session.connection.compoundChains(chains, this.ctx);
+  }
+
   async disconnect(): Promise<void> {
     if (this.disconnected) return;
     this.disconnected = true;

@@ -14,8 +14,16 @@ import { isWikiPage, WIKI_DIR } from '../../wiki/layout.js';
 import type { PageAddress } from '../../wiki/page-change.js';
 import { readPageOf, type ChangedPageOutcome, type ListedPageFacts, type PageOutcome, type FolderListing, type NameListing, type PageFacts, type PageVersion, type Unlisted, type WikiDirListing } from '../listing.js';
 
-/** Security descriptors of one `.wiki/` folder read at once. */
+/** Pages of one `.wiki/` folder read at once in a forced reindex (each open reads a page's descriptor and bytes). */
 const SECURITY_CONCURRENCY = 8;
+/**
+ * A pass reads only the pages' descriptors: this many in one round trip (a compound message of an open, a query and
+ * a close per page), and this many round trips at once. One message for eight opens costs the service less CPU
+ * than eight messages (signing, framing, a promise per message): measured with a throwaway script on the testbed,
+ * 88–109 µs of client CPU per descriptor against 155–176 µs.
+ */
+const SECURITY_BATCH = 8;
+const SECURITY_BATCHES_AT_ONCE = 2;
 /**
  * Larger pages are not indexed (reported as failed): Markdown pages are a few KiB, and the pool threads read and
  * render several pages at once within a bounded heap (src/runtime/heap-limits.ts).
@@ -63,13 +71,14 @@ function isWikiDirEntry(entry: SmbStat): boolean {
 }
 
 /**
- * What the listing learns of one page besides its stat: its security descriptor, and with `withContent` its bytes of
- * the same open (ListedPageFacts). Should that open fail, the security descriptor alone is read, as without content:
- * a page the account may not read, or that another program holds, is then read on its own, and fails there as ever.
+ * What the listing of a forced reindex learns of one page besides its stat: its security descriptor and its bytes,
+ * of one open (ListedPageFacts). Should that open fail, or the page be too large to index, the security descriptor
+ * alone is read: a page the account may not read, or that another program holds, is then read on its own, and fails
+ * there as ever.
  */
-async function listedFacts(share: SmbShare, entry: SmbStat, withContent: boolean): Promise<Attempt<ListedPageFacts>> {
+async function listedFacts(share: SmbShare, entry: SmbStat): Promise<Attempt<ListedPageFacts>> {
   const stat = { size: entry.size, modified: entry.mtime.getTime() };
-  if (withContent && entry.size <= MAX_INDEXED_PAGE_BYTES) {
+  if (entry.size <= MAX_INDEXED_PAGE_BYTES) {
     const both = await attempt(() => share.readWithSecurity(entry.path));
     if (both.state === 'ok') {
       const { securityDescriptor, content } = both.value;
@@ -80,25 +89,45 @@ async function listedFacts(share: SmbShare, entry: SmbStat, withContent: boolean
   return sd.state === 'ok' ? { state: 'ok', value: { ...stat, securityDescriptor: sd.value } } : sd;
 }
 
+/**
+ * The descriptors of `entries` (pages of one folder), of one round trip: each page's facts, or what the server said
+ * about that page alone; any other error is thrown, as getSecurity's would be.
+ */
+async function listedSecurities(share: SmbShare, entries: readonly SmbStat[]): Promise<Attempt<ListedPageFacts>[]> {
+  const descriptors = await share.getSecurityOfEach(entries.map((entry) => entry.path));
+  return descriptors.map((sd, i): Attempt<ListedPageFacts> => {
+    if (sd instanceof SmbError) {
+      const problem = itemProblem(sd);
+      if (problem === undefined) throw sd;
+      return problem;
+    }
+    return { state: 'ok', value: { size: entries[i]!.size, modified: entries[i]!.mtime.getTime(), securityDescriptor: sd } };
+  });
+}
+
 async function listWikiDir(share: SmbShare, path: string, withContent: boolean): Promise<WikiDirListing> {
   const entries = await attempt(() => share.readdir(path));
   if (entries.state !== 'ok') return entries;
   const pages: PageVersion[] = [];
   const unreadable: string[] = [];
-  const queue = new PQueue({ concurrency: SECURITY_CONCURRENCY });
-  await Promise.all(
-    entries.value
-      .filter((entry) => !entry.isDirectory && isWikiPage(entry.path))
-      .map((entry) =>
-        queue.add(async () => {
-          const facts = await listedFacts(share, entry, withContent);
-          if (facts.state === 'ok') {
-            pages.push({ name: entry.name, version: versionToken(entry.size, entry.mtime, facts.value.securityDescriptor), facts: facts.value });
-          } else if (facts.state === 'denied') unreadable.push(entry.name);
-          // missing: deleted since the listing; failed: left out now, the next pass tries again.
-        }),
-      ),
-  );
+  const record = (entry: SmbStat, facts: Attempt<ListedPageFacts>): void => {
+    if (facts.state === 'ok') {
+      pages.push({ name: entry.name, version: versionToken(entry.size, entry.mtime, facts.value.securityDescriptor), facts: facts.value });
+    } else if (facts.state === 'denied') unreadable.push(entry.name);
+    // missing: deleted since the listing; failed: left out now, the next pass tries again.
+  };
+  const pageEntries = entries.value.filter((entry) => !entry.isDirectory && isWikiPage(entry.path));
+  if (withContent) {
+    const queue = new PQueue({ concurrency: SECURITY_CONCURRENCY });
+    await Promise.all(pageEntries.map((entry) => queue.add(async () => record(entry, await listedFacts(share, entry)))));
+  } else {
+    const queue = new PQueue({ concurrency: SECURITY_BATCHES_AT_ONCE });
+    const batches = Array.from({ length: Math.ceil(pageEntries.length / SECURITY_BATCH) }, (_, i) => pageEntries.slice(i * SECURITY_BATCH, (i + 1) * SECURITY_BATCH));
+    await Promise.all(batches.map((batch) => queue.add(async () => {
+      const facts = await listedSecurities(share, batch);
+      batch.forEach((entry, i) => record(entry, facts[i]!));
+    })));
+  }
   return { state: 'listed', pages, unreadable };
 }
 

@@ -275,6 +275,20 @@ describe('SMB facade against the testbed DC (schule, signed SMB 3.1.1)', () => {
     assert.equal((await carla.readFile('Aushang.txt')).toString(), readFileSync(join(shareDir('schule'), 'Aushang.txt'), 'utf8'));
   });
 
+  test('getSecurityOfEach answers in one round trip what getSecurity answers for each path, a refusal or a missing file as that path\'s own', async () => {
+    await share.mkdir(p('each'));
+    for (const name of ['open.md', 'closed.md', 'open2.md']) await share.writeFile(p(`each/${name}`), name);
+    smbcacls('schule', p('each/closed.md'), ['-S', `ACL:${env.groups[env.admin.group]!}:ALLOWED/0x0/FULL`]);
+    const carla = shareFor(client, userAccount('carla'));
+    const paths = ['open.md', 'closed.md', 'missing.md', 'open2.md'].map((name) => p(`each/${name}`));
+    const each = await carla.getSecurityOfEach(paths);
+    assert.deepEqual(each[0], await carla.getSecurity(paths[0]!));
+    assert.equal((each[1] as { code?: string }).code, 'ACCESS_DENIED');
+    await assert.rejects(carla.getSecurity(paths[1]!), { code: 'ACCESS_DENIED' });
+    assert.equal((each[2] as { code?: string }).code, 'NOT_FOUND');
+    assert.deepEqual(each[3], await carla.getSecurity(paths[3]!));
+  });
+
   test('a wrong password is a typed logon failure', async () => {
     const bad = shareFor(client, { user: 'anna', password: 'falsch' });
     await assert.rejects(bad.stat(''), { code: 'LOGON_FAILURE' });

@@ -41,13 +41,22 @@ interface PeerOptions extends Pick<ConnectionOptions, 'minDialect' | 'requireEnc
   negotiate?: (messageId: bigint, offered: number[]) => Buffer;
 }
 
-/** A peer that answers NEGOTIATE itself and hands every other request to `handler`. */
+/** A peer that answers NEGOTIATE itself and hands every other request (each of a compound) to `handler`. */
 async function peer(handler: Handler, requestTimeoutMs = 300, options: PeerOptions = {}): Promise<Connection> {
   const server = createServer((socket) => {
     const decoder = new FrameDecoder();
     socket.on('error', () => undefined);
     socket.on('data', (chunk) => {
-      for (const f of decoder.push(chunk)) {
+      // Each message of a compound frame (NextCommand, at byte 20, is the offset of the next one).
+      const messages = decoder.push(chunk).flatMap((frame) => {
+        const found: Buffer[] = [];
+        for (let at = 0, next = -1; next !== 0; at += next) {
+          next = frame.readUInt32LE(at + 20);
+          found.push(frame.subarray(at, next === 0 ? undefined : at + next));
+        }
+        return found;
+      });
+      for (const f of messages) {
         const req: Request = {
           command: f.readUInt16LE(12),
           messageId: f.readBigUInt64LE(24),
@@ -93,6 +102,25 @@ function signedResponse(req: Request, credits = 1, status = 0): Buffer {
 const session = (signingKey: Buffer | null) => ({ sessionId: 7n, signingKey, encryptionKey: null, decryptionKey: null, encryptData: false });
 const echo = { command: Command.ECHO, body: Buffer.from([4, 0, 0, 0]) } as const;
 const signedEcho = (conn: Connection): Promise<unknown> => conn.request(echo, { session: session(key) });
+
+test('several related chains go in one compound message, each chain\'s first request unrelated; the answers come back by chain', async () => {
+  const RELATED = 0x4;
+  const seen: Request[] = [];
+  const conn = await peer((req, socket) => {
+    seen.push(req);
+    send(socket, echoResponse(req, 1));
+  });
+  try {
+    const answers = await conn.compoundChains([[echo, echo, echo], [echo], [echo, echo]]);
+    assert.deepEqual(answers.map((chain) => chain.length), [3, 1, 2]);
+    assert.deepEqual(seen.map((req) => (req.flags & RELATED) !== 0), [false, true, true, false, false, true]);
+    assert.deepEqual(answers.flat().map((res) => res.header.messageId), seen.map((req) => req.messageId));
+    await conn.compound([echo, echo]);
+    assert.deepEqual(seen.slice(6).map((req) => (req.flags & RELATED) !== 0), [false, true], 'one chain as before');
+  } finally {
+    conn.close();
+  }
+});
 
 test('credits: never more requests outstanding than granted; multi-credit READs consume several message ids', async () => {
   let outstanding = 0;
