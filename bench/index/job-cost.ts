@@ -14,6 +14,7 @@
 import type { JobInfo } from '../../src/indexing/reconciler/jobs.js';
 import { startJob } from '../../src/control-socket/client.js';
 import { socketOf } from '../../test/integration/reconcile/support.js';
+import { percentile } from '../stats.js';
 import { loadAverage, report, runAlone, runLine, Unexpected, type BenchReport, type Benchmark } from '../results.js';
 import { jobShortfalls } from '../job-outcome.js';
 import { reindexJob } from './reindex.js';
@@ -33,6 +34,12 @@ interface Measured {
   build: Build;
   job: JobInfo;
   cost: WorkCost;
+}
+
+/** The service's CPU per page of `measured` (one build's rounds of one job; per page walked or written), their median, in µs. */
+function medianServiceMicros(measured: readonly Measured[], pages: 'seen' | 'indexed'): string {
+  const perPage = measured.map((m) => (m.cost.service * 1e6) / m.job[pages]).sort((a, b) => a - b);
+  return percentile(perPage, 0.5).toFixed(0);
 }
 
 /** A round of one build: its no-change pass, then its rebuild, on a service of its own. */
@@ -63,6 +70,8 @@ async function run(): Promise<BenchReport> {
     const shortfalls = rounds.reduce((u, { pass, rebuild }) => u
       .with(jobShortfalls(`no-change pass (${pass.build.label})`, pass.job, { pages: seed.pages, count: 'seen' }))
       .with(jobShortfalls(`rebuild (${rebuild.build.label})`, rebuild.job, { pages: seed.pages, count: 'indexed' })), new Unexpected());
+    const medians = (what: string, job: 'pass' | 'rebuild', pages: 'seen' | 'indexed') =>
+      `${what} ${builds.map((build) => `${build.label} ${medianServiceMicros(rounds.map((r) => r[job]).filter((m) => m.build === build), pages)} µs`).join(', ')}`;
     const row = (what: string, m: Measured, pages: number) =>
       `| ${what} | ${m.build.label} | ${(m.job.durationMs / 1000).toFixed(1)} | ${cpuPer(m.cost, pages)} | ${threadsPer(m.cost, pages)} | ${requestsPer(m.cost, pages)} |`;
     const lines = [
@@ -74,6 +83,8 @@ async function run(): Promise<BenchReport> {
       '|---|---|---:|---|---|---|',
       ...rounds.map(({ pass }) => row('no-change pass', pass, pass.job.seen)),
       ...rounds.map(({ rebuild }) => row('rebuild', rebuild, rebuild.job.indexed)),
+      '',
+      `The service's CPU per page, the median of the rounds: ${medians('no-change pass', 'pass', 'seen')}; ${medians('rebuild', 'rebuild', 'indexed')}.`,
       '',
     ];
     return report(HEADING, lines, []);
