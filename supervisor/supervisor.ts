@@ -24,6 +24,13 @@ const STARTUP_TIMEOUT_MS = 30_000;
 /** An actor that does not hand over its metrics this fast is left out of a scrape (its actor_up says why). */
 const METRICS_TIMEOUT_MS = 2_000;
 
+/** What start() fails with when stop() came before every actor was ready (a signal during the start). */
+export class StoppedWhileStarting extends Error {
+  constructor() {
+    super('stopped before every actor was ready');
+  }
+}
+
 export class Supervisor {
   private readonly cells: ActorCell[] = [];
   /** The supervisor's own channel to each running actor, by actor name. */
@@ -79,23 +86,26 @@ export class Supervisor {
 
   /** Start every actor and pool; resolves when all are ready. */
   async start(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    let check: NodeJS.Timeout | undefined;
     const allReady = new Promise<void>((resolve, reject) => {
       this.startupFailed = reject;
-      const timer = setTimeout(() => {
+      timer = setTimeout(() => {
         const late = this.cells.filter((c) => c.state !== 'running').map((c) => c.name);
         reject(new Error(`actors not ready after ${STARTUP_TIMEOUT_MS} ms: ${late.join(', ')}`));
       }, STARTUP_TIMEOUT_MS);
-      const check = setInterval(() => {
-        if (this.cells.every((c) => c.state === 'running')) {
-          clearTimeout(timer);
-          clearInterval(check);
-          resolve();
-        }
+      check = setInterval(() => {
+        if (this.cells.every((c) => c.state === 'running')) resolve();
       }, 20);
     });
     for (const cell of this.cells) cell.start();
-    await allReady;
-    this.startupFailed = undefined;
+    try {
+      await allReady;
+    } finally {
+      clearTimeout(timer);
+      clearInterval(check);
+      this.startupFailed = undefined;
+    }
     this.log.info({ actors: this.cells.map((c) => c.name) }, 'all actors ready');
   }
 
@@ -130,6 +140,8 @@ export class Supervisor {
    * (each closing the pools it owns).
    */
   stop(): Promise<void> {
+    // A stop during the start ends the start at once, rather than after the startup timeout.
+    this.startupFailed?.(new StoppedWhileStarting());
     this.stopping ??= (async () => {
       const timeout = this.config.supervisor.shutdown_timeout;
       this.log.info({ timeoutMs: timeout }, 'shutting down');

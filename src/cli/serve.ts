@@ -1,7 +1,7 @@
 // `fileproxy serve --config <file>`: load the config, then run the supervisor
 // until SIGTERM/SIGINT (exit 0 after draining) or an actor that keeps
 // crashing (exit 1, so that systemd restarts the whole service).
-import { Supervisor } from '../../supervisor/supervisor.js';
+import { StoppedWhileStarting, Supervisor } from '../../supervisor/supervisor.js';
 import { ConfigError, loadConfig, readDelegationKeytab, readElasticsearchSecrets, readIndexerKeytab, readIndexerPassword, type Config } from '../config/index.js';
 import { createLogger } from '../common/logger.js';
 import type { ServiceSecrets } from '../runtime/control.js';
@@ -51,6 +51,8 @@ export async function runServe(args: string[]): Promise<number> {
   try {
     await supervisor.start();
   } catch (err) {
+    // A signal during the start: the actors are stopping as asked, and the exit is that of a stop.
+    if (err instanceof StoppedWhileStarting) return supervisor.done;
     log.fatal({ err }, 'startup failed');
     await supervisor.stop();
     return 1;

@@ -1,11 +1,14 @@
 // The supervisor against the real service build: actors start, report, get
 // restarted after a crash, and everything stops cleanly on SIGTERM.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { Supervisor } from '../../supervisor/supervisor.js';
 import { loadConfig, readIndexerPassword } from '../../src/config/index.js';
 import type { HealthReport } from '../../src/runtime/health.js';
+import { FILEPROXY_CLI } from '../support/cli-path.js';
 import { crashActor } from '../support/fault-drills.js';
 import { startService, waitFor, writeServiceConfig, type RunningService } from '../support/service.js';
 
@@ -44,6 +47,29 @@ describe('fileproxy serve', () => {
   it('exits 0 on SIGTERM and stops listening', async () => {
     assert.equal(await service.stop(), 0);
     await assert.rejects(fetch(`${service.url}/healthz`));
+  });
+
+  it('exits 0 at once on a SIGTERM that comes while its actors start', async () => {
+    const { file } = await writeServiceConfig();
+    const child = spawn(process.execPath, [FILEPROXY_CLI, 'serve', '--config', file], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
+    try {
+      // The first actor's `actor ready`: the others are (most likely) still starting, some about to say ready.
+      let output = '';
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (d: Buffer) => { if ((output += d.toString()).includes('"actor ready"')) resolve(); });
+        void exited.then(() => reject(new Error(`the service exited before any actor was ready:\n${output}`)));
+      });
+      child.kill('SIGTERM');
+      const started = Date.now();
+      // Before, it waited for the startup timeout (30 s) and exited 1, or for ever when an actor said ready after
+      // it was asked to stop.
+      const [code, signal] = await Promise.race([exited, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no exit within 15 s of the SIGTERM')), 15_000))]);
+      assert.deepEqual({ code, signal }, { code: 0, signal: null });
+      console.log(`stopped during its start: exited ${Date.now() - started} ms after the SIGTERM`);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
   });
 });
 
