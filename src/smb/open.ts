@@ -201,6 +201,25 @@ function expectCount(responses: SmbResponse[], n: number): void {
   if (responses.length !== n) throw new SmbProtocolError(`compound returned ${responses.length} responses, expected ${n}`);
 }
 
+/** The related chain CREATE + <requests on the new handle> + CLOSE. */
+function openDoCloseChain(params: CreateParams, middle: readonly SmbRequest[]): SmbRequest[] {
+  return [createRequest(params), ...middle, closeRequest(RELATED_FILE_ID)];
+}
+
+/** The answers of an openDoCloseChain, checked (the CREATE's status, then each middle one's): the CREATE and middle responses. */
+function openDoCloseAnswer(
+  tree: Tree,
+  params: CreateParams,
+  middle: readonly SmbRequest[],
+  responses: SmbResponse[],
+  ok: readonly number[][] = [],
+): { create: CreateResponse; responses: SmbResponse[] } {
+  expectCount(responses, middle.length + 2);
+  checkCompound(responses.slice(0, 1), `CREATE ${tree.shareName}\\${params.name}`);
+  checkCompound(responses.slice(1, -1), `${tree.shareName}\\${params.name}`, ok);
+  return { create: parseCreateResponse(responses[0]!.reader), responses: responses.slice(1, -1) };
+}
+
 /** CREATE + <request on the new handle> + CLOSE in one round trip; returns the CREATE and middle responses. */
 export async function openDoClose(
   tree: Tree,
@@ -208,11 +227,7 @@ export async function openDoClose(
   middle: readonly SmbRequest[],
   ok: readonly number[][] = [],
 ): Promise<{ create: CreateResponse; responses: SmbResponse[] }> {
-  const responses = await tree.compound([createRequest(params), ...middle, closeRequest(RELATED_FILE_ID)]);
-  expectCount(responses, middle.length + 2);
-  checkCompound(responses.slice(0, 1), `CREATE ${tree.shareName}\\${params.name}`);
-  checkCompound(responses.slice(1, -1), `${tree.shareName}\\${params.name}`, ok);
-  return { create: parseCreateResponse(responses[0]!.reader), responses: responses.slice(1, -1) };
+  return openDoCloseAnswer(tree, params, middle, await tree.compound(openDoCloseChain(params, middle)), ok);
 }
 
 /**
@@ -257,35 +272,35 @@ export async function queryAllInfo(tree: Tree, params: CreateParams): Promise<Fi
   return parseAllInfoResponse(responses[0]!);
 }
 
+/** QUERY_INFO of the parts of the security descriptor that `info` (SecurityInformation bits) names, on the handle of a compound. */
+function securityRequest(info: number): SmbRequest {
+  return queryInfoRequest(RELATED_FILE_ID, InfoType.SECURITY, 0, QUERY_BUFFER, info);
+}
+
+function parseSecurityResponse(res: SmbResponse): SecurityDescriptor {
+  return parseSecurityDescriptor(parseOutputBuffer(res.reader, 'QUERY_INFO'));
+}
+
 /** The parts of the security descriptor that `info` (SecurityInformation bits) names; the open needs READ_CONTROL. */
 export async function querySecurity(tree: Tree, params: CreateParams, info: number = SECURITY_ALL): Promise<SecurityDescriptor> {
-  const { responses } = await openDoClose(tree, params, [queryInfoRequest(RELATED_FILE_ID, InfoType.SECURITY, 0, QUERY_BUFFER, info)]);
-  return parseSecurityDescriptor(parseOutputBuffer(responses[0]!.reader, 'QUERY_INFO'));
+  const { responses } = await openDoClose(tree, params, [securityRequest(info)]);
+  return parseSecurityResponse(responses[0]!);
 }
 
 /**
- * The security descriptors of several files, each of its own open, in one round trip: a CREATE, QUERY_INFO and CLOSE
- * chain per file in one compound message. Each file's answer is its descriptor, or the status error its chain ended
- * with (its CREATE's when that failed), as querySecurity would have thrown it.
+ * querySecurity of several files, each of its own open, in one round trip: their openDoClose chains in one compound
+ * message. Each file's answer is its descriptor, or the status error querySecurity would have thrown for it.
  */
 export async function querySecurityOfEach(tree: Tree, files: readonly CreateParams[], info: number = SECURITY_ALL): Promise<(SecurityDescriptor | SmbStatusError)[]> {
-  const chains = files.map((params) => [
-    createRequest(params),
-    queryInfoRequest(RELATED_FILE_ID, InfoType.SECURITY, 0, QUERY_BUFFER, info),
-    closeRequest(RELATED_FILE_ID),
-  ]);
-  const answers = await tree.compoundChains(chains);
+  const middle = [securityRequest(info)];
+  const answers = await tree.compoundChains(files.map((params) => openDoCloseChain(params, middle)));
   return answers.map((responses, i) => {
-    expectCount(responses, 3);
-    const name = `${tree.shareName}\\${files[i]!.name}`;
     try {
-      checkCompound(responses.slice(0, 1), `CREATE ${name}`);
-      checkCompound(responses.slice(1, 2), name);
+      return parseSecurityResponse(openDoCloseAnswer(tree, files[i]!, middle, responses).responses[0]!);
     } catch (err) {
       if (err instanceof SmbStatusError) return err;
       throw err;
     }
-    return parseSecurityDescriptor(parseOutputBuffer(responses[1]!.reader, 'QUERY_INFO'));
   });
 }
 

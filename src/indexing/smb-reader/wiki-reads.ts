@@ -70,6 +70,11 @@ function isWikiDirEntry(entry: SmbStat): boolean {
   return entry.isDirectory && entry.name.toLowerCase() === WIKI_DIR;
 }
 
+/** The stat a listing keeps of a page, from its listing entry. */
+function listedStat(entry: SmbStat): { size: number; modified: number } {
+  return { size: entry.size, modified: entry.mtime.getTime() };
+}
+
 /**
  * What the listing of a forced reindex learns of one page besides its stat: its security descriptor and its bytes,
  * of one open (ListedPageFacts). Should that open fail, or the page be too large to index, the security descriptor
@@ -77,7 +82,7 @@ function isWikiDirEntry(entry: SmbStat): boolean {
  * there as ever.
  */
 async function listedFacts(share: SmbShare, entry: SmbStat): Promise<Attempt<ListedPageFacts>> {
-  const stat = { size: entry.size, modified: entry.mtime.getTime() };
+  const stat = listedStat(entry);
   if (entry.size <= MAX_INDEXED_PAGE_BYTES) {
     const both = await attempt(() => share.readWithSecurity(entry.path));
     if (both.state === 'ok') {
@@ -101,7 +106,7 @@ async function listedSecurities(share: SmbShare, entries: readonly SmbStat[]): P
       if (problem === undefined) throw sd;
       return problem;
     }
-    return { state: 'ok', value: { size: entries[i]!.size, modified: entries[i]!.mtime.getTime(), securityDescriptor: sd } };
+    return { state: 'ok', value: { ...listedStat(entries[i]!), securityDescriptor: sd } };
   });
 }
 

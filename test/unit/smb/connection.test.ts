@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server, type Socket } from 'node:net';
 import { Connection, type ConnectionOptions } from '../../../src/smb/connection.js';
 import { signMessage } from '../../../src/smb/crypto.js';
-import { Command, Dialect } from '../../../src/smb/header.js';
+import { Command, Dialect, splitCompound } from '../../../src/smb/header.js';
 import { changeNotifyRequest } from '../../../src/smb/messages/change-notify.js';
 import { readRequest } from '../../../src/smb/messages/read-write.js';
 import { FrameDecoder } from '../../../src/smb/transport.js';
@@ -47,16 +47,7 @@ async function peer(handler: Handler, requestTimeoutMs = 300, options: PeerOptio
     const decoder = new FrameDecoder();
     socket.on('error', () => undefined);
     socket.on('data', (chunk) => {
-      // Each message of a compound frame (NextCommand, at byte 20, is the offset of the next one).
-      const messages = decoder.push(chunk).flatMap((frame) => {
-        const found: Buffer[] = [];
-        for (let at = 0, next = -1; next !== 0; at += next) {
-          next = frame.readUInt32LE(at + 20);
-          found.push(frame.subarray(at, next === 0 ? undefined : at + next));
-        }
-        return found;
-      });
-      for (const f of messages) {
+      for (const f of decoder.push(chunk).flatMap(splitCompound)) {
         const req: Request = {
           command: f.readUInt16LE(12),
           messageId: f.readBigUInt64LE(24),
