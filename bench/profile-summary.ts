@@ -4,15 +4,26 @@
  *   node dist/bench/profile-summary.js /tmp/prof [top] [from:to]
  * Prints, per thread that did work, its sampled time (only that between the monotonic microseconds from and to, the
  * clock of process.hrtime, when given) by group (the module or package a function comes from, or
- * V8's own: garbage collection, idle) and its top functions by self time.
+ * V8's own: garbage collection, idle) and its top functions by self time. A function of a thread bundle
+ * (dist/threads/, several modules to a line) is named by where it is written: its module and line, through the
+ * bundle's source map.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { SourceMap } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+interface CallFrame {
+  functionName: string;
+  url: string;
+  /** 0-based, as V8 writes them. */
+  lineNumber: number;
+  columnNumber: number;
+}
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: CallFrame;
   children?: number[];
 }
 
@@ -30,8 +41,26 @@ export function groupOf(url: string, functionName: string): string {
   if (url.startsWith('node:')) return url;
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (pkg) return pkg[1]!;
-  const own = /\/dist\/((?:src|actors|supervisor)\/[^/]+)/.exec(url);
-  return own ? own[1]!.replace(/\.js$/, '') : url;
+  const own = /\/(?:dist\/)?((?:src|actors|supervisor)\/[^/]+)/.exec(url);
+  return own ? own[1]!.replace(/\.[jt]s$/, '') : url;
+}
+
+/** The source maps of the bundles a profile ran, by the bundle's URL (undefined: the script has none). */
+const sourceMaps = new Map<string, SourceMap | undefined>();
+
+function sourceMapOf(url: string): SourceMap | undefined {
+  if (!sourceMaps.has(url)) {
+    const mapFile = url.startsWith('file:') ? `${fileURLToPath(url)}.map` : undefined;
+    sourceMaps.set(url, mapFile !== undefined && existsSync(mapFile) ? new SourceMap(JSON.parse(readFileSync(mapFile, 'utf8')) as never) : undefined);
+  }
+  return sourceMaps.get(url);
+}
+
+/** Where a frame's code is written: its original file's URL and 0-based line, when the script's source map knows. */
+function writtenAt(frame: CallFrame): { url: string; lineNumber: number } {
+  const entry = sourceMapOf(frame.url)?.findEntry(frame.lineNumber, frame.columnNumber);
+  if (entry === undefined || !('originalSource' in entry)) return frame;
+  return { url: pathToFileURL(resolve(dirname(fileURLToPath(frame.url)), entry.originalSource)).href, lineNumber: entry.originalLine };
 }
 
 /** Monotonic microseconds (the profiles' clock, that of process.hrtime): only samples taken in between count. */
@@ -39,6 +68,8 @@ export interface SampleWindow {
   from: number;
   to: number;
 }
+
+const PROJECT_URL = new URL('../../', import.meta.url).href;
 
 function selfTimes(profile: CpuProfile, window?: SampleWindow): Map<ProfileNode, number> {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
@@ -65,12 +96,13 @@ export function cpuTotals(profiles: readonly CpuProfile[], window?: SampleWindow
   const totals: CpuTotals = { busy: 0, groups: new Map(), functions: new Map() };
   for (const profile of profiles) {
     for (const [node, us] of selfTimes(profile, window)) {
-      const { functionName, url, lineNumber } = node.callFrame;
+      const { functionName } = node.callFrame;
+      const { url, lineNumber } = writtenAt(node.callFrame);
       const group = groupOf(url, functionName);
       if (group === '(idle)' || group === '(program)') continue;
       totals.busy += us;
       totals.groups.set(group, (totals.groups.get(group) ?? 0) + us);
-      const name = `${functionName || '(anonymous)'} ${url.replace(/^.*\/dist\//, '').replace(/^.*node_modules\//, '')}:${lineNumber + 1}`;
+      const name = `${functionName || '(anonymous)'} ${url.replace(/^.*\/dist\//, '').replace(PROJECT_URL, '').replace(/^.*node_modules\//, '')}:${lineNumber + 1}`;
       totals.functions.set(name, (totals.functions.get(name) ?? 0) + us);
     }
   }
