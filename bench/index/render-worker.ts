@@ -5,6 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { SecurityDescriptor } from '../../src/smb/index.js';
+import { deriveAcl } from '../../src/wiki/acl.js';
 import { markdownPage } from '../../test/integration/reconcile/markdown.js';
 import { pageSize } from './seed.js';
 
@@ -33,7 +34,12 @@ async function renderer(work: RenderWork): Promise<Render> {
   const { buildWikiDocument } = await import(work.documentModule) as typeof import('../../src/wiki/document.js');
   const { documentSource } = await import(work.bulkModule) as typeof import('../../src/indexing/indexer/bulk.js');
   const modified = new Date('2026-11-01T08:00:00Z');
-  return (content, path) => JSON.stringify(documentSource(buildWikiDocument({ server: 'dc1', share: 'schule', path, content, size: content.length, modified, securityDescriptor: SECURITY })));
+  const acl = deriveAcl(SECURITY);
+  return (content, path) => {
+    // A build before the pages' facts carried their read ACL takes the descriptor itself: both are given.
+    const source = { server: 'dc1', share: 'schule', path, content, size: content.length, modified, acl, securityDescriptor: SECURITY };
+    return JSON.stringify(documentSource(buildWikiDocument(source)));
+  };
 }
 
 const work = workerData as RenderWork;

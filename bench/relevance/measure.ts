@@ -34,7 +34,8 @@ export async function indexCorpus(client: Client, index: string, analyzer: TextA
     const content = Buffer.from(page.markdown, 'utf8');
     const doc = buildWikiDocument({
       server: 'dc1', share: SHARE, path: page.path, content, size: content.length, modified: new Date(Date.UTC(2026, 0, 1)),
-      securityDescriptor: { revision: 1, control: 0x8000, owner: null, group: null, dacl: null, sacl: null },
+      // A page everyone may read, as one without a DACL.
+      acl: { allow: [EVERYONE_SID], deny: [] },
     });
     await writer.upsert(doc.id, JSON.stringify(documentSource(doc)));
   }

@@ -26,7 +26,6 @@ import { silentLog } from '../../src/common/logger.js';
 import { createSearchClient } from '../../src/search/client.js';
 import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
 import type { SearchResult } from '../../src/search/search.js';
-import { AceFlags, AceType, type SecurityDescriptor } from '../../src/smb/index.js';
 import { EVERYONE_SID } from '../../src/wiki/acl.js';
 import { buildWikiDocument, type WikiDocument } from '../../src/wiki/document.js';
 import { startService, type RunningService } from '../../test/support/service.js';
@@ -70,7 +69,6 @@ const HEADING = '## Wiki search';
 const FORWARDER = fileURLToPath(new URL('./bare-forwarder.js', import.meta.url));
 /** A word on about 5 % of the pages: a typical search with a few hundred visible hits, 10 per page. */
 const QUERY = { q: 'Elternabend' };
-const READ = 0x1200a9;
 
 const SYLLABLES = [
   'schu', 'le', 'klas', 'sen', 'fahrt', 'rat', 'haus', 'auf', 'ga', 'be', 'lehr', 'zim', 'mer', 'ta', 'fel', 'bü',
@@ -125,15 +123,8 @@ function syntheticPage(i: number, next: () => number, sids: Sids, server: string
   for (let n = 1 + Math.floor(next() * 3); n > 0; n--) allow.push(next() < 0.6 ? text.pick(domainGroups) : classGroup(Math.floor(next() * 40)));
   if (next() < 0.02) allow.push(EVERYONE_SID);
   const deny = next() < 0.05 ? [groups['Schueler']!] : [];
-  const ace = (type: number, sid: string) => ({ type, flags: AceFlags.INHERITED, mask: READ, sid });
-  const securityDescriptor: SecurityDescriptor = {
-    revision: 1,
-    control: 0x8004,
-    owner: null,
-    group: null,
-    dacl: { revision: 2, aces: [...deny.map((sid) => ace(AceType.ACCESS_DENIED, sid)), ...allow.map((sid) => ace(AceType.ACCESS_ALLOWED, sid))] },
-    sacl: null,
-  };
+  // The read ACL the index keeps (deriveAcl): sorted, without duplicates.
+  const acl = { allow: [...new Set(allow)].sort(), deny };
   const folder = `Ordner-${String(i % FOLDERS).padStart(3, '0')}`;
   const content = Buffer.from(markdown, 'utf8');
   return buildWikiDocument({
@@ -143,7 +134,7 @@ function syntheticPage(i: number, next: () => number, sids: Sids, server: string
     content,
     size: content.length,
     modified: new Date(Date.UTC(2025, 0, 1) + Math.floor(next() * 365 * 86_400_000)),
-    securityDescriptor,
+    acl,
   });
 }
 

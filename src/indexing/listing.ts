@@ -3,7 +3,7 @@
  * smb-reader/wiki-reads.ts), and one page it is about to index, as read. Folders and pages that cannot be read
  * are answers here, not errors: only failures of the connection itself are thrown.
  */
-import type { SecurityDescriptor } from '../smb/index.js';
+import type { DocumentAcl } from '../wiki/acl.js';
 import { documentId } from '../wiki/document-id.js';
 import type { PageAddress } from '../wiki/page-change.js';
 import { versionToken } from '../wiki/version-token.js';
@@ -17,12 +17,15 @@ export type Unlisted =
   /** Another answer of the server about this folder: what the index holds below it is left as it is. */
   | { state: 'failed'; error: string };
 
-/** What the listing learned of a page besides its name: all its document needs except the content. */
+/**
+ * What the listing learned of a page besides its name: all its document needs except the content. Of the security
+ * descriptor only the read ACL the index keeps (deriveAcl) travels between the threads: a few SIDs, not the ACEs.
+ */
 export interface PageFacts {
   size: number;
   /** Modification time, ms since the epoch. */
   modified: number;
-  securityDescriptor: SecurityDescriptor;
+  acl: DocumentAcl;
 }
 
 /**
@@ -58,7 +61,7 @@ export function readPageOf(page: PageAddress, facts: PageFacts, content: Uint8Ar
   return {
     page,
     id: documentId(page.server, page.share, page.path),
-    version: versionToken(facts.size, new Date(facts.modified), facts.securityDescriptor),
+    version: versionToken(facts.size, new Date(facts.modified), facts.acl),
     facts,
     content,
   };

@@ -3,7 +3,7 @@
  * Search shows a document to a user when one of the user's SIDs is in `allow` and none is in `deny`.
  * That is stricter than Windows' first-match evaluation for non-canonical ACE orders, never looser.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { AceFlags, AceType, READ_ACCESS_BITS, type Ace, type SecurityDescriptor } from '../windows-security/access-control.js';
 
 /** Everyone: every user, authenticated or not. */
@@ -45,5 +45,5 @@ export function deriveAcl(sd: SecurityDescriptor): DocumentAcl {
 
 /** A short stable hash of the ACL, part of a document's version token. */
 export function aclFingerprint(acl: DocumentAcl): string {
-  return createHash('sha256').update(JSON.stringify([sortedUnique(acl.allow), sortedUnique(acl.deny)])).digest('hex').slice(0, 16);
+  return hash('sha256', JSON.stringify([sortedUnique(acl.allow), sortedUnique(acl.deny)]), 'hex').slice(0, 16);
 }

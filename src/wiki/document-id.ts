@@ -3,7 +3,7 @@
  * rendering (document.ts), so that the threads that only search or compare the index (the http-front, the
  * reconciler) do not load markdown-it.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { normalizeSharePath } from './layout.js';
 
 /** Comparable form of a share-relative path: SMB names are case-insensitive, macOS clients send NFD. */
@@ -19,5 +19,5 @@ export function folderKey(folder: string): string {
 /** Stable id of a page: sha256 (hex) of server, share and path, each compared case-insensitively. */
 export function documentId(server: string, share: string, path: string): string {
   const key = [server.toLowerCase(), share.normalize('NFC').toLowerCase(), comparablePath(path)].join('\0');
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }

@@ -3,8 +3,7 @@
  * place in the share, its read ACL and a version token for drift detection.
  */
 import MarkdownIt, { type Token } from 'markdown-it';
-import type { SecurityDescriptor } from '../smb/index.js';
-import { deriveAcl } from './acl.js';
+import type { DocumentAcl } from './acl.js';
 import { documentId, folderKey } from './document-id.js';
 import { versionToken } from './version-token.js';
 import { folderAncestry, SharePathError, wikiPageLocation } from './layout.js';
@@ -50,7 +49,8 @@ export interface WikiPageSource {
   /** File size as SMB reports it. */
   size: number;
   modified: Date;
-  securityDescriptor: SecurityDescriptor;
+  /** The page's read ACL: deriveAcl of its security descriptor, where that was read. */
+  acl: DocumentAcl;
 }
 
 interface MarkdownText {
@@ -111,7 +111,6 @@ export function buildWikiDocument(source: WikiPageSource, indexedAt: Date = new 
   }
   const text = typeof source.content === 'string' ? source.content.replace(/^\uFEFF/, '') : utf8.decode(source.content);
   const { title, headings, body } = markdownToText(text);
-  const acl = deriveAcl(source.securityDescriptor);
   return {
     id: documentId(source.server, source.share, location.path),
     server: source.server,
@@ -127,9 +126,9 @@ export function buildWikiDocument(source: WikiPageSource, indexedAt: Date = new 
     body,
     size: source.size,
     modified: source.modified.toISOString(),
-    version: versionToken(source.size, source.modified, source.securityDescriptor),
-    acl_allow: acl.allow,
-    acl_deny: acl.deny,
+    version: versionToken(source.size, source.modified, source.acl),
+    acl_allow: source.acl.allow,
+    acl_deny: source.acl.deny,
     indexed_at: indexedAt.toISOString(),
   };
 }

@@ -18,7 +18,7 @@ function indexLines(id: string, source: string): string {
 
 /** The JSON text of the page's `_source`. */
 function render({ page, facts, content }: ReadPage): string {
-  const document = buildWikiDocument({ ...page, content, size: facts.size, modified: new Date(facts.modified), securityDescriptor: facts.securityDescriptor });
+  const document = buildWikiDocument({ ...page, content, size: facts.size, modified: new Date(facts.modified), acl: facts.acl });
   return JSON.stringify(documentSource(document));
 }
 

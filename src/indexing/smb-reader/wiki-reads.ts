@@ -8,7 +8,8 @@
  * the pass stops instead of mistaking an outage for deleted pages.
  */
 import PQueue from 'p-queue';
-import { SmbError, smbErrorSummary, type SmbShare, type SmbStat } from '../../smb/index.js';
+import { SmbError, smbErrorSummary, type SecurityDescriptor, type SmbShare, type SmbStat } from '../../smb/index.js';
+import { deriveAcl } from '../../wiki/acl.js';
 import { versionToken } from '../../wiki/version-token.js';
 import { isWikiPage, WIKI_DIR } from '../../wiki/layout.js';
 import type { PageAddress } from '../../wiki/page-change.js';
@@ -70,9 +71,9 @@ function isWikiDirEntry(entry: SmbStat): boolean {
   return entry.isDirectory && entry.name.toLowerCase() === WIKI_DIR;
 }
 
-/** The stat a listing keeps of a page, from its listing entry. */
-function listedStat(entry: SmbStat): { size: number; modified: number } {
-  return { size: entry.size, modified: entry.mtime.getTime() };
+/** The facts a listing keeps of a page: the stat of its listing entry, and the read ACL of its security descriptor. */
+function factsOf(entry: SmbStat, sd: SecurityDescriptor): PageFacts {
+  return { size: entry.size, modified: entry.mtime.getTime(), acl: deriveAcl(sd) };
 }
 
 /**
@@ -82,16 +83,15 @@ function listedStat(entry: SmbStat): { size: number; modified: number } {
  * there as ever.
  */
 async function listedFacts(share: SmbShare, entry: SmbStat): Promise<Attempt<ListedPageFacts>> {
-  const stat = listedStat(entry);
   if (entry.size <= MAX_INDEXED_PAGE_BYTES) {
     const both = await attempt(() => share.readWithSecurity(entry.path));
     if (both.state === 'ok') {
       const { securityDescriptor, content } = both.value;
-      return { state: 'ok', value: { ...stat, securityDescriptor, ...(content === undefined ? {} : { content: ownBytes(content) }) } };
+      return { state: 'ok', value: { ...factsOf(entry, securityDescriptor), ...(content === undefined ? {} : { content: ownBytes(content) }) } };
     }
   }
   const sd = await attempt(() => share.getSecurity(entry.path));
-  return sd.state === 'ok' ? { state: 'ok', value: { ...stat, securityDescriptor: sd.value } } : sd;
+  return sd.state === 'ok' ? { state: 'ok', value: factsOf(entry, sd.value) } : sd;
 }
 
 /**
@@ -106,7 +106,7 @@ async function listedSecurities(share: SmbShare, entries: readonly SmbStat[]): P
       if (problem === undefined) throw sd;
       return problem;
     }
-    return { state: 'ok', value: { ...listedStat(entries[i]!), securityDescriptor: sd } };
+    return { state: 'ok', value: factsOf(entries[i]!, sd) };
   });
 }
 
@@ -117,7 +117,7 @@ async function listWikiDir(share: SmbShare, path: string, withContent: boolean):
   const unreadable: string[] = [];
   const record = (entry: SmbStat, facts: Attempt<ListedPageFacts>): void => {
     if (facts.state === 'ok') {
-      pages.push({ name: entry.name, version: versionToken(entry.size, entry.mtime, facts.value.securityDescriptor), facts: facts.value });
+      pages.push({ name: entry.name, version: versionToken(entry.size, entry.mtime, facts.value.acl), facts: facts.value });
     } else if (facts.state === 'denied') unreadable.push(entry.name);
     // missing: deleted since the listing; failed: left out now, the next pass tries again.
   };
@@ -160,7 +160,7 @@ export async function listNames(share: SmbShare, path: string): Promise<NameList
 /** What a listing would have learned of one page: its stat and security descriptor, read at once. */
 async function readFacts(share: SmbShare, path: string): Promise<PageFacts> {
   const [stat, securityDescriptor] = await Promise.all([share.stat(path), share.getSecurity(path)]);
-  return { size: stat.size, modified: stat.mtime.getTime(), securityDescriptor };
+  return factsOf(stat, securityDescriptor);
 }
 
 /** A page that could not be read, as an outcome. */
@@ -203,7 +203,7 @@ export async function readChangedPage(share: SmbShare, page: PageAddress, indexe
   if (indexedVersion === undefined) return readPage(share, page);
   const facts = await attempt(() => readFacts(share, page.path));
   if (facts.state !== 'ok') return unreadOutcome(facts);
-  const { size, modified, securityDescriptor } = facts.value;
-  if (versionToken(size, new Date(modified), securityDescriptor) === indexedVersion) return { status: 'unchanged' };
+  const { size, modified, acl } = facts.value;
+  if (versionToken(size, new Date(modified), acl) === indexedVersion) return { status: 'unchanged' };
   return readPage(share, page, facts.value);
 }

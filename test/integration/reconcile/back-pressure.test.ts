@@ -17,12 +17,12 @@ import { createSearchClient } from '../../../src/search/client.js';
 import { indexMappings, indexSettings } from '../../../src/search/mapping.js';
 import { documentId } from '../../../src/wiki/document-id.js';
 import { ensureSmallQueueNodeRunning, smallQueueNodeUrl, stopSmallQueueNode } from '../../testbed/elasticsearch-small-queue.js';
+import { NO_DACL } from '../search/scratch-index.js';
 
 const PAGES = 600;
 /** Small batches, many at once: far more requests than one write thread and a queue of one take. */
 const BATCH = 25;
 const IN_FLIGHT = 12;
-const openToAll = { revision: 1, control: 0, owner: null, group: null, dacl: null, sacl: null };
 
 function page(n: number): ReadPage {
   const path = `.wiki/seite-${n}.md`;
@@ -31,7 +31,7 @@ function page(n: number): ReadPage {
     page: { server: 'fs1', share: 'schule', path },
     id: documentId('fs1', 'schule', path),
     version: `v${n}`,
-    facts: { size: content.length, modified: Date.UTC(2026, 0, 1), securityDescriptor: openToAll },
+    facts: { size: content.length, modified: Date.UTC(2026, 0, 1), acl: NO_DACL },
     content,
   };
 }

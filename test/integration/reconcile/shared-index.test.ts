@@ -57,7 +57,7 @@ describe('proxies on one index: two with disjoint shares, and a third serving th
     await es.indices.create({ index: old, settings: indexSettings(), mappings: { ...indexMappings('standard'), _meta: { mapping_version: 0, analyzer: 'standard' } } });
     const { id, ...source } = buildWikiDocument({
       ...NORD, path: 'Nord/.wiki/index.md', content: '# Nord\n\nNordlichtwort steht hier.\n', size: 30, modified: new Date(),
-      securityDescriptor: NO_DACL,
+      acl: NO_DACL,
     });
     await es.index({ index: old, id, document: source, refresh: true });
     await es.indices.updateAliases({ actions: [{ add: { index: old, alias } }] });

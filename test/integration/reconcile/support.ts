@@ -149,11 +149,10 @@ export async function expectedFacts(indexer: SmbShare, share: string, root = '')
     reads.push(
       queue.add(async () => {
         try {
-          const sd = await indexer.getSecurity(entry.path);
-          const acl = deriveAcl(sd);
+          const acl = deriveAcl(await indexer.getSecurity(entry.path));
           facts.set(documentId(SERVER, share, entry.path), {
             path: entry.path,
-            version: versionToken(entry.size, entry.mtime, sd),
+            version: versionToken(entry.size, entry.mtime, acl),
             acl_allow: acl.allow,
             acl_deny: acl.deny,
           });

@@ -7,7 +7,7 @@ import { IndexManager } from '../../../src/indexing/reconciler/index-manager.js'
 import { parseSearchRequest, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
 import { AceFlags, AceType, type Ace, type SecurityDescriptor } from '../../../src/windows-security/access-control.js';
-import { AUTHENTICATED_USERS_SID, EVERYONE_SID } from '../../../src/wiki/acl.js';
+import { AUTHENTICATED_USERS_SID, deriveAcl, EVERYONE_SID } from '../../../src/wiki/acl.js';
 import { buildWikiDocument, type WikiDocument } from '../../../src/wiki/document.js';
 import { tokenSidSet, userSidSet } from '../../../src/viewer/principal.js';
 import { indexDocuments, scratchIndex, type ScratchIndex } from './scratch-index.js';
@@ -80,7 +80,7 @@ function toDocument(page: MatrixPage, i: number): WikiDocument {
     content: `# Seite ${i}\n\nMatrixwort Dokument${i} im Ordner ${page.folder || 'Wurzel'}.\n`,
     size: 100 + i,
     modified: new Date(Date.UTC(2026, 0, 1, 0, i)),
-    securityDescriptor: securityDescriptor(page.dacl),
+    acl: deriveAcl(securityDescriptor(page.dacl)),
   });
 }
 

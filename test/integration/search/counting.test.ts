@@ -17,7 +17,7 @@ const PAGE_SIZE = 100;
 function page(path: string, content: string) {
   return buildWikiDocument({
     server: 'dc1', share: 'schule', path, content, size: content.length, modified: new Date(0),
-    securityDescriptor: NO_DACL,
+    acl: NO_DACL,
   });
 }
 

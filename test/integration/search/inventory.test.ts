@@ -15,7 +15,7 @@ function page(share: string, i: number, server = 'dc1'): WikiDocument {
     content: `# Seite ${i}`,
     size: i,
     modified: new Date(Date.UTC(2026, 2, 1, 0, 0, i)),
-    securityDescriptor: NO_DACL,
+    acl: NO_DACL,
   });
 }
 

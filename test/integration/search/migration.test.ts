@@ -25,7 +25,7 @@ function page(i: number, server = 'dc1', share = 'schule'): WikiDocument {
     content: `# Seite ${i}\n\n## Umzugsplanung ${i}\n\nUmzugswort und Text der Seite ${i}.`,
     size: 40,
     modified: new Date(Date.UTC(2026, 1, 1, 0, 0, i)),
-    securityDescriptor: NO_DACL,
+    acl: NO_DACL,
   });
 }
 

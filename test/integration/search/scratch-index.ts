@@ -9,7 +9,7 @@ import { IndexWriter, type IndexWriterCounts, type SourceDocument } from '../../
 import { documentSource } from '../../../src/indexing/indexer/bulk.js';
 import { silentLog } from '../../../src/common/logger.js';
 import { createSearchClient } from '../../../src/search/client.js';
-import type { SecurityDescriptor } from '../../../src/smb/index.js';
+import { deriveAcl, type DocumentAcl } from '../../../src/wiki/acl.js';
 import type { WikiDocument } from '../../../src/wiki/document.js';
 import { readTestbedEnv } from '../../testbed/env.js';
 
@@ -52,8 +52,8 @@ export async function scratchIndex(purpose: string): Promise<ScratchIndex> {
   };
 }
 
-/** A page's security descriptor without a DACL (SE_SELF_RELATIVE only): the file server lets everyone read the page. */
-export const NO_DACL: SecurityDescriptor = { revision: 1, control: 0x8000, owner: null, group: null, dacl: null, sacl: null };
+/** The read ACL of a page whose security descriptor has no DACL (SE_SELF_RELATIVE only): everyone may read it. */
+export const NO_DACL: DocumentAcl = deriveAcl({ revision: 1, control: 0x8000, owner: null, group: null, dacl: null, sacl: null });
 
 /** A document as the service's writer takes it. */
 export function asSource(doc: WikiDocument): SourceDocument {

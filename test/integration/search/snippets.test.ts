@@ -44,7 +44,7 @@ describe('search snippets', () => {
         content,
         size: content.length,
         modified: new Date(),
-        securityDescriptor: NO_DACL,
+        acl: NO_DACL,
       }),
     );
     assert.equal((await indexDocuments(es, docs)).upserted, 2);

@@ -7,6 +7,7 @@ import { parseSearchRequest, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
 import { SmbClient } from '../../../src/smb/index.js';
 import { buildWikiDocument, type WikiDocument } from '../../../src/wiki/document.js';
+import { deriveAcl } from '../../../src/wiki/acl.js';
 import { isWikiPage } from '../../../src/wiki/layout.js';
 import { userSidSet } from '../../../src/viewer/principal.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
@@ -71,7 +72,7 @@ describe('the testbed wiki, indexed from SMB with its real ACLs', () => {
               content: await share.readFile(entry.path),
               size: entry.size,
               modified: entry.mtime,
-              securityDescriptor: await share.getSecurity(entry.path),
+              acl: deriveAcl(await share.getSecurity(entry.path)),
             }),
           );
         }

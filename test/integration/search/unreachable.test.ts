@@ -10,6 +10,7 @@ import { createSearchClient } from '../../../src/search/client.js';
 import { IndexManager } from '../../../src/indexing/reconciler/index-manager.js';
 import { parseSearchRequest, type Viewer } from '../../../src/search/query.js';
 import { WikiSearch } from '../../../src/search/search.js';
+import { NO_DACL } from './scratch-index.js';
 
 describe('Elasticsearch unreachable', () => {
   const client = createSearchClient({ nodes: ['http://127.0.0.1:1'] }, { requestTimeoutMs: 2000 });
@@ -39,7 +40,7 @@ describe('Elasticsearch unreachable', () => {
       alias: 'wiki-md',
       readPage: async (page) => ({
         status: 'read',
-        page: { page, id: page.path, version: 'v1', facts: { size: 3, modified: 0, securityDescriptor: { revision: 1, control: 0, owner: null, group: null, dacl: null, sacl: null } }, content: new TextEncoder().encode('# a') },
+        page: { page, id: page.path, version: 'v1', facts: { size: 3, modified: 0, acl: NO_DACL }, content: new TextEncoder().encode('# a') },
       }),
       writable: () => true,
       gatherMs: 10,

@@ -1,11 +1,12 @@
 /** Shared pieces of the reconcile tests. */
 import type { PageFacts } from '../../../src/indexing/listing.js';
+import { EVERYONE_SID } from '../../../src/wiki/acl.js';
 
 /** What a listing says of a page besides its name; the reconcile logic only passes it on. */
 export const FACTS: PageFacts = {
   size: 100,
   modified: 0,
-  securityDescriptor: { revision: 1, control: 0, owner: null, group: null, dacl: null, sacl: null },
+  acl: { allow: [EVERYONE_SID], deny: [] },
 };
 
 /** Deterministic random integers below n (mulberry32), for reproducible random cases in the reconcile tests. */

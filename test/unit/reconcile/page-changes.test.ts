@@ -10,6 +10,7 @@ import type { ChangedPageOutcome } from '../../../src/indexing/listing.js';
 import { bulkWriterOn } from '../../../src/indexing/indexer/write-batch.js';
 import { PageChanges, type PageChangesOptions } from '../../../src/indexing/reconciler/page-changes.js';
 import { documentId } from '../../../src/wiki/document-id.js';
+import { FACTS } from './fixtures.js';
 
 interface BulkCall {
   path: string;
@@ -53,7 +54,6 @@ function okResponse(call: BulkCall): estypes.BulkResponse {
 
 const page = (name: string): PageAddress => ({ server: 'fs1', share: 'schule', path: `.wiki/${name}.md` });
 const idOf = (name: string) => documentId('fs1', 'schule', `.wiki/${name}.md`);
-const openToAll = { revision: 1, control: 0, owner: null, group: null, dacl: null, sacl: null };
 /**
  * Every page reads as a Markdown page whose title is its name (and `version`, when given, the text); a page that
  * still has the version the hook names is unchanged, as the pool task answers.
@@ -63,7 +63,7 @@ const pages = (versions: Record<string, string> = {}) => async (address: PageAdd
   const version = versions[name] ?? name;
   if (version === indexedVersion) return { status: 'unchanged' };
   const content = new TextEncoder().encode(`# ${version}\n`);
-  return { status: 'read', page: { page: address, id: idOf(name), version, facts: { size: content.length, modified: 0, securityDescriptor: openToAll }, content } };
+  return { status: 'read', page: { page: address, id: idOf(name), version, facts: { ...FACTS, size: content.length }, content } };
 };
 
 function hookOf(client: Client, options: Partial<PageChangesOptions> = {}): PageChanges {

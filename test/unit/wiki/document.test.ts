@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AceType, type SecurityDescriptor } from '../../../src/windows-security/access-control.js';
+import { deriveAcl } from '../../../src/wiki/acl.js';
 import { documentId, folderKey } from '../../../src/wiki/document-id.js';
 import { buildWikiDocument, markdownToText, type WikiPageSource } from '../../../src/wiki/document.js';
 import { versionToken } from '../../../src/wiki/version-token.js';
@@ -95,7 +96,7 @@ describe('buildWikiDocument', () => {
     content: new TextEncoder().encode(`\uFEFF${page}`),
     size: 1234,
     modified: new Date('2026-03-01T10:00:00.123Z'),
-    securityDescriptor: sdAllowing(TEACHERS),
+    acl: deriveAcl(sdAllowing(TEACHERS)),
   };
   const indexedAt = new Date('2026-03-02T00:00:00Z');
 
@@ -150,10 +151,11 @@ describe('buildWikiDocument', () => {
   });
 
   it('changes the version token with size, modification time or ACL, and only then', () => {
-    const base = versionToken(10, new Date(1000), sdAllowing(TEACHERS, PUPILS));
-    assert.equal(versionToken(10, new Date(1000), sdAllowing(PUPILS, TEACHERS)), base);
-    assert.notEqual(versionToken(11, new Date(1000), sdAllowing(TEACHERS, PUPILS)), base);
-    assert.notEqual(versionToken(10, new Date(1001), sdAllowing(TEACHERS, PUPILS)), base);
-    assert.notEqual(versionToken(10, new Date(1000), sdAllowing(TEACHERS)), base);
+    const aclAllowing = (...sids: string[]) => deriveAcl(sdAllowing(...sids));
+    const base = versionToken(10, new Date(1000), aclAllowing(TEACHERS, PUPILS));
+    assert.equal(versionToken(10, new Date(1000), aclAllowing(PUPILS, TEACHERS)), base);
+    assert.notEqual(versionToken(11, new Date(1000), aclAllowing(TEACHERS, PUPILS)), base);
+    assert.notEqual(versionToken(10, new Date(1001), aclAllowing(TEACHERS, PUPILS)), base);
+    assert.notEqual(versionToken(10, new Date(1000), aclAllowing(TEACHERS)), base);
   });
 });
