@@ -63,6 +63,11 @@ function writtenAt(frame: CallFrame): { url: string; lineNumber: number } {
   return { url: pathToFileURL(resolve(dirname(fileURLToPath(frame.url)), entry.originalSource)).href, lineNumber: entry.originalLine };
 }
 
+/** Now in monotonic microseconds: the clock of process.hrtime and of the profiles' samples (a SampleWindow's). */
+export function monotonicUs(): number {
+  return Number(process.hrtime.bigint() / 1000n);
+}
+
 /** Monotonic microseconds (the profiles' clock, that of process.hrtime): only samples taken in between count. */
 export interface SampleWindow {
   from: number;

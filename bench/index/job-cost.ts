@@ -9,11 +9,13 @@
  * off, no timed pass, `reconciler.pace: fast`, so that the figures are the pipeline's and not the pacer's), lets its
  * first pass index what is missing, then runs a pass (which finds nothing to do) and a rebuild. Removes the pages
  * and their documents afterwards and writes its section of bench/RESULTS.md. No target: the section says what the
- * jobs cost, and what a change to them saved.
+ * jobs cost, and what a change to them saved. Each job's window is printed for profile-summary.ts (with
+ * SERVICE_NODE_ARGS='--cpu-prof --cpu-prof-dir=...', where the service's threads spent that job's time).
  */
 import type { JobInfo } from '../../src/indexing/reconciler/jobs.js';
 import { startJob } from '../../src/control-socket/client.js';
 import { socketOf } from '../../test/integration/reconcile/support.js';
+import { monotonicUs } from '../profile-summary.js';
 import { percentile } from '../stats.js';
 import { loadAverage, report, runAlone, runLine, Unexpected, type BenchReport, type Benchmark } from '../results.js';
 import { jobShortfalls } from '../job-outcome.js';
@@ -45,10 +47,13 @@ function medianServiceMicros(measured: readonly Measured[], pages: 'seen' | 'ind
 /** A round of one build: its no-change pass, then its rebuild, on a service of its own. */
 function measure(build: Build): Promise<{ pass: Measured; rebuild: Measured }> {
   return withService(build, null, async (service) => {
+    const passFrom = monotonicUs();
     const passed = await measureCost(service.process.pid!, async () => (await startJob(socketOf(service), { kind: 'pass' })).finished);
     const pass = { build, job: passed.result, cost: passed.cost };
+    const rebuildFrom = monotonicUs();
     const rebuilt = await measureCost(service.process.pid!, () => reindexJob(service, '--rebuild', build.cli));
     const rebuild = { build, job: rebuilt.result.report, cost: rebuilt.cost };
+    console.log(`${build.label}: windows (monotonic µs, for profile-summary.js): no-change pass ${passFrom}:${rebuildFrom}, rebuild ${rebuildFrom}:${monotonicUs()}`);
     console.log(`${build.label}: no-change pass over ${pass.job.seen} pages in ${(pass.job.durationMs / 1000).toFixed(1)} s, CPU per page ${cpuPer(pass.cost, pass.job.seen)}; rebuild of ${rebuild.job.indexed} pages in ${(rebuild.job.durationMs / 1000).toFixed(1)} s, CPU per page ${cpuPer(rebuild.cost, rebuild.job.indexed)}`);
     return { pass, rebuild };
   });

@@ -23,13 +23,13 @@ import { layout } from '../../test/testbed/layout.js';
 import { passAfter, reconcilerDetails } from '../../test/integration/wiki/wiki-service.js';
 import { shareAs } from '../../test/integration/reconcile/support.js';
 import { isMain } from '../results.js';
+import { monotonicUs } from '../profile-summary.js';
 import { threadsCpuSeconds, treeCpuSeconds } from '../stats.js';
 import { removeSeed, removeSeedDocuments, seedWiki } from './seed.js';
 import { pidIn } from './work-cost.js';
 
 /** How long nothing may change before the service counts as idle. */
 const QUIET_MS = 5_000;
-const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 const SETTLE_GIVE_UP_MS = 600_000;
 
 /** CPU seconds per second of wall time. */
