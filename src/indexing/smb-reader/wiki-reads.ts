@@ -21,9 +21,11 @@ const SECURITY_CONCURRENCY = 8;
  * A pass reads only the pages' descriptors: this many in one round trip (a compound message of an open, a query and
  * a close per page), and this many round trips at once. One message for eight opens costs the service less CPU
  * than eight messages (signing, framing, a promise per message): measured with a throwaway script on the testbed,
- * 88–109 µs of client CPU per descriptor against 155–176 µs.
+ * 88–109 µs of client CPU per descriptor against 155–176 µs. Sixteen take most `.wiki/` folders in one message
+ * (the testbed's seeded ones hold ten pages: 8 + 2 before): bench/index/job-cost.js, 10,000 pages, 6 rounds,
+ * the service's CPU per page of a pass 297 µs with 8, 270 µs with 16 (medians; lower in 5 of the 6 pairs).
  */
-const SECURITY_BATCH = 8;
+const SECURITY_BATCH = 16;
 const SECURITY_BATCHES_AT_ONCE = 2;
 /**
  * Larger pages are not indexed (reported as failed): Markdown pages are a few KiB, and the pool threads read and
