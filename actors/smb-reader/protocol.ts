@@ -9,10 +9,11 @@ export type SmbReaderTasks = {
   /** Whether the thread runs: the thread's id. */
   'ping': { task: Record<never, never>; result: { threadId: number } };
   /**
-   * The reconciler's walk: one folder, with the pages of its `.wiki/` (src/indexing/smb-reader/wiki-reads.ts); with
+   * The reconciler's walk: some folders of one share, each with the pages of its `.wiki/`
+   * (src/indexing/smb-reader/wiki-reads.ts), listed at once and answered in one message, a listing per path; with
    * `withContent` (a forced reindex) their bytes too, moved back, not copied.
    */
-  'list-wiki-folder': { task: { server: string; share: string; path: string; withContent?: boolean }; result: FolderListing };
+  'list-wiki-folders': { task: { server: string; share: string; paths: string[]; withContent?: boolean }; result: FolderListing[] };
   /** One page's bytes (moved back, not copied) for a pass; a missing or unreadable page is an outcome, not an error. */
   'read-page': { task: { page: PageAddress; known?: PageFacts }; result: PageOutcome };
   /** The post-write hook's read: not read again while the page has the version the hook indexed last. */

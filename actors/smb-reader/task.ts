@@ -44,15 +44,19 @@ function moving<T extends object>(value: T, buffers: ArrayBufferLike[]): T {
 /** The outcome, with the page's bytes (if it was read) moved. */
 const movingPage = <O extends ChangedPageOutcome>(outcome: O): O => moving(outcome, outcome.status === 'read' ? [outcome.page.content.buffer] : []);
 
-/** The listing, with the bytes of its pages (if they were read with it) moved. */
-function movingListing(listing: FolderListing): FolderListing {
+/** The bytes of the pages a listing read with it. */
+function listedBytes(listing: FolderListing): ArrayBufferLike[] {
   const pages = listing.state === 'listed' && listing.wiki?.listing.state === 'listed' ? listing.wiki.listing.pages : [];
-  return moving(listing, pages.flatMap((page) => (page.facts.content === undefined ? [] : [page.facts.content.buffer])));
+  return pages.flatMap((page) => (page.facts.content === undefined ? [] : [page.facts.content.buffer]));
 }
 
 export default servePoolTasks<SmbReaderTasks>({
   'ping': () => ({ threadId }),
-  'list-wiki-folder': async (task) => movingListing(await listWikiFolder(indexerShare(task.server, task.share), task.path, task.withContent)),
+  'list-wiki-folders': async (task) => {
+    const share = indexerShare(task.server, task.share);
+    const listings = await Promise.all(task.paths.map((path) => listWikiFolder(share, path, task.withContent)));
+    return moving(listings, listings.flatMap(listedBytes));
+  },
   'read-page': async (task) => movingPage(await readPage(indexerShare(task.page.server, task.page.share), task.page, task.known)),
   'read-changed-page': async (task) => movingPage(await readChangedPage(indexerShare(task.page.server, task.page.share), task.page, task.indexedVersion)),
   'list-names': (task) => listNames(indexerShare(task.server, task.share), task.path),

@@ -6,6 +6,8 @@
  * paths is the order of the full path strings ('a-b/x' before 'a/x', because '-' < '/').
  * Listings are requested ahead of the walk (`lookahead` per folder level), so that the server is kept busy while
  * the consumer works; memory stays bounded by the tree's depth times the lookahead, not by the number of pages.
+ * They are requested half a lookahead at a time, all in one turn of the event loop, so that a `list` that gathers the
+ * calls of a turn (the reconciler's, actors/reconciler/main.ts) sends them to its thread as one task.
  */
 import { compareCodePoints } from '../../common/code-point-order.js';
 import type { FolderListing, ListedPageFacts, Unlisted, WikiDirListing } from '../listing.js';
@@ -45,6 +47,8 @@ interface Frame {
   /** Walked children are cleared, so that their listings can be collected. */
   children: (Child | undefined)[];
   next: number;
+  /** The children before this one have been requested. */
+  requested: number;
 }
 
 function joinPath(folder: string, name: string): string {
@@ -82,6 +86,12 @@ export async function* walkWikiPages(
     listing.catch(() => undefined);
     child.listing = listing;
   };
+  /** Once no more than half a lookahead of the frame's next children is requested, requests up to a whole one. */
+  const requestAhead = (frame: Frame): void => {
+    if (frame.requested - frame.next > lookahead / 2) return;
+    const until = Math.min(frame.next + lookahead, frame.children.length);
+    for (; frame.requested < until; frame.requested++) request(frame.children[frame.requested]);
+  };
   const frameOf = (path: string, depth: number, listing: Extract<FolderListing, { state: 'listed' }>): Frame => {
     const children: Child[] = listing.folders.map((name) => ({ key: `${name}/`, kind: 'folder', path: joinPath(path, name) }));
     if (listing.wiki !== null) {
@@ -89,8 +99,8 @@ export async function* walkWikiPages(
       children.push({ key: `${name}/`, kind: 'wiki', path: joinPath(path, name), listing: pages });
     }
     children.sort(byKey);
-    const frame: Frame = { depth, children, next: 0 };
-    for (let i = 0; i < lookahead && i < children.length; i++) request(children[i]);
+    const frame: Frame = { depth, children, next: 0, requested: 0 };
+    requestAhead(frame);
     return frame;
   };
 
@@ -113,7 +123,7 @@ export async function* walkWikiPages(
       continue;
     }
     frame.children[frame.next++] = undefined;
-    request(frame.children[frame.next + lookahead - 1]);
+    requestAhead(frame);
     const prefix = `${child.path}/`;
 
     if (child.kind === 'wiki') {

@@ -14,9 +14,9 @@ const page = { server: 'fs1', share: 'wiki', path: 'a.md' };
 const typeChecks = [
   // The owner's side: a task's answer has its kind's type.
   async () => {
-    const folder: FolderListing = await readers.run({ type: 'list-wiki-folder', server: 'fs1', share: 'wiki', path: '' });
+    const folders: FolderListing[] = await readers.run({ type: 'list-wiki-folders', server: 'fs1', share: 'wiki', paths: [''] });
     const read: PageOutcome = await readers.run({ type: 'read-page', page });
-    void folder; void read;
+    void folders; void read;
     // @ts-expect-error a page read answers a PageOutcome, not a folder's listing
     const wrong: FolderListing = await readers.run({ type: 'read-page', page });
     void wrong;
@@ -28,7 +28,7 @@ const typeChecks = [
   // The task module's side: each kind answers its own result, and every kind is served.
   () => servePoolTasks<SmbReaderTasks>({
     'ping': () => ({ threadId: 1 }),
-    'list-wiki-folder': async () => listing,
+    'list-wiki-folders': async () => [listing],
     // @ts-expect-error a folder's listing is no answer to a page read
     'read-page': async () => listing,
     'read-changed-page': async () => outcome,
@@ -37,7 +37,7 @@ const typeChecks = [
   // @ts-expect-error list-names is not served
   () => servePoolTasks<SmbReaderTasks>({
     'ping': () => ({ threadId: 1 }),
-    'list-wiki-folder': async () => listing,
+    'list-wiki-folders': async () => [listing],
     'read-page': async () => outcome,
     'read-changed-page': async () => outcome,
   }),
