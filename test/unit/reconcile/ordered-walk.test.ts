@@ -102,6 +102,35 @@ describe('walkWikiPages', () => {
     assert.ok(stats.maxInFlight >= 3, `listings overlap, saw ${stats.maxInFlight}`);
   });
 
+  it('asks for the folders ahead half a lookahead at a time, each half in one turn (a batcher sends it as one task)', async () => {
+    const names = Array.from({ length: 40 }, (_, i) => `f${String(i).padStart(2, '0')}`);
+    let turn = 0;
+    let ticking = true;
+    const tick = (): void => {
+      if (!ticking) return;
+      turn++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    const callsByTurn = new Map<number, number>();
+    // Each listing is answered in a turn of its own, after the one asked before it, as an SMB answer comes.
+    let answers: Promise<unknown> = Promise.resolve();
+    const list = (path: string): Promise<FolderListing> => {
+      callsByTurn.set(turn, (callsByTurn.get(turn) ?? 0) + 1);
+      const listing: FolderListing = path === ''
+        ? { state: 'listed', folders: names, wiki: null }
+        : { state: 'listed', folders: [], wiki: { name: '.wiki', listing: pages('p.md') } };
+      const answer = answers.then(() => new Promise((resolve) => setImmediate(resolve))).then(() => listing);
+      answers = answer;
+      return answer;
+    };
+    const items = await collect(walkWikiPages(list, { lookahead: 8 }));
+    ticking = false;
+    assert.equal(items.length, 40);
+    // The root alone, then the first 8 of its folders at once, then 4 at a time.
+    assert.deepEqual([...callsByTurn.values()], [1, 8, 4, 4, 4, 4, 4, 4, 4, 4]);
+  });
+
   it('reports unreadable pages and unlistable folders in their place in the order', async () => {
     const { list } = fakeShare({
       folders: {
