@@ -21,8 +21,13 @@ async function restarted(cell: ActorCell, count: number): Promise<void> {
   while (cell.state !== 'running' || (await cell.report()).actor.restarts < count) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
+/** The thread the cell's actor runs on, once it answers a ping: a fresh incarnation on a busy machine may let one go. */
 async function threadOf(cell: ActorCell): Promise<number> {
-  return ((await cell.report()).actor.details as { threadId: number }).threadId;
+  for (;;) {
+    const details = (await cell.report()).actor.details as { threadId?: number } | undefined;
+    if (details?.threadId !== undefined) return details.threadId;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 /** An id above that of every thread created so far, below that of every later one. */
