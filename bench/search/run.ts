@@ -26,7 +26,7 @@ import { silentLog } from '../../src/common/logger.js';
 import { createSearchClient } from '../../src/search/client.js';
 import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
 import type { SearchResult } from '../../src/search/search.js';
-import { EVERYONE_SID } from '../../src/wiki/acl.js';
+import { documentAcl, EVERYONE_SID } from '../../src/wiki/acl.js';
 import { buildWikiDocument, type WikiDocument } from '../../src/wiki/document.js';
 import { startService, type RunningService } from '../../test/support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../../test/testbed/env.js';
@@ -123,8 +123,6 @@ function syntheticPage(i: number, next: () => number, sids: Sids, server: string
   for (let n = 1 + Math.floor(next() * 3); n > 0; n--) allow.push(next() < 0.6 ? text.pick(domainGroups) : classGroup(Math.floor(next() * 40)));
   if (next() < 0.02) allow.push(EVERYONE_SID);
   const deny = next() < 0.05 ? [groups['Schueler']!] : [];
-  // The read ACL the index keeps (deriveAcl): sorted, without duplicates.
-  const acl = { allow: [...new Set(allow)].sort(), deny };
   const folder = `Ordner-${String(i % FOLDERS).padStart(3, '0')}`;
   const content = Buffer.from(markdown, 'utf8');
   return buildWikiDocument({
@@ -134,7 +132,7 @@ function syntheticPage(i: number, next: () => number, sids: Sids, server: string
     content,
     size: content.length,
     modified: new Date(Date.UTC(2025, 0, 1) + Math.floor(next() * 365 * 86_400_000)),
-    acl,
+    acl: documentAcl(allow, deny),
   });
 }
 

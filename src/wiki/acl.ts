@@ -30,6 +30,11 @@ function sortedUnique(sids: Iterable<string>): string[] {
   return [...new Set(sids)].sort();
 }
 
+/** The read ACL of these allowed and denied SIDs, in the form the index keeps: each list sorted, without duplicates. */
+export function documentAcl(allow: Iterable<string>, deny: Iterable<string>): DocumentAcl {
+  return { allow: sortedUnique(allow), deny: sortedUnique(deny) };
+}
+
 /**
  * `allow`: SIDs of ACCESS_ALLOWED ACEs with FILE_READ_DATA, GENERIC_READ or GENERIC_ALL (inherited or not).
  * `deny`: SIDs of deny ACEs with any of these bits. A missing (NULL) DACL lets Everyone read; an empty DACL nobody.
@@ -37,10 +42,7 @@ function sortedUnique(sids: Iterable<string>): string[] {
 export function deriveAcl(sd: SecurityDescriptor): DocumentAcl {
   if (sd.dacl === null) return { allow: [EVERYONE_SID], deny: [] };
   const aces = sd.dacl.aces.filter(readsObject);
-  return {
-    allow: sortedUnique(aces.filter((a) => a.type === AceType.ACCESS_ALLOWED).map((a) => a.sid)),
-    deny: sortedUnique(aces.filter((a) => DENY_TYPES.has(a.type)).map((a) => a.sid)),
-  };
+  return documentAcl(aces.filter((a) => a.type === AceType.ACCESS_ALLOWED).map((a) => a.sid), aces.filter((a) => DENY_TYPES.has(a.type)).map((a) => a.sid));
 }
 
 /** A short stable hash of the ACL, part of a document's version token. */
