@@ -24,7 +24,7 @@ import { loadAverage, report, runAlone, runLine, Unexpected, type BenchReport, t
 import { jobShortfalls } from '../job-outcome.js';
 import { reindexJob } from './reindex.js';
 import { baselineBuild, THIS_BUILD, withService, type Build } from './builds.js';
-import { countSmbRequests, cpuPer, measureCost, requestsPer, threadsPer, type WorkCost } from './work-cost.js';
+import { countSmbRequests, cpuPer, measureCost, requestsPer, threadsPer, wakesPer, type WorkCost } from './work-cost.js';
 import { removeSeed, removeSeedDocuments, seedClients, seedWiki } from './seed.js';
 
 const PAGES = Number(process.env['JOBBENCH_PAGES'] ?? 10_000);
@@ -91,14 +91,14 @@ async function run(): Promise<BenchReport> {
     const medians = (what: string, measured: readonly Measured[], pages: 'seen' | 'indexed') =>
       `${what} ${builds.map((build) => `${build.label} ${medianServiceMicros(measured.filter((m) => m.build === build), pages)} µs`).join(', ')}`;
     const row = (what: string, m: Measured, pages: number) =>
-      `| ${what} | ${m.build.label} | ${(m.job.durationMs / 1000).toFixed(1)} | ${cpuPer(m.cost, pages)} | ${threadsPer(m.cost, pages)} | ${requestsPer(m.cost, pages)} |`;
+      `| ${what} | ${m.build.label} | ${(m.job.durationMs / 1000).toFixed(1)} | ${cpuPer(m.cost, pages)} | ${threadsPer(m.cost, pages)} | ${wakesPer(m.cost, pages)} | ${requestsPer(m.cost, pages)} |`;
     const lines = [
       runLine(SCRIPT, load),
       `Seed: ${seed.pages} pages of 1–20 KiB Markdown in ${seed.folders} folders below \`${ROOT}/\` of \`${SHARE}\`, ${seed.aclKinds} ACL kinds (bench/index/seed.ts); the jobs cover both shares (the testbed's own pages too).`,
-      `A service per build (\`reconciler.watch: false\`, \`reconciler.pace: fast\`, no timed pass), started one after the other, each once its first pass was done; then ${ROUNDS} rounds of a pass that finds nothing to do, then ${ROUNDS} of \`fileproxy reindex --rebuild\`${baseline === undefined ? '' : `, the builds alternated job by job (${baseline.label} first), the other service idle meanwhile`}. CPU per page: read around each job (the service's process, smbd with its children, Elasticsearch), per page the pass walked or the rebuild wrote; SMB2 requests per page: Samba's profiling counters. Jobs that did not finish with every seeded page walked or written: ${shortfalls.toString()}.`,
+      `A service per build (\`reconciler.watch: false\`, \`reconciler.pace: fast\`, no timed pass), started one after the other, each once its first pass was done; then ${ROUNDS} rounds of a pass that finds nothing to do, then ${ROUNDS} of \`fileproxy reindex --rebuild\`${baseline === undefined ? '' : `, the builds alternated job by job (${baseline.label} first), the other service idle meanwhile`}. CPU per page: read around each job (the service's process, smbd with its children, Elasticsearch), per page the pass walked or the rebuild wrote; the service's read/write syscalls (/proc/<pid>/io) and its threads' sleeps (voluntary context switches) likewise; SMB2 requests per page: Samba's profiling counters. Jobs that did not finish with every seeded page walked or written: ${shortfalls.toString()}.`,
       '',
-      '| job | build | duration, s | CPU per page | the service\'s CPU per page by thread | SMB2 requests per page |',
-      '|---|---|---:|---|---|---|',
+      '| job | build | duration, s | CPU per page | the service\'s CPU per page by thread | the service\'s syscalls and sleeps per page | SMB2 requests per page |',
+      '|---|---|---:|---|---|---|---|',
       ...passes.map((pass) => row('no-change pass', pass, pass.job.seen)),
       ...rebuilds.map((rebuild) => row('rebuild', rebuild, rebuild.job.indexed)),
       '',

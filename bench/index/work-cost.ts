@@ -27,6 +27,13 @@ export interface WorkCost {
   smb2: Record<string, number>;
   /** Bytes read from the machine's disks by anyone meanwhile: what the page cache did not hold. */
   diskRead: number;
+  /**
+   * The service's read and write syscalls (sockets and the event loops' wake-ups included) and the times its threads
+   * went to sleep waiting for something (voluntary context switches; threads that ended meanwhile are left out). On a
+   * virtual machine each costs far more than on bare metal: these say what a change to them can save.
+   */
+  serviceSyscalls: number;
+  serviceSleeps: number;
 }
 
 /** Commands a pass or a listing sends, in the order the tables give them. */
@@ -67,6 +74,25 @@ function diskReadBytes(): number {
   return sectors * 512;
 }
 
+/** The read and write syscalls `pid` made so far, by all of its threads (/proc/<pid>/io: syscr, syscw). */
+function ioSyscalls(pid: number): number {
+  const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+  return Number(/^syscr: (\d+)$/m.exec(io)![1]) + Number(/^syscw: (\d+)$/m.exec(io)![1]);
+}
+
+/** The times the live threads of `pid` went to sleep so far (each thread's voluntary_ctxt_switches). */
+function threadSleeps(pid: number): number {
+  let sleeps = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      sleeps += Number(/^voluntary_ctxt_switches:\s+(\d+)$/m.exec(readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8'))![1]);
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return sleeps;
+}
+
 /**
  * The CPU seconds each thread spent between two readings, added up by `group` of its name (by default the name
  * itself; a thread started meanwhile counts whole).
@@ -90,7 +116,7 @@ export function jvmThreadKind(name: string): string {
   return 'other JVM threads';
 }
 
-function cpuNow(servicePid: number): Omit<WorkCost, 'smb2' | 'diskRead' | 'serviceThreads' | 'elasticsearchThreads'> {
+function cpuNow(servicePid: number): Pick<WorkCost, 'service' | 'samba' | 'elasticsearch'> {
   return {
     service: treeCpuSeconds(servicePid),
     samba: treeCpuSeconds(pidIn(layout.samba.pidFile)),
@@ -109,7 +135,11 @@ export async function measureCost<T>(servicePid: number, work: () => Promise<T>)
   const elasticsearchPid = pidIn(layout.elasticsearch.pidFile);
   const esThreadsBefore = threadsCpuSeconds(elasticsearchPid);
   const diskBefore = diskReadBytes();
+  const syscallsBefore = ioSyscalls(servicePid);
+  const sleepsBefore = threadSleeps(servicePid);
   const result = await work();
+  const serviceSleeps = threadSleeps(servicePid) - sleepsBefore;
+  const serviceSyscalls = ioSyscalls(servicePid) - syscallsBefore;
   const diskRead = diskReadBytes() - diskBefore;
   const threadsAfter = threadsCpuSeconds(servicePid);
   const esThreadsAfter = threadsCpuSeconds(elasticsearchPid);
@@ -127,6 +157,8 @@ export async function measureCost<T>(servicePid: number, work: () => Promise<T>)
       elasticsearchThreads: byThreadName(esThreadsBefore, esThreadsAfter, jvmThreadKind),
       smb2,
       diskRead,
+      serviceSyscalls,
+      serviceSleeps,
     },
   };
 }
@@ -143,6 +175,11 @@ export function threadsPer(cost: WorkCost, units: number): string {
   const ended = cost.service - named.reduce((sum, [, seconds]) => sum + seconds, 0);
   const us = (seconds: number) => ((seconds * 1e6) / units).toFixed(0);
   return [...named.map(([name, seconds]) => `${name} ${us(seconds)} µs`), `ended threads ${us(Math.max(0, ended))} µs`].join(', ');
+}
+
+/** `read/write syscalls 3.1, sleeps 2.4`: the service's, per unit of work. */
+export function wakesPer(cost: WorkCost, units: number): string {
+  return `read/write syscalls ${(cost.serviceSyscalls / units).toFixed(2)}, sleeps ${(cost.serviceSleeps / units).toFixed(2)}`;
 }
 
 /** `create 2.0, find 4.0, …` per unit of work, for the commands of SMB2_COMMANDS. */
