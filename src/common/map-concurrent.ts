@@ -10,34 +10,44 @@ export async function* mapConcurrent<T, R>(
   work: (item: T) => Promise<R>,
 ): AsyncGenerator<R> {
   const iterator = Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : source[Symbol.iterator]();
-  const running = new Map<number, Promise<{ key: number; result: PromiseSettledResult<R> }>>();
-  let nextKey = 0;
+  // Finished work queues its result and wakes the loop: a constant cost per item, where racing every promise in hand
+  // for each item (Promise.race) costs `limit` reactions each time; a pass takes every page of a share through here.
+  const finished: PromiseSettledResult<R>[] = [];
+  let running = 0;
+  let wake: (() => void) | undefined;
+  const settle = (result: PromiseSettledResult<R>): void => {
+    running--;
+    finished.push(result);
+    wake?.();
+    wake = undefined;
+  };
+  const someSettled = () => new Promise<void>((resolve) => (wake = resolve));
   let exhausted = false;
   try {
     for (;;) {
-      while (!exhausted && running.size < limit) {
+      while (!exhausted && running + finished.length < limit) {
         const next = await iterator.next();
         if (next.done === true) {
           exhausted = true;
           break;
         }
-        const key = nextKey++;
-        running.set(
-          key,
-          work(next.value).then(
-            (value) => ({ key, result: { status: 'fulfilled', value } }),
-            (reason: unknown) => ({ key, result: { status: 'rejected', reason } }),
-          ),
+        const started = work(next.value);
+        running++;
+        started.then(
+          (value) => settle({ status: 'fulfilled', value }),
+          (reason: unknown) => settle({ status: 'rejected', reason }),
         );
       }
-      if (running.size === 0) return;
-      const { key, result } = await Promise.race(running.values());
-      running.delete(key);
+      if (finished.length === 0) {
+        if (running === 0) return;
+        await someSettled();
+      }
+      const result = finished.shift()!;
       if (result.status === 'rejected') throw result.reason;
       yield result.value;
     }
   } finally {
-    await Promise.all(running.values());
+    while (running > 0) await someSettled();
     await iterator.return?.();
   }
 }
