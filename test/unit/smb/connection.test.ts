@@ -4,7 +4,7 @@
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server, type Socket } from 'node:net';
+import { createServer, Socket, type Server } from 'node:net';
 import { Connection, type ConnectionOptions } from '../../../src/smb/connection.js';
 import { signMessage } from '../../../src/smb/crypto.js';
 import { Command, Dialect, splitCompound } from '../../../src/smb/header.js';
@@ -109,6 +109,31 @@ test('several related chains go in one compound message, each chain\'s first req
     await conn.compound([echo, echo]);
     assert.deepEqual(seen.slice(6).map((req) => (req.flags & RELATED) !== 0), [false, true], 'one chain as before');
   } finally {
+    conn.close();
+  }
+});
+
+test('messages sent in one turn of the event loop leave in one write to the socket', async () => {
+  const frames: number[] = [];
+  const conn = await peer((req, socket) => {
+    frames.push(Number(req.messageId));
+    send(socket, echoResponse(req, 1));
+  });
+  // Each write of queued chunks is one call of the socket's _writev (one syscall): count the client's (those to the
+  // peer's port) around the sends.
+  const peerPort = (servers.at(-1)!.address() as { port: number }).port;
+  const writev = Socket.prototype._writev!;
+  let writes = 0;
+  Socket.prototype._writev = function (this: Socket, ...args: Parameters<typeof writev>) {
+    if (this.remotePort === peerPort) writes++;
+    return writev.apply(this, args);
+  };
+  try {
+    await Promise.all([conn.request(echo), conn.request(echo), conn.compound([echo, echo])]);
+    assert.equal(frames.length, 4);
+    assert.equal(writes, 1, 'three messages, one write');
+  } finally {
+    Socket.prototype._writev = writev;
     conn.close();
   }
 });
