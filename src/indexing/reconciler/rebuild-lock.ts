@@ -59,13 +59,21 @@ export class RebuildLease {
       if (!(error instanceof errors.ResponseError && error.body?.error?.type === 'resource_already_exists_exception')) throw error;
     }
     const document: LeaseDocument = { holder: `${hostname()}/${process.pid}/${randomUUID()}`, target, expires_at: Date.now() + LEASE_MS };
-    try {
-      const created = await client.index({ index, id: LOCK_ID, op_type: 'create', document, refresh: false });
-      return new RebuildLease(client, index, document, { if_seq_no: created._seq_no!, if_primary_term: created._primary_term! });
-    } catch (error) {
-      if (!isConflict(error)) throw error;
+    let held: { _source?: LeaseDocument; _seq_no?: number; _primary_term?: number } | undefined;
+    while (held === undefined) {
+      try {
+        const created = await client.index({ index, id: LOCK_ID, op_type: 'create', document, refresh: false });
+        return new RebuildLease(client, index, document, { if_seq_no: created._seq_no!, if_primary_term: created._primary_term! });
+      } catch (error) {
+        if (!isConflict(error)) throw error;
+      }
+      try {
+        held = await client.get<LeaseDocument>({ index, id: LOCK_ID });
+      } catch (error) {
+        // Released between the two requests (a build of a few pages is over in moments): the lease is free again.
+        if (!isNotFound(error)) throw error;
+      }
     }
-    const held = await client.get<LeaseDocument>({ index, id: LOCK_ID });
     const current = held._source!;
     if (current.expires_at > Date.now()) {
       throw new RebuildBusyError(`${current.holder} is building ${current.target} (lease until ${new Date(current.expires_at).toISOString()})`);
