@@ -3,7 +3,7 @@
  * nothing to write) and `fileproxy reindex --rebuild` (every page of every share read, rendered and written into a
  * new versioned index), over seeded pages, with the CPU of the service, smbd and Elasticsearch and the SMB2 requests
  * per page around each; for this build and, with JOBBENCH_BASELINE=<checkout> (built there), an earlier one, the two
- * alternated job by job in the same run (the host's speed drifts, on a shared virtual machine by a quarter within
+ * alternated job by job in the same run, the first of each pair swapped each round (the host's speed drifts, on a shared virtual machine by a quarter within
  * minutes):
  *   node dist/bench/index/job-cost.js     (JOBBENCH_PAGES, default 10,000; JOBBENCH_ROUNDS, default 3)
  * Seeds the pages as pools.ts does (seed.ts, on the DC's disk); starts a service per build (change watch off, no
@@ -79,7 +79,12 @@ async function run(): Promise<BenchReport> {
     const { passes, rebuilds } = await withServices(builds, async (services) => {
       const rounds = async (kind: 'pass' | 'rebuild') => {
         const measured: Measured[] = [];
-        for (let round = 0; round < ROUNDS; round++) for (const [i, build] of builds.entries()) measured.push(await measureJob(build, services[i]!, kind));
+        // Each round swaps which build goes first (A B, B A, ...): a job runs on what the one before left behind
+        // (Elasticsearch merging, the page cache), and which build comes second must not decide a comparison.
+        for (let round = 0; round < ROUNDS; round++) {
+          const order = round % 2 === 0 ? [...builds.keys()] : [...builds.keys()].reverse();
+          for (const i of order) measured.push(await measureJob(builds[i]!, services[i]!, kind));
+        }
         return measured;
       };
       return { passes: await rounds('pass'), rebuilds: await rounds('rebuild') };
@@ -95,7 +100,7 @@ async function run(): Promise<BenchReport> {
     const lines = [
       runLine(SCRIPT, load),
       `Seed: ${seed.pages} pages of 1–20 KiB Markdown in ${seed.folders} folders below \`${ROOT}/\` of \`${SHARE}\`, ${seed.aclKinds} ACL kinds (bench/index/seed.ts); the jobs cover both shares (the testbed's own pages too).`,
-      `A service per build (\`reconciler.watch: false\`, \`reconciler.pace: fast\`, no timed pass), started one after the other, each once its first pass was done; then ${ROUNDS} rounds of a pass that finds nothing to do, then ${ROUNDS} of \`fileproxy reindex --rebuild\`${baseline === undefined ? '' : `, the builds alternated job by job (${baseline.label} first), the other service idle meanwhile`}. CPU per page: read around each job (the service's process, smbd with its children, Elasticsearch), per page the pass walked or the rebuild wrote; the service's read/write syscalls (/proc/<pid>/io) and its threads' sleeps (voluntary context switches) likewise; SMB2 requests per page: Samba's profiling counters. Jobs that did not finish with every seeded page walked or written: ${shortfalls.toString()}.`,
+      `A service per build (\`reconciler.watch: false\`, \`reconciler.pace: fast\`, no timed pass), started one after the other, each once its first pass was done; then ${ROUNDS} rounds of a pass that finds nothing to do, then ${ROUNDS} of \`fileproxy reindex --rebuild\`${baseline === undefined ? '' : `, the builds alternated job by job (${baseline.label} first in the odd rounds, this build in the even ones), the other service idle meanwhile`}. CPU per page: read around each job (the service's process, smbd with its children, Elasticsearch), per page the pass walked or the rebuild wrote; the service's read/write syscalls (/proc/<pid>/io) and its threads' sleeps (voluntary context switches) likewise; SMB2 requests per page: Samba's profiling counters. Jobs that did not finish with every seeded page walked or written: ${shortfalls.toString()}.`,
       '',
       '| job | build | duration, s | CPU per page | the service\'s CPU per page by thread | the service\'s syscalls and sleeps per page | SMB2 requests per page |',
       '|---|---|---:|---|---|---|---|',
