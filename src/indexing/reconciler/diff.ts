@@ -1,7 +1,8 @@
 /**
  * The streaming diff of a share against the index: the ordered walk (ordered-walk.ts) and the indexed pages of
- * the share (src/indexing/reconciler/inventory.ts), both sorted by path in code point order, merged item by item. Only the
- * two current items are held, so memory does not grow with the number of pages.
+ * the share (src/indexing/reconciler/inventory.ts), both sorted by path in code point order and both yielded a step
+ * (an array) at a time, merged item by item. Only the two current steps are held, so memory does not grow with the
+ * number of pages.
  */
 import type { IndexedPage } from './inventory.js';
 import { folderKey } from '../../wiki/document-id.js';
@@ -35,14 +36,19 @@ export class OrderError extends Error {
   override readonly name = 'OrderError';
 }
 
-/** Reads an async iterator one item ahead and checks that its keys ascend strictly. */
+/**
+ * Reads the items of an async iterator of steps (arrays) one item ahead, and checks that their keys ascend strictly;
+ * the iterator is awaited only when a step is used up.
+ */
 class Cursor<T> {
   current: T | undefined;
   private last: string | undefined;
-  private readonly iterator: AsyncIterator<T>;
+  private readonly iterator: AsyncIterator<readonly T[]>;
+  private step: readonly T[] = [];
+  private next = 0;
 
   constructor(
-    source: AsyncIterable<T>,
+    source: AsyncIterable<readonly T[]>,
     private readonly keyOf: (item: T) => string,
     private readonly label: string,
   ) {
@@ -50,9 +56,16 @@ class Cursor<T> {
   }
 
   async advance(): Promise<void> {
-    const next = await this.iterator.next();
-    this.current = next.done ? undefined : next.value;
-    if (this.current === undefined) return;
+    while (this.next === this.step.length) {
+      const step = await this.iterator.next();
+      if (step.done === true) {
+        this.current = undefined;
+        return;
+      }
+      this.step = step.value;
+      this.next = 0;
+    }
+    this.current = this.step[this.next++]!;
     const key = this.keyOf(this.current);
     if (this.last !== undefined && compareCodePoints(this.last, key) >= 0) {
       throw new OrderError(`${this.label} out of order: '${key}' after '${this.last}'`);
@@ -70,8 +83,8 @@ class Cursor<T> {
  * this share's server.
  */
 export async function* diffShare(
-  walk: AsyncIterable<WalkItem>,
-  indexed: AsyncIterable<IndexedPage>,
+  walk: AsyncIterable<readonly WalkItem[]>,
+  indexed: AsyncIterable<readonly IndexedPage[]>,
   idOf: (path: string) => string,
 ): AsyncGenerator<DiffItem> {
   const w = new Cursor(walk, walkItemKey, 'share walk');

@@ -275,7 +275,7 @@ export class IndexManager {
       // A document is one page of one share of one server: these three order them completely.
       sort: [{ server: 'asc' }, { share: 'asc' }, { path: 'asc' }],
     });
-    for await (const hit of hits) yield { id: hit._id!, source: JSON.stringify(hit._source) };
+    for await (const batch of hits) for (const hit of batch) yield { id: hit._id!, source: JSON.stringify(hit._source) };
   }
 
   /**

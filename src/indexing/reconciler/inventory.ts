@@ -39,23 +39,27 @@ function scopeQuery(share: IndexedShare, folder = ''): estypes.QueryDslQueryCont
   return { bool: { filter: [shareQuery(share), { term: { folder_ancestors: folderKey(folder) } }] } };
 }
 
-/** Every hit of `request`, fetched `size` at a time with search_after; its `sort` must order the hits completely. */
-export async function* everyHit<T>(client: Client, request: estypes.SearchRequest & { size: number }): AsyncGenerator<estypes.SearchHit<T>> {
+/**
+ * Every hit of `request`, fetched `size` at a time with search_after, a response's hits at a time; its `sort` must
+ * order the hits completely.
+ */
+export async function* everyHit<T>(client: Client, request: estypes.SearchRequest & { size: number }): AsyncGenerator<estypes.SearchHit<T>[]> {
   let after: estypes.SortResults | undefined;
   do {
     const response = await client.search<T>({ ...request, ...(after === undefined ? {} : { search_after: after }) });
     const hits = response.hits.hits;
-    yield* hits;
+    if (hits.length > 0) yield hits;
     after = hits.length === request.size ? hits[hits.length - 1]!.sort : undefined;
   } while (after !== undefined);
 }
 
 /**
- * Every indexed page of `share` (or of `options.folder` in it), ordered by path, fetched page by page with search_after.
- * Both fields come from doc values (the path as the hit's sort value), not from `_source`: Elasticsearch then need
- * not unpack each page's stored text to answer.
+ * Every indexed page of `share` (or of `options.folder` in it), ordered by path, fetched with search_after, a
+ * response's pages at a time: a pass takes every page of a share through here, and a step of an async generator per
+ * page costs more than the page's comparison. Both fields come from doc values (the path as the hit's sort value), not
+ * from `_source`: Elasticsearch then need not unpack each page's stored text to answer.
  */
-export async function* indexedPages(client: Client, share: IndexedShare, options: InventoryOptions = {}): AsyncGenerator<IndexedPage> {
+export async function* indexedPages(client: Client, share: IndexedShare, options: InventoryOptions = {}): AsyncGenerator<IndexedPage[]> {
   const hits = everyHit<never>(client, {
     index: options.alias ?? DEFAULT_ALIAS,
     size: options.pageSize ?? 1000,
@@ -65,7 +69,7 @@ export async function* indexedPages(client: Client, share: IndexedShare, options
     // Paths are unique within a share, so they order the pages completely.
     sort: [{ path: 'asc' }],
   });
-  for await (const hit of hits) yield { id: hit._id!, path: String(hit.sort![0]), version: String((hit.fields!['version'] as unknown[])[0]) };
+  for await (const batch of hits) yield batch.map((hit) => ({ id: hit._id!, path: String(hit.sort![0]), version: String((hit.fields!['version'] as unknown[])[0]) }));
 }
 
 /**

@@ -8,6 +8,9 @@
  * the consumer works; memory stays bounded by the tree's depth times the lookahead, not by the number of pages.
  * They are requested half a lookahead at a time, all in one turn of the event loop, so that a `list` that gathers the
  * calls of a turn (the reconciler's, actors/reconciler/main.ts) sends them to its thread as one task.
+ * The items come a step at a time, an array each: the pages of one `.wiki/` folder, or one folder not listed. A pass
+ * takes every page of a share through here, and a step of an async generator per page costs more than the page's
+ * comparison (see inventory.ts).
  */
 import { compareCodePoints } from '../../common/code-point-order.js';
 import type { FolderListing, ListedPageFacts, Unlisted, WikiDirListing } from '../listing.js';
@@ -71,11 +74,14 @@ function unlistedItem(prefix: string, unlisted: Unlisted): WalkItem | null {
   }
 }
 
-/** Every page of the share below `from` (the root), sorted by path in code point order. `list` lists one folder. */
+/**
+ * Every page of the share below `from` (the root), sorted by path in code point order, in steps (see above). `list`
+ * lists one folder.
+ */
 export async function* walkWikiPages(
   list: (path: string) => Promise<FolderListing>,
   options: OrderedWalkOptions = {},
-): AsyncGenerator<WalkItem> {
+): AsyncGenerator<WalkItem[]> {
   const lookahead = Math.max(1, options.lookahead ?? 8);
   const maxDepth = options.maxDepth ?? 64;
 
@@ -111,7 +117,7 @@ export async function* walkWikiPages(
   }
   if (root.state !== 'listed') {
     const item = unlistedItem(`${from}/`, root);
-    if (item !== null) yield item;
+    if (item !== null) yield [item];
     return;
   }
   const stack: Frame[] = [frameOf(from, 0, root)];
@@ -129,7 +135,7 @@ export async function* walkWikiPages(
     if (child.kind === 'wiki') {
       if (child.listing.state !== 'listed') {
         const item = unlistedItem(prefix, child.listing);
-        if (item !== null) yield item;
+        if (item !== null) yield [item];
         continue;
       }
       const pages: WalkItem[] = [
@@ -137,12 +143,12 @@ export async function* walkWikiPages(
         ...child.listing.unreadable.map((name): WalkItem => ({ kind: 'unreadable', path: prefix + name })),
       ];
       pages.sort((a, b) => compareCodePoints(walkItemKey(a), walkItemKey(b)));
-      yield* pages;
+      if (pages.length > 0) yield pages;
       continue;
     }
 
     if (frame.depth + 1 > maxDepth) {
-      yield { kind: 'skipped', prefix, reason: `nested deeper than ${maxDepth} folders` };
+      yield [{ kind: 'skipped', prefix, reason: `nested deeper than ${maxDepth} folders` }];
       continue;
     }
     request(child);
@@ -150,7 +156,7 @@ export async function* walkWikiPages(
     if (listing.state === 'listed') stack.push(frameOf(child.path, frame.depth + 1, listing));
     else {
       const item = unlistedItem(prefix, listing);
-      if (item !== null) yield item;
+      if (item !== null) yield [item];
     }
   }
 }

@@ -8,6 +8,7 @@ import type { BulkWriter } from '../operations.js';
 import type { Logger } from '../../common/logger.js';
 import { pathId } from '../../search/log.js';
 import type { ReadPage } from '../listing.js';
+import { flatten } from '../../common/flatten.js';
 import { mapConcurrent } from '../../common/map-concurrent.js';
 import { walkWikiPages, type WalkItem } from './ordered-walk.js';
 import type { ShareCounts, ShareSource } from './share-pass.js';
@@ -58,7 +59,7 @@ async function* sharePages(target: RebuildShare, options: RebuildOptions): Async
   };
   // A rebuild writes every page, as a forced reindex does: each is read in the open of its listing (withContent).
   const walk = walkWikiPages((path) => source.listFolder(path, true), { lookahead: options.lookahead });
-  for await (const doc of mapConcurrent(walk, options.concurrency, load)) {
+  for await (const doc of mapConcurrent(flatten(walk), options.concurrency, load)) {
     if (options.signal.aborted) throw new RebuildCancelledError('rebuild cancelled; the alias stays on the old index');
     if (doc !== null) yield doc;
   }

@@ -201,9 +201,9 @@ export async function runSharePass(options: SharePassOptions): Promise<void> {
   // A forced run writes every page: their bytes come with the listing, in the open that reads their ACL.
   const withContent = options.force && !options.dryRun;
   const walk = walkWikiPages((path) => source.listFolder(path, withContent), { lookahead: options.lookahead, from: folder });
-  // The index side comes a page of documents per request; reading ahead keeps those requests off the merge's path.
+  // The index side comes a page of documents per request; reading two ahead keeps those requests off the merge's path.
   const inventory = indexedPages(options.client, { server, share }, { alias: options.alias, pageSize: INDEX_PAGE, folder });
-  const indexed = readAhead(inventory, 2 * INDEX_PAGE);
+  const indexed = readAhead(inventory, 2);
   const diff = groupGone(diffShare(walk, indexed, (path) => documentId(server, share, path)), GONE_GROUP);
   try {
     for await (const _ of mapConcurrent(diff, options.concurrency, apply)) {

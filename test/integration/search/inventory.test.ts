@@ -19,9 +19,13 @@ function page(share: string, i: number, server = 'dc1'): WikiDocument {
   });
 }
 
-async function collect(pages: AsyncIterable<IndexedPage>): Promise<IndexedPage[]> {
+/** The pages, their responses' steps joined; no step is empty. */
+async function collect(pages: AsyncIterable<IndexedPage[]>): Promise<IndexedPage[]> {
   const all: IndexedPage[] = [];
-  for await (const p of pages) all.push(p);
+  for await (const step of pages) {
+    assert.ok(step.length > 0, 'an empty step');
+    all.push(...step);
+  }
   return all;
 }
 

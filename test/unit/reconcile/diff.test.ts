@@ -5,16 +5,18 @@ import { diffShare, groupGone, OrderError, type DiffItem } from '../../../src/in
 import { walkItemKey, type WalkItem } from '../../../src/indexing/reconciler/ordered-walk.js';
 import type { IndexedPage } from '../../../src/indexing/reconciler/inventory.js';
 import { FACTS, randomInts } from './fixtures.js';
+import { flatten } from '../../../src/common/flatten.js';
 
 const idOf = (path: string) => `id:${path.toLowerCase()}`;
 
-async function* from<T>(items: readonly T[]): AsyncGenerator<T> {
-  for (const item of items) yield item;
+/** `items` in steps of 1, 2, 3, 1, 2, 3, ... items, as the walk and the inventory yield theirs: where a step ends must not matter. */
+async function* inSteps<T>(items: readonly T[]): AsyncGenerator<T[]> {
+  for (let at = 0, size = 1; at < items.length; at += size, size = (size % 3) + 1) yield items.slice(at, at + size);
 }
 
 async function diff(walk: WalkItem[], indexed: IndexedPage[]): Promise<DiffItem[]> {
   const items: DiffItem[] = [];
-  for await (const item of diffShare(from(walk), from(indexed), idOf)) items.push(item);
+  for await (const item of diffShare(inSteps(walk), inSteps(indexed), idOf)) items.push(item);
   return items;
 }
 
@@ -145,7 +147,7 @@ describe('groupGone', () => {
       gone('.wiki/7.md'),
     ];
     const grouped = [];
-    for await (const item of groupGone(from(items), 2)) grouped.push(item);
+    for await (const item of groupGone(flatten(inSteps(items)), 2)) grouped.push(item);
     const pages = (...paths: string[]) => paths.map((path) => ({ id: idOf(path), path }));
     assert.deepEqual(grouped, [
       { kind: 'gone-in-folder', wikiDir: 'A/.wiki', pages: pages('A/.wiki/1.md', 'a/.Wiki/2.md') },

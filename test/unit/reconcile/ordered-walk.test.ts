@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import type { FolderListing, Unlisted, WikiDirListing } from '../../../src/indexing/listing.js';
 import { ShareUnlistedError, walkWikiPages, type WalkItem } from '../../../src/indexing/reconciler/ordered-walk.js';
 import { FACTS, randomInts } from './fixtures.js';
+import { flatten } from '../../../src/common/flatten.js';
 
 /** A folder of a fake share: sub-folders, maybe a `.wiki/`, or a state that makes listing it fail. */
 interface FakeFolder {
@@ -39,9 +40,13 @@ function fakeShare(root: FakeFolder) {
   return { list, stats };
 }
 
-async function collect(walk: AsyncIterable<WalkItem>): Promise<WalkItem[]> {
+/** The walk's items, its steps joined; no step is empty. */
+async function collect(walk: AsyncIterable<WalkItem[]>): Promise<WalkItem[]> {
   const items: WalkItem[] = [];
-  for await (const item of walk) items.push(item);
+  for await (const step of walk) {
+    assert.ok(step.length > 0, 'an empty step');
+    items.push(...step);
+  }
   return items;
 }
 
@@ -165,7 +170,7 @@ describe('walkWikiPages', () => {
     const seen: string[] = [];
     await assert.rejects(
       (async () => {
-        for await (const item of walkWikiPages(list)) if (item.kind === 'page') seen.push(item.path);
+        for await (const item of flatten(walkWikiPages(list))) if (item.kind === 'page') seen.push(item.path);
       })(),
       /connection lost listing b/,
     );
