@@ -3,8 +3,8 @@
  * nothing to write) and `fileproxy reindex --rebuild` (every page of every share read, rendered and written into a
  * new versioned index), over seeded pages, with the CPU of the service, smbd and Elasticsearch and the SMB2 requests
  * per page around each; for this build and, with JOBBENCH_BASELINE=<checkout> (built there), an earlier one, the two
- * alternated job by job in the same run, the first of each pair swapped each round (the host's speed drifts, on a shared virtual machine by a quarter within
- * minutes):
+ * alternated job by job in the same run, the first of each pair swapped each round (the host's speed drifts, on a
+ * shared virtual machine by a quarter within minutes):
  *   node dist/bench/index/job-cost.js     (JOBBENCH_PAGES, default 10,000; JOBBENCH_ROUNDS, default 3)
  * Seeds the pages as pools.ts does (seed.ts, on the DC's disk); starts a service per build (change watch off, no
  * timed pass, `reconciler.pace: fast`, so that the figures are the pipeline's and not the pacer's), one after the
