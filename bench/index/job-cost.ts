@@ -41,10 +41,24 @@ interface Measured {
   cost: WorkCost;
 }
 
-/** The service's CPU per page of `measured` (one build's rounds of one job; per page walked or written), their median, in µs. */
+/** The service's CPU per page of one job of `measured` (per page walked or written), in µs. */
+function serviceMicros(measured: Measured, pages: 'seen' | 'indexed'): number {
+  return (measured.cost.service * 1e6) / measured.job[pages];
+}
+
+/** The service's CPU per page of `measured` (one build's rounds of one job), their median, in µs. */
 function medianServiceMicros(measured: readonly Measured[], pages: 'seen' | 'indexed'): string {
-  const perPage = measured.map((m) => (m.cost.service * 1e6) / m.job[pages]).sort((a, b) => a - b);
-  return percentile(perPage, 0.5).toFixed(0);
+  return percentile(measured.map((m) => serviceMicros(m, pages)).sort((a, b) => a - b), 0.5).toFixed(0);
+}
+
+/**
+ * `this build lower in 5 of 6 rounds`: with the host's speed drifting, a round's two jobs (one after the other) compare
+ * better than the medians of all rounds do.
+ */
+function lowerInRounds(measured: readonly Measured[], builds: readonly Build[], pages: 'seen' | 'indexed'): string {
+  const [before, after] = builds.map((build) => measured.filter((m) => m.build === build));
+  const lower = after!.filter((m, round) => serviceMicros(m, pages) < serviceMicros(before![round]!, pages)).length;
+  return `${builds[1]!.label} lower in ${lower} of ${after!.length} rounds`;
 }
 
 /** `work` with a service of each of `builds` running (started one after the other: withService), in that order. */
@@ -94,7 +108,7 @@ async function run(): Promise<BenchReport> {
       ...rebuilds.map((rebuild) => jobShortfalls(`rebuild (${rebuild.build.label})`, rebuild.job, { pages: seed.pages, count: 'indexed' })),
     ].reduce((u, each) => u.with(each), new Unexpected());
     const medians = (what: string, measured: readonly Measured[], pages: 'seen' | 'indexed') =>
-      `${what} ${builds.map((build) => `${build.label} ${medianServiceMicros(measured.filter((m) => m.build === build), pages)} µs`).join(', ')}`;
+      `${what} ${builds.map((build) => `${build.label} ${medianServiceMicros(measured.filter((m) => m.build === build), pages)} µs`).join(', ')}${builds.length === 2 ? ` (${lowerInRounds(measured, builds, pages)})` : ''}`;
     const row = (what: string, m: Measured, pages: number) =>
       `| ${what} | ${m.build.label} | ${(m.job.durationMs / 1000).toFixed(1)} | ${cpuPer(m.cost, pages)} | ${threadsPer(m.cost, pages)} | ${wakesPer(m.cost, pages)} | ${requestsPer(m.cost, pages)} |`;
     const lines = [
