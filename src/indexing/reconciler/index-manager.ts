@@ -10,9 +10,10 @@ import { errors, type Client, type estypes } from '@elastic/elasticsearch';
 import type { ReadPage } from '../listing.js';
 import type { BulkWriter } from '../operations.js';
 import { IndexWriter, type SourceDocument } from './index-writer.js';
-import { everyHit, shareQuery, type IndexedShare } from './inventory.js';
+import { hitsByResponse, shareQuery, type IndexedShare } from './inventory.js';
 import { describeSearchError } from '../../search/search-failure.js';
 import { silentLog, type Logger } from '../../common/logger.js';
+import { flatten } from '../../common/flatten.js';
 import { pathId } from '../../search/log.js';
 import {
   DEFAULT_ALIAS, indexMappings, indexSettings, MAPPING_VERSION, SINGLE_NODE_LAYOUT, type IndexLayout, type IndexMeta, type TextAnalyzer,
@@ -268,14 +269,14 @@ export class IndexManager {
    * `_reindex`, which is a module a minimal Elasticsearch may lack (the testbed's has none).
    */
   private async *otherDocuments(from: string, own: readonly IndexedShare[]): AsyncGenerator<SourceDocument> {
-    const hits = everyHit<unknown>(this.client, {
+    const hits = hitsByResponse<unknown>(this.client, {
       index: from,
       size: COPY_PAGE,
       query: { bool: { must_not: own.map(shareQuery) } },
       // A document is one page of one share of one server: these three order them completely.
       sort: [{ server: 'asc' }, { share: 'asc' }, { path: 'asc' }],
     });
-    for await (const batch of hits) for (const hit of batch) yield { id: hit._id!, source: JSON.stringify(hit._source) };
+    for await (const hit of flatten(hits)) yield { id: hit._id!, source: JSON.stringify(hit._source) };
   }
 
   /**

@@ -43,7 +43,7 @@ function scopeQuery(share: IndexedShare, folder = ''): estypes.QueryDslQueryCont
  * Every hit of `request`, fetched `size` at a time with search_after, a response's hits at a time; its `sort` must
  * order the hits completely.
  */
-export async function* everyHit<T>(client: Client, request: estypes.SearchRequest & { size: number }): AsyncGenerator<estypes.SearchHit<T>[]> {
+export async function* hitsByResponse<T>(client: Client, request: estypes.SearchRequest & { size: number }): AsyncGenerator<estypes.SearchHit<T>[]> {
   let after: estypes.SortResults | undefined;
   do {
     const response = await client.search<T>({ ...request, ...(after === undefined ? {} : { search_after: after }) });
@@ -60,7 +60,7 @@ export async function* everyHit<T>(client: Client, request: estypes.SearchReques
  * from `_source`: Elasticsearch then need not unpack each page's stored text to answer.
  */
 export async function* indexedPages(client: Client, share: IndexedShare, options: InventoryOptions = {}): AsyncGenerator<IndexedPage[]> {
-  const hits = everyHit<never>(client, {
+  const hits = hitsByResponse<never>(client, {
     index: options.alias ?? DEFAULT_ALIAS,
     size: options.pageSize ?? 1000,
     _source: false,

@@ -5,7 +5,7 @@
  * guard, so two proxies never both hold it. Two proxies starting with a newer mapping therefore build once: the
  * other finds the lease held, keeps writing through the alias and finds the new index ready afterwards.
  */
-import { errors, type Client } from '@elastic/elasticsearch';
+import { errors, type Client, type estypes } from '@elastic/elasticsearch';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 
@@ -59,7 +59,7 @@ export class RebuildLease {
       if (!(error instanceof errors.ResponseError && error.body?.error?.type === 'resource_already_exists_exception')) throw error;
     }
     const document: LeaseDocument = { holder: `${hostname()}/${process.pid}/${randomUUID()}`, target, expires_at: Date.now() + LEASE_MS };
-    let held: { _source?: LeaseDocument; _seq_no?: number; _primary_term?: number } | undefined;
+    let held: estypes.GetResponse<LeaseDocument> | undefined;
     while (held === undefined) {
       try {
         const created = await client.index({ index, id: LOCK_ID, op_type: 'create', document, refresh: false });
