@@ -141,7 +141,7 @@ export const webdavPaths = {
       LOCK: davOperation('davLock', 'Take a write lock (a new name becomes an empty file), or refresh one (no body, If header)', {
         '200': { ...multistatus('The lock (lockdiscovery)'), headers: { 'Lock-Token': header('<token> of a new lock') } },
         '201': { ...multistatus('The lock on a newly created empty file'), headers: { 'Lock-Token': header('<token>') } },
-        '413': DAV_BODY_413,
+        '413': error('XML request body over 16 times webdav.locks.max_owner_size (at least 64 KiB, at most http.max_body), refused unread', ['body_too_large']),
       }, { parameters: [DEPTH(['0', 'infinity']), headerParam('Timeout', 'Second-<n> or Infinite'), IF], requestBody: XML_BODY }),
       UNLOCK: davOperation('davUnlock', 'Release a lock', {
         '204': noBody('Released'),

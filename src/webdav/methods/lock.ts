@@ -3,9 +3,10 @@
 // an empty file (RFC 4918 §7.3). Taking or refreshing a lock needs the write
 // right it reserves, asked of the file server; taking a depth-infinity lock on
 // a folder needs it on every member too; the share root is never locked;
-// locks per user, the owner's size and the members of a depth-infinity lock
-// are bounded (config webdav.locks).
+// locks per user, the owner's size (and with it the body read) and the members
+// of a depth-infinity lock are bounded (config webdav.locks).
 import { mapConcurrent } from '../../common/map-concurrent.js';
+import type { Config } from '../../config/index.js';
 import { HttpError } from '../../http/http-error.js';
 import type { Router } from '../../http/router.js';
 import { SmbError } from '../../smb/index.js';
@@ -19,8 +20,22 @@ import { CREATE_FILE, LIST_FOLDER, MEMBER_CHECKS_AT_ONCE, lockRight } from '../w
 import { storedSize } from '../xml.js';
 import { checkWikiLayout, parentTarget, type DavCall, type DavService } from './service.js';
 
+/** lockBodyLimit's least: a lockinfo with an owner of any size the default bound allows, spelt generously. */
+const LOCK_BODY_FLOOR = 64 * 1024;
+
+/**
+ * The most bytes of a LOCK body that are read and parsed: a lockinfo is a lock scope, a lock type and the owner,
+ * whose stored size webdav.locks.max_owner_size bounds. Its XML may spell an owner within that bound larger
+ * (character references, white space), so sixteen times the bound, at least LOCK_BODY_FLOOR, at most http.max_body.
+ * A longer body is refused unread (413 body_too_large): a megabyte of hostile owner was parsed before it was
+ * refused (lock_owner_too_large), about a third of the http-front's CPU in the abuse suite's lock floods.
+ */
+export function lockBodyLimit(config: Pick<Config, 'http' | 'webdav'>): number {
+  return Math.min(config.http.max_body, Math.max(LOCK_BODY_FLOOR, 16 * config.webdav.locks.max_owner_size));
+}
+
 export function registerDavLockRoutes(router: Router, svc: DavService): void {
-  svc.route(router, 'LOCK', (call) => lock(call, svc), 'xml');
+  svc.route(router, 'LOCK', (call) => lock(call, svc), 'xml', lockBodyLimit(svc.deps.config));
   svc.route(router, 'UNLOCK', (call) => unlock(call, svc));
 }
 

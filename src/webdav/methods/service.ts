@@ -113,9 +113,12 @@ export class DavService {
     return this.deps.davState;
   }
 
-  /** A route for one method; `body` says whether it takes an XML body, streams one (PUT) or takes none. */
-  route(router: Router, method: string, handler: DavHandler, body: 'none' | 'xml' | 'stream' = 'none'): void {
-    const options = body === 'xml' ? { bodyLimit: this.deps.config.http.max_body } : body === 'stream' ? { streamBody: true } : {};
+  /**
+   * A route for one method; `body` says whether it takes an XML body, streams one (PUT) or takes none. An XML body
+   * may take `xmlBodyLimit` bytes, http.max_body unless the method bounds it tighter.
+   */
+  route(router: Router, method: string, handler: DavHandler, body: 'none' | 'xml' | 'stream' = 'none', xmlBodyLimit = this.deps.config.http.max_body): void {
+    const options = body === 'xml' ? { bodyLimit: xmlBodyLimit } : body === 'stream' ? { streamBody: true } : {};
     router.add(method, `${DAV_PREFIX}*`, async (ex) => {
       let call: DavCall | undefined;
       try {

@@ -117,10 +117,15 @@ describe('WebDAV LOCK and PROPPATCH need the write right, asked of the file serv
     assert.equal((await anna.request('PROPPATCH', `${dir}/folder/inner.md`, { body: removeBody('keep') })).status, 207);
   });
 
-  it('bounds locks per user (403 too_many_locks) and the lock owner size (403 lock_owner_too_large)', async () => {
+  it('bounds locks per user (403 too_many_locks), the lock owner size (403 lock_owner_too_large) and the LOCK body (413, unread)', async () => {
     const big = await anna.request('LOCK', `${dir}/a.md`, { headers: { depth: '0' }, body: lockBody('o'.repeat(2048)) });
     assert.equal(big.status, 403);
     assert.equal(await errorOf(big), 'lock_owner_too_large');
+    // max_owner_size 1 KiB here: the body may take 64 KiB (lockBodyLimit's least), one byte more is not read.
+    const overlong = lockBody('o'.repeat(64 * 1024));
+    const huge = await anna.request('LOCK', `${dir}/a.md`, { headers: { depth: '0' }, body: overlong });
+    assert.equal(huge.status, 413);
+    assert.equal(await errorOf(huge), 'body_too_large');
     const tokens: string[] = [];
     for (let i = 0; i < 3; i++) {
       const res = await anna.request('LOCK', `${dir}/a.md`, { headers: { depth: '0' }, body: sharedLockBody });
