@@ -29,8 +29,16 @@ export interface LogSettings { log?: { level?: string } }
 const PIPE_BUF = 4096;
 
 /**
- * `buffered`: lines are written off the calling code's path (asynchronously, several per write under load), for
- * threads that log a line per request; such a thread calls flushLogSync before it exits.
+ * A buffered logger writes once it holds this much (or at FLUSH_EVERY_MS): a line per write cost a write syscall
+ * per request, and its reader (journald, a test) a wake-up and a read each.
+ */
+const WRITE_AT_BYTES = 2048;
+/** How long a line may wait in a buffered logger for others to fill its write. */
+const FLUSH_EVERY_MS = 100;
+
+/**
+ * `buffered`: lines are written off the calling code's path (asynchronously, several per write: WRITE_AT_BYTES,
+ * FLUSH_EVERY_MS), for threads that log a line per request; such a thread calls flushLogSync before it exits.
  */
 export function createLogger(config: LogSettings | undefined, bindings: Record<string, unknown> = {}, { buffered = false } = {}): PinoLogger {
   const options = {
@@ -38,7 +46,30 @@ export function createLogger(config: LogSettings | undefined, bindings: Record<s
     base: { pid: process.pid, ...bindings },
     redact: { paths: REDACTED, censor: '[redacted]' },
   };
-  return buffered ? pino(options, pino.destination({ dest: 1, sync: false, maxWrite: PIPE_BUF })) : pino(options);
+  return buffered ? pino(options, bufferedDestination()) : pino(options);
+}
+
+/**
+ * Standard output, written asynchronously once WRITE_AT_BYTES are held, and the rest every FLUSH_EVERY_MS while
+ * any is held. sonic-boom's own periodicFlush would write every time, idle or not (an empty write through libuv's
+ * thread pool), and its flush does nothing while a write is under way: so the bytes not yet written are counted
+ * here ('write' reports each write's bytes) and the flush is tried again until none are left.
+ */
+function bufferedDestination(): pino.DestinationStream {
+  const stream = pino.destination({ dest: 1, sync: false, maxWrite: PIPE_BUF, minLength: WRITE_AT_BYTES });
+  const write = stream.write.bind(stream);
+  let unwritten = 0;
+  stream.write = (line: string) => {
+    unwritten += Buffer.byteLength(line);
+    return write(line);
+  };
+  stream.on('write', (bytes: number) => {
+    unwritten -= bytes;
+  });
+  setInterval(() => {
+    if (unwritten > 0) stream.flush();
+  }, FLUSH_EVERY_MS).unref();
+  return stream;
 }
 
 /**
