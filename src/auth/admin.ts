@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { credentialKeys } from '../common/credential-key.js';
 import { LRUCache } from 'lru-cache';
 import { DirectoryError, isInvalidCredentials } from '../ldap/connection.js';
 import { boundLoginBudget } from '../ldap/login-name.js';
@@ -52,7 +52,7 @@ const DEFAULT_SESSION_TTL_MS = 30 * 60 * 1000;
  * cache alone. Can be shared by several authenticators.
  */
 export class AdminSessionCache {
-  private readonly secret = randomBytes(32);
+  private readonly key = credentialKeys();
   private readonly sessions: LRUCache<string, AuthorizedUser>;
 
   constructor(options: AdminSessionCacheOptions = {}) {
@@ -71,11 +71,6 @@ export class AdminSessionCache {
 
   set(user: string, password: string, admin: AuthorizedUser): void {
     this.sessions.set(this.key(user, password), admin);
-  }
-
-  private key(user: string, password: string): string {
-    // the length prefix keeps ("a:b", "c") and ("a", "b:c") apart
-    return createHmac('sha256', this.secret).update(`${user.length}:${user}:${password}`, 'utf8').digest('base64url');
   }
 }
 

@@ -33,7 +33,7 @@
  *     shares = configured shares with an active wiki whose access groups (if any) include a counted group.
  * Without `ldap.base_dn` nothing can be resolved: the answer is the empty sets, never an error.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { credentialKeys } from '../common/credential-key.js';
 import { LRUCache } from 'lru-cache';
 import { DirectoryError, isInvalidCredentials } from '../ldap/connection.js';
 import { boundLoginBudget } from '../ldap/login-name.js';
@@ -177,7 +177,7 @@ export interface ViewerStats {
 const DEFAULT_OUTAGE_COOLDOWN_MS = 5_000;
 
 export class ViewerResolver {
-  private readonly secret = randomBytes(32);
+  private readonly credentialKey = credentialKeys();
   private readonly logins: LRUCache<string, Identity>;
   /** Binds under way, by the same key as `logins`: concurrent calls with the same credentials share one. */
   private readonly loginsUnderWay = new Map<string, Promise<Identity>>();
@@ -373,10 +373,10 @@ export class ViewerResolver {
   }
 
   private async login(directory: UserAuthenticator, { user, password, clientAddress }: ViewerQuery): Promise<Identity> {
-    // Keyed by what the directory is asked (every spelling of one bind name shares the entry); the length prefix
-    // keeps ("a:b", "c") and ("a", "b:c") apart. A malformed name throws here, before anything is counted.
+    // Keyed by what the directory is asked (every spelling of one bind name shares the entry). A malformed name
+    // throws here, before anything is counted.
     const name = directory.loginName(user).bindName.toLowerCase();
-    const key = createHmac('sha256', this.secret).update(`${name.length}:${name}:${password}`, 'utf8').digest('base64url');
+    const key = this.credentialKey(name, password);
     const cached = this.logins.get(key);
     if (cached !== undefined) {
       this.counters.cachedLogins++;
