@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 const LOGGER = fileURLToPath(new URL('../../../src/common/logger.js', import.meta.url));
 
 /** Runs `body` (with `log`, a buffered logger) in a child; what it wrote to standard output, by arrival. */
-function childOutput(body: string): Promise<{ chunks: { at: number; text: string }[]; started: number }> {
+function childOutput(body: string): Promise<{ chunks: { at: number; text: string }[] }> {
   const script = `import { createLogger } from ${JSON.stringify(LOGGER)}; const log = createLogger(undefined, {}, { buffered: true }); ${body}`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
   const started = performance.now();
@@ -16,7 +16,7 @@ function childOutput(body: string): Promise<{ chunks: { at: number; text: string
   child.stdout.on('data', (d: Buffer) => chunks.push({ at: performance.now() - started, text: d.toString() }));
   return new Promise((resolve, reject) => {
     child.once('error', reject);
-    child.once('close', () => resolve({ chunks, started }));
+    child.once('close', () => resolve({ chunks }));
   });
 }
 
