@@ -38,7 +38,7 @@ describe('log audit', () => {
     assert.ok(leaks.every((l) => !l.secret.includes('Anna-4') && !l.secret.includes('k'.repeat(43))));
   });
 
-  it('finds share paths: of files on the shares, noted by tests, through a .wiki folder; as a value, in a message, after a share name', () => {
+  it('finds share paths: of files on the shares, noted by tests, through a .wiki folder; as a value, in a message, after a share name; not in a webhook\'s event id', () => {
     const dir = mkdtempSync(join(tmpdir(), 'log-audit-'));
     const share = join(dir, 'shares', 'schule');
     mkdirSync(join(share, 'Klasse-12', '.wiki'), { recursive: true });
@@ -52,11 +52,13 @@ describe('log audit', () => {
       '{"error":"SmbStatusError: CREATE schule\\\\_davwrite-1a2b3c4d\\\\a.md: STATUS_SHARING_VIOLATION"}',
       '{"reason":"…/Fachschaften/Mathe/.wiki changed"}',
       '{"msg":"listening","host":"127.0.0.1","share":"schule"}',
+      '{"msg":"platform-api webhook event received","event_id":"Klasse-12\\\\.wiki\\"x"}',
+      '{"msg":"platform-api webhook event received","event_id":".wiki","path":"Klasse-12/.wiki"}',
     ];
     writeFileSync(join(dir, 'service-1-100.log'), lines.join('\n'));
     const paths = sharePathsOfRun({ ...env, smb: { shares: [{ name: 'schule', path: share }] } } as unknown as TestbedEnv, dir);
     const leaks = findSharePaths(serviceLogsIn(dir), paths);
-    assert.deepEqual(leaks.map((l) => l.line), [3, 4, 5, 6]);
+    assert.deepEqual(leaks.map((l) => l.line), [3, 4, 5, 6, 9]);
   });
 });
 
