@@ -1,12 +1,14 @@
 /**
  * SMB read and listing benchmark on the testbed: this client vs smbclient vs rclone.
  *   node dist/bench/smb/run.js
- * Creates (idempotently) schule/_smbbench/files (1,000 x 4 KiB) and schule/_smbbench/tree (1,000 folders,
- * ~10,000 entries), then times: reading all files, and listing the whole tree. The data set stays for the next
- * run; `--clean` removes it instead of benchmarking. Writes its table under "## SMB client" in bench/RESULTS.md.
+ * Creates (idempotently) schule/_smbbench/files (1,000 x 4 KiB), schule/_smbbench/tree (1,000 folders,
+ * ~10,000 entries) and schule/_smbbench/large.bin (64 MiB), then times: reading all files, listing the whole tree,
+ * and reading the large file block by block, as a WebDAV GET does, signed and encrypted (with the reader's CPU per
+ * MiB). The data set stays for the next run; `--clean` removes it instead of benchmarking. Writes its tables under
+ * "## SMB client" in bench/RESULTS.md.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SmbClient, SmbPool, type SmbShare } from '../../src/smb/index.js';
@@ -22,6 +24,10 @@ const GROUPS = 10;
 const FOLDERS_PER_GROUP = 100;
 const FILES_PER_FOLDER = 9;
 const MARKER = `${ROOT}/.complete-v1`;
+const LARGE = `${ROOT}/large.bin`;
+const LARGE_MIB = 64;
+/** Reads of the large file per tool and protection; the median is reported (the host's speed drifts). */
+const LARGE_ROUNDS = 3;
 const SHARE = 'schule';
 const CONNECTIONS = 2;
 const HEADING = '## SMB client';
@@ -51,6 +57,70 @@ async function prepare(share: SmbShare): Promise<void> {
   await share.writeFile(MARKER, new Date().toISOString());
 }
 
+/** The large file, written once (a data set of an earlier run may lack it). */
+async function prepareLarge(share: SmbShare): Promise<void> {
+  const size = await share.stat(LARGE).then((stat) => stat.size, () => -1);
+  if (size === LARGE_MIB * 2 ** 20) return;
+  console.log(`writing ${LARGE} (${LARGE_MIB} MiB, once) ...`);
+  await share.writeFile(LARGE, Buffer.alloc(LARGE_MIB * 2 ** 20, 'l'));
+}
+
+/** CPU seconds of this process's children that have ended (/proc/self/stat: cutime, cstime). */
+function childrenCpuSeconds(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) / 100;
+}
+
+interface LargeRead {
+  tool: string;
+  protection: 'signed' | 'encrypted';
+  mibPerSecond: number;
+  /** The reader's CPU per MiB read, in ms: this process for edu-fileproxy, smbclient's for smbclient. */
+  cpuMsPerMib: number;
+}
+
+/** `read` LARGE_ROUNDS times; the median round by rate, with its CPU. */
+async function largeRead(tool: string, protection: LargeRead['protection'], cpuSeconds: () => number, read: () => Promise<void> | void): Promise<LargeRead> {
+  const rounds: { mibPerSecond: number; cpuMsPerMib: number }[] = [];
+  for (let i = 0; i < LARGE_ROUNDS; i++) {
+    const cpu0 = cpuSeconds();
+    const t0 = process.hrtime.bigint();
+    await read();
+    const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+    rounds.push({ mibPerSecond: LARGE_MIB / seconds, cpuMsPerMib: ((cpuSeconds() - cpu0) * 1000) / LARGE_MIB });
+  }
+  const median = rounds.sort((a, b) => a.mibPerSecond - b.mibPerSecond)[Math.floor(LARGE_ROUNDS / 2)]!;
+  console.log(`  ${tool}, ${protection}: ${median.mibPerSecond.toFixed(0)} MiB/s, ${median.cpuMsPerMib.toFixed(2)} ms CPU per MiB`);
+  return { tool, protection, ...median };
+}
+
+/** The large file read by this client and by smbclient, on a signed session and on an encrypted one. */
+async function largeReads(): Promise<LargeRead[]> {
+  const ownCpu = (): number => {
+    const usage = process.cpuUsage();
+    return (usage.user + usage.system) / 1e6;
+  };
+  const results: LargeRead[] = [];
+  for (const protection of ['signed', 'encrypted'] as const) {
+    const client = new SmbClient(new SmbPool({ connectionsPerServer: 1, requireEncryption: protection === 'encrypted' }));
+    const share = shareFor(client, account, SHARE);
+    await share.stat(''); // connection, session and tree set up before timing
+    const { stat } = await share.openRead(LARGE, 0);
+    const version = { fileId: stat.fileId, size: stat.size, mtimeMs: stat.mtime.getTime() };
+    results.push(await largeRead('edu-fileproxy', protection, ownCpu, async () => {
+      let bytes = 0;
+      for await (const block of share.readBlocks(LARGE, version, 0, stat.size - 1)) bytes += block.length;
+      if (bytes !== LARGE_MIB * 2 ** 20) throw new Error(`read ${bytes} bytes of ${LARGE}`);
+    }));
+    await client.close();
+    results.push(await largeRead('smbclient', protection, childrenCpuSeconds, () => {
+      smbclient(`get ${LARGE.replaceAll('/', '\\')} /dev/null`, `--client-protection=${protection === 'signed' ? 'sign' : 'encrypt'}`);
+    }));
+  }
+  return results;
+}
+
 interface Result {
   tool: string;
   seconds: number;
@@ -65,10 +135,10 @@ async function timed(tool: string, run: () => number | Promise<number>): Promise
   return result;
 }
 
-function smbclient(commands: string): string {
+function smbclient(commands: string, ...options: string[]): string {
   const r = spawnSync(
     'smbclient',
-    ['-s', env.samba.conf, `//${env.smb.host}/${SHARE}`, '-U', `${env.smb.domain}\\${account.user}%${account.password}`, '-c', commands],
+    ['-s', env.samba.conf, ...options, `//${env.smb.host}/${SHARE}`, '-U', `${env.smb.domain}\\${account.user}%${account.password}`, '-c', commands],
     { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
   );
   if (r.status !== 0) throw new Error(`smbclient failed: ${r.stderr || r.stdout}`);
@@ -103,6 +173,7 @@ async function run(): Promise<BenchReport> {
   const share = shareFor(client, account, SHARE);
   const load = loadAverage();
   await prepare(share);
+  await prepareLarge(share);
   await share.stat(''); // connection, session and tree set up before timing
 
   const reads: Result[] = [];
@@ -158,6 +229,7 @@ async function run(): Promise<BenchReport> {
     }),
   );
   await client.close();
+  const large = await largeReads();
 
   const rate = (r: Result): number => r.count / r.seconds;
   const rcloneRead = rate(reads.find((r) => r.tool === 'rclone')!);
@@ -181,7 +253,7 @@ async function run(): Promise<BenchReport> {
   const listRatio = ours.list / rcloneList;
   const lines = [
     runLine(SCRIPT, load),
-    `Testbed: Samba AD DC on loopback, signing required, dialect 3.1.1. Read ${FILE_COUNT.toLocaleString('en')} files of ${FILE_SIZE / 1024} KiB; list a tree of ${lists[0]!.count.toLocaleString('en')} entries in ${GROUPS * FOLDERS_PER_GROUP} folders.`,
+    `Testbed: Samba AD DC on loopback, signing required, dialect 3.1.1 (signed with AES-GMAC). Read ${FILE_COUNT.toLocaleString('en')} files of ${FILE_SIZE / 1024} KiB; list a tree of ${lists[0]!.count.toLocaleString('en')} entries in ${GROUPS * FOLDERS_PER_GROUP} folders.`,
     'Peers: `smbclient` (`mget`, `recurse; ls`) and `rclone` 1.60 with its SMB backend (`rclone cat`, `rclone lsf -R`).',
     '',
     line(header),
@@ -190,6 +262,12 @@ async function run(): Promise<BenchReport> {
     '',
     `edu-fileproxy used ${CONNECTIONS} connections, 64 reads / 32 listings in flight; rclone and smbclient their defaults.`,
     `Targets: reads >= 1.5x rclone: ${verdict(readRatio >= 1.5)} (${readRatio.toFixed(2)}x); listing >= 1.0x rclone: ${verdict(listRatio >= 1)} (${listRatio.toFixed(2)}x).`,
+    '',
+    `One file of ${LARGE_MIB} MiB read whole, on one connection, on a signed session and on an encrypted one (edu-fileproxy: \`readBlocks\`, block by block as a WebDAV GET reads, its SMB client in this process, and \`smb.require_encryption\` for the encrypted one; smbclient: \`get\` to /dev/null with \`--client-protection=sign\` or \`encrypt\`); the median of ${LARGE_ROUNDS} reads by rate, and the reader's CPU in that read (this process's; smbclient's, as its parent sees it). No target: what signing and encryption cost a read.`,
+    '',
+    '| tool | session | MiB/s | CPU per MiB, ms |',
+    '|---|---|---:|---:|',
+    ...large.map((r) => line([r.tool, r.protection, r.mibPerSecond.toFixed(0), r.cpuMsPerMib.toFixed(2)])),
     '',
   ];
   return report(HEADING, lines, [

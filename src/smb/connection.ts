@@ -49,7 +49,7 @@ import {
   type DialectName,
   type Smb2Header,
 } from './header.js';
-import { Cipher, PreauthHash, decryptMessage, encryptMessage, signMessage, verifySignature, type CipherId } from './crypto.js';
+import { Cipher, PreauthHash, SigningAlgorithm, decryptMessage, dialectSigningAlgorithm, encryptMessage, signMessage, verifySignature, type CipherId, type SigningAlgorithmId } from './crypto.js';
 import { Capabilities, negotiateRequest, parseNegotiateResponse, SecurityMode } from './messages/negotiate.js';
 import { type BreakNotice, parseBreakNotice, UNSOLICITED_MESSAGE_ID } from './messages/oplock.js';
 import type { SmbRequest } from './messages/request.js';
@@ -137,6 +137,12 @@ const commandName = (c: number): string => COMMAND_NAMES.get(c) ?? `command 0x${
 const CREDIT_TARGET = 512;
 /** Largest READ/WRITE/QUERY payload we use (16 credits); bigger transfers are split. */
 const MAX_IO_SIZE = 1024 * 1024;
+/**
+ * Signing algorithms offered to a 3.1.1 server, most preferred first: GMAC signs a large message for less CPU than
+ * CMAC (bench/RESULTS.md, SMB client: one file of 64 MiB read on a signed session). A server that answers without
+ * the signing context signs with CMAC, as 3.x always did.
+ */
+const SIGNING_ALGORITHMS_OFFERED: readonly SigningAlgorithmId[] = [SigningAlgorithm.AES_GMAC, SigningAlgorithm.AES_CMAC];
 /** Responses can never legitimately be larger than one payload plus headers and a small compound. */
 const MAX_RESPONSE_FRAME = MAX_IO_SIZE + 64 * 1024;
 
@@ -158,6 +164,8 @@ export class Connection {
   serverSecurityMode = 0;
   serverCapabilities = 0;
   cipher: CipherId | 0 = 0;
+  /** What messages are signed with: the dialect's algorithm, or the one 3.1.1's negotiation chose. */
+  signingAlgorithm: SigningAlgorithmId = SigningAlgorithm.HMAC_SHA256;
   /** Connection-level pre-authentication hash after NEGOTIATE (3.1.1). */
   preauth: PreauthHash | null = null;
   readonly clientGuid = randomBytes(16);
@@ -239,7 +247,7 @@ export class Connection {
     if (dialects.length === 0) throw new SmbError('INVALID_ARGUMENT', 'no SMB dialect offered');
     const hash = new PreauthHash();
     this.offeredDialects = dialects;
-    const req = negotiateRequest(dialects, this.clientGuid, [Cipher.AES_128_GCM, Cipher.AES_128_CCM]);
+    const req = negotiateRequest(dialects, this.clientGuid, [Cipher.AES_128_GCM, Cipher.AES_128_CCM], SIGNING_ALGORITHMS_OFFERED);
     const res = await this.request(req, { onWire: (m) => hash.update(m) });
     const neg = parseNegotiateResponse(res.reader);
     if (!dialects.includes(neg.dialect as DialectCode)) {
@@ -249,6 +257,7 @@ export class Connection {
     this.serverSecurityMode = neg.securityMode;
     this.serverCapabilities = neg.capabilities;
     this.serverGuid = neg.serverGuid;
+    this.signingAlgorithm = dialectSigningAlgorithm(this.dialect);
     const largeMtu = this.dialect >= Dialect.SMB210 && (neg.capabilities & Capabilities.LARGE_MTU) !== 0;
     const cap = (n: number): number => Math.max(4096, Math.min(n, largeMtu ? MAX_IO_SIZE : 65536));
     this.maxReadSize = cap(neg.maxReadSize);
@@ -259,6 +268,11 @@ export class Connection {
       hash.update(res.raw);
       this.preauth = hash;
       if (neg.cipher === Cipher.AES_128_CCM || neg.cipher === Cipher.AES_128_GCM) this.cipher = neg.cipher;
+      if (neg.signingAlgorithm !== undefined) {
+        const chosen = SIGNING_ALGORITHMS_OFFERED.find((id) => id === neg.signingAlgorithm);
+        if (chosen === undefined) throw new SmbProtocolError(`server selected signing algorithm ${neg.signingAlgorithm}, which was not offered`);
+        this.signingAlgorithm = chosen;
+      }
     } else if (this.dialect >= Dialect.SMB300 && neg.capabilities & Capabilities.ENCRYPTION) {
       this.cipher = Cipher.AES_128_CCM;
     }
@@ -368,7 +382,7 @@ export class Connection {
       });
       req.body.copy(msg, HEADER_SIZE);
       if (i < reqs.length - 1) msg.writeUInt32LE(padded, 20);
-      if (sign) signMessage(this.dialect, session.signingKey!, msg);
+      if (sign) signMessage(this.signingAlgorithm, session.signingKey!, msg);
       ctx.onWire?.(msg);
       parts.push(msg);
     });
@@ -439,7 +453,7 @@ export class Connection {
       asyncId: p.asyncId,
     });
     req.body.copy(msg, HEADER_SIZE);
-    if (sign) signMessage(this.dialect, session.signingKey!, msg);
+    if (sign) signMessage(this.signingAlgorithm, session.signingKey!, msg);
     try {
       this.transport!.send(p.encrypted ? encryptMessage(this.cipher as CipherId, session!.encryptionKey!, p.sessionId, msg) : msg);
     } catch (err) {
@@ -569,7 +583,7 @@ export class Connection {
     const signingKey = this.sessions.get(p.sessionId)?.signingKey;
     if (!signingKey) return null; // NEGOTIATE, the first SESSION_SETUP leg, requests without a session
     if (header.flags & HeaderFlags.SIGNED) {
-      return verifySignature(this.dialect, signingKey, raw) ? null : new SmbError('SIGNATURE_MISMATCH', `${what} has an invalid signature`);
+      return verifySignature(this.signingAlgorithm, signingKey, raw) ? null : new SmbError('SIGNATURE_MISMATCH', `${what} has an invalid signature`);
     }
     if (isInterim(header)) return null;
     if (header.command === Command.SESSION_SETUP && header.status !== NtStatus.SUCCESS) return null;

@@ -1,11 +1,12 @@
 /**
  * SMB2/3 cryptography: key derivation (SP800-108 counter mode, MS-SMB2 3.1.4.2), message signing
- * (HMAC-SHA256 for 2.x, AES-128-CMAC for 3.x, MS-SMB2 3.1.4.1), AES-128-CCM/GCM encryption of transform
- * frames (MS-SMB2 3.1.4.3) and the SHA-512 pre-authentication integrity hash (MS-SMB2 3.2.5.2).
+ * (HMAC-SHA256 for 2.x, AES-128-CMAC for 3.x, AES-128-GMAC where 3.1.1 negotiated it, MS-SMB2 3.1.4.1),
+ * AES-128-CCM/GCM encryption of transform frames (MS-SMB2 3.1.4.3) and the SHA-512 pre-authentication
+ * integrity hash (MS-SMB2 3.2.5.2).
  */
 import { createCipheriv, createDecipheriv, createHash, createHmac, createSecretKey, randomFillSync, type KeyObject } from 'node:crypto';
 import { SmbError, SmbProtocolError } from './errors.js';
-import { Dialect, SIGNATURE_OFFSET, TRANSFORM_HEADER_SIZE, buildTransformHeader, type TransformHeader } from './header.js';
+import { Command, Dialect, HeaderFlags, SIGNATURE_OFFSET, TRANSFORM_HEADER_SIZE, buildTransformHeader, type TransformHeader } from './header.js';
 
 /** SP800-108 KDF in counter mode with HMAC-SHA256, r = 32, L = 128. */
 function kdf(key: Buffer, label: Buffer, context: Buffer): Buffer {
@@ -116,24 +117,62 @@ export function aesCmac(key: Buffer, message: Buffer): Buffer {
   return out.subarray(out.length - 16);
 }
 
+/** Where the SMB2 header keeps what the GMAC nonce is made of. */
+const COMMAND_OFFSET = 12;
+const FLAGS_OFFSET = 16;
+const MESSAGE_ID_OFFSET = 24;
+
+/**
+ * AES-128-GMAC (RFC 4543) of an SMB2 message, as 3.1.1 signs where it was negotiated (MS-SMB2 3.1.4.1): AES-GCM with
+ * the message as additional data and nothing to encrypt. Unlike CMAC's CBC it makes no output the size of the
+ * message, and GCM's hash is the faster on a page-sized READ response. The nonce is the message id, then 4 bytes
+ * whose lowest bit says a response (the server signed it) and the next one a CANCEL.
+ */
+function aesGmac(key: Buffer, message: Buffer): Buffer {
+  const nonce = Buffer.alloc(12);
+  message.copy(nonce, 0, MESSAGE_ID_OFFSET, MESSAGE_ID_OFFSET + 8);
+  const fromServer = (message.readUInt32LE(FLAGS_OFFSET) & HeaderFlags.SERVER_TO_REDIR) !== 0;
+  const cancel = message.readUInt16LE(COMMAND_OFFSET) === Command.CANCEL;
+  nonce.writeUInt32LE((fromServer ? 1 : 0) | (cancel ? 2 : 0), 8);
+  const gcm = createCipheriv('aes-128-gcm', secretKeyOf(key), nonce);
+  gcm.setAAD(message);
+  gcm.final();
+  return gcm.getAuthTag();
+}
+
+/** Signing algorithms by their ids in the 3.1.1 signing capabilities (MS-SMB2 2.2.3.1.7). */
+export const SigningAlgorithm = { HMAC_SHA256: 0, AES_CMAC: 1, AES_GMAC: 2 } as const;
+export type SigningAlgorithmId = (typeof SigningAlgorithm)[keyof typeof SigningAlgorithm];
+
+/** The algorithm a dialect signs with unless 3.1.1's negotiation chose another (MS-SMB2 3.1.4.1). */
+export function dialectSigningAlgorithm(dialect: number): SigningAlgorithmId {
+  return dialect >= Dialect.SMB300 ? SigningAlgorithm.AES_CMAC : SigningAlgorithm.HMAC_SHA256;
+}
+
 /** The 16-byte signature of one SMB2 message (its signature field is treated as zero). */
-function computeSignature(dialect: number, signingKey: Buffer, message: Buffer): Buffer {
+function computeSignature(algorithm: SigningAlgorithmId, signingKey: Buffer, message: Buffer): Buffer {
   const saved = Buffer.from(message.subarray(SIGNATURE_OFFSET, SIGNATURE_OFFSET + 16));
   message.fill(0, SIGNATURE_OFFSET, SIGNATURE_OFFSET + 16);
   try {
-    if (dialect >= Dialect.SMB300) return aesCmac(signingKey, message);
-    return createHmac('sha256', secretKeyOf(signingKey)).update(message).digest().subarray(0, 16);
+    switch (algorithm) {
+      case SigningAlgorithm.AES_GMAC:
+        return aesGmac(signingKey, message);
+      case SigningAlgorithm.AES_CMAC:
+        return aesCmac(signingKey, message);
+      case SigningAlgorithm.HMAC_SHA256:
+        return createHmac('sha256', secretKeyOf(signingKey)).update(message).digest().subarray(0, 16);
+    }
   } finally {
     saved.copy(message, SIGNATURE_OFFSET);
   }
 }
 
-export function signMessage(dialect: number, signingKey: Buffer, message: Buffer): void {
-  computeSignature(dialect, signingKey, message).copy(message, SIGNATURE_OFFSET);
+export function signMessage(algorithm: SigningAlgorithmId, signingKey: Buffer, message: Buffer): void {
+  computeSignature(algorithm, signingKey, message).copy(message, SIGNATURE_OFFSET);
 }
 
-export function verifySignature(dialect: number, signingKey: Buffer, message: Buffer): boolean {
-  const expected = computeSignature(dialect, signingKey, message);
+export function verifySignature(algorithm: SigningAlgorithmId, signingKey: Buffer, message: Buffer): boolean {
+  const expected = computeSignature(algorithm, signingKey, message);
   return expected.equals(message.subarray(SIGNATURE_OFFSET, SIGNATURE_OFFSET + 16));
 }
 
@@ -156,38 +195,26 @@ export function encryptMessage(cipher: CipherId, key: Buffer, sessionId: bigint,
   const n = nonceField.subarray(0, nonceLength(cipher));
   const header = buildTransformHeader(nonceField, plain.length, sessionId);
   const aad = header.subarray(20, TRANSFORM_HEADER_SIZE);
-  const ciphertext =
-    cipher === Cipher.AES_128_CCM
-      ? (() => {
-          const c = createCipheriv('aes-128-ccm', secretKeyOf(key), n, { authTagLength: 16 });
-          c.setAAD(aad, { plaintextLength: plain.length });
-          const out = Buffer.concat([c.update(plain), c.final()]);
-          c.getAuthTag().copy(header, 4);
-          return out;
-        })()
-      : (() => {
-          const c = createCipheriv('aes-128-gcm', secretKeyOf(key), n);
-          c.setAAD(aad);
-          const out = Buffer.concat([c.update(plain), c.final()]);
-          c.getAuthTag().copy(header, 4);
-          return out;
-        })();
+  const c = cipher === Cipher.AES_128_CCM
+    ? createCipheriv('aes-128-ccm', secretKeyOf(key), n, { authTagLength: 16 }).setAAD(aad, { plaintextLength: plain.length })
+    : createCipheriv('aes-128-gcm', secretKeyOf(key), n).setAAD(aad);
+  // CCM and GCM are stream modes: update gives every byte, final none but the tag, so no copy joins the two.
+  const ciphertext = c.update(plain);
+  c.final();
+  c.getAuthTag().copy(header, 4);
   return Buffer.concat([header, ciphertext]);
 }
 
 export function decryptMessage(cipher: CipherId, key: Buffer, t: TransformHeader): Buffer {
   const n = t.nonce.subarray(0, nonceLength(cipher));
   try {
-    if (cipher === Cipher.AES_128_CCM) {
-      const d = createDecipheriv('aes-128-ccm', secretKeyOf(key), n, { authTagLength: 16 });
-      d.setAuthTag(t.signature);
-      d.setAAD(t.aad, { plaintextLength: t.ciphertext.length });
-      return Buffer.concat([d.update(t.ciphertext), d.final()]);
-    }
-    const d = createDecipheriv('aes-128-gcm', secretKeyOf(key), n);
-    d.setAuthTag(t.signature);
-    d.setAAD(t.aad);
-    return Buffer.concat([d.update(t.ciphertext), d.final()]);
+    const d = cipher === Cipher.AES_128_CCM
+      ? createDecipheriv('aes-128-ccm', secretKeyOf(key), n, { authTagLength: 16 }).setAuthTag(t.signature).setAAD(t.aad, { plaintextLength: t.ciphertext.length })
+      : createDecipheriv('aes-128-gcm', secretKeyOf(key), n).setAuthTag(t.signature).setAAD(t.aad);
+    // As in encryptMessage: update gives every byte; final only checks the tag (and throws when it is wrong).
+    const plain = d.update(t.ciphertext);
+    d.final();
+    return plain;
   } catch {
     throw new SmbProtocolError('encrypted SMB3 message failed authentication');
   }

@@ -74,18 +74,23 @@ export class FileHandle {
   }
 
   /** One READ of at most the negotiated maximum; returns fewer bytes at end of file. */
+  /**
+   * The bytes of one READ: a view of its response message, not a copy. Each response message is a buffer of its own
+   * (assembled from the socket's chunks, or decrypted), which nothing else holds or changes; a copy of every MiB read
+   * cost a fresh MiB of memory and its page faults (bench/RESULTS.md, SMB client: one file of 64 MiB).
+   */
   async readChunk(offset: number, length: number): Promise<Buffer> {
     const res = await this.tree.request(readRequest(this.fileId, offset, length), [NtStatus.END_OF_FILE]);
     if (res.header.status === NtStatus.END_OF_FILE) return Buffer.alloc(0);
-    return Buffer.from(parseReadResponse(res.reader));
+    return parseReadResponse(res.reader);
   }
 
-  /** Reads [offset, offset + length) with parallel chunked READs. */
+  /** Reads [offset, offset + length) with parallel chunked READs; one READ's bytes are returned as they came. */
   async read(offset: number, length: number): Promise<Buffer> {
     const chunk = this.tree.session.connection.maxReadSize;
     const count = Math.ceil(length / chunk);
     const parts = await inParallel(count, 16, (i) => this.readChunk(offset + i * chunk, Math.min(chunk, length - i * chunk)));
-    return Buffer.concat(parts);
+    return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
   }
 
   async write(offset: number, data: Buffer): Promise<void> {

@@ -129,7 +129,7 @@ export class Session {
     Object.assign(crypto, deriveSessionKeys(conn.dialect, contextKey.value, hash?.digest ?? null));
     // The connection could not check this response (no keys before it arrived): the session's first signed
     // message proves the server derived the same keys, i.e. holds the service key (MS-SMB2 3.2.5.3.1).
-    if (!verifySignature(conn.dialect, crypto.signingKey!, r.raw)) {
+    if (!verifySignature(conn.signingAlgorithm, crypto.signingKey!, r.raw)) {
       throw new SmbError('SIGNATURE_MISMATCH', 'the final SESSION_SETUP response of a Kerberos logon is not signed with the session key');
     }
     return Session.established(conn, creds, crypto, response.sessionFlags, 'kerberos', ticket);

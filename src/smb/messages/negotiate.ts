@@ -1,5 +1,5 @@
 // NEGOTIATE (MS-SMB2 2.2.3, 2.2.4): the dialect, capabilities and security mode both ends agree on, with
-// the SMB 3.1.1 negotiate contexts (pre-authentication integrity, ciphers).
+// the SMB 3.1.1 negotiate contexts (pre-authentication integrity, ciphers, signing algorithms).
 import { randomBytes } from 'node:crypto';
 import { SmbProtocolError } from '../errors.js';
 import { Command, Dialect, type DialectCode, HEADER_SIZE } from '../header.js';
@@ -11,10 +11,27 @@ export const SecurityMode = { SIGNING_ENABLED: 0x1, SIGNING_REQUIRED: 0x2 } as c
 /** What this client announces in NEGOTIATE (and repeats in VALIDATE_NEGOTIATE_INFO). */
 export const CLIENT_CAPABILITIES = Capabilities.LARGE_MTU | Capabilities.ENCRYPTION;
 export const CLIENT_SECURITY_MODE = SecurityMode.SIGNING_ENABLED;
-const NegotiateContext = { PREAUTH_INTEGRITY: 1, ENCRYPTION: 2 } as const;
+const NegotiateContext = { PREAUTH_INTEGRITY: 1, ENCRYPTION: 2, SIGNING: 8 } as const;
 const HASH_SHA512 = 1;
 
-export function negotiateRequest(dialects: readonly DialectCode[], clientGuid: Buffer, ciphers: readonly number[]): SmbRequest {
+/** A negotiate context that lists 16-bit algorithm ids, most preferred first (ciphers, signing algorithms). */
+function algorithmsContext(type: number, ids: readonly number[]): Buffer {
+  const context = Buffer.alloc(8 + 2 + 2 * ids.length);
+  context.writeUInt16LE(type, 0);
+  context.writeUInt16LE(2 + 2 * ids.length, 2);
+  context.writeUInt16LE(ids.length, 8);
+  ids.forEach((id, i) => context.writeUInt16LE(id, 10 + 2 * i));
+  return context;
+}
+
+/** The one algorithm a server's negotiate context chose (it may name only one). */
+function chosenAlgorithm(data: WireReader, what: string): number {
+  if (data.u16(0) !== 1) throw new SmbProtocolError(`server selected more than one ${what}`);
+  return data.u16(2);
+}
+
+/** `ciphers` and `signingAlgorithms` (ids, most preferred first) are offered in 3.1.1's contexts, when 3.1.1 is offered. */
+export function negotiateRequest(dialects: readonly DialectCode[], clientGuid: Buffer, ciphers: readonly number[], signingAlgorithms: readonly number[]): SmbRequest {
   const fixed = 36;
   const dialectBytes = dialects.length * 2;
   const with311 = dialects.includes(Dialect.SMB311);
@@ -28,14 +45,8 @@ export function negotiateRequest(dialects: readonly DialectCode[], clientGuid: B
     preauth.writeUInt16LE(HASH_SHA512, 12);
     randomBytes(32).copy(preauth, 14);
     contexts.push(preauth);
-    if (ciphers.length > 0) {
-      const enc = Buffer.alloc(8 + 2 + 2 * ciphers.length);
-      enc.writeUInt16LE(NegotiateContext.ENCRYPTION, 0);
-      enc.writeUInt16LE(2 + 2 * ciphers.length, 2);
-      enc.writeUInt16LE(ciphers.length, 8);
-      ciphers.forEach((c, i) => enc.writeUInt16LE(c, 10 + 2 * i));
-      contexts.push(enc);
-    }
+    if (ciphers.length > 0) contexts.push(algorithmsContext(NegotiateContext.ENCRYPTION, ciphers));
+    if (signingAlgorithms.length > 0) contexts.push(algorithmsContext(NegotiateContext.SIGNING, signingAlgorithms));
   }
   const contextStart = align8(HEADER_SIZE + fixed + dialectBytes) - HEADER_SIZE;
   let size = with311 ? contextStart : fixed + dialectBytes;
@@ -71,6 +82,8 @@ interface NegotiateResponse {
   securityBuffer: Buffer;
   /** Cipher chosen in the 3.1.1 encryption context (0 = none). */
   cipher: number;
+  /** Signing algorithm chosen in the 3.1.1 signing context; undefined when the server sent none (its dialect's). */
+  signingAlgorithm?: number;
 }
 
 export function parseNegotiateResponse(r: WireReader): NegotiateResponse {
@@ -103,8 +116,9 @@ export function parseNegotiateResponse(r: WireReader): NegotiateResponse {
         if (data.u16(0) !== 1 || data.u16(4) !== HASH_SHA512) throw new SmbProtocolError('server did not select SHA-512 pre-authentication integrity');
         sawPreauth = true;
       } else if (type === NegotiateContext.ENCRYPTION) {
-        if (data.u16(0) !== 1) throw new SmbProtocolError('server selected more than one cipher');
-        res.cipher = data.u16(2);
+        res.cipher = chosenAlgorithm(data, 'cipher');
+      } else if (type === NegotiateContext.SIGNING) {
+        res.signingAlgorithm = chosenAlgorithm(data, 'signing algorithm');
       }
       off += 8 + len;
     }

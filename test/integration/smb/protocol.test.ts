@@ -9,6 +9,7 @@ import {
   type DialectCode,
 } from '../../../src/smb/index.js';
 import { Connection } from '../../../src/smb/connection.js';
+import { SigningAlgorithm } from '../../../src/smb/crypto.js';
 import { FileHandle } from '../../../src/smb/open.js';
 import { Session } from '../../../src/smb/session.js';
 import { Tree } from '../../../src/smb/tree.js';
@@ -29,12 +30,13 @@ const dialects: [string, DialectCode][] = [
 ];
 
 describe('SMB2 commands per dialect (signing required by the DC)', () => {
-  test('without a restriction the highest common dialect, 3.1.1 with a negotiated cipher, is used', async () => {
+  test('without a restriction the highest common dialect, 3.1.1 with a negotiated cipher and AES-GMAC signing, is used', async () => {
     const conn = await connect();
     try {
       assert.equal(conn.dialect, Dialect.SMB311);
       assert.ok(conn.cipher !== 0);
       assert.equal(conn.signingRequired, true);
+      assert.equal(conn.signingAlgorithm, SigningAlgorithm.AES_GMAC, 'the DC chose the first signing algorithm offered');
     } finally {
       conn.close();
     }
@@ -45,6 +47,8 @@ describe('SMB2 commands per dialect (signing required by the DC)', () => {
       const conn = await connect([dialect]);
       try {
         assert.equal(conn.dialect, dialect);
+        const signing = dialect === Dialect.SMB311 ? SigningAlgorithm.AES_GMAC : dialect >= Dialect.SMB300 ? SigningAlgorithm.AES_CMAC : SigningAlgorithm.HMAC_SHA256;
+        assert.equal(conn.signingAlgorithm, signing);
         const session = await Session.setup(conn, creds);
         assert.ok(session.crypto.signingKey);
         await conn.echo();

@@ -6,7 +6,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, Socket, type Server } from 'node:net';
 import { Connection, type ConnectionOptions } from '../../../src/smb/connection.js';
-import { signMessage } from '../../../src/smb/crypto.js';
+import { SigningAlgorithm, signMessage, verifySignature, type SigningAlgorithmId } from '../../../src/smb/crypto.js';
 import { Command, Dialect, splitCompound } from '../../../src/smb/header.js';
 import { changeNotifyRequest } from '../../../src/smb/messages/change-notify.js';
 import { readRequest } from '../../../src/smb/messages/read-write.js';
@@ -23,6 +23,8 @@ interface Request {
   flags: number;
   /** AsyncId when flags has ASYNC_COMMAND. */
   asyncId: bigint;
+  /** The request as it came, for checking its signature. */
+  frame: Buffer;
 }
 
 type Handler = (req: Request, socket: Socket) => void;
@@ -56,6 +58,7 @@ async function peer(handler: Handler, requestTimeoutMs = 300, options: PeerOptio
           sessionId: f.readBigUInt64LE(40),
           flags: f.readUInt32LE(16),
           asyncId: f.readBigUInt64LE(32),
+          frame: f,
         };
         if (req.command === Command.NEGOTIATE) {
           const offered = Array.from({ length: f.readUInt16LE(64 + 2) }, (_, i) => f.readUInt16LE(64 + 36 + 2 * i));
@@ -83,10 +86,13 @@ function echoResponse(req: Request, credits = 1, flags = 0, status = 0): Buffer 
 
 const key = Buffer.alloc(16, 9);
 const SIGNED = 0x8;
-/** An answer to `req` signed with the session key (flag and signature), as the server of a signed session sends. */
-function signedResponse(req: Request, credits = 1, status = 0): Buffer {
+/**
+ * An answer to `req` signed with the session key (flag and signature), as the server of a signed session sends: with
+ * AES-CMAC, as 3.1.1 signs when the negotiation chose no algorithm (the peer's NEGOTIATE answer names none).
+ */
+function signedResponse(req: Request, credits = 1, status = 0, algorithm: SigningAlgorithmId = SigningAlgorithm.AES_CMAC): Buffer {
   const res = echoResponse(req, credits, SIGNED, status);
-  signMessage(Dialect.SMB311, key, res);
+  signMessage(algorithm, key, res);
   return res;
 }
 
@@ -212,7 +218,7 @@ test('signed sessions: a correctly signed answer naming another session is refus
   const conn = await signedPeer((req) => {
     const res = echoResponse(req, 1, SIGNED);
     res.writeBigUInt64LE(0n, 40); // a session without keys must not dodge the check
-    signMessage(Dialect.SMB311, key, res);
+    signMessage(SigningAlgorithm.AES_CMAC, key, res);
     return res;
   });
   try {
@@ -544,4 +550,29 @@ test('held requests: one keep-alive ECHO per interval for the whole connection, 
   } finally {
     conn.close();
   }
+});
+
+test('a 3.1.1 server that chose AES-GMAC signing: requests are signed and answers checked with GMAC, a CMAC signature fails', async () => {
+  const requests: Request[] = [];
+  let answered = 0;
+  const conn = await peer((req, socket) => {
+    requests.push(req);
+    send(socket, signedResponse(req, 1, 0, answered++ === 0 ? SigningAlgorithm.AES_GMAC : SigningAlgorithm.AES_CMAC));
+  }, 300, { negotiate: (messageId) => negotiateResponse(messageId, 0x311, true, SigningAlgorithm.AES_GMAC) });
+  conn.registerSession(session(key));
+  try {
+    assert.equal(conn.signingAlgorithm, SigningAlgorithm.AES_GMAC);
+    await signedEcho(conn);
+    assert.ok(verifySignature(SigningAlgorithm.AES_GMAC, key, requests[0]!.frame), 'the request carries a GMAC signature');
+    await assert.rejects(signedEcho(conn), { code: 'SIGNATURE_MISMATCH' }, 'an answer signed with CMAC');
+  } finally {
+    conn.close();
+  }
+});
+
+test('a 3.1.1 server that chose a signing algorithm the client did not offer is refused at NEGOTIATE', async () => {
+  await assert.rejects(
+    peer(() => undefined, 300, { negotiate: (messageId) => negotiateResponse(messageId, 0x311, true, SigningAlgorithm.HMAC_SHA256) }),
+    { code: 'PROTOCOL_ERROR', message: /signing algorithm 0, which was not offered/ },
+  );
 });

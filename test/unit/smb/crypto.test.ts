@@ -1,8 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createCipheriv } from 'node:crypto';
 import {
   Cipher,
   PreauthHash,
+  SigningAlgorithm,
   aesCmac,
   decryptMessage,
   deriveSessionKeys,
@@ -10,7 +12,7 @@ import {
   signMessage,
   verifySignature,
 } from '../../../src/smb/crypto.js';
-import { Dialect, parseTransform } from '../../../src/smb/header.js';
+import { Command, Dialect, HeaderFlags, parseTransform } from '../../../src/smb/header.js';
 
 const hex = (s: string): Buffer => Buffer.from(s.replace(/\s+/g, ''), 'hex');
 
@@ -120,22 +122,52 @@ test('SMB 3.1.1 cipher keys and AES-128-GCM match the Microsoft blog vectors', (
   assert.throws(() => decryptMessage(Cipher.AES_128_GCM, keys.decryptionKey!, parseTransform(tampered)), { code: 'PROTOCOL_ERROR' });
 });
 
-test('signatures: HMAC-SHA256 for 2.x, AES-CMAC for 3.x; any modified byte fails verification', () => {
+test('signatures: HMAC-SHA256, AES-CMAC and AES-GMAC; any modified byte fails verification, and each algorithm refuses the others\' signatures', () => {
   const msg = Buffer.alloc(100);
   msg.write('fe534d42', 0, 'hex');
   msg.writeUInt16LE(64, 4);
   msg.fill(7, 64);
   const key = hex('00112233445566778899aabbccddeeff');
-  for (const dialect of [Dialect.SMB210, Dialect.SMB311]) {
+  const algorithms = [SigningAlgorithm.HMAC_SHA256, SigningAlgorithm.AES_CMAC, SigningAlgorithm.AES_GMAC];
+  for (const algorithm of algorithms) {
     const m = Buffer.from(msg);
-    signMessage(dialect, key, m);
-    assert.ok(verifySignature(dialect, key, m));
+    signMessage(algorithm, key, m);
+    assert.ok(verifySignature(algorithm, key, m));
     assert.notDeepEqual(m.subarray(48, 64), Buffer.alloc(16));
     const bad = Buffer.from(m);
     bad[80] ^= 0x40;
-    assert.equal(verifySignature(dialect, key, bad), false);
+    assert.equal(verifySignature(algorithm, key, bad), false);
+    for (const other of algorithms.filter((a) => a !== algorithm)) assert.equal(verifySignature(other, key, m), false, `${algorithm} against ${other}`);
   }
-  const hmacSigned = Buffer.from(msg);
-  signMessage(Dialect.SMB210, key, hmacSigned);
-  assert.equal(verifySignature(Dialect.SMB300, key, hmacSigned), false, 'the algorithms differ');
+});
+
+// MS-SMB2 3.1.4.1: the GMAC nonce is the message id (8 bytes), then 4 bytes whose lowest bit is set in what the
+// server sends and the next one in a CANCEL; the signature is GCM's tag over the message, signature field zero.
+test('AES-GMAC signatures use the nonce of MS-SMB2 3.1.4.1: message id, a bit for a response, a bit for a CANCEL', () => {
+  const key = hex('00112233445566778899aabbccddeeff');
+  const message = (command: number, flags: number): Buffer => {
+    const m = Buffer.alloc(90, 5);
+    m.write('fe534d42', 0, 'hex');
+    m.writeUInt16LE(command, 12);
+    m.writeUInt32LE(flags, 16);
+    m.writeBigUInt64LE(0x0102030405060708n, 24);
+    m.fill(0, 48, 64);
+    return m;
+  };
+  const cases: [string, Buffer, number][] = [
+    ['a request', message(Command.READ, 0), 0],
+    ['a response', message(Command.READ, HeaderFlags.SERVER_TO_REDIR), 1],
+    ['a CANCEL', message(Command.CANCEL, 0), 2],
+  ];
+  for (const [label, m, bits] of cases) {
+    const nonce = Buffer.alloc(12);
+    nonce.writeBigUInt64LE(0x0102030405060708n, 0);
+    nonce.writeUInt32LE(bits, 8);
+    const gcm = createCipheriv('aes-128-gcm', key, nonce);
+    gcm.setAAD(m);
+    gcm.final();
+    const signed = Buffer.from(m);
+    signMessage(SigningAlgorithm.AES_GMAC, key, signed);
+    assert.deepEqual(signed.subarray(48, 64), gcm.getAuthTag(), label);
+  }
 });

@@ -14,13 +14,17 @@ export function responseHeader(command: number, messageId: bigint, status = 0, e
   return h;
 }
 
-/** A 3.1.1 answer carries the pre-authentication context and, `withCipher`, an AES-128-GCM encryption context. */
-export function negotiateResponse(messageId: bigint, dialect = 0x311, withCipher = true): Buffer {
-  const body = Buffer.alloc(64 + 8 + 38 + 2 + 8 + 4);
+/**
+ * A 3.1.1 answer carries the pre-authentication context and, `withCipher`, an AES-128-GCM encryption context; with
+ * `signingAlgorithm`, a signing context choosing it too.
+ */
+export function negotiateResponse(messageId: bigint, dialect = 0x311, withCipher = true, signingAlgorithm?: number): Buffer {
+  if (signingAlgorithm !== undefined && !withCipher) throw new Error('a signing context follows the cipher context here');
+  const body = Buffer.alloc(signingAlgorithm === undefined ? 64 + 8 + 38 + 2 + 8 + 4 : 128 + 8 + 4);
   body.writeUInt16LE(65, 0);
   body.writeUInt16LE(3, 2);
   body.writeUInt16LE(dialect, 4);
-  body.writeUInt16LE(withCipher ? 2 : 1, 6);
+  body.writeUInt16LE((withCipher ? 2 : 1) + (signingAlgorithm === undefined ? 0 : 1), 6);
   body.writeUInt32LE(0x4, 24);
   body.writeUInt32LE(8 << 20, 28);
   body.writeUInt32LE(8 << 20, 32);
@@ -37,6 +41,13 @@ export function negotiateResponse(messageId: bigint, dialect = 0x311, withCipher
   body.writeUInt16LE(4, off + 2);
   body.writeUInt16LE(1, off + 8);
   body.writeUInt16LE(2, off + 10);
+  if (signingAlgorithm !== undefined) {
+    off = 128; // the cipher context's end, aligned to 8 relative to the header
+    body.writeUInt16LE(8, off);
+    body.writeUInt16LE(4, off + 2);
+    body.writeUInt16LE(1, off + 8);
+    body.writeUInt16LE(signingAlgorithm, off + 10);
+  }
   return Buffer.concat([responseHeader(0, messageId, 0, { credits: 64 }), body]);
 }
 

@@ -7,7 +7,7 @@ import { Command } from '../../../src/smb/header.js';
 import { changeNotifyRequest } from '../../../src/smb/messages/change-notify.js';
 import { createRequest, parseCloseResponse, parseCreateResponse } from '../../../src/smb/messages/create.js';
 import { copyChunkWriteRequest, parseCopyChunkResponse, parseResumeKeyResponse, parseValidateNegotiateResponse } from '../../../src/smb/messages/ioctl.js';
-import { parseNegotiateResponse } from '../../../src/smb/messages/negotiate.js';
+import { negotiateRequest, parseNegotiateResponse } from '../../../src/smb/messages/negotiate.js';
 import { LeaseState, leaseBreakAck, OplockLevel, oplockBreakAck, parseBreakNotice } from '../../../src/smb/messages/oplock.js';
 import { parseOutputBuffer } from '../../../src/smb/messages/query.js';
 import { normalizePath, toSmbPath } from '../../../src/smb/paths.js';
@@ -46,10 +46,28 @@ test('directory listings, CREATE, CLOSE, IOCTL and NEGOTIATE responses parse fro
   const n = parseNegotiateResponse(new WireReader(negotiateResponse(0n), 'test'));
   assert.equal(n.dialect, 0x311);
   assert.equal(n.cipher, 2);
+  assert.equal(n.signingAlgorithm, undefined, 'no signing context: the dialect\'s algorithm');
+  assert.equal(parseNegotiateResponse(new WireReader(negotiateResponse(0n, 0x311, true, 2), 'test')).signingAlgorithm, 2);
   const out = parseOutputBuffer(new WireReader(outputBufferResponse(16, 2n, Buffer.from('abc')), 'test'), 'QUERY_INFO');
   assert.equal(out.toString(), 'abc');
   assert.equal(parseCloseResponse(new WireReader(closeResponse(3n), 'test')).endOfFile, 5);
   assert.equal(parseValidateNegotiateResponse(new WireReader(validateNegotiateResponse(4n), 'test')).dialect, 0x302);
+});
+
+test('NEGOTIATE offers 3.1.1\'s contexts: pre-authentication integrity, the ciphers and the signing algorithms, in order of preference', () => {
+  const body = negotiateRequest([0x300, 0x311], Buffer.alloc(16), [2, 1], [2, 1]).body;
+  const contexts = new Map<number, Buffer>();
+  let at = body.readUInt32LE(28) - 64; // offsets count from the SMB2 header
+  for (let i = 0; i < body.readUInt16LE(32); i++) {
+    at += (8 - ((64 + at) % 8)) % 8;
+    const length = body.readUInt16LE(at + 2);
+    contexts.set(body.readUInt16LE(at), body.subarray(at + 8, at + 8 + length));
+    at += 8 + length;
+  }
+  assert.deepEqual([...contexts.keys()], [1, 2, 8]);
+  assert.deepEqual(contexts.get(2), Buffer.from([2, 0, 2, 0, 1, 0]), 'two ciphers: AES-128-GCM, then AES-128-CCM');
+  assert.deepEqual(contexts.get(8), Buffer.from([2, 0, 2, 0, 1, 0]), 'two signing algorithms: AES-GMAC, then AES-CMAC');
+  assert.equal(negotiateRequest([0x300], Buffer.alloc(16), [2, 1], [2, 1]).body.readUInt16LE(32), 0, 'no contexts without 3.1.1');
 });
 
 test('CREATE with SMB2_CREATE_SD_BUFFER: the context follows the name at an 8-byte boundary, named SecD, with the SD', () => {
