@@ -32,6 +32,13 @@ export function processCpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
 }
 
+/** CPU seconds (user and system) of the children of a process that have ended and been waited for. */
+export function childrenCpuSeconds(pid: number): number {
+  const fields = statFields(pid);
+  if (fields === undefined) throw new Error(`process ${pid} is gone`);
+  return (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS_PER_S;
+}
+
 /** CPU seconds (user and system) of one thread of a process (`tid` as in /proc/<pid>/task/<tid>). */
 export function threadCpuSeconds(pid: number, tid: number): number {
   const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');

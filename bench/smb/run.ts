@@ -8,12 +8,13 @@
  * "## SMB client" in bench/RESULTS.md.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SmbClient, SmbPool, type SmbShare } from '../../src/smb/index.js';
 import { env, removeTree, shareFor } from '../../test/integration/smb/testbed.js';
 import { isMain, loadAverage, ratioRow, runAlone, runLine, verdict, report, type BenchReport, type Benchmark } from '../results.js';
+import { childrenCpuSeconds } from '../stats.js';
 
 const ROOT = '_smbbench';
 const FILES = `${ROOT}/files`;
@@ -26,6 +27,7 @@ const FILES_PER_FOLDER = 9;
 const MARKER = `${ROOT}/.complete-v1`;
 const LARGE = `${ROOT}/large.bin`;
 const LARGE_MIB = 64;
+const LARGE_BYTES = LARGE_MIB * 2 ** 20;
 /** Reads of the large file per tool and protection; the median is reported (the host's speed drifts). */
 const LARGE_ROUNDS = 3;
 const SHARE = 'schule';
@@ -60,16 +62,9 @@ async function prepare(share: SmbShare): Promise<void> {
 /** The large file, written once (a data set of an earlier run may lack it). */
 async function prepareLarge(share: SmbShare): Promise<void> {
   const size = await share.stat(LARGE).then((stat) => stat.size, () => -1);
-  if (size === LARGE_MIB * 2 ** 20) return;
+  if (size === LARGE_BYTES) return;
   console.log(`writing ${LARGE} (${LARGE_MIB} MiB, once) ...`);
-  await share.writeFile(LARGE, Buffer.alloc(LARGE_MIB * 2 ** 20, 'l'));
-}
-
-/** CPU seconds of this process's children that have ended (/proc/self/stat: cutime, cstime). */
-function childrenCpuSeconds(): number {
-  const stat = readFileSync('/proc/self/stat', 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[13]) + Number(fields[14])) / 100;
+  await share.writeFile(LARGE, Buffer.alloc(LARGE_BYTES, 'l'));
 }
 
 interface LargeRead {
@@ -111,10 +106,10 @@ async function largeReads(): Promise<LargeRead[]> {
     results.push(await largeRead('edu-fileproxy', protection, ownCpu, async () => {
       let bytes = 0;
       for await (const block of share.readBlocks(LARGE, version, 0, stat.size - 1)) bytes += block.length;
-      if (bytes !== LARGE_MIB * 2 ** 20) throw new Error(`read ${bytes} bytes of ${LARGE}`);
+      if (bytes !== LARGE_BYTES) throw new Error(`read ${bytes} bytes of ${LARGE}`);
     }));
     await client.close();
-    results.push(await largeRead('smbclient', protection, childrenCpuSeconds, () => {
+    results.push(await largeRead('smbclient', protection, () => childrenCpuSeconds(process.pid), () => {
       smbclient(`get ${LARGE.replaceAll('/', '\\')} /dev/null`, `--client-protection=${protection === 'signed' ? 'sign' : 'encrypt'}`);
     }));
   }

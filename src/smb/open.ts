@@ -73,11 +73,11 @@ export class FileHandle {
     return `${op} ${this.tree.shareName}\\${this.path}`;
   }
 
-  /** One READ of at most the negotiated maximum; returns fewer bytes at end of file. */
   /**
-   * The bytes of one READ: a view of its response message, not a copy. Each response message is a buffer of its own
-   * (assembled from the socket's chunks, or decrypted), which nothing else holds or changes; a copy of every MiB read
-   * cost a fresh MiB of memory and its page faults (bench/RESULTS.md, SMB client: one file of 64 MiB).
+   * One READ of at most the negotiated maximum; fewer bytes at end of file. Its bytes are a view of the response
+   * message, not a copy: nothing writes to a received message (assembled from the socket's chunks, or decrypted)
+   * once it is verified, and a copy of every MiB read cost a fresh MiB of memory and its page faults
+   * (bench/RESULTS.md, SMB client: one file of 64 MiB).
    */
   async readChunk(offset: number, length: number): Promise<Buffer> {
     const res = await this.tree.request(readRequest(this.fileId, offset, length), [NtStatus.END_OF_FILE]);
