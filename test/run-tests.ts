@@ -12,7 +12,7 @@
 // with how busy each tier kept the machine. The services of a run share one compile cache in the run's log
 // directory, instead of one in each test's data directory (src/runtime/compile-cache.ts).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -160,4 +160,8 @@ if (existsSync(cpuRecord)) {
 process.stdout.write(`tiers (s): ${outcomes.map(({ tier, seconds, busy, status }) => `${tier} ${seconds.toFixed(0)} (CPU ${(busy * 100).toFixed(0)} %)${status === 0 ? '' : ' FAILED'}`).join(', ')}\n`);
 const failed = record.filter((l) => !l.startsWith(`${DURATION_TAG}\t`));
 process.stdout.write(failed.length === 0 ? 'failed tests: none\n' : `${failed.join('\n')}\n`);
-process.exit(leaks > 0 || outcomes.some(({ status }) => status !== 0) ? 1 : 0);
+const passed = leaks === 0 && outcomes.every(({ status }) => status === 0);
+// The services' logs (about 100 MB a run) are for finding out what went wrong: kept only when something did.
+if (passed) rmSync(logDir, { recursive: true, force: true });
+else process.stdout.write(`the run's service logs are kept in ${logDir}\n`);
+process.exit(passed ? 0 : 1);

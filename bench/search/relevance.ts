@@ -11,8 +11,7 @@
  * Needs wrk on PATH and the testbed up. Writes its section "## Wiki search: relevance and suggestions".
  */
 import type { Client } from '@elastic/elasticsearch';
-import { writeFileSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeSearchError } from '../../src/search/search-failure.js';
 import { createSearchClient } from '../../src/search/client.js';
@@ -31,6 +30,7 @@ import { TOPICS } from '../relevance/topics.js';
 import { judged, loadAverage, report, runAlone, runLine, Unexpected, type BenchReport, type Benchmark } from '../results.js';
 import { callerHeaders, callerViewer, CALLER } from './caller.js';
 import { LATENCY_ARGS, SEEDED_SHARE_SERVICE, seed, SHARE, unseed, WARMUP_ARGS, wrk, type Measurement, type Processes, type Target } from './run.js';
+import { scratchDir } from '../../test/support/scratch-dir.js';
 
 const HEADING = '## Wiki search: relevance and suggestions';
 const SCRIPT = 'dist/bench/search/relevance.js';
@@ -143,7 +143,7 @@ async function relevance(env: TestbedEnv): Promise<RelevanceRuns> {
 /** The targets' names and their rounds: Elasticsearch directly first, then the service. */
 async function suggestions(env: TestbedEnv): Promise<{ targets: string[]; rounds: Measurement[][]; checked: string }> {
   const client = createSearchClient({ nodes: [env.es.url] }, { requestTimeoutMs: 120_000 });
-  const work = mkdtempSync(join(tmpdir(), 'wiki-suggest-bench-'));
+  const work = scratchDir('wiki-suggest-bench-');
   const started = Date.now();
   const service = await startService(SEEDED_SHARE_SERVICE);
   let ids: string[] = [];

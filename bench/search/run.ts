@@ -13,8 +13,7 @@
  * the cluster shares its cores, so it is no faster).
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -41,6 +40,7 @@ import { runQueueWaitSeconds } from '../stats.js';
 import { wrkAnswers, type WrkSummary } from './answer.js';
 import { CALLER, callerHeaders, callerSearchBody } from './caller.js';
 import { judged, loadAverage, ratioRow, runAlone, runLine, verdict as verdictOf, report, Unexpected, type BenchReport, type Benchmark } from '../results.js';
+import { scratchDir } from '../../test/support/scratch-dir.js';
 
 const PAGES = 50_000;
 const SEED_BATCH = 2_000;
@@ -232,7 +232,7 @@ export async function unseed(client: ReturnType<typeof createSearchClient>, ids:
 async function measureAll(): Promise<BenchReport> {
   const env = await readTestbedEnv();
   const client = createSearchClient({ nodes: [env.es.url] }, { requestTimeoutMs: 120_000 });
-  const work = mkdtempSync(join(tmpdir(), 'wiki-search-bench-'));
+  const work = scratchDir('wiki-search-bench-');
   const started = Date.now();
   const service: RunningService = await startService(SEEDED_SHARE_SERVICE);
   let forwarder: BareServer | undefined;

@@ -4,8 +4,6 @@
 // noise, wrapped in SPNEGO with other mechanisms first, NTLM messages, bad base64, oversized tokens, and the real
 // tokens sent again (replays). Every answer is 401 with a JSON error naming the problem (431 for a header section
 // over Node's 16 KiB): none is a 2xx, none a 5xx.
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KerberosClient } from '../../src/kerberos/client.js';
 import { initiateContext } from '../../src/kerberos/gss.js';
@@ -16,6 +14,7 @@ import { mutate } from '../unit/smb/frames.js';
 import { abuseSuite } from './support/campaign.js';
 import { nastyString, type Dice } from './support/hostile-input.js';
 import type { HeaderValue, RawRequest } from './support/raw-http.js';
+import { scratchDir } from '../support/scratch-dir.js';
 
 /** Real tokens to mutate: made in prepare and each accepted once there, so that any of them sent again is a replay. */
 const SEEDS = 12;
@@ -26,7 +25,7 @@ const TARGETS: ReadonlyArray<readonly [string, string]> = [
 
 // The service reads its keytab at start, before prepare: the account and its keys are made when this file loads.
 await ensureDelegationAccounts();
-const keytab = join(await mkdtemp(join(tmpdir(), 'abuse-negotiate-')), 'proxy.keytab');
+const keytab = join(scratchDir('abuse-negotiate-'), 'proxy.keytab');
 await exportKeytab(delegationAccount.user, keytab);
 await exportKeytab(delegationAccount.spn, keytab);
 

@@ -2,8 +2,7 @@
 // testbed, on a port of its own, for integration tests.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
@@ -13,6 +12,7 @@ import { runLogDir, serviceLogFile } from './log-audit.js';
 import { freePort } from './ports.js';
 import { serviceOrigins } from './service-origins.js';
 import { FILEPROXY_CLI } from './cli-path.js';
+import { scratchDir } from './scratch-dir.js';
 
 
 export interface RunningService {
@@ -71,7 +71,7 @@ export const serviceIndex = fileIndexPrefix ?? DEFAULT_ALIAS;
 export async function writeServiceConfig(overrides: Overrides = {}): Promise<{ file: string; port: number }> {
   const env = await readTestbedEnv();
   const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'fileproxy-test-'));
+  const dir = scratchDir('fileproxy-test-');
   const testbed = parse(readFileSync(env.config, 'utf8')) as Record<string, unknown>;
   const ownIndex = fileIndexPrefix === undefined ? {} : { elasticsearch: { index_prefix: fileIndexPrefix } };
   const config = deepMerge(deepMerge(deepMerge(testbed, ownIndex), { http: { port }, storage: { data_dir: dir } }), overrides);

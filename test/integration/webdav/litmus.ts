@@ -1,10 +1,8 @@
 // Runs litmus, the WebDAV server test suite, against a collection URL and reads its per-suite summaries.
 import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Account } from './dav-client.js';
+import { scratchDir } from '../../support/scratch-dir.js';
 
 export const LITMUS_SUITES = ['basic', 'copymove', 'props', 'locks', 'http'];
 
@@ -18,7 +16,7 @@ export interface LitmusSummary {
 /** litmus with `-k` (every suite runs even after a failure, so that all summaries can be checked); debug.log goes to a temp dir. */
 export async function runLitmus(collectionUrl: string, as: Account, suites = LITMUS_SUITES): Promise<{ stdout: string; summaries: LitmusSummary[] }> {
   const { stdout } = await promisify(execFile)('litmus', ['-k', collectionUrl, as.user, as.password], {
-    cwd: mkdtempSync(join(tmpdir(), 'litmus-')),
+    cwd: scratchDir('litmus-'),
     env: { ...process.env, TESTS: suites.join(' ') },
     maxBuffer: 16 * 1024 * 1024,
     timeout: 300_000,

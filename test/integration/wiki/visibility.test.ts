@@ -2,8 +2,7 @@
 // endpoint: a disabled wiki is not shown or searched at all, access groups limit a wiki to their members, and the
 // settings survive a restart.
 import assert from 'node:assert/strict';
-import { mkdtempSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { WIKI_VISIBILITY_FILE } from '../../../src/viewer/visibility-file.js';
@@ -11,6 +10,7 @@ import type { ShareVisibility } from '../../../src/viewer/visibility.js';
 import { startService, type RunningService } from '../../support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { eventually, passAfter, WikiClient, type Caller } from './wiki-service.js';
+import { scratchDir } from '../../support/scratch-dir.js';
 
 const BASE = '/edu-api/admin/wiki-visibility';
 const ANNA: Caller = { user: 'anna', groups: ['Lehrer', 'Lehrkräfte Mathe'] };
@@ -22,7 +22,7 @@ describe('wiki visibility settings', () => {
   let env: TestbedEnv;
   let service: RunningService;
   let api: WikiClient;
-  const dataDir = mkdtempSync(join(tmpdir(), 'wiki-visibility-'));
+  const dataDir = scratchDir('wiki-visibility-');
   const admin = () => ({ user: env.admin.user, groups: undefined });
 
   const put = (share: string, body: unknown, caller: Caller = admin()) =>

@@ -1,8 +1,8 @@
 // Test helpers: config texts written to throw-away files, and paths into the repository.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { scratchDir } from '../../support/scratch-dir.js';
 
 /** Repository root, from dist/test/unit/config/ (compiled) back up four levels. */
 export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -13,7 +13,7 @@ export function repoPath(relative: string): string {
 
 /** Writes `text` to a fresh temp directory as `name` (default config.yml) and returns the file's path. */
 export function writeTempFile(text: string, name = 'config.yml'): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'fileproxy-config-')), name);
+  const file = join(scratchDir('fileproxy-config-'), name);
   writeFileSync(file, text);
   return file;
 }

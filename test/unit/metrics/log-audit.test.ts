@@ -1,11 +1,11 @@
 // The log audit of a test run finds every form a secret could take in a log line.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { findSecrets, findSharePaths, secretsOfRun, serviceLogsIn, sharePathsOfRun } from '../../support/log-audit.js';
 import type { TestbedEnv } from '../../testbed/env.js';
+import { scratchDir } from '../../support/scratch-dir.js';
 
 const env = {
   dc_admin: { user: 'Administrator', password: 'Dc-Admin-1' },
@@ -17,7 +17,7 @@ const env = {
 
 describe('log audit', () => {
   it('finds passwords (raw, JSON-escaped, inside Basic credentials) and noted secrets, naming them without their value', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'log-audit-'));
+    const dir = scratchDir('log-audit-');
     writeFileSync(join(dir, 'noted-secrets.txt'), 'k'.repeat(43) + '\n');
     writeFileSync(join(dir, 'service-1-100.log'), [
       '{"msg":"clean line","user":"anna"}',
@@ -39,7 +39,7 @@ describe('log audit', () => {
   });
 
   it('finds share paths: of files on the shares, noted by tests, through a .wiki folder; as a value, in a message, after a share name; not in a webhook\'s event id', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'log-audit-'));
+    const dir = scratchDir('log-audit-');
     const share = join(dir, 'shares', 'schule');
     mkdirSync(join(share, 'Klasse-12', '.wiki'), { recursive: true });
     writeFileSync(join(share, 'Klasse-12', '.wiki', 'Elternabend.md'), '');

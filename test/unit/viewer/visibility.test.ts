@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { VisibilityFile, VisibilityFileError, WIKI_VISIBILITY_FILE } from '../../../src/viewer/visibility-file.js';
@@ -11,6 +10,7 @@ import {
   type VisibilityStore,
   type WikiVisibility,
 } from '../../../src/viewer/visibility.js';
+import { scratchDir } from '../../support/scratch-dir.js';
 
 function fieldOf(body: unknown): string {
   try {
@@ -101,7 +101,7 @@ describe('WikiVisibilitySettings', () => {
 });
 
 describe('VisibilityFile', () => {
-  const dir = () => mkdtempSync(join(tmpdir(), 'wiki-visibility-'));
+  const dir = () => scratchDir('wiki-visibility-');
 
   it('is empty before the first save, then holds what was saved, with mode 0600', async () => {
     const data = join(dir(), 'nested');
