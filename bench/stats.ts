@@ -7,6 +7,11 @@ export function percentile(sorted: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 }
 
+/** `bytes` in MiB, as a table shows them (`digits` after the point). */
+export function mebibytes(bytes: number, digits = 1): string {
+  return (bytes / 2 ** 20).toFixed(digits);
+}
+
 /** Resident set size of a process in bytes (all its threads), from /proc. */
 export function residentBytes(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

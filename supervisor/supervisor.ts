@@ -9,6 +9,7 @@ import type { HealthReport } from '../src/runtime/health.js';
 import { instanceNames } from '../src/runtime/instance-names.js';
 import { RpcChannel } from '../src/runtime/rpc.js';
 import { threadBundle } from '../src/runtime/thread-bundles.js';
+import { setInitialOldGeneration } from '../src/runtime/heap-limits.js';
 import type { ActorKind, SupervisorProtocol } from '../actors/kinds.js';
 import { MAX_SKEW_SECONDS } from '../src/kerberos/acceptor.js';
 import { REPLAY_CACHE_ENTRIES, REPLAY_CACHE_PER_CLIENT, ReplayCache } from '../src/kerberos/replay-cache.js';
@@ -72,6 +73,8 @@ export class Supervisor {
       backoffInitialMs: config.supervisor.backoff_initial,
       backoffMaxMs: config.supervisor.backoff_max,
     };
+    // Before the first thread: V8 reads it when it makes a thread's heap.
+    setInitialOldGeneration();
     const plans = actorPlans(config);
     const env = threadEnvironment(config.storage.data_dir);
     for (const kind of Object.keys(plans) as ActorKind[]) {

@@ -31,7 +31,7 @@ import { shareAs, socketOf } from '../../test/integration/reconcile/support.js';
 import { judged, loadAverage, ratioRow, runAlone, runLine, verdict, report, Unexpected, type BenchReport, type Benchmark } from '../results.js';
 import { jobShortfalls } from '../job-outcome.js';
 import { atFixedRate, type Latency } from '../fixed-rate.js';
-import { rssSampler } from '../stats.js';
+import { mebibytes, rssSampler } from '../stats.js';
 import { BULK_BATCH, BULK_IN_FLIGHT, exportDocuments, RAW_INDEX, rawBulk, reindexAll } from './reindex.js';
 import { saveToSearch } from './save-to-search.js';
 import { smbWriteToSearch, type ServiceCpu } from './smb-write-to-search.js';
@@ -99,7 +99,6 @@ async function noChangePass(service: RunningService): Promise<{ report: JobInfo;
   return { report, peakRss: rss.stop(), cost };
 }
 
-const MB = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
 
 /** The reindex at the default pace and what it costs the request path: the webhooks' latency during it against idle. */
 interface DefaultPace {
@@ -154,13 +153,13 @@ async function run(): Promise<BenchReport> {
     // The seeding blocked the event loop: let pending socket events in, so that keep-alive connections the
     // service closed meanwhile are dropped instead of being reused for the next request.
     await new Promise((resolve) => setTimeout(resolve, 200));
-    console.log(`seeded ${seed.pages} pages (${MB(seed.bytes)} MiB) in ${seed.folders} folders, ${seed.aclKinds} ACL kinds, in ${seconds(performance.now() - seedStart)} s`);
+    console.log(`seeded ${seed.pages} pages (${mebibytes(seed.bytes, 0)} MiB) in ${seed.folders} folders, ${seed.aclKinds} ACL kinds, in ${seconds(performance.now() - seedStart)} s`);
 
     const reindexRss = rssSampler(service.process.pid!, RSS_SAMPLE_MS);
     const { result: reindex, cost: reindexCost } = await measureCost(service.process.pid!, () => reindexAll(service));
     const reindexPeak = reindexRss.stop();
     const reindexRate = reindex.report.indexed / (reindex.report.durationMs / 1000);
-    console.log(`reindex --all: ${reindex.report.indexed} documents in ${seconds(reindex.report.durationMs)} s (${reindexRate.toFixed(0)}/s), peak RSS ${MB(reindexPeak)} MiB`);
+    console.log(`reindex --all: ${reindex.report.indexed} documents in ${seconds(reindex.report.durationMs)} s (${reindexRate.toFixed(0)}/s), peak RSS ${mebibytes(reindexPeak, 0)} MiB`);
     console.log(`reindex CPU per page: ${cpuPer(reindexCost, reindex.report.indexed)} (service's threads: ${threadsPer(reindexCost, reindex.report.indexed)})`);
 
     const exported = await exportDocuments(es, ROOT);
@@ -207,7 +206,7 @@ async function run(): Promise<BenchReport> {
     const rows = [
       `| full \`reindex --all\` | ${reindex.report.indexed} documents in ${seconds(reindex.report.durationMs)} s | ${reindexRate.toFixed(0)} pages/s | ${bulkRatio.toFixed(2)} × raw \`_bulk\` (${rawRate.toFixed(0)} docs/s, ${exported.documents} in ${seconds(rawMs)} s) | ≥ ${TARGET.bulkRatio} × | ${verdict(bulkRatio >= TARGET.bulkRatio)} |`,
       `| no-change pass | ${pass.report.seen} pages in ${seconds(pass.report.durationMs)} s (rounds: ${passes.map((p) => seconds(p.report.durationMs)).join(', ')} s) | ${(pass.report.seen / (pass.report.durationMs / 1000)).toFixed(0)} pages/s | ${passRatio.toFixed(2)} × \`rclone lsf -R\` (${rclone.files} files in ${seconds(rclone.ms)} s; rounds ${rclones.map((r) => seconds(r.ms)).join(', ')} s) | ≤ ${TARGET.passRatio} × | ${verdict(passRatio <= TARGET.passRatio)} |`,
-      `| service peak RSS | reindex ${MB(reindexPeak)} MiB, passes ${passes.map((p) => MB(p.peakRss)).join(', ')} MiB | | | ≤ ${TARGET.peakMiB} MiB | ${verdict(peak <= TARGET.peakMiB * 1024 * 1024)} |`,
+      `| service peak RSS | reindex ${mebibytes(reindexPeak, 0)} MiB, passes ${passes.map((p) => mebibytes(p.peakRss, 0)).join(', ')} MiB | | | ≤ ${TARGET.peakMiB} MiB | ${verdict(peak <= TARGET.peakMiB * 1024 * 1024)} |`,
       `| full \`reindex --all\` at the default pace (\`balanced\`), with ${WEBHOOK_RATE} webhook posts/s | ${paced.indexed} documents in ${seconds(paced.durationMs)} s | ${pacedRate.toFixed(0)} pages/s | ${(paced.durationMs / reindex.report.durationMs).toFixed(2)} × the time at pace \`fast\` | | |`,
       `| webhook p99 at ${WEBHOOK_RATE} posts/s, default pace | during reindex ${busy.p99.toFixed(1)} ms (p50 ${busy.p50.toFixed(1)}, ${busy.requests} posts, ${busy.failures} failed); idle ${idle.p99.toFixed(1)} ms (p50 ${idle.p50.toFixed(1)}, ${idle.requests} posts, ${idle.failures} failed) | | ${latencyRatio.toFixed(2)} × idle | ≤ ${TARGET.latencyRatio} × | ${verdict(latencyRatio <= TARGET.latencyRatio)} |`,
       `| WebDAV save → found by \`POST /wiki/search\` | ${saves.changes} saves, p50 ${saves.p50.toFixed(0)} ms, p99 ${saves.p99.toFixed(0)} ms, max ${saves.max.toFixed(0)} ms, ${saves.lost} not found within 30 s | | | p99 ≤ ${TARGET.saveP99Ms} ms | ${verdict(saveMet)} |`,
@@ -217,7 +216,7 @@ async function run(): Promise<BenchReport> {
     ];
     const lines = [
       runLine(SCRIPT, load),
-      `Seed: ${seed.pages} pages of 1–20 KiB Markdown (log-uniform sizes, ${MB(seed.bytes)} MiB) in ${seed.folders} folders (\`${ROOT}/Schule-NN/Klasse-NNNN/.wiki/\`) written on the DC's disk;`,
+      `Seed: ${seed.pages} pages of 1–20 KiB Markdown (log-uniform sizes, ${mebibytes(seed.bytes, 0)} MiB) in ${seed.folders} folders (\`${ROOT}/Schule-NN/Klasse-NNNN/.wiki/\`) written on the DC's disk;`,
       `${seed.aclKinds} kinds of folder ACL, made by Samba on template folders (smbcacls) and copied as \`security.NTACL\` onto every folder, \`.wiki/\` and page (bench/index/seed.ts).`,
       `The service runs with the testbed config (the default pools of the reconciler: 2 smb-reader threads, 2 indexer threads) at \`reconciler.pace: fast\`, so that the reindex's rate is the pipeline's own; both shares are passed over (the testbed's own pages included).`,
       `Default pace: afterwards a second service at the default \`reconciler.pace: balanced\` (change watch off) over the same pages reindexes them while webhooks are posted, and idles before it with the same webhooks: what the pacing costs the reindex and buys the request path.`,
@@ -252,7 +251,7 @@ async function run(): Promise<BenchReport> {
     return report(HEADING, lines, [
       ratioRow(`full reindex of ${reindex.report.indexed} documents at pace fast, docs/s`, reindexRate, rawRate, 'raw `_bulk`', { atLeast: TARGET.bulkRatio }, 0, reindexShortfalls),
       ratioRow(`no-change pass over ${pass.report.seen} pages, s`, pass.report.durationMs / 1000, rclone.ms / 1000, '`rclone lsf -R`', { atMost: TARGET.passRatio }, 1, passShortfalls),
-      judged({ figure: 'service peak RSS, MiB (reindex and passes)', service: MB(peak), peer: '–', ratio: '–', target: `≤ ${TARGET.peakMiB} MiB` }, peak <= TARGET.peakMiB * 1024 * 1024, reindexShortfalls.with(passShortfalls)),
+      judged({ figure: 'service peak RSS, MiB (reindex and passes)', service: mebibytes(peak, 0), peer: '–', ratio: '–', target: `≤ ${TARGET.peakMiB} MiB` }, peak <= TARGET.peakMiB * 1024 * 1024, reindexShortfalls.with(passShortfalls)),
       ratioRow(`webhook p99 ms at ${WEBHOOK_RATE} posts/s, during reindex at the default pace vs idle`, busy.p99, idle.p99, 'same service idle', { atMost: TARGET.latencyRatio }, 1, pacedShortfalls),
       { figure: 'WebDAV save → searchable, p99 ms', service: saves.p99.toFixed(0), peer: '–', ratio: '–', target: `≤ ${TARGET.saveP99Ms} ms`, met: saveMet },
       { figure: 'SMB write by another client → searchable, p99 ms', service: smbWrites.p99.toFixed(0), peer: '–', ratio: '–', target: `≤ ${TARGET.smbWriteP99Ms} ms`, met: smbWriteMet },

@@ -9,6 +9,7 @@
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { loadedFrom } from '../../test/support/import-rule.js';
+import { mebibytes } from '../stats.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const DIST = new URL('../../', import.meta.url);
@@ -32,11 +33,10 @@ async function heapWith(modules: string[]): Promise<number> {
 }
 
 if (typeof globalThis.gc !== 'function') throw new Error('run with node --expose-gc');
-const MiB = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
-console.log(`empty worker: ${MiB(await heapWith([]))} MiB heap used`);
+console.log(`empty worker: ${mebibytes(await heapWith([]))} MiB heap used`);
 for (const [thread, entry] of Object.entries(THREADS)) {
   const { modules, packages } = loadedFrom(REPO, entry);
   const urls = modules.filter((m) => m !== entry).map((m) => new URL(m.replace(/\.ts$/, '.js'), DIST).href);
   const heap = await heapWith(urls);
-  console.log(`${thread}: ${MiB(heap)} MiB heap used with its ${modules.length} modules; markdown-it: ${packages.has('markdown-it') ? `loaded (${packages.get('markdown-it')!.join(' → ')})` : 'not loaded'}`);
+  console.log(`${thread}: ${mebibytes(heap)} MiB heap used with its ${modules.length} modules; markdown-it: ${packages.has('markdown-it') ? `loaded (${packages.get('markdown-it')!.join(' → ')})` : 'not loaded'}`);
 }

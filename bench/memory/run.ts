@@ -20,7 +20,7 @@ import { shippedUnitEnvironment } from '../../test/support/systemd-unit.js';
 import { parsePrometheusText, type Sample } from '../../test/unit/metrics/prometheus-text.js';
 import { reconcilerDetails } from '../../test/integration/wiki/wiki-service.js';
 import { loadAverage, report, runAlone, runLine, verdict, type BenchReport, type Benchmark, type SummaryRow } from '../results.js';
-import { percentile, residentBytes } from '../stats.js';
+import { mebibytes, percentile, residentBytes } from '../stats.js';
 import { memoryMap, type MemoryMap } from './memory-map.js';
 import { FILEPROXY_CLI } from '../../test/support/cli-path.js';
 
@@ -44,7 +44,6 @@ const VARIANTS: { name: string; overrides: Overrides }[] = [
   { name: 'spare_threads: true', overrides: { supervisor: { spare_threads: true } } },
 ];
 
-const MiB = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
 
 
 /** The process's threads by name (/proc/<pid>/task/<tid>/comm), e.g. `{ "V8Worker": 4, "reconciler": 1 }`. */
@@ -183,9 +182,9 @@ function heapTable(results: VariantResult[]): string[] {
   const threads = [...new Set(results.flatMap((r) => r.idle.heaps.map((h) => h.thread)))];
   const cell = (r: VariantResult, thread: string) => {
     const heap = r.idle.heaps.find((h) => h.thread === thread);
-    return heap ? `${MiB(heap.used)} / ${MiB(heap.physical)}` : '–';
+    return heap ? `${mebibytes(heap.used)} / ${mebibytes(heap.physical)}` : '–';
   };
-  const sum = (r: VariantResult) => `${MiB(r.idle.heaps.reduce((a, h) => a + h.used, 0))} / ${MiB(r.idle.heaps.reduce((a, h) => a + h.physical, 0))}`;
+  const sum = (r: VariantResult) => `${mebibytes(r.idle.heaps.reduce((a, h) => a + h.used, 0))} / ${mebibytes(r.idle.heaps.reduce((a, h) => a + h.physical, 0))}`;
   return [
     `| thread | ${results.map((r) => `${r.name}: V8 heap used / held, MiB`).join(' | ')} |`,
     `|---|${results.map(() => '---:').join('|')}|`,
@@ -200,14 +199,14 @@ function processTable(results: VariantResult[]): string[] {
   return [
     `| figure | ${results.map((r) => r.name).join(' | ')} |`,
     `|---|${results.map(() => '---:').join('|')}|`,
-    row('**resident (VmRSS), MiB, median of 5 samples**', (r) => `**${MiB(r.idle.rss)}**`),
-    row('anonymous (RssAnon) / file-backed (RssFile), MiB', (r) => `${MiB(r.idle.status.anon)} / ${MiB(r.idle.status.file)}`),
-    row('V8 heap pages (256 KiB mappings), MiB', (r) => MiB(r.idle.map.v8HeapPages)),
-    row('V8 compiled code (executable mappings), MiB', (r) => MiB(r.idle.map.v8Code)),
-    row('glibc malloc arenas (count), MiB', (r) => `${MiB(r.idle.map.mallocArenas)} (${r.idle.map.arenas})`),
-    row('node binary and libraries (file-backed), MiB', (r) => MiB(r.idle.map.fileBacked)),
-    row('other anonymous (stacks, large blocks, large objects), MiB', (r) => MiB(r.idle.map.otherAnonymous)),
-    row('main thread\'s young generation, MiB', (r) => MiB(r.idle.mainNewSpace)),
+    row('**resident (VmRSS), MiB, median of 5 samples**', (r) => `**${mebibytes(r.idle.rss)}**`),
+    row('anonymous (RssAnon) / file-backed (RssFile), MiB', (r) => `${mebibytes(r.idle.status.anon)} / ${mebibytes(r.idle.status.file)}`),
+    row('V8 heap pages (256 KiB mappings), MiB', (r) => mebibytes(r.idle.map.v8HeapPages)),
+    row('V8 compiled code (executable mappings), MiB', (r) => mebibytes(r.idle.map.v8Code)),
+    row('glibc malloc arenas (count), MiB', (r) => `${mebibytes(r.idle.map.mallocArenas)} (${r.idle.map.arenas})`),
+    row('node binary and libraries (file-backed), MiB', (r) => mebibytes(r.idle.map.fileBacked)),
+    row('other anonymous (stacks, large blocks, large objects), MiB', (r) => mebibytes(r.idle.map.otherAnonymous)),
+    row('main thread\'s young generation, MiB', (r) => mebibytes(r.idle.mainNewSpace)),
     row('threads', (r) => `${threadCount(r)}: ${Object.entries(r.idle.threads).sort().map(([name, n]) => `${name} ${n}`).join(', ')}`),
   ];
 }
@@ -229,7 +228,7 @@ async function run(): Promise<BenchReport> {
   for (const variant of VARIANTS) {
     console.log(`${variant.name}: idle memory ...`);
     const idle = await idleFigures(variant.overrides);
-    console.log(`  RSS ${MiB(idle.rss)} MiB; restarts ...`);
+    console.log(`  RSS ${mebibytes(idle.rss)} MiB; restarts ...`);
     const restarts = await restartTimes(variant.overrides);
     console.log(`  worst restart ${Math.max(...[...restarts.values()].flat()).toFixed(0)} ms`);
     results.push({ name: variant.name, idle, restarts });
@@ -251,14 +250,14 @@ async function run(): Promise<BenchReport> {
     '',
     ...restartTable(results),
     '',
-    `${defaults.name}: idle RSS ${MiB(defaults.idle.rss)} MiB (target ≤ ${TARGET.idleMiB} MiB) ${verdict(idleMet)}; worst restart ${worstRestart(defaults).toFixed(0)} ms (target < ${TARGET.restartMs} ms) ${verdict(worstRestart(defaults) < TARGET.restartMs)}.`,
-    ...tradeOffs.map((r) => `${r.name}: idle RSS ${MiB(r.idle.rss)} MiB (${MiB(r.idle.rss - defaults.idle.rss)} MiB more than the default); worst restart ${worstRestart(r).toFixed(0)} ms `
+    `${defaults.name}: idle RSS ${mebibytes(defaults.idle.rss)} MiB (target ≤ ${TARGET.idleMiB} MiB) ${verdict(idleMet)}; worst restart ${worstRestart(defaults).toFixed(0)} ms (target < ${TARGET.restartMs} ms) ${verdict(worstRestart(defaults) < TARGET.restartMs)}.`,
+    ...tradeOffs.map((r) => `${r.name}: idle RSS ${mebibytes(r.idle.rss)} MiB (${mebibytes(r.idle.rss - defaults.idle.rss)} MiB more than the default); worst restart ${worstRestart(r).toFixed(0)} ms `
       + `(target < ${TARGET.restartMs} ms) ${verdict(worstRestart(r) < TARGET.restartMs)}.`),
     '',
   ];
   // The idle target is the default config's; a setting that trades memory for something else is judged by its restarts only.
   const rows: SummaryRow[] = [
-    { figure: `service idle RSS, MiB, ${defaults.name}`, service: MiB(defaults.idle.rss), peer: '–', ratio: '–', target: `≤ ${TARGET.idleMiB} MiB`, met: idleMet },
+    { figure: `service idle RSS, MiB, ${defaults.name}`, service: mebibytes(defaults.idle.rss), peer: '–', ratio: '–', target: `≤ ${TARGET.idleMiB} MiB`, met: idleMet },
     ...results.map((r) => ({ figure: `actor restart, kill → serving, worst ms, ${r.name}`, service: worstRestart(r).toFixed(0), peer: '–', ratio: '–', target: `< ${TARGET.restartMs} ms`, met: worstRestart(r) < TARGET.restartMs })),
   ];
   return report(HEADING, lines, rows);

@@ -17,7 +17,7 @@ import { reindexAll } from '../index/reindex.js';
 import { poolThreadsEnded, saveToSearch, WRITERS as SAVE_WRITERS, type SaveToSearch } from '../index/save-to-search.js';
 import { settledIdleCpu, type IdleCpu } from '../index/watch-idle.js';
 import { measureCost, type WorkCost } from '../index/work-cost.js';
-import { residentBytes, rssSampler } from '../stats.js';
+import { mebibytes, residentBytes, rssSampler } from '../stats.js';
 import { startSystemProfile, type SystemProfile } from '../system-profile.js';
 import { searchLatencies, type SearchLatency, type SearchWork } from './search-latency.js';
 
@@ -72,7 +72,7 @@ export async function measureSize(service: RunningService, started: number, opti
   const passed = await profiled(pid, options.profile, () => measureCost(pid, async () => (await startJob(socketOf(service), { kind: 'pass' })).finished));
   const pass = { job: passed.result.result, cost: passed.result.cost, profile: passed.profile };
   const peakRss = rss.stop();
-  console.log(`${pages} pages: reindex ${reindex.job.indexed} in ${(reindex.job.durationMs / 1000).toFixed(1)} s, no-change pass ${pass.job.seen} in ${(pass.job.durationMs / 1000).toFixed(1)} s, peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB`);
+  console.log(`${pages} pages: reindex ${reindex.job.indexed} in ${(reindex.job.durationMs / 1000).toFixed(1)} s, no-change pass ${pass.job.seen} in ${(pass.job.durationMs / 1000).toFixed(1)} s, peak RSS ${mebibytes(peakRss, 0)} MiB`);
 
   const search = await searchLatencies(env, service.url, share);
   console.log(`${pages} pages: search p50/p99 service ${search.service.p50.toFixed(1)}/${search.service.p99.toFixed(1)} ms, direct ${search.direct.p50.toFixed(1)}/${search.direct.p99.toFixed(1)} ms`);
@@ -93,7 +93,7 @@ export async function measureSize(service: RunningService, started: number, opti
   const idle = await settledIdleCpu(service, { es, expected: { root, pages }, idleMs: options.idleMs });
   if (options.idleMs < SETTLED_RSS_AFTER_MS) await new Promise((resolve) => setTimeout(resolve, SETTLED_RSS_AFTER_MS - options.idleMs));
   const settledRss = residentBytes(pid);
-  console.log(`${pages} pages: ${idle.handles} watch handles, idle CPU ${(idle.service * 100).toFixed(2)} %, settled RSS ${(settledRss / 2 ** 20).toFixed(0)} MiB`);
+  console.log(`${pages} pages: ${idle.handles} watch handles, idle CPU ${(idle.service * 100).toFixed(2)} %, settled RSS ${mebibytes(settledRss, 0)} MiB`);
   return { pages, firstPass, reindex, pass, peakRss, settledRss, search, firstSaves, firstSavesCost, saves, idle };
 }
 

@@ -16,7 +16,7 @@ import { AdminApi, postWebhook } from '../../test/integration/webhooks/api.js';
 import { account, DavClient } from '../../test/integration/webdav/dav-client.js';
 import { WikiClient, type Caller } from '../../test/integration/wiki/wiki-service.js';
 import { loadAverage, report, runAlone, runLine, SOAK_HEADING, verdict, type BenchReport, type Benchmark } from '../results.js';
-import { percentile, residentBytes } from '../stats.js';
+import { mebibytes, percentile, residentBytes } from '../stats.js';
 
 const SOAK_MINUTES = Number(process.env['SOAK_MINUTES'] ?? 10);
 const WARMUP_S = 30;
@@ -193,7 +193,6 @@ async function openLoop(requests: Request[], rate: number, pid: number, warmupS:
   });
 }
 
-const MiB = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
 
 async function run(): Promise<BenchReport> {
   const load = loadAverage();
@@ -224,7 +223,7 @@ async function run(): Promise<BenchReport> {
   const typicalP99 = percentile(soaked.map((m) => m.p99).sort((a, b) => a - b), 0.5);
   const maxFailures = max.outcomes.flatMap((o) => (o.failure === undefined ? [] : [o.failure]));
   const rows = minutes.map((m, i) =>
-    `| ${i === 0 ? `warm-up (${WARMUP_S} s)` : i} | ${m.requests} | ${m.failures.length} | ${m.p99.toFixed(1)} | ${MiB(m.rss)} |`);
+    `| ${i === 0 ? `warm-up (${WARMUP_S} s)` : i} | ${m.requests} | ${m.failures.length} | ${m.p99.toFixed(1)} | ${mebibytes(m.rss)} |`);
   const lines = [
     runLine(SCRIPT, load, `within \`npm run soak\`, SOAK_MINUTES=${SOAK_MINUTES}; \`npm run bench\` keeps this section without re-running it`),
     `The service with the testbed config; the driver is one Node process on the same machine (fetch, keep-alive). The mix, in turn: a \`platform-api\` webhook post,`,
@@ -239,7 +238,7 @@ async function run(): Promise<BenchReport> {
     ...rows,
     '',
     `Errors: ${errors} of ${requests} requests (target 0): ${verdict(errors === 0)}. By kind: ${failureKinds(failures)}.`,
-    `RSS: last minute ${MiB(last.rss)} MiB vs first minute after the warm-up ${MiB(first.rss)} MiB, ${(growth * 100).toFixed(1)} % (target ≤ ${RSS_GROWTH_LIMIT * 100} %): ${verdict(growth <= RSS_GROWTH_LIMIT)}.`,
+    `RSS: last minute ${mebibytes(last.rss)} MiB vs first minute after the warm-up ${mebibytes(first.rss)} MiB, ${(growth * 100).toFixed(1)} % (target ≤ ${RSS_GROWTH_LIMIT * 100} %): ${verdict(growth <= RSS_GROWTH_LIMIT)}.`,
     `p99 stable, i.e. no minute's p99 above ${P99_LIMIT} × the median minute's: worst ${worstP99.toFixed(1)} ms vs median ${typicalP99.toFixed(1)} ms (${(worstP99 / typicalP99).toFixed(2)} ×): ${verdict(worstP99 <= P99_LIMIT * typicalP99)}.`,
     `The warm-up (${warmup!.requests} requests) counts for errors only.`,
     '',
