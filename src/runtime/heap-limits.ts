@@ -40,10 +40,11 @@ export const STATEFUL_HEAP_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 
  * before they are garbage, marked their whole heap every few hundred pages (the busiest of them 24 times per 10,000
  * pages as its old generation grew from 15 to 25 MB). A limit that V8 keeps as given lets that garbage go in
  * scavenges and fewer, later mark-compacts; V8 takes at most half a thread's maxOldGenerationSizeMb. Measured
- * (bench/RESULTS.md, What a pass and a rebuild cost a page; 10,000 pages, 6 rounds, against the build before): 32 MiB
- * took the service's CPU per page in a rebuild from 530 to 453 µs and in a no-change pass from 96 to 74 µs, lower in
- * every round, for 5 MiB more peak RSS (472 against 467 MiB) and the same idle RSS (bench/memory). 64 MiB saved more
- * (505 → 398 and 91 → 63 µs) for 88 MiB more peak RSS.
+ * (bench/RESULTS.md, What a pass and a rebuild cost a page: 10,000 pages, 6 rounds, against the build before): 32 MiB
+ * took the service's CPU per page in a rebuild from 473 to 435 µs (lower in 5 of 6 rounds) and in a no-change pass
+ * from 98 to 77 µs (in all 6), for 9 MiB more peak RSS (482 against 473 MiB); the idle RSS stayed where it was
+ * (bench/RESULTS.md, Idle memory: 236.1 MiB, the build before 235.4 in a run of the same day). The same bench with
+ * 64 MiB saved more (505 → 398 and 91 → 63 µs) for 88 MiB more peak RSS.
  */
 const INITIAL_OLD_GENERATION_MB = 32;
 
