@@ -109,6 +109,7 @@ export class KerberosAcceptor {
         key: part.key,
         flags: part.flags,
         authtime: part.authtime,
+        starttime: part.starttime ?? part.authtime,
         endtime: part.endtime,
         ...(part.renewTill ? { renewTill: part.renewTill } : {}),
       },

@@ -42,10 +42,13 @@ export async function locateKdcs(settings: KerberosSettings): Promise<readonly K
 
 /**
  * When a ticket stops being presented: half its lifetime or five minutes, whichever is less, before it ends, and at
- * least `minLeftMs` before.
+ * least `minLeftMs` before. Its lifetime runs from its starttime: counted from the authtime, which a service ticket
+ * takes from its TGT, a short-lived service ticket had with a TGT older than the ticket's lifetime was due at once,
+ * and a session re-authenticated with it waited for the next try while the file server ended it (a change watch lost
+ * with NETWORK_SESSION_EXPIRED in the renewal test, 10 s tickets).
  */
 export function renewalTime(cred: Credential, minLeftMs = 0): number {
-  const lifetime = cred.endtime.getTime() - cred.authtime.getTime();
+  const lifetime = cred.endtime.getTime() - cred.starttime.getTime();
   return cred.endtime.getTime() - Math.max(minLeftMs, Math.min(MAX_RENEW_MARGIN_MS, lifetime / 2));
 }
 

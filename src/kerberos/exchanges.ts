@@ -40,6 +40,11 @@ export interface Credential {
   key: EncryptionKey;
   flags: number;
   authtime: Date;
+  /**
+   * When the ticket became valid: its starttime, else its authtime (RFC 4120 5.3). Not the authtime alone: a service
+   * ticket's authtime is that of the TGT it was had with, which may be minutes older than the ticket.
+   */
+  starttime: Date;
   endtime: Date;
   renewTill?: Date;
 }
@@ -104,6 +109,7 @@ function credentialFrom(rep: KdcRep, key: EncryptionKey, usage: number, nonce: n
     key: part.key,
     flags: part.flags,
     authtime: part.authtime,
+    starttime: part.starttime ?? part.authtime,
     endtime: part.endtime,
     ...(part.renewTill ? { renewTill: part.renewTill } : {}),
   };

@@ -49,7 +49,7 @@ function negotiateHeader(service: string, kvno = KVNO, withPac = true): string {
   const part = encTicketPart({ flags: TicketFlag.FORWARDABLE, key: sessionKey.value, client: 'carla', authtime, endtime, ...(authorizationData ? { authorizationData } : {}) });
   const cipher = aes256Sha1.encrypt(serviceKey.value, KeyUsage.TICKET, part);
   const ticket: Ticket = { realm: REALM, sname: { type: 2, names: service.split('/') }, encPart: { etype: 18, kvno, cipher }, der: serviceTicket(service, cipher, kvno) };
-  const cred: Credential = { client: { type: 1, names: ['carla'] }, crealm: REALM, ticket, key: sessionKey, flags: TicketFlag.FORWARDABLE, authtime, endtime };
+  const cred: Credential = { client: { type: 1, names: ['carla'] }, crealm: REALM, ticket, key: sessionKey, flags: TicketFlag.FORWARDABLE, authtime, starttime: authtime, endtime };
   return `Negotiate ${negTokenInit(initiateContext(cred).token, KERBEROS_MECH_TYPES).toString('base64')}`;
 }
 

@@ -43,7 +43,7 @@ function issue(o: { client?: string; service?: string; key?: Buffer; flags?: num
   const service = o.service ?? SERVICE;
   const etype = o.etype ?? 18;
   const ticket: Ticket = { realm: 'EDU.TEST', sname: { type: 2, names: service.split('/') }, encPart: { etype, kvno: 3, cipher }, der: serviceTicket(service, cipher, 3, etype) };
-  return { client: { type: 1, names: [client] }, crealm: 'EDU.TEST', ticket, key: sessionKey, flags, authtime, endtime };
+  return { client: { type: 1, names: [client] }, crealm: 'EDU.TEST', ticket, key: sessionKey, flags, authtime, starttime: authtime, endtime };
 }
 
 function acceptor(o: { keys?: KeytabEntry[]; replays?: ReplayCache } = {}): KerberosAcceptor {

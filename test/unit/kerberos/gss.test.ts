@@ -19,6 +19,7 @@ const credential: Credential = {
   key: sessionKey,
   flags: 0,
   authtime: new Date(),
+  starttime: new Date(),
   endtime: new Date(Date.now() + 3600_000),
 };
 

@@ -18,6 +18,7 @@ function credential(flags: number): Credential {
     key: { etype: 18, value: Buffer.alloc(32, 1) },
     flags,
     authtime: stime,
+    starttime: stime,
     endtime: new Date(stime.getTime() + 3_600_000),
   };
 }
