@@ -99,7 +99,6 @@ async function noChangePass(service: RunningService): Promise<{ report: JobInfo;
   return { report, peakRss: rss.stop(), cost };
 }
 
-
 /** The reindex at the default pace and what it costs the request path: the webhooks' latency during it against idle. */
 interface DefaultPace {
   reindex: JobInfo;

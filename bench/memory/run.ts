@@ -44,8 +44,6 @@ const VARIANTS: { name: string; overrides: Overrides }[] = [
   { name: 'spare_threads: true', overrides: { supervisor: { spare_threads: true } } },
 ];
 
-
-
 /** The process's threads by name (/proc/<pid>/task/<tid>/comm), e.g. `{ "V8Worker": 4, "reconciler": 1 }`. */
 function threadNames(pid: number): Record<string, number> {
   const names: Record<string, number> = {};

@@ -193,7 +193,6 @@ async function openLoop(requests: Request[], rate: number, pid: number, warmupS:
   });
 }
 
-
 async function run(): Promise<BenchReport> {
   const load = loadAverage();
   const service = await startService();

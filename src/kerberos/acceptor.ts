@@ -28,6 +28,7 @@ import {
   type Checksum,
   type EncTicketPart,
   type Ticket,
+  validFrom,
 } from './messages.js';
 import type { ReplayGuard } from './replay-cache.js';
 
@@ -109,7 +110,7 @@ export class KerberosAcceptor {
         key: part.key,
         flags: part.flags,
         authtime: part.authtime,
-        starttime: part.starttime ?? part.authtime,
+        starttime: validFrom(part),
         endtime: part.endtime,
         ...(part.renewTill ? { renewTill: part.renewTill } : {}),
       },
@@ -136,7 +137,7 @@ export class KerberosAcceptor {
     }
     const part = parseEncTicketPart(type.decrypt(entry.key.value, KeyUsage.TICKET, ticket.encPart.cipher));
     const skew = this.settings.maxSkewSeconds * 1000;
-    const start = part.starttime ?? part.authtime;
+    const start = validFrom(part);
     if (part.flags & TicketFlag.INVALID) throw new KerberosError('TICKET_INVALID', 'the ticket is marked invalid (postdated, not yet validated by the KDC)');
     if (start.getTime() - skew > now.getTime()) throw new KerberosError('TICKET_INVALID', `the ticket is not valid before ${start.toISOString()}`);
     if (part.endtime.getTime() + skew < now.getTime()) throw new KerberosError('TICKET_INVALID', `the ticket expired at ${part.endtime.toISOString()}`);

@@ -30,6 +30,7 @@ import {
   type PaData,
   type PrincipalName,
   type Ticket,
+  validFrom,
 } from './messages.js';
 
 /** A ticket with its session key: what the client holds after an exchange. */
@@ -40,10 +41,7 @@ export interface Credential {
   key: EncryptionKey;
   flags: number;
   authtime: Date;
-  /**
-   * When the ticket became valid: its starttime, else its authtime (RFC 4120 5.3). Not the authtime alone: a service
-   * ticket's authtime is that of the TGT it was had with, which may be minutes older than the ticket.
-   */
+  /** When the ticket became valid (validFrom): a service ticket's authtime may be minutes older. */
   starttime: Date;
   endtime: Date;
   renewTill?: Date;
@@ -109,7 +107,7 @@ function credentialFrom(rep: KdcRep, key: EncryptionKey, usage: number, nonce: n
     key: part.key,
     flags: part.flags,
     authtime: part.authtime,
-    starttime: part.starttime ?? part.authtime,
+    starttime: validFrom(part),
     endtime: part.endtime,
     ...(part.renewTill ? { renewTill: part.renewTill } : {}),
   };

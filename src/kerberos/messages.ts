@@ -239,6 +239,14 @@ export function parseKdcReply(buf: Buffer): KdcReply {
   };
 }
 
+/**
+ * When a ticket became valid: its starttime, or its authtime where the KDC sent none (RFC 4120 5.3). A service
+ * ticket's authtime is that of the TGT it was had with.
+ */
+export function validFrom(part: { authtime: Date; starttime?: Date }): Date {
+  return part.starttime ?? part.authtime;
+}
+
 interface EncKdcRepPart {
   key: EncryptionKey;
   nonce: number;
