@@ -262,7 +262,8 @@ export function searchBodyJson(request: SearchRequest, viewer: Viewer, mode: Mat
   const bool = filteredBoolJson(permission, words.query);
   // Sorted by score alone (Elasticsearch's default): pages of equal score come in the index's own order, the same
   // from the same copies of the index (WikiSearch sends a `preference` per query), so paging with `from` neither
-  // skips a page nor shows one twice. A tiebreak on a field would keep Elasticsearch from skipping (COUNTED_MATCHES).
+  // skips a page nor shows one twice while the index is unchanged (a save or a segment merge between two pages can
+  // reorder ties). A tiebreak on a field would keep Elasticsearch from skipping (COUNTED_MATCHES).
   return `{"from":${request.from},"size":${request.size},"track_total_hits":${COUNTED_MATCHES},"_source":${SEARCH_SOURCE_JSON},`
     + `"query":{"bool":${bool}},"highlight":${words.highlight}}`;
 }

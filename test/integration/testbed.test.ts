@@ -95,11 +95,16 @@ function shareProtection(share: string): string {
   return `--client-protection=${spec.encrypt ? 'encrypt' : 'sign'}`;
 }
 
+/**
+ * The testbed's own wiki pages on a share, read from its directory. Folders at the share's root named `_…` are
+ * other test files' scratch trees, made and deleted while this walk runs (the parallel tier), so they are left out.
+ */
 async function wikiPages(dir: string, relative = ''): Promise<string[]> {
   const pages: string[] = [];
   for (const entry of await readdir(path.join(dir, relative), { withFileTypes: true })) {
     const child = relative ? `${relative}/${entry.name}` : entry.name;
-    if (entry.isDirectory()) pages.push(...(await wikiPages(dir, child)));
+    const scratch = relative === '' && entry.name.startsWith('_');
+    if (entry.isDirectory() && !scratch) pages.push(...(await wikiPages(dir, child)));
     else if (entry.name.endsWith('.md') && relative.split('/').at(-1) === '.wiki') pages.push(child);
   }
   return pages;
