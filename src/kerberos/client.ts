@@ -52,6 +52,19 @@ export function renewalTime(cred: Credential, minLeftMs = 0): number {
   return cred.endtime.getTime() - Math.max(minLeftMs, Math.min(MAX_RENEW_MARGIN_MS, lifetime / 2));
 }
 
+/** The longest wait after a failed renewal (no KDC answered) before the next try. */
+const RENEWAL_RETRY_MS = 10_000;
+/** The shortest: a ticket about to end is not tried again in a busy loop. */
+const MIN_RENEWAL_RETRY_MS = 500;
+
+/**
+ * How long after a failed renewal the next is tried: RENEWAL_RETRY_MS, or half of what is left of the ticket when
+ * that is less, so that a short ticket gets more tries before it ends; never under MIN_RENEWAL_RETRY_MS.
+ */
+export function renewalRetryDelay(cred: Credential, now: number): number {
+  return Math.max(MIN_RENEWAL_RETRY_MS, Math.min(RENEWAL_RETRY_MS, (cred.endtime.getTime() - now) / 2));
+}
+
 /** Whether a ticket still has enough lifetime left to be presented. */
 export function isFresh(cred: Credential, now: number, minLeftMs = 0): boolean {
   return now < renewalTime(cred, minLeftMs);

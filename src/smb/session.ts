@@ -13,7 +13,7 @@ import type { SmbRequest } from './messages/request.js';
 import { emptyRequest, parseSessionSetupResponse, SessionFlags, sessionSetupRequest } from './messages/session.js';
 import { authenticateMessage, negotiateMessage, ntlmMic, parseChallenge, type NtlmCredentials } from './ntlm.js';
 import { KERBEROS_MECH_TYPES, MECH_TYPES, negTokenInit, negTokenResp, parseNegTokenResp, NegState, type NegTokenRespFields } from '../kerberos/spnego.js';
-import { isFresh, renewalTime, type TicketSource } from '../kerberos/client.js';
+import { isFresh, renewalRetryDelay, renewalTime, type TicketSource } from '../kerberos/client.js';
 import type { Credential } from '../kerberos/exchanges.js';
 import { KerberosError, KerberosProtocolError } from '../kerberos/errors.js';
 import { KdcErrorCode } from '../kerberos/messages.js';
@@ -44,9 +44,6 @@ const REFUSED_CREDENTIALS: readonly number[] = [
   KdcErrorCode.KEY_EXPIRED,
 ];
 
-/** How long after a failed re-authentication (no KDC answered) the next is tried, while the ticket lasts. */
-const RENEWAL_RETRY_MS = 10_000;
-
 /** A ticket could not be had, for a reason that says nothing about the credentials. */
 function noTicket(err: unknown): boolean {
   return err instanceof KerberosError && !(err.kdcError !== undefined && REFUSED_CREDENTIALS.includes(err.kdcError));
@@ -68,7 +65,7 @@ export class Session {
   private renewal: Promise<void> | undefined;
   /** Re-authenticates when the ticket stops being fresh, also when no request comes (a held CHANGE_NOTIFY). */
   private renewalTimer: NodeJS.Timeout | undefined;
-  /** When a re-authentication last failed: requests do not wait for another one before RENEWAL_RETRY_MS. */
+  /** When a re-authentication last failed: requests do not wait for another one before renewalRetryDelay. */
   private renewalFailedAt = -Infinity;
 
   private constructor(
@@ -89,7 +86,7 @@ export class Session {
     if (!this.ticket || this.loggedOff) return;
     const wait = renewalTime(this.ticket) - Date.now();
     const renew = (): void => void this.renewIfDue().then(() => this.scheduleRenewal(), () => undefined);
-    this.renewalTimer = setTimeout(renew, wait > 0 ? wait + 1 : RENEWAL_RETRY_MS).unref();
+    this.renewalTimer = setTimeout(renew, wait > 0 ? wait + 1 : renewalRetryDelay(this.ticket, Date.now())).unref();
   }
 
   static async setup(conn: Connection, creds: Credentials): Promise<Session> {
@@ -140,12 +137,12 @@ export class Session {
    * client.ts isFresh), before the server would end it: a SESSION_SETUP on the same session, sent and answered
    * under its keys, which stay as they are (MS-SMB2 3.2.4.2.3, 3.2.5.3.1), with mutual authentication as at the
    * first logon. Open files and trees carry on. Concurrent callers share one re-authentication; one that fails
-   * (no KDC answers) leaves the session as it is while its ticket lasts, and is tried again RENEWAL_RETRY_MS later.
+   * (no KDC answers) leaves the session as it is while its ticket lasts, and is tried again renewalRetryDelay later.
    */
   renewIfDue(now: number = Date.now()): Promise<void> {
     if (!this.ticket || this.loggedOff || isFresh(this.ticket, now)) return Promise.resolve();
     const expired = (): boolean => this.ticket!.endtime.getTime() <= Date.now();
-    if (!this.renewal && now - this.renewalFailedAt < RENEWAL_RETRY_MS && !expired()) return Promise.resolve();
+    if (!this.renewal && now - this.renewalFailedAt < renewalRetryDelay(this.ticket, this.renewalFailedAt) && !expired()) return Promise.resolve();
     this.renewal ??= this.reauthenticate()
       .catch((err: unknown) => {
         this.renewalFailedAt = Date.now();

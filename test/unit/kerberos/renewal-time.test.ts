@@ -1,9 +1,10 @@
 // When the client stops presenting a ticket and fetches the next (src/kerberos/client.ts renewalTime, isFresh): half
 // its lifetime or five minutes before it ends, the lifetime counted from the ticket's start. A service ticket carries
-// its TGT's authtime, which may be minutes older than the ticket.
+// its TGT's authtime, which may be minutes older than the ticket. And when a failed renewal is tried again
+// (renewalRetryDelay): before the ticket ends, however short it is.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isFresh, renewalTime } from '../../../src/kerberos/client.js';
+import { isFresh, renewalRetryDelay, renewalTime } from '../../../src/kerberos/client.js';
 import type { Credential } from '../../../src/kerberos/exchanges.js';
 
 const now = Date.parse('2026-12-01T08:00:00Z');
@@ -35,5 +36,25 @@ describe('the renewal time of a ticket', () => {
     const long = ticket({ authtime: now, starttime: now, endtime: now + 10 * 3_600_000 });
     assert.equal(renewalTime(long), now + 10 * 3_600_000 - 300_000);
     assert.equal(renewalTime(long, 600_000), now + 10 * 3_600_000 - 600_000);
+  });
+});
+
+describe('the wait before a failed renewal is tried again', () => {
+  const service = ticket({ authtime: now, starttime: now, endtime: now + 3_600_000 });
+
+  it('is ten seconds while the ticket has long to go', () => {
+    assert.equal(renewalRetryDelay(service, now), 10_000);
+  });
+
+  it('is half of what is left when that is less, so the next try comes before the ticket ends', () => {
+    // A session whose 16 s ticket failed to renew at its half-life had been tried again after it had ended.
+    const short = ticket({ authtime: now, starttime: now, endtime: now + 16_000 });
+    assert.equal(renewalRetryDelay(short, now + 8_000), 4_000);
+    assert.ok(now + 8_000 + renewalRetryDelay(short, now + 8_000) < short.endtime.getTime());
+  });
+
+  it('never comes sooner than half a second, even at the ticket\'s end', () => {
+    assert.equal(renewalRetryDelay(service, service.endtime.getTime() - 200), 500);
+    assert.equal(renewalRetryDelay(service, service.endtime.getTime() + 60_000), 500);
   });
 });
