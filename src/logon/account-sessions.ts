@@ -92,7 +92,7 @@ export class AccountSessions {
       standing = await this.ask({ name: login });
     } catch (err) {
       if (!(err instanceof DirectoryUnreachableError)) throw err;
-      session.claim(err.fallbackKey);
+      await session.claim(err.fallbackKey);
       await setup();
       this.sessions.set(session, { sid: err.fallbackKey, passwordSetAt: '', unverifiedLogin: login, checkedAt: this.now() });
       return;
@@ -100,7 +100,7 @@ export class AccountSessions {
     if (standing === null) throw new SmbError('LOGON_FAILURE', 'the directory has no account of this login name');
     if (standing.state !== 'active') throw new SmbError('LOGON_FAILURE', `the directory says the account is ${standing.state.replace('_', ' ')}`);
     if (this.superseded.get(session.key) === standing.passwordSetAt) throw new SmbError('LOGON_FAILURE', 'the password of these credentials was changed');
-    session.claim(standing.sid);
+    await session.claim(standing.sid);
     await setup();
     this.sessions.set(session, { sid: standing.sid, passwordSetAt: standing.passwordSetAt, checkedAt: this.now() });
   }
@@ -123,7 +123,7 @@ export class AccountSessions {
     const standing = await this.askOrLogOnAgain(session, known.unverifiedLogin === undefined ? { sid: known.sid } : { name: known.unverifiedLogin });
     if (known.unverifiedLogin !== undefined && standing !== null && standing.state === 'active') {
       // The first answer since a logon the directory could not be asked about: it sets the key and the baseline.
-      session.claim(standing.sid);
+      await session.claim(standing.sid);
       Object.assign(known, { sid: standing.sid, passwordSetAt: standing.passwordSetAt, unverifiedLogin: undefined, checkedAt: this.now() });
       return known.sid;
     }
@@ -143,7 +143,7 @@ export class AccountSessions {
       session.retire();
       throw new HttpError(401, 'session_ended', SESSION_ENDED_MESSAGE, this.challengeHeaders);
     }
-    session.claim(standing.sid);
+    await session.claim(standing.sid);
     this.sessions.set(session, { sid: standing.sid, passwordSetAt: standing.passwordSetAt, checkedAt: this.now() });
     return standing.sid;
   }

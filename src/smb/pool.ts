@@ -3,7 +3,8 @@
  * connection fails its in-flight requests; the next operation builds a new connection, session and trees.
  * An endpoint may be claimed for an account (an opaque key the caller gives, a SID for the WebDAV users): claimed
  * endpoints are bounded per account and in total (`maxConnectionsPerAccount`, `maxConnections`), and the caller
- * that knows an account can no longer log on retires its endpoints.
+ * that knows an account can no longer log on retires its endpoints. A closed session counts within the bounds until
+ * the server has logged it off, since the server holds it until then.
  */
 import { createHash } from 'node:crypto';
 import { SmbError, isConnectionFailure } from './errors.js';
@@ -53,9 +54,10 @@ export interface PooledSession {
   readonly loggedOn: boolean;
   /**
    * Counts the session's connections for `account` before its first logon. Beyond a bound the least recently used
-   * idle sessions of that account, then of anyone, are closed; when all are busy, an SmbError TOO_MANY_SESSIONS.
+   * idle sessions of that account, then of anyone, are closed, and the claim resolves once the server has logged
+   * them off; when all are busy, it rejects with an SmbError TOO_MANY_SESSIONS.
    */
-  claim(account: string): void;
+  claim(account: string): Promise<void>;
   /** Logs off, closes, and leaves the pool: the next request with these credentials logs on anew. */
   retire(): void;
   /**
@@ -69,7 +71,7 @@ export interface PooledSession {
 interface EndpointHost {
   /** Forgets the endpoint (not a newer one under its key) and closes it. */
   drop(ep: Endpoint): void;
-  claim(ep: Endpoint, account: string): void;
+  claim(ep: Endpoint, account: string): Promise<void>;
 }
 
 interface Live {
@@ -233,8 +235,8 @@ export class Endpoint implements PooledSession {
     return this.channels.length;
   }
 
-  claim(account: string): void {
-    this.host.claim(this, account);
+  claim(account: string): Promise<void> {
+    return this.host.claim(this, account);
   }
 
   retire(): void {
@@ -284,8 +286,15 @@ export class Endpoint implements PooledSession {
   }
 }
 
+/** Connections the endpoints may open, as the bounds count them. */
+function connectionsOf(endpoints: readonly Endpoint[]): number {
+  return endpoints.reduce((sum, ep) => sum + ep.connections, 0);
+}
+
 export class SmbPool implements EndpointHost {
   private readonly endpoints = new Map<string, Endpoint>();
+  /** Endpoints left the pool whose sessions the server has not logged off yet: they still count within the bounds. */
+  private readonly closing = new Map<Endpoint, Promise<void>>();
   private readonly timer: NodeJS.Timeout;
   readonly options: SmbPoolOptions;
   readonly refusedClaims: RefusedClaims = { account: 0, total: 0 };
@@ -330,15 +339,17 @@ export class SmbPool implements EndpointHost {
   drop(ep: Endpoint): void {
     if (this.endpoints.get(ep.key) !== ep) return;
     this.endpoints.delete(ep.key);
-    void ep.close();
+    this.closing.set(ep, ep.close().finally(() => this.closing.delete(ep)));
   }
 
   /**
    * Counts `ep` for `account` within the bounds, closing the least recently used idle sessions (of the account, then
-   * of anyone) that are over them. Sessions still logging on count (so that parallel logons cannot pass a bound
-   * together) but are not closed.
+   * of anyone) that are over them, and resolves once the server has logged off every closed session that still
+   * counts against a bound `ep` needs room under: until then the server holds it (the account would have one
+   * session too many there for a moment). Sessions still logging on count (so that parallel logons cannot pass a
+   * bound together) but are not closed.
    */
-  claim(ep: Endpoint, account: string): void {
+  async claim(ep: Endpoint, account: string): Promise<void> {
     const claimed = () => [...this.endpoints.values()].filter((other) => other !== ep && other.account !== undefined);
     const { maxConnectionsPerAccount = Infinity, maxConnections = Infinity } = this.options;
     const ofAccount = () => claimed().filter((other) => other.account === account);
@@ -351,17 +362,22 @@ export class SmbPool implements EndpointHost {
       throw new SmbError('TOO_MANY_SESSIONS', `the service has ${maxConnections} SMB connections in use, the most it keeps`);
     }
     ep.account = account;
+    const closed = [...this.closing.keys()].filter((other) => other.account !== undefined);
+    const closedOfAccount = closed.filter((other) => other.account === account);
+    const awaited = new Set<Endpoint>();
+    if (connectionsOf([...ofAccount(), ...closedOfAccount]) > maxConnectionsPerAccount - ep.connections) closedOfAccount.forEach((other) => awaited.add(other));
+    if (connectionsOf([...claimed(), ...closed]) > maxConnections - ep.connections) closed.forEach((other) => awaited.add(other));
+    await Promise.all([...awaited].map((other) => this.closing.get(other)));
   }
 
   /** Closes idle, logged-on sessions of `among`, least recently used first, until their connections are at most `room`. */
   private makeRoom(among: () => Endpoint[], room: number): boolean {
-    const inUse = (endpoints: Endpoint[]) => endpoints.reduce((sum, other) => sum + other.connections, 0);
     const evictable = among().filter((other) => other.idle && other.loggedOn).sort((a, b) => a.lastUsed - b.lastUsed);
     for (const other of evictable) {
-      if (inUse(among()) <= room) break;
+      if (connectionsOf(among()) <= room) break;
       this.drop(other);
     }
-    return inUse(among()) <= room;
+    return connectionsOf(among()) <= room;
   }
 
   get size(): number {
@@ -370,10 +386,10 @@ export class SmbPool implements EndpointHost {
 
   async evictIdle(idleTimeoutMs: number): Promise<void> {
     const now = Date.now();
-    for (const [key, ep] of this.endpoints) {
+    for (const ep of [...this.endpoints.values()]) {
       if (ep.idle && now - ep.lastUsed >= idleTimeoutMs) {
-        this.endpoints.delete(key);
-        await ep.close();
+        this.drop(ep);
+        await this.closing.get(ep);
       }
     }
   }
@@ -382,6 +398,6 @@ export class SmbPool implements EndpointHost {
     clearInterval(this.timer);
     const all = [...this.endpoints.values()];
     this.endpoints.clear();
-    await Promise.all(all.map((ep) => ep.close()));
+    await Promise.all([...all.map((ep) => ep.close()), ...this.closing.values()]);
   }
 }

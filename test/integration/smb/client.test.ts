@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { Access, AceType, Dialect, Disposition, SmbClient, SmbError, SmbPool, grantsRead, readAccessSids, type SmbShare } from '../../../src/smb/index.js';
+import { Access, AceType, Dialect, Disposition, Endpoint, SmbClient, SmbError, SmbPool, grantsRead, readAccessSids, type SmbShare } from '../../../src/smb/index.js';
 import { FileHandle } from '../../../src/smb/open.js';
 import { env, removeTree, scratchName, shareFor, smbcacls, userAccount } from './testbed.js';
 import { waitFor } from '../../support/service.js';
@@ -345,7 +345,7 @@ describe('connection pool', () => {
   test('claimed sessions are bounded per account and in total: idle ones closed least recently used first, held or busy ones never (TOO_MANY_SESSIONS)', async () => {
     const client = new SmbClient(new SmbPool({ maxConnectionsPerAccount: 1, maxConnections: 2 }));
     const logOn = async (share: SmbShare, account: string) => {
-      share.session().claim(account);
+      await share.session().claim(account);
       await share.logon((setup) => setup());
     };
     const releases: (() => void)[] = [];
@@ -356,18 +356,31 @@ describe('connection pool', () => {
     const isTooMany = (bound: RegExp) => (err: unknown) => err instanceof SmbError && err.code === 'TOO_MANY_SESSIONS' && bound.test(err.message);
     try {
       const [anna, ben, carla, dora] = ['anna', 'ben', 'carla', 'dora'].map((name) => shareFor(client, userAccount(name))) as [SmbShare, SmbShare, SmbShare, SmbShare];
-      const annas = anna.session();
       await logOn(anna, 'one');
-      await logOn(ben, 'one');
+      const annas = anna.session();
+      assert.ok(annas instanceof Endpoint);
+      // The server holds anna's session until it has logged it off: ben's claim waits for that, or the account would
+      // have two sessions there for a moment.
+      const happened: string[] = [];
+      const logOff = annas.close.bind(annas);
+      annas.close = async () => {
+        await new Promise((later) => setTimeout(later, 200));
+        await logOff();
+        happened.push('anna logged off');
+      };
+      await ben.session().claim('one');
+      happened.push('ben claimed');
+      assert.deepEqual(happened, ['anna logged off', 'ben claimed']);
+      await ben.logon((setup) => setup());
       assert.notEqual(anna.session(), annas, "anna's idle session left the pool to make room for ben's under the same account");
       await busy(ben);
-      assert.throws(() => carla.session().claim('one'), isTooMany(/this account has 1 SMB connections/));
+      await assert.rejects(carla.session().claim('one'), isTooMany(/this account has 1 SMB connections/));
       await logOn(carla, 'two');
       const carlas = carla.session();
       await logOn(dora, 'three');
       assert.notEqual(carla.session(), carlas, "the idle session (carla's) made room under the total; the busy one stays");
       await busy(dora);
-      assert.throws(() => carla.session().claim('two'), isTooMany(/the service has 2 SMB connections/));
+      await assert.rejects(carla.session().claim('two'), isTooMany(/the service has 2 SMB connections/));
       assert.deepEqual(client.pool.refusedClaims, { account: 1, total: 1 });
       assert.equal((await ben.stat('')).isDirectory, true, 'the busy sessions serve on');
       // Between its operations a request holds its session: not idle, so not closed to make room.
@@ -375,9 +388,9 @@ describe('connection pool', () => {
       await new Promise((ended) => setImmediate(ended)); // the released operations end
       const bens = ben.session();
       const endOfRequest = bens.hold();
-      assert.throws(() => carla.session().claim('one'), isTooMany(/this account has 1 SMB connections/));
+      await assert.rejects(carla.session().claim('one'), isTooMany(/this account has 1 SMB connections/));
       endOfRequest();
-      carla.session().claim('one');
+      await carla.session().claim('one');
       assert.notEqual(ben.session(), bens, "once the request ended, ben's idle session made room");
     } finally {
       for (const release of releases) release();

@@ -15,8 +15,9 @@ class FakeSession implements PooledSession {
   loggedOn = false;
   claimedFor: string | undefined;
   retired = false;
-  claim(account: string): void {
+  claim(account: string): Promise<void> {
     this.claimedFor = account;
+    return Promise.resolve();
   }
   retire(): void {
     this.retired = true;
