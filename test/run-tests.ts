@@ -1,8 +1,8 @@
 // Runs the compiled test files of the suites unit (no servers), integration, abuse and faults (the testbed's
-// servers; each fault test brings back what it killed), in the tiers of test/tiers.ts, one tier after the other:
-// the unit tests two per core, then the integration files that may share the testbed a few at a time (each
-// on its own index, test/support/service.ts), then the abuse campaigns two at a time, then the serial tier one file
-// at a time.
+// servers; each fault test brings back what it killed), in the tiers of test/tiers.ts, stage after stage: the unit
+// tests two per core, then the integration files that may share the testbed a few at a time (each on its own index,
+// test/support/service.ts), then the abuse campaigns two at a time, then the quiet and own-node tiers side by side,
+// one file of each at a time, then the serial tier one file at a time.
 // Arguments narrow the run to files whose path contains one of them; `--fast` to the unit tests and the smoke
 // files of test/tiers.ts (npm run test:fast).
 // Every test process loads support/openapi-check.js (answers of the services are checked against the OpenAPI
@@ -11,8 +11,8 @@
 // indices are deleted, the failed tests listed, and the ten slowest files and the ten that cost the most CPU named,
 // with how busy each tier kept the machine. The services of a run share one compile cache in the run's log
 // directory, instead of one in each test's data directory (src/runtime/compile-cache.ts).
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -23,7 +23,7 @@ import { findSecrets, findSharePaths, LOG_DIR_VARIABLE, secretsOfRun, serviceLog
 import { CPU_RECORD_FILE } from './support/file-cpu.js';
 import { DURATION_TAG } from './support/run-record.js';
 import { TEST_INDEX_PREFIX, TEST_RUN_VARIABLE } from './support/service.js';
-import { isSmoke, startOrder, tierOf, type Tier } from './tiers.js';
+import { isSmoke, STAGES, startOrder, tierOf, type Tier } from './tiers.js';
 
 const distTest = fileURLToPath(new URL('.', import.meta.url));
 
@@ -39,7 +39,7 @@ const ABUSE_FILES = 2;
  * mostly wait on timers; at one per core the tier left a tenth of the machine idle.
  */
 const UNIT_FILES = 2 * availableParallelism();
-const CONCURRENCY: Record<Tier, number> = { unit: UNIT_FILES, parallel: PARALLEL_FILES, abuse: ABUSE_FILES, serial: 1 };
+const CONCURRENCY: Record<Tier, number> = { unit: UNIT_FILES, parallel: PARALLEL_FILES, abuse: ABUSE_FILES, quiet: 1, 'own-node': 1, serial: 1 };
 
 function testFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -78,24 +78,35 @@ function machineBusySeconds(): number {
   return (ticks.reduce((sum, t) => sum + t, 0) - idle) / 100;
 }
 
+interface TierOutcome {
+  tier: Tier;
+  status: number;
+  seconds: number;
+  /** How much of the machine was busy meanwhile (tiers of one stage share it). */
+  busy: number;
+}
+
 /**
  * Runs one tier's files in one `node --test`. TAP on stdout: Node 24's default reporter is the human one even when
- * the output is a log, and CI reads the closing `# pass` / `# fail` lines of TAP. The failed tests and each file's
- * time are also written to a file (support/run-record.ts), read after the last tier.
+ * the output is a log, and CI reads the closing `# pass` / `# fail` lines of TAP. A tier beside the stage's first
+ * writes its TAP to a file, printed when it ends, so that the two do not interleave line by line. The failed tests
+ * and each file's time are also written to a file (support/run-record.ts), read after the last tier.
  */
-function runTier(tier: Tier, tierFiles: string[]): { status: number; seconds: number; busy: number } {
+async function runTier(tier: Tier, tierFiles: string[], besideAnother: boolean): Promise<TierOutcome> {
   const reporters = [
     '--test-reporter=tap', '--test-reporter-destination=stdout',
     `--test-reporter=${runRecord}`, `--test-reporter-destination=${join(logDir, `record-${tier}.txt`)}`,
   ];
-  process.stdout.write(`# tier ${tier}: ${tierFiles.length} file(s), ${CONCURRENCY[tier]} at a time\n`);
+  process.stdout.write(`# tier ${tier}: ${tierFiles.length} file(s), ${CONCURRENCY[tier]} at a time${besideAnother ? ' (its output follows when it ends)' : ''}\n`);
   const started = performance.now();
   const busyBefore = machineBusySeconds();
-  const result = spawnSync(process.execPath, [
+  const tapFile = join(logDir, `tap-${tier}.txt`);
+  const output = besideAnother ? openSync(tapFile, 'w') : 'inherit';
+  const child = spawn(process.execPath, [
     '--import', openApiCheck, '--import', fileCpu, '--test', ...reporters, `--test-concurrency=${CONCURRENCY[tier]}`, '--test-timeout=600000',
     ...tierFiles.map((f) => join(distTest, f)),
   ], {
-    stdio: 'inherit',
+    stdio: ['inherit', output, output],
     env: {
       ...process.env,
       [LOG_DIR_VARIABLE]: logDir,
@@ -103,18 +114,24 @@ function runTier(tier: Tier, tierFiles: string[]): { status: number; seconds: nu
       NODE_COMPILE_CACHE: process.env['NODE_COMPILE_CACHE'] ?? join(logDir, 'compile-cache'),
     },
   });
+  const status = await new Promise<number>((resolve) => child.once('close', (code) => resolve(code ?? 1)));
+  if (typeof output === 'number') {
+    closeSync(output);
+    process.stdout.write(readFileSync(tapFile));
+  }
   const seconds = (performance.now() - started) / 1000;
   // How much of the machine the tier kept busy: near 100 % a tier is CPU-bound, and only less work shortens it.
   const busy = (machineBusySeconds() - busyBefore) / (seconds * availableParallelism());
-  process.stdout.write(`# tier ${tier}: ${result.status === 0 ? 'passed' : 'FAILED'} in ${seconds.toFixed(0)} s, CPU ${(busy * 100).toFixed(0)} % busy\n`);
-  return { status: result.status ?? 1, seconds, busy };
+  process.stdout.write(`# tier ${tier}: ${status === 0 ? 'passed' : 'FAILED'} in ${seconds.toFixed(0)} s, CPU ${(busy * 100).toFixed(0)} % busy\n`);
+  return { tier, status, seconds, busy };
 }
 
-const tiers: Tier[] = ['unit', 'parallel', 'abuse', 'serial'];
-const outcomes = tiers
-  .map((tier) => ({ tier, files: files.filter((f) => tierOf(f) === tier) }))
-  .filter(({ files: tierFiles }) => tierFiles.length > 0)
-  .map(({ tier, files: tierFiles }) => ({ tier, ...runTier(tier, startOrder(tierFiles)) }));
+const outcomes: TierOutcome[] = [];
+for (const stage of STAGES) {
+  const present = stage.map((tier) => ({ tier, files: files.filter((f) => tierOf(f) === tier) })).filter((t) => t.files.length > 0);
+  outcomes.push(...await Promise.all(present.map(({ tier, files: tierFiles }, i) => runTier(tier, startOrder(tierFiles), i > 0))));
+}
+const tiers = STAGES.flat();
 
 let leaks = 0;
 const logs = serviceLogsIn(logDir);

@@ -6,18 +6,26 @@
 // - abuse: the abuse campaigns (test/abuse/), two at a time among themselves. Each compares a picture of every share
 //   before and after, leaving out the `_…` scratch folders, which are all that the campaigns write; integration
 //   files write elsewhere too, so the campaigns do not run beside them. Each measures only its own service's memory.
+// - quiet and own-node, side by side, one file of each at a time: files that need the shares to themselves (no other
+//   file writing to them: a pass over a whole share, counts of a whole share) but change nothing for others, beside
+//   files that neither write to the shares nor change the testbed, whose load is an Elasticsearch node of their own.
 // - serial: files that change the testbed for everyone, or whose checks another file's traffic would disturb,
 //   one at a time after the others. A file is serial by an entry below, with the reason: add one when a test
 //   stops a server, changes the DC, starts more Elasticsearch nodes, writes pages by the thousand, compares a whole
-//   share, or times itself.
+//   share, or times itself; its `lane` puts it in the quiet or own-node tier instead when it holds to theirs.
 // - smoke: one quick file per integration area, run after the unit tests by `npm run test:fast`.
 
-export type Tier = 'unit' | 'parallel' | 'abuse' | 'serial';
+export type Tier = 'unit' | 'parallel' | 'abuse' | 'quiet' | 'own-node' | 'serial';
+
+/** The tiers in the order they run; the tiers of one stage run side by side. */
+export const STAGES: readonly (readonly Tier[])[] = [['unit'], ['parallel'], ['abuse'], ['quiet', 'own-node'], ['serial']];
 
 interface SerialEntry {
   /** A file (without .test.ts) or a folder (ending in /), relative to test/. */
   path: string;
   why: string;
+  /** The tier that runs it, when not `serial` (see above). */
+  lane?: 'quiet' | 'own-node';
 }
 
 export const SERIAL: readonly SerialEntry[] = [
@@ -31,14 +39,14 @@ export const SERIAL: readonly SerialEntry[] = [
   { path: 'integration/kerberos/smb', why: 'makes the DC refuse NTLM (refuseNtlm)' },
   { path: 'integration/reconcile/outage', why: 'stops the testbed\'s Elasticsearch' },
   { path: 'integration/wiki/drift', why: 'stops the testbed\'s Elasticsearch' },
-  { path: 'integration/search/secured-elasticsearch', why: 'starts a second Elasticsearch node (memory of a 2-core machine)' },
-  { path: 'integration/reconcile/back-pressure', why: 'starts an Elasticsearch node with a write queue of one' },
-  { path: 'integration/reconcile/drift', why: 'compares the index with the whole of two shares, which other files write to' },
-  { path: 'integration/reconcile/reindex', why: 'compares the index of the whole share before and after a reindex, which other files\' writes would change' },
-  { path: 'integration/reconcile/pipeline', why: 'runs passes over the whole shares and expects the second to find nothing new' },
-  { path: 'integration/reconcile/watch-scope', why: 'counts every deletion the change watch reports in the share, other files\' included' },
-  { path: 'integration/reconcile/shared-index', why: 'counts a whole share\'s documents before and after its jobs, while other files add and delete pages' },
-  { path: 'integration/reconcile/pace', why: 'reindexes the whole share at the gentle pace (down to 5 pages/s): other files\' scratch pages would make it take many minutes' },
+  { path: 'integration/search/secured-elasticsearch', why: 'starts a second Elasticsearch node (memory of a 2-core machine)', lane: 'own-node' },
+  { path: 'integration/reconcile/back-pressure', why: 'starts an Elasticsearch node with a write queue of one', lane: 'own-node' },
+  { path: 'integration/reconcile/drift', why: 'compares the index with the whole of two shares, which other files write to', lane: 'quiet' },
+  { path: 'integration/reconcile/reindex', why: 'compares the index of the whole share before and after a reindex, which other files\' writes would change', lane: 'quiet' },
+  { path: 'integration/reconcile/pipeline', why: 'runs passes over the whole shares and expects the second to find nothing new', lane: 'quiet' },
+  { path: 'integration/reconcile/watch-scope', why: 'counts every deletion the change watch reports in the share, other files\' included', lane: 'quiet' },
+  { path: 'integration/reconcile/shared-index', why: 'counts a whole share\'s documents before and after its jobs, while other files add and delete pages', lane: 'quiet' },
+  { path: 'integration/reconcile/pace', why: 'reindexes the whole share at the gentle pace (down to 5 pages/s): other files\' scratch pages would make it take many minutes', lane: 'quiet' },
   { path: 'integration/wiki/live-burst', why: 'writes 5,000 pages into `schule`, which every other file\'s service watches and walks: their passes took minutes meanwhile (the migration test\'s switch in ci20, the ACL matrix\'s last pass in stop 51\'s CI)' },
   { path: 'integration/wiki/live-index', why: 'measures how soon a change reaches search, and the service\'s memory' },
 ];
@@ -103,7 +111,8 @@ export function serialEntryOf(file: string): SerialEntry | undefined {
 
 export function tierOf(file: string): Tier {
   if (file.startsWith('unit/')) return 'unit';
-  if (serialEntryOf(file) !== undefined) return 'serial';
+  const serial = serialEntryOf(file);
+  if (serial !== undefined) return serial.lane ?? 'serial';
   return file.startsWith('abuse/') ? 'abuse' : 'parallel';
 }
 

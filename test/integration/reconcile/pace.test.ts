@@ -8,7 +8,8 @@ import type { PacerStats } from '../../../src/pacing/pacer.js';
 import { reconcilerDetails } from '../wiki/wiki-service.js';
 import { runJob, scratchService, writeFiles } from './support.js';
 
-const PAGES = 300;
+// Enough that most of the reindex runs at the pace's floor (5 pages/s) once the first windows over the budget halved it.
+const PAGES = 100;
 
 describe('reconciler.pace', () => {
   const fixture = scratchService('_pace', async ({ admin, scratch }) => {
