@@ -10,6 +10,8 @@
  * (default 65 s) is the settled idle window, SCALEBENCH_SAVES (default 100) the saves timed until searchable.
  * Where perf can sample every core (root, Debian's linux-perf), each size's reindex and pass are profiled, and the
  * functions whose CPU per page grew most from the first size to the last are tabled (bench/system-profile.ts).
+ * Just before each size's service starts and just after it stops, the host probe (bench/host-probe.ts) times the
+ * same fixed work, so that a host that slowed during the hour is told from work that grew.
  * Writes its section "## Scale" of bench/RESULTS.md and the plot bench/scale.svg (plot.ts), and removes the pages
  * and their documents afterwards, also when it fails.
  */
@@ -31,6 +33,7 @@ import { scalePlot } from './plot.js';
 import { QUERIES, REQUESTS, WARMUP } from './search-latency.js';
 import { firstSavesWhere, measureSize, type SizeFigures } from './size.js';
 import { grewMost, perKind, systemProfileUnavailable, type SystemProfile } from '../system-profile.js';
+import { hostProbeMs } from '../host-probe.js';
 
 const HEADING = '## Scale';
 const SCRIPT = 'dist/bench/scale/run.js';
@@ -44,6 +47,14 @@ const SAVES = Number(process.env['SCALEBENCH_SAVES'] ?? 100);
 const DISK_PER_PAGE = { share: 10 * 1024, elasticsearch: 14 * 1024 };
 /** Rows of each table of the functions whose CPU per page grew most. */
 const FUNCTIONS_SHOWN = 12;
+
+/** A size's figures, and the host probe's CPU ms just before its service started and just after it stopped. */
+interface MeasuredSize extends SizeFigures {
+  hostProbe: { before: number; after: number };
+}
+
+/** The host probe around a size: the mean of before and after. */
+const probeOf = (s: MeasuredSize) => (s.hostProbe.before + s.hostProbe.after) / 2;
 
 /** SCALEBENCH_SIZES: ascending page counts, each a whole number of folders. */
 function sizes(): number[] {
@@ -117,11 +128,11 @@ const coresBusy = (cost: WorkCost, wallMs: number) => ((cost.service + cost.samb
 const diskReadPer = (cost: WorkCost, pages: number) => `${(cost.diskRead / 1024 / pages).toFixed(1)} KiB`;
 
 /** Where the reindex's and the pass's time goes at each size: CPU per page of each process, SMB2 requests and disk reads per page. */
-function costTable(all: SizeFigures[]): string[] {
+function costTable(all: MeasuredSize[]): string[] {
   return [
-    '| pages | reindex: CPU per page | reindex: SMB2 requests per page | reindex: disk read per page | reindex: cores busy | no-change pass: CPU per page | no-change pass: SMB2 requests per page | no-change pass: disk read per page |',
-    '|---:|---|---|---:|---:|---|---|---:|',
-    ...all.map((s) => `| ${s.pages} | ${cpuPer(s.reindex.cost, s.reindex.job.indexed)} | ${requestsPer(s.reindex.cost, s.reindex.job.indexed)} | ${diskReadPer(s.reindex.cost, s.reindex.job.indexed)} | ${coresBusy(s.reindex.cost, s.reindex.wallMs)} | ${cpuPer(s.pass.cost, s.pass.job.seen)} | ${requestsPer(s.pass.cost, s.pass.job.seen)} | ${diskReadPer(s.pass.cost, s.pass.job.seen)} |`),
+    '| pages | reindex: CPU per page | reindex: SMB2 requests per page | reindex: disk read per page | reindex: cores busy | no-change pass: CPU per page | no-change pass: SMB2 requests per page | no-change pass: disk read per page | host probe, CPU ms before → after |',
+    '|---:|---|---|---:|---:|---|---|---:|---:|',
+    ...all.map((s) => `| ${s.pages} | ${cpuPer(s.reindex.cost, s.reindex.job.indexed)} | ${requestsPer(s.reindex.cost, s.reindex.job.indexed)} | ${diskReadPer(s.reindex.cost, s.reindex.job.indexed)} | ${coresBusy(s.reindex.cost, s.reindex.wallMs)} | ${cpuPer(s.pass.cost, s.pass.job.seen)} | ${requestsPer(s.pass.cost, s.pass.job.seen)} | ${diskReadPer(s.pass.cost, s.pass.job.seen)} | ${s.hostProbe.before.toFixed(0)} → ${s.hostProbe.after.toFixed(0)} |`),
     '',
     'The service\'s CPU per page by thread (/proc/<pid>/task/<tid>/comm: `WorkerThread` are the pools\' threads, `V8Worker` V8\'s collector and compiler helpers):',
     ...all.flatMap((s) => [
@@ -148,7 +159,7 @@ const saveStages = (saves: SaveToSearch) =>
   `; ${saves.refreshes.count} refreshes of the index meanwhile, ${saves.refreshes.meanMs.toFixed(0)} ms each on average; ${saves.polls.count} polling searches, p50 / p99 ${saves.polls.p50.toFixed(0)} / ${saves.polls.p99.toFixed(0)} ms`;
 
 /** For each missed growth target, what grew: the per-page cost of each process, or where the memory is held. */
-function whereItGoes(all: SizeFigures[]): string[] {
+function whereItGoes(all: MeasuredSize[]): string[] {
   const first = all[0]!;
   const last = all.at(-1)!;
   const lines: string[] = [];
@@ -159,7 +170,8 @@ function whereItGoes(all: SizeFigures[]): string[] {
       const key = k as keyof typeof a;
       return `${k} ${(a![key] * 1e6).toFixed(0)} → ${(b![key] * 1e6).toFixed(0)} µs (${(b![key] / a![key]).toFixed(2)} ×)`;
     });
-    lines.push(`${label} MISSED: CPU per page from ${first.pages} to ${last.pages} pages: ${parts.join(', ')}; a cost per page that grows is work that grows faster than the pages, a steady one with a longer time is waiting (cores busy in the table above).`);
+    const probe = `${probeOf(first).toFixed(0)} → ${probeOf(last).toFixed(0)} ms (${(probeOf(last) / probeOf(first)).toFixed(2)} ×)`;
+    lines.push(`${label} MISSED: CPU per page from ${first.pages} to ${last.pages} pages: ${parts.join(', ')}; a cost per page that grows is work that grows faster than the pages, a steady one with a longer time is waiting (cores busy in the table above). The host probe, the same fixed work at every size, cost ${probe}: as much growth in both is the host running slower, not the work growing.`);
   };
   for (const figure of FIGURES) {
     if (met(figure, all) !== false) continue;
@@ -262,7 +274,7 @@ async function run(): Promise<BenchReport> {
   console.log(disk);
   const noProfile = systemProfileUnavailable();
   if (noProfile !== undefined) console.log(`no system profiles of the reindex and the pass: ${noProfile}`);
-  const all: SizeFigures[] = [];
+  const all: MeasuredSize[] = [];
   const runs: PaceRun[] = [];
   removeSeed(env, SHARE, ROOT);
   countSmbRequests(true);
@@ -277,8 +289,11 @@ async function run(): Promise<BenchReport> {
       folders += seed.folders;
       aclKinds = seed.aclKinds;
       console.log(`seeded ${seed.pages} more pages in ${seed.folders} folders (${size} in all) in ${((performance.now() - seedStart) / 1000).toFixed(0)} s`);
-      all.push(await withService(serviceConfig(SIZE_PACE), (service, started) =>
-        measureSize(service, started, { env, es, share: SHARE, root: ROOT, pages: size, saves: SAVES, idleMs: IDLE_MS, profile: noProfile === undefined })));
+      const probeBefore = hostProbeMs();
+      const figures = await withService(serviceConfig(SIZE_PACE), (service, started) =>
+        measureSize(service, started, { env, es, share: SHARE, root: ROOT, pages: size, saves: SAVES, idleMs: IDLE_MS, profile: noProfile === undefined }));
+      all.push({ ...figures, hostProbe: { before: probeBefore, after: hostProbeMs() } });
+      console.log(`host probe: ${probeBefore.toFixed(0)} ms before, ${all.at(-1)!.hostProbe.after.toFixed(0)} ms after`);
       if (i > 0) continue;
       for (const pace of paceList) {
         const result = await withService(serviceConfig(pace), async (service, started) => {
@@ -301,7 +316,7 @@ async function run(): Promise<BenchReport> {
       '',
       '![scale](scale.svg)',
       '',
-      'Where the reindex\'s and the pass\'s time goes (CPU seconds of the service, smbd with its children and Elasticsearch read from /proc around each; SMB2 requests by Samba\'s profiling counters; disk read: bytes read from the machine\'s disks meanwhile, /proc/diskstats; cores busy: the three together over the reindex\'s wall time):',
+      'Where the reindex\'s and the pass\'s time goes (CPU seconds of the service, smbd with its children and Elasticsearch read from /proc around each; SMB2 requests by Samba\'s profiling counters; disk read: bytes read from the machine\'s disks meanwhile, /proc/diskstats; cores busy: the three together over the reindex\'s wall time; host probe: the CPU the bench\'s own thread spent on the same fixed work, 2,000 pages\' documents built, just before the size\'s service started and just after it stopped, bench/host-probe.ts):',
       '',
       ...costTable(all),
       ...functionsThatGrew('Full reindex', all, (s) => ({ pages: s.reindex.job.indexed, profile: s.reindex.profile })),
