@@ -8,7 +8,9 @@
 //   files write elsewhere too, so the campaigns do not run beside them. Each measures only its own service's memory.
 // - quiet and own-node, side by side, one file of each at a time: files that need the shares to themselves (no other
 //   file writing to them: a pass over a whole share, counts of a whole share) but change nothing for others, beside
-//   files that neither write to the shares nor change the testbed, whose load is an Elasticsearch node of their own.
+//   files that neither write to the shares nor change the testbed, whose load is an Elasticsearch node of their own;
+//   these read the shares as the parallel tier's files do, so what they check must hold while the quiet files write
+//   and delete their scratch folders (ci26: a search of the whole share found the reindex test's 2,000 pages).
 // - serial: files that change the testbed for everyone, or whose checks another file's traffic would disturb,
 //   one at a time after the others. A file is serial by an entry below, with the reason: add one when a test
 //   stops a server, changes the DC, starts more Elasticsearch nodes, writes pages by the thousand, compares a whole
