@@ -71,7 +71,8 @@ describe('WebDAV and the wiki', () => {
 
     const failed = (await reconcilerDetails(service)).hook.failed;
     assert.equal((await dav.put(page, `# Gross\n\n${large}\n${'x'.repeat(MAX_INDEXED_PAGE_BYTES)}\n`)).status, 204);
-    await waitFor(async () => (await reconcilerDetails(service)).hook.failed === failed + 1, 10_000);
+    // The hook's load and the change watch's each fail on it, often within a few ms of each other: at least one.
+    await waitFor(async () => (await reconcilerDetails(service)).hook.failed > failed, 10_000);
     assert.deepEqual(await finds(large), [], 'the hook did not index it');
     assert.deepEqual(await finds(small), [`schule:${page}`], 'the last indexed version stays');
 
