@@ -292,8 +292,9 @@ async function run(): Promise<BenchReport> {
       const probeBefore = hostProbeMs();
       const figures = await withService(serviceConfig(SIZE_PACE), (service, started) =>
         measureSize(service, started, { env, es, share: SHARE, root: ROOT, pages: size, saves: SAVES, idleMs: IDLE_MS, profile: noProfile === undefined }));
-      all.push({ ...figures, hostProbe: { before: probeBefore, after: hostProbeMs() } });
-      console.log(`host probe: ${probeBefore.toFixed(0)} ms before, ${all.at(-1)!.hostProbe.after.toFixed(0)} ms after`);
+      const hostProbe = { before: probeBefore, after: hostProbeMs() };
+      all.push({ ...figures, hostProbe });
+      console.log(`host probe: ${hostProbe.before.toFixed(0)} ms before, ${hostProbe.after.toFixed(0)} ms after`);
       if (i > 0) continue;
       for (const pace of paceList) {
         const result = await withService(serviceConfig(pace), async (service, started) => {

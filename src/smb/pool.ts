@@ -353,20 +353,24 @@ export class SmbPool implements EndpointHost {
     const claimed = () => [...this.endpoints.values()].filter((other) => other !== ep && other.account !== undefined);
     const { maxConnectionsPerAccount = Infinity, maxConnections = Infinity } = this.options;
     const ofAccount = () => claimed().filter((other) => other.account === account);
-    if (!this.makeRoom(ofAccount, maxConnectionsPerAccount - ep.connections)) {
+    const accountRoom = maxConnectionsPerAccount - ep.connections;
+    const totalRoom = maxConnections - ep.connections;
+    if (!this.makeRoom(ofAccount, accountRoom)) {
       this.refusedClaims.account++;
       throw new SmbError('TOO_MANY_SESSIONS', `this account has ${maxConnectionsPerAccount} SMB connections in use, the most one account may have`);
     }
-    if (!this.makeRoom(claimed, maxConnections - ep.connections)) {
+    if (!this.makeRoom(claimed, totalRoom)) {
       this.refusedClaims.total++;
       throw new SmbError('TOO_MANY_SESSIONS', `the service has ${maxConnections} SMB connections in use, the most it keeps`);
     }
     ep.account = account;
+    // The closed sessions that would put a bound over its room at the server while it still holds them.
+    const overRoom = (open: Endpoint[], closed: Endpoint[], room: number) => (connectionsOf([...open, ...closed]) > room ? closed : []);
     const closed = [...this.closing.keys()].filter((other) => other.account !== undefined);
-    const closedOfAccount = closed.filter((other) => other.account === account);
-    const awaited = new Set<Endpoint>();
-    if (connectionsOf([...ofAccount(), ...closedOfAccount]) > maxConnectionsPerAccount - ep.connections) closedOfAccount.forEach((other) => awaited.add(other));
-    if (connectionsOf([...claimed(), ...closed]) > maxConnections - ep.connections) closed.forEach((other) => awaited.add(other));
+    const awaited = new Set([
+      ...overRoom(ofAccount(), closed.filter((other) => other.account === account), accountRoom),
+      ...overRoom(claimed(), closed, totalRoom),
+    ]);
     await Promise.all([...awaited].map((other) => this.closing.get(other)));
   }
 

@@ -62,12 +62,13 @@ function userExists(name: string): boolean {
  * a second build cost 15 s of CPU (npm ci, staging, xz) where the repack costs 3.
  */
 async function repackAtVersion(deb: string, version: string, out: string): Promise<string> {
+  const dpkgDeb = (args: string[]) => promisify(execFile)('dpkg-deb', args);
   const tree = join(out, 'tree');
-  await promisify(execFile)('dpkg-deb', ['--raw-extract', deb, tree]);
+  await dpkgDeb(['--raw-extract', deb, tree]);
   const control = join(tree, 'DEBIAN', 'control');
   writeFileSync(control, readFileSync(control, 'utf8').replace(/^Version: .*$/m, `Version: ${version}`));
   const repacked = join(out, `${NAME}_${version}_amd64.deb`);
-  await promisify(execFile)('dpkg-deb', ['-Znone', '--build', '--root-owner-group', tree, repacked]);
+  await dpkgDeb(['-Znone', '--build', '--root-owner-group', tree, repacked]);
   rmSync(tree, { recursive: true, force: true });
   return repacked;
 }
