@@ -1,10 +1,12 @@
 // Runs the compiled test files of the suites unit (no servers), integration, abuse and faults (the testbed's
 // servers; each fault test brings back what it killed), in the tiers of test/tiers.ts, stage after stage: the unit
-// tests two per core, then the integration files that may share the testbed a few at a time (each on its own index,
-// test/support/service.ts), then the abuse campaigns two at a time, then the quiet and own-node tiers side by side,
-// one file of each at a time, then the serial tier one file at a time.
+// tests two per core while the testbed comes up (`testbed up`, idempotent), then the integration files that may share
+// the testbed a few at a time (each on its own index, test/support/service.ts), then the abuse campaigns two at a
+// time, then the quiet and self-contained tiers side by side, one file of each at a time, then the serial tier one
+// file at a time, with the 3-node cluster started ahead for the cluster test.
 // Arguments narrow the run to files whose path contains one of them; `--fast` to the unit tests and the smoke
-// files of test/tiers.ts (npm run test:fast).
+// files of test/tiers.ts (npm run test:fast); `--ntlm=off` brings the testbed up in its NTLM-off mode
+// (run-kerberos-only.ts).
 // Every test process loads support/openapi-check.js (answers of the services are checked against the OpenAPI
 // document) and support/file-cpu.js (the CPU it and what it started used); after the run, the logs of every service
 // the tests started are searched for the testbed's secrets and for share paths (support/log-audit.ts), the run's
@@ -17,13 +19,14 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createSearchClient } from '../src/search/client.js';
+import { CLUSTER_STARTED_AHEAD, clusterStopped, ensureClusterRunning, stopCluster } from './testbed/elasticsearch-cluster.js';
 import { readTestbedEnv } from './testbed/env.js';
 import { deleteIndicesStartingWith } from './support/es-indices.js';
 import { findSecrets, findSharePaths, LOG_DIR_VARIABLE, secretsOfRun, serviceLogsIn, sharePathsOfRun } from './support/log-audit.js';
 import { CPU_RECORD_FILE } from './support/file-cpu.js';
 import { DURATION_TAG } from './support/run-record.js';
 import { TEST_INDEX_PREFIX, TEST_RUN_VARIABLE } from './support/service.js';
-import { isSmoke, STAGES, startOrder, tierOf, type Tier } from './tiers.js';
+import { isSmoke, serialEntryOf, STAGES, startOrder, tierOf, type Tier } from './tiers.js';
 
 const distTest = fileURLToPath(new URL('.', import.meta.url));
 
@@ -39,7 +42,7 @@ const ABUSE_FILES = 2;
  * mostly wait on timers; at one per core the tier left a tenth of the machine idle.
  */
 const UNIT_FILES = 2 * availableParallelism();
-const CONCURRENCY: Record<Tier, number> = { unit: UNIT_FILES, parallel: PARALLEL_FILES, abuse: ABUSE_FILES, quiet: 1, 'own-node': 1, serial: 1 };
+const CONCURRENCY: Record<Tier, number> = { unit: UNIT_FILES, parallel: PARALLEL_FILES, abuse: ABUSE_FILES, quiet: 1, 'self-contained': 1, serial: 1 };
 
 function testFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -51,7 +54,8 @@ function testFiles(dir: string): string[] {
 
 const args = process.argv.slice(2);
 const fast = args.includes('--fast');
-const filters = args.filter((a) => a !== '--fast');
+const ntlmMode = args.filter((a) => a.startsWith('--ntlm='));
+const filters = args.filter((a) => a !== '--fast' && !a.startsWith('--ntlm='));
 const files = ['unit', 'integration', 'abuse', 'faults']
   .flatMap((suite) => testFiles(join(distTest, suite)))
   .map((f) => relative(distTest, f))
@@ -92,7 +96,7 @@ interface TierOutcome {
  * writes its TAP to a file, printed when it ends, so that the two do not interleave line by line. The failed tests
  * and each file's time are also written to a file (support/run-record.ts), read after the last tier.
  */
-async function runTier(tier: Tier, tierFiles: string[], besideAnother: boolean): Promise<TierOutcome> {
+async function runTier(tier: Tier, tierFiles: string[], besideAnother: boolean, env: NodeJS.ProcessEnv = {}): Promise<TierOutcome> {
   const reporters = [
     '--test-reporter=tap', '--test-reporter-destination=stdout',
     `--test-reporter=${runRecord}`, `--test-reporter-destination=${join(logDir, `record-${tier}.txt`)}`,
@@ -112,6 +116,7 @@ async function runTier(tier: Tier, tierFiles: string[], besideAnother: boolean):
       [LOG_DIR_VARIABLE]: logDir,
       [TEST_RUN_VARIABLE]: run,
       NODE_COMPILE_CACHE: process.env['NODE_COMPILE_CACHE'] ?? join(logDir, 'compile-cache'),
+      ...env,
     },
   });
   const status = await new Promise<number>((resolve) => child.once('close', (code) => resolve(code ?? 1)));
@@ -126,10 +131,54 @@ async function runTier(tier: Tier, tierFiles: string[], besideAnother: boolean):
   return { tier, status, seconds, busy };
 }
 
+/**
+ * `testbed up` as a child process, its output kept in a file and printed when it ends (it runs beside the unit tier,
+ * whose TAP goes to stdout); resolves with its exit code.
+ */
+async function bringTestbedUp(): Promise<number> {
+  const outputFile = join(logDir, 'testbed-up.txt');
+  const output = openSync(outputFile, 'w');
+  const child = spawn(process.execPath, [join(distTest, 'testbed', 'cli.js'), 'up', ...ntlmMode], { stdio: ['ignore', output, output] });
+  const status = await new Promise<number>((resolve) => child.once('close', (code) => resolve(code ?? 1)));
+  closeSync(output);
+  process.stdout.write(readFileSync(outputFile));
+  return status;
+}
+
+/**
+ * Starts the 3-node cluster for a tier that has a file needing it (test/tiers.ts, startedAhead), unless some node of
+ * it runs already; the file stops it when done (CLUSTER_STARTED_AHEAD), and the runner after the tier if the file
+ * did not. Undefined when nothing was started.
+ */
+async function startClusterAhead(tierFiles: readonly string[]): Promise<Promise<unknown> | undefined> {
+  if (!tierFiles.some((f) => serialEntryOf(f)?.startedAhead === 'cluster') || !(await clusterStopped())) return undefined;
+  process.stdout.write('# the 3-node Elasticsearch cluster starts ahead of faults/cluster\n');
+  return ensureClusterRunning().catch((error: unknown) => process.stdout.write(`# the cluster did not start ahead: ${String(error)}\n`));
+}
+
 const outcomes: TierOutcome[] = [];
+// The unit tests need no servers: the testbed comes up beside them.
+let testbed: Promise<number> | undefined = files.some((f) => tierOf(f) !== 'unit') ? bringTestbedUp() : undefined;
 for (const stage of STAGES) {
   const present = stage.map((tier) => ({ tier, files: files.filter((f) => tierOf(f) === tier) })).filter((t) => t.files.length > 0);
-  outcomes.push(...await Promise.all(present.map(({ tier, files: tierFiles }, i) => runTier(tier, startOrder(tierFiles), i > 0))));
+  if (present.length === 0) continue;
+  if (testbed !== undefined && present.some(({ tier }) => tier !== 'unit')) {
+    const status = await testbed;
+    testbed = undefined;
+    if (status !== 0) {
+      process.stdout.write(`testbed up exited with ${status}: the tests that need it were not run\n`);
+      process.exit(1);
+    }
+  }
+  outcomes.push(...await Promise.all(present.map(async ({ tier, files: tierFiles }, i) => {
+    const clusterAhead = await startClusterAhead(tierFiles);
+    const outcome = await runTier(tier, startOrder(tierFiles), i > 0, clusterAhead === undefined ? {} : { [CLUSTER_STARTED_AHEAD]: '1' });
+    if (clusterAhead !== undefined) {
+      await clusterAhead;
+      await stopCluster();
+    }
+    return outcome;
+  })));
 }
 const tiers = STAGES.flat();
 

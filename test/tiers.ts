@@ -1,56 +1,66 @@
-// Which test files run where (test/run-tests.ts runs the tiers one after another):
-// - unit: no servers; one process per file, as many at a time as the machine has cores.
+// Which test files run where (test/run-tests.ts runs the stages one after another; the tiers of a stage side by side):
+// - unit: no servers; one process per file, as many at a time as the machine has cores. The runner brings the
+//   testbed up meanwhile.
 // - parallel: integration files that use the testbed as any client would. Each runs its services on its own index
 //   (elasticsearch.index_prefix from its file name, test/support/service.ts) and writes below scratch folders of
 //   its own, so a few run side by side: they mostly wait on Samba and Elasticsearch.
 // - abuse: the abuse campaigns (test/abuse/), two at a time among themselves. Each compares a picture of every share
 //   before and after, leaving out the `_…` scratch folders, which are all that the campaigns write; integration
 //   files write elsewhere too, so the campaigns do not run beside them. Each measures only its own service's memory.
-// - quiet and own-node, side by side, one file of each at a time: files that need the shares to themselves (no other
-//   file writing to them: a pass over a whole share, counts of a whole share) but change nothing for others, beside
-//   files that neither write to the shares nor change the testbed, whose load is an Elasticsearch node of their own;
-//   these read the shares as the parallel tier's files do, so what they check must hold while the quiet files write
-//   and delete their scratch folders (ci26: a search of the whole share found the reindex test's 2,000 pages).
+// - quiet and self-contained, side by side, one file of each at a time: files that need the shares to themselves (no
+//   other file writing to them: a pass over a whole share, counts of a whole share) but change nothing for others,
+//   beside files that neither write pages to the shares nor change the testbed and whose load is their own (an
+//   Elasticsearch node of their own, tickets that run out within seconds); these read the shares as the parallel
+//   tier's files do, so what they check must hold while the quiet files write and delete their scratch folders
+//   (ci26: a search of the whole share found the reindex test's 2,000 pages).
 // - serial: files that change the testbed for everyone, or whose checks another file's traffic would disturb,
-//   one at a time after the others. A file is serial by an entry below, with the reason: add one when a test
-//   stops a server, changes the DC, starts more Elasticsearch nodes, writes pages by the thousand, compares a whole
-//   share, or times itself; its `lane` puts it in the quiet or own-node tier instead when it holds to theirs.
+//   one at a time after the others, in the order of their entries below. A file is serial by an entry below, with
+//   the reason: add one when a test stops a server, changes the DC, starts more Elasticsearch nodes, writes pages by
+//   the thousand, compares a whole share, or times itself; its `lane` puts it in the quiet or self-contained tier
+//   instead when it holds to theirs.
 // - smoke: one quick file per integration area, run after the unit tests by `npm run test:fast`.
 
-export type Tier = 'unit' | 'parallel' | 'abuse' | 'quiet' | 'own-node' | 'serial';
+export type Tier = 'unit' | 'parallel' | 'abuse' | 'quiet' | 'self-contained' | 'serial';
 
 /** The tiers in the order they run; the tiers of one stage run side by side. */
-export const STAGES: readonly (readonly Tier[])[] = [['unit'], ['parallel'], ['abuse'], ['quiet', 'own-node'], ['serial']];
+export const STAGES: readonly (readonly Tier[])[] = [['unit'], ['parallel'], ['abuse'], ['quiet', 'self-contained'], ['serial']];
 
 interface SerialEntry {
   /** A file (without .test.ts) or a folder (ending in /), relative to test/. */
   path: string;
   why: string;
   /** The tier that runs it, when not `serial` (see above). */
-  lane?: 'quiet' | 'own-node';
+  lane?: 'quiet' | 'self-contained';
+  /**
+   * What the runner starts when the serial tier starts, for this file (which finds it running), and stops after the
+   * tier: the 3-node cluster takes 20 s with more than one core busy, which the first files of the tier, waiting on
+   * the DC more than they compute, leave free.
+   */
+  startedAhead?: 'cluster';
 }
 
 export const SERIAL: readonly SerialEntry[] = [
-  { path: 'faults/', why: 'kill or stop the testbed\'s servers or the service\'s threads, start extra Elasticsearch nodes, and time the recovery' },
-  { path: 'abuse/slowloris', why: 'holds ordinary requests to answering within a second while slow senders trickle' },
   { path: 'integration/kerberos/dav-delegation', why: 'makes the DC refuse NTLM (refuseNtlm): every other file logs on with NTLM' },
   { path: 'integration/kerberos/delegation', why: 'makes the DC refuse NTLM (refuseNtlm)' },
   { path: 'integration/kerberos/doctor', why: 'changes the delegation account svc-proxy (its password, its delegation settings), which every file that delegates logs on with' },
   { path: 'integration/kerberos/negotiate', why: 'makes the DC refuse NTLM (refuseNtlm)' },
-  { path: 'integration/kerberos/renewal', why: 'makes the DC refuse NTLM (refuseNtlm), and counts on tickets renewed in time' },
   { path: 'integration/kerberos/smb', why: 'makes the DC refuse NTLM (refuseNtlm)' },
+  { path: 'faults/cluster', why: 'starts a 3-node Elasticsearch cluster (memory and cores of a 2-core machine), writes 600 pages and compares the whole of both shares with its index', startedAhead: 'cluster' },
+  { path: 'faults/', why: 'kill or stop the testbed\'s servers or the service\'s threads, and time the recovery' },
+  { path: 'abuse/slowloris', why: 'holds ordinary requests to answering within a second while slow senders trickle' },
   { path: 'integration/reconcile/outage', why: 'stops the testbed\'s Elasticsearch' },
   { path: 'integration/wiki/drift', why: 'stops the testbed\'s Elasticsearch' },
-  { path: 'integration/search/secured-elasticsearch', why: 'starts a second Elasticsearch node (memory of a 2-core machine)', lane: 'own-node' },
-  { path: 'integration/reconcile/back-pressure', why: 'starts an Elasticsearch node with a write queue of one', lane: 'own-node' },
+  { path: 'integration/wiki/live-burst', why: 'writes 5,000 pages into `schule`, which every other file\'s service watches and walks: their passes took minutes meanwhile (the migration test\'s switch in ci20, the ACL matrix\'s last pass in stop 51\'s CI)' },
+  { path: 'integration/wiki/live-index', why: 'measures how soon a change reaches search, and the service\'s memory' },
+  { path: 'integration/search/secured-elasticsearch', why: 'starts a second Elasticsearch node (memory of a 2-core machine)', lane: 'self-contained' },
+  { path: 'integration/reconcile/back-pressure', why: 'starts an Elasticsearch node with a write queue of one', lane: 'self-contained' },
+  { path: 'integration/kerberos/renewal', why: 'counts on tickets of 8 s renewed in time, which a tier of files that compute could delay (it logs on with Kerberos only, so it needs no NTLM refused)', lane: 'self-contained' },
   { path: 'integration/reconcile/drift', why: 'compares the index with the whole of two shares, which other files write to', lane: 'quiet' },
   { path: 'integration/reconcile/reindex', why: 'compares the index of the whole share before and after a reindex, which other files\' writes would change', lane: 'quiet' },
   { path: 'integration/reconcile/pipeline', why: 'runs passes over the whole shares and expects the second to find nothing new', lane: 'quiet' },
   { path: 'integration/reconcile/watch-scope', why: 'counts every deletion the change watch reports in the share, other files\' included', lane: 'quiet' },
   { path: 'integration/reconcile/shared-index', why: 'counts a whole share\'s documents before and after its jobs, while other files add and delete pages', lane: 'quiet' },
   { path: 'integration/reconcile/pace', why: 'reindexes the whole share at the gentle pace (down to 5 pages/s): other files\' scratch pages would make it take many minutes', lane: 'quiet' },
-  { path: 'integration/wiki/live-burst', why: 'writes 5,000 pages into `schule`, which every other file\'s service watches and walks: their passes took minutes meanwhile (the migration test\'s switch in ci20, the ACL matrix\'s last pass in stop 51\'s CI)' },
-  { path: 'integration/wiki/live-index', why: 'measures how soon a change reaches search, and the service\'s memory' },
 ];
 
 /** One quick file per integration area: the inner loop's check that the service still talks to the testbed. */
@@ -85,7 +95,6 @@ export const LONG_RUNNING: readonly string[] = [
   'integration/webdav/write-oracle',
   'integration/wiki/acl-matrix',
   'integration/wiki/migration',
-  'integration/wiki/live-burst',
   'integration/webhooks/restart',
   'integration/search/relevance',
   'integration/webdav/accounts',
@@ -96,11 +105,17 @@ export const LONG_RUNNING: readonly string[] = [
   'abuse/webdav',
 ];
 
-/** A tier's files in the order they start: the long-running ones first, then the others as given. */
+/**
+ * A tier's files in the order they start: the long-running ones first, then the ones with an entry in SERIAL in the
+ * order of their entries (so that the serial tier's first files leave the cores free while the cluster starts), then
+ * the others as given.
+ */
 export function startOrder(files: readonly string[]): string[] {
   const rank = (file: string) => {
-    const index = LONG_RUNNING.indexOf(file.replace(/\.test\.js$/, ''));
-    return index === -1 ? LONG_RUNNING.length : index;
+    const long = LONG_RUNNING.indexOf(file.replace(/\.test\.js$/, ''));
+    if (long !== -1) return long;
+    const entry = serialEntryOf(file);
+    return LONG_RUNNING.length + (entry === undefined ? SERIAL.length : SERIAL.indexOf(entry));
   };
   return files.map((file, position) => ({ file, position })).sort((a, b) => rank(a.file) - rank(b.file) || a.position - b.position).map(({ file }) => file);
 }

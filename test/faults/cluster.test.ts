@@ -3,7 +3,8 @@
 // the kill. The client retries what failed on that node on the others and the index
 // has a replica on another node: every search answers 200, not degraded, with the full count; the reindex finishes
 // and every page of both shares is in the index. The node then comes back and the cluster is green again.
-// The cluster is the testbed's (`npm run testbed -- cluster up`); started here when it is not up, and then stopped.
+// The cluster is the testbed's (`npm run testbed -- cluster up`): started here when it is not up, or by the test
+// runner ahead of this file (test/tiers.ts, startedAhead), and then stopped.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';

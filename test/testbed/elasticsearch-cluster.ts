@@ -1,7 +1,9 @@
 // A 3-node Elasticsearch cluster on loopback (HTTP 9201-9203, transport 9301-9303, 512 MB heap each), from the same
 // install as the single testbed node and next to it, for the cluster tests only: `npm run testbed -- cluster up`
 // starts it on demand, `cluster down` stops the nodes it started (by their pid files). Security is off, as on the
-// single node, so every node listens on 127.0.0.1 only.
+// single node, so every node listens on 127.0.0.1 only. The test runner starts it ahead of the cluster test
+// (test/run-tests.ts), so two processes may start it at once: a lock file makes the second wait for the first.
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { launchNode, ownNodeFiles, runningNode, writeNodeConfig } from './elasticsearch.js';
 import { layout } from './layout.js';
@@ -74,17 +76,59 @@ export async function waitForCluster(status = 'green', timeoutMs = 180_000): Pro
   }, timeoutMs);
 }
 
-/** Starts the nodes that do not run (side by side) and waits for a green cluster; returns the nodes it started. */
+/**
+ * Held (its content the holder's pid) while a process starts nodes of the cluster: a second process waits until the
+ * first has finished, then finds the nodes running, instead of launching them a second time. A lock whose holder has
+ * died is taken over.
+ */
+const startLock = path.join(clusterDir, 'starting.pid');
+
+async function withStartLock<T>(work: () => Promise<T>): Promise<T> {
+  await mkdir(clusterDir, { recursive: true });
+  await waitUntil('another process\'s start of the cluster to end', async () => {
+    try {
+      await writeFile(startLock, String(process.pid), { flag: 'wx' });
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      // An empty file is one its holder is still writing.
+      const holder = Number(await readFile(startLock, 'utf8').catch(() => ''));
+      if (holder > 0 && !isAlive(holder)) await rm(startLock, { force: true });
+      return false;
+    }
+  }, 300_000);
+  try {
+    return await work();
+  } finally {
+    await rm(startLock, { force: true });
+  }
+}
+
+/**
+ * Set by the test runner for the serial tier when it has started the whole cluster ahead of the cluster test
+ * (test/tiers.ts, startedAhead): the test then stops it when done, as if it had started it itself.
+ */
+export const CLUSTER_STARTED_AHEAD = 'FILEPROXY_CLUSTER_STARTED_AHEAD';
+
+/**
+ * Starts the nodes that do not run (side by side) and waits for a green cluster; returns the nodes the caller is to
+ * stop: those it started, or all of them when the runner started the cluster for this process.
+ */
 export async function ensureClusterRunning(): Promise<number[]> {
   const started: number[] = [];
-  await Promise.all(Array.from({ length: NODES }, async (_, i) => {
+  await withStartLock(() => Promise.all(Array.from({ length: NODES }, async (_, i) => {
     if ((await runningClusterNode(i)) === undefined) {
       await startClusterNode(i);
       started.push(i);
     }
-  }));
+  })));
   await waitForCluster();
-  return started.sort();
+  return process.env[CLUSTER_STARTED_AHEAD] === undefined ? started.sort() : Array.from({ length: NODES }, (_, i) => i);
+}
+
+/** Whether no node of the cluster runs. */
+export async function clusterStopped(): Promise<boolean> {
+  return (await Promise.all(Array.from({ length: NODES }, (_, i) => runningClusterNode(i)))).every((pid) => pid === undefined);
 }
 
 /** SIGKILL of node `i`, as a crash would end it; resolves once it is gone. */
