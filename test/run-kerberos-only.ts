@@ -1,6 +1,5 @@
 // Runs test files (the arguments narrow them, as for run-tests.js) with the testbed in its NTLM-off mode
-// (`up --ntlm=off`, which run-tests.js runs for it: the file server refuses NTLM and everything logs on with
-// Kerberos, test/testbed/README.md),
+// (`up --ntlm=off`: the file server refuses NTLM and everything logs on with Kerberos, test/testbed/README.md),
 // then brings the testbed back up with NTLM on, whatever the result, so that the next run finds the usual testbed.
 // The exit code is the first failure's.
 import { spawnSync } from 'node:child_process';
@@ -13,6 +12,7 @@ function run(args: string[]): number {
   return spawnSync(process.execPath, args, { stdio: 'inherit' }).status ?? 1;
 }
 
-const tests = run([runTests, '--ntlm=off', ...process.argv.slice(2)]);
+const up = run([cli, 'up', '--ntlm=off']);
+const tests = up === 0 ? run([runTests, ...process.argv.slice(2)]) : up;
 const restored = run([cli, 'up']);
 process.exit(tests !== 0 ? tests : restored);

@@ -1,12 +1,11 @@
 // Runs the compiled test files of the suites unit (no servers), integration, abuse and faults (the testbed's
 // servers; each fault test brings back what it killed), in the tiers of test/tiers.ts, stage after stage: the unit
-// tests two per core while the testbed comes up (`testbed up`, idempotent), then the integration files that may share
-// the testbed a few at a time (each on its own index, test/support/service.ts), then the abuse campaigns two at a
-// time, then the quiet and self-contained tiers side by side, one file of each at a time, then the serial tier one
-// file at a time, with the 3-node cluster started ahead for the cluster test.
+// tests two per core, then the integration files that may share the testbed a few at a time (each on its own index,
+// test/support/service.ts), then the abuse campaigns two at a time, then the quiet and self-contained tiers side by
+// side, one file of each at a time, then the serial tier one file at a time, with the 3-node cluster started ahead
+// for the cluster test.
 // Arguments narrow the run to files whose path contains one of them; `--fast` to the unit tests and the smoke
-// files of test/tiers.ts (npm run test:fast); `--ntlm=off` brings the testbed up in its NTLM-off mode
-// (run-kerberos-only.ts).
+// files of test/tiers.ts (npm run test:fast).
 // Every test process loads support/openapi-check.js (answers of the services are checked against the OpenAPI
 // document) and support/file-cpu.js (the CPU it and what it started used); after the run, the logs of every service
 // the tests started are searched for the testbed's secrets and for share paths (support/log-audit.ts), the run's
@@ -54,8 +53,7 @@ function testFiles(dir: string): string[] {
 
 const args = process.argv.slice(2);
 const fast = args.includes('--fast');
-const ntlmMode = args.filter((a) => a.startsWith('--ntlm='));
-const filters = args.filter((a) => a !== '--fast' && !a.startsWith('--ntlm='));
+const filters = args.filter((a) => a !== '--fast');
 const files = ['unit', 'integration', 'abuse', 'faults']
   .flatMap((suite) => testFiles(join(distTest, suite)))
   .map((f) => relative(distTest, f))
@@ -132,20 +130,6 @@ async function runTier(tier: Tier, tierFiles: string[], besideAnother: boolean, 
 }
 
 /**
- * `testbed up` as a child process, its output kept in a file and printed when it ends (it runs beside the unit tier,
- * whose TAP goes to stdout); resolves with its exit code.
- */
-async function bringTestbedUp(): Promise<number> {
-  const outputFile = join(logDir, 'testbed-up.txt');
-  const output = openSync(outputFile, 'w');
-  const child = spawn(process.execPath, [join(distTest, 'testbed', 'cli.js'), 'up', ...ntlmMode], { stdio: ['ignore', output, output] });
-  const status = await new Promise<number>((resolve) => child.once('close', (code) => resolve(code ?? 1)));
-  closeSync(output);
-  process.stdout.write(readFileSync(outputFile));
-  return status;
-}
-
-/**
  * Starts the 3-node cluster for a tier that has a file needing it (test/tiers.ts, startedAhead), unless some node of
  * it runs already; the file stops it when done (CLUSTER_STARTED_AHEAD), and the runner after the tier if the file
  * did not. Undefined when nothing was started.
@@ -157,19 +141,8 @@ async function startClusterAhead(tierFiles: readonly string[]): Promise<Promise<
 }
 
 const outcomes: TierOutcome[] = [];
-// The unit tests need no servers: the testbed comes up beside them.
-let testbed: Promise<number> | undefined = files.some((f) => tierOf(f) !== 'unit') ? bringTestbedUp() : undefined;
 for (const stage of STAGES) {
   const present = stage.map((tier) => ({ tier, files: files.filter((f) => tierOf(f) === tier) })).filter((t) => t.files.length > 0);
-  if (present.length === 0) continue;
-  if (testbed !== undefined && present.some(({ tier }) => tier !== 'unit')) {
-    const status = await testbed;
-    testbed = undefined;
-    if (status !== 0) {
-      process.stdout.write(`testbed up exited with ${status}: the tests that need it were not run\n`);
-      process.exit(1);
-    }
-  }
   outcomes.push(...await Promise.all(present.map(async ({ tier, files: tierFiles }, i) => {
     const clusterAhead = await startClusterAhead(tierFiles);
     const outcome = await runTier(tier, startOrder(tierFiles), i > 0, clusterAhead === undefined ? {} : { [CLUSTER_STARTED_AHEAD]: '1' });

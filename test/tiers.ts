@@ -1,6 +1,5 @@
 // Which test files run where (test/run-tests.ts runs the stages one after another; the tiers of a stage side by side):
-// - unit: no servers; one process per file, as many at a time as the machine has cores. The runner brings the
-//   testbed up meanwhile.
+// - unit: no servers; one process per file, as many at a time as the machine has cores.
 // - parallel: integration files that use the testbed as any client would. Each runs its services on its own index
 //   (elasticsearch.index_prefix from its file name, test/support/service.ts) and writes below scratch folders of
 //   its own, so a few run side by side: they mostly wait on Samba and Elasticsearch.
