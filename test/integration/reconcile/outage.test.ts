@@ -16,7 +16,7 @@ import { assertSameDocuments, expectedFacts, indexedFacts, runJob, scratchServic
 const run = promisify(execFile);
 const TESTBED_CLI = fileURLToPath(new URL('../../testbed/cli.js', import.meta.url));
 const FOLDERS = 40;
-const PAGES_PER_FOLDER = 75;
+const PAGES_PER_FOLDER = 40;
 
 describe('an Elasticsearch outage during a pass', () => {
   // Without the change watch, which would index the pages before the pass could be interrupted.

@@ -1,4 +1,4 @@
-// `fileproxy reindex` against the running service and the real testbed: a share with 2,000 pages indexed again
+// `fileproxy reindex` against the running service and the real testbed: a share with 1,000 pages indexed again
 // while searches and webhook posts keep coming (every one answered 200), the JSON report, a dry run that
 // changes nothing, Ctrl-C stopping the job in the service, and the answers without a running service.
 import assert from 'node:assert/strict';
@@ -14,7 +14,7 @@ import { markdownPage } from './markdown.js';
 import { indexedFacts, reconcilerStatus, scratchService, SERVER, writeFiles } from './support.js';
 import { FILEPROXY_CLI } from '../../support/cli-path.js';
 
-const FOLDERS = 40;
+const FOLDERS = 20;
 const PAGES_PER_FOLDER = 50;
 
 interface CliRun {
@@ -81,7 +81,7 @@ describe('fileproxy reindex', () => {
     assert.deepEqual(after.get(id), before.get(id), 'the changed page keeps its old document');
   });
 
-  it('reindexes a share of 2,000 pages while every search and webhook post succeeds', async () => {
+  it('reindexes a share of 1,000 pages while every search and webhook post succeeds', async () => {
     const api = new WikiClient(fixture.service.url, fixture.env);
     const client = await AdminApi.asAdmin(fixture.service.url, fixture.env).register('platform-api');
     const statuses = { search: [] as number[], webhook: [] as number[] };
