@@ -19,6 +19,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { describe } from 'node:test';
 import { DavClient } from '../integration/webdav/dav-client.js';
 import { basicAuth } from '../integration/webhooks/api.js';
 import { ScratchAccounts, type ScratchAccount } from '../integration/wiki/scratch-accounts.js';
@@ -150,7 +151,7 @@ function checkIntent(intent: Exclude<Intent, { kind: 'foreign' }>, answer: RawAn
   }
 }
 
-abuseSuite({
+describe('abuse', () => abuseSuite({
   name: 'one account, many domain spellings',
   sheds: true,
   config: {
@@ -256,4 +257,4 @@ abuseSuite({
     await rm(join(env.smb.shares.find((s) => s.name === 'schule')!.path, scratchOf(seed)), { recursive: true, force: true });
     await accounts?.removeAll();
   },
-});
+}));

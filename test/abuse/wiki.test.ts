@@ -6,6 +6,7 @@
 // portal account with injected line breaks, commas, NULs, LDAP filter syntax,
 // raw bytes and very long names.
 import { randomBytes } from 'node:crypto';
+import { describe } from 'node:test';
 import { basicAuth } from '../integration/webhooks/api.js';
 import { ScratchAccounts, type ScratchAccount } from '../integration/wiki/scratch-accounts.js';
 import { groupsHeader } from '../integration/wiki/wiki-service.js';
@@ -50,7 +51,7 @@ let accounts: ScratchAccounts | undefined;
 /** Authorization values of real accounts that are not trusted callers: with X-Service-User never a 200. */
 const untrusted = new Set<string>();
 
-abuseSuite({
+describe('abuse', () => abuseSuite({
   name: 'wiki endpoints',
   config: { wiki: { trusted_callers: [PORTAL] } },
   async prepare(_service, env) {
@@ -92,4 +93,4 @@ abuseSuite({
   async cleanup() {
     await accounts?.removeAll();
   },
-});
+}));
