@@ -19,7 +19,6 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe } from 'node:test';
 import { DavClient } from '../integration/webdav/dav-client.js';
 import { basicAuth } from '../integration/webhooks/api.js';
 import { ScratchAccounts, type ScratchAccount } from '../integration/wiki/scratch-accounts.js';
@@ -151,7 +150,7 @@ function checkIntent(intent: Exclude<Intent, { kind: 'foreign' }>, answer: RawAn
   }
 }
 
-describe('abuse', () => abuseSuite({
+abuseSuite({
   name: 'one account, many domain spellings',
   sheds: true,
   config: {
@@ -257,4 +256,4 @@ describe('abuse', () => abuseSuite({
     await rm(join(env.smb.shares.find((s) => s.name === 'schule')!.path, scratchOf(seed)), { recursive: true, force: true });
     await accounts?.removeAll();
   },
-}));
+});

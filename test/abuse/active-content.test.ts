@@ -3,7 +3,6 @@
 // browser may not re-type, and every file a browser would run must come as an attachment.
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe } from 'node:test';
 import { account, DavClient } from '../integration/webdav/dav-client.js';
 import { basicAuth } from '../integration/webhooks/api.js';
 import { abuseSuite } from './support/campaign.js';
@@ -21,7 +20,7 @@ const PAYLOADS = [
 ];
 const scratchOf = (seed: number) => `_web-abuse-active-${seed}`;
 
-describe('abuse', () => abuseSuite({
+abuseSuite({
   name: 'active-content uploads',
   addressed: (path, seed) => path === `schule/${scratchOf(seed)}` || path.startsWith(`schule/${scratchOf(seed)}/`),
   async prepare(service, env, seed) {
@@ -54,4 +53,4 @@ describe('abuse', () => abuseSuite({
   async cleanup(env, seed) {
     await rm(join(env.smb.shares.find((s) => s.name === 'schule')!.path, scratchOf(seed)), { recursive: true, force: true });
   },
-}));
+});

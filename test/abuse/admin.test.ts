@@ -2,7 +2,6 @@
 // agents and a user's cached events, with bad credentials (never a wrong
 // password of a real account: lockout), bad JSON, wrong types, bad ids and
 // huge inputs, on top of the global admin's valid credentials.
-import { describe } from 'node:test';
 import { basicAuth } from '../integration/webhooks/api.js';
 import { abuseSuite } from './support/campaign.js';
 import { hostileAuthorization, hostileBody, hostileContentType, hostileString, nastyString, percentEncoded, type Dice } from './support/hostile-input.js';
@@ -18,7 +17,7 @@ function hostileSegment(d: Dice, real: readonly string[]): string {
   ]).replace(/[\s#?]/g, '_');
 }
 
-describe('abuse', () => abuseSuite({
+abuseSuite({
   name: 'admin APIs',
   async prepare(_service, env) {
     const admin = basicAuth(env.admin.user, env.admin.password);
@@ -51,4 +50,4 @@ describe('abuse', () => abuseSuite({
       return { method, target, headers, body: method === 'GET' && d.chance(0.8) ? '' : hostileBody(d, valid) };
     };
   },
-}));
+});

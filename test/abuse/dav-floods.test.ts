@@ -6,7 +6,6 @@
 // keep both small: the service stays below 500 and comes back to its memory.
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe } from 'node:test';
 import { account, DavClient } from '../integration/webdav/dav-client.js';
 import { basicAuth } from '../integration/webhooks/api.js';
 import { abuseSuite } from './support/campaign.js';
@@ -43,7 +42,7 @@ function propertyupdate(d: Dice): string {
   return `<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:" xmlns:x="urn:x">${instruction}</D:propertyupdate>`;
 }
 
-describe('abuse', () => abuseSuite({
+abuseSuite({
   name: 'WebDAV lock and dead-property floods',
   addressed: (path, seed) => path === `schule/${scratchOf(seed)}` || path.startsWith(`schule/${scratchOf(seed)}/`),
   async prepare(service, env, seed) {
@@ -90,4 +89,4 @@ describe('abuse', () => abuseSuite({
   async cleanup(env, seed) {
     await rm(join(env.smb.shares.find((s) => s.name === 'schule')!.path, scratchOf(seed)), { recursive: true, force: true });
   },
-}));
+});

@@ -5,7 +5,6 @@
 //    technical and real accounts: answers below 500, and the directory is never marked down (no directory error).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { describe } from 'node:test';
 import { DEFAULT_SERVICE_CONNECTIONS } from '../../src/ldap/directory.js';
 import { sampleDcConnections } from '../integration/ldap/dc-connections.js';
 import { basicAuth } from '../integration/webhooks/api.js';
@@ -22,7 +21,7 @@ let sampler: ReturnType<typeof sampleDcConnections> | undefined;
 /** The users whose logins the group-name flood sends: each may have one bind of its own open (logins are cached). */
 const FLOOD_USERS = ['anna', 'ben', 'carla', 'dora'];
 
-describe('abuse', () => abuseSuite({
+abuseSuite({
   name: 'random group-name floods',
   async prepare(service, env) {
     const users = FLOOD_USERS.map((name) => basicAuth(name, env.users[name]!.password));
@@ -47,12 +46,12 @@ describe('abuse', () => abuseSuite({
   async cleanup() {
     await sampler?.stop();
   },
-}));
+});
 
 const PORTAL = `ssofl${randomBytes(3).toString('hex')}-portal`;
 let accounts: ScratchAccounts | undefined;
 
-describe('abuse', () => abuseSuite({
+abuseSuite({
   name: 'X-Service-User floods from a trusted caller',
   config: { wiki: { trusted_callers: [PORTAL] } },
   async prepare(_service, env) {
@@ -89,4 +88,4 @@ describe('abuse', () => abuseSuite({
   async cleanup() {
     await accounts?.removeAll();
   },
-}));
+});

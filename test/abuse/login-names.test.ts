@@ -8,7 +8,6 @@
 // spellings would fail here. The client address is trusted (as a portal's would be), so that only the account
 // budgets count.
 import { randomBytes } from 'node:crypto';
-import { describe } from 'node:test';
 import { basicAuth } from '../integration/webhooks/api.js';
 import { ScratchAccounts } from '../integration/wiki/scratch-accounts.js';
 import { abuseSuite } from './support/campaign.js';
@@ -45,7 +44,7 @@ const UPN_ACCOUNT = `lnupn${randomBytes(3).toString('hex')}`;
 const UPN = `other-${UPN_ACCOUNT}@schule.example`;
 let accounts: ScratchAccounts | undefined;
 
-describe('abuse', () => abuseSuite({
+abuseSuite({
   name: 'login-name spellings',
   config: { auth: { max_failures: MAX_FAILURES, max_address_failures: 0, trusted_addresses: ['127.0.0.1'], lockout: '30m', failure_window: '1h' } },
   async prepare(_service, env) {
@@ -83,4 +82,4 @@ describe('abuse', () => abuseSuite({
     refusedPerAccount.set(account, refused);
     return refused > MAX_FAILURES ? `${refused} wrong passwords for account "${account}" were checked (at most ${MAX_FAILURES}, however spelt)` : undefined;
   },
-}));
+});

@@ -2,7 +2,6 @@
 // on every Basic-authenticated surface (wiki, WebDAV, admin APIs, user events), mixed with the real users'
 // verified credentials. The throttle answers 429; nothing may crash or answer 5xx, and verified credentials are
 // never throttled.
-import { describe } from 'node:test';
 import { basicAuth } from '../integration/webhooks/api.js';
 import { abuseSuite } from './support/campaign.js';
 import { nastyString, type Dice } from './support/hostile-input.js';
@@ -10,7 +9,7 @@ import type { RawRequest } from './support/raw-http.js';
 
 const PASSWORDS = ['Winter2026!', 'Sommer2026!', 'Passwort1', '123456', 'Schule2026', 'Welcome1!'];
 
-describe('abuse', () => abuseSuite({
+abuseSuite({
   name: 'password spraying',
   async prepare(_service, env) {
     const real = Object.keys(env.users);
@@ -31,4 +30,4 @@ describe('abuse', () => abuseSuite({
     if (answer.status === 429 && !/^[1-9][0-9]*$/.test(answer.headers['retry-after'] ?? '')) return '429 without Retry-After';
     return undefined;
   },
-}));
+});

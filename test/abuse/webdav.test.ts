@@ -6,7 +6,6 @@
 // tries to leave it): nothing else on either share may change.
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe } from 'node:test';
 import { account, DavClient } from '../integration/webdav/dav-client.js';
 import { basicAuth } from '../integration/webhooks/api.js';
 import { PATH_ATTACKS } from '../unit/webdav/path-attacks.js';
@@ -82,7 +81,7 @@ function hostileHeaders(d: Dice, scratch: string, origin: string): Array<[string
 
 const scratchOf = (seed: number) => `_abuse-${seed}`;
 
-describe('abuse', () => abuseSuite({
+abuseSuite({
   name: 'WebDAV',
   addressed: (path, seed) => path === `schule/${scratchOf(seed)}` || path.startsWith(`schule/${scratchOf(seed)}/`),
   async prepare(service, env, seed) {
@@ -120,4 +119,4 @@ describe('abuse', () => abuseSuite({
   async cleanup(env, seed) {
     await rm(join(env.smb.shares.find((s) => s.name === 'schule')!.path, scratchOf(seed)), { recursive: true, force: true });
   },
-}));
+});

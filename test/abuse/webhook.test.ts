@@ -2,7 +2,6 @@
 // oversized headers, bad encodings, bad timestamps, unknown keys, repeated
 // event ids, wrong content types and hostile bodies, on top of valid posts of
 // a registered client (slow senders: slowloris.test.ts).
-import { describe } from 'node:test';
 import { AdminApi, nowSeconds } from '../integration/webhooks/api.js';
 import { abuseSuite } from './support/campaign.js';
 import { hostileBody, hostileContentType, hostileHeaderValue, nastyString, type Dice } from './support/hostile-input.js';
@@ -21,7 +20,7 @@ function hostileTimestamp(d: Dice): HeaderValue {
   ]);
 }
 
-describe('abuse', () => abuseSuite({
+abuseSuite({
   name: 'webhook intake',
   // Accepted events are cached for their users; a small cache keeps the memory check about leaks.
   config: { webhooks: { user_events: { max_total: 200, max_per_user: 5 } } },
@@ -68,4 +67,4 @@ describe('abuse', () => abuseSuite({
       };
     };
   },
-}));
+});

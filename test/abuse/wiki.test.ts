@@ -6,7 +6,6 @@
 // portal account with injected line breaks, commas, NULs, LDAP filter syntax,
 // raw bytes and very long names.
 import { randomBytes } from 'node:crypto';
-import { describe } from 'node:test';
 import { basicAuth } from '../integration/webhooks/api.js';
 import { ScratchAccounts, type ScratchAccount } from '../integration/wiki/scratch-accounts.js';
 import { groupsHeader } from '../integration/wiki/wiki-service.js';
@@ -51,7 +50,7 @@ let accounts: ScratchAccounts | undefined;
 /** Authorization values of real accounts that are not trusted callers: with X-Service-User never a 200. */
 const untrusted = new Set<string>();
 
-describe('abuse', () => abuseSuite({
+abuseSuite({
   name: 'wiki endpoints',
   config: { wiki: { trusted_callers: [PORTAL] } },
   async prepare(_service, env) {
@@ -93,4 +92,4 @@ describe('abuse', () => abuseSuite({
   async cleanup() {
     await accounts?.removeAll();
   },
-}));
+});

@@ -1,15 +1,17 @@
 // A reporter for Node's test runner that records what run-tests.ts prints after the last tier: a line per failed
 // test (`failed: ` file, test name and the first line of the error), so that the last lines of a long CI log say
-// which test failed instead of only `# fail 1`; and a line per top-level test or suite with its file and duration
-// (DURATION_TAG, ms and file, tab-separated), added up per file for the slowest files. One reporter for both: Node
-// warns of a listener leak from a third reporter on one run.
+// which test failed instead of only `# fail 1`; and a line per test file with its duration (DURATION_TAG, ms and
+// file, tab-separated), for the slowest files. The duration is the file's summary's: a test's or suite's own `file`
+// is where it was declared, which for a suite declared by a support module (the abuse campaigns' abuseSuite) names
+// that module, not the test file. One reporter for both: Node warns of a listener leak from a third reporter on one
+// run.
 import { relative } from 'node:path';
 
 export const DURATION_TAG = 'duration';
 
 interface TestEvent {
   type: string;
-  data: { name: string; file?: string; line?: number; nesting?: number; details?: { error?: unknown; type?: string; duration_ms?: number } };
+  data: { name: string; file?: string; line?: number; duration_ms?: number; details?: { error?: unknown; type?: string } };
 }
 
 function firstLine(error: unknown): string {
@@ -20,9 +22,10 @@ function firstLine(error: unknown): string {
 
 export default async function* runRecord(source: AsyncIterable<TestEvent>): AsyncGenerator<string> {
   for await (const event of source) {
+    // One summary per test file, and one without a file for the whole run.
+    if (event.type === 'test:summary' && event.data.file !== undefined) yield `${DURATION_TAG}\t${event.data.duration_ms}\t${event.data.file}\n`;
     if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
-    const { file, nesting, details } = event.data;
-    if (nesting === 0 && file !== undefined && details?.duration_ms !== undefined) yield `${DURATION_TAG}\t${details.duration_ms}\t${file}\n`;
+    const { file, details } = event.data;
     // A suite fails when one of its tests does; the test's own line says more.
     if (event.type !== 'test:fail' || details?.type === 'suite') continue;
     const where = file === undefined ? '?' : `${relative(process.cwd(), file)}:${event.data.line ?? '?'}`;

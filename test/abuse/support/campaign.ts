@@ -221,11 +221,6 @@ async function pictureOfTheShares(env: TestbedEnv, shares: SmbShare[], addressed
   return [disk.filter((entry) => !shareFolder.test(entry)), ...await Promise.all(shares.map(shareSnapshot))];
 }
 
-/**
- * The campaign's suite. Call it inside a describe of the test file itself: Node's test runner names a top-level
- * suite's file by where describe was called, and run-tests.ts adds up the slowest files by that name (called at the
- * top level, all the campaigns counted as this support file).
- */
 export function abuseSuite(surface: Surface): void {
   describe(`abuse: ${surface.name}`, () => {
     const seed = runSeed();
