@@ -17,10 +17,9 @@ import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createSearchClient } from '../src/search/client.js';
 import { CLUSTER_STARTED_AHEAD, clusterStopped, ensureClusterRunning, stopCluster } from './testbed/elasticsearch-cluster.js';
 import { readTestbedEnv } from './testbed/env.js';
-import { deleteIndicesStartingWith } from './support/es-indices.js';
+import { deleteIndicesStartingWith, testSearchClient } from './support/es-indices.js';
 import { findSecrets, findSharePaths, LOG_DIR_VARIABLE, secretsOfRun, serviceLogsIn, sharePathsOfRun } from './support/log-audit.js';
 import { CPU_RECORD_FILE } from './support/file-cpu.js';
 import { DURATION_TAG } from './support/run-record.js';
@@ -171,7 +170,7 @@ if (logs.length > 0) {
 }
 if (files.some((f) => tierOf(f) !== 'unit')) {
   // The indices the run's services made under their files' prefixes (test/support/service.ts).
-  const es = createSearchClient({ nodes: [(await readTestbedEnv()).es.url] });
+  const es = testSearchClient((await readTestbedEnv()).es.url);
   await deleteIndicesStartingWith(es, `${TEST_INDEX_PREFIX}${run}-`)
     .catch((error: unknown) => process.stderr.write(`the run's indices (${TEST_INDEX_PREFIX}${run}-*) were not deleted: ${String(error)}\n`))
     .finally(() => es.close());

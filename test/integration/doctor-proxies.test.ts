@@ -5,9 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@elastic/elasticsearch';
-import { createSearchClient } from '../../src/search/client.js';
 import { doctor } from '../support/doctor.js';
-import { deleteIndicesStartingWith } from '../support/es-indices.js';
+import { deleteIndicesStartingWith, testSearchClient } from '../support/es-indices.js';
 import { startService, waitFor, type RunningService } from '../support/service.js';
 import { readTestbedEnv } from '../testbed/env.js';
 
@@ -36,7 +35,7 @@ describe('fileproxy doctor: proxies of the same shares', () => {
 
   before(async () => {
     const env = await readTestbedEnv();
-    es = createSearchClient({ nodes: [env.es.url] });
+    es = testSearchClient(env.es.url);
     agreeing = [await start({ cluster: { shared_state: 'elasticsearch' } }), await start({ cluster: { shared_state: 'elasticsearch' } })];
   });
 

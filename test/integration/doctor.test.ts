@@ -7,13 +7,13 @@ import { dirname, join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { checkClusterHealth, checkFreeRam, checkNotExposed } from '../../src/doctor/checks.js';
 import { listeningAddresses } from '../../src/doctor/listeners.js';
-import { createSearchClient } from '../../src/search/client.js';
 import { IndexManager } from '../../src/indexing/reconciler/index-manager.js';
 import { DEFAULT_ALIAS } from '../../src/search/mapping.js';
 import { readTestbedEnv, type TestbedEnv } from '../testbed/env.js';
 import { doctor, failLine } from '../support/doctor.js';
 import { serviceIndex, writeServiceConfig } from '../support/service.js';
 import { ScratchAccounts } from './wiki/scratch-accounts.js';
+import { testSearchClient } from '../support/es-indices.js';
 
 /** A secret file of its own, next to the test config. */
 function secretFile(configFile: string, content: string, mode: number): string {
@@ -29,7 +29,7 @@ describe('fileproxy doctor', () => {
     env = await readTestbedEnv();
     // The service creates the alias on start; the doctor only looks for it: the testbed's (its config.yml) and this
     // file's own (the configs writeServiceConfig writes).
-    const client = createSearchClient({ nodes: [env.es.url] });
+    const client = testSearchClient(env.es.url);
     for (const alias of [DEFAULT_ALIAS, serviceIndex]) await new IndexManager({ client, alias }).ensureIndex();
   });
 
@@ -136,7 +136,7 @@ describe('fileproxy doctor', () => {
   });
 
   it('warns on a yellow cluster whose replicas the nodes cannot hold, naming the setting', async () => {
-    const client = createSearchClient({ nodes: [env.es.url] });
+    const client = testSearchClient(env.es.url);
     const index = `doctor-yellow-${process.pid}`;
     try {
       await client.indices.create({ index, settings: { number_of_shards: 1, number_of_replicas: 1 } });

@@ -14,7 +14,6 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { parse, stringify } from 'yaml';
 import { nodeRuntime } from '../../../packaging/node-runtime.js';
-import { createSearchClient } from '../../../src/search/client.js';
 import { IndexManager } from '../../../src/indexing/reconciler/index-manager.js';
 import { freePort } from '../../support/ports.js';
 import { runService, type RunningService } from '../../support/service.js';
@@ -23,6 +22,7 @@ import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { account, DavClient } from '../webdav/dav-client.js';
 import { AdminApi } from '../webhooks/api.js';
 import { eventually, WikiClient } from '../wiki/wiki-service.js';
+import { testSearchClient } from '../../support/es-indices.js';
 
 const PROJECT = fileURLToPath(new URL('../../../../', import.meta.url));
 const BUILD = join(PROJECT, 'dist', 'packaging', 'build.js');
@@ -143,7 +143,7 @@ describe('the Debian package, installed, upgraded and purged', { skip: skipReaso
       movedAside.set(path, backup);
     }
     // The service makes the alias on start; the doctor, which runs before it, only looks for it.
-    await new IndexManager({ client: createSearchClient({ nodes: [env.es.url] }) }).ensureIndex();
+    await new IndexManager({ client: testSearchClient(env.es.url) }).ensureIndex();
   });
 
   after(async () => {

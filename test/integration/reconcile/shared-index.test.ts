@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@elastic/elasticsearch';
-import { createSearchClient } from '../../../src/search/client.js';
 import { shareQuery, type IndexedShare } from '../../../src/indexing/reconciler/inventory.js';
 import { indexMappings, indexSettings, MAPPING_VERSION } from '../../../src/search/mapping.js';
 import { parseSearchRequest } from '../../../src/search/query.js';
@@ -20,6 +19,7 @@ import { account, DavClient } from '../webdav/dav-client.js';
 import { eventually, passAfter, WikiClient, type Caller } from '../wiki/wiki-service.js';
 import { runJob, SERVER } from './support.js';
 import { NO_DACL } from '../search/scratch-index.js';
+import { testSearchClient } from '../../support/es-indices.js';
 
 const ADMIN: Caller = { user: 'fpadmin', groups: ['Schul-Admins'] };
 const ANNA: Caller = { user: 'anna', groups: ['Lehrer', 'Lehrkräfte Mathe'] };
@@ -51,7 +51,7 @@ describe('proxies on one index: two with disjoint shares, and a third serving th
 
   before(async () => {
     env = await readTestbedEnv();
-    es = createSearchClient({ nodes: [env.es.url] });
+    es = testSearchClient(env.es.url);
     // The alias on an index of an older mapping, holding the other site's page.
     const old = `${alias}-v0`;
     await es.indices.create({ index: old, settings: indexSettings(), mappings: { ...indexMappings('standard'), _meta: { mapping_version: 0, analyzer: 'standard' } } });

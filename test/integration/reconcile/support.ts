@@ -18,7 +18,6 @@ import { adminSocketPath } from '../../../src/control-socket/protocol.js';
 import { startJob } from '../../../src/control-socket/client.js';
 import type { JobInfo, JobRequest } from '../../../src/indexing/reconciler/jobs.js';
 import type { ReconcilerStatus } from '../../../src/indexing/reconciler/reconciler.js';
-import { createSearchClient } from '../../../src/search/client.js';
 import { SmbClient, SmbError, type SmbShare } from '../../../src/smb/index.js';
 import { deriveAcl } from '../../../src/wiki/acl.js';
 import { documentId } from '../../../src/wiki/document-id.js';
@@ -29,6 +28,7 @@ import { testbedShare } from '../../support/smb-logons.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { removeTree } from '../smb/testbed.js';
 import { passAfter, reconcilerDetails } from '../wiki/wiki-service.js';
+import { testSearchClient } from '../../support/es-indices.js';
 
 /** The server name the testbed's config.yml gives every share (smb.server). */
 export const SERVER = '127.0.0.1';
@@ -64,7 +64,7 @@ export function scratchService(
     fixture.env = await readTestbedEnv();
     fixture.smb = new SmbClient();
     fixture.admin = shareAs(fixture.smb, fixture.env, fixture.env.dc_admin, 'schule');
-    fixture.es = createSearchClient({ nodes: [fixture.env.es.url] });
+    fixture.es = testSearchClient(fixture.env.es.url);
     await fixture.admin.mkdir(fixture.scratch);
     await prepare(fixture);
     const started = Date.now();

@@ -10,8 +10,7 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@elastic/elasticsearch';
-import { createSearchClient } from '../../../src/search/client.js';
-import { deleteIndicesStartingWith } from '../../support/es-indices.js';
+import { deleteIndicesStartingWith, testSearchClient } from '../../support/es-indices.js';
 import { startProxiesBehindHaproxy, type ProxiesBehindBalancer, type RunningBalancer } from '../../support/haproxy.js';
 import { waitUpTo, type RunningService } from '../../support/service.js';
 import { readTestbedEnv } from '../../testbed/env.js';
@@ -40,7 +39,7 @@ describe('WebDAV through 3 proxies sharing state behind haproxy', () => {
 
   before(async () => {
     const env = await readTestbedEnv();
-    es = createSearchClient({ nodes: [env.es.url] });
+    es = testSearchClient(env.es.url);
     anna = account(env, 'anna');
     // Every event of the kill test stays within the dedupe window, so that each accepted one can be looked up
     // afterwards.

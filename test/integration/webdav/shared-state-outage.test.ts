@@ -6,8 +6,7 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@elastic/elasticsearch';
-import { createSearchClient } from '../../../src/search/client.js';
-import { deleteIndicesStartingWith } from '../../support/es-indices.js';
+import { deleteIndicesStartingWith, testSearchClient } from '../../support/es-indices.js';
 import { startService, type RunningService } from '../../support/service.js';
 import { readTestbedEnv } from '../../testbed/env.js';
 import { TcpProxy } from '../webhooks/tcp-proxy.js';
@@ -26,7 +25,7 @@ describe('WebDAV state shared through a cluster that stops answering', () => {
 
   before(async () => {
     const env = await readTestbedEnv();
-    es = createSearchClient({ nodes: [env.es.url] });
+    es = testSearchClient(env.es.url);
     const { hostname, port } = new URL(env.es.url);
     relay = await TcpProxy.start({ host: hostname, port: Number(port) });
     service = await startService({

@@ -5,11 +5,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@elastic/elasticsearch';
-import { createSearchClient } from '../../../src/search/client.js';
 import { ElasticsearchWebhookClientStore } from '../../../src/webhooks/cluster-client-store.js';
 import { ClusterEventIds } from '../../../src/webhooks/cluster-event-ids.js';
 import { WebhookClientRegistry } from '../../../src/webhooks/registry.js';
-import { deleteIndicesStartingWith } from '../../support/es-indices.js';
+import { deleteIndicesStartingWith, testSearchClient } from '../../support/es-indices.js';
 import { readTestbedEnv } from '../../testbed/env.js';
 
 const PREFIX = `test-shared-${randomUUID().slice(0, 8)}`;
@@ -17,7 +16,7 @@ const PREFIX = `test-shared-${randomUUID().slice(0, 8)}`;
 describe('webhook state in Elasticsearch, shared by two proxies', () => {
   let es: Client;
   before(async () => {
-    es = createSearchClient({ nodes: [(await readTestbedEnv()).es.url] });
+    es = testSearchClient((await readTestbedEnv()).es.url);
   });
   after(async () => {
     await deleteIndicesStartingWith(es, PREFIX);

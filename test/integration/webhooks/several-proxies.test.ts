@@ -7,9 +7,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@elastic/elasticsearch';
-import { createSearchClient } from '../../../src/search/client.js';
 import { eventDocId } from '../../../src/webhooks/cluster-event-ids.js';
-import { deleteIndicesStartingWith } from '../../support/es-indices.js';
+import { deleteIndicesStartingWith, testSearchClient } from '../../support/es-indices.js';
 import { startProxiesBehindHaproxy, type ProxiesBehindBalancer, type RunningBalancer } from '../../support/haproxy.js';
 import { waitUpTo, type RunningService } from '../../support/service.js';
 import { readTestbedEnv } from '../../testbed/env.js';
@@ -29,7 +28,7 @@ describe('webhooks through 3 proxies sharing state behind haproxy', () => {
 
   before(async () => {
     const env = await readTestbedEnv();
-    es = createSearchClient({ nodes: [env.es.url] });
+    es = testSearchClient(env.es.url);
     const shared = { cluster: { shared_state: 'elasticsearch', index_prefix: PREFIX }, webhooks: { dedupe_size: WINDOW } };
     cluster = await startProxiesBehindHaproxy(3, shared);
     ({ proxies, balancer } = cluster);

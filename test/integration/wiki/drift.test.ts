@@ -8,7 +8,6 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
-import { createSearchClient } from '../../../src/search/client.js';
 import { SmbClient, type SmbShare } from '../../../src/smb/index.js';
 import { serviceIndex, startService, type RunningService } from '../../support/service.js';
 import { runSambaClient, testbedShare } from '../../support/smb-logons.js';
@@ -17,6 +16,7 @@ import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { upAgain } from '../../testbed/ntlm-mode.js';
 import { removeTree } from '../smb/testbed.js';
 import { eventually, passAfter, reconcilerDetails, WikiClient, type Caller } from './wiki-service.js';
+import { testSearchClient } from '../../support/es-indices.js';
 
 const run = promisify(execFile);
 const TESTBED_CLI = fileURLToPath(new URL('../../testbed/cli.js', import.meta.url));
@@ -98,7 +98,7 @@ describe('drift repair by the reconciler', () => {
     } finally {
       await run(process.execPath, [TESTBED_CLI, ...upAgain(env.smb.ntlm)], { maxBuffer: 16 * 1024 * 1024 });
       // The cluster answers before the index's shard is back; later tests need it.
-      const es = createSearchClient({ nodes: [env.es.url] });
+      const es = testSearchClient(env.es.url);
       await es.cluster.health({ index: serviceIndex, wait_for_status: 'yellow', timeout: '60s' }).finally(() => es.close());
     }
     await eventually(async () => assert.equal(await found(ANNA, 'Ausfallwortgamma'), `schule:${page}`), 60_000);

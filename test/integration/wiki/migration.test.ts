@@ -8,12 +8,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@elastic/elasticsearch';
-import { createSearchClient } from '../../../src/search/client.js';
 import { IndexManager } from '../../../src/indexing/reconciler/index-manager.js';
 import { indexMappings, indexSettings, MAPPING_VERSION } from '../../../src/search/mapping.js';
 import { serviceIndex, startService, type RunningService } from '../../support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { passAfter, reconcilerDetails, WikiClient, type Caller } from './wiki-service.js';
+import { testSearchClient } from '../../support/es-indices.js';
 
 const ADMIN: Caller = { user: 'fpadmin', groups: ['Schul-Admins'] };
 const OLD_INDEX = `${serviceIndex}-v0`;
@@ -29,7 +29,7 @@ describe('wiki-md migration to a newer mapping while searches run', () => {
 
   before(async () => {
     env = await readTestbedEnv();
-    client = createSearchClient({ nodes: [env.es.url] });
+    client = testSearchClient(env.es.url);
     // A service run first makes sure the current index exists and holds every page.
     const started = Date.now();
     const first = await startService();

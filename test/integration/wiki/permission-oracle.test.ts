@@ -23,7 +23,6 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@elastic/elasticsearch';
 import PQueue from 'p-queue';
-import { createSearchClient } from '../../../src/search/client.js';
 import { SmbClient, SmbError, type SmbShare } from '../../../src/smb/index.js';
 import type { SecurityDescriptor } from '../../../src/windows-security/access-control.js';
 import { AUTHENTICATED_USERS_SID, deriveAcl, EVERYONE_SID } from '../../../src/wiki/acl.js';
@@ -40,6 +39,7 @@ import { assertSpread, describeSpread, verdictSpread, type VerdictSpread } from 
 import { grantsNoChange, missReason, orderedGrant, Right } from './oracle/verdicts.js';
 import { ScratchAccounts, type ScratchAccount } from './scratch-accounts.js';
 import { eventually, passAfter, WikiClient, type Caller } from './wiki-service.js';
+import { testSearchClient } from '../../support/es-indices.js';
 
 const SHARE = 'schule';
 const SEED = process.env['ORACLE_SEED'] === undefined ? randomInt(2 ** 31) : Number(process.env['ORACLE_SEED']);
@@ -300,7 +300,7 @@ describe(`permission oracle (ORACLE_SEED=${SEED})`, () => {
     env = await readTestbedEnv();
     smb = new SmbClient();
     admin = testbedShare(smb, env, env.dc_admin, SHARE);
-    es = createSearchClient({ nodes: [env.es.url] });
+    es = testSearchClient(env.es.url);
     const built = Date.now();
     directory = await createDirectory(env, prefix, next, 30, 15);
     fixture = await buildFixture({

@@ -11,11 +11,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createSearchClient } from '../../../src/search/client.js';
 import { startService, type RunningService } from '../../support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { ScratchAccounts, type ScratchAccount } from './scratch-accounts.js';
 import { eventually, passAfter, WikiClient, type Caller } from './wiki-service.js';
+import { testSearchClient } from '../../support/es-indices.js';
 
 /** How long a verified login or a looked-up user is reused in this test's service (ldap.cache_ttl). */
 const TOKEN_TTL_MS = 2_000;
@@ -255,7 +255,7 @@ describe('trusted callers and the indexer configured by another spelling of thei
     await service?.stop();
     await accounts?.removeAll();
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-    const es = createSearchClient({ nodes: [env.es.url] });
+    const es = testSearchClient(env.es.url);
     const indices = Object.keys(await es.indices.get({ index: `test-${prefix}*`, allow_no_indices: true }));
     if (indices.length > 0) await es.indices.delete({ index: indices });
     await es.close();
