@@ -45,8 +45,8 @@ describe('fileproxy doctor: proxies of the same shares', () => {
     await es.close();
   });
 
-  it('says that proxies with the same settings agree, naming them', () => {
-    const { code, lines } = doctor(agreeing[0]!.configFile);
+  it('says that proxies with the same settings agree, naming them', async () => {
+    const { code, lines } = await doctor(agreeing[0]!.configFile);
     assert.equal(code, 0, lines.join('\n'));
     const [line, ...more] = linesOf(lines);
     assert.deepEqual(more, [], lines.join('\n'));
@@ -57,7 +57,7 @@ describe('fileproxy doctor: proxies of the same shares', () => {
   it('warns, naming the proxies and the setting, when they disagree; a stopped proxy is left out', async () => {
     const alone = await start({ cluster: { shared_state: 'none' } });
     const otherWindow = await start({ cluster: { shared_state: 'elasticsearch', index_prefix: `${prefix}-other` }, webhooks: { dedupe_size: 50 } });
-    const { code, lines } = doctor(agreeing[0]!.configFile);
+    const { code, lines } = await doctor(agreeing[0]!.configFile);
     // A warning is no failure: the proxies work, each as configured.
     assert.equal(code, 0, lines.join('\n'));
     const warnings = linesOf(lines);
@@ -72,7 +72,7 @@ describe('fileproxy doctor: proxies of the same shares', () => {
 
     // A proxy that stops withdraws its announcement: doctor compares the running ones at once.
     await Promise.all([alone.stop(), otherWindow.stop()]);
-    const [line, ...more] = linesOf(doctor(agreeing[0]!.configFile).lines);
+    const [line, ...more] = linesOf((await doctor(agreeing[0]!.configFile)).lines);
     assert.deepEqual(more, []);
     assert.match(line!, /^ok {3}proxies of the same shares: 2 proxy\(ies\) seen/);
   });

@@ -41,10 +41,10 @@ describe('fileproxy doctor', () => {
     // Files beside this one in the parallel tier create indices; while a new index's shards start the cluster is
     // yellow, which doctor rightly warns of. Asked again until the cluster has settled (a few seconds at most).
     const settled = Date.now() + 30_000;
-    let run = doctor(env.config);
+    let run = await doctor(env.config);
     while (!run.lines.some((l) => l.startsWith('ok   Elasticsearch health')) && Date.now() < settled) {
       await new Promise((resolve) => setTimeout(resolve, 1_000));
-      run = doctor(env.config);
+      run = await doctor(env.config);
     }
     const { code, lines } = run;
     assert.equal(code, 0, lines.join('\n'));
@@ -57,7 +57,7 @@ describe('fileproxy doctor', () => {
 
   it('fails on an invalid config and names the key', async () => {
     const { file } = await writeServiceConfig({ http: { port: 70000 } });
-    const { code, lines } = doctor(file);
+    const { code, lines } = await doctor(file);
     assert.equal(code, 1);
     assert.match(failLine(lines, 'config'), /http\.port: must be an integer between 1 and 65535/);
   });
@@ -66,7 +66,7 @@ describe('fileproxy doctor', () => {
     const { file } = await writeServiceConfig();
     const secret = secretFile(file, `${env.indexer.password}\n`, 0o644);
     const { file: broken } = await writeServiceConfig({ smb: indexerAccount(secret) });
-    const { code, lines } = doctor(broken);
+    const { code, lines } = await doctor(broken);
     assert.equal(code, 1);
     assert.match(failLine(lines, 'indexer secret'), /mode 644/);
   });
@@ -75,26 +75,26 @@ describe('fileproxy doctor', () => {
     const { file } = await writeServiceConfig();
     const secret = secretFile(file, `${env.indexer.password}\n\n`, 0o600);
     const { file: broken } = await writeServiceConfig({ smb: indexerAccount(secret) });
-    assert.match(failLine(doctor(broken).lines, 'indexer secret'), /more than one line break/);
+    assert.match(failLine((await doctor(broken)).lines, 'indexer secret'), /more than one line break/);
   });
 
   it('fails on a wrong indexer password: LDAP and shares', async () => {
     const { file } = await writeServiceConfig();
     const secret = secretFile(file, 'not-the-password\n', 0o600);
     const { file: broken } = await writeServiceConfig({ smb: indexerAccount(secret) });
-    const { lines } = doctor(broken);
+    const { lines } = await doctor(broken);
     assert.match(failLine(lines, 'LDAP'), /bind as svc-indexer/);
     failLine(lines, 'share //127.0.0.1/schule');
   });
 
   it('fails without ldap.base_dn', async () => {
     const { file } = await writeServiceConfig({ ldap: { base_dn: undefined } });
-    assert.match(failLine(doctor(file).lines, 'LDAP'), /ldap\.base_dn is not set/);
+    assert.match(failLine((await doctor(file)).lines, 'LDAP'), /ldap\.base_dn is not set/);
   });
 
   it('fails on a global-admin group that does not exist', async () => {
     const { file } = await writeServiceConfig({ admin: { groups: ['Schul-Admins', 'Keine Solche Gruppe'] } });
-    assert.match(failLine(doctor(file).lines, 'global-admin groups'), /Keine Solche Gruppe/);
+    assert.match(failLine((await doctor(file)).lines, 'global-admin groups'), /Keine Solche Gruppe/);
   });
 
   it('checks each trusted caller: it exists and the directory would let it log on', async () => {
@@ -103,7 +103,7 @@ describe('fileproxy doctor', () => {
       const disabled = await accounts.createUser(`sso${process.pid % 10_000}-off`);
       await accounts.disable(disabled.name);
       const { file } = await writeServiceConfig({ wiki: { trusted_callers: ['anna', 'sso-gibtsnicht', disabled.name] } });
-      const { lines } = doctor(file);
+      const { lines } = await doctor(file);
       assert.ok(lines.some((l) => l.startsWith('ok   trusted caller anna: anna exists and may log on')), lines.join('\n'));
       assert.match(failLine(lines, 'trusted caller sso-gibtsnicht'), /no user sso-gibtsnicht under DC=edu,DC=test/);
       assert.match(failLine(lines, `trusted caller ${disabled.name}`), /refuses logons .*: disabled/);
@@ -114,14 +114,14 @@ describe('fileproxy doctor', () => {
 
   it('fails on a share that does not exist', async () => {
     const { file } = await writeServiceConfig({ smb: { shares: [{ name: 'schule' }, { name: 'gibtsnicht' }] } });
-    const { lines } = doctor(file);
+    const { lines } = await doctor(file);
     failLine(lines, 'share //127.0.0.1/gibtsnicht');
     assert.ok(lines.some((l) => l.startsWith('ok   share //127.0.0.1/schule')));
   });
 
   it('fails when Elasticsearch does not answer, and says it could not compare the proxies', async () => {
     const { file } = await writeServiceConfig({ elasticsearch: { url: 'http://127.0.0.1:1' } });
-    const { lines } = doctor(file);
+    const { lines } = await doctor(file);
     assert.match(failLine(lines, 'Elasticsearch health'), /unreachable/);
     assert.ok(lines.some((l) => l.startsWith('skip proxies of the same shares: cannot ask Elasticsearch')), lines.join('\n'));
     assert.ok(lines.some((l) => l.startsWith('ok   free RAM')), 'the checks after it still run');
@@ -129,7 +129,7 @@ describe('fileproxy doctor', () => {
 
   it('names each configured node that does not answer; the others serve the checks', async () => {
     const { file } = await writeServiceConfig({ elasticsearch: { url: undefined, nodes: [env.es.url, 'http://127.0.0.1:1'] } });
-    const { lines } = doctor(file);
+    const { lines } = await doctor(file);
     assert.ok(lines.some((l) => l.startsWith(`ok   Elasticsearch node ${env.es.url}: answers`)), lines.join('\n'));
     assert.match(failLine(lines, 'Elasticsearch node http://127.0.0.1:1'), /does not answer/);
     assert.ok(lines.some((l) => l.startsWith('ok   wiki index')), lines.join('\n'));
@@ -152,7 +152,7 @@ describe('fileproxy doctor', () => {
 
   it('fails on an unsecured node on another host', async () => {
     const { file } = await writeServiceConfig({ elasticsearch: { url: undefined, nodes: [env.es.url, 'http://192.0.2.7:9200'] } });
-    assert.match(failLine(doctor(file).lines, 'Elasticsearch exposure'), /192\.0\.2\.7:9200 is reached without TLS and credentials/);
+    assert.match(failLine((await doctor(file)).lines, 'Elasticsearch exposure'), /192\.0\.2\.7:9200 is reached without TLS and credentials/);
   });
 
   it('fails when the search port is listened on beyond loopback', async () => {

@@ -108,7 +108,7 @@ describe('a secured Elasticsearch (HTTPS with its own CA, user or API key)', () 
       const ready = await readiness(service);
       assert.equal(ready.body.checks['elasticsearch']?.status, 'up', JSON.stringify(ready.body));
 
-      const { code, lines } = doctor(service.configFile);
+      const { code, lines } = await doctor(service.configFile);
       assert.equal(code, 0, lines.join('\n'));
       for (const check of [NODE_LINE, 'Elasticsearch health', 'wiki index']) {
         assert.ok(lines.some((l) => l.startsWith(`ok   ${check}`)), `${check} ok in:\n${lines.join('\n')}`);
@@ -140,7 +140,7 @@ describe('a secured Elasticsearch (HTTPS with its own CA, user or API key)', () 
       assert.deepEqual([search.status, search.body.degraded], [200, true]);
       await assertNothingCrashed(service);
 
-      const { code, lines } = doctor(service.configFile);
+      const { code, lines } = await doctor(service.configFile);
       assert.equal(code, 1);
       assert.match(failLine(lines, NODE_LINE), problem);
       assert.match(failLine(lines, 'Elasticsearch health'), problem);
@@ -196,7 +196,7 @@ describe('a secured Elasticsearch (HTTPS with its own CA, user or API key)', () 
       // As /healthz gives it to anyone: the action and the account are the log's (and doctor's) to name.
       assert.match(pass.errors.join(' '), /not authorized: the Elasticsearch account lacks a privilege \(403, action … is unauthorized for user \[…\]/, JSON.stringify(pass));
       assert.doesNotMatch(pass.errors.join(' '), /\[fileproxy\]/);
-      const { code, lines } = doctor(service.configFile);
+      const { code, lines } = await doctor(service.configFile);
       assert.equal(code, 1);
       assert.match(failLine(lines, 'wiki index'), /alias andere-schule: not authorized: the Elasticsearch account lacks a privilege \(403\)/);
       await assertNothingCrashed(service);
@@ -219,7 +219,7 @@ describe('a secured Elasticsearch (HTTPS with its own CA, user or API key)', () 
     for (const { key, file, auth } of cases) {
       const { file: config } = await writeServiceConfig(securedConfig(auth(file)));
       assert.equal(wording(refusal(config), key, file), wording(indexerRefusal, 'smb.indexer_service_account.password_file', indexerFile));
-      assert.match(failLine(doctor(config).lines, 'Elasticsearch credentials'), /has mode 644, so group or others may access it/);
+      assert.match(failLine((await doctor(config)).lines, 'Elasticsearch credentials'), /has mode 644, so group or others may access it/);
     }
   });
 });
