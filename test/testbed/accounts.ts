@@ -55,10 +55,15 @@ function values(entry: Entry, attribute: string): string[] {
   return (Array.isArray(value) ? value : value === undefined ? [] : [value]).map(String);
 }
 
-export async function findByAccountName(client: Client, names: readonly string[]): Promise<Map<string, Entry>> {
+/** The entries of these accounts, by account name, with `attributes` (the account name among them). */
+export async function findByAccountName(
+  client: Client,
+  names: readonly string[],
+  attributes: readonly string[] = ['objectSid', 'memberOf'],
+): Promise<Map<string, Entry>> {
   const { searchEntries } = await client.search(baseDn, {
     filter: new OrFilter({ filters: names.map((value) => new EqualityFilter({ attribute: 'sAMAccountName', value })) }),
-    attributes: ['sAMAccountName', 'objectSid', 'memberOf'],
+    attributes: ['sAMAccountName', ...attributes],
     explicitBufferAttributes: ['objectSid'],
   });
   return new Map(searchEntries.map((entry) => [String(entry.sAMAccountName), entry]));
