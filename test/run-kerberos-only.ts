@@ -12,7 +12,7 @@ function run(args: string[]): number {
   return spawnSync(process.execPath, args, { stdio: 'inherit' }).status ?? 1;
 }
 
-const up = run([cli, 'up', '--ntlm=off']);
+const up = run([cli, 'up', '--ntlm=off', '--es-jit=client']);
 const tests = up === 0 ? run([runTests, ...process.argv.slice(2)]) : up;
-const restored = run([cli, 'up']);
+const restored = run([cli, 'up', '--es-jit=client']);
 process.exit(tests !== 0 ? tests : restored);

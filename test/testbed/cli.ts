@@ -1,11 +1,11 @@
-// node dist/test/testbed/cli.js up [--ntlm=on|off]|down|status — the loopback Samba AD DC and Elasticsearch used by
+// node dist/test/testbed/cli.js up [--ntlm=on|off] [--es-jit=full|client]|down|status — the loopback Samba AD DC and Elasticsearch used by
 // tests (`--ntlm=off`: the file server refuses NTLM, everything logs on with Kerberos; see ntlm-mode.ts);
 // `cluster up|down|status` — the 3-node Elasticsearch cluster of the cluster tests, next to them, on demand;
 // `secure up|down|status` — the Elasticsearch node with security on (HTTPS, users) of the secured-cluster tests;
 // `small-queue up|down|status` — the Elasticsearch node with a write queue of one of the back-pressure test.
 import { ensureAccounts, type DirectorySids } from './accounts.js';
 import {
-  clusterStatus, ensureElasticsearchRunning, esUrl, runningElasticsearch, stopElasticsearch,
+  clusterStatus, ensureElasticsearchRunning, esUrl, runningElasticsearch, stopElasticsearch, type EsJit,
 } from './elasticsearch.js';
 import { clusterHealth, clusterNodes, ensureClusterRunning, runningClusterNode, stopCluster } from './elasticsearch-cluster.js';
 import { ensureSecureNodeRunning, secureNodeStatus, stopSecureNode } from './elasticsearch-secure.js';
@@ -14,7 +14,8 @@ import { writeTestbedFiles } from './env.js';
 import { setNtlmRefused } from './kerberos.js';
 import { layout } from './layout.js';
 import { withLock } from './lock.js';
-import { parseUpOptions, type NtlmMode } from './ntlm-mode.js';
+import type { NtlmMode } from './ntlm-mode.js';
+import { parseUpOptions } from './up-options.js';
 import { stopOtherCheckoutsTestbeds } from './other-checkouts.js';
 import { ensurePackages } from './packages.js';
 import { note, step } from './progress.js';
@@ -48,18 +49,18 @@ async function upSamba(ntlm: NtlmMode): Promise<{ sids: DirectorySids; tls: Ldap
   return { sids: accounts.sids, tls };
 }
 
-async function upElasticsearch(): Promise<void> {
-  const es = await step('elasticsearch: start', ensureElasticsearchRunning);
-  note(`elasticsearch: ${es.started ? 'started' : 'already running'}, pid ${es.pid}`);
+async function upElasticsearch(jit: EsJit): Promise<void> {
+  const es = await step('elasticsearch: start', () => ensureElasticsearchRunning(jit));
+  note(`elasticsearch: ${es.started ? 'started' : 'already running'} with the ${jit} JIT, pid ${es.pid}`);
 }
 
 async function up(): Promise<number> {
-  const { ntlm } = parseUpOptions(process.argv.slice(3));
+  const { ntlm, esJit } = parseUpOptions(process.argv.slice(3));
   await step('packages', ensurePackages);
   await step('testbeds of other checkouts', stopOtherCheckoutsTestbeds);
   // The two servers are independent; starting them side by side halves a cold start. Both run to the end
   // so that one failing does not leave the other half-way with its output mixed into the error.
-  const [samba, es] = await Promise.allSettled([upSamba(ntlm), upElasticsearch()]);
+  const [samba, es] = await Promise.allSettled([upSamba(ntlm), upElasticsearch(esJit)]);
   const failures = [samba, es].flatMap((result) => (result.status === 'rejected' ? [message(result.reason)] : []));
   if (samba.status === 'rejected' || failures.length > 0) throw new Error(failures.join('\n'));
   const changed = await step('env files', () =>
@@ -68,6 +69,7 @@ async function up(): Promise<number> {
       ldapCaFile: samba.value.tls.caFile,
       ldapServerName: samba.value.tls.serverName,
       esUrl,
+      esJit,
       ntlm,
     }),
   );
@@ -171,7 +173,7 @@ async function main(): Promise<void> {
   const name = process.argv[2] ?? '';
   const command = commands[name];
   if (!command) {
-    process.stderr.write(`usage: node dist/test/testbed/cli.js up [--ntlm=on|off]|down|status|cluster up|down|status|secure up|down|status|small-queue up|down|status (got "${name}")\n`);
+    process.stderr.write(`usage: node dist/test/testbed/cli.js up [--ntlm=on|off] [--es-jit=full|client]|down|status|cluster up|down|status|secure up|down|status|small-queue up|down|status (got "${name}")\n`);
     process.exitCode = 2;
     return;
   }

@@ -5,7 +5,7 @@ import { ensureAnalysisPlugin } from './elasticsearch-analysis-plugin.js';
 import { exists, fileTail } from './files.js';
 import { cacheDir, layout } from './layout.js';
 import {
-  isPortOpen, listProcesses, recordedProcess, run, stopProcess, waitUntil,
+  isPortOpen, listProcesses, processInfo, recordedProcess, run, stopProcess, waitUntil,
 } from './processes.js';
 import { note } from './progress.js';
 
@@ -108,7 +108,7 @@ export async function javaHome(): Promise<string> {
   return path.dirname(path.dirname(await realpath(stdout.trim())));
 }
 
-async function start(): Promise<void> {
+async function start(jit: EsJit): Promise<void> {
   if (await isPortOpen(esHost, esPort)) {
     // Typically a node whose pid file was deleted with .testbed/; name it so it can be stopped by hand.
     const candidates = (await listProcesses()).filter((info) => info.cmdline.includes('-Des.path.home='));
@@ -121,7 +121,7 @@ async function start(): Promise<void> {
   }
   await mkdir(layout.elasticsearch.dataDir, { recursive: true });
   await mkdir(layout.elasticsearch.logDir, { recursive: true });
-  await launchNode({ pidFile: layout.elasticsearch.pidFile, launcherLog: layout.elasticsearch.launcherLog, log: esLog });
+  await launchNode({ pidFile: layout.elasticsearch.pidFile, launcherLog: layout.elasticsearch.launcherLog, log: esLog, jit });
 }
 
 /** What one node is started with; `confDir` (ES_PATH_CONF) defaults to the install's own config. */
@@ -131,6 +131,8 @@ export interface NodeLaunch {
   /** The node's log, shown when it fails to start. */
   log: string;
   confDir?: string;
+  /** `client` unless given: see EsJit. */
+  jit?: EsJit;
 }
 
 let installing: Promise<boolean> | undefined;
@@ -150,14 +152,23 @@ export function ensureInstalled(): Promise<boolean> {
 }
 
 const HEAP = '-Xms512m -Xmx512m';
+
 /**
+ * The JIT a node runs with: `full` (tiered, up to the C2 compiler) or `client` (the C1 compiler alone).
  * A node with a config of its own (the cluster's, the secured one, the back-pressure one) lives for one test file, a
  * minute or two, and with the full tiered JIT spends much of it in the C2 compiler for code it will not run long
- * enough to gain from. The client compiler alone, measured on the 2-core AMD host (two runs each, core-seconds the
- * machine was busy): the cluster fault test 77-78 instead of 108-112 (45-48 s instead of 60 s), the secured node's
- * 58-60 instead of 62-78. The testbed's own node serves the whole run and the benchmarks, so it keeps the full JIT.
+ * enough to gain from; it always runs with the client JIT. Measured on the 2-core AMD host (two runs each,
+ * core-seconds the machine was busy): the cluster fault test 77-78 instead of 108-112 (45-48 s instead of 60 s), the
+ * secured node's 58-60 instead of 62-78. The testbed's own node runs with the JIT `up --es-jit` asks for: `full` for
+ * the benchmarks and the demo, `client` for the tests, where it did not pay off either (the same host, the node
+ * started anew before each: 8 files of the parallel tier, permission-oracle first, kept the machine busy for 399
+ * core-seconds instead of 461 (218 s instead of 245), the node's own 97 instead of 155, 71 of them in the compiler; a
+ * restart in the serial tier followed by live-burst and live-index: 70 instead of 115, the node's 25 instead of 59).
+ * Searching costs more without C2 (the permission oracle run twice on one node: 76 and 64 core-seconds of the node
+ * with the client JIT, 127 and 66 with the full one), but a test run is over before C2 catches up.
  */
-const SHORT_LIVED_JIT = '-XX:TieredStopAtLevel=1';
+export type EsJit = 'full' | 'client';
+const CLIENT_JIT = '-XX:TieredStopAtLevel=1';
 
 /** Installs what is missing and launches one node as the ES user; returns once it has started (or failed). */
 export async function launchNode(node: NodeLaunch): Promise<void> {
@@ -170,7 +181,7 @@ export async function launchNode(node: NodeLaunch): Promise<void> {
     PATH: process.env.PATH,
     LANG: 'C.UTF-8',
     ES_JAVA_HOME: await javaHome(),
-    ES_JAVA_OPTS: node.confDir === undefined ? HEAP : `${HEAP} ${SHORT_LIVED_JIT}`,
+    ES_JAVA_OPTS: (node.jit ?? 'client') === 'client' ? `${HEAP} ${CLIENT_JIT}` : HEAP,
     ...(node.confDir === undefined ? {} : { ES_PATH_CONF: node.confDir }),
   };
   // With -d the launcher returns once the node has started (or failed); its output goes to launcher.log.
@@ -223,18 +234,27 @@ export async function writeNodeConfig({ confDir, dataDir, logDir }: NodeDirs, se
   await writeFile(path.join(confDir, 'elasticsearch.yml'), `${[...settings, `path.data: ${dataDir}`, `path.logs: ${logDir}`].join('\n')}\n`);
 }
 
-/** Starts Elasticsearch unless it runs; returns its pid and whether it was started now. */
-export async function ensureElasticsearchRunning(): Promise<{ pid: number; started: boolean }> {
+/** The JIT the node with this pid was started with. */
+async function jitOf(pid: number): Promise<EsJit> {
+  return (await processInfo(pid))?.cmdline.includes(CLIENT_JIT) ? 'client' : 'full';
+}
+
+/** Starts Elasticsearch with `jit` unless it runs with it; returns its pid and whether it was started now. */
+export async function ensureElasticsearchRunning(jit: EsJit): Promise<{ pid: number; started: boolean }> {
   let pid = await runningElasticsearch();
   const pluginInstalledNow = await ensureInstalled();
   if (pid !== undefined && pluginInstalledNow) {
     note(`restarting Elasticsearch (pid ${pid}) to load the analysis plugin: ${await stopProcess(pid)}`);
     pid = undefined;
   }
+  if (pid !== undefined && (await jitOf(pid)) !== jit) {
+    note(`restarting Elasticsearch (pid ${pid}) with the ${jit} JIT: ${await stopProcess(pid)}`);
+    pid = undefined;
+  }
   const started = pid === undefined;
   if (started) {
     await writeSettings();
-    await start();
+    await start(jit);
     pid = await runningElasticsearch();
     if (pid === undefined) {
       throw new Error(`Elasticsearch wrote no usable pid file\n${await fileTail(esLog)}`);

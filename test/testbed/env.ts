@@ -8,6 +8,7 @@ import {
 } from './domain.js';
 import { kerberosConfig } from './kerberos.js';
 import { layout } from './layout.js';
+import type { EsJit } from './elasticsearch.js';
 import type { NtlmMode } from './ntlm-mode.js';
 import { otherCheckoutsTestbeds } from './other-checkouts.js';
 import { sharePath, testbedShares } from './shares.js';
@@ -25,7 +26,8 @@ export interface TestbedUser {
 }
 
 export interface TestbedEnv {
-  es: { url: string };
+  /** jit: the JIT of the testbed's node (`up --es-jit`), absent in an env.json written before it was recorded. */
+  es: { url: string; jit?: EsJit };
   ldap: { url: string; base_dn: string; ca_file: string; server_name: string };
   /** ntlm: `off` when the file server refuses NTLM and everything logs on with Kerberos (`up --ntlm=off`). */
   smb: { host: string; port: number; domain: string; realm: string; shares: TestbedShare[]; ntlm: NtlmMode };
@@ -68,6 +70,7 @@ export interface EnvInputs {
   ldapCaFile: string;
   ldapServerName: string;
   esUrl: string;
+  esJit: EsJit;
   ntlm: NtlmMode;
 }
 
@@ -82,7 +85,7 @@ function buildEnv(inputs: EnvInputs): TestbedEnv {
     }),
   );
   return {
-    es: { url: inputs.esUrl },
+    es: { url: inputs.esUrl, jit: inputs.esJit },
     ldap: { url: ldapsUrl, base_dn: baseDn, ca_file: inputs.ldapCaFile, server_name: inputs.ldapServerName },
     smb: {
       host: dcAddress,

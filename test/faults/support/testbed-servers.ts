@@ -14,7 +14,7 @@ import { TcpProxy } from '../../integration/webhooks/tcp-proxy.js';
 import { runningElasticsearch } from '../../testbed/elasticsearch.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { layout } from '../../testbed/layout.js';
-import { upAgain } from '../../testbed/ntlm-mode.js';
+import { upAgain } from '../../testbed/up-options.js';
 import { isAlive, processInfo, readPidFile, waitUntil } from '../../testbed/processes.js';
 import { runningSamba, sambaPortsAnswer } from '../../testbed/samba.js';
 
@@ -60,7 +60,7 @@ export async function killSmbd(): Promise<void> {
 /** `testbed up` (idempotent: starts what is down) and waits until every server answers. */
 export async function restoreTestbed(): Promise<void> {
   const env = await readTestbedEnv();
-  await run(process.execPath, [TESTBED_CLI, ...upAgain(env.smb.ntlm)], { maxBuffer: 16 * 1024 * 1024 });
+  await run(process.execPath, [TESTBED_CLI, ...upAgain(env)], { maxBuffer: 16 * 1024 * 1024 });
   // A restarted DC opens its ports before it can log anyone on (SESSION_SETUP answers INTERNAL_ERROR for a
   // moment): wait until an SMB logon works, so that what a test checks next is the service, not the DC's start.
   await waitUntil('the DC to log on over SMB', async () => {

@@ -9,7 +9,7 @@ import { startJob } from '../../../src/control-socket/client.js';
 import type { JobInfo } from '../../../src/indexing/reconciler/jobs.js';
 import { serviceIndex, waitFor } from '../../support/service.js';
 import { stopElasticsearch } from '../../testbed/elasticsearch.js';
-import { upAgain } from '../../testbed/ntlm-mode.js';
+import { upAgain } from '../../testbed/up-options.js';
 import { markdownPage } from './markdown.js';
 import { assertSameDocuments, expectedFacts, indexedFacts, runJob, scratchService, shareAs, socketOf, writeFiles, type DocumentFacts } from './support.js';
 
@@ -46,7 +46,7 @@ describe('an Elasticsearch outage during a pass', () => {
       await waitFor(async () => fixture.service.output().includes('"msg":"wiki pass failed with problems"'), 5_000);
       assert.equal((await fetch(`${fixture.service.url}/healthz`)).status, 200);
     } finally {
-      await run(process.execPath, [TESTBED_CLI, ...upAgain(fixture.env.smb.ntlm)], { maxBuffer: 16 * 1024 * 1024 });
+      await run(process.execPath, [TESTBED_CLI, ...upAgain(fixture.env)], { maxBuffer: 16 * 1024 * 1024 });
       await fixture.es.cluster.health({ index: serviceIndex, wait_for_status: 'yellow', timeout: '60s' });
     }
 

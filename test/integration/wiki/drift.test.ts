@@ -13,7 +13,7 @@ import { serviceIndex, startService, type RunningService } from '../../support/s
 import { runSambaClient, testbedShare } from '../../support/smb-logons.js';
 import { stopElasticsearch } from '../../testbed/elasticsearch.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
-import { upAgain } from '../../testbed/ntlm-mode.js';
+import { upAgain } from '../../testbed/up-options.js';
 import { removeTree } from '../smb/testbed.js';
 import { eventually, passAfter, reconcilerDetails, WikiClient, type Caller } from './wiki-service.js';
 import { testSearchClient } from '../../support/es-indices.js';
@@ -96,7 +96,7 @@ describe('drift repair by the reconciler', () => {
       assert.match(pass.errors.join('\n'), new RegExp(`index ${serviceIndex}`));
       assert.equal(pass.indexed, 0);
     } finally {
-      await run(process.execPath, [TESTBED_CLI, ...upAgain(env.smb.ntlm)], { maxBuffer: 16 * 1024 * 1024 });
+      await run(process.execPath, [TESTBED_CLI, ...upAgain(env)], { maxBuffer: 16 * 1024 * 1024 });
       // The cluster answers before the index's shard is back; later tests need it.
       const es = testSearchClient(env.es.url);
       await es.cluster.health({ index: serviceIndex, wait_for_status: 'yellow', timeout: '60s' }).finally(() => es.close());
