@@ -48,8 +48,8 @@ export async function startClusterNode(i: number): Promise<number> {
   const running = await runningClusterNode(i);
   if (running !== undefined) return running;
   await writeClusterNodeConfig(i);
-  const { confDir, pidFile, launcherLog, log } = nodeDir(i);
-  await launchNode({ confDir, pidFile, launcherLog, log });
+  const { confDir, pidFile, launcherLog, log, jit } = nodeDir(i);
+  await launchNode({ confDir, pidFile, launcherLog, log, jit });
   const pid = await runningClusterNode(i);
   if (pid === undefined) throw new Error(`cluster node ${nodeName(i)} wrote no usable pid file`);
   return pid;

@@ -131,8 +131,8 @@ export interface NodeLaunch {
   /** The node's log, shown when it fails to start. */
   log: string;
   confDir?: string;
-  /** `client` unless given: see EsJit. */
-  jit?: EsJit;
+  /** See EsJit: `client` for every node with a config of its own (ownNodeFiles), `up --es-jit` for the testbed's. */
+  jit: EsJit;
 }
 
 let installing: Promise<boolean> | undefined;
@@ -181,7 +181,7 @@ export async function launchNode(node: NodeLaunch): Promise<void> {
     PATH: process.env.PATH,
     LANG: 'C.UTF-8',
     ES_JAVA_HOME: await javaHome(),
-    ES_JAVA_OPTS: (node.jit ?? 'client') === 'client' ? `${HEAP} ${CLIENT_JIT}` : HEAP,
+    ES_JAVA_OPTS: node.jit === 'client' ? `${HEAP} ${CLIENT_JIT}` : HEAP,
     ...(node.confDir === undefined ? {} : { ES_PATH_CONF: node.confDir }),
   };
   // With -d the launcher returns once the node has started (or failed); its output goes to launcher.log.
@@ -217,6 +217,8 @@ export function ownNodeFiles(dir: string, clusterName: string): NodeDirs & NodeL
     pidFile: path.join(dir, 'es.pid'),
     launcherLog: path.join(dir, 'launcher.log'),
     log: path.join(logDir, `${clusterName}.log`),
+    // Such a node lives for one test file (EsJit).
+    jit: 'client',
   };
 }
 
