@@ -47,8 +47,6 @@ export const SERIAL: readonly SerialEntry[] = [
   { path: 'faults/cluster', why: 'starts a 3-node Elasticsearch cluster (memory and cores of a 2-core machine), writes 600 pages and compares the whole of both shares with its index', startedAhead: 'cluster' },
   { path: 'faults/', why: 'kill or stop the testbed\'s servers or the service\'s threads, and time the recovery' },
   { path: 'abuse/slowloris', why: 'holds ordinary requests to answering within a second while slow senders trickle' },
-  { path: 'integration/reconcile/outage', why: 'stops the testbed\'s Elasticsearch' },
-  { path: 'integration/wiki/drift', why: 'stops the testbed\'s Elasticsearch' },
   { path: 'integration/wiki/live-burst', why: 'writes 5,000 pages into `schule`, which every other file\'s service watches and walks: their passes took minutes meanwhile (the migration test\'s switch in ci20, the ACL matrix\'s last pass in stop 51\'s CI)' },
   { path: 'integration/wiki/live-index', why: 'measures how soon a change reaches search, and the service\'s memory' },
   { path: 'integration/search/secured-elasticsearch', why: 'starts a second Elasticsearch node (memory of a 2-core machine)', lane: 'self-contained' },

@@ -12,8 +12,7 @@ import { Supervisor } from '../../supervisor/supervisor.js';
 import { killActor } from '../support/fault-drills.js';
 import { waitFor, writeServiceConfig } from '../support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../testbed/env.js';
-import type { TcpProxy } from '../integration/webhooks/tcp-proxy.js';
-import { ldapRelay } from './support/testbed-servers.js';
+import { TcpProxy } from '../support/tcp-proxy.js';
 import { describeOutcomes, ServiceCalls, type Outcome } from './support/load.js';
 
 const KILLED = 'ldap-resolver';
@@ -38,7 +37,7 @@ describe(`the ${KILLED} thread killed while serving`, () => {
   let url: string;
   before(async () => {
     env = await readTestbedEnv();
-    const relay = await ldapRelay(env);
+    const relay = await TcpProxy.inFrontOf(env.ldap.url);
     ldap = relay.relay;
     const { file, port } = await writeServiceConfig({ ldap: { url: relay.url }, reconciler: { interval: '1h' } });
     const { config } = loadConfig(file);

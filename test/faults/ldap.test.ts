@@ -1,5 +1,5 @@
 // Fault: the directory (the DC's LDAPS) unreachable. The service reaches LDAPS through a TCP relay
-// (test/integration/webhooks/tcp-proxy.ts) that the test takes down: new connections are refused and open ones cut,
+// (test/support/tcp-proxy.ts) that the test takes down: new connections are refused and open ones cut,
 // while the DC itself keeps running, so SMB (whose logons Samba checks itself) is unaffected. Stopping only Samba's
 // LDAP task is not possible from outside (its `ldap` pre-fork master is one of the DC's tasks; killing a task
 // master stops the DC), and the relay makes the outage exact.
@@ -10,8 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { startService, type RunningService } from '../support/service.js';
 import { readTestbedEnv, type TestbedEnv } from '../testbed/env.js';
 import { AdminApi, assertError, type ApiResponse } from '../integration/webhooks/api.js';
-import type { TcpProxy } from '../integration/webhooks/tcp-proxy.js';
-import { ldapRelay } from './support/testbed-servers.js';
+import { TcpProxy } from '../support/tcp-proxy.js';
 import { assertNothingCrashed } from '../support/health.js';
 import { ScratchAccounts } from '../integration/wiki/scratch-accounts.js';
 import { passAfter } from '../integration/wiki/wiki-service.js';
@@ -42,7 +41,7 @@ describe('LDAPS unreachable', () => {
   let service: RunningService;
   before(async () => {
     env = await readTestbedEnv();
-    const relay = await ldapRelay(env);
+    const relay = await TcpProxy.inFrontOf(env.ldap.url);
     ldap = relay.relay;
     const started = Date.now();
     service = await startService({

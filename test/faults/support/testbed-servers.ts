@@ -10,9 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { SmbClient } from '../../../src/smb/index.js';
 import { shareAs } from '../../integration/reconcile/support.js';
-import { TcpProxy } from '../../integration/webhooks/tcp-proxy.js';
 import { runningElasticsearch } from '../../testbed/elasticsearch.js';
-import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
+import { readTestbedEnv } from '../../testbed/env.js';
 import { layout } from '../../testbed/layout.js';
 import { upAgain } from '../../testbed/up-options.js';
 import { isAlive, processInfo, readPidFile, waitUntil } from '../../testbed/processes.js';
@@ -76,11 +75,4 @@ export async function restoreTestbed(): Promise<void> {
 /** Registers an `after` hook that brings the testbed back whatever the test did, so later test files find it whole. */
 export function restoreTestbedAfter(): void {
   after(restoreTestbed);
-}
-
-/** A relay in front of the DC's LDAPS, for a service whose directory a test takes away (`ldap.url` of the result). */
-export async function ldapRelay(env: TestbedEnv): Promise<{ relay: TcpProxy; url: string }> {
-  const target = new URL(env.ldap.url);
-  const relay = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 636) });
-  return { relay, url: `ldaps://127.0.0.1:${relay.port}` };
 }

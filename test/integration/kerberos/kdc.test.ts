@@ -10,7 +10,7 @@ import { KerberosError } from '../../../src/kerberos/errors.js';
 import { keysFor, parseKeytab } from '../../../src/kerberos/keytab.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { exportKeytab, fileServerSpn, kdcSettings } from '../../testbed/kerberos.js';
-import { TcpProxy } from '../webhooks/tcp-proxy.js';
+import { TcpProxy } from '../../support/tcp-proxy.js';
 
 const settings = kdcSettings();
 

@@ -1,26 +1,21 @@
-// Elasticsearch stopped while a reconciler pass writes: the pass stops cleanly and says so (report, log); the
-// service keeps answering; once Elasticsearch is back, the next pass completes the repair, document by document.
+// Elasticsearch gone while a reconciler pass writes: the pass stops cleanly and says so (report, log); the service
+// keeps answering; once Elasticsearch is back, the next pass completes the repair, document by document. The
+// service reaches Elasticsearch through a relay the test takes down (test/support/tcp-proxy.ts): the service sees
+// a stopped node, while the testbed's keeps serving the other files.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
 import { startJob } from '../../../src/control-socket/client.js';
 import type { JobInfo } from '../../../src/indexing/reconciler/jobs.js';
 import { serviceIndex, waitFor } from '../../support/service.js';
-import { stopElasticsearch } from '../../testbed/elasticsearch.js';
-import { upAgain } from '../../testbed/up-options.js';
 import { markdownPage } from './markdown.js';
 import { assertSameDocuments, expectedFacts, indexedFacts, runJob, scratchService, shareAs, socketOf, writeFiles, type DocumentFacts } from './support.js';
 
-const run = promisify(execFile);
-const TESTBED_CLI = fileURLToPath(new URL('../../testbed/cli.js', import.meta.url));
-const FOLDERS = 40;
-const PAGES_PER_FOLDER = 40;
+const FOLDERS = 20;
+const PAGES_PER_FOLDER = 20;
 
 describe('an Elasticsearch outage during a pass', () => {
   // Without the change watch, which would index the pages before the pass could be interrupted.
-  const fixture = scratchService('_reconout', undefined, { watch: false });
+  const fixture = scratchService('_reconout', undefined, { watch: false, relayElasticsearch: true });
   const inScratch = (facts: Map<string, DocumentFacts>) => new Map([...facts].filter(([, f]) => f.path.startsWith(`${fixture.scratch}/`)));
 
   it('stops the pass cleanly, and the next pass completes the repair', async () => {
@@ -30,14 +25,14 @@ describe('an Elasticsearch outage during a pass', () => {
     }
     await writeFiles(fixture.admin, files);
 
-    let outage: Promise<string> | undefined;
+    let outage: Promise<void> | undefined;
     let interrupted: JobInfo;
     try {
       const job = await startJob(socketOf(fixture.service), { kind: 'pass' }, (info) => {
-        if (outage === undefined && info.added >= 50) outage = stopElasticsearch();
+        if (outage === undefined && info.added >= 50) outage = fixture.esRelay!.down();
       });
       interrupted = await job.finished;
-      assert.ok(outage, `Elasticsearch was stopped while the pass ran: ${JSON.stringify(interrupted)}`);
+      assert.ok(outage, `Elasticsearch went away while the pass ran: ${JSON.stringify(interrupted)}`);
       await outage;
       assert.equal(interrupted.state, 'failed');
       assert.match(interrupted.errors.join('\n'), new RegExp(`${serviceIndex}|ECONNREFUSED|ConnectionError`));
@@ -46,8 +41,7 @@ describe('an Elasticsearch outage during a pass', () => {
       await waitFor(async () => fixture.service.output().includes('"msg":"wiki pass failed with problems"'), 5_000);
       assert.equal((await fetch(`${fixture.service.url}/healthz`)).status, 200);
     } finally {
-      await run(process.execPath, [TESTBED_CLI, ...upAgain(fixture.env)], { maxBuffer: 16 * 1024 * 1024 });
-      await fixture.es.cluster.health({ index: serviceIndex, wait_for_status: 'yellow', timeout: '60s' });
+      await fixture.esRelay!.up();
     }
 
     const repair = await runJob(fixture.service, { kind: 'pass' });

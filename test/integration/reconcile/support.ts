@@ -29,6 +29,7 @@ import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { removeTree } from '../smb/testbed.js';
 import { passAfter, reconcilerDetails } from '../wiki/wiki-service.js';
 import { testSearchClient } from '../../support/es-indices.js';
+import { TcpProxy } from '../../support/tcp-proxy.js';
 
 /** The server name the testbed's config.yml gives every share (smb.server). */
 export const SERVER = '127.0.0.1';
@@ -46,18 +47,21 @@ export interface ScratchService {
   service: RunningService;
   /** The scratch folder's name in the share root. */
   scratch: string;
+  /** The relay the service reaches Elasticsearch through, when asked for (`relayElasticsearch`): its outage. */
+  esRelay?: TcpProxy;
 }
 
 /**
  * Registers before/after hooks: the scratch folder is created (and `prepare` run) before the service starts and
  * its first pass ends; afterwards the folder is removed and a pass takes its pages out of the index again.
  * `watch: false` turns the change watch off, for tests of what a pass does with changes made behind its back.
- * `pace`: the service's `reconciler.pace` (default: the service's).
+ * `pace`: the service's `reconciler.pace` (default: the service's). `relayElasticsearch: true` has the service reach
+ * Elasticsearch through a relay (`esRelay`) that the test can take down; it is brought back afterwards.
  */
 export function scratchService(
   prefix: string,
   prepare: (fixture: ScratchService) => Promise<void> = async () => undefined,
-  { watch = true, pace }: { watch?: boolean; pace?: Pace } = {},
+  { watch = true, pace, relayElasticsearch = false }: { watch?: boolean; pace?: Pace; relayElasticsearch?: boolean } = {},
 ): ScratchService {
   const fixture = { scratch: `${prefix}-${randomBytes(4).toString('hex')}` } as ScratchService;
   before(async () => {
@@ -67,16 +71,23 @@ export function scratchService(
     fixture.es = testSearchClient(fixture.env.es.url);
     await fixture.admin.mkdir(fixture.scratch);
     await prepare(fixture);
+    const relayed = relayElasticsearch ? await TcpProxy.inFrontOf(fixture.env.es.url) : undefined;
+    fixture.esRelay = relayed?.relay;
     const started = Date.now();
-    fixture.service = await startService({ reconciler: { interval: '1h', watch, ...(pace === undefined ? {} : { pace }) } });
+    fixture.service = await startService({
+      reconciler: { interval: '1h', watch, ...(pace === undefined ? {} : { pace }) },
+      ...(relayed === undefined ? {} : { elasticsearch: { url: relayed.url } }),
+    });
     await passAfter(fixture.service, started);
   });
   after(async () => {
     try {
+      await fixture.esRelay?.up();
       await removeTree(fixture.admin, fixture.scratch);
       if (fixture.service) await runJob(fixture.service, { kind: 'pass' });
     } finally {
       await fixture.service?.stop();
+      await fixture.esRelay?.down();
       await fixture.smb?.close();
       await fixture.es?.close();
     }

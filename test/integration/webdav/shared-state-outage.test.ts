@@ -1,7 +1,7 @@
 // A proxy that shares its WebDAV state (cluster.shared_state: elasticsearch) whose cluster stops answering: a
 // request that needs the locks or properties gets 503 shared_state_unavailable (never an answer made without the
 // other proxies' locks), and once the cluster is back the lock taken before is there. Elasticsearch is reached
-// through a TCP relay the test takes down (test/integration/webhooks/tcp-proxy.ts); the indices are the test's own.
+// through a TCP relay the test takes down (test/support/tcp-proxy.ts); the indices are the test's own.
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -9,7 +9,7 @@ import type { Client } from '@elastic/elasticsearch';
 import { deleteIndicesStartingWith, testSearchClient } from '../../support/es-indices.js';
 import { startService, type RunningService } from '../../support/service.js';
 import { readTestbedEnv } from '../../testbed/env.js';
-import { TcpProxy } from '../webhooks/tcp-proxy.js';
+import { TcpProxy } from '../../support/tcp-proxy.js';
 import { DavClient, account } from './dav-client.js';
 
 const PREFIX = `test-dav-outage-${randomUUID().slice(0, 8)}`;
@@ -26,10 +26,10 @@ describe('WebDAV state shared through a cluster that stops answering', () => {
   before(async () => {
     const env = await readTestbedEnv();
     es = testSearchClient(env.es.url);
-    const { hostname, port } = new URL(env.es.url);
-    relay = await TcpProxy.start({ host: hostname, port: Number(port) });
+    const inFront = await TcpProxy.inFrontOf(env.es.url);
+    relay = inFront.relay;
     service = await startService({
-      elasticsearch: { url: `http://127.0.0.1:${relay.port}` },
+      elasticsearch: { url: inFront.url },
       cluster: { shared_state: 'elasticsearch', index_prefix: PREFIX },
     });
     dav = new DavClient(service, account(env, 'anna'));

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
 import { startService, type RunningService } from '../../support/service.js';
 import { AdminApi, assertError, basicAuth, logLines } from './api.js';
-import { TcpProxy } from './tcp-proxy.js';
+import { TcpProxy } from '../../support/tcp-proxy.js';
 
 describe('admin API /edu-api/admin/webhook-clients', () => {
   let env: TestbedEnv;

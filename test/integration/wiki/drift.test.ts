@@ -1,25 +1,19 @@
 // The reconciler of the running service repairs drift between the shares and the index: pages written, changed,
 // re-permissioned or deleted behind the service's back (straight over SMB as the DC administrator) show up
-// correctly after the next pass. With Elasticsearch stopped, search answers 200 with no hits and "degraded";
-// once it is back, what changed meanwhile arrives with the next pass.
+// correctly after the next pass. With Elasticsearch gone, search answers 200 with no hits and "degraded"; once it
+// is back, what changed meanwhile arrives with the next pass. The service reaches Elasticsearch through a relay the
+// test takes down (test/support/tcp-proxy.ts): the service sees a stopped node, the other files a running one.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { SmbClient, type SmbShare } from '../../../src/smb/index.js';
 import { serviceIndex, startService, type RunningService } from '../../support/service.js';
+import { TcpProxy } from '../../support/tcp-proxy.js';
 import { runSambaClient, testbedShare } from '../../support/smb-logons.js';
-import { stopElasticsearch } from '../../testbed/elasticsearch.js';
 import { readTestbedEnv, type TestbedEnv } from '../../testbed/env.js';
-import { upAgain } from '../../testbed/up-options.js';
 import { removeTree } from '../smb/testbed.js';
 import { eventually, passAfter, reconcilerDetails, WikiClient, type Caller } from './wiki-service.js';
-import { testSearchClient } from '../../support/es-indices.js';
 
-const run = promisify(execFile);
-const TESTBED_CLI = fileURLToPath(new URL('../../testbed/cli.js', import.meta.url));
 const ANNA: Caller = { user: 'anna', groups: ['Lehrer'] };
 const DORA: Caller = { user: 'dora', groups: ['Verwaltung'] };
 /** Passes run every 2 s here; a change should be searchable within a few passes. */
@@ -28,6 +22,7 @@ const SOON_MS = 20_000;
 describe('drift repair by the reconciler', () => {
   let env: TestbedEnv;
   let service: RunningService;
+  let esRelay: TcpProxy;
   let api: WikiClient;
   let smb: SmbClient;
   let admin: SmbShare;
@@ -40,8 +35,10 @@ describe('drift repair by the reconciler', () => {
     smb = new SmbClient();
     admin = testbedShare(smb, env, env.dc_admin, 'schule');
     await admin.mkdir(`${scratch}/.wiki`, { recursive: true });
+    const relayed = await TcpProxy.inFrontOf(env.es.url);
+    esRelay = relayed.relay;
     const started = Date.now();
-    service = await startService({ reconciler: { interval: '2s' } });
+    service = await startService({ reconciler: { interval: '2s' }, elasticsearch: { url: relayed.url } });
     api = new WikiClient(service.url, env);
     await passAfter(service, started);
   });
@@ -50,6 +47,7 @@ describe('drift repair by the reconciler', () => {
       await removeTree(admin, scratch);
     } finally {
       await service?.stop();
+      await esRelay?.down();
       await smb?.close();
     }
   });
@@ -86,7 +84,7 @@ describe('drift repair by the reconciler', () => {
 
   it('answers degraded while Elasticsearch is down, and catches up once it is back', async () => {
     const outage = Date.now();
-    await stopElasticsearch();
+    await esRelay.down();
     try {
       assert.deepEqual(await api.search(ANNA, { q: 'Handys' }), { total: 0, hits: [], degraded: true });
       assert.deepEqual(await api.roots(ANNA), { roots: [], degraded: true });
@@ -96,10 +94,7 @@ describe('drift repair by the reconciler', () => {
       assert.match(pass.errors.join('\n'), new RegExp(`index ${serviceIndex}`));
       assert.equal(pass.indexed, 0);
     } finally {
-      await run(process.execPath, [TESTBED_CLI, ...upAgain(env)], { maxBuffer: 16 * 1024 * 1024 });
-      // The cluster answers before the index's shard is back; later tests need it.
-      const es = testSearchClient(env.es.url);
-      await es.cluster.health({ index: serviceIndex, wait_for_status: 'yellow', timeout: '60s' }).finally(() => es.close());
+      await esRelay.up();
     }
     await eventually(async () => assert.equal(await found(ANNA, 'Ausfallwortgamma'), `schule:${page}`), 60_000);
     await eventually(async () => {

@@ -1,7 +1,12 @@
-// A TCP relay between the service and a testbed server, which a test can take
-// down and bring back to simulate an outage without touching the server itself.
+// A TCP relay between the service and a testbed server, which a test can take down and bring back to simulate an
+// outage without touching the server itself: the service sees what a stopped server gives (open connections cut, new
+// ones refused), while the server stays up for the other test files that use it meanwhile, and nobody waits out
+// its restart (an Elasticsearch node's took 15-30 s of the serial tier, with its index's recovery).
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { freePort } from '../../support/ports.js';
+import { freePort } from './ports.js';
+
+/** The port a URL without one means, for the schemes the testbed's servers speak. */
+const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443, 'ldaps:': 636 };
 
 export class TcpProxy {
   private server: Server | undefined;
@@ -17,11 +22,22 @@ export class TcpProxy {
     return proxy;
   }
 
+  /** A relay in front of the server that `url` names, and the same URL through the relay. */
+  static async inFrontOf(url: string): Promise<{ relay: TcpProxy; url: string }> {
+    const target = new URL(url);
+    const port = Number(target.port || DEFAULT_PORTS[target.protocol]);
+    if (!port) throw new Error(`${url} names no port, and ${target.protocol} has no default known here`);
+    const relay = await TcpProxy.start({ host: target.hostname, port });
+    const path = target.pathname === '/' ? '' : target.pathname;
+    return { relay, url: `${target.protocol}//127.0.0.1:${relay.port}${path}` };
+  }
+
   /** Connections accepted while held, relayed on release(). */
   private held: Socket[] | undefined;
 
-  /** Accept and relay connections (again). */
+  /** Accept and relay connections (again); nothing to do when it does. */
   up(): Promise<void> {
+    if (this.server) return Promise.resolve();
     const server = createServer((client) => {
       this.accepted++;
       this.track(client);
