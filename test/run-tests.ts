@@ -11,8 +11,9 @@
 // start no service, and compiling the document's schemas cost each of their processes 0.14 s of CPU). After the
 // run, the logs of every service the tests started are searched for the testbed's secrets and for share paths
 // (support/log-audit.ts), the run's indices are deleted, the failed tests listed, and the ten slowest files and the
-// ten that cost the most CPU named, with how busy each tier kept the machine. The services of a run share one compile cache in the run's log
-// directory, instead of one in each test's data directory (src/runtime/compile-cache.ts).
+// ten that cost the most CPU named, with how busy each tier kept the machine. The services of a run share one
+// compile cache in the run's log directory, instead of one in each test's data directory
+// (src/runtime/compile-cache.ts).
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';

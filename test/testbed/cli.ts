@@ -1,5 +1,6 @@
-// node dist/test/testbed/cli.js up [--ntlm=on|off] [--es-jit=full|client]|down|status — the loopback Samba AD DC and Elasticsearch used by
-// tests (`--ntlm=off`: the file server refuses NTLM, everything logs on with Kerberos; see ntlm-mode.ts);
+// node dist/test/testbed/cli.js up [--ntlm=on|off] [--es-jit=full|client]|down|status — the loopback Samba AD DC
+// and Elasticsearch used by tests (`--ntlm=off`: the file server refuses NTLM, everything logs on with Kerberos; see
+// ntlm-mode.ts; `--es-jit`: see EsJit in elasticsearch.ts);
 // `cluster up|down|status` — the 3-node Elasticsearch cluster of the cluster tests, next to them, on demand;
 // `secure up|down|status` — the Elasticsearch node with security on (HTTPS, users) of the secured-cluster tests;
 // `small-queue up|down|status` — the Elasticsearch node with a write queue of one of the back-pressure test.
