@@ -151,6 +151,16 @@ export async function indexedFacts(es: Client, share: string): Promise<Map<strin
   }
 }
 
+/**
+ * How many documents of the share the index has below the folder `root`, as of the index's last refresh (the
+ * service refreshes every second): for a wait to poll, where indexedFacts would force a refresh and fetch every
+ * document of the share each time.
+ */
+export async function indexedCount(es: Client, share: string, root: string): Promise<number> {
+  const { count } = await es.count({ index: serviceIndex, query: { bool: { filter: [{ term: { share } }, { prefix: { path: `${root}/` } }] } } });
+  return count;
+}
+
 /** Every page of the share (below `root`) the indexer may read, as its document would be, by id. */
 export async function expectedFacts(indexer: SmbShare, share: string, root = ''): Promise<Map<string, DocumentFacts>> {
   const facts = new Map<string, DocumentFacts>();

@@ -2,6 +2,7 @@
 // it: smbclient (encrypted, as anna, never through the service), half with `deltree`, half in Windows Explorer's
 // order (each folder's files, then the folder, deepest first). Used by test/integration/wiki/watch-delete.test.ts and
 // bench/index/folder-deletes.ts.
+import { randomInt } from 'node:crypto';
 import type { SmbShare } from '../../../src/smb/index.js';
 import type { TestbedEnv } from '../../testbed/env.js';
 import { waitFor } from '../../support/service.js';
@@ -14,6 +15,19 @@ const ANNA: Caller = { user: 'anna', groups: ['Lehrer'] };
 const SUBJECTS = ['Mathe', 'Deutsch', 'Physik'];
 /** Class folders made, indexed and then deleted one after the other, per round. */
 const ROUND = 20;
+
+/**
+ * The word of one class folder's pages: six random letters, which no other page has. Waiting until the pages are
+ * found, and then gone, asks search for the word every 50 ms, and a search that finds no page as typed tries again
+ * with the typo rule (src/search/query.ts, TYPO_FUZZINESS), whose automata Elasticsearch builds anew for each search
+ * and again for each hit it highlights. The numbered words of before (`Loeschwort12x<ms>`) were long enough for two
+ * changed letters and one letter from the other folders' words, so every such wait found those folders' pages and
+ * highlighted them: run alone, Elasticsearch spent 70 of the file's 112 core-seconds on it, 3.6 with these words.
+ * Six letters allow one change, and random ones lie far apart.
+ */
+function folderWord(): string {
+  return Array.from({ length: 6 }, () => String.fromCharCode(0x61 + randomInt(26))).join('');
+}
 
 export interface RecursiveDeletes {
   /** The deletes that failed at the first try, with what smbclient said. */
@@ -66,7 +80,7 @@ export async function recursiveDeletes(serviceUrl: string, env: TestbedEnv, anna
   const failed: string[] = [];
   const goneMs: number[] = [];
   for (let first = 0; first < trees; first += ROUND) {
-    const round = Array.from({ length: Math.min(ROUND, trees - first) }, (_, i) => ({ path: `${root}/Klasse-${first + i}`, word: `Loeschwort${first + i}x${Date.now()}` }));
+    const round = Array.from({ length: Math.min(ROUND, trees - first) }, (_, i) => ({ path: `${root}/Klasse-${first + i}`, word: folderWord() }));
     await writeFiles(anna, round.flatMap(({ path, word }) => SUBJECTS.map((s): [string, string] => [`${path}/${s}/.wiki/seite.md`, `# ${s}\n\n${word}\n`])));
     for (const { word } of round) await waitFor(async () => (await api.searchedPages(ANNA, { q: word })).length === SUBJECTS.length, 20_000);
     for (const [i, { path, word }] of round.entries()) {

@@ -10,7 +10,7 @@ import { recursiveDeletes } from './recursive-deletes.js';
 import { reconcilerDetails } from './wiki-service.js';
 
 /**
- * Each tree costs most of a second (an smbclient logon, then the wait until the watch takes its pages out of
+ * Each tree costs a few tenths of a second (an smbclient logon, then the wait until the watch takes its pages out of
  * search), one after the other: 60 here are three rounds, 30 deletes of each kind. bench/index/folder-deletes.ts
  * deletes 200 and holds the p99 against the target.
  */
