@@ -80,7 +80,10 @@ test('the acceptor\'s messages decode into their fields', () => {
   assert.deepEqual(parseApReq(apReq).ticket.der, ticket);
 });
 
-test('the decoders (SPNEGO\'s too) survive 20,000 random and mutated messages with only KerberosErrors', () => {
+// 10,000 messages, each given to all eleven decoders: the bar the SMB parsers' fuzzing was set (issue 3). Twice as many
+// cost the unit tier 18 of its 78 core-seconds (ci52), most of it in asn1js checking the type of its input buffer
+// again for every block it reads.
+test('the decoders (SPNEGO\'s too) survive 10,000 random and mutated messages with only KerberosErrors', () => {
   const parsers: ((b: Buffer) => unknown)[] = [parseKdcReply, parseEncKdcRepPart, parseMethodData, parseEtypeInfo2, parseApRep, parseEncApRepPart, parseApReq, parseEncTicketPart, parseAuthenticator, parseNegTokenInit, parseNegTokenResp];
   const seeds = [
     kdcRep(11), kdcRep(13), krbError(25, methodData()), krbError(37), etypeInfo2(), methodData(), encKdcRepPart(25), apRep(), encApRepPart(), apReq, ticketPart, authenticator,
@@ -89,7 +92,7 @@ test('the decoders (SPNEGO\'s too) survive 20,000 random and mutated messages wi
   const rnd = prng(0xcafe);
   let decoded = 0;
   // A decoder that loops forever is caught by the runner's test timeout.
-  for (let i = 0; i < 20_000; i++) {
+  for (let i = 0; i < 10_000; i++) {
     const input = mutate(seeds[i % seeds.length]!, rnd);
     for (const parse of parsers) {
       try {
