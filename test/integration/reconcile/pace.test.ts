@@ -8,12 +8,19 @@ import type { PacerStats } from '../../../src/pacing/pacer.js';
 import { reconcilerDetails } from '../wiki/wiki-service.js';
 import { runJob, scratchService, writeFiles } from './support.js';
 
-// Enough that most of the reindex runs at the pace's floor (5 pages/s) once the first windows over the budget halved it.
-const PAGES = 100;
+/**
+ * Few pages, and large ones: the fronts report their delay from their second 100 ms tick after the pacer begins to
+ * listen (src/pacing/loop-delay-reporter.ts), so a reindex that ends sooner cannot be slowed. 100 pages of a line
+ * each took 140-153 ms unpaced, and in one CI run the paced reindex ended after 282 ms without a window over the
+ * budget; these 24 pages of 370 KB took 1.2-1.3 s unpaced, and at the pace's floor (5 pages/s) the rest of them
+ * takes seconds, not minutes.
+ */
+const PAGES = 24;
+const PAGE_TEXT = 'Im Takt der Stunde liest, rendert und schreibt der Neuaufbau jede Seite.\n\n'.repeat(5_000);
 
 describe('reconciler.pace', () => {
   const fixture = scratchService('_pace', async ({ admin, scratch }) => {
-    await writeFiles(admin, Array.from({ length: PAGES }, (_, i): [string, string] => [`${scratch}/Klasse-${i % 10}/.wiki/seite-${i}.md`, `# Seite ${i}\n\nTempo ${i}.\n`]));
+    await writeFiles(admin, Array.from({ length: PAGES }, (_, i): [string, string] => [`${scratch}/Klasse-${i % 10}/.wiki/seite-${i}.md`, `# Seite ${i}\n\nTempo ${i}.\n\n${PAGE_TEXT}`]));
   }, { watch: false, pace: 'gentle' });
   const pace = async () => ((await reconcilerDetails(fixture.service)) as unknown as { pace: PacerStats }).pace;
 
