@@ -3,12 +3,12 @@
 // tests two per core, then the integration files that may share the testbed a few at a time (each on its own index,
 // test/support/service.ts), then the abuse campaigns two at a time, then the quiet and self-contained tiers side by
 // side, one file of each at a time, then the serial tier one file at a time, with the 3-node cluster started ahead
-// for the cluster test.
+// for the cluster test, and beside it the filler tier at the lowest CPU priority.
 // Arguments narrow the run to files whose path contains one of them; `--fast` to the unit tests and the smoke
 // files of test/tiers.ts (npm run test:fast).
 // Every test process loads support/file-cpu.js (the CPU it and what it started used), and each one outside the unit
-// tier support/openapi-check.js (answers of the services are checked against the OpenAPI document; the unit files
-// start no service, and compiling the document's schemas cost each of their processes 0.14 s of CPU). After the
+// and filler tiers support/openapi-check.js (answers of the services are checked against the OpenAPI document; the
+// unit files start no service, and compiling the document's schemas cost each of their processes 0.14 s of CPU). After the
 // run, the logs of every service the tests started are searched for the testbed's secrets and for share paths
 // (support/log-audit.ts), the run's indices are deleted, the failed tests listed, and the ten slowest files and the
 // ten that cost the most CPU named, with how busy each tier kept the machine. The services of a run share one
@@ -16,7 +16,7 @@
 // (src/runtime/compile-cache.ts).
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism, setPriority, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CLUSTER_STARTED_AHEAD, clusterStopped, ensureClusterRunning, stopCluster } from './testbed/elasticsearch-cluster.js';
@@ -26,7 +26,7 @@ import { findSecrets, findSharePaths, LOG_DIR_VARIABLE, secretsOfRun, serviceLog
 import { CPU_RECORD_FILE } from './support/file-cpu.js';
 import { DURATION_TAG } from './support/run-record.js';
 import { TEST_INDEX_PREFIX, TEST_RUN_VARIABLE } from './support/service.js';
-import { isSmoke, serialEntryOf, STAGES, startOrder, tierOf, type Tier } from './tiers.js';
+import { isSmoke, serialEntryOf, STAGES, startOrder, tierInRun, type Tier } from './tiers.js';
 
 const distTest = fileURLToPath(new URL('.', import.meta.url));
 
@@ -42,7 +42,16 @@ const ABUSE_FILES = 2;
  * mostly wait on timers; at one per core the tier left a tenth of the machine idle.
  */
 const UNIT_FILES = 2 * availableParallelism();
-const CONCURRENCY: Record<Tier, number> = { unit: UNIT_FILES, parallel: PARALLEL_FILES, abuse: ABUSE_FILES, quiet: 1, 'self-contained': 1, serial: 1 };
+/** Filler files at a time: one per core, each computing all the time it gets. */
+const FILLER_FILES = availableParallelism();
+const CONCURRENCY: Record<Tier, number> = { unit: UNIT_FILES, parallel: PARALLEL_FILES, abuse: ABUSE_FILES, quiet: 1, 'self-contained': 1, serial: 1, filler: FILLER_FILES };
+/** Tiers whose files start no service: they do without the OpenAPI answer check (see the top) and the run's index. */
+const WITHOUT_SERVICES: readonly Tier[] = ['unit', 'filler'];
+/**
+ * The niceness of the filler tier's processes (the test files inherit it from their `node --test`): the lowest
+ * priority, so that they take a core only when the serial tier's files and the servers leave it idle.
+ */
+const FILLER_NICENESS = 19;
 
 function testFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -106,7 +115,7 @@ async function runTier(tier: Tier, tierFiles: string[], besideAnother: boolean, 
   const tapFile = join(logDir, `tap-${tier}.txt`);
   const output = besideAnother ? openSync(tapFile, 'w') : 'inherit';
   const child = spawn(process.execPath, [
-    ...(tier === 'unit' ? [] : ['--import', openApiCheck]), '--import', fileCpu, '--test', ...reporters, `--test-concurrency=${CONCURRENCY[tier]}`, '--test-timeout=600000',
+    ...(WITHOUT_SERVICES.includes(tier) ? [] : ['--import', openApiCheck]), '--import', fileCpu, '--test', ...reporters, `--test-concurrency=${CONCURRENCY[tier]}`, '--test-timeout=600000',
     ...tierFiles.map((f) => join(distTest, f)),
   ], {
     stdio: ['inherit', output, output],
@@ -118,6 +127,8 @@ async function runTier(tier: Tier, tierFiles: string[], besideAnother: boolean, 
       ...env,
     },
   });
+  // Before `node --test` has booted and started its first file, so that every file inherits the priority.
+  if (tier === 'filler') setPriority(child.pid!, FILLER_NICENESS);
   const status = await new Promise<number>((resolve) => child.once('close', (code) => resolve(code ?? 1)));
   if (typeof output === 'number') {
     closeSync(output);
@@ -143,7 +154,7 @@ async function startClusterAhead(tierFiles: readonly string[]): Promise<Promise<
 
 const outcomes: TierOutcome[] = [];
 for (const stage of STAGES) {
-  const present = stage.map((tier) => ({ tier, files: files.filter((f) => tierOf(f) === tier) })).filter((t) => t.files.length > 0);
+  const present = stage.map((tier) => ({ tier, files: files.filter((f) => tierInRun(f, files) === tier) })).filter((t) => t.files.length > 0);
   outcomes.push(...await Promise.all(present.map(async ({ tier, files: tierFiles }, i) => {
     const clusterAhead = await startClusterAhead(tierFiles);
     const outcome = await runTier(tier, startOrder(tierFiles), i > 0, clusterAhead === undefined ? {} : { [CLUSTER_STARTED_AHEAD]: '1' });
@@ -170,7 +181,7 @@ if (logs.length > 0) {
   process.stdout.write(`log audit: the same logs searched for ${paths.size} share paths: ${pathLeaks.length === 0 ? 'none found' : `${pathLeaks.length} found`}\n`);
   leaks = found.length + pathLeaks.length;
 }
-if (files.some((f) => tierOf(f) !== 'unit')) {
+if (files.some((f) => !WITHOUT_SERVICES.includes(tierInRun(f, files)))) {
   // The indices the run's services made under their files' prefixes (test/support/service.ts).
   const es = testSearchClient((await readTestbedEnv()).es.url);
   await deleteIndicesStartingWith(es, `${TEST_INDEX_PREFIX}${run}-`)

@@ -17,12 +17,16 @@
 //   the reason: add one when a test stops a server, changes the DC, starts more Elasticsearch nodes, writes pages by
 //   the thousand, compares a whole share, or times itself; its `lane` puts it in the quiet or self-contained tier
 //   instead when it holds to theirs.
+// - filler: unit files that compute for seconds and measure no time (fuzzers, parsers, checks of the source tree),
+//   beside the serial tier at the lowest CPU priority: that tier waits more than it computes (59-69 % of two cores
+//   busy), and a process at nice 19 gets a core only when no other wants it, so the serial files' timings keep
+//   what they had. In a run without serial files (npm run test:fast, a run of some files) they run in the unit tier.
 // - smoke: one quick file per integration area, run after the unit tests by `npm run test:fast`.
 
-export type Tier = 'unit' | 'parallel' | 'abuse' | 'quiet' | 'self-contained' | 'serial';
+export type Tier = 'unit' | 'parallel' | 'abuse' | 'quiet' | 'self-contained' | 'serial' | 'filler';
 
 /** The tiers in the order they run; the tiers of one stage run side by side. */
-export const STAGES: readonly (readonly Tier[])[] = [['unit'], ['parallel'], ['abuse'], ['quiet', 'self-contained'], ['serial']];
+export const STAGES: readonly (readonly Tier[])[] = [['unit'], ['parallel'], ['abuse'], ['quiet', 'self-contained'], ['serial', 'filler']];
 
 interface SerialEntry {
   /** A file (without .test.ts) or a folder (ending in /), relative to test/. */
@@ -60,6 +64,24 @@ export const SERIAL: readonly SerialEntry[] = [
   { path: 'integration/reconcile/watch-scope', why: 'counts every deletion the change watch reports in the share, other files\' included', lane: 'quiet' },
   { path: 'integration/reconcile/shared-index', why: 'counts a whole share\'s documents before and after its jobs, while other files add and delete pages', lane: 'quiet' },
   { path: 'integration/reconcile/pace', why: 'reindexes the whole share at the gentle pace (down to 5 pages/s): other files\' scratch pages would make it take many minutes', lane: 'quiet' },
+];
+
+/**
+ * The filler tier (see above): unit files that keep a core busy for seconds and hold no timer or clock, so that
+ * getting a core late only makes them end later (test/unit/test-tiers.test.ts checks their source for timers and
+ * clocks). In the run of e747ffd all but the type check took 24 of the unit tier's 65 core-seconds
+ * (test/support/file-cpu.ts); the type check takes about 12 (tsc --noEmit, unit/typecheck).
+ */
+export const FILLERS: readonly string[] = [
+  'unit/kerberos/messages',
+  'unit/smb/fuzz',
+  'unit/kerberos/acceptor',
+  'unit/kerberos/pac',
+  'unit/import-rule',
+  'unit/openapi/document',
+  'unit/config/check-config',
+  'unit/webdav/dead-property-memory',
+  'unit/typecheck',
 ];
 
 /** One quick file per integration area: the inner loop's check that the service still talks to the testbed. */
@@ -126,10 +148,17 @@ export function serialEntryOf(file: string): SerialEntry | undefined {
 }
 
 export function tierOf(file: string): Tier {
+  if (FILLERS.includes(file.replace(/\.test\.js$/, ''))) return 'filler';
   if (file.startsWith('unit/')) return 'unit';
   const serial = serialEntryOf(file);
   if (serial !== undefined) return serial.lane ?? 'serial';
   return file.startsWith('abuse/') ? 'abuse' : 'parallel';
+}
+
+/** The tier `file` runs in, in a run of `files`: a filler has no serial tier to fill without serial files. */
+export function tierInRun(file: string, files: readonly string[]): Tier {
+  const tier = tierOf(file);
+  return tier === 'filler' && !files.some((f) => tierOf(f) === 'serial') ? 'unit' : tier;
 }
 
 export function isSmoke(file: string): boolean {

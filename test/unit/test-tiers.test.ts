@@ -1,17 +1,19 @@
 // The tier lists of test/tiers.ts name files by path: a renamed or deleted test file must not leave an entry that no
 // longer matches anything (a serial file would then run beside the others, a long one start last).
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { LONG_RUNNING, SERIAL, SMOKE, startOrder, tierOf } from '../tiers.js';
+import { FILLERS, LONG_RUNNING, SERIAL, SMOKE, startOrder, tierInRun, tierOf } from '../tiers.js';
 
 const distTest = fileURLToPath(new URL('..', import.meta.url));
+/** The TypeScript of the test files, beside dist/. */
+const sourceTest = fileURLToPath(new URL('../../../test/', import.meta.url));
 
 it('names only test files and folders that exist', () => {
   const missing = [
     ...SERIAL.map(({ path }) => (path.endsWith('/') ? path : `${path}.test.js`)),
-    ...[...SMOKE, ...LONG_RUNNING].map((path) => `${path}.test.js`),
+    ...[...SMOKE, ...LONG_RUNNING, ...FILLERS].map((path) => `${path}.test.js`),
   ].filter((path) => !existsSync(`${distTest}${path}`));
   assert.deepEqual(missing, []);
 });
@@ -32,4 +34,24 @@ it('starts the files of SERIAL entries in the entries\' order, after the long-ru
 it('gives a file of a folder entry the first entry that names it', () => {
   assert.equal(tierOf('faults/cluster.test.js'), 'serial');
   assert.deepEqual(startOrder(['faults/smb.test.js', 'faults/cluster.test.js']), ['faults/cluster.test.js', 'faults/smb.test.js']);
+});
+
+/** What a file that may get a core late must not hold: a timer, a clock, a time limit. */
+const TIMED = /\b(setTimeout|setInterval|setImmediate|Date\.now|performance\.now|hrtime|timeout|Timeout|mock\.timers)\b/;
+
+it('lets only unit files that hold no timer, clock or time limit fill the serial tier\'s idle cores', () => {
+  const timed = FILLERS.filter((path) => {
+    const code = readFileSync(`${sourceTest}${path}.test.ts`, 'utf8').replace(/\/\/.*$/gm, '');
+    return !path.startsWith('unit/') || TIMED.test(code);
+  });
+  assert.deepEqual(timed, []);
+  assert.ok(TIMED.test('await new Promise((resolve) => setTimeout(resolve, 100));'), 'the check finds a planted timer');
+});
+
+it('runs the fillers beside the serial tier, and in the unit tier when the run has no serial file', () => {
+  const [filler] = FILLERS as [string];
+  const files = [`${filler}.test.js`, 'unit/other.test.js', 'faults/cluster.test.js'];
+  assert.equal(tierInRun(`${filler}.test.js`, files), 'filler');
+  assert.equal(tierInRun(`${filler}.test.js`, files.slice(0, 2)), 'unit');
+  assert.equal(tierInRun('unit/other.test.js', files), 'unit');
 });
