@@ -17,8 +17,8 @@
 //   the reason: add one when a test stops a server, changes the DC, starts more Elasticsearch nodes, writes pages by
 //   the thousand, compares a whole share, or times itself; its `lane` puts it in the quiet or self-contained tier
 //   instead when it holds to theirs.
-// - filler: unit files that compute for seconds and measure no time (fuzzers, parsers, checks of the source tree),
-//   beside the serial tier at the lowest CPU priority: that tier waits more than it computes (59-69 % of two cores
+// - filler: files that use no server, compute for seconds and measure no time (fuzzers, parsers, checks of the source
+//   tree, lintian on the Debian package), beside the serial tier at the lowest CPU priority: that tier waits more than it computes (59-69 % of two cores
 //   busy), and a process at nice 19 gets a core only when no other wants it, so the serial files' timings keep
 //   what they had. In a run without serial files (npm run test:fast, a run of some files) they run in the unit tier.
 // - smoke: one quick file per integration area, run after the unit tests by `npm run test:fast`.
@@ -67,9 +67,9 @@ export const SERIAL: readonly SerialEntry[] = [
 ];
 
 /**
- * The filler tier (see above): unit files that keep a core busy for seconds and hold no timer or clock, so that
- * getting a core late only makes them end later (test/unit/test-tiers.test.ts checks their source for timers and
- * clocks). In the run of e747ffd all but the type check took 31 of the unit tier's 65 core-seconds
+ * The filler tier (see above): files that use no server, keep a core busy for seconds and hold no timer or clock, so
+ * that getting a core late only makes them end later (test/unit/test-tiers.test.ts checks their source for timers,
+ * clocks and imports of the testbed or the service). In the run of e747ffd all but the type check took 31 of the unit tier's 65 core-seconds
  * (test/support/file-cpu.ts); the type check takes about 12 (tsc --noEmit, unit/typecheck).
  */
 export const FILLERS: readonly string[] = [
@@ -83,6 +83,8 @@ export const FILLERS: readonly string[] = [
   'unit/webdav/dead-property-memory',
   'unit/typecheck',
   'unit/cli/help',
+  // lintian: 15-19 core-seconds of the parallel tier's runs while it was part of the install test.
+  'integration/package/lintian',
 ];
 
 /** One quick file per integration area: the inner loop's check that the service still talks to the testbed. */
@@ -156,7 +158,10 @@ export function tierOf(file: string): Tier {
   return file.startsWith('abuse/') ? 'abuse' : 'parallel';
 }
 
-/** The tier `file` runs in, in a run of `files`: a filler has no serial tier to fill without serial files. */
+/**
+ * The tier `file` runs in, in a run of `files`: a filler has no serial tier to fill without serial files, and runs in
+ * the unit tier then, as a file that starts no service.
+ */
 export function tierInRun(file: string, files: readonly string[]): Tier {
   const tier = tierOf(file);
   return tier === 'filler' && !files.some((f) => tierOf(f) === 'serial') ? 'unit' : tier;

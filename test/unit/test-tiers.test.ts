@@ -38,14 +38,16 @@ it('gives a file of a folder entry the first entry that names it', () => {
 
 /** What a file that may get a core late must not hold: a timer, a clock, a time limit. */
 const TIMED = /\b(setTimeout|setInterval|setImmediate|Date\.now|performance\.now|hrtime|timeout|Timeout|mock\.timers)\b/;
+/** What a file beside the serial tier must not import: the testbed, which that tier's files stop and change, or a service. */
+const SERVER_USE = /from '[./]*(testbed\/|support\/service\.js)/;
 
-it('lets only unit files that hold no timer, clock or time limit fill the serial tier\'s idle cores', () => {
-  const timed = FILLERS.filter((path) => {
-    const code = readFileSync(`${sourceTest}${path}.test.ts`, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
-    return !path.startsWith('unit/') || TIMED.test(code);
-  });
-  assert.deepEqual(timed, []);
+it('lets only files that use no server and hold no timer, clock or time limit fill the serial tier\'s idle cores', () => {
+  const code = (path: string) => readFileSync(`${sourceTest}${path}.test.ts`, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  assert.deepEqual(FILLERS.filter((path) => TIMED.test(code(path))), [], 'fillers with a timer, clock or time limit');
+  assert.deepEqual(FILLERS.filter((path) => SERVER_USE.test(code(path))), [], 'fillers that use the testbed or a service');
   assert.ok(TIMED.test('await new Promise((resolve) => setTimeout(resolve, 100));'), 'the check finds a planted timer');
+  assert.ok(SERVER_USE.test("import { startService } from '../../support/service.js';"), 'the check finds a planted service');
+  assert.ok(SERVER_USE.test("import { readTestbedEnv } from '../testbed/env.js';"), 'the check finds a planted testbed');
 });
 
 it('runs the fillers beside the serial tier, and in the unit tier when the run has no serial file', () => {
