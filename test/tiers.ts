@@ -18,9 +18,10 @@
 //   the thousand, compares a whole share, or times itself; its `lane` puts it in the quiet or self-contained tier
 //   instead when it holds to theirs.
 // - filler: files that use no server, compute for seconds and measure no time (fuzzers, parsers, checks of the source
-//   tree, lintian on the Debian package), beside the serial tier at the lowest CPU priority: that tier waits more than it computes (59-69 % of two cores
-//   busy), and a process at nice 19 gets a core only when no other wants it, so the serial files' timings keep
-//   what they had. In a run without serial files (npm run test:fast, a run of some files) they run in the unit tier.
+//   tree, lintian on the Debian package), beside the serial tier at the lowest CPU priority (test/run-tests.ts,
+//   lowestPriority), once the cluster test is done: that tier waits more than it computes (59-69 % of two cores
+//   busy). They still cost some serial files time (docs/development.md, the filler tier). In a run without serial
+//   files (npm run test:fast, a run of some files) they run in the unit tier.
 // - smoke: one quick file per integration area, run after the unit tests by `npm run test:fast`.
 
 export type Tier = 'unit' | 'parallel' | 'abuse' | 'quiet' | 'self-contained' | 'serial' | 'filler';
@@ -69,8 +70,8 @@ export const SERIAL: readonly SerialEntry[] = [
 /**
  * The filler tier (see above): files that use no server, keep a core busy for seconds and hold no timer or clock, so
  * that getting a core late only makes them end later (test/unit/test-tiers.test.ts checks their source for timers,
- * clocks and imports of the testbed or the service). In the run of e747ffd all but the type check took 31 of the unit tier's 65 core-seconds
- * (test/support/file-cpu.ts); the type check takes about 12 (tsc --noEmit, unit/typecheck).
+ * clocks and imports of the testbed or the service). In the run of e747ffd all but the type check took 31 of the
+ * unit tier's 65 core-seconds (test/support/file-cpu.ts); the type check takes about 12 (tsc --noEmit, unit/typecheck).
  */
 export const FILLERS: readonly string[] = [
   'unit/kerberos/messages',
@@ -159,12 +160,13 @@ export function tierOf(file: string): Tier {
 }
 
 /**
- * The tier `file` runs in, in a run of `files`: a filler has no serial tier to fill without serial files, and runs in
- * the unit tier then, as a file that starts no service.
+ * The tier each of `files` runs in, in a run of them: a filler has no serial tier to fill without serial files, and
+ * runs in the unit tier then, as a file that starts no service.
  */
-export function tierInRun(file: string, files: readonly string[]): Tier {
-  const tier = tierOf(file);
-  return tier === 'filler' && !files.some((f) => tierOf(f) === 'serial') ? 'unit' : tier;
+export function tiersInRun(files: readonly string[]): Map<string, Tier> {
+  const tiers = new Map(files.map((file) => [file, tierOf(file)]));
+  if (![...tiers.values()].includes('serial')) for (const [file, tier] of tiers) if (tier === 'filler') tiers.set(file, 'unit');
+  return tiers;
 }
 
 export function isSmoke(file: string): boolean {

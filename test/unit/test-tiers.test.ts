@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { FILLERS, LONG_RUNNING, SERIAL, SMOKE, startOrder, tierInRun, tierOf } from '../tiers.js';
+import { FILLERS, LONG_RUNNING, SERIAL, SMOKE, startOrder, tierOf, tiersInRun } from '../tiers.js';
 
 const distTest = fileURLToPath(new URL('..', import.meta.url));
 /** The TypeScript of the test files, beside dist/. */
@@ -53,7 +53,7 @@ it('lets only files that use no server and hold no timer, clock or time limit fi
 it('runs the fillers beside the serial tier, and in the unit tier when the run has no serial file', () => {
   const [filler] = FILLERS as [string];
   const files = [`${filler}.test.js`, 'unit/other.test.js', 'faults/cluster.test.js'];
-  assert.equal(tierInRun(`${filler}.test.js`, files), 'filler');
-  assert.equal(tierInRun(`${filler}.test.js`, files.slice(0, 2)), 'unit');
-  assert.equal(tierInRun('unit/other.test.js', files), 'unit');
+  assert.equal(tiersInRun(files).get(`${filler}.test.js`), 'filler');
+  assert.equal(tiersInRun(files.slice(0, 2)).get(`${filler}.test.js`), 'unit');
+  assert.equal(tiersInRun(files).get('unit/other.test.js'), 'unit');
 });
